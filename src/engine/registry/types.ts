@@ -1,0 +1,130 @@
+/**
+ * A ResourceType describes one served resource: built-ins, CRDs and bound APIs are all ResourceTypes, and one
+ * generic REST store serves every verb for all of them. Everything that differs per resource sits here.
+ */
+import type { FieldError } from '../machinery/status.js';
+
+/** A Kubernetes object as stored and served: plain JSON. */
+export type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+};
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: unknown[];
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  priority?: number;
+}
+
+/** Server-side printing, like kube-apiserver's printers: columns and a row function (Name is included). */
+export interface TablePrinter {
+  columns: TableColumn[];
+  /** One cell per column, in order. `now` is passed so Age cells are consistent within one response. */
+  cells(obj: KubeObject, now: number): unknown[];
+}
+
+export interface StrategyContext {
+  /** Logical cluster name the request targets. */
+  cluster: string;
+  /** The authenticated user, for strategies that record creators. */
+  user?: { username: string; groups: string[] };
+}
+
+/**
+ * Per-resource policy, modelled on k8s.io/apiserver's create/update strategies. Validation returns field errors
+ * (never throws); the generic store turns them into a 422 Invalid.
+ */
+export interface Strategy {
+  /** Resources with spec semantics bump metadata.generation on spec changes. */
+  tracksGeneration?: boolean;
+  /** True when a `status` subresource exists: writes to the main resource keep the stored status. */
+  hasStatusSubresource?: boolean;
+  /** Allow PUT with an empty resourceVersion (most built-ins: yes; CRs: no). */
+  allowUnconditionalUpdate?: boolean;
+  /** Name validation: DNS-1123 subdomain (default), label, or path-segment. */
+  nameValidation?: 'subdomain' | 'label' | 'path-segment';
+  /** Fill defaults on create and update (mutates). */
+  defaults?(obj: KubeObject, ctx: StrategyContext): void;
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  validate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  /** For the status subresource: copy everything but status from old (default implementation does this). */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /** Warnings to return on create/update (as `Warning: 299` headers). */
+  warnings?(obj: KubeObject, old?: KubeObject): string[];
+}
+
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+export interface ResourceType {
+  group: string;
+  /** Served version (one ResourceType per served group-version-resource). */
+  version: string;
+  /** Plural resource name, e.g. `configmaps`. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: string[];
+  /** Subresources served in addition to the main resource. */
+  subresources?: { status?: boolean; scale?: ScaleSubresource; finalize?: boolean };
+  strategy: Strategy;
+  printer?: TablePrinter;
+  /** Extra field selectors beyond metadata.name / metadata.namespace: label → value extractor. */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  /**
+   * Storage key segment for this resource's objects (`<group or core>/<resource>`; bound APIs add the export
+   * identity). Objects of every served version of one resource share it.
+   */
+  storagePrefix: string;
+  /** The version objects are stored in (others are converted by rewriting apiVersion). */
+  storageVersion: string;
+  /** Name of this kind in the OpenAPI components (for the OpenAPI document builder). */
+  openapiSchemaName?: string;
+  /** Opaque hash for legacy discovery's storageVersionHash. */
+  storageVersionHash?: string;
+}
+
+/** Group-version-kind and group-version-resource helpers. */
+export function apiVersionOf(rt: Pick<ResourceType, 'group' | 'version'>): string {
+  return rt.group ? `${rt.group}/${rt.version}` : rt.version;
+}

@@ -1,0 +1,124 @@
+/**
+ * The storage contract: keys, bytes and revisions, nothing about Kubernetes (kine-like).
+ *
+ * Keys look like `/registry/<group>/<resource>/<cluster>/<namespace>/<name>` (cluster-scoped objects have no
+ * namespace segment), so one ordered range serves a LIST inside one logical cluster and a wildcard LIST across
+ * all of them. One global monotonic revision per store is every object's resourceVersion; every write appends
+ * an event that watches can resume from until it is compacted.
+ */
+
+export interface KeyValue {
+  key: string;
+  /** The stored bytes (JSON text of the object, as sent back to clients). */
+  value: string;
+  /** Revision of the last write to this key (its resourceVersion). */
+  revision: number;
+  /** Revision that created this key. */
+  createRevision: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: WatchEventType;
+  key: string;
+  /** Revision of this event; for DELETED, the revision of the delete. */
+  revision: number;
+  /** New value; for DELETED, the last value before the delete. */
+  value: string;
+  /** Value before this event (undefined for ADDED, or when compacted away). */
+  prevValue?: string;
+}
+
+export interface ListOptions {
+  /** Return keys strictly greater than this key (pagination). */
+  startAfter?: string;
+  /** Maximum number of items; 0 or undefined = no limit. */
+  limit?: number;
+  /**
+   * Read the state exactly as of this revision. Undefined = latest. Throws CompactedError when the history
+   * needed is gone, FutureRevisionError when it is beyond the current revision.
+   */
+  revision?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** True when more keys follow the last returned one. */
+  more: boolean;
+  /** Number of keys after the returned page (only when `more`). */
+  remaining?: number;
+}
+
+export type WriteOp =
+  | { type: 'create'; key: string; value: string }
+  | { type: 'update'; key: string; value: string; expectedRevision?: number }
+  | { type: 'delete'; key: string; expectedRevision?: number };
+
+export interface WriteResult {
+  key: string;
+  revision: number;
+  /** For updates and deletes: the value that was replaced. */
+  prev?: KeyValue;
+}
+
+export type WatchListener = (events: StoreEvent[]) => void;
+
+export interface WatchHandle {
+  /** Stop delivering events. */
+  cancel(): void;
+}
+
+export interface Store {
+  readonly name: string;
+  currentRevision(): number;
+  /** Oldest revision a watch can resume after (events after it are all retained). */
+  compactedRevision(): number;
+  get(key: string): KeyValue | undefined;
+  list(prefix: string, options?: ListOptions): ListResult;
+  count(prefix: string): number;
+  /**
+   * Apply all ops atomically, or none. Each op gets its own revision (in order).
+   * Throws KeyExistsError, KeyNotFoundError or RevisionConflictError naming the failing key.
+   */
+  commit(ops: WriteOp[]): WriteResult[];
+  /**
+   * Deliver every event with revision > fromRevision whose key starts with prefix, then live events, in
+   * revision order, synchronously after each commit. Throws CompactedError if fromRevision < compactedRevision().
+   */
+  watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;
+  /** Drop event history at or below `revision` (bounded work per call; returns rows removed). */
+  compact(revision: number): number;
+  close(): void;
+}
+
+export class StorageError extends Error {
+  constructor(
+    message: string,
+    readonly key: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+export class KeyExistsError extends StorageError {}
+export class KeyNotFoundError extends StorageError {}
+export class RevisionConflictError extends StorageError {}
+export class CompactedError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly compacted: number,
+  ) {
+    super(`revision ${requested} has been compacted (oldest available ${compacted + 1})`);
+  }
+}
+export class FutureRevisionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`revision ${requested} is in the future (current ${current})`);
+  }
+}
