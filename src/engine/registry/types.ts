@@ -82,6 +82,13 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
   /** For the status subresource: copy everything but status from old (default implementation does this). */
   prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
+  /**
+   * Extra things that hold an object back from removal besides metadata.finalizers (a Namespace's
+   * spec.finalizers): while non-empty, DELETE only marks the object with deletionTimestamp.
+   */
+  deletionBlockers?(obj: KubeObject): string[];
+  /** Mutate an object being marked for deletion (a Namespace turns Terminating). */
+  prepareForDelete?(obj: KubeObject): void;
   /** Warnings to return on create/update (as `Warning: 299` headers). */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
 }
@@ -122,6 +129,15 @@ export interface ResourceType {
   openapiSchemaName?: string;
   /** Opaque hash for legacy discovery's storageVersionHash. */
   storageVersionHash?: string;
+  /**
+   * Non-stored, create-only kinds (SelfSubjectAccessReview, TokenReview, …): computes the response object.
+   * Such types are never written to storage.
+   */
+  virtualCreate?(obj: KubeObject, ctx: VirtualCreateContext): KubeObject | Promise<KubeObject>;
+}
+
+export interface VirtualCreateContext extends StrategyContext {
+  namespace: string;
 }
 
 /** Group-version-kind and group-version-resource helpers. */

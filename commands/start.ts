@@ -1,0 +1,49 @@
+import { Command, Flags } from '@oclif/core';
+
+export default class Start extends Command {
+  static override summary = 'Start a kcpt control plane: a Kubernetes API server with workspaces, on embedded SQLite.';
+
+  static override examples = [
+    '<%= config.bin %> start',
+    '<%= config.bin %> start --root-directory /tmp/kcpt --secure-port 7443',
+    '<%= config.bin %> start --storage memory://',
+  ];
+
+  static override flags = {
+    'root-directory': Flags.string({ description: 'Directory for the database, certificates and admin.kubeconfig.', default: '.kcp' }),
+    'secure-port': Flags.integer({ description: 'HTTPS port to serve on (0 picks a free port).', default: 6443, min: 0, max: 65535 }),
+    'bind-address': Flags.string({ description: 'Address to listen on; admin.kubeconfig points at it.', default: '127.0.0.1' }),
+    storage: Flags.string({
+      description: 'Where objects are stored: a SQLite file in the root directory by default, `memory://` for a throwaway run, or `sqlite:///path/to/file.db`.',
+      default: '',
+    }),
+    'token-auth-file': Flags.string({ description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' }),
+    'batteries-included': Flags.string({ description: 'Optional pieces to install: admin, workspace-types, user.', default: 'admin,workspace-types' }),
+    v: Flags.integer({ char: 'v', description: 'Log verbosity (0 quiet, 1 logs every request).', default: 0 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Start);
+    const { startServer } = await import('../src/engine/server.js');
+    const started = Date.now();
+    const server = await startServer({
+      rootDirectory: flags['root-directory'],
+      securePort: flags['secure-port'],
+      bindAddress: flags['bind-address'],
+      storage: flags.storage,
+      tokenAuthFile: flags['token-auth-file'],
+      batteries: flags['batteries-included'].split(',').map((b) => b.trim()).filter(Boolean),
+      verbosity: flags.v,
+    }).catch((err: Error) => this.error(err.message, { exit: 1 }));
+    this.log(`kcpt is ready at ${server.url} (started in ${Date.now() - started} ms). Point kubectl at it with:`);
+    this.log(`  export KUBECONFIG=${server.kubeconfigPath}`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        process.stderr.write(`received ${signal}, shutting down\n`);
+        server.close().then(resolve, resolve);
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+  }
+}

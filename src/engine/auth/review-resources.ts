@@ -1,0 +1,77 @@
+/**
+ * Create-only review kinds that are computed, never stored: SelfSubjectReview (`kubectl auth whoami`),
+ * SelfSubjectAccessReview and SelfSubjectRulesReview (`kubectl auth can-i`), SubjectAccessReview,
+ * LocalSubjectAccessReview and TokenReview. Until per-workspace RBAC is enforced every authenticated request is
+ * allowed, so the access reviews answer exactly that; the authorization layer replaces `decide`.
+ */
+import type { KubeObject, ResourceType, VirtualCreateContext } from '../registry/types.js';
+
+export interface ReviewDeps {
+  /** Resolve a bearer token (for TokenReview). */
+  authenticate?(token: string): { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } | undefined;
+  /** The access decision for a subject; default: allowed. */
+  decide?(ctx: VirtualCreateContext, spec: Record<string, unknown>): { allowed: boolean; reason: string };
+}
+
+function reviewType(group: string, resource: string, kind: string, namespaced: boolean, create: ResourceType['virtualCreate']): ResourceType {
+  return {
+    group,
+    version: 'v1',
+    resource,
+    singular: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced,
+    verbs: ['create'],
+    strategy: {},
+    storagePrefix: `${group}/${resource}`,
+    storageVersion: 'v1',
+    openapiSchemaName: `io.k8s.api.${group.split('.')[0]}.v1.${kind}`,
+    virtualCreate: create,
+  };
+}
+
+const allowAll = () => ({ allowed: true, reason: 'kcpt: every authenticated request is allowed until workspace RBAC is enforced' });
+
+function echo(obj: KubeObject, kind: string, group: string, status: unknown): KubeObject {
+  return {
+    kind,
+    apiVersion: `${group}/v1`,
+    metadata: { ...(obj.metadata ?? {}), creationTimestamp: null },
+    spec: obj.spec ?? {},
+    status,
+  };
+}
+
+export function reviewResourceTypes(deps: ReviewDeps = {}): ResourceType[] {
+  const decide = deps.decide ?? allowAll;
+  const authn = 'authentication.k8s.io';
+  const authz = 'authorization.k8s.io';
+  return [
+    reviewType(authn, 'selfsubjectreviews', 'SelfSubjectReview', false, (obj, ctx) => {
+      const user = ctx.user ?? { username: 'system:anonymous', groups: [] };
+      return echo(obj, 'SelfSubjectReview', authn, { userInfo: { ...user } });
+    }),
+    reviewType(authn, 'tokenreviews', 'TokenReview', false, (obj) => {
+      const token = (obj.spec as { token?: string } | undefined)?.token ?? '';
+      const user = deps.authenticate?.(token);
+      return echo(obj, 'TokenReview', authn, user ? { authenticated: true, user, audiences: [] } : { authenticated: false, error: 'invalid bearer token' });
+    }),
+    reviewType(authz, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, (obj, ctx) =>
+      echo(obj, 'SelfSubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+    ),
+    reviewType(authz, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, (obj) =>
+      echo(obj, 'SelfSubjectRulesReview', authz, {
+        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+        incomplete: false,
+      }),
+    ),
+    reviewType(authz, 'subjectaccessreviews', 'SubjectAccessReview', false, (obj, ctx) =>
+      echo(obj, 'SubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+    ),
+    reviewType(authz, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true, (obj, ctx) =>
+      echo(obj, 'LocalSubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+    ),
+  ];
+}

@@ -1,0 +1,93 @@
+/**
+ * Brings a new LogicalCluster to life: fills its status (URL, phase) and creates the `default` namespace, so a
+ * cluster created by a privileged user is usable at once. The tenancy layer's initializers build on this.
+ */
+import { StatusError } from '../machinery/status.js';
+import { nowTimestamp, type GenericStore } from '../registry/generic-store.js';
+import { decodeStored } from '../registry/stored-object.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { Store, WatchHandle } from '../storage/store.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface LogicalClusterControllerDeps {
+  store: Store;
+  generic: GenericStore;
+  logicalClusterType: ResourceType;
+  namespaceType: ResourceType;
+  /** `https://host:port`, for status.URL. */
+  externalUrl(): string;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+export class LogicalClusterController {
+  private readonly queue: WorkQueue;
+  private watch?: WatchHandle;
+
+  constructor(private readonly deps: LogicalClusterControllerDeps) {
+    this.queue = new WorkQueue('logicalcluster', (key) => this.reconcile(key), deps.onError);
+  }
+
+  start(): void {
+    const prefix = `/registry/${this.deps.logicalClusterType.storagePrefix}/`;
+    this.watch = this.deps.store.watch(prefix, this.deps.store.currentRevision(), (events) => {
+      for (const e of events) if (e.type === 'ADDED') this.queue.add(e.key.slice(prefix.length).split('/')[0]);
+    });
+  }
+
+  stop(): void {
+    this.watch?.cancel();
+    this.queue.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  async reconcile(cluster: string): Promise<void> {
+    const { store, generic, logicalClusterType, namespaceType } = this.deps;
+    const kv = store.get(`/registry/${logicalClusterType.storagePrefix}/${cluster}/cluster`);
+    if (!kv) return;
+    const lc = decodeStored(kv);
+    ensureNamespace(generic, namespaceType, cluster, 'default');
+    const status = (lc.status ?? {}) as { phase?: string; URL?: string; initializers?: string[]; conditions?: unknown[] };
+    const initializers = (lc.spec as { initializers?: string[] } | undefined)?.initializers ?? [];
+    const wanted = {
+      ...status,
+      URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
+      phase: status.phase && status.phase !== 'Scheduling' ? status.phase : initializers.length > 0 ? 'Initializing' : 'Ready',
+    };
+    if (JSON.stringify(wanted) === JSON.stringify(status)) return;
+    generic.update({ rt: logicalClusterType, cluster, namespace: '' }, 'cluster', { ...lc, status: wanted }, { subresource: 'status' });
+  }
+}
+
+export function ensureNamespace(generic: GenericStore, namespaceType: ResourceType, cluster: string, name: string): void {
+  try {
+    generic.create({ rt: namespaceType, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  } catch (err) {
+    if (err instanceof StatusError && err.code === 409) return;
+    throw err;
+  }
+}
+
+/** The root logical cluster exists from the first start (kcp bootstraps it the same way). */
+export function ensureRootLogicalCluster(generic: GenericStore, logicalClusterType: ResourceType): KubeObject | undefined {
+  try {
+    return generic.create(
+      { rt: logicalClusterType, cluster: 'root', namespace: '' },
+      {
+        apiVersion: 'core.kcp.io/v1alpha1',
+        kind: 'LogicalCluster',
+        metadata: {
+          name: 'cluster',
+          annotations: { 'internal.tenancy.kcp.io/type': 'root:root' },
+        },
+        spec: { createdBy: { username: 'system:kcp-bootstrapper' } },
+      },
+    );
+  } catch (err) {
+    if (err instanceof StatusError && err.code === 409) return undefined;
+    throw err;
+  }
+  void nowTimestamp;
+}

@@ -1,0 +1,92 @@
+/**
+ * A keyed work queue like client-go's: a key queued many times is processed once, never concurrently with
+ * itself, and failures are retried with exponential backoff. Timers are unref'd so they never keep a process
+ * (or a test) alive.
+ */
+export type Reconcile = (key: string) => Promise<ReconcileResult | void> | ReconcileResult | void;
+
+export interface ReconcileResult {
+  /** Process the key again after this many milliseconds. */
+  requeueAfterMs?: number;
+}
+
+export class WorkQueue {
+  private readonly pending = new Set<string>();
+  private readonly active = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+  private scheduled = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly reconcile: Reconcile,
+    private readonly onError: (name: string, key: string, err: unknown) => void = () => {},
+  ) {}
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.active.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    this.pending.add(key);
+    this.schedule();
+  }
+
+  addAfter(key: string, ms: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.add(key);
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.pending.clear();
+  }
+
+  /** Resolves once nothing is pending or running (for tests and orderly shutdown). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0 || this.active.size > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    const keys = [...this.pending];
+    this.pending.clear();
+    await Promise.all(keys.map((key) => this.process(key)));
+  }
+
+  private async process(key: string): Promise<void> {
+    if (this.stopped) return;
+    this.active.add(key);
+    try {
+      const result = await this.reconcile(key);
+      this.failures.delete(key);
+      if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
+    } catch (err) {
+      const n = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, n);
+      this.onError(this.name, key, err);
+      this.addAfter(key, Math.min(5 * 2 ** n, 30_000));
+    } finally {
+      this.active.delete(key);
+      if (this.dirty.delete(key)) this.add(key);
+    }
+  }
+}

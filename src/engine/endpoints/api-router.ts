@@ -1,0 +1,132 @@
+/**
+ * The request pipeline after TLS: resolve the logical cluster → authenticate → route (non-resource endpoints,
+ * discovery, OpenAPI, resources). Kept independent of how the server listens so tests can drive it in-process.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unauthorized, StatusError } from '../machinery/status.js';
+import type { ClusterCatalog } from '../registry/catalog.js';
+import type { ClusterResolver } from './cluster-resolver.js';
+import {
+  aggregatedContentType,
+  aggregatedDiscovery,
+  legacyAPIGroup,
+  legacyAPIGroupList,
+  legacyAPIVersions,
+  legacyResourceList,
+  negotiateDiscovery,
+} from './discovery.js';
+import type { OpenAPIService } from './openapi-service.js';
+import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
+import { parseRequestInfo } from './request-info.js';
+import { handleResourceRequest, resourceNotFound, type ResourceServices, type UserInfo } from './resource-handler.js';
+import { sendJson } from './responses.js';
+
+export interface Authenticator {
+  authenticate(token: string): UserInfo | undefined;
+}
+
+export interface RouterServices extends ResourceServices {
+  authenticator: Authenticator;
+  clusters: ClusterResolver;
+  openapi: OpenAPIService;
+  /** `host:port` advertised in legacy /api discovery. */
+  serverAddress: string;
+  isReady(): boolean;
+}
+
+const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const url = new URL(request.url, 'https://placeholder');
+  const query = url.searchParams;
+  const info = parseRequestInfo(request.method, url.pathname, query);
+  const user = authenticate(svc, request, info.path);
+
+  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
+  if (isHealthPath(info.path)) {
+    const ok = !info.path.startsWith('/readyz') || svc.isReady();
+    return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
+  }
+
+  const resolved = svc.clusters.resolve(info.cluster, user, info);
+  if (info.path === '/openapi/v2' || info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
+  if (info.path === '/openapi/v3' || info.path.startsWith('/openapi/v3/')) {
+    return svc.openapi.serve(resolved.catalog, info.path, query, request, reply);
+  }
+  if (info.apiPrefix === '') throw resourceNotFound();
+  if (!info.isResourceRequest) return serveDiscovery(svc, resolved.catalog, info.apiPrefix, info.group, info.version, request, reply);
+  if (resolved.baseUrl) {
+    throw new StatusError(
+      404,
+      'NotFound',
+      'the server could not find the requested resource: this URL has no logical cluster; send requests to /clusters/<workspace>/… (for example /clusters/root)',
+      {},
+    );
+  }
+  return handleResourceRequest(
+    svc,
+    {
+      method: request.method,
+      info,
+      query,
+      accept: request.headers.accept,
+      contentType: request.headers['content-type'],
+      body: request.body as Buffer | undefined,
+      user,
+      cluster: resolved.cluster,
+      catalog: resolved.catalog,
+    },
+    reply,
+  );
+}
+
+function authenticate(svc: RouterServices, request: FastifyRequest, path: string): UserInfo {
+  const header = request.headers.authorization;
+  if (!header) {
+    if (isPublicPath(path)) return anonymous;
+    throw unauthorized();
+  }
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  const user = match ? svc.authenticator.authenticate(match[1]) : undefined;
+  if (!user) throw unauthorized();
+  return user;
+}
+
+function serveDiscovery(
+  svc: RouterServices,
+  catalog: ClusterCatalog,
+  prefix: 'api' | 'apis',
+  group: string,
+  version: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): unknown {
+  reply.header('vary', 'Accept');
+  if (prefix === 'api' && !version) {
+    const format = negotiateDiscovery(request.headers.accept);
+    if (format === 'legacy') return sendCached(reply, request, legacyAPIVersions(svc.serverAddress), 'application/json');
+    return sendCached(reply, request, aggregatedDiscovery(catalog, true, format), aggregatedContentType(format));
+  }
+  if (prefix === 'apis' && !group) {
+    const format = negotiateDiscovery(request.headers.accept);
+    if (format === 'legacy') return sendCached(reply, request, legacyAPIGroupList(catalog), 'application/json');
+    return sendCached(reply, request, aggregatedDiscovery(catalog, false, format), aggregatedContentType(format));
+  }
+  const doc = version ? legacyResourceList(catalog, prefix === 'api' ? '' : group, version) : legacyAPIGroup(catalog, group);
+  if (!doc) throw resourceNotFound();
+  return sendCached(reply, request, doc, 'application/json');
+}
+
+/** Discovery answers carry an ETag so kubectl's HTTP cache can revalidate with a cheap 304. */
+function sendCached(reply: FastifyReply, request: FastifyRequest, body: unknown, contentType: string): FastifyReply {
+  const text = JSON.stringify(body);
+  const etag = `"${hashText(text)}"`;
+  reply.header('etag', etag);
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.code(200).header('content-type', contentType).send(text);
+}
+
+function hashText(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}

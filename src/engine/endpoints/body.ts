@@ -1,0 +1,67 @@
+/**
+ * Request bodies: JSON, YAML and Kubernetes protobuf for create/update; the patch types for PATCH. Anything else
+ * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
+ */
+import { parse as parseYaml } from 'yaml';
+import { decodeKubeProtobuf, ProtobufDecodeError } from '../machinery/protobuf/index.js';
+import { badRequest, unsupportedMediaType } from '../machinery/status.js';
+import type { KubeObject } from '../registry/types.js';
+
+export const objectMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Decode a create/update body into an object. */
+export function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): KubeObject {
+  const type = mediaType(contentType);
+  const raw = body ?? Buffer.alloc(0);
+  if (raw.length === 0) throw badRequest('the body of the request is empty; send the object to create or update');
+  switch (type) {
+    case 'application/json':
+    case '':
+      return asObject(parseJson(raw.toString('utf8')));
+    case 'application/yaml':
+    case 'application/x-yaml':
+    case 'text/yaml':
+      return asObject(parseYamlText(raw.toString('utf8')));
+    case 'application/vnd.kubernetes.protobuf':
+      try {
+        return decodeKubeProtobuf(raw).object as KubeObject;
+      } catch (err) {
+        if (err instanceof ProtobufDecodeError) throw badRequest(err.message);
+        throw err;
+      }
+    default:
+      throw unsupportedMediaType(type, objectMediaTypes);
+  }
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+export function parseYamlText(text: string): unknown {
+  try {
+    // Aliases are capped so a "billion laughs" document fails fast instead of expanding in memory.
+    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
+  } catch (err) {
+    throw badRequest(`the request body is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+function asObject(value: unknown): KubeObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('the request body must be a JSON or YAML object');
+  }
+  const obj = value as KubeObject;
+  if (obj.metadata !== undefined && (obj.metadata === null || typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))) {
+    throw badRequest('metadata must be an object');
+  }
+  return obj;
+}

@@ -1,0 +1,25 @@
+/** Endpoints outside the API groups: /version, health checks. */
+export const serverVersion = {
+  major: '1',
+  // kubectl's dispatcher picks its binary from `minor` (kubectl-compat §0.1): it must say 32.
+  minor: '32',
+  gitVersion: 'v1.32.4+kcpt',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-11-22T00:00:00Z',
+  goVersion: 'go1.23.8',
+  compiler: 'gc',
+  platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+};
+
+export const healthPaths = new Set(['/healthz', '/livez', '/readyz']);
+
+export function isHealthPath(path: string): boolean {
+  if (healthPaths.has(path)) return true;
+  return [...healthPaths].some((p) => path.startsWith(`${p}/`));
+}
+
+/** Paths anyone may read without credentials (kube's system:public-info-viewer). */
+export function isPublicPath(path: string): boolean {
+  return path === '/version' || path === '/version/' || isHealthPath(path);
+}

@@ -1,0 +1,84 @@
+/** Query parameters shared by the verbs, validated with kube's messages. */
+import { parse as parseYaml } from 'yaml';
+import { badRequest, fieldErrors, invalid } from '../machinery/status.js';
+import type { DeleteOptions } from '../registry/generic-store.js';
+import { mediaType } from './body.js';
+
+export function parseDryRun(query: URLSearchParams): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  for (const v of values) {
+    if (v !== 'All') {
+      throw invalid({ group: 'meta.k8s.io', kind: 'CreateOptions' }, '', [
+        fieldErrors.notSupported('dryRun', v, ['All']),
+      ]);
+    }
+  }
+  return true;
+}
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+export function parseFieldValidation(query: URLSearchParams): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(v)}`);
+}
+
+export function parseLimit(query: URLSearchParams): number | undefined {
+  const v = query.get('limit');
+  if (v === null || v === '') return undefined;
+  if (!/^\d+$/.test(v)) throw badRequest(`invalid limit ${JSON.stringify(v)}: must be a non-negative integer`);
+  return Number(v);
+}
+
+export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {
+  const v = query.get('timeoutSeconds');
+  if (v === null || v === '') return undefined;
+  if (!/^\d+$/.test(v)) throw badRequest(`invalid timeoutSeconds ${JSON.stringify(v)}: must be a non-negative integer`);
+  return Number(v);
+}
+
+/** DeleteOptions from the body (JSON or YAML) or from query parameters, as clients send either. */
+export function parseDeleteOptions(query: URLSearchParams, contentType: string | undefined, body: Buffer | undefined): DeleteOptions {
+  const opts: DeleteOptions = {};
+  let fromBody: Record<string, unknown> = {};
+  if (body && body.length > 0) {
+    const type = mediaType(contentType);
+    let parsed: unknown;
+    try {
+      parsed = type.includes('yaml') ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 }) : JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
+    }
+    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
+      throw badRequest('the request body must be a DeleteOptions object');
+    }
+    fromBody = (parsed ?? {}) as Record<string, unknown>;
+  }
+  const grace = fromBody.gracePeriodSeconds ?? query.get('gracePeriodSeconds') ?? undefined;
+  if (grace !== undefined && grace !== null) {
+    const n = Number(grace);
+    if (!Number.isInteger(n)) throw badRequest(`invalid gracePeriodSeconds ${JSON.stringify(grace)}`);
+    opts.gracePeriodSeconds = Math.max(0, n);
+  }
+  const policy = (fromBody.propagationPolicy as string | undefined) ?? query.get('propagationPolicy') ?? undefined;
+  if (policy !== undefined && policy !== null) {
+    if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+        fieldErrors.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']),
+      ]);
+    }
+    opts.propagationPolicy = policy;
+  }
+  const dry = (fromBody.dryRun as string[] | undefined) ?? query.getAll('dryRun');
+  if (Array.isArray(dry) && dry.length > 0) {
+    const q = new URLSearchParams();
+    for (const d of dry) q.append('dryRun', String(d));
+    opts.dryRun = parseDryRun(q);
+  }
+  const pre = fromBody.preconditions as { uid?: string; resourceVersion?: string } | undefined;
+  if (pre && typeof pre === 'object') opts.preconditions = pre;
+  return opts;
+}

@@ -1,0 +1,79 @@
+/**
+ * Rendering objects and lists for the client: plain JSON (spliced stored bytes where possible) or a
+ * meta.k8s.io Table when kubectl asks for one.
+ */
+import { buildTable, defaultPrinter, parseIncludeObject, parseTableAccept } from '../machinery/table.js';
+import type { ListPage } from '../registry/list.js';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+
+export interface RenderOptions {
+  accept: string | undefined;
+  query: URLSearchParams;
+}
+
+export function wantsTable(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
+  return parseTableAccept(accept ?? '').table;
+}
+
+export function renderObject(rt: ResourceType, obj: KubeObject, opts: RenderOptions): string {
+  const table = wantsTable(opts.accept);
+  if (!table) return JSON.stringify(obj);
+  return JSON.stringify(
+    buildTable({
+      printer: rt.printer ?? defaultPrinter(),
+      objects: [obj],
+      now: Date.now(),
+      includeObject: parseIncludeObject(opts.query),
+      listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
+      includeColumnDefinitions: true,
+      tableVersion: table,
+    }),
+  );
+}
+
+export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions): string {
+  const listMeta: Record<string, unknown> = { resourceVersion: page.resourceVersion };
+  if (page.continueToken) listMeta.continue = page.continueToken;
+  if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
+  const table = wantsTable(opts.accept);
+  if (table) {
+    const objects = page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject);
+    return JSON.stringify(
+      buildTable({
+        printer: rt.printer ?? defaultPrinter(),
+        objects,
+        now: Date.now(),
+        includeObject: parseIncludeObject(opts.query),
+        listMeta,
+        includeColumnDefinitions: true,
+        tableVersion: table,
+      }),
+    );
+  }
+  // Splice the stored JSON texts into the list without re-serializing them.
+  const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta });
+  return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
+}
+
+/** One watch event's object, as JSON or as a one-row Table (column definitions only on the first event). */
+export function renderWatchObject(
+  rt: ResourceType,
+  json: string,
+  opts: RenderOptions,
+  first: boolean,
+): string {
+  const table = wantsTable(opts.accept);
+  if (!table) return json;
+  const obj = JSON.parse(json) as KubeObject;
+  return JSON.stringify(
+    buildTable({
+      printer: rt.printer ?? defaultPrinter(),
+      objects: [obj],
+      now: Date.now(),
+      includeObject: parseIncludeObject(opts.query),
+      listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
+      includeColumnDefinitions: first,
+      tableVersion: table,
+    }),
+  );
+}

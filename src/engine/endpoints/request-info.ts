@@ -1,0 +1,166 @@
+/**
+ * Turns a URL into what the request is about, like k8s.io/apiserver's RequestInfoFactory plus kcp's
+ * `/clusters/<path>` prefix: which logical cluster, whether it is a resource request, and which verb,
+ * group, version, namespace, resource, name and subresource.
+ */
+import { badRequest } from '../machinery/status.js';
+
+export interface ClusterTarget {
+  /** `''` for the bare URL (no /clusters/ prefix), `'*'` for the wildcard, else the path as written. */
+  path: string;
+  wildcard: boolean;
+}
+
+export interface RequestInfo {
+  cluster: ClusterTarget;
+  /** The request path with the /clusters/<path> prefix removed. */
+  path: string;
+  isResourceRequest: boolean;
+  /** get list watch create update patch delete deletecollection, or the HTTP method lowercased for non-resource. */
+  verb: string;
+  apiPrefix: 'api' | 'apis' | '';
+  group: string;
+  version: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Remaining path segments after the API prefix (for discovery routing). */
+  parts: string[];
+}
+
+// A path segment of a workspace path: DNS-1123 label, or `system:` names, or `*`. kcp's regex for paths.
+const clusterPathPattern = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?:)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const systemClusterPattern = /^system:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Splits `/clusters/<path>/rest` into the cluster path and the rest; validates the cluster path like kcp. */
+export function splitClusterPrefix(urlPath: string): { cluster: ClusterTarget; rest: string } {
+  if (!urlPath.startsWith('/clusters/')) return { cluster: { path: '', wildcard: false }, rest: urlPath };
+  const after = urlPath.slice('/clusters/'.length);
+  const slash = after.indexOf('/');
+  const raw = slash === -1 ? after : after.slice(0, slash);
+  const rest = slash === -1 ? '/' : after.slice(slash);
+  let path: string;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`invalid cluster: ${JSON.stringify(raw)} does not match the regex`);
+  }
+  if (path === '*') return { cluster: { path, wildcard: true }, rest };
+  if (!clusterPathPattern.test(path) && !systemClusterPattern.test(path) && !isUserHomePath(path)) {
+    throw badRequest(`invalid cluster: ${JSON.stringify(path)} does not match the regex`);
+  }
+  return { cluster: { path, wildcard: false }, rest };
+}
+
+/** `user:<name>[:child…]`: kcp's home alias; usernames may hold characters a path segment may not. */
+function isUserHomePath(path: string): boolean {
+  return /^user:[^/:]+(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(path);
+}
+
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+export function parseRequestInfo(method: string, urlPath: string, query: URLSearchParams): RequestInfo {
+  const { cluster, rest } = splitClusterPrefix(urlPath);
+  const info: RequestInfo = {
+    cluster,
+    path: rest,
+    isResourceRequest: false,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    group: '',
+    version: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
+  };
+  const segments = rest.split('/').filter((s) => s !== '');
+  for (const segment of segments) {
+    // `..` and encoded slashes would become directories in kubectl's cache and confuse key building.
+    if (segment === '.' || segment === '..' || /%2f/i.test(segment)) {
+      throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
+    }
+  }
+  const decoded = segments.map(safeDecode);
+  if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
+  info.apiPrefix = decoded[0];
+  let parts = decoded.slice(1);
+  if (info.apiPrefix === 'apis') {
+    if (parts.length < 2) {
+      info.parts = parts;
+      if (parts.length === 1) info.group = parts[0];
+      return info; // /apis or /apis/<group>: discovery
+    }
+    info.group = parts[0];
+    info.version = parts[1];
+    parts = parts.slice(2);
+  } else {
+    if (parts.length < 1) return info; // /api: discovery
+    info.version = parts[0];
+    parts = parts.slice(1);
+  }
+  info.parts = parts;
+  if (parts.length === 0) return info; // /api/v1 or /apis/g/v: discovery
+
+  info.isResourceRequest = true;
+  // Deprecated `watch` path prefix: /api/v1/watch/namespaces/x/configmaps
+  let watchPrefix = false;
+  if (parts[0] === 'watch') {
+    watchPrefix = true;
+    parts = parts.slice(1);
+  }
+  if (parts[0] === 'namespaces' && parts.length >= 3) {
+    // /namespaces/<ns>/<resource>[/<name>[/<sub>]], except /namespaces/<name>/status|finalize
+    if (parts.length === 3 && namespaceSubresources.has(parts[2])) {
+      info.resource = 'namespaces';
+      info.name = parts[1];
+      info.subresource = parts[2];
+    } else {
+      info.namespace = parts[1];
+      info.resource = parts[2];
+      info.name = parts[3] ?? '';
+      info.subresource = parts.slice(4).join('/');
+    }
+  } else {
+    info.resource = parts[0];
+    info.name = parts[1] ?? '';
+    info.subresource = parts.slice(2).join('/');
+    if (info.resource === 'namespaces' && info.name) info.namespace = info.name;
+  }
+  info.verb = resourceVerb(method, info.name, watchPrefix || isWatch(query));
+  return info;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
+  }
+}
+
+function isWatch(query: URLSearchParams): boolean {
+  const w = query.get('watch');
+  return w === 'true' || w === '1';
+}
+
+function resourceVerb(method: string, name: string, watch: boolean): string {
+  switch (method.toUpperCase()) {
+    case 'GET':
+    case 'HEAD':
+      if (watch) return 'watch';
+      return name ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return name ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
+  }
+}

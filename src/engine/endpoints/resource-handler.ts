@@ -1,0 +1,251 @@
+/**
+ * Resource requests: maps verb + subresource onto the generic store, list, watch and patch, and renders the
+ * answer. One handler serves every ResourceType in every logical cluster.
+ */
+import type { FastifyReply } from 'fastify';
+import { applyPatch, supportedPatchTypes } from '../machinery/patch/index.js';
+import {
+  badRequest,
+  fieldErrors,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  StatusError,
+  unsupportedMediaType,
+} from '../machinery/status.js';
+import type { ClusterCatalog } from '../registry/catalog.js';
+import type { GenericStore, OpContext } from '../registry/generic-store.js';
+import { listObjects } from '../registry/list.js';
+import { buildPredicate } from '../registry/predicates.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import { serveWatch } from '../registry/watch-stream.js';
+import type { Store } from '../storage/store.js';
+import { decodeObjectBody, mediaType } from './body.js';
+import { parseDeleteOptions, parseDryRun, parseFieldValidation, parseLimit, parseTimeoutSeconds } from './query.js';
+import { renderList, renderObject, renderWatchObject } from './render.js';
+import type { RequestInfo } from './request-info.js';
+import { addWarnings, sendJson, successStatus } from './responses.js';
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface ApiRequest {
+  method: string;
+  info: RequestInfo;
+  query: URLSearchParams;
+  accept?: string;
+  contentType?: string;
+  body?: Buffer;
+  user: UserInfo;
+  /** Resolved logical cluster name; undefined for the `*` wildcard. */
+  cluster: string | undefined;
+  catalog: ClusterCatalog;
+}
+
+export interface ResourceServices {
+  store: Store;
+  generic: GenericStore;
+}
+
+export function resourceNotFound(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+export async function handleResourceRequest(svc: ResourceServices, req: ApiRequest, reply: FastifyReply): Promise<unknown> {
+  const { info } = req;
+  const rt = req.catalog.find(info.group, info.version, info.resource);
+  if (!rt) throw resourceNotFound();
+  if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw resourceNotFound();
+  const verb = info.verb;
+  if (req.cluster === undefined) {
+    if (verb !== 'list' && verb !== 'watch') {
+      throw methodNotAllowed(`${verb} is not supported in the "*" logical cluster; only list and watch are`);
+    }
+  }
+  if (rt.namespaced && !info.namespace && verb !== 'list' && verb !== 'watch') throw resourceNotFound();
+  if (!rt.verbs.includes(verb) && !(info.subresource && ['get', 'update', 'patch'].includes(verb))) {
+    throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
+  }
+  const sub = info.subresource;
+  if (sub && !(sub === 'status' && rt.subresources?.status) && !(sub === 'finalize' && rt.subresources?.finalize)) {
+    throw resourceNotFound();
+  }
+  const ctx: OpContext = {
+    rt,
+    cluster: req.cluster ?? '',
+    namespace: rt.namespaced ? info.namespace : '',
+    user: { username: req.user.username, groups: req.user.groups },
+  };
+  const render = { accept: req.accept, query: req.query };
+
+  if (rt.virtualCreate) {
+    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
+    const input = decodeObjectBody(req.contentType, req.body);
+    const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
+    return sendJson(reply, 201, out);
+  }
+
+  switch (verb) {
+    case 'get':
+      return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    case 'list': {
+      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, predicateFor(rt, req.query), {
+        limit: parseLimit(req.query),
+        continueToken: req.query.get('continue') ?? undefined,
+        resourceVersion: req.query.get('resourceVersion') ?? undefined,
+        resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
+      });
+      return sendJson(reply, 200, renderList(rt, page, render));
+    }
+    case 'watch':
+      return streamWatch(svc, req, rt, ctx, reply);
+    case 'create': {
+      const obj = decodeObjectBody(req.contentType, req.body);
+      parseFieldValidation(req.query);
+      const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query) });
+      addWarnings(reply, rt.strategy.warnings?.(created) ?? []);
+      return sendJson(reply, 201, renderObject(rt, created, render));
+    }
+    case 'update': {
+      const obj = decodeObjectBody(req.contentType, req.body);
+      parseFieldValidation(req.query);
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined });
+      addWarnings(reply, rt.strategy.warnings?.(updated) ?? []);
+      return sendJson(reply, 200, renderObject(rt, updated, render));
+    }
+    case 'patch':
+      return sendJson(reply, 200, renderObject(rt, patchObject(svc, req, rt, ctx), render));
+    case 'delete': {
+      const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+      const result = svc.generic.delete(ctx, info.name, opts);
+      if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
+      const meta = result.object.metadata!;
+      return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
+    }
+    case 'deletecollection':
+      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx));
+    default:
+      throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
+  }
+}
+
+function predicateFor(rt: ResourceType, query: URLSearchParams) {
+  return buildPredicate(rt, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+}
+
+function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): KubeObject {
+  const type = mediaType(req.contentType);
+  if (type === 'application/apply-patch+yaml' || !supportedPatchTypes.includes(type)) {
+    throw unsupportedMediaType(type, supportedPatchTypes);
+  }
+  if (req.query.get('force') !== null) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+      fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
+    ]);
+  }
+  parseFieldValidation(req.query);
+  const name = req.info.name;
+  const current = svc.generic.getRaw(ctx, name);
+  const base = JSON.parse(current.value) as KubeObject;
+  base.metadata = { ...base.metadata, resourceVersion: String(current.revision) };
+  const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
+    group: rt.group,
+    kind: rt.kind,
+    isCustomResource: false,
+  }) as KubeObject;
+  // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
+  const pinned = patched.metadata?.resourceVersion;
+  const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
+  if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
+  return svc.generic.update(ctx, name, patched, { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined }, expected);
+}
+
+function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): string {
+  const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+  const predicate = predicateFor(rt, req.query);
+  const deleted: KubeObject[] = [];
+  const prefixCtx = ctx;
+  // Read first, then delete one by one: each delete honours that object's finalizers.
+  const names: Array<{ namespace: string; name: string }> = [];
+  const list = svc.store.list(
+    `/registry/${rt.storagePrefix}/${ctx.cluster}/${rt.namespaced && ctx.namespace ? `${ctx.namespace}/` : ''}`,
+  );
+  for (const kv of list.items) {
+    const obj = JSON.parse(kv.value) as KubeObject;
+    if (!predicate.matches(obj)) continue;
+    names.push({ namespace: obj.metadata?.namespace ?? '', name: obj.metadata!.name! });
+  }
+  for (const { namespace, name } of names) {
+    try {
+      const result = svc.generic.delete({ ...prefixCtx, namespace: rt.namespaced ? namespace : '' }, name, opts);
+      deleted.push(result.object);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) continue;
+      throw err;
+    }
+  }
+  return JSON.stringify({
+    kind: rt.listKind,
+    apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version,
+    metadata: { resourceVersion: String(svc.store.currentRevision()) },
+    items: deleted,
+  });
+}
+
+async function streamWatch(
+  svc: ResourceServices,
+  req: ApiRequest,
+  rt: ResourceType,
+  ctx: OpContext,
+  reply: FastifyReply,
+): Promise<void> {
+  const predicate = predicateFor(rt, req.query);
+  const sendInitial = req.query.get('sendInitialEvents');
+  if (sendInitial !== null && req.query.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden unless resourceVersionMatch is set to NotOlderThan'),
+    ]);
+  }
+  const rv = req.query.get('resourceVersion') ?? undefined;
+  if (rv && rv !== '0' && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  const timeoutSeconds = parseTimeoutSeconds(req.query);
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  raw.flushHeaders();
+  let first = true;
+  const render = { accept: req.accept, query: req.query };
+  await serveWatch(
+    svc.store,
+    {
+      rt,
+      cluster: req.cluster,
+      namespace: ctx.namespace,
+      predicate,
+      resourceVersion: rv,
+      sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
+      allowWatchBookmarks: req.query.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds,
+    },
+    {
+      send(type, json) {
+        const object =
+          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, first);
+        if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
+        raw.write(`{"type":"${type}","object":${object}}\n`);
+        return raw.writableLength < 16 * 1024 * 1024;
+      },
+      end() {
+        if (!raw.writableEnded) raw.end();
+      },
+      onClose(callback) {
+        raw.on('close', callback);
+      },
+    },
+  );
+  void notFound;
+}

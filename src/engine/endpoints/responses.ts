@@ -1,0 +1,33 @@
+/** Writing answers: JSON text, Status errors, Warning headers. */
+import type { FastifyReply } from 'fastify';
+import { internalError, StatusError } from '../machinery/status.js';
+
+export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return reply.code(code).header('content-type', 'application/json').send(text);
+}
+
+export function sendStatusError(reply: FastifyReply, err: StatusError): FastifyReply {
+  for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
+  return sendJson(reply, err.code, err.toStatus());
+}
+
+/** Map anything thrown to a Status: StatusErrors as they are, anything else a 500 that says what happened. */
+export function toStatusError(err: unknown): StatusError {
+  if (err instanceof StatusError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return internalError(message);
+}
+
+/** `Warning: 299 - "text"`, one header value per warning, as kube sends them. */
+export function addWarnings(reply: FastifyReply, warnings: string[]): void {
+  if (warnings.length === 0) return;
+  reply.header(
+    'warning',
+    warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+  );
+}
+
+export function successStatus(details: Record<string, unknown>) {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+}

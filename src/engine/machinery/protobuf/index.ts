@@ -1,0 +1,8 @@
+export {
+  decodeKubeProtobuf,
+  supportedProtobufKinds,
+  ProtobufDecodeError,
+  KUBE_PROTOBUF_CONTENT_TYPE,
+  type DecodedKubeObject,
+  type ProtobufDecodeFailure,
+} from './decode.js';

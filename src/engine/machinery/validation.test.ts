@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { invalid } from './status.js';
+import {
+  isConfigMapKey,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+  isValidPathSegmentName,
+  TOTAL_ANNOTATION_SIZE_LIMIT,
+  validateName,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from './validation.js';
+
+const SUBDOMAIN_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_MSG =
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+const createOpts = { namespaced: true, nameValidation: 'subdomain', isCreate: true } as const;
+
+describe('name formats', () => {
+  it('checks DNS-1123 subdomains', () => {
+    expect(isDNS1123Subdomain('example.com')).toEqual([]);
+    expect(isDNS1123Subdomain('a')).toEqual([]);
+    expect(isDNS1123Subdomain('Bad_Name')).toEqual([SUBDOMAIN_MSG]);
+    expect(isDNS1123Subdomain('-a')).toEqual([SUBDOMAIN_MSG]);
+    expect(isDNS1123Subdomain('a'.repeat(253))).toEqual([]);
+    expect(isDNS1123Subdomain('a'.repeat(254))).toEqual(['must be no more than 253 characters']);
+  });
+
+  it('checks DNS-1123 and DNS-1035 labels', () => {
+    expect(isDNS1123Label('my-ns')).toEqual([]);
+    expect(isDNS1123Label('123')).toEqual([]);
+    expect(isDNS1123Label('a.b')).toEqual([LABEL_MSG]);
+    expect(isDNS1123Label('a'.repeat(64))).toEqual(['must be no more than 63 characters']);
+    expect(isDNS1035Label('1abc')[0]).toMatch(/^a DNS-1035 label must consist of/);
+    expect(isDNS1035Label('abc')).toEqual([]);
+  });
+
+  it('checks path segment names', () => {
+    expect(isValidPathSegmentName('system:admin')).toEqual([]);
+    expect(isValidPathSegmentName('.')).toEqual(["may not be '.'"]);
+    expect(isValidPathSegmentName('..')).toEqual(["may not be '..'"]);
+    expect(isValidPathSegmentName('a/b%c')).toEqual(["may not contain '/'", "may not contain '%'"]);
+    expect(validateName('path-segment', '.', true)).toEqual([]);
+  });
+
+  it('masks a trailing dash for generateName prefixes', () => {
+    expect(validateName('subdomain', 'web-', true)).toEqual([]);
+    expect(validateName('subdomain', 'web-', false)).toEqual([SUBDOMAIN_MSG]);
+    expect(validateName('label', 'x-', true)).toEqual([]);
+  });
+});
+
+describe('qualified names and label values', () => {
+  it('accepts keys with and without prefixes', () => {
+    expect(isQualifiedName('app')).toEqual([]);
+    expect(isQualifiedName('example.com/My_Key.1')).toEqual([]);
+    expect(isQualifiedName('kubernetes')).toEqual([]);
+  });
+
+  it('explains bad keys', () => {
+    expect(isQualifiedName('/a')).toEqual(['prefix part must be non-empty']);
+    expect(isQualifiedName('Example.com/a')).toEqual([`prefix part ${SUBDOMAIN_MSG}`]);
+    expect(isQualifiedName('a/')).toEqual([
+      'name part must be non-empty',
+      expect.stringMatching(/^name part must consist of alphanumeric characters/),
+    ]);
+    expect(isQualifiedName('a'.repeat(64))).toEqual(['name part must be no more than 63 characters']);
+    expect(isQualifiedName('a/b/c')).toEqual([
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ]);
+  });
+
+  it('checks label values', () => {
+    expect(isValidLabelValue('')).toEqual([]);
+    expect(isValidLabelValue('v1.2_3-x')).toEqual([]);
+    expect(isValidLabelValue('-x')).toHaveLength(1);
+    expect(isValidLabelValue('a'.repeat(64))).toEqual(['must be no more than 63 characters']);
+  });
+
+  it('checks ConfigMap keys', () => {
+    expect(isConfigMapKey('app.properties')).toEqual([]);
+    expect(isConfigMapKey('a b')).toEqual([
+      "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    ]);
+    expect(isConfigMapKey('..')).toEqual(["must not be '..'"]);
+    expect(isConfigMapKey('..a')).toEqual(["must not start with '..'"]);
+  });
+});
+
+describe('validateObjectMeta', () => {
+  it('accepts a good object', () => {
+    expect(
+      validateObjectMeta(
+        {
+          name: 'cm1',
+          namespace: 'default',
+          labels: { app: 'web' },
+          annotations: { 'Example.com/Note': 'anything goes here' },
+          finalizers: ['kubernetes', 'example.com/cleanup'],
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'u1', controller: true }],
+        },
+        createOpts,
+      ),
+    ).toEqual([]);
+  });
+
+  it('renders kube 422 messages', () => {
+    const errs = validateObjectMeta({ name: 'Bad_Name', namespace: 'default' }, createOpts);
+    expect(invalid({ group: '', kind: 'ConfigMap' }, 'Bad_Name', errs).message).toBe(
+      `ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${SUBDOMAIN_MSG}`,
+    );
+  });
+
+  it('requires a name', () => {
+    expect(validateObjectMeta({ namespace: 'default' }, createOpts)).toEqual([
+      { type: 'FieldValueRequired', field: 'metadata.name', detail: 'Required value: name or generateName is required' },
+    ]);
+  });
+
+  it('validates generateName as a prefix on create', () => {
+    expect(validateObjectMeta({ generateName: 'web-', name: 'web-x7k2p', namespace: 'd' }, createOpts)).toEqual([]);
+    const errs = validateObjectMeta({ generateName: 'Web-', name: 'Web-x7k2p', namespace: 'd' }, createOpts);
+    expect(errs.map((e) => e.field)).toEqual(['metadata.generateName', 'metadata.name']);
+    expect(validateObjectMeta({ generateName: 'Web-', name: 'ok', namespace: 'd' }, { ...createOpts, isCreate: false })).toEqual([]);
+  });
+
+  it('uses label rules for namespace names', () => {
+    const errs = validateObjectMeta({ name: 'a.b' }, { namespaced: false, nameValidation: 'label', isCreate: true });
+    expect(errs).toEqual([{ type: 'FieldValueInvalid', field: 'metadata.name', detail: `Invalid value: "a.b": ${LABEL_MSG}` }]);
+  });
+
+  it('checks the namespace', () => {
+    expect(validateObjectMeta({ name: 'a' }, createOpts)[0]).toEqual({
+      type: 'FieldValueRequired',
+      field: 'metadata.namespace',
+      detail: 'Required value',
+    });
+    expect(validateObjectMeta({ name: 'a', namespace: 'Bad' }, createOpts)[0]!.detail).toBe(`Invalid value: "Bad": ${LABEL_MSG}`);
+    expect(validateObjectMeta({ name: 'a', namespace: 'x' }, { ...createOpts, namespaced: false })[0]!.detail).toBe(
+      'Forbidden: not allowed on this type',
+    );
+  });
+
+  it('checks labels, annotations and finalizers at their paths', () => {
+    const errs = validateObjectMeta(
+      {
+        name: 'a',
+        namespace: 'd',
+        labels: { 'bad key': 'ok', good: '-bad' },
+        annotations: { 'x/y/z': '' },
+        finalizers: ['bad finalizer', 'orphan', 'foregroundDeletion'],
+      },
+      createOpts,
+    );
+    expect(errs.map((e) => `${e.field}: ${e.detail.split(': ').slice(0, 2).join(': ')}`)).toEqual([
+      'metadata.labels: Invalid value: "bad key"',
+      'metadata.labels: Invalid value: "-bad"',
+      'metadata.annotations: Invalid value: "x/y/z"',
+      'metadata.finalizers: Invalid value: "bad finalizer"',
+      'metadata.finalizers: Invalid value: ["bad finalizer","orphan","foregroundDeletion"]',
+    ]);
+    expect(errs[4]!.detail).toMatch(/finalizer orphan and foregroundDeletion cannot be both set$/);
+  });
+
+  it('limits the total annotation size', () => {
+    const big = { a: 'x'.repeat(TOTAL_ANNOTATION_SIZE_LIMIT) };
+    expect(validateObjectMeta({ name: 'a', namespace: 'd', annotations: big }, createOpts)).toEqual([
+      { type: 'FieldValueTooLong', field: 'metadata.annotations', detail: 'Too long: may not be more than 262144 bytes' },
+    ]);
+    const fits = { a: 'x'.repeat(TOTAL_ANNOTATION_SIZE_LIMIT - 1) };
+    expect(validateObjectMeta({ name: 'a', namespace: 'd', annotations: fits }, createOpts)).toEqual([]);
+  });
+
+  it('checks owner references', () => {
+    const errs = validateObjectMeta(
+      {
+        name: 'a',
+        namespace: 'd',
+        ownerReferences: [
+          { apiVersion: '', kind: '', name: '', uid: '' },
+          { apiVersion: 'v1', kind: 'Event', name: 'e', uid: 'u' },
+          { apiVersion: 'v1', kind: 'A', name: 'a', uid: 'u', controller: true },
+          { apiVersion: 'v1', kind: 'B', name: 'b', uid: 'u', controller: true },
+        ],
+      },
+      createOpts,
+    );
+    expect(errs.map((e) => `${e.field}: ${e.detail}`)).toEqual([
+      'metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty',
+      'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
+      'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+      'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+      expect.stringMatching(/^metadata\.ownerReferences: Invalid value: \{.*\}: \/v1, Kind=Event is disallowed from being an owner$/),
+      expect.stringMatching(/Only one reference can have Controller set to true. Found "true" in references for A\/a and B\/b$/),
+    ]);
+  });
+});
+
+describe('validateObjectMetaUpdate', () => {
+  const old = { name: 'a', namespace: 'd', uid: 'u1', creationTimestamp: '2024-01-01T00:00:00Z', generation: 3 };
+
+  it('accepts unchanged identity', () => {
+    expect(validateObjectMetaUpdate({ ...old, generation: 4 }, old)).toEqual([]);
+  });
+
+  it('rejects changes to immutable fields and decremented generation', () => {
+    const errs = validateObjectMetaUpdate({ ...old, uid: 'u2', generation: 2, creationTimestamp: null }, old);
+    expect(errs.map((e) => `${e.field}: ${e.detail}`)).toEqual([
+      'metadata.generation: Invalid value: 2: must not be decremented',
+      'metadata.uid: Invalid value: "u2": field is immutable',
+      'metadata.creationTimestamp: Invalid value: "": field is immutable',
+    ]);
+  });
+});

@@ -1,0 +1,319 @@
+/**
+ * Name, label and annotation validation with the exact wording of k8s.io/apimachinery (pkg/util/validation,
+ * pkg/api/validation, pkg/apis/meta/v1/validation) as served by kube-apiserver 1.32, so 422 messages read the
+ * same as on a real cluster. The `is*` helpers return kube's message list (empty = valid); the `validate*`
+ * helpers return FieldErrors at kube's field paths.
+ */
+import type { ObjectMeta, OwnerReference } from '../registry/types.js';
+import { fieldErrors, type FieldError } from './status.js';
+
+export const DNS1123_LABEL_MAX_LENGTH = 63;
+export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
+export const DNS1035_LABEL_MAX_LENGTH = 63;
+export const LABEL_VALUE_MAX_LENGTH = 63;
+export const QUALIFIED_NAME_MAX_LENGTH = 63;
+/** metadata.annotations: keys plus values, in bytes. */
+export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
+const CONFIG_MAP_KEY_FMT = '[-._a-zA-Z0-9]+';
+
+const anchored = (fmt: string) => new RegExp(`^${fmt}$`);
+const dns1123LabelRe = anchored(DNS1123_LABEL_FMT);
+const dns1123SubdomainRe = anchored(DNS1123_SUBDOMAIN_FMT);
+const dns1035LabelRe = anchored(DNS1035_LABEL_FMT);
+const qualifiedNameRe = anchored(QUALIFIED_NAME_FMT);
+const labelValueRe = anchored(LABEL_VALUE_FMT);
+const configMapKeyRe = anchored(CONFIG_MAP_KEY_FMT);
+
+const QUALIFIED_NAME_ERR =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+/** Go's len(): kube's length limits count UTF-8 bytes, not characters. */
+const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
+
+export function maxLenError(length: number): string {
+  return `must be no more than ${length} characters`;
+}
+
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+
+export const EMPTY_ERROR = 'must be non-empty';
+
+export function isDNS1123Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!dns1123LabelRe.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+        DNS1123_LABEL_FMT,
+        'my-name',
+        '123-abc',
+      ),
+    );
+  }
+  return errs;
+}
+
+export function isDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!dns1123SubdomainRe.test(value)) {
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN_FMT,
+        'example.com',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** Services and a few other kinds use RFC 1035 labels (must start with a letter). */
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1035_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1035_LABEL_MAX_LENGTH));
+  if (!dns1035LabelRe.test(value)) {
+    errs.push(
+      regexError(
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+        DNS1035_LABEL_FMT,
+        'my-name',
+        'abc-123',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** Names that only have to survive being a URL path segment (RBAC objects, some CRs). */
+export function isValidPathSegmentName(name: string): string[] {
+  for (const illegal of ['.', '..']) if (name === illegal) return [`may not be '${illegal}'`];
+  return isValidPathSegmentPrefix(name);
+}
+
+/** Like isValidPathSegmentName, but a suffix will follow, so `.` and `..` are fine. */
+export function isValidPathSegmentPrefix(name: string): string[] {
+  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
+/** Label keys, annotation keys (lower-cased first), finalizers: `[dns-subdomain/]name`. */
+export function isQualifiedName(value: string): string[] {
+  const errs: string[] = [];
+  const parts = value.split('/');
+  let name: string;
+  if (parts.length === 1) {
+    name = parts[0]!;
+  } else if (parts.length === 2) {
+    const prefix = parts[0]!;
+    name = parts[1]!;
+    if (prefix.length === 0) errs.push(`prefix part ${EMPTY_ERROR}`);
+    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
+  } else {
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}` +
+        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
+  }
+  if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
+  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!qualifiedNameRe.test(name)) {
+    errs.push(`name part ${regexError(QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  }
+  return errs;
+}
+
+export function isValidLabelValue(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
+  if (!labelValueRe.test(value)) {
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE_FMT,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
+  }
+  return errs;
+}
+
+/** Keys of ConfigMap/Secret `data` and `binaryData` (they become file names when mounted). */
+export function isConfigMapKey(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!configMapKeyRe.test(value)) {
+    errs.push(
+      regexError(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        CONFIG_MAP_KEY_FMT,
+        'key.name',
+        'KEY_NAME',
+        'key-name',
+      ),
+    );
+  }
+  if (value === '.') errs.push("must not be '.'");
+  else if (value === '..') errs.push("must not be '..'");
+  else if (value.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+export type NameValidation = 'subdomain' | 'label' | 'path-segment';
+
+/**
+ * kube's ValidateNameFunc. `prefix` is true for generateName, where a trailing dash is fine because random
+ * characters follow. maskTrailingDash drops two characters before appending `a`; kept as upstream does.
+ */
+export function validateName(kind: NameValidation, name: string, prefix: boolean): string[] {
+  if (kind === 'path-segment') return prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
+  if (prefix && name.endsWith('-')) name = `${name.slice(0, Math.max(0, name.length - 2))}a`;
+  return kind === 'label' ? isDNS1123Label(name) : isDNS1123Subdomain(name);
+}
+
+export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const [k, v] of Object.entries(labels ?? {})) {
+    for (const msg of isQualifiedName(k)) errs.push(fieldErrors.invalid(path, k, msg));
+    for (const msg of isValidLabelValue(String(v))) errs.push(fieldErrors.invalid(path, v, msg));
+  }
+  return errs;
+}
+
+export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let total = 0;
+  for (const [k, v] of Object.entries(annotations ?? {})) {
+    // Annotation keys are qualified names where case does not matter.
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid(path, k, msg));
+    total += byteLength(k) + byteLength(String(v));
+  }
+  if (total > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(fieldErrors.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT));
+  return errs;
+}
+
+/** Finalizer names are qualified names (`kubernetes`, `orphan`, `example.com/cleanup`). */
+export function validateFinalizers(finalizers: string[] | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const f of finalizers ?? []) for (const msg of isQualifiedName(f)) errs.push(fieldErrors.invalid(path, f, msg));
+  if (finalizers?.includes('orphan') && finalizers.includes('foregroundDeletion')) {
+    errs.push(fieldErrors.invalid(path, finalizers, 'finalizer orphan and foregroundDeletion cannot be both set'));
+  }
+  return errs;
+}
+
+/** schema.ParseGroupVersion's version part; empty when the apiVersion does not parse. */
+function versionOf(apiVersion: string): string {
+  const parts = apiVersion.split('/');
+  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 2) return parts[1]!;
+  return '';
+}
+
+/** Note kube reports owner reference problems at `ownerReferences.<field>`, without an index. */
+export function validateOwnerReferences(refs: OwnerReference[] | undefined, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let firstController = '';
+  for (const ref of refs ?? []) {
+    const apiVersion = ref.apiVersion ?? '';
+    const version = versionOf(apiVersion);
+    if (!version) errs.push(fieldErrors.invalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (!ref.kind) errs.push(fieldErrors.invalid(`${path}.kind`, ref.kind ?? '', 'must not be empty'));
+    if (!ref.name) errs.push(fieldErrors.invalid(`${path}.name`, ref.name ?? '', 'must not be empty'));
+    if (!ref.uid) errs.push(fieldErrors.invalid(`${path}.uid`, ref.uid ?? '', 'must not be empty'));
+    if (apiVersion === 'v1' && ref.kind === 'Event') {
+      errs.push(fieldErrors.invalid(path, ref, '/v1, Kind=Event is disallowed from being an owner'));
+    }
+    if (ref.controller === true) {
+      const current = `${ref.kind}/${ref.name}`;
+      if (firstController) {
+        errs.push(
+          fieldErrors.invalid(
+            path,
+            refs,
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
+        );
+      } else {
+        firstController = current;
+      }
+    }
+  }
+  return errs;
+}
+
+export interface ObjectMetaValidationOptions {
+  namespaced: boolean;
+  nameValidation: NameValidation;
+  /** generateName is validated on create only (names are immutable afterwards). */
+  isCreate: boolean;
+}
+
+/** ValidateObjectMetaAccessor: expects name generation to have happened already. */
+export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaValidationOptions): FieldError[] {
+  const errs: FieldError[] = [];
+  if (opts.isCreate && meta.generateName) {
+    for (const msg of validateName(opts.nameValidation, meta.generateName, true)) {
+      errs.push(fieldErrors.invalid('metadata.generateName', meta.generateName, msg));
+    }
+  }
+  if (!meta.name) {
+    errs.push(fieldErrors.required('metadata.name', 'name or generateName is required'));
+  } else {
+    for (const msg of validateName(opts.nameValidation, meta.name, false)) {
+      errs.push(fieldErrors.invalid('metadata.name', meta.name, msg));
+    }
+  }
+  if (opts.namespaced) {
+    if (!meta.namespace) errs.push(fieldErrors.required('metadata.namespace'));
+    else {
+      for (const msg of validateName('label', meta.namespace, false)) {
+        errs.push(fieldErrors.invalid('metadata.namespace', meta.namespace, msg));
+      }
+    }
+  } else if (meta.namespace) {
+    errs.push(fieldErrors.forbidden('metadata.namespace', 'not allowed on this type'));
+  }
+  if (typeof meta.generation === 'number' && meta.generation < 0) {
+    errs.push(fieldErrors.invalid('metadata.generation', meta.generation, 'must be greater than or equal to 0'));
+  }
+  errs.push(...validateLabels(meta.labels, 'metadata.labels'));
+  errs.push(...validateAnnotations(meta.annotations, 'metadata.annotations'));
+  errs.push(...validateOwnerReferences(meta.ownerReferences, 'metadata.ownerReferences'));
+  errs.push(...validateFinalizers(meta.finalizers, 'metadata.finalizers'));
+  return errs;
+}
+
+const IMMUTABLE = 'field is immutable';
+
+/**
+ * The update-only checks of ValidateObjectMetaAccessorUpdate: immutable identity fields and generation. The
+ * resourceVersion requirement is left to the store (it depends on the strategy's allowUnconditionalUpdate).
+ */
+export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta): FieldError[] {
+  const errs: FieldError[] = [];
+  if ((meta.generation ?? 0) < (old.generation ?? 0)) {
+    errs.push(fieldErrors.invalid('metadata.generation', meta.generation ?? 0, 'must not be decremented'));
+  }
+  for (const key of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp'] as const) {
+    const now = meta[key] ?? '';
+    if (now !== (old[key] ?? '')) errs.push(fieldErrors.invalid(`metadata.${key}`, now, IMMUTABLE));
+  }
+  if (meta.deletionGracePeriodSeconds !== old.deletionGracePeriodSeconds) {
+    errs.push(
+      fieldErrors.invalid('metadata.deletionGracePeriodSeconds', meta.deletionGracePeriodSeconds ?? null, IMMUTABLE),
+    );
+  }
+  return errs;
+}

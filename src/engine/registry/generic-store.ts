@@ -1,0 +1,361 @@
+/**
+ * One generic REST store for every resource type: get, list, create, update, delete, deletecollection on top of
+ * the Store, with the fixed pipeline of k8s.io/apiserver (system metadata → generate name → namespace checks →
+ * strategy prepare → validation → storage). Per-type policy lives in the ResourceType's strategy; watch is in
+ * watch-stream.ts, patch in patch-handler.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { generateName } from '../machinery/generate-name.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  fieldErrors,
+  forbidden,
+  invalid,
+  notFound,
+  StatusError,
+  type FieldError,
+} from '../machinery/status.js';
+import { validateObjectMeta } from '../machinery/validation.js';
+import {
+  KeyExistsError,
+  KeyNotFoundError,
+  RevisionConflictError,
+  type KeyValue,
+  type Store,
+  type WriteOp,
+} from '../storage/store.js';
+import { clusterAnnotation, decodeStored, encodeStored, jsonEqual, objectKey } from './stored-object.js';
+import { apiVersionOf, type KubeObject, type ResourceType, type StrategyContext } from './types.js';
+
+export interface OpContext extends StrategyContext {
+  rt: ResourceType;
+  namespace: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Set when the write targets the `status` subresource. */
+  subresource?: string;
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type DeleteResult = { removed: true; object: KubeObject } | { removed: false; object: KubeObject };
+
+const namespacesType = { group: '', resource: 'namespaces' };
+
+export function nowTimestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export class GenericStore {
+  constructor(
+    readonly store: Store,
+    /** The Namespace ResourceType, for existence checks on namespaced creates. */
+    private readonly namespaceType: ResourceType,
+  ) {}
+
+  key(ctx: OpContext, name: string): string {
+    return objectKey(ctx.rt, ctx.cluster, ctx.namespace, name);
+  }
+
+  getRaw(ctx: OpContext, name: string): KeyValue {
+    const kv = this.store.get(this.key(ctx, name));
+    if (!kv) throw notFound(ctx.rt, name);
+    return kv;
+  }
+
+  get(ctx: OpContext, name: string): KubeObject {
+    return decodeStored(this.getRaw(ctx, name));
+  }
+
+  create(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    const { rt } = ctx;
+    const obj = structuredClone(input);
+    checkTypeMeta(rt, obj);
+    const meta = (obj.metadata ??= {});
+    if (meta.resourceVersion) {
+      throw invalid(rt, meta.name ?? '', [
+        fieldErrors.invalid('metadata.resourceVersion', meta.resourceVersion, 'must be empty'),
+      ]);
+    }
+    this.applyRequestNamespace(ctx, obj);
+    let generated = false;
+    if (!meta.name && meta.generateName) {
+      meta.name = generateName(meta.generateName);
+      generated = true;
+    }
+    // System-owned metadata is set by the server, whatever the client sent.
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowTimestamp();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    if (rt.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    meta.annotations = { ...(meta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
+    if (rt.strategy.hasStatusSubresource && rt.strategy.tracksGeneration) delete obj.status;
+    rt.strategy.defaults?.(obj, ctx);
+    rt.strategy.prepareForCreate?.(obj, ctx);
+    this.validate(ctx, obj, undefined);
+    if (rt.namespaced) this.checkNamespaceAcceptsContent(ctx);
+    if (opts.dryRun) {
+      delete meta.resourceVersion;
+      return obj;
+    }
+    try {
+      const [result] = this.store.commit([{ type: 'create', key: this.key(ctx, meta.name!), value: encodeStored(obj) }]);
+      meta.resourceVersion = String(result.revision);
+      return obj;
+    } catch (err) {
+      if (err instanceof KeyExistsError) throw alreadyExists(rt, meta.name!, generated ? 1 : undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * PUT semantics. `input` is the full new object. With `subresource: 'status'` only `.status` is taken from it.
+   * `expectedRevision` (from a patch) pins the base revision the change was computed from.
+   */
+  update(ctx: OpContext, name: string, input: KubeObject, opts: WriteOptions = {}, expectedRevision?: number): KubeObject {
+    const { rt } = ctx;
+    const current = this.getRaw(ctx, name);
+    const old = decodeStored(current);
+    let obj = structuredClone(input);
+    checkTypeMeta(rt, obj);
+    const meta = (obj.metadata ??= {});
+    if (meta.name && meta.name !== name) {
+      throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    meta.name = name;
+    this.applyRequestNamespace(ctx, obj);
+    const sentVersion = meta.resourceVersion;
+    if (sentVersion) {
+      if (sentVersion !== String(current.revision)) throw conflict(rt, name);
+    } else if (expectedRevision === undefined && !rt.strategy.allowUnconditionalUpdate) {
+      throw invalid(rt, name, [
+        fieldErrors.invalid('metadata.resourceVersion', '0x0', 'must be specified for an update'),
+      ]);
+    }
+    if (expectedRevision !== undefined && expectedRevision !== current.revision) throw conflict(rt, name);
+    if (meta.uid && meta.uid !== old.metadata!.uid) {
+      throw conflict(rt, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata!.uid}`);
+    }
+
+    if (opts.subresource === 'finalize') {
+      // Namespace finalize: only spec.finalizers comes from the request.
+      const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+      obj = structuredClone(old);
+      obj.spec = { ...((obj.spec as object) ?? {}), finalizers };
+      if (finalizers.length === 0) delete (obj.spec as { finalizers?: string[] }).finalizers;
+    } else if (opts.subresource === 'status') {
+      // Status writes change status only; everything else comes from the stored object.
+      obj = { ...structuredClone(old), status: obj.status };
+      if (obj.status === undefined) delete obj.status;
+      rt.strategy.prepareForStatusUpdate?.(obj, old);
+    } else {
+      copySystemMetadata(old, obj);
+      if (rt.strategy.hasStatusSubresource) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = structuredClone(old.status);
+      }
+      rt.strategy.defaults?.(obj, ctx);
+      rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    }
+    const objMeta = obj.metadata!;
+    objMeta.annotations = { ...(objMeta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
+    this.validate(ctx, obj, old);
+    if (rt.strategy.tracksGeneration && specChanged(old, obj)) {
+      objMeta.generation = (old.metadata!.generation ?? 0) + 1;
+    }
+    const encoded = encodeStored(obj);
+    if (encoded === current.value) return old; // a no-op write keeps the resourceVersion and emits no event
+    if (opts.dryRun) {
+      objMeta.resourceVersion = String(current.revision);
+      return obj;
+    }
+    const key = this.key(ctx, name);
+    const ops: WriteOp[] = [{ type: 'update', key, value: encoded, expectedRevision: current.revision }];
+    const finished = objMeta.deletionTimestamp && this.blockers(rt, obj).length === 0;
+    if (finished) {
+      ops.push({ type: 'delete', key });
+      if (this.store.get(deletionMarkerKey(key))) ops.push({ type: 'delete', key: deletionMarkerKey(key) });
+    }
+    const results = this.commitOrConflict(ctx, name, ops);
+    objMeta.resourceVersion = String(results[0].revision);
+    return obj;
+  }
+
+  delete(ctx: OpContext, name: string, opts: DeleteOptions = {}): DeleteResult {
+    const { rt } = ctx;
+    const current = this.getRaw(ctx, name);
+    const obj = decodeStored(current);
+    const meta = obj.metadata!;
+    const pre = opts.preconditions;
+    if (pre?.uid && pre.uid !== meta.uid) {
+      throw conflict(rt, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        rt,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
+      );
+    }
+    if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
+      throw forbidden(namespacesType, name, 'this namespace may not be deleted');
+    }
+    const blockers = this.blockers(rt, obj);
+    if (blockers.length > 0) {
+      // Something still has to clean up: mark the object and let the finalizers' owners finish the job.
+      if (meta.deletionTimestamp) return { removed: false, object: obj };
+      meta.deletionTimestamp = nowTimestamp();
+      meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
+      rt.strategy.prepareForDelete?.(obj);
+      if (opts.dryRun) return { removed: false, object: obj };
+      const marker = deletionMarkerKey(current.key);
+      const ops: WriteOp[] = [
+        { type: 'update', key: current.key, value: encodeStored(obj), expectedRevision: current.revision },
+      ];
+      if (!this.store.get(marker)) ops.push({ type: 'create', key: marker, value: '{}' });
+      const [result] = this.commitOrConflict(ctx, name, ops);
+      meta.resourceVersion = String(result.revision);
+      return { removed: false, object: obj };
+    }
+    if (opts.dryRun) return { removed: true, object: obj };
+    const [result] = this.commitOrConflict(ctx, name, [
+      { type: 'delete', key: current.key, expectedRevision: current.revision },
+    ]);
+    meta.resourceVersion = String(result.revision);
+    return { removed: true, object: obj };
+  }
+
+  private blockers(rt: ResourceType, obj: KubeObject): string[] {
+    return [...(obj.metadata?.finalizers ?? []), ...(rt.strategy.deletionBlockers?.(obj) ?? [])];
+  }
+
+  private commitOrConflict(ctx: OpContext, name: string, ops: WriteOp[]) {
+    try {
+      return this.store.commit(ops);
+    } catch (err) {
+      if (err instanceof RevisionConflictError) throw conflict(ctx.rt, name);
+      if (err instanceof KeyNotFoundError) throw notFound(ctx.rt, name);
+      throw err;
+    }
+  }
+
+  private applyRequestNamespace(ctx: OpContext, obj: KubeObject): void {
+    const meta = obj.metadata!;
+    if (!ctx.rt.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (meta.namespace && meta.namespace !== ctx.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = ctx.namespace;
+  }
+
+  private validate(ctx: OpContext, obj: KubeObject, old: KubeObject | undefined): void {
+    const { rt } = ctx;
+    const errors: FieldError[] = validateObjectMeta(obj.metadata ?? {}, {
+      namespaced: rt.namespaced,
+      nameValidation: rt.strategy.nameValidation ?? 'subdomain',
+      isCreate: old === undefined,
+    });
+    if (old) {
+      const added = (obj.metadata?.finalizers ?? []).filter((f) => !(old.metadata?.finalizers ?? []).includes(f));
+      if (old.metadata?.deletionTimestamp && added.length > 0) {
+        errors.push(
+          fieldErrors.forbidden(
+            'metadata.finalizers',
+            `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+          ),
+        );
+      }
+      errors.push(...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []));
+    }
+    errors.push(...(rt.strategy.validate?.(obj, ctx) ?? []));
+    if (errors.length > 0) throw invalid(rt, obj.metadata?.name ?? obj.metadata?.generateName ?? '', errors);
+  }
+
+  private checkNamespaceAcceptsContent(ctx: OpContext): void {
+    const kv = this.store.get(objectKey(this.namespaceType, ctx.cluster, '', ctx.namespace));
+    if (!kv) throw notFound(namespacesType, ctx.namespace);
+    const ns = JSON.parse(kv.value) as KubeObject;
+    if (ns.metadata?.deletionTimestamp) {
+      throw new StatusError(
+        403,
+        'Forbidden',
+        `${ctx.rt.group ? `${ctx.rt.resource}.${ctx.rt.group}` : ctx.rt.resource} is forbidden: unable to create new content in namespace ${ctx.namespace} because it is being terminated`,
+        {
+          group: ctx.rt.group,
+          kind: ctx.rt.resource,
+          causes: [
+            {
+              reason: 'NamespaceTerminating',
+              message: `namespace ${ctx.namespace} is being terminated`,
+              field: 'metadata.namespace',
+            },
+          ],
+        },
+      );
+    }
+  }
+}
+
+const protectedNamespaces = new Set(['default', 'kube-system', 'kube-public']);
+
+/**
+ * Objects waiting on finalizers get a marker key written in the same commit that sets deletionTimestamp, so
+ * controllers find pending deletions after a restart without scanning every logical cluster.
+ */
+export function deletionMarkerKey(objKey: string): string {
+  return `/kcpt/deleting${objKey.slice('/registry'.length)}`;
+}
+
+export function deletionMarkerPrefix(storagePrefix: string): string {
+  return `/kcpt/deleting/${storagePrefix}/`;
+}
+
+function checkTypeMeta(rt: ResourceType, obj: KubeObject): void {
+  const expected = apiVersionOf(rt);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
+    throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${expected})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== rt.kind) {
+    throw badRequest(`the kind in the data (${obj.kind}) does not match the expected kind (${rt.kind})`);
+  }
+  obj.apiVersion = expected;
+  obj.kind = rt.kind;
+}
+
+/** Metadata the server owns on update: copied from the stored object whatever the client sent. */
+function copySystemMetadata(old: KubeObject, obj: KubeObject): void {
+  const from = old.metadata!;
+  const to = obj.metadata!;
+  to.uid = from.uid;
+  to.creationTimestamp = from.creationTimestamp;
+  if (from.deletionTimestamp) to.deletionTimestamp = from.deletionTimestamp;
+  else delete to.deletionTimestamp;
+  if (from.deletionGracePeriodSeconds !== undefined) to.deletionGracePeriodSeconds = from.deletionGracePeriodSeconds;
+  else delete to.deletionGracePeriodSeconds;
+  if (from.generation !== undefined) to.generation = from.generation;
+  else delete to.generation;
+  if (!to.generateName && from.generateName) to.generateName = from.generateName;
+}
+
+/** True when anything outside metadata and status changed (what bumps metadata.generation). */
+function specChanged(old: KubeObject, obj: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(old), strip(obj));
+}

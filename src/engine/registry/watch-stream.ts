@@ -1,0 +1,152 @@
+/**
+ * WATCH: replays history from a resourceVersion (or synthesises ADDED events for the current state), then streams
+ * live events from the store's in-process fan-out. Handles selector transitions (an object that stops matching is
+ * DELETED for this watcher, one that starts matching is ADDED), bookmarks, timeouts and 410 for compacted history.
+ */
+import { CompactedError, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
+import { listObjects } from './list.js';
+import type { ListPredicate } from './predicates.js';
+import { listPrefix, spliceResourceVersion } from './stored-object.js';
+import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchSink {
+  /** Write one event; returns false when the client is not keeping up. */
+  send(type: WatchEventType, objectJson: string): boolean;
+  end(): void;
+  /** Register a callback for the client going away. */
+  onClose(callback: () => void): void;
+}
+
+export interface WatchRequest {
+  rt: ResourceType;
+  /** undefined = every logical cluster (wildcard). */
+  cluster: string | undefined;
+  namespace: string;
+  predicate: ListPredicate;
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks: boolean;
+  timeoutSeconds?: number;
+  /** Rewrites a stored object's JSON for the served version (identity for most types). */
+  convert?: (json: string) => string;
+  bookmarkIntervalMs?: number;
+}
+
+export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSink): Promise<void> {
+  const { rt, predicate } = req;
+  const prefix = listPrefix(rt, req.cluster, req.namespace);
+  const convert = req.convert ?? ((json: string) => json);
+  let closed = false;
+  let handle: WatchHandle | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    handle?.cancel();
+    for (const t of timers) clearTimeout(t);
+    sink.end();
+  };
+  sink.onClose(() => {
+    closed = true;
+    handle?.cancel();
+    for (const t of timers) clearTimeout(t);
+  });
+  const emit = (type: WatchEventType, json: string) => {
+    if (closed) return;
+    // A client that stops reading must not make us buffer without bound: drop it, it will resume from its RV.
+    if (!sink.send(type, json)) close();
+  };
+
+  let fromRevision: number;
+  const rv = req.resourceVersion;
+  const initialEvents = req.sendInitialEvents ?? (!rv || rv === '0');
+  if (initialEvents) {
+    // Synthetic ADDED events for the current state, then live events after the snapshot's revision.
+    let continueToken: string | undefined;
+    let snapshot = '';
+    do {
+      const page = await listObjects(store, rt, req.cluster, req.namespace, predicate, { continueToken, limit: 500 });
+      snapshot = snapshot || page.resourceVersion;
+      for (const item of page.items) emit('ADDED', convert(item));
+      continueToken = page.continueToken;
+    } while (continueToken && !closed);
+    fromRevision = Number(snapshot);
+    if (req.sendInitialEvents && req.allowWatchBookmarks) {
+      emit('BOOKMARK', bookmarkJson(rt, fromRevision, true));
+    }
+  } else {
+    fromRevision = Number(rv);
+  }
+  if (closed) return;
+
+  try {
+    handle = store.watch(prefix, fromRevision, (events) => {
+      for (const event of events) deliver(event);
+    });
+  } catch (err) {
+    if (err instanceof CompactedError) {
+      emit('ERROR', expiredStatusJson(err.requested, err.compacted + 1));
+      close();
+      return;
+    }
+    throw err;
+  }
+
+  function deliver(event: StoreEvent): void {
+    if (closed) return;
+    const json = spliceResourceVersion(event.value, event.revision);
+    if (predicate.matchesEverything) {
+      emit(event.type, convert(json));
+      return;
+    }
+    const now = predicate.matches(JSON.parse(json) as KubeObject);
+    if (event.type === 'DELETED') {
+      if (now) emit('DELETED', convert(json));
+      return;
+    }
+    const before =
+      event.type === 'MODIFIED' && event.prevValue !== undefined
+        ? predicate.matches(JSON.parse(event.prevValue) as KubeObject)
+        : event.type === 'MODIFIED' && now;
+    if (now && before) emit('MODIFIED', convert(json));
+    else if (now) emit('ADDED', convert(json));
+    else if (before) emit('DELETED', convert(json));
+  }
+
+  if (req.allowWatchBookmarks) {
+    const every = req.bookmarkIntervalMs ?? 60_000;
+    const tick = () => {
+      emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
+      timers.push(setTimeout(tick, every).unref());
+    };
+    timers.push(setTimeout(tick, every).unref());
+  }
+  // Upstream picks a random 30–60 min lifetime when the client sets none, so watches spread their reconnects.
+  const lifetimeSeconds = req.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
+  timers.push(
+    setTimeout(() => {
+      if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
+      close();
+    }, lifetimeSeconds * 1000).unref(),
+  );
+}
+
+function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {
+  const metadata: Record<string, unknown> = { resourceVersion: String(revision), creationTimestamp: null };
+  if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+  return JSON.stringify({ kind: rt.kind, apiVersion: apiVersionOf(rt), metadata });
+}
+
+export function expiredStatusJson(requested: number, oldest: number): string {
+  return JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `too old resource version: ${requested} (${oldest})`,
+    reason: 'Expired',
+    code: 410,
+  });
+}

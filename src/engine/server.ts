@@ -1,0 +1,205 @@
+/**
+ * The composition root: opens storage, certificates and tokens in the root directory, wires the engine's parts
+ * together, listens on HTTPS and writes admin.kubeconfig. `startServer` is what `kcpt start` and the programmatic
+ * API call.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ensureServingCertificates } from './auth/certificates.js';
+import { writeAdminKubeconfig } from './auth/kubeconfig.js';
+import { acquireRootLock, prepareRootDirectory } from './auth/root-directory.js';
+import { parseTokenAuthFile } from './auth/token-file.js';
+import {
+  ADMIN_KUBECONFIG_FILE,
+  adminTokenEntries,
+  loadOrCreateAdminTokens,
+  StaticTokenAuthenticator,
+  unionTokenAuthenticator,
+} from './auth/token-store.js';
+import { builtinResourceTypes } from './builtin/index.js';
+import { reviewResourceTypes } from './auth/review-resources.js';
+import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
+import { NamespaceController } from './controllers/namespace-controller.js';
+import { routeRequest } from './endpoints/api-router.js';
+import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
+import { OpenAPIService } from './endpoints/openapi-service.js';
+import { sendStatusError, toStatusError } from './endpoints/responses.js';
+import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
+import { StaticCatalog } from './registry/catalog.js';
+import { GenericStore } from './registry/generic-store.js';
+import type { ResourceType } from './registry/types.js';
+import { openStore, startCompactor } from './storage/index.js';
+
+export interface ServerOptions {
+  rootDirectory: string;
+  securePort: number;
+  bindAddress: string;
+  /** '' = SQLite file in the root directory; `memory://`; `sqlite:///path`. */
+  storage: string;
+  tokenAuthFile?: string;
+  batteries?: string[];
+  /** 0 = quiet, higher = chattier request logs on stderr. */
+  verbosity?: number;
+  /** Keep watch history at least this long (default 5 minutes). */
+  watchHistoryRetentionMs?: number;
+  /** Where messages go (default stderr). */
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** `https://host:port` */
+  url: string;
+  port: number;
+  rootDirectory: string;
+  kubeconfigPath: string;
+  close(): Promise<void>;
+}
+
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const root = await prepareRootDirectory(options.rootDirectory, { onWarning: (m) => log(`warning: ${m}`) });
+  const releaseLock = acquireRootLock(root);
+  const cleanups: Array<() => void | Promise<void>> = [releaseLock];
+  try {
+    const store = openStore(options.storage, root);
+    cleanups.unshift(() => store.close());
+    const stopCompactor = startCompactor(store, { retentionMs: options.watchHistoryRetentionMs });
+    cleanups.unshift(stopCompactor);
+
+    const batteries = new Set(options.batteries ?? ['admin', 'workspace-types']);
+    const [certs, tokens, fileEntries] = await Promise.all([
+      ensureServingCertificates(root, { hosts: [options.bindAddress] }),
+      loadOrCreateAdminTokens(root, { withUser: batteries.has('user') }),
+      options.tokenAuthFile
+        ? readFile(options.tokenAuthFile, 'utf8').then((text) => parseTokenAuthFile(text, { source: options.tokenAuthFile }))
+        : Promise.resolve([]),
+    ]);
+    const authenticator = unionTokenAuthenticator(
+      new StaticTokenAuthenticator(adminTokenEntries(tokens)),
+      new StaticTokenAuthenticator(fileEntries),
+    );
+
+    const types: ResourceType[] = [
+      ...builtinResourceTypes(),
+      ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token) }),
+    ];
+    const namespaceType = types.find((t) => t.group === '' && t.resource === 'namespaces')!;
+    const logicalClusterType = types.find((t) => t.group === 'core.kcp.io' && t.resource === 'logicalclusters')!;
+    const builtinCatalog = new StaticCatalog(types, 'builtin-1');
+    const catalogFor = () => builtinCatalog;
+    const generic = new GenericStore(store, namespaceType);
+
+    let externalUrl = '';
+    let ready = false;
+    const clusters = new ShardClusterResolver(store, catalogFor);
+    const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log);
+    const services = {
+      store,
+      generic,
+      authenticator,
+      clusters,
+      openapi: new OpenAPIService(),
+      serverAddress: '',
+      isReady: () => ready,
+    };
+    app.all('*', (request, reply) => routeRequest(services, request, reply));
+
+    await app.listen({ port: options.securePort, host: options.bindAddress });
+    cleanups.unshift(() => app.close());
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : options.securePort;
+    const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
+    externalUrl = `https://${host}:${port}`;
+    services.serverAddress = `${host}:${port}`;
+
+    // Bootstrap: the root logical cluster and its default namespace exist from the first start.
+    ensureRootLogicalCluster(generic, logicalClusterType);
+    ensureNamespace(generic, namespaceType, 'root', 'default');
+    const onError = (controller: string, key: string, err: unknown) => {
+      if ((options.verbosity ?? 0) > 0) log(`controller ${controller}: ${key}: ${(err as Error).message}`);
+    };
+    const namespaces = new NamespaceController({ store, generic, namespaceType, catalogFor, onError });
+    const logicalClusters = new LogicalClusterController({
+      store,
+      generic,
+      logicalClusterType,
+      namespaceType,
+      externalUrl: () => externalUrl,
+      onError,
+    });
+    namespaces.start();
+    logicalClusters.start();
+    await logicalClusters.reconcile('root');
+    cleanups.unshift(() => {
+      namespaces.stop();
+      logicalClusters.stop();
+    });
+
+    const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);
+    await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: externalUrl, caCertPem: certs.caCertPem, tokens, batteries });
+    ready = true;
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: externalUrl,
+      port,
+      rootDirectory: root,
+      kubeconfigPath,
+      close() {
+        closing ??= runCleanups(cleanups);
+        return closing;
+      },
+    };
+  } catch (err) {
+    await runCleanups(cleanups);
+    throw err;
+  }
+}
+
+async function runCleanups(cleanups: Array<() => void | Promise<void>>): Promise<void> {
+  for (const cleanup of cleanups) {
+    try {
+      await cleanup();
+    } catch {
+      // Shutdown goes on: one failing step must not leave the database open or the lock held.
+    }
+  }
+}
+
+function buildHttpApp(tls: { key: string; cert: string }, verbosity: number, log: (line: string) => void): FastifyInstance {
+  const app = Fastify({
+    https: tls,
+    bodyLimit: maxRequestBodyBytes,
+    logger: false,
+    // Watches are long-lived; only idle keep-alive sockets are timed out.
+    requestTimeout: 0,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  if (verbosity > 0) {
+    app.addHook('onResponse', (request, reply, done) => {
+      log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      done();
+    });
+  }
+  app.setErrorHandler((err, _request, reply) => {
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+    }
+    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
+    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+      return sendStatusError(reply, badRequest(err.message));
+    }
+    const status = toStatusError(err);
+    if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return sendStatusError(reply, status);
+  });
+  return app;
+}

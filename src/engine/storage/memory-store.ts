@@ -1,0 +1,252 @@
+/**
+ * The pure-JS backend: same contract as SQLite, nothing on disk. Used for tests and `--storage memory://`, and
+ * as the fallback when the native better-sqlite3 binding is missing.
+ */
+import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
+import { COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS } from './keys.js';
+import {
+  CompactedError,
+  FutureRevisionError,
+  KeyExistsError,
+  KeyNotFoundError,
+  RevisionConflictError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Store,
+  type StoreEvent,
+  type WatchHandle,
+  type WatchListener,
+  type WriteOp,
+  type WriteResult,
+} from './store.js';
+import { WatchHub, type ListenerErrorHandler } from './watch-hub.js';
+
+export interface MemoryStoreOptions {
+  onListenerError?: ListenerErrorHandler;
+}
+
+export interface MemoryStore extends Store {
+  /** Newest revision logged strictly before `timestampMs` (compactedRevision() when none): feeds the compactor. */
+  latestRevisionBefore(timestampMs: number): number;
+}
+
+const REPLAY_PAGE = 1000;
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  return new InMemoryStore(options);
+}
+
+class InMemoryStore implements MemoryStore, CurrentRows {
+  readonly name = 'memory';
+  /** Sorted keys, for binary-searched range reads. */
+  private readonly keys: string[] = [];
+  private readonly rows = new Map<string, KeyValue>();
+  /** The event log; revisions are dense, so log[i].revision === compacted + 1 + i. */
+  private log: LoggedEvent[] = [];
+  private revision = 0;
+  private compacted = 0;
+  private lastTs = 0;
+  private closed = false;
+  private readonly hub: WatchHub;
+
+  constructor(options: MemoryStoreOptions) {
+    this.hub = new WatchHub(options.onListenerError);
+  }
+
+  currentRevision(): number {
+    return this.revision;
+  }
+
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  get(key: string): KeyValue | undefined {
+    this.assertOpen();
+    const row = this.rows.get(key);
+    return row && { ...row };
+  }
+
+  list(prefix: string, options: ListOptions = {}): ListResult {
+    this.assertOpen();
+    const at = options.revision;
+    if (at === undefined || at === this.revision) return pageList(this, prefix, options, this.revision);
+    if (at > this.revision) throw new FutureRevisionError(at, this.revision);
+    if (at < this.compacted) throw new CompactedError(at, this.compacted);
+    return pageList(this, prefix, options, at, collectChanges(this.eventsAfter(prefix, at, this.revision)));
+  }
+
+  count(prefix: string): number {
+    this.assertOpen();
+    const start = this.lowerBound(prefix);
+    return this.prefixEndIndex(prefix, start) - start;
+  }
+
+  commit(ops: WriteOp[]): WriteResult[] {
+    this.assertOpen();
+    // Validate against an overlay first, so a failing op leaves nothing behind and later ops see earlier ones.
+    const staged = new Map<string, KeyValue | null>();
+    const lookup = (key: string) => (staged.has(key) ? (staged.get(key) ?? undefined) : this.rows.get(key));
+    const results: WriteResult[] = [];
+    const events: LoggedEvent[] = [];
+    let revision = this.revision;
+    const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
+    for (const op of ops) {
+      const existing = lookup(op.key);
+      if (op.type === 'create') {
+        if (existing) throw new KeyExistsError(`key ${op.key} already exists`, op.key);
+        revision++;
+        staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: revision });
+        results.push({ key: op.key, revision });
+        events.push({ type: 'ADDED', key: op.key, revision, value: op.value, prevRevision: 0, createRevision: revision, ts });
+        continue;
+      }
+      if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
+      if (op.expectedRevision !== undefined && op.expectedRevision !== existing.revision) {
+        throw new RevisionConflictError(
+          `key ${op.key} is at revision ${existing.revision}, expected ${op.expectedRevision}`,
+          op.key,
+        );
+      }
+      revision++;
+      const base = { key: op.key, revision, prevRevision: existing.revision, createRevision: existing.createRevision, ts };
+      if (op.type === 'update') {
+        staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: existing.createRevision });
+        events.push({ ...base, type: 'MODIFIED', value: op.value, prevValue: existing.value });
+      } else {
+        staged.set(op.key, null);
+        events.push({ ...base, type: 'DELETED', value: existing.value, prevValue: existing.value });
+      }
+      results.push({ key: op.key, revision, prev: { ...existing } });
+    }
+    for (const [key, row] of staged) this.apply(key, row);
+    this.revision = revision;
+    for (const event of events) this.log.push(event);
+    this.hub.publish(events);
+    return results;
+  }
+
+  watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle {
+    this.assertOpen();
+    if (fromRevision < this.compacted) throw new CompactedError(fromRevision, this.compacted);
+    const upTo = this.revision;
+    return this.hub.subscribe(prefix, fromRevision, upTo, listener, this.replay(prefix, fromRevision, upTo));
+  }
+
+  compact(revision: number): number {
+    this.assertOpen();
+    const target = Math.min(Math.floor(revision), this.revision - KEEP_NEWEST_REVISIONS);
+    if (!(target > this.compacted)) return 0;
+    const removed = Math.min(target - this.compacted, COMPACT_MAX_ROWS_PER_CALL);
+    // slice, not splice: drops the old array at once instead of shifting it in place.
+    this.log = this.log.slice(removed);
+    this.compacted += removed;
+    return removed;
+  }
+
+  latestRevisionBefore(timestampMs: number): number {
+    let lo = 0;
+    let hi = this.log.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.log[mid]!.ts < timestampMs) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.compacted + lo;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.hub.clear();
+  }
+
+  // CurrentRows: range reads over the sorted key array.
+  range(prefix: string, startAfter: string | undefined, limit: number): KeyValue[] {
+    const out: KeyValue[] = [];
+    for (let i = startAfter === undefined ? this.lowerBound(prefix) : this.upperBound(startAfter); i < this.keys.length; i++) {
+      const key = this.keys[i]!;
+      if (!key.startsWith(prefix) || (limit && out.length >= limit)) break;
+      out.push({ ...this.rows.get(key)! });
+    }
+    return out;
+  }
+
+  countAfter(prefix: string, after: string): number {
+    const start = Math.max(this.upperBound(after), this.lowerBound(prefix));
+    return Math.max(0, this.prefixEndIndex(prefix, start) - start);
+  }
+
+  private *replay(prefix: string, from: number, upTo: number): Generator<StoreEvent[]> {
+    let after = from;
+    while (after < upTo) {
+      const page: StoreEvent[] = [];
+      // Recomputed per page: a listener may compact (shifting indexes) while we are suspended.
+      for (let i = Math.max(0, after - this.compacted); i < upTo - this.compacted && page.length < REPLAY_PAGE; i++) {
+        const event = this.log[i]!;
+        after = event.revision;
+        if (event.key.startsWith(prefix)) page.push(event);
+      }
+      if (page.length > 0) yield page;
+      else break;
+    }
+  }
+
+  private *eventsAfter(prefix: string, after: number, upTo: number): Generator<LoggedEvent> {
+    for (let i = after - this.compacted; i < upTo - this.compacted; i++) {
+      const event = this.log[i]!;
+      if (event.key.startsWith(prefix)) yield event;
+    }
+  }
+
+  private apply(key: string, row: KeyValue | null): void {
+    const had = this.rows.has(key);
+    if (row) {
+      this.rows.set(key, row);
+      if (!had) this.keys.splice(this.lowerBound(key), 0, key);
+    } else if (had) {
+      this.rows.delete(key);
+      this.keys.splice(this.lowerBound(key), 1);
+    }
+  }
+
+  /** First index with keys[i] >= key. */
+  private lowerBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]! < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index with keys[i] > key. */
+  private upperBound(key: string): number {
+    let lo = 0;
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]! <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First index ≥ start whose key no longer starts with prefix (keys with a prefix are contiguous). */
+  private prefixEndIndex(prefix: string, start: number): number {
+    let lo = Math.max(start, this.lowerBound(prefix));
+    let hi = this.keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[mid]!.startsWith(prefix)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('memory store is closed');
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Opening a kcpt SQLite file: loading the native driver lazily, the pragmas, the schema and every prepared
+ * statement the store uses. Statements are prepared once; each LIST shape has its own so SQLite always plans an
+ * index range scan (a generic `key > ? OR …` statement would fall back to a table scan).
+ */
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type Database from 'better-sqlite3';
+
+export type Synchronous = 'NORMAL' | 'FULL';
+
+export interface SqliteTuning {
+  synchronous: Synchronous;
+  busyTimeoutMs: number;
+  exclusive: boolean;
+  walAutocheckpointPages: number;
+  cacheSizeKiB: number;
+}
+
+/** Event types as stored (small integers keep the log rows short). */
+export const EVENT_TYPES = ['ADDED', 'MODIFIED', 'DELETED'] as const;
+export const ADDED = 0;
+export const MODIFIED = 1;
+export const DELETED = 2;
+
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+  -- Current state: one row per live key. A rowid table: WITHOUT ROWID triples the size of ~1 KB rows.
+  CREATE TABLE IF NOT EXISTS objects (
+    key TEXT PRIMARY KEY NOT NULL,
+    revision INTEGER NOT NULL,
+    create_revision INTEGER NOT NULL,
+    value TEXT NOT NULL
+  );
+  -- Append-only log; revision IS the store revision. AUTOINCREMENT so a revision is never reused.
+  CREATE TABLE IF NOT EXISTS events (
+    revision INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    type INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    prev_value TEXT,
+    prev_revision INTEGER NOT NULL,
+    create_revision INTEGER NOT NULL,
+    ts INTEGER NOT NULL
+  );
+  -- (key, rowid) = (key, revision): lets a narrow prefix find its events without reading the whole log.
+  CREATE INDEX IF NOT EXISTS events_key ON events (key);
+  CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+`;
+
+const require = createRequire(import.meta.url);
+
+/** Loads better-sqlite3 on first use, so `memory://` keeps working where the native binding is missing. */
+function loadDriver(): typeof Database {
+  try {
+    return require('better-sqlite3') as typeof Database;
+  } catch (error) {
+    throw new Error(
+      `SQLite storage needs the native module better-sqlite3, which failed to load (${(error as Error).message}). ` +
+        'Reinstall it with `npm rebuild better-sqlite3` (or install kcpt with `--allow-scripts=better-sqlite3`), ' +
+        'or run without persistence using `--storage memory://`.',
+    );
+  }
+}
+
+export function openDatabase(path: string, tuning: SqliteTuning): Database.Database {
+  const inMemory = path === ':memory:' || path === '';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const Driver = loadDriver();
+  const db = new Driver(path, { timeout: tuning.busyTimeoutMs });
+  try {
+    // Before the first WAL access: no shared-memory index, and a second process cannot write behind our back
+    // (our revision counter and watch fan-out live in this process).
+    if (tuning.exclusive) db.pragma('locking_mode = EXCLUSIVE');
+    // Only takes effect on a new file; lets compaction give pages back without a full VACUUM.
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${tuning.synchronous}`);
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(tuning.busyTimeoutMs))}`);
+    // Checkpointing less often lets hot pages (index roots, the log tail) be copied once per many commits.
+    db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(tuning.walAutocheckpointPages))}`);
+    // After a checkpoint resets it, the -wal file is truncated back to this size.
+    db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    db.pragma(`cache_size = ${-Math.max(1024, Math.floor(tuning.cacheSizeKiB))}`);
+    db.pragma('temp_store = MEMORY');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) {
+      throw new Error(`${path} was written by a newer kcpt (schema ${version}, this build knows ${SCHEMA_VERSION})`);
+    }
+    db.exec(SCHEMA);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    return db;
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new Error(`${path} is locked by another process (is another kcpt server using the same root directory?)`);
+    }
+    throw error;
+  }
+}
+
+/** A current row, shaped by column aliases straight into a KeyValue. */
+export interface ObjectRow {
+  key: string;
+  value: string;
+  revision: number;
+  createRevision: number;
+}
+
+export interface EventRow {
+  revision: number;
+  key: string;
+  type: number;
+  value: string;
+  prevValue: string | null;
+  prevRevision: number;
+  createRevision: number;
+  ts: number;
+}
+
+const OBJECT_COLUMNS = 'key, value, revision, create_revision AS createRevision';
+const EVENT_COLUMNS =
+  'revision, key, type, value, prev_value AS prevValue, prev_revision AS prevRevision, create_revision AS createRevision, ts';
+
+export function prepareStatements(db: Database.Database) {
+  const objects = (where: string) =>
+    db.prepare<[string, string, number] | [string, number], ObjectRow>(
+      `SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`,
+    );
+  const count = (where: string) => db.prepare<[string, string] | [string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
+  return {
+    get: db.prepare<[string], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key = ?`),
+    // Range reads: [from-inclusive | after-exclusive] × [bounded | unbounded prefix].
+    rangeFrom: objects('key >= ? AND key < ?'),
+    rangeFromOpen: objects('key >= ?'),
+    rangeAfter: objects('key > ? AND key < ?'),
+    rangeAfterOpen: objects('key > ?'),
+    countFrom: count('key >= ? AND key < ?'),
+    countFromOpen: count('key >= ?'),
+    countAfter: count('key > ? AND key < ?'),
+    countAfterOpen: count('key > ?'),
+
+    insertObject: db.prepare<[string, number, number, string]>(
+      'INSERT INTO objects (key, revision, create_revision, value) VALUES (?, ?, ?, ?)',
+    ),
+    updateObject: db.prepare<[number, string, string]>('UPDATE objects SET revision = ?, value = ? WHERE key = ?'),
+    deleteObject: db.prepare<[string]>('DELETE FROM objects WHERE key = ?'),
+    insertEvent: db.prepare<[number, string, number, string, string | null, number, number, number]>(
+      'INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+
+    // Walking the log in revision order, filtered by key range (rowid range scan, never the key index).
+    scanEvents: db.prepare<[number, number, string, string, number], EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events NOT INDEXED WHERE revision > ? AND revision <= ? AND key >= ? AND key < ? ORDER BY revision LIMIT ?`,
+    ),
+    scanEventsOpen: db.prepare<[number, number, string, number], EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events NOT INDEXED WHERE revision > ? AND revision <= ? AND key >= ? ORDER BY revision LIMIT ?`,
+    ),
+    // Finding a narrow prefix's events through the key index (covering: reads no values).
+    eventRevisions: db
+      .prepare<[string, string, number, number], number>(
+        'SELECT revision FROM events INDEXED BY events_key WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?',
+      )
+      .pluck(),
+    eventRevisionsOpen: db
+      .prepare<[string, number, number], number>(
+        'SELECT revision FROM events INDEXED BY events_key WHERE key >= ? AND revision > ? AND revision <= ?',
+      )
+      .pluck(),
+    eventsByRevision: db.prepare<[string], EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE revision IN (SELECT value FROM json_each(?)) ORDER BY revision`,
+    ),
+    firstEventTsAtOrAfter: db
+      .prepare<[number], number>('SELECT ts FROM events WHERE revision >= ? ORDER BY revision LIMIT 1')
+      .pluck(),
+    lastEvent: db.prepare<[], { revision: number; ts: number }>(
+      'SELECT revision, ts FROM events ORDER BY revision DESC LIMIT 1',
+    ),
+    sequence: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck(),
+
+    deleteEvents: db.prepare<[number, number]>('DELETE FROM events WHERE revision > ? AND revision <= ?'),
+    readMeta: db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck(),
+    writeMeta: db.prepare<[string, number]>(
+      'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    ),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

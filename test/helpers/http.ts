@@ -1,0 +1,78 @@
+/**
+ * Direct HTTPS requests to the server with the admin kubeconfig's CA and credentials, for the few checks that
+ * kubectl cannot make (request headers such as the aggregated-discovery Accept, response Content-Type).
+ */
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { parse } from 'yaml';
+import type { TestServer } from './server.js';
+
+interface KubeconfigFile {
+  clusters: { name: string; cluster: { server: string; 'certificate-authority-data'?: string } }[];
+  users: {
+    name: string;
+    user: { token?: string; 'client-certificate-data'?: string; 'client-key-data'?: string };
+  }[];
+  contexts: { name: string; context: { cluster: string; user: string } }[];
+  'current-context': string;
+}
+
+export function readKubeconfig(server: TestServer): KubeconfigFile {
+  return parse(readFileSync(server.kubeconfig, 'utf8')) as KubeconfigFile;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = any>(): T;
+}
+
+export interface HttpOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** kubeconfig user: kcp-admin (default) or shard-admin. */
+  user?: string;
+}
+
+export function apiRequest(server: TestServer, path: string, opts: HttpOptions = {}): Promise<HttpAnswer> {
+  const config = readKubeconfig(server);
+  const userName = opts.user ?? 'kcp-admin';
+  const user = config.users.find((u) => u.name === userName)?.user;
+  if (!user) throw new Error(`user ${userName} is not in ${server.kubeconfig}`);
+  const caData = config.clusters.find((c) => c.name === 'root')?.cluster['certificate-authority-data'];
+  const headers: Record<string, string> = { ...opts.headers };
+  if (user.token) headers.authorization = `Bearer ${user.token}`;
+  const url = new URL(path, server.url);
+  return new Promise((resolveAnswer, reject) => {
+    const req = request(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        headers,
+        ca: caData ? Buffer.from(caData, 'base64') : undefined,
+        cert: user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64') : undefined,
+        key: user['client-key-data'] ? Buffer.from(user['client-key-data'], 'base64') : undefined,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          resolveAnswer({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            json: () => JSON.parse(body),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(15_000, () => req.destroy(new Error(`timeout: ${opts.method ?? 'GET'} ${path}`)));
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}

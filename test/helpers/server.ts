@@ -1,0 +1,160 @@
+/**
+ * Starts the real `kcpt start` (bin/run.js, compiled dist/) on a free port with its own root directory, HOME and
+ * KUBECACHEDIR, for e2e suites that drive it with the real kubectl and @kubernetes/client-node.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface StartServerOptions {
+  /** `--storage`; by default the server's own default (SQLite in the root directory). */
+  storage?: string;
+  /** Extra flags for `kcpt start`. */
+  extraArgs?: string[];
+  /** How long to wait for the `export KUBECONFIG=` line. */
+  readyTimeoutMs?: number;
+}
+
+export interface TestServer {
+  /** `https://127.0.0.1:<port>` (no cluster prefix). */
+  url: string;
+  port: number;
+  rootDir: string;
+  /** Absolute path of `<rootDir>/admin.kubeconfig`, as printed by the server. */
+  kubeconfig: string;
+  /** Environment for kubectl: fresh HOME and KUBECACHEDIR, KUBECONFIG set. Merge over process.env. */
+  env: Record<string, string>;
+  /** Everything the server printed so far (stdout and stderr, interleaved). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Finds a port that is free right now: listen on 0, read the port, close. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('could not read the probe port'));
+        return;
+      }
+      const { port } = address;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Whether the built `kcpt start` declares a flag (read from the oclif manifest the build writes). */
+export function startCommandHasFlag(flag: string): boolean {
+  const manifestPath = join(repoRoot, '.oclif.manifest.json');
+  if (!existsSync(manifestPath)) return false;
+  try {
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+      commands?: Record<string, { flags?: Record<string, unknown> }>;
+    };
+    return Boolean(manifest.commands?.start?.flags?.[flag]);
+  } catch {
+    return false;
+  }
+}
+
+const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
+const keptOutputChars = 256 * 1024;
+
+export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
+  const entry = join(repoRoot, 'dist', 'commands', 'start.js');
+  if (!existsSync(entry)) {
+    throw new Error(`${entry} is missing: run \`npm run build\` before the e2e suites`);
+  }
+  const port = await freePort();
+  const rootDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-'));
+  const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
+  const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
+  const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
+  if (opts.storage !== undefined) args.push('--storage', opts.storage);
+  args.push(...(opts.extraArgs ?? []));
+
+  let output = '';
+  const append = (chunk: Buffer | string) => {
+    output += chunk.toString();
+    if (output.length > keptOutputChars) output = output.slice(-keptOutputChars);
+  };
+
+  const child: ResultPromise = execa('node', args, {
+    cwd: repoRoot,
+    buffer: false,
+    reject: false,
+    stdin: 'ignore',
+    env: { HOME: homeDir, NO_COLOR: '1' },
+  });
+  child.stderr?.on('data', append);
+
+  const describe = () =>
+    `kcpt start (${['node', ...args].join(' ')})\n--- server output ---\n${output || '(nothing)'}\n---`;
+
+  const kubeconfig = await new Promise<string>((resolveReady, reject) => {
+    let stdoutBuffer = '';
+    let settled = false;
+    const finish = (err: Error | null, path?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolveReady(path!);
+    };
+    const timeoutMs = opts.readyTimeoutMs ?? 20_000;
+    const timer = setTimeout(
+      () => finish(new Error(`server not ready after ${timeoutMs} ms: ${describe()}`)),
+      timeoutMs,
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      append(chunk);
+      stdoutBuffer += chunk.toString();
+      const match = readyLine.exec(stdoutBuffer);
+      if (match) finish(null, match[2]);
+    });
+    void child.then((result) => {
+      finish(
+        new Error(
+          `server exited before it was ready (exit code ${String(result.exitCode)}, signal ${String(result.signal)}): ${describe()}`,
+        ),
+      );
+    });
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await child;
+    await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
+    throw err;
+  });
+
+  let stopped = false;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    port,
+    rootDir,
+    kubeconfig,
+    env: { HOME: homeDir, KUBECACHEDIR: cacheDir, KUBECONFIG: kubeconfig, NO_COLOR: '1' },
+    output: () => output,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await child;
+        clearTimeout(killer);
+      }
+      await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
+    },
+  };
+}
