@@ -195,7 +195,7 @@ function buildHttpApp(tls: { key: string; cert: string }, verbosity: number, log
     }
     if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
     if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-      return sendStatusError(reply, badRequest(err.message));
+      return sendStatusError(reply, badRequest((err as Error).message));
     }
     const status = toStatusError(err);
     if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -30,6 +30,8 @@ export interface E2E {
   other(cluster: string): string;
   /** kubectl pointed at a cluster; throws the creation error first if that cluster could not be made. */
   k(cluster: string): ClusterKubectl;
+  /** Throws if `cluster` is the second cluster and creating it failed. */
+  ensure(cluster: string): void;
 }
 
 export function useE2EServer(opts: StartServerOptions = {}): E2E {
@@ -62,13 +64,15 @@ export function useE2EServer(opts: StartServerOptions = {}): E2E {
       { label: 'second logical cluster', name: second },
     ],
     other: (cluster) => (cluster === 'root' ? second : 'root'),
+    ensure(cluster) {
+      if (cluster === second && secondError !== undefined) {
+        throw new Error(`creating logical cluster ${second} failed: ${String(secondError)}`);
+      }
+    },
     k(cluster) {
-      const target = inCluster(e2e.server, cluster);
-      return (args, o) => {
-        if (cluster !== 'root' && secondError !== undefined) {
-          throw new Error(`creating logical cluster ${second} failed: ${String(secondError)}`);
-        }
-        return target(args, o);
+      return async (args, o) => {
+        e2e.ensure(cluster);
+        return inCluster(e2e.server, cluster)(args, o);
       };
     },
   };

@@ -6,16 +6,30 @@
  * (missing SAN, close to expiry, key mismatch). ECDSA P-256 keeps first-start generation in the milliseconds.
  */
 
-import { createPrivateKey, createPublicKey, randomBytes, webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
-// Must precede @peculiar/x509: tsyringe (its dependency) checks for the Reflect metadata API at load time.
-import './reflect-metadata-shim.js';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { readFileIfExists, writeFileAtomic } from './files.js';
 
-// Node's webcrypto is the standard interface; its TypeScript type differs only nominally from the DOM one.
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+type X509Module = typeof X509;
+let x509Module: Promise<X509Module> | undefined;
+
+/**
+ * @peculiar/x509 takes ~200 ms to import, so it is loaded only when something has to be generated; checking and
+ * reusing existing files (every start but the first) needs nothing beyond node:crypto.
+ */
+function loadX509(): Promise<X509Module> {
+  x509Module ??= (async () => {
+    // Must precede @peculiar/x509: tsyringe (its dependency) checks for the Reflect metadata API at load time.
+    await import('./reflect-metadata-shim.js');
+    const x509 = await import('@peculiar/x509');
+    // Node's webcrypto is the standard interface; its TypeScript type differs only nominally from the DOM one.
+    x509.cryptoProvider.set(webcrypto as unknown as ReturnType<typeof x509.cryptoProvider.get>);
+    return x509;
+  })();
+  return x509Module;
+}
 
 type CryptoKey = webcrypto.CryptoKey;
 
@@ -52,6 +66,11 @@ const BACKDATE_MS = 60 * 60 * 1000;
 const EC_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
 
+/**
+ * Makes sure `<root>/ca.{crt,key}` and `<root>/apiserver.{crt,key}` exist and fit: the serving certificate must be
+ * signed by the CA, match its key, carry every SAN in `127.0.0.1, ::1, localhost` + `hosts`, and have more than 30
+ * days left. Missing pieces are generated; the CA is never replaced once it exists.
+ */
 export async function ensureServingCertificates(
   rootDir: string,
   options: ServingCertificateOptions,
@@ -64,70 +83,66 @@ export async function ensureServingCertificates(
     key: path.join(rootDir, SERVING_KEY_FILE),
   };
   const sans = servingSubjectAltNames(options.hosts);
+  const [caCertPem, caKeyPem, certPem, keyPem] = await Promise.all(
+    [files.caCert, files.caKey, files.cert, files.key].map(readFileIfExists),
+  );
 
-  const ca = await loadOrCreateCa(files.caCert, files.caKey, now);
-
-  const existing = await loadServing(files.cert, files.key);
-  if (existing && (await servingCertFits(existing, ca.cert, sans, now))) {
-    return { caCertPem: ca.certPem, certPem: existing.certPem, keyPem: existing.keyPem, created: { ca: ca.created, serving: false } };
-  }
-
-  const keys = await generateKeyPair();
-  const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: randomSerial(),
-    subject: `CN=${SERVING_COMMON_NAME}`,
-    issuer: ca.cert.subject,
-    notBefore: new Date(now.getTime() - BACKDATE_MS),
-    notAfter: new Date(now.getTime() + SERVING_LIFETIME_MS),
-    publicKey: keys.publicKey,
-    signingKey: ca.key,
-    signingAlgorithm: SIGNING_ALGORITHM,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(sans.map((s) => ({ type: s.type, value: s.value }))),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
-    ],
-  });
-  const certPem = cert.toString('pem') + '\n';
-  const keyPem = await exportPrivateKeyPem(keys.privateKey);
-  // Key first: if we crash in between, the old certificate no longer matches the new key and gets re-issued.
-  await writeFileAtomic(files.key, keyPem, 0o600);
-  await writeFileAtomic(files.cert, certPem, 0o644);
-  return { caCertPem: ca.certPem, certPem, keyPem, created: { ca: ca.created, serving: true } };
-}
-
-interface LoadedCa {
-  cert: x509.X509Certificate;
-  certPem: string;
-  key: CryptoKey;
-  created: boolean;
-}
-
-async function loadOrCreateCa(certFile: string, keyFile: string, now: Date): Promise<LoadedCa> {
-  const [certPem, keyPem] = await Promise.all([readFileIfExists(certFile), readFileIfExists(keyFile)]);
-
-  if (certPem !== undefined && keyPem === undefined) {
+  let ca: PemPair;
+  let caCreated = false;
+  if (caCertPem !== undefined && caKeyPem !== undefined) {
+    ca = { certPem: caCertPem, keyPem: caKeyPem };
+    checkCa(ca, files.caCert, files.caKey);
+  } else if (caCertPem !== undefined) {
     throw new Error(
-      `CA certificate "${certFile}" exists but its key "${keyFile}" is missing; restore the key, or remove ` +
-        `"${certFile}" to create a new CA (kubeconfigs carrying the old CA will stop working)`,
+      `CA certificate "${files.caCert}" exists but its key "${files.caKey}" is missing; restore the key, or remove ` +
+        `"${files.caCert}" to create a new CA (kubeconfigs carrying the old CA will stop working)`,
     );
+  } else {
+    ca = await createCa(caKeyPem, files.caKey, now);
+    caCreated = true;
+    if (caKeyPem === undefined) await writeFileAtomic(files.caKey, ca.keyPem, 0o600);
+    await writeFileAtomic(files.caCert, ca.certPem, 0o644);
   }
 
-  if (certPem !== undefined && keyPem !== undefined) {
-    const cert = parseCertificate(certPem, certFile);
-    const key = await importPrivateKey(keyPem, keyFile);
-    if (!samePublicKey(keyPem, cert)) {
-      throw new Error(`CA key "${keyFile}" does not belong to CA certificate "${certFile}"`);
-    }
-    return { cert, certPem, key, created: false };
+  if (certPem !== undefined && keyPem !== undefined && servingCertFits({ certPem, keyPem }, ca.certPem, sans, now)) {
+    return { caCertPem: ca.certPem, certPem, keyPem, created: { ca: caCreated, serving: false } };
   }
 
-  // Only the key survived (e.g. ca.crt deleted): re-create the certificate around the same key and name. Clients
-  // that still hold the old ca.crt keep verifying, because what they check is the issuer name and signature.
-  const keys = keyPem !== undefined ? await keyPairFromPem(keyPem, keyFile) : await generateKeyPair();
+  const serving = await issueServingCert(ca, files.caKey, sans, now);
+  // Key first: if we crash in between, the old certificate no longer matches the new key and gets re-issued.
+  await writeFileAtomic(files.key, serving.keyPem, 0o600);
+  await writeFileAtomic(files.cert, serving.certPem, 0o644);
+  return { caCertPem: ca.certPem, ...serving, created: { ca: caCreated, serving: true } };
+}
+
+interface PemPair {
+  certPem: string;
+  keyPem: string;
+}
+
+function checkCa(ca: PemPair, certFile: string, keyFile: string): void {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(ca.certPem);
+  } catch (err) {
+    throw new Error(`cannot parse CA certificate "${certFile}": ${(err as Error).message}`);
+  }
+  let matches: boolean;
+  try {
+    matches = cert.checkPrivateKey(createPrivateKey(ca.keyPem));
+  } catch (err) {
+    throw new Error(`cannot load CA key "${keyFile}": ${(err as Error).message}`);
+  }
+  if (!matches) throw new Error(`CA key "${keyFile}" does not belong to CA certificate "${certFile}"`);
+}
+
+/**
+ * A new self-signed CA. When only the key survived (e.g. ca.crt deleted) the certificate is re-created around
+ * that key with the same name, so clients still holding the old ca.crt keep verifying what it signs.
+ */
+async function createCa(existingKeyPem: string | undefined, keyFile: string, now: Date): Promise<PemPair> {
+  const x509 = await loadX509();
+  const keys = existingKeyPem !== undefined ? await keyPairFromPem(existingKeyPem, keyFile) : await generateKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerial(),
     name: `CN=${CA_COMMON_NAME}`,
@@ -144,46 +159,66 @@ async function loadOrCreateCa(certFile: string, keyFile: string, now: Date): Pro
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const newCertPem = cert.toString('pem') + '\n';
-  if (keyPem === undefined) await writeFileAtomic(keyFile, await exportPrivateKeyPem(keys.privateKey), 0o600);
-  await writeFileAtomic(certFile, newCertPem, 0o644);
-  return { cert, certPem: newCertPem, key: keys.privateKey, created: true };
+  const keyPem = existingKeyPem ?? (await exportPrivateKeyPem(keys.privateKey));
+  return { certPem: cert.toString('pem') + '\n', keyPem };
 }
 
-interface LoadedServing {
-  cert: x509.X509Certificate;
-  certPem: string;
-  keyPem: string;
+async function issueServingCert(
+  ca: PemPair,
+  caKeyFile: string,
+  sans: SubjectAltName[],
+  now: Date,
+): Promise<PemPair> {
+  const x509 = await loadX509();
+  const caCert = new x509.X509Certificate(ca.certPem);
+  const caKey = await importPrivateKey(ca.keyPem, caKeyFile);
+  const keys = await generateKeyPair();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: randomSerial(),
+    subject: `CN=${SERVING_COMMON_NAME}`,
+    issuer: caCert.subject,
+    notBefore: new Date(now.getTime() - BACKDATE_MS),
+    notAfter: new Date(now.getTime() + SERVING_LIFETIME_MS),
+    publicKey: keys.publicKey,
+    signingKey: caKey,
+    signingAlgorithm: SIGNING_ALGORITHM,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(sans.map((s) => ({ type: s.type, value: s.value }))),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
+    ],
+  });
+  return { certPem: cert.toString('pem') + '\n', keyPem: await exportPrivateKeyPem(keys.privateKey) };
 }
 
-async function loadServing(certFile: string, keyFile: string): Promise<LoadedServing | undefined> {
-  const [certPem, keyPem] = await Promise.all([readFileIfExists(certFile), readFileIfExists(keyFile)]);
-  if (certPem === undefined || keyPem === undefined) return undefined;
+/** Whether an existing serving certificate can be kept. Unreadable serving material is simply replaced. */
+function servingCertFits(serving: PemPair, caCertPem: string, wanted: SubjectAltName[], now: Date): boolean {
   try {
-    const cert = new x509.X509Certificate(certPem);
-    if (!samePublicKey(keyPem, cert)) return undefined;
-    return { cert, certPem, keyPem };
+    const cert = new X509Certificate(serving.certPem);
+    const ca = new X509Certificate(caCertPem);
+    if (!cert.checkPrivateKey(createPrivateKey(serving.keyPem))) return false;
+    if (Date.parse(cert.validTo) - now.getTime() < RENEW_BEFORE_MS) return false;
+    if (Date.parse(cert.validFrom) > now.getTime()) return false;
+    // A certificate from another CA (say the user swapped ca.* by hand) would fail every client's verification.
+    if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
+    const present = new Set(parseNodeSubjectAltName(cert.subjectAltName ?? ''));
+    return wanted.every((s) => present.has(sanKey(s.type, s.value)));
   } catch {
-    // Unreadable serving material is simply replaced; only the CA is precious.
-    return undefined;
+    return false;
   }
 }
 
-async function servingCertFits(
-  serving: LoadedServing,
-  caCert: x509.X509Certificate,
-  wanted: SubjectAltName[],
-  now: Date,
-): Promise<boolean> {
-  if (serving.cert.notAfter.getTime() - now.getTime() < RENEW_BEFORE_MS) return false;
-  if (serving.cert.notBefore.getTime() > now.getTime()) return false;
-  // A certificate from another CA (say the user swapped ca.* by hand) would fail every client's verification.
-  if (serving.cert.issuer !== caCert.subject) return false;
-  const signedByCa = await serving.cert.verify({ publicKey: caCert.publicKey, signatureOnly: true }).catch(() => false);
-  if (!signedByCa) return false;
-  const san = serving.cert.getExtension(x509.SubjectAlternativeNameExtension);
-  const present = new Set((san?.names.items ?? []).map((n) => sanKey(n.type, n.value)));
-  return wanted.every((s) => present.has(sanKey(s.type, s.value)));
+/** Node prints SANs as `DNS:localhost, IP Address:127.0.0.1`; turn them into `sanKey` form. */
+function parseNodeSubjectAltName(text: string): string[] {
+  const keys: string[] = [];
+  for (const part of text.split(', ')) {
+    if (part.startsWith('DNS:')) keys.push(sanKey('dns', part.slice(4)));
+    else if (part.startsWith('IP Address:')) keys.push(sanKey('ip', part.slice(11)));
+  }
+  return keys;
 }
 
 interface SubjectAltName {
@@ -216,20 +251,13 @@ function sanKey(type: string, value: string): string {
   return `${type}:${value.toLowerCase()}`;
 }
 
-function parseCertificate(pem: string, file: string): x509.X509Certificate {
-  try {
-    return new x509.X509Certificate(pem);
-  } catch (err) {
-    throw new Error(`cannot parse certificate "${file}": ${(err as Error).message}`);
-  }
-}
-
 async function importPrivateKey(pem: string, file: string): Promise<CryptoKey> {
   try {
-    const der = x509.PemConverter.decodeFirst(pem);
+    const der = createPrivateKey(pem).export({ type: 'pkcs8', format: 'der' });
     return await webcrypto.subtle.importKey('pkcs8', der, EC_ALGORITHM, true, ['sign']);
   } catch (err) {
-    throw new Error(`cannot load private key "${file}" (expected a PKCS#8 ECDSA P-256 key): ${(err as Error).message}`);
+    const why = (err as Error).message;
+    throw new Error(`cannot load private key "${file}" (expected a PKCS#8 ECDSA P-256 key): ${why}`);
   }
 }
 
@@ -240,22 +268,13 @@ async function keyPairFromPem(pem: string, file: string): Promise<webcrypto.Cryp
   return { privateKey, publicKey };
 }
 
-function samePublicKey(keyPem: string, cert: x509.X509Certificate): boolean {
-  try {
-    const fromKey = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
-    return Buffer.from(cert.publicKey.rawData).equals(fromKey);
-  } catch {
-    return false;
-  }
-}
-
 async function generateKeyPair(): Promise<webcrypto.CryptoKeyPair> {
   return webcrypto.subtle.generateKey(EC_ALGORITHM, true, ['sign', 'verify']);
 }
 
 async function exportPrivateKeyPem(key: CryptoKey): Promise<string> {
-  const der = await webcrypto.subtle.exportKey('pkcs8', key);
-  return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
+  // PKCS#8 PEM (`BEGIN PRIVATE KEY`), which tls.createServer and kube tooling both read.
+  return KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }) as string;
 }
 
 /** 16 random bytes, top bit cleared (serials must be positive; Go rejects negative ones) and first byte non-zero. */

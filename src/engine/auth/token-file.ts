@@ -15,7 +15,10 @@ export interface TokenFileOptions {
   onWarning?: (message: string) => void;
 }
 
-export async function loadTokenAuthFile(file: string, options: Omit<TokenFileOptions, 'source'> = {}): Promise<TokenEntry[]> {
+export async function loadTokenAuthFile(
+  file: string,
+  options: Omit<TokenFileOptions, 'source'> = {},
+): Promise<TokenEntry[]> {
   const text = await fs.readFile(file, 'utf8');
   return parseTokenAuthFile(text, { ...options, source: file });
 }
@@ -27,17 +30,19 @@ export function parseTokenAuthFile(text: string, options: TokenFileOptions = {})
   for (const { line, fields } of parseCsv(text, source)) {
     if (fields.length < 3) {
       throw new Error(
-        `token file "${source}" line ${line}: must have at least 3 columns (token, user name, user uid), found ${fields.length}`,
+        `token file "${source}" line ${line}: ` +
+          `must have at least 3 columns (token, user name, user uid), found ${fields.length}`,
       );
     }
     recordNumber++;
     const [token, username, uid, groups] = fields as [string, string, string, string | undefined];
+    const where = `in token file "${source}", record number ${recordNumber} (line ${line})`;
     if (token === '') {
-      options.onWarning?.(`empty token has been found in token file "${source}", record number ${recordNumber} (line ${line})`);
+      options.onWarning?.(`empty token has been found ${where}`);
       continue;
     }
     if (byToken.has(token)) {
-      options.onWarning?.(`duplicate token has been found in token file "${source}", record number ${recordNumber} (line ${line})`);
+      options.onWarning?.(`duplicate token has been found ${where}`);
       byToken.delete(token); // re-insert so iteration order follows the winning row
     }
     // Groups are split exactly like kube (no trimming); only the meaningless empty group is dropped.

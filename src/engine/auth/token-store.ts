@@ -131,9 +131,10 @@ async function readKubeconfigTokens(kubeconfigPath: string, storePath: string): 
   try {
     doc = parseYaml(text);
   } catch (err) {
+    // yaml's messages append a multi-line source excerpt; the first line names the problem and position.
+    const why = (err as Error).message.split('\n')[0]!.replace(/:$/, '');
     throw new Error(
-      // yaml's messages append a multi-line source excerpt; the first line names the problem and position.
-      `cannot parse admin kubeconfig "${kubeconfigPath}": ${(err as Error).message.split('\n')[0]!.replace(/:$/, '')}. ` +
+      `cannot parse admin kubeconfig "${kubeconfigPath}": ${why}. ` +
         `Repair it, or remove files "${kubeconfigPath}" and "${storePath}" and restart kcpt`,
     );
   }

@@ -1,7 +1,7 @@
 /**
  * Namespace policy (pkg/registry/core/namespace): the `kubernetes` finalizer and phase Active on create, the
- * `kubernetes.io/metadata.name` label always equal to the name, spec.finalizers changed only through /finalize,
- * Terminating while spec.finalizers remain after a DELETE.
+ * `kubernetes.io/metadata.name` label always equal to the name, spec.finalizers changed only through /finalize (which
+ * the generic store implements), Terminating while spec.finalizers remain after a DELETE.
  */
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
@@ -40,7 +40,7 @@ function validateFinalizerName(name: string, path: string): FieldError[] {
 }
 
 /** Status rules of PUT …/status: the phase must agree with deletionTimestamp (field path spelled as kube does). */
-export function validateNamespaceStatus(obj: KubeObject): FieldError[] {
+function validateNamespaceStatus(obj: KubeObject): FieldError[] {
   const phase = str(record(obj.status).phase);
   if (!obj.metadata?.deletionTimestamp) {
     if (phase !== 'Active') {
@@ -50,20 +50,6 @@ export function validateNamespaceStatus(obj: KubeObject): FieldError[] {
     return [fieldErrors.invalid('status.Phase', phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")];
   }
   return [];
-}
-
-/**
- * PUT …/namespaces/<n>/finalize: the only way to change spec.finalizers. Everything but status comes from the
- * request; call this instead of the strategy's prepareForUpdate, then validateNamespaceFinalize.
- */
-export function prepareNamespaceFinalize(obj: KubeObject, old: KubeObject): void {
-  if (old.status === undefined) delete obj.status;
-  else obj.status = structuredClone(old.status);
-  forceNameLabel(obj);
-}
-
-export function validateNamespaceFinalize(obj: KubeObject): FieldError[] {
-  return specFinalizers(obj).flatMap((f, i) => validateFinalizerName(f, `spec.finalizers[${i}]`));
 }
 
 export const namespaceStrategy: Strategy = {

@@ -1,97 +1,10 @@
 /**
- * Value checks of k8s.io/apimachinery/pkg/util/validation that the built-in strategies need, returning kube's exact
- * messages (people search for them), plus the small helpers that render field paths and values like Go does.
+ * Value checks the built-in strategies need beyond machinery/validation (which holds kube's name, qualified-name and
+ * config-key rules): field-path and Go-style value rendering, base64 and resource.Quantity parsing.
  */
 import type { FieldError } from '../machinery/status.js';
 
-const dns1123LabelFmt = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const dns1123SubdomainFmt = `${dns1123LabelFmt}(\\.${dns1123LabelFmt})*`;
-const dns1123SubdomainRe = new RegExp(`^${dns1123SubdomainFmt}$`);
-const qualifiedNameFmt = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
-const qualifiedNameRe = new RegExp(`^${qualifiedNameFmt}$`);
-const configMapKeyFmt = '[-._a-zA-Z0-9]+';
-const configMapKeyRe = new RegExp(`^${configMapKeyFmt}$`);
-
-/** Go's validation.RegexError, double spaces included ("'a',  or 'b', regex used …"). */
-export function regexError(msg: string, fmt: string, ...examples: string[]): string {
-  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
-}
-
-export function maxLenError(n: number): string {
-  return `must be no more than ${n} characters`;
-}
-
-export function isDNS1123Subdomain(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLenError(253));
-  if (!dns1123SubdomainRe.test(value)) {
-    errs.push(
-      regexError(
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-        dns1123SubdomainFmt,
-        'example.com',
-      ),
-    );
-  }
-  return errs;
-}
-
-export function isQualifiedName(value: string): string[] {
-  const errs: string[] = [];
-  const parts = value.split('/');
-  const nameMsg = regexError(
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-    qualifiedNameFmt,
-    'MyName',
-    'my.name',
-    '123-abc',
-  );
-  let name: string;
-  if (parts.length === 1) {
-    name = parts[0];
-  } else if (parts.length === 2) {
-    const prefix = parts[0];
-    name = parts[1];
-    if (prefix.length === 0) errs.push('prefix part must be non-empty');
-    else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
-  } else {
-    return [`a qualified name ${nameMsg} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
-  }
-  if (name.length === 0) errs.push('name part must be non-empty');
-  else if (name.length > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!qualifiedNameRe.test(name)) errs.push(`name part ${nameMsg}`);
-  return errs;
-}
-
-/** Keys of ConfigMap/Secret data: they become file names in volumes, hence the '..' rules. */
-export function isConfigMapKey(value: string): string[] {
-  const errs: string[] = [];
-  if (value.length > 253) errs.push(maxLenError(253));
-  if (!configMapKeyRe.test(value)) {
-    errs.push(
-      regexError(
-        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
-        configMapKeyFmt,
-        'key.name',
-        'KEY_NAME',
-        'key_name',
-      ),
-    );
-  }
-  if (value === '.') errs.push("must not be '.'");
-  else if (value === '..') errs.push("must not be '..'");
-  else if (value.startsWith('..')) errs.push("must not start with '..'");
-  return errs;
-}
-
-/** path.IsValidPathSegmentName: what RBAC allows for names (they only have to fit in a URL path segment). */
-export function isValidPathSegmentName(name: string): string[] {
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
-  const errs: string[] = [];
-  for (const bad of ['/', '%']) if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
-  return errs;
-}
+export { isConfigMapKey, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName } from '../machinery/validation.js';
 
 /** field.NewPath(base).Key(key): `data[tls.crt]`. */
 export function keyPath(base: string, key: string): string {

@@ -73,8 +73,6 @@ function lex(s: string): Item[] {
   }
 }
 
-class ParseError extends Error {}
-
 /** Value context: `in`/`notin` are plain identifiers there (`x in (in)`). */
 type Context = 'key' | 'values';
 
@@ -100,19 +98,19 @@ class Parser {
         try {
           requirements.push(this.parseRequirement());
         } catch (err) {
-          throw new ParseError(`unable to parse requirement: ${(err as Error).message}`);
+          throw new Error(`unable to parse requirement: ${(err as Error).message}`);
         }
         const next = this.consume('values');
         if (next.tok === 'eos') return requirements;
-        if (next.tok !== ',') throw new ParseError(`found '${next.lit}', expected: ',' or 'end of string'`);
+        if (next.tok !== ',') throw new Error(`found '${next.lit}', expected: ',' or 'end of string'`);
         const after = this.lookahead('values');
         if (after.tok !== 'identifier' && after.tok !== '!') {
-          throw new ParseError(`found '${after.lit}', expected: identifier after ','`);
+          throw new Error(`found '${after.lit}', expected: identifier after ','`);
         }
       } else if (tok === 'eos') {
         return requirements;
       } else {
-        throw new ParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+        throw new Error(`found '${lit}', expected: !, identifier, or 'end of string'`);
       }
     }
   }
@@ -212,31 +210,23 @@ export function newRequirement(key: string, operator: LabelOperator, values: str
   const errs: FieldError[] = [];
   const keyErrs = isQualifiedName(key);
   if (keyErrs.length > 0) errs.push(fieldErrors.invalid('key', key, keyErrs.join('; ')));
-  switch (operator) {
-    case 'in':
-    case 'notin':
-      if (values.length === 0) errs.push(fieldErrors.invalid('values', values, "for 'in', 'notin' operators, values set can't be empty"));
-      break;
-    case '=':
-    case '==':
-    case '!=':
-      if (values.length !== 1) errs.push(fieldErrors.invalid('values', values, 'exact-match compatibility requires one single value'));
-      break;
-    case 'exists':
-    case '!':
-      if (values.length !== 0) errs.push(fieldErrors.invalid('values', values, 'values set must be empty for exists and does not exist'));
-      break;
-    case 'gt':
-    case 'lt':
-      if (values.length !== 1) errs.push(fieldErrors.invalid('values', values, "for 'Gt', 'Lt' operators, exactly one value is required"));
-      values.forEach((v, i) => {
-        if (parseInt64(v) === undefined) {
-          errs.push(fieldErrors.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
-        }
-      });
-      break;
-    default:
-      errs.push(fieldErrors.notSupported('operator', operator, VALID_OPERATORS));
+  const count = values.length;
+  const invalidValues = (detail: string) => errs.push(fieldErrors.invalid('values', values, detail));
+  if (operator === 'in' || operator === 'notin') {
+    if (count === 0) invalidValues("for 'in', 'notin' operators, values set can't be empty");
+  } else if (operator === '=' || operator === '==' || operator === '!=') {
+    if (count !== 1) invalidValues('exact-match compatibility requires one single value');
+  } else if (operator === 'exists' || operator === '!') {
+    if (count !== 0) invalidValues('values set must be empty for exists and does not exist');
+  } else if (operator === 'gt' || operator === 'lt') {
+    if (count !== 1) invalidValues("for 'Gt', 'Lt' operators, exactly one value is required");
+    values.forEach((v, i) => {
+      if (parseInt64(v) === undefined) {
+        errs.push(fieldErrors.invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
+      }
+    });
+  } else {
+    errs.push(fieldErrors.notSupported('operator', operator, VALID_OPERATORS));
   }
   values.forEach((v, i) => {
     const msgs = isValidLabelValue(v);
@@ -275,9 +265,8 @@ export function requirementMatches(r: LabelRequirement, labels: Record<string, s
       return !has;
     case 'gt':
     case 'lt': {
-      if (!has || r.values.length !== 1) return false;
-      const actual = parseInt64(value);
-      const bound = parseInt64(r.values[0]!);
+      const actual = has && r.values.length === 1 ? parseInt64(value) : undefined;
+      const bound = parseInt64(r.values[0] ?? '');
       if (actual === undefined || bound === undefined) return false;
       return r.operator === 'gt' ? actual > bound : actual < bound;
     }
@@ -297,26 +286,15 @@ export function isEverything(selector: LabelSelector): boolean {
 
 /** kube's Selector.String(): `a=b,c in (x,y),!d`. */
 export function labelSelectorToString(selector: LabelSelector): string {
-  return selector.requirements
-    .map((r) => {
-      const key = r.operator === '!' ? `!${r.key}` : r.key;
-      const vals = [...r.values].sort().join(',');
-      switch (r.operator) {
-        case 'exists':
-        case '!':
-          return key;
-        case 'in':
-        case 'notin':
-          return `${key} ${r.operator} (${vals})`;
-        case 'gt':
-          return `${key}>${vals}`;
-        case 'lt':
-          return `${key}<${vals}`;
-        default:
-          return `${key}${r.operator}${vals}`;
-      }
-    })
-    .join(',');
+  const render = (r: LabelRequirement) => {
+    const vals = [...r.values].sort().join(',');
+    if (r.operator === 'exists') return r.key;
+    if (r.operator === '!') return `!${r.key}`;
+    if (r.operator === 'in' || r.operator === 'notin') return `${r.key} ${r.operator} (${vals})`;
+    const op = r.operator === 'gt' ? '>' : r.operator === 'lt' ? '<' : r.operator;
+    return `${r.key}${op}${vals}`;
+  };
+  return selector.requirements.map(render).join(',');
 }
 
 /** metav1.LabelSelector as found in spec.selector of Deployments, ReplicaSets, … */

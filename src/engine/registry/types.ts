@@ -130,6 +130,15 @@ export interface ResourceType {
   /** Opaque hash for legacy discovery's storageVersionHash. */
   storageVersionHash?: string;
   /**
+   * For a resource served in a shape other than the one it is stored in (events.k8s.io/v1 Events live in the
+   * core/v1 Event key space, `storagePrefix: 'core/events'`). `toStorage` turns a served-shape object into the
+   * stored shape right before it is encoded; `fromStorage` turns a stored object back before it is returned (GET,
+   * LIST items, watch events) and before it is handed to the strategy as `old`. Strategy hooks and the printer see the
+   * served shape; field selectors run on stored objects, so their extractors must accept the stored shape (the
+   * events ones accept both). Absent: stored shape = served shape, and stored bytes may be spliced as they are.
+   */
+  convert?: { toStorage(obj: KubeObject): KubeObject; fromStorage(obj: KubeObject): KubeObject };
+  /**
    * Non-stored, create-only kinds (SelfSubjectAccessReview, TokenReview, …): computes the response object.
    * Such types are never written to storage.
    */

@@ -9,8 +9,9 @@
 import { compareKeys } from './keys.js';
 import type { KeyValue, ListOptions, ListResult, StoreEvent } from './store.js';
 
-/** A logged event with what a rollback needs beyond the public StoreEvent. */
-export interface LoggedEvent extends StoreEvent {
+/** A log entry: the event as watchers see it, plus what a rollback and retention need. */
+export interface LoggedEvent {
+  event: StoreEvent;
   /** Revision of the write this event replaced (0 for ADDED). */
   prevRevision: number;
   createRevision: number;
@@ -27,19 +28,20 @@ export interface PastState {
 
 /** The state of `first.key` just before `first` (the first event after the listed revision). */
 export function stateBefore(first: LoggedEvent): KeyValue | undefined {
-  if (first.type === 'ADDED') return undefined;
-  const value = first.type === 'DELETED' ? first.value : first.prevValue;
-  if (value === undefined) throw new Error(`event log row ${first.revision} for ${first.key} lacks its previous value`);
-  return { key: first.key, value, revision: first.prevRevision, createRevision: first.createRevision };
+  const { type, key, revision, prevValue } = first.event;
+  if (type === 'ADDED') return undefined;
+  if (prevValue === undefined) throw new Error(`event log row ${revision} for ${key} lacks its previous value`);
+  return { key, value: prevValue, revision: first.prevRevision, createRevision: first.createRevision };
 }
 
 /** Folds events after N (revision order, per key at least) into the keys a LIST at N must correct. */
 export function collectChanges(events: Iterable<LoggedEvent>): Map<string, PastState> {
   const changed = new Map<string, PastState>();
-  for (const event of events) {
-    const known = changed.get(event.key);
-    if (known) known.existsNow = event.type !== 'DELETED';
-    else changed.set(event.key, { then: stateBefore(event), existsNow: event.type !== 'DELETED' });
+  for (const logged of events) {
+    const { key, type } = logged.event;
+    const known = changed.get(key);
+    if (known) known.existsNow = type !== 'DELETED';
+    else changed.set(key, { then: stateBefore(logged), existsNow: type !== 'DELETED' });
   }
   return changed;
 }

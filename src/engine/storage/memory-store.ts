@@ -89,7 +89,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
     const staged = new Map<string, KeyValue | null>();
     const lookup = (key: string) => (staged.has(key) ? (staged.get(key) ?? undefined) : this.rows.get(key));
     const results: WriteResult[] = [];
-    const events: LoggedEvent[] = [];
+    const logged: LoggedEvent[] = [];
     let revision = this.revision;
     const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
     for (const op of ops) {
@@ -99,7 +99,8 @@ class InMemoryStore implements MemoryStore, CurrentRows {
         revision++;
         staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: revision });
         results.push({ key: op.key, revision });
-        events.push({ type: 'ADDED', key: op.key, revision, value: op.value, prevRevision: 0, createRevision: revision, ts });
+        const event: StoreEvent = { type: 'ADDED', key: op.key, revision, value: op.value };
+        logged.push({ event, prevRevision: 0, createRevision: revision, ts });
         continue;
       }
       if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
@@ -110,20 +111,21 @@ class InMemoryStore implements MemoryStore, CurrentRows {
         );
       }
       revision++;
-      const base = { key: op.key, revision, prevRevision: existing.revision, createRevision: existing.createRevision, ts };
+      let event: StoreEvent;
       if (op.type === 'update') {
         staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: existing.createRevision });
-        events.push({ ...base, type: 'MODIFIED', value: op.value, prevValue: existing.value });
+        event = { type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: existing.value };
       } else {
         staged.set(op.key, null);
-        events.push({ ...base, type: 'DELETED', value: existing.value, prevValue: existing.value });
+        event = { type: 'DELETED', key: op.key, revision, value: existing.value, prevValue: existing.value };
       }
+      logged.push({ event, prevRevision: existing.revision, createRevision: existing.createRevision, ts });
       results.push({ key: op.key, revision, prev: { ...existing } });
     }
     for (const [key, row] of staged) this.apply(key, row);
     this.revision = revision;
-    for (const event of events) this.log.push(event);
-    this.hub.publish(events);
+    for (const entry of logged) this.log.push(entry);
+    this.hub.publish(logged.map((entry) => entry.event));
     return results;
   }
 
@@ -183,7 +185,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
       const page: StoreEvent[] = [];
       // Recomputed per page: a listener may compact (shifting indexes) while we are suspended.
       for (let i = Math.max(0, after - this.compacted); i < upTo - this.compacted && page.length < REPLAY_PAGE; i++) {
-        const event = this.log[i]!;
+        const event = this.log[i]!.event;
         after = event.revision;
         if (event.key.startsWith(prefix)) page.push(event);
       }
@@ -194,8 +196,8 @@ class InMemoryStore implements MemoryStore, CurrentRows {
 
   private *eventsAfter(prefix: string, after: number, upTo: number): Generator<LoggedEvent> {
     for (let i = after - this.compacted; i < upTo - this.compacted; i++) {
-      const event = this.log[i]!;
-      if (event.key.startsWith(prefix)) yield event;
+      const logged = this.log[i]!;
+      if (logged.event.key.startsWith(prefix)) yield logged;
     }
   }
 

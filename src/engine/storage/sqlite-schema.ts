@@ -125,22 +125,23 @@ const EVENT_COLUMNS =
   'revision, key, type, value, prev_value AS prevValue, prev_revision AS prevRevision, create_revision AS createRevision, ts';
 
 export function prepareStatements(db: Database.Database) {
-  const objects = (where: string) =>
-    db.prepare<[string, string, number] | [string, number], ObjectRow>(
-      `SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`,
-    );
-  const count = (where: string) => db.prepare<[string, string] | [string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
+  const bounded = (where: string) =>
+    db.prepare<[string, string, number], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`);
+  const open = (where: string) =>
+    db.prepare<[string, number], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`);
+  const countBounded = (where: string) => db.prepare<[string, string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
+  const countOpen = (where: string) => db.prepare<[string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
   return {
     get: db.prepare<[string], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key = ?`),
     // Range reads: [from-inclusive | after-exclusive] × [bounded | unbounded prefix].
-    rangeFrom: objects('key >= ? AND key < ?'),
-    rangeFromOpen: objects('key >= ?'),
-    rangeAfter: objects('key > ? AND key < ?'),
-    rangeAfterOpen: objects('key > ?'),
-    countFrom: count('key >= ? AND key < ?'),
-    countFromOpen: count('key >= ?'),
-    countAfter: count('key > ? AND key < ?'),
-    countAfterOpen: count('key > ?'),
+    rangeFrom: bounded('key >= ? AND key < ?'),
+    rangeFromOpen: open('key >= ?'),
+    rangeAfter: bounded('key > ? AND key < ?'),
+    rangeAfterOpen: open('key > ?'),
+    countFrom: countBounded('key >= ? AND key < ?'),
+    countFromOpen: countOpen('key >= ?'),
+    countAfter: countBounded('key > ? AND key < ?'),
+    countAfterOpen: countOpen('key > ?'),
 
     insertObject: db.prepare<[string, number, number, string]>(
       'INSERT INTO objects (key, revision, create_revision, value) VALUES (?, ?, ?, ?)',

@@ -2,7 +2,7 @@
  * Turns a protobufjs-decoded Kubernetes message into the JSON object kube's Go types would marshal to.
  *
  * gogo proto2 writes every non-nullable field, even empty ones, so "present on the wire" says nothing for them:
- * their zero values (``""``, 0, false, empty map/list, empty struct, zero Time) are dropped, which is what
+ * their zero values ("", 0, false, empty map/list, empty struct, zero Time) are dropped, which is what
  * `omitempty` does and what a JSON client would have sent. Go pointers (`?` in the defs) are written only when
  * non-nil, so their presence is kept even when the value is zero (`automountServiceAccountToken: false`).
  */

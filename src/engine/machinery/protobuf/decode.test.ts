@@ -42,6 +42,10 @@ describe('kubectl create fixtures match kubectl --dry-run=client -o json', () =>
     expect(got.object).toStrictEqual(prune(want));
   });
 
+  it('accepts a plain Uint8Array as well as a Buffer', () => {
+    expect(decodeKubeProtobuf(new Uint8Array(pb('secret'))).object).toStrictEqual(decodeKubeProtobuf(pb('secret')).object);
+  });
+
   it('keeps empty map values and the core group ""', () => {
     expect(decodeKubeProtobuf(pb('configmap')).object.data).toStrictEqual({ a: 'b', empty: '' });
     expect(decodeKubeProtobuf(pb('secret')).object.data).toStrictEqual({ e: '', pw: 'aHVudGVyMg==' });

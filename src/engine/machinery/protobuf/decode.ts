@@ -70,9 +70,10 @@ function gvk(apiVersion: string, kind: string): string {
   return `${show(apiVersion)}, Kind=${show(kind)}`;
 }
 
+/** protobufjs reports "index out of range: 12 + 5 > 15" and the like; say what it means for the sender. */
 function why(e: unknown): string {
-  if (e instanceof RangeError && /call stack/i.test(e.message)) return 'nesting too deep';
-  return e instanceof Error ? e.message : String(e);
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return 'malformed bytes (nesting too deep)';
+  return `malformed or truncated bytes (${e instanceof Error ? e.message : String(e)})`;
 }
 
 /**

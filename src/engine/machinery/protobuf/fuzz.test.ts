@@ -51,8 +51,8 @@ function rawOf(body: Buffer): { apiVersion: string; kind: string; raw: Buffer } 
       if (b < 0x80) return v;
     }
   };
-  let tm = Buffer.alloc(0);
-  let raw = Buffer.alloc(0);
+  let tm: Buffer = Buffer.alloc(0);
+  let raw: Buffer = Buffer.alloc(0);
   while (pos < body.length) {
     const tag = varint();
     const len = varint();

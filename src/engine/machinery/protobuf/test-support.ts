@@ -10,7 +10,7 @@ export const MAGIC = Buffer.from('k8s\0', 'latin1');
 /** Encode `obj` as message `typeName` (e.g. `core.v1.Event`). protobufjs writes every own non-null property. */
 export function encodeMessage(typeName: string, obj: Record<string, unknown>): Buffer {
   const type = kubeProtobufSchema().root.lookupType(`.${typeName}`);
-  return Buffer.from(type.encode(obj as protobufjs.Message).finish());
+  return Buffer.from(type.encode(obj as unknown as protobufjs.Message).finish());
 }
 
 /** A full request body: magic + runtime.Unknown envelope around `raw`. */

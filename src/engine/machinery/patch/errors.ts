@@ -1,0 +1,52 @@
+/**
+ * The Status errors the patch functions throw, with kube-apiserver's codes and wording
+ * (k8s.io/apiserver/pkg/endpoints/handlers/patch.go).
+ */
+import { badRequest, internalError, requestEntityTooLarge, StatusError } from '../status.js';
+
+/**
+ * kube answers a patch that decodes but cannot be applied with NewGenericServerResponse(422, …), whose message is
+ * this fixed sentence: the library's explanation is dropped. We keep the sentence as the message prefix (clients
+ * that match kube's text still match), append the explanation, and also put it in a `patch` cause, which is what
+ * kubectl prints for a 422 Invalid without kind/name: `The request is invalid: patch: <explanation>`.
+ */
+export const KUBE_PATCH_REJECTED = 'the server rejected our request due to an error in our request';
+
+/** 422 Invalid: the patch is well-formed but does not apply to this object. */
+export function patchNotApplicable(detail: string): StatusError {
+  return new StatusError(422, 'Invalid', `${KUBE_PATCH_REJECTED}: ${detail}`, {
+    causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+  });
+}
+
+/** 400 BadRequest for a body that is not a patch of the declared type at all. */
+export function patchDecodeError(detail: string): StatusError {
+  return badRequest(`error decoding patch: ${detail}`);
+}
+
+/** 400 BadRequest with a message verbatim (strategic merge patch format errors use apimachinery's exact text). */
+export function patchFormatError(message: string): StatusError {
+  return badRequest(message);
+}
+
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
+export function tooManyOperations(count: number): StatusError {
+  return requestEntityTooLarge(
+    `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`,
+  );
+}
+
+/**
+ * Runs a patch function so that only StatusErrors escape: a document nested deeper than the stack allows is the
+ * client's problem (400); anything else is our bug (500), never a crash of the request handler.
+ */
+export function withStatusErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof StatusError) throw err;
+    if (err instanceof RangeError) throw patchDecodeError('the document is nested too deeply');
+    throw internalError(`applying patch: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * `--storage <url>` → a Store. One small table of drivers keyed by URL scheme (kine's registry idea, without
+ * init-time side effects): adding etcd later is one entry here plus a backend that passes contract.ts.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { createMemoryStore } from './memory-store.js';
+import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+import type { Store } from './store.js';
+
+/** Default file name under the server's root directory. */
+export const DEFAULT_DATABASE_FILE = 'kcpt.db';
+
+type Driver = (location: string, query: URLSearchParams, rootDirectory: string) => Store;
+
+const drivers: Record<string, Driver> = {
+  memory: () => createMemoryStore(),
+  sqlite: (location, query, rootDirectory) => {
+    const path = location === ':memory:' ? location : resolvePath(location, rootDirectory);
+    return openSqliteStore(path, sqliteOptions(query));
+  },
+};
+
+export const SUPPORTED_STORAGE = ['memory://', 'sqlite:///absolute/path.db', 'sqlite://relative/path.db', '<path>'];
+
+/**
+ * Opens the store named by `url`:
+ * - `""` → `<rootDirectory>/kcpt.db`;
+ * - `memory://` → in-process memory (nothing persisted);
+ * - `sqlite:///abs/path.db`, `sqlite://relative.db`, or a bare path → SQLite; relative paths are resolved against
+ *   `rootDirectory`; `sqlite://:memory:` is SQLite without a file; `?synchronous=FULL` survives power loss.
+ */
+export function openStore(url: string, rootDirectory: string): Store {
+  const trimmed = url.trim();
+  if (trimmed === '') return openSqliteStore(join(rootDirectory, DEFAULT_DATABASE_FILE));
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/(.*)$/s.exec(trimmed);
+  if (!match) return openSqliteStore(resolvePath(trimmed, rootDirectory));
+  const scheme = match[1]!.toLowerCase();
+  const driver = drivers[scheme];
+  if (!driver) {
+    throw new Error(
+      `unsupported storage URL "${url}": scheme "${scheme}://" is not known; use one of ${SUPPORTED_STORAGE.join(', ')}`,
+    );
+  }
+  const [location = '', queryString = ''] = splitQuery(match[2]!);
+  return driver(decodeURIComponent(location), new URLSearchParams(queryString), rootDirectory);
+}
+
+function splitQuery(rest: string): [string, string] {
+  const at = rest.indexOf('?');
+  return at === -1 ? [rest, ''] : [rest.slice(0, at), rest.slice(at + 1)];
+}
+
+function resolvePath(location: string, rootDirectory: string): string {
+  if (location === '') throw new Error('storage URL names no file; use e.g. sqlite:///var/lib/kcpt/kcpt.db');
+  return isAbsolute(location) ? location : resolve(rootDirectory, location);
+}
+
+function sqliteOptions(query: URLSearchParams): SqliteStoreOptions {
+  const options: SqliteStoreOptions = {};
+  for (const [name, value] of query) {
+    if (name === 'synchronous') {
+      const mode = value.toUpperCase();
+      if (mode !== 'NORMAL' && mode !== 'FULL') throw new Error(`storage option synchronous=${value}: use NORMAL or FULL`);
+      options.synchronous = mode;
+    } else {
+      throw new Error(`unknown sqlite storage option "${name}" (supported: synchronous=NORMAL|FULL)`);
+    }
+  }
+  return options;
+}
