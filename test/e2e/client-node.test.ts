@@ -114,7 +114,10 @@ class ShortWatch extends k8s.Watch {
     done: (err: any) => void,
   ): Promise<AbortController> {
     this.connections += 1;
-    const params = { ...queryParams, timeoutSeconds: this.timeoutSeconds };
+    const params: Record<string, string | number | boolean | undefined> = {
+      ...queryParams,
+      timeoutSeconds: this.timeoutSeconds,
+    };
     if (this.connections === 1 && this.overrideFirstResourceVersion !== undefined) {
       params.resourceVersion = this.overrideFirstResourceVersion;
     }

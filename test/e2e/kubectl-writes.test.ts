@@ -7,9 +7,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { tempFile, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { parseTable } from '../helpers/table.js';
-import { expectError, expectNotFound, lines, useE2EServer } from '../helpers/suite.js';
+import { escapeRegExp, expectError, expectNotFound, expectNotVisible, lines, useE2EServer } from '../helpers/suite.js';
 
 const e2e = useE2EServer();
+
+const subdomainRule =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and " +
+  "end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
+  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 const conflictMessage = (name: string) =>
   `Operation cannot be fulfilled on configmaps "${name}": the object has been modified; please apply your changes to the latest version and try again`;
@@ -58,7 +63,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       expect(obj.metadata.resourceVersion).toMatch(/^[1-9]\d*$/);
       expect(obj.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       expect(obj.metadata.generation).toBeUndefined();
-      await expectNotFound(other, 'cm', name, ns);
+      await expectNotVisible(other, 'cm', name, ns);
     });
 
     it('create secret generic', async () => {
@@ -68,7 +73,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       );
       const obj = await getJson(['secret', name, '-n', ns]);
       expect(obj).toMatchObject({ kind: 'Secret', type: 'Opaque', data: { pw: Buffer.from('hunter2').toString('base64') } });
-      await expectNotFound(other, 'secret', name, ns);
+      await expectNotVisible(other, 'secret', name, ns);
     });
 
     it('create serviceaccount', async () => {
@@ -77,7 +82,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       const table = parseTable((await k(['get', 'sa', name, '-n', ns])).stdout);
       expect(table.header).toEqual(['NAME', 'SECRETS', 'AGE']);
       expect(table.rows.map((r) => r.slice(0, 2))).toEqual([[name, '0']]);
-      await expectNotFound(other, 'sa', name, ns);
+      await expectNotVisible(other, 'sa', name, ns);
     });
 
     it('create role, rolebinding, clusterrole, clusterrolebinding, quota', async () => {
@@ -115,23 +120,36 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       await expectNotFound(other, 'clusterroles.rbac.authorization.k8s.io', clusterRole);
     });
 
+    // kubectl's typed generators wrap the server's message: `error: failed to create configmap: <message>`.
     it('create a duplicate: AlreadyExists', async () => {
       const name = uniqueName('dup');
       await k(['create', 'configmap', name, '-n', ns]);
       expectError(
         await k(['create', 'configmap', name, '-n', ns], { reject: false }),
-        `Error from server (AlreadyExists): configmaps "${name}" already exists`,
+        `error: failed to create configmap: configmaps "${name}" already exists`,
+      );
+      expectError(
+        await k(['create', 'namespace', ns], { reject: false }),
+        `Error from server (AlreadyExists): namespaces "${ns}" already exists`,
       );
     });
 
     it('create with a bad name: is invalid', async () => {
       expectError(
         await k(['create', 'configmap', 'Bad_Name', '-n', ns], { reject: false }),
-        /^The ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of/,
+        `error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${subdomainRule}`,
       );
       expectError(
         await k(['create', 'namespace', 'Bad_NS'], { reject: false }),
         /^The Namespace "Bad_NS" is invalid: metadata\.name: Invalid value: "Bad_NS": a lowercase RFC 1123 label must consist of/,
+      );
+      const file = await tempFile(
+        'bad-name.yaml',
+        toYaml({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', namespace: ns } }),
+      );
+      expectError(
+        await k(['create', '-f', file], { reject: false }),
+        `The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": ${subdomainRule}`,
       );
     });
 
@@ -139,7 +157,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       const missing = uniqueName('missing');
       expectError(
         await k(['create', 'configmap', 'x', '-n', missing], { reject: false }),
-        `Error from server (NotFound): namespaces "${missing}" not found`,
+        `error: failed to create configmap: namespaces "${missing}" not found`,
       );
     });
   });
@@ -185,7 +203,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       expectError(
         await k(['create', '-f', file], { reject: false }),
         new RegExp(
-          `^Error from server \\(BadRequest\\): error when creating "${escape(file)}": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"`,
+          `^Error from server \\(BadRequest\\): error when creating "${escapeRegExp(file)}": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"`,
         ),
       );
       await expectNotFound(k, 'cm', name, ns);
@@ -224,7 +242,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       expect(configured.metadata.labels).toEqual({ stage: 'two' });
       expect(Number(configured.metadata.resourceVersion)).toBeGreaterThan(Number(created.metadata.resourceVersion));
       expect(configured.metadata.uid).toBe(created.metadata.uid);
-      await expectNotFound(other, 'cm', name, ns);
+      await expectNotVisible(other, 'cm', name, ns);
     });
 
     it('an object made by create gets the annotation patched in, with a warning', async () => {
@@ -435,7 +453,3 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
     });
   });
 });
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -109,6 +109,29 @@ export async function expectNotFound(
   expectError(result, `Error from server (NotFound): ${plural} "${name}" not found`);
 }
 
+/**
+ * Asserts an object is not visible in a cluster (leak check). The namespace usually does not exist there either,
+ * so a NotFound for the namespace is accepted too; the exact object message is asserted elsewhere.
+ */
+export async function expectNotVisible(
+  k: ClusterKubectl,
+  resource: string,
+  name: string,
+  namespace?: string,
+): Promise<void> {
+  if (namespace === undefined) return expectNotFound(k, resource, name);
+  const result = await k(['get', resource, name, '-n', namespace], { reject: false });
+  const plural = resource.includes('.') ? resource : pluralOf(resource);
+  expectError(
+    result,
+    new RegExp(`^Error from server \\(NotFound\\): (${escapeRegExp(plural)} "${escapeRegExp(name)}"|namespaces "${escapeRegExp(namespace)}") not found$`),
+  );
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function pluralOf(resource: string): string {
   const known: Record<string, string> = {
     cm: 'configmaps',

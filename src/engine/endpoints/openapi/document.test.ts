@@ -99,7 +99,8 @@ describe('buildGroupVersionDocument', () => {
     const item = doc.paths['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews'] as Record<string, unknown>;
     expect(Object.keys(item).sort()).toEqual(['parameters', 'post']);
     expect((item.post as Op).operationId).toBe('createAuthorizationV1SelfSubjectAccessReview');
-    expect(explain(doc, { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }, 'spec.resourceAttributes.verb').type).toBe('string');
+    const ssar = { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' };
+    expect(explain(doc, ssar, 'spec.resourceAttributes.verb').type).toBe('string');
   });
 
   it('resolves explain-style: ConfigMap by its GVK list, .data is map[string]string', () => {
@@ -120,7 +121,9 @@ describe('buildGroupVersionDocument', () => {
       'com.example.stable.v1.CronTab': cronTabSchema,
     })) {
       const doc = JSON.parse(json) as OpenAPIDocument;
-      for (const name of referencedNames(doc)) expect(doc.components.schemas, `${key} → ${name}`).toHaveProperty([name]);
+      for (const name of referencedNames(doc)) {
+        expect(doc.components.schemas, `${key} → ${name}`).toHaveProperty([name]);
+      }
       const ids = Object.values(doc.paths).flatMap((item) =>
         Object.values(item).filter((v): v is Op => !Array.isArray(v)).map((o) => o.operationId),
       );
@@ -149,7 +152,8 @@ describe('buildGroupVersionDocument', () => {
 
   it('still publishes a PATCH operation for a kind with no schema anywhere', () => {
     const doc = buildGroupVersionDocument({ group: 'stable.example.com', version: 'v1' }, fakeResources);
-    const name = findSchemaNameByGVK(doc.components.schemas, { group: 'stable.example.com', version: 'v1', kind: 'CronTab' });
+    const gvk = { group: 'stable.example.com', version: 'v1', kind: 'CronTab' };
+    const name = findSchemaNameByGVK(doc.components.schemas, gvk);
     expect(name).toBe('com.example.stable.v1.CronTab');
     expect(doc.components.schemas[name as string]?.['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(op(doc, '/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}', 'patch')).toBeDefined();
@@ -181,13 +185,14 @@ describe('builtinSchemas', () => {
     const kinds = Object.entries(builtinSchemas).filter(([, s]) => s['x-kubernetes-group-version-kind']);
     expect(kinds.length).toBeGreaterThan(35);
     for (const [name, s] of kinds) expect(Array.isArray(s['x-kubernetes-group-version-kind']), name).toBe(true);
-    const meta = builtinSchemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']?.properties as Record<string, Schema>;
+    const props = (name: string) => builtinSchemas[name]?.properties as Record<string, Schema>;
+    const meta = props('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
     expect(meta.ownerReferences?.['x-kubernetes-patch-merge-key']).toBe('uid');
     expect(meta.finalizers?.['x-kubernetes-patch-strategy']).toBe('merge');
     expect(meta.finalizers?.['x-kubernetes-list-type']).toBe('set');
-    const sa = builtinSchemas['io.k8s.api.core.v1.ServiceAccount']?.properties as Record<string, Schema>;
+    const sa = props('io.k8s.api.core.v1.ServiceAccount');
     expect(sa.secrets?.['x-kubernetes-patch-merge-key']).toBe('name');
-    const secret = builtinSchemas['io.k8s.api.core.v1.Secret']?.properties as Record<string, Schema>;
+    const secret = props('io.k8s.api.core.v1.Secret');
     expect((secret.data?.additionalProperties as Schema).format).toBe('byte');
   });
 });

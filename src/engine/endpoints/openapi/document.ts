@@ -15,16 +15,15 @@ import {
   operationTag,
   type GroupVersion,
 } from './names.js';
+import { Media, addPath, patchOp, readOp, replaceOp, type OpSpec } from './operations.js';
 import {
   deleteCollectionParams,
   deleteParams,
   listParams,
   nameParam,
   namespaceParam,
-  patchParams,
   pretty,
   writeParams,
-  type Parameter,
 } from './parameters.js';
 import { builtinSchemas, referencedNames, refTo, schemaClosure } from './schemas/index.js';
 import { kindSchema, listSchema, type GVK, type Schema } from './schemas/helpers.js';
@@ -67,7 +66,6 @@ const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
 const SCALE_GVK: GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 const STATUS_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
-const PATCH_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
 
 const gvkKey = (g: GVK) => `${g.group}/${g.version}/${g.kind}`;
 
@@ -175,17 +173,6 @@ function isBuiltinKindSchema(name: string, schemas: Record<string, Schema>): boo
   return name.startsWith('io.k8s.') && builtinSchemas[name] !== undefined && schemas[name] === builtinSchemas[name];
 }
 
-interface OpSpec {
-  verb: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  action: string;
-  id: string;
-  description: string;
-  gvk: GVK;
-  params?: Parameter[];
-  requestBody?: unknown;
-  responses: Record<string, unknown>;
-}
-
 function addResourcePaths(
   paths: Record<string, Record<string, unknown>>,
   gv: GroupVersion,
@@ -196,45 +183,45 @@ function addResourcePaths(
   const kindSchemaName = ctx.kindSchemaName(gvk, rt.openapiSchemaName);
   const builtin = isBuiltinKindSchema(kindSchemaName, ctx.merged);
   const smp = rt.strategicMerge ?? builtin;
+  const media = new Media(builtin);
   const verbs = new Set(rt.verbs);
   const prefix = groupVersionPrefix(gv);
-  const nsSegment = rt.namespaced ? '/namespaces/{namespace}' : '';
-  const collectionPath = `${prefix}${nsSegment}/${rt.resource}`;
+  const collectionPath = `${prefix}${rt.namespaced ? '/namespaces/{namespace}' : ''}/${rt.resource}`;
   const itemPath = `${collectionPath}/{name}`;
+  const tag = operationTag(gv);
+  // operationIds follow kube: <verb><Group><Version>[Namespaced]<Kind>[Subresource], so tools that key on them
+  // (client generators, API browsers) see familiar names, e.g. patchCoreV1NamespacedConfigMap.
   const opPrefix = operationPrefix(gv);
   const scoped = (rt.namespaced ? 'Namespaced' : '') + rt.kind;
-  const tag = operationTag(gv);
+  const id = opPrefix + scoped;
   const scopeParams = rt.namespaced ? [namespaceParam] : [];
   const itemParams = [nameParam(rt.kind), ...scopeParams, pretty];
   const kindRef = refTo(kindSchemaName);
-  // Protobuf is only decoded for built-in kinds (kubectl-compat §0.2); CRDs and kcp APIs are JSON/YAML only.
-  const bodyTypes = ['application/json', 'application/yaml'];
-  if (builtin) bodyTypes.push('application/vnd.kubernetes.protobuf');
-  const body = (ref: string, required = true) => ({ content: media(ref, bodyTypes), ...(required ? { required } : {}) });
-  const ok = (ref: string, codes: Record<string, string>, types = bodyTypes) => responses(ref, codes, types);
+  const statusRef = refTo(STATUS_SCHEMA);
+  const deleteBody = media.body(refTo(DELETE_OPTIONS), false);
+  const K = rt.kind;
 
   const collection: OpSpec[] = [];
   if (verbs.has('deletecollection')) {
     collection.push({
       verb: 'delete', action: 'deletecollection', id: `delete${opPrefix}Collection${scoped}`,
-      description: `delete collection of ${rt.kind}`, gvk, params: deleteCollectionParams,
-      requestBody: body(refTo(DELETE_OPTIONS), false), responses: ok(refTo(STATUS_SCHEMA), { 200: 'OK' }),
+      description: `delete collection of ${K}`, gvk,
+      params: deleteCollectionParams, requestBody: deleteBody, responses: media.responses(statusRef, { 200: 'OK' }),
     });
   }
-  let listSchemaRef: string | undefined;
+  let listRef: string | undefined;
   if (verbs.has('list')) {
-    listSchemaRef = refTo(ctx.listSchemaName({ ...gvk, kind: rt.listKind }, kindSchemaName));
+    listRef = refTo(ctx.listSchemaName({ ...gvk, kind: rt.listKind }, kindSchemaName));
     collection.push({
-      verb: 'get', action: 'list', id: `list${opPrefix}${scoped}`,
-      description: `list or watch objects of kind ${rt.kind}`, gvk, params: listParams,
-      responses: ok(listSchemaRef, { 200: 'OK' }, withWatchStreams(bodyTypes)),
+      verb: 'get', action: 'list', id: `list${id}`, description: `list or watch objects of kind ${K}`, gvk,
+      params: listParams, responses: media.responses(listRef, { 200: 'OK' }, media.listTypes),
     });
   }
   if (verbs.has('create')) {
     collection.push({
-      verb: 'post', action: 'post', id: `create${opPrefix}${scoped}`, description: `create a ${rt.kind}`, gvk,
-      params: writeParams, requestBody: body(kindRef),
-      responses: ok(kindRef, { 200: 'OK', 201: 'Created', 202: 'Accepted' }),
+      verb: 'post', action: 'post', id: `create${id}`, description: `create a ${K}`, gvk, params: writeParams,
+      requestBody: media.body(kindRef),
+      responses: media.responses(kindRef, { 200: 'OK', 201: 'Created', 202: 'Accepted' }),
     });
   }
   addPath(paths, collectionPath, [...scopeParams, pretty], collection, tag);
@@ -242,120 +229,41 @@ function addResourcePaths(
   const item: OpSpec[] = [];
   if (verbs.has('delete')) {
     item.push({
-      verb: 'delete', action: 'delete', id: `delete${opPrefix}${scoped}`, description: `delete a ${rt.kind}`, gvk,
-      params: deleteParams, requestBody: body(refTo(DELETE_OPTIONS), false),
-      responses: ok(refTo(STATUS_SCHEMA), { 200: 'OK', 202: 'Accepted' }),
+      verb: 'delete', action: 'delete', id: `delete${id}`, description: `delete a ${K}`, gvk, params: deleteParams,
+      requestBody: deleteBody, responses: media.responses(statusRef, { 200: 'OK', 202: 'Accepted' }),
     });
   }
-  if (verbs.has('get')) {
-    item.push(readOp(`read${opPrefix}${scoped}`, `read the specified ${rt.kind}`, gvk, kindRef, ok));
-  }
+  if (verbs.has('get')) item.push(readOp(`read${id}`, `read the specified ${K}`, gvk, kindRef, media));
   if (verbs.has('patch')) {
-    item.push(patchOp(`patch${opPrefix}${scoped}`, `partially update the specified ${rt.kind}`, gvk, kindRef, smp, ok));
+    item.push(patchOp(`patch${id}`, `partially update the specified ${K}`, gvk, kindRef, smp, media));
   }
-  if (verbs.has('update')) {
-    item.push(replaceOp(`replace${opPrefix}${scoped}`, `replace the specified ${rt.kind}`, gvk, kindRef, body, ok));
-  }
+  if (verbs.has('update')) item.push(replaceOp(`replace${id}`, `replace the specified ${K}`, gvk, kindRef, media));
   addPath(paths, itemPath, itemParams, item, tag);
 
-  if (rt.subresources?.status) {
-    const id = `${opPrefix}${scoped}Status`;
-    addPath(paths, `${itemPath}/status`, itemParams, [
-      readOp(`read${id}`, `read status of the specified ${rt.kind}`, gvk, kindRef, ok),
-      patchOp(`patch${id}`, `partially update status of the specified ${rt.kind}`, gvk, kindRef, smp, ok),
-      replaceOp(`replace${id}`, `replace status of the specified ${rt.kind}`, gvk, kindRef, body, ok),
-    ], tag);
-  }
+  // Subresources: status and scale take get/patch/update, finalize (namespaces) only update.
+  const sub = (name: string, subGVK: GVK, ref: string): OpSpec[] => [
+    readOp(`read${id}${upper(name)}`, `read ${name} of the specified ${K}`, subGVK, ref, media),
+    patchOp(`patch${id}${upper(name)}`, `partially update ${name} of the specified ${K}`, subGVK, ref, smp, media),
+    replaceOp(`replace${id}${upper(name)}`, `replace ${name} of the specified ${K}`, subGVK, ref, media),
+  ];
+  if (rt.subresources?.status) addPath(paths, `${itemPath}/status`, itemParams, sub('status', gvk, kindRef), tag);
   if (rt.subresources?.scale) {
-    const id = `${opPrefix}${scoped}Scale`;
-    const scaleRef = refTo(SCALE_SCHEMA);
-    addPath(paths, `${itemPath}/scale`, itemParams, [
-      readOp(`read${id}`, `read scale of the specified ${rt.kind}`, SCALE_GVK, scaleRef, ok),
-      patchOp(`patch${id}`, `partially update scale of the specified ${rt.kind}`, SCALE_GVK, scaleRef, smp, ok),
-      replaceOp(`replace${id}`, `replace scale of the specified ${rt.kind}`, SCALE_GVK, scaleRef, body, ok),
-    ], tag);
+    addPath(paths, `${itemPath}/scale`, itemParams, sub('scale', SCALE_GVK, refTo(SCALE_SCHEMA)), tag);
   }
   if (rt.subresources?.finalize) {
-    addPath(paths, `${itemPath}/finalize`, itemParams, [{
-      verb: 'put', action: 'put', id: `replace${opPrefix}${scoped}Finalize`,
-      description: `replace finalize of the specified ${rt.kind}`, gvk, params: writeParams,
-      requestBody: body(kindRef), responses: ok(kindRef, { 200: 'OK', 201: 'Created' }),
-    }], tag);
+    const finalize = replaceOp(`replace${id}Finalize`, `replace finalize of the specified ${K}`, gvk, kindRef, media);
+    addPath(paths, `${itemPath}/finalize`, itemParams, [finalize], tag);
   }
   // Namespaced kinds are also listable across all namespaces (`kubectl get -A`).
-  if (rt.namespaced && listSchemaRef) {
+  if (rt.namespaced && listRef) {
     addPath(paths, `${prefix}/${rt.resource}`, [pretty], [{
-      verb: 'get', action: 'list', id: `list${opPrefix}${rt.kind}ForAllNamespaces`,
-      description: `list or watch objects of kind ${rt.kind}`, gvk, params: listParams,
-      responses: ok(listSchemaRef, { 200: 'OK' }, withWatchStreams(bodyTypes)),
+      verb: 'get', action: 'list', id: `list${opPrefix}${K}ForAllNamespaces`,
+      description: `list or watch objects of kind ${K}`, gvk, params: listParams,
+      responses: media.responses(listRef, { 200: 'OK' }, media.listTypes),
     }], tag);
   }
 }
 
-type OkFn = (ref: string, codes: Record<string, string>, types?: string[]) => Record<string, unknown>;
-type BodyFn = (ref: string, required?: boolean) => unknown;
-
-function readOp(id: string, description: string, gvk: GVK, ref: string, ok: OkFn): OpSpec {
-  return { verb: 'get', action: 'get', id, description, gvk, responses: ok(ref, { 200: 'OK' }) };
-}
-
-function replaceOp(id: string, description: string, gvk: GVK, ref: string, body: BodyFn, ok: OkFn): OpSpec {
-  return {
-    verb: 'put', action: 'put', id, description, gvk, params: writeParams, requestBody: body(ref),
-    responses: ok(ref, { 200: 'OK', 201: 'Created' }),
-  };
-}
-
-function patchOp(id: string, description: string, gvk: GVK, ref: string, smp: boolean, ok: OkFn): OpSpec {
-  const types = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json'];
-  if (smp) types.push('application/strategic-merge-patch+json');
-  return {
-    verb: 'patch', action: 'patch', id, description, gvk, params: patchParams,
-    requestBody: { content: media(refTo(PATCH_SCHEMA), types), required: true },
-    responses: ok(ref, { 200: 'OK', 201: 'Created' }),
-  };
-}
-
-function media(ref: string, types: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const t of [...types].sort()) out[t] = { schema: { $ref: ref } };
-  return out;
-}
-
-function withWatchStreams(types: string[]): string[] {
-  return [...types, ...types.filter((t) => t !== 'application/yaml').map((t) => `${t};stream=watch`)];
-}
-
-function responses(ref: string, codes: Record<string, string>, types: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [code, description] of Object.entries(codes)) out[code] = { content: media(ref, types), description };
-  out['401'] = { description: 'Unauthorized' };
-  return out;
-}
-
-/** Adds operations under a path, merging with what is there (two resources never share a path, but be safe). */
-function addPath(
-  paths: Record<string, Record<string, unknown>>,
-  path: string,
-  params: Parameter[],
-  ops: OpSpec[],
-  tag: string,
-): void {
-  if (ops.length === 0) return;
-  const item = (paths[path] ??= {});
-  item.parameters = params;
-  for (const op of ops) {
-    const o: Record<string, unknown> = { description: op.description, operationId: op.id };
-    if (op.params?.length) o.parameters = op.params;
-    if (op.requestBody) o.requestBody = op.requestBody;
-    o.responses = op.responses;
-    o.tags = [tag];
-    o['x-kubernetes-action'] = op.action;
-    o['x-kubernetes-group-version-kind'] = op.gvk;
-    item[op.verb] = o;
-  }
-  // Alphabetical keys, as upstream documents have them; keeps serialization stable.
-  const sorted: Record<string, unknown> = {};
-  for (const k of Object.keys(item).sort()) sorted[k] = item[k];
-  paths[path] = sorted;
+function upper(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }

@@ -33,9 +33,15 @@ export function documentHash(text: string): string {
  * per catalog change, together with the documents, and serve both from memory.
  */
 export function buildOpenAPIIndex(docs: ReadonlyMap<string, string>): OpenAPIIndex {
+  const hashes = new Map<string, string>();
+  for (const [key, text] of docs) hashes.set(key, documentHash(text));
+  return indexFromHashes(hashes);
+}
+
+function indexFromHashes(hashes: ReadonlyMap<string, string>): OpenAPIIndex {
   const paths: OpenAPIIndex['paths'] = {};
-  for (const key of [...docs.keys()].sort()) {
-    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${documentHash(docs.get(key) as string)}` };
+  for (const key of [...hashes.keys()].sort()) {
+    paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hashes.get(key) as string}` };
   }
   return { paths };
 }
@@ -54,8 +60,12 @@ export function buildOpenAPISet(
   schemas: Record<string, Schema> = builtinSchemas,
   options: DocumentOptions = {},
 ): OpenAPISet {
-  const docs = buildOpenAPIDocuments(resources, schemas, options);
   const documents = new Map<string, { json: string; hash: string }>();
-  for (const [key, json] of docs) documents.set(key, { json, hash: documentHash(json) });
-  return { indexJSON: JSON.stringify(buildOpenAPIIndex(docs)), documents };
+  const hashes = new Map<string, string>();
+  for (const [key, json] of buildOpenAPIDocuments(resources, schemas, options)) {
+    const hash = documentHash(json);
+    documents.set(key, { json, hash });
+    hashes.set(key, hash);
+  }
+  return { indexJSON: JSON.stringify(indexFromHashes(hashes)), documents };
 }

@@ -54,7 +54,13 @@ function startServer(seen: Seen[]): Promise<Server> {
     groupVersion: gv.group ? `${gv.group}/${gv.version}` : gv.version,
     resources: fakeResources
       .filter((r) => r.group === gv.group && r.version === gv.version)
-      .map((r) => ({ name: r.resource, singularName: r.kind.toLowerCase(), namespaced: r.namespaced, kind: r.kind, verbs: r.verbs })),
+      .map((r) => ({
+        name: r.resource,
+        singularName: r.kind.toLowerCase(),
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: r.verbs,
+      })),
   });
   const server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -65,7 +71,7 @@ function startServer(seen: Seen[]): Promise<Server> {
       res.end(typeof obj === 'string' ? obj : JSON.stringify(obj));
     };
     const notFound = (message = 'the server could not find the requested resource') =>
-      send(404, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'NotFound', code: 404 });
+      send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason: 'NotFound', code: 404 });
     // Serve the same APIs under /clusters/<name> too, like kcpt does per logical cluster.
     const p = url.pathname.replace(/^\/clusters\/[^/]+/, '');
     if (p === '/version') return send(200, { major: '1', minor: '32', gitVersion: 'v1.32.4' });
@@ -130,9 +136,8 @@ describe.skipIf(!kubectlOnPath)('real kubectl against our OpenAPI v3 documents',
   it('explains configmaps with its fields', async () => {
     const r = await kubectl('explain', 'configmaps');
     expect(r.code).toBe(0);
-    for (const f of ['binaryData\t<map[string]string>', 'data\t<map[string]string>', 'immutable\t<boolean>', 'metadata\t<ObjectMeta>']) {
-      expect(r.stdout).toContain(f);
-    }
+    const fields = ['binaryData\t<map[string]string>', 'data\t<map[string]string>', 'immutable\t<boolean>'];
+    for (const f of [...fields, 'metadata\t<ObjectMeta>']) expect(r.stdout).toContain(f);
   });
 
   it('explains every kind of every group-version, recursively', async () => {

@@ -17,7 +17,13 @@ function query(name: string, type: Parameter['schema']['type'], description: str
 }
 
 export function nameParam(kind: string): Parameter {
-  return { description: `name of the ${kind}`, in: 'path', name: 'name', required: true, schema: { type: 'string', uniqueItems: true } };
+  return {
+    description: `name of the ${kind}`,
+    in: 'path',
+    name: 'name',
+    required: true,
+    schema: { type: 'string', uniqueItems: true },
+  };
 }
 
 export const namespaceParam: Parameter = {

@@ -6,8 +6,14 @@ import type { OpenAPIResource } from './document.js';
 const CRUD = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export const fakeResources: OpenAPIResource[] = [
-  { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList', namespaced: true, verbs: CRUD },
-  { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', listKind: 'SecretList', namespaced: true, verbs: CRUD },
+  {
+    group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', listKind: 'ConfigMapList',
+    namespaced: true, verbs: CRUD,
+  },
+  {
+    group: '', version: 'v1', resource: 'secrets', kind: 'Secret', listKind: 'SecretList', namespaced: true,
+    verbs: CRUD,
+  },
   {
     group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', listKind: 'NamespaceList', namespaced: false,
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
@@ -33,7 +39,11 @@ export const fakeResources: OpenAPIResource[] = [
   // A custom resource whose schema the caller supplies under openapiSchemaName.
   {
     group: 'stable.example.com', version: 'v1', resource: 'crontabs', kind: 'CronTab', listKind: 'CronTabList',
-    namespaced: true, verbs: CRUD, subresources: { status: true, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+    namespaced: true, verbs: CRUD,
+    subresources: {
+      status: true,
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+    },
     openapiSchemaName: 'com.example.stable.v1.CronTab',
   },
 ];

@@ -118,10 +118,11 @@ function checkApplicable(operation: Operation, _index: number, doc: unknown): vo
   }
   const target = locate(doc, path);
   const arrayTarget = Array.isArray(target.parent);
+  const arrayLength = Array.isArray(target.parent) ? target.parent.length : 0;
   switch (op) {
     case 'add':
       if (!target.parent) throw patchNotApplicable(`add operation does not apply: doc is missing path: "${path}": missing value`);
-      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= target.parent.length)) {
+      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= arrayLength)) {
         throw invalidIndex('add', path, target.key);
       }
       return;
@@ -147,7 +148,7 @@ function checkApplicable(operation: Operation, _index: number, doc: unknown): vo
         throw patchNotApplicable(`move operation does not apply: "${operation.from}" cannot be moved into its own child "${path}"`);
       }
       if (!target.parent) throw patchNotApplicable(`${op} operation does not apply: doc is missing destination path: ${path}: missing value`);
-      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= target.parent.length)) {
+      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= arrayLength)) {
         throw invalidIndex(op, path, target.key);
       }
       return;

@@ -6,13 +6,19 @@
  */
 import type { PatchSchema } from './schema.js';
 
+/** Shared by every request and by the OpenAPI writer: nobody may modify it. */
+function frozen<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) frozen(v);
+  return Object.freeze(value);
+}
+
 /** metadata: ownerReferences merge by uid, finalizers are a merged set; managedFields has no tag (atomic). */
-export const objectMetaPatchSchema: PatchSchema = {
+export const objectMetaPatchSchema: PatchSchema = frozen({
   fields: {
     ownerReferences: { patchStrategy: 'merge', patchMergeKey: 'uid' },
     finalizers: { patchStrategy: 'merge' },
   },
-};
+});
 
 /** Conditions of the core kinds that have them (Namespace, Service) merge by type. */
 const conditions: PatchSchema = { patchStrategy: 'merge', patchMergeKey: 'type' };
@@ -22,13 +28,13 @@ function kind(fields: Record<string, PatchSchema> = {}): PatchSchema {
 }
 
 /** Kinds whose only tagged fields are in ObjectMeta, and the fallback for every other built-in kind. */
-export const genericPatchSchema: PatchSchema = kind();
+export const genericPatchSchema: PatchSchema = frozen(kind());
 
 /**
  * Keyed by group-qualified kind as kube prints a GroupKind: `ConfigMap`, `Role.rbac.authorization.k8s.io`.
  * Every served version of a kind shares the entry (the tags are identical across versions of these kinds).
  */
-export const builtinPatchSchemas: Readonly<Record<string, PatchSchema>> = {
+export const builtinPatchSchemas: Readonly<Record<string, PatchSchema>> = frozen({
   Namespace: kind({ status: { fields: { conditions } } }),
   ConfigMap: genericPatchSchema,
   Secret: genericPatchSchema,
@@ -53,7 +59,7 @@ export const builtinPatchSchemas: Readonly<Record<string, PatchSchema>> = {
   'MutatingWebhookConfiguration.admissionregistration.k8s.io': kind({
     webhooks: { patchStrategy: 'merge', patchMergeKey: 'name' },
   }),
-};
+});
 
 /** The strategic-merge schema for a built-in kind; unknown kinds get ObjectMeta knowledge only. */
 export function patchSchemaFor(group: string, kind: string): PatchSchema {

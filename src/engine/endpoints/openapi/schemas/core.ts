@@ -47,7 +47,11 @@ export const coreSchemas: Record<string, Schema> = {
     ),
   }),
   [`${CORE}.NamespaceStatus`]: struct('Observed state of a namespace.', {
-    conditions: listOf(`${CORE}.NamespaceCondition`, "Latest observations of the namespace's state.", mergeByKey('type')),
+    conditions: listOf(
+      `${CORE}.NamespaceCondition`,
+      "Latest observations of the namespace's state.",
+      mergeByKey('type'),
+    ),
     phase: str('Lifecycle phase: Active or Terminating.'),
   }),
   [`${CORE}.NamespaceCondition`]: withRequired(

@@ -116,11 +116,12 @@ export const patchScenarios: PatchScenario[] = [
   { name: 'smp type change replaces', live: cm, type: S, patch: { data: 'not-a-map' } },
   { name: 'smp top-level $patch replace', live: cm, type: S, patch: { $patch: 'replace', apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default' }, data: { z: '1' } } },
   { name: 'smp webhooks merge by name', live: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'v' }, webhooks: [{ name: 'a.b', sideEffects: 'None' }, { name: 'c.d', sideEffects: 'None' }] }, type: S, patch: { webhooks: [{ name: 'c.d', sideEffects: 'Some' }, { name: 'e.f' }] } },
+  ...orderScenarios(),
   // --- strategic: errors
   { name: 'smp error: unknown $patch value', live: cm, type: S, patch: { metadata: { labels: { $patch: 'bogus' } } } },
   { name: 'smp error: $retainKeys is not a list', live: cm, type: S, patch: { metadata: { $retainKeys: 'name' } } },
   { name: 'smp error: patch key missing from $retainKeys', live: cm, type: S, patch: { metadata: { $retainKeys: ['name'], labels: { a: 'b' } } } },
-  { name: 'smp error: $deleteFromPrimitiveList is not a list', live: cm, type: S, patch: { metadata: { '$deleteFromPrimitiveList/finalizers': 'x.io/a' } } },
+  { name: 'smp $deleteFromPrimitiveList that is not a list', live: cm, type: S, patch: { metadata: { '$deleteFromPrimitiveList/finalizers': 'x.io/a' } } },
   { name: 'smp error: list item without merge key', live: cm, type: S, patch: { metadata: { ownerReferences: [{ name: 'no-uid' }] } } },
   { name: 'smp error: list of lists', live: cm, type: S, patch: { metadata: { finalizers: [['x']] } } },
   { name: 'smp error: $setElementOrder disagrees with the patch list', live: cm, type: S, patch: { metadata: { '$setElementOrder/finalizers': ['x.io/a'], finalizers: ['x.io/c'] } } },
@@ -155,3 +156,42 @@ export const patchScenarios: PatchScenario[] = [
   { name: 'json: error replace under missing parent', live: cm, type: 'json', patch: [{ op: 'replace', path: '/nope/x', value: 1 }] },
   { name: 'json: error remove out of range', live: cm, type: 'json', patch: [{ op: 'remove', path: '/metadata/finalizers/7' }] },
 ];
+
+/**
+ * Where items land when a merge list gets deletions, additions and reorders while the server holds items the
+ * patch does not mention: the cases kubectl apply produces when a controller added list items.
+ */
+function orderScenarios(): PatchScenario[] {
+  const live = { ...cm, metadata: { ...cm.metadata, ownerReferences: ['u1', 'u2', 'u3', 'u4', 'u5'].map((u) => ref(u)), finalizers: ['a', 'b', 'c', 'd'] } };
+  const del = (uid: string) => ({ $patch: 'delete', uid });
+  const key = (uid: string) => ({ uid });
+  const refs: Array<[string, unknown[], unknown[] | undefined]> = [
+    ['delete two, add one', [ref('u9'), del('u1'), del('u4')], [key('u2'), key('u9')]],
+    ['add before a kept item', [ref('u9'), del('u1')], [key('u9'), key('u3')]],
+    ['add between reordered items', [ref('u8'), del('u3')], [key('u5'), key('u1'), key('u8')]],
+    ['delete only', [del('u1'), del('u3'), del('u5')], [key('u2'), key('u4')]],
+    ['add two before an old one', [ref('u7'), ref('u8')], [key('u7'), key('u8'), key('u1')]],
+    ['change and reorder', [ref('u4', 'renamed')], [key('u4'), key('u2')]],
+    ['no $setElementOrder', [ref('u7'), del('u2')], undefined],
+    ['interleaved additions and deletions', [ref('u9'), ref('u8'), del('u3'), del('u4')], [key('u1'), key('u9'), key('u2'), key('u8')]],
+  ];
+  const prims: Array<[string, string[], string[], string[]]> = [
+    ['add one, delete one', ['x'], ['a'], ['d', 'x', 'b']],
+    ['add one first, delete two', ['y'], ['b', 'c'], ['y', 'a']],
+    ['append after reorder', ['z'], [], ['b', 'a', 'z']],
+  ];
+  return [
+    ...refs.map(([name, list, order]): PatchScenario => ({
+      name: `smp order of ownerReferences: ${name}`,
+      live,
+      type: 'strategic',
+      patch: { metadata: { ownerReferences: list, ...(order ? { '$setElementOrder/ownerReferences': order } : {}) } },
+    })),
+    ...prims.map(([name, add, remove, order]): PatchScenario => ({
+      name: `smp order of finalizers: ${name}`,
+      live,
+      type: 'strategic',
+      patch: { metadata: { finalizers: add, '$deleteFromPrimitiveList/finalizers': remove, '$setElementOrder/finalizers': order } },
+    })),
+  ];
+}
