@@ -22,6 +22,22 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
   const getJson = async (args: string[]) => JSON.parse((await k(['get', ...args, '-o', 'json'])).stdout);
   const createCm = (name: string, extra: string[] = [], namespace = ns) =>
     k(['create', 'configmap', name, '-n', namespace, '--from-literal=a=1', ...extra]);
+  interface CmSpec {
+    namespace?: string;
+    data?: Record<string, string>;
+    labels?: Record<string, string>;
+    finalizers?: string[];
+  }
+  const cmJson = (name: string, spec: CmSpec) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: spec.namespace ?? ns, labels: spec.labels, finalizers: spec.finalizers },
+      data: spec.data ?? { a: '1' },
+    });
+  /** Setup without PATCH (so only the patch tests fail when patching is broken): create -f / replace -f. */
+  const createCmFrom = (name: string, spec: CmSpec = {}) => k(['create', '-f', '-'], { input: cmJson(name, spec) });
+  const replaceCm = (name: string, spec: CmSpec = {}) => k(['replace', '-f', '-'], { input: cmJson(name, spec) });
   const createHeld = async (name: string, namespace = ns) => {
     const file = await tempFile(
       'held.yaml',
@@ -56,10 +72,9 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
     it('-l deletes exactly the selected objects', async () => {
       const tag = uniqueName('sel');
       const [a, b, c] = [uniqueName('la'), uniqueName('lb'), uniqueName('lc')];
-      await createCm(a);
-      await createCm(b);
-      await createCm(c);
-      await k(['label', 'cm', a, b, '-n', ns, `tag=${tag}`]);
+      await createCmFrom(a, { labels: { tag } });
+      await createCmFrom(b, { labels: { tag } });
+      await createCmFrom(c, { labels: { tag: 'other' } });
       const result = await k(['delete', 'cm', '-n', ns, '-l', `tag=${tag}`]);
       expect(lines(result.stdout)).toEqual([`configmap "${a}" deleted`, `configmap "${b}" deleted`]);
       await expectNotFound(k, 'cm', a, ns);
@@ -115,9 +130,8 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
       const box = uniqueName('doomed');
       const mark = uniqueName('mark');
       await k(['create', 'namespace', box]);
-      await createCm('c1', [], box);
-      await createCm('c2', [], box);
-      await k(['label', 'cm', 'c1', 'c2', '-n', box, `mark=${mark}`]);
+      await createCmFrom('c1', { namespace: box, labels: { mark } });
+      await createCmFrom('c2', { namespace: box, labels: { mark } });
       await k(['create', 'secret', 'generic', 's1', '-n', box, '--from-literal=k=v']);
       await k(['create', 'serviceaccount', 'robot', '-n', box]);
 
@@ -163,7 +177,7 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
       const waiting = background(['wait', '--for=delete', `configmap/${name}`, '-n', ns, '--timeout=30s']);
       await sleep(1_500);
       expect(waiting.exited(), `kubectl wait returned early: ${waiting.stdout()} ${waiting.stderr()}`).toBe(false);
-      await k(['patch', 'cm', name, '-n', ns, '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+      await replaceCm(name); // the same object without its finalizer
       const result = await waiting.done(20_000);
       expect(result.exitCode, result.stderr).toBe(0);
       expect(result.stdout.trim()).toBe(`configmap/${name} condition met`);
@@ -190,7 +204,7 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
       const waiting = background(['wait', '--for=jsonpath={.data.state}=ready', `cm/${name}`, '-n', ns, '--timeout=30s']);
       await sleep(1_500);
       expect(waiting.exited(), `kubectl wait returned early: ${waiting.stdout()} ${waiting.stderr()}`).toBe(false);
-      await k(['patch', 'cm', name, '-n', ns, '--type', 'merge', '-p', '{"data":{"state":"ready"}}']);
+      await replaceCm(name, { data: { a: '1', state: 'ready' } });
       const result = await waiting.done(20_000);
       expect(result.exitCode, result.stderr).toBe(0);
       expect(result.stdout.trim()).toBe(`configmap/${name} condition met`);
@@ -210,7 +224,7 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
         await watch.waitForLine(/^ADDED\s+w0\s/);
         await createCm('w1', [], box);
         await watch.waitForLine(/^ADDED\s+w1\s/);
-        await k(['patch', 'cm', 'w1', '-n', box, '--type', 'merge', '-p', '{"data":{"a":"2","b":"3"}}']);
+        await replaceCm('w1', { namespace: box, data: { a: '2', b: '3' } });
         await watch.waitForLine(/^MODIFIED\s+w1\s/);
         await other(['create', 'configmap', 'intruder', '-n', box]);
         await k(['delete', 'cm', 'w1', '-n', box]);

@@ -83,7 +83,14 @@ describe('isolation between logical clusters', () => {
     expect(objects[0].metadata.uid).not.toBe(objects[1].metadata.uid);
 
     // Changing one leaves the other untouched.
-    await root()(['label', 'cm', 'same', '-n', ns, 'changed=yes']);
+    await root()(['replace', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'same', namespace: ns, labels: { changed: 'yes' } },
+        data: { owner: 'root' },
+      }),
+    });
     const after = JSON.parse((await second()(['get', 'cm', 'same', '-n', ns, '-o', 'json'])).stdout);
     expect(after.metadata.resourceVersion).toBe(objects[1].metadata.resourceVersion);
     expect(after.metadata.labels).toBeUndefined();
@@ -114,8 +121,7 @@ describe('isolation between logical clusters', () => {
 
   it('a new logical cluster starts empty', async () => {
     const mark = uniqueName('mark');
-    await root()(['create', 'configmap', mark, '-n', 'default', `--from-literal=m=${mark}`]);
-    await root()(['label', 'cm', mark, '-n', 'default', `mark=${mark}`]);
+    await root()(['create', '-f', '-'], { input: labelledCm(mark, mark) });
     const third = uniqueClusterName();
     await createLogicalCluster(e2e.server, third);
     const k = inCluster(e2e.server, third);
@@ -136,8 +142,7 @@ describe('the * wildcard (system:masters)', () => {
     const mark = uniqueName('wild');
     for (const cluster of ['root', e2e.second]) {
       const k = e2e.k(cluster);
-      await k(['create', 'configmap', mark, '-n', 'default', '--from-literal=a=1']);
-      await k(['label', 'cm', mark, '-n', 'default', `mark=${mark}`]);
+      await k(['create', '-f', '-'], { input: labelledCm(mark, mark) });
     }
     const list = JSON.parse(
       (await asShardAdmin(['get', '--raw', `/clusters/*/api/v1/configmaps?labelSelector=mark%3D${mark}`])).stdout,
@@ -220,3 +225,12 @@ describe('a logical cluster that does not exist', () => {
     expectError(result, /^Error from server \((BadRequest|NotFound|Forbidden)\)/);
   });
 });
+
+function labelledCm(name: string, mark: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', labels: { mark } },
+    data: { m: mark },
+  });
+}

@@ -36,6 +36,11 @@ export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions
   if (page.continueToken) listMeta.continue = page.continueToken;
   if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
   const table = wantsTable(opts.accept);
+  if (rt.convert) {
+    // Stored in another shape: these lists cannot splice stored bytes and must convert each item.
+    const objects = (page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject)).map((o) => rt.convert!.fromStorage(o));
+    page = { ...page, parsed: objects, items: objects.map((o) => JSON.stringify(o)) };
+  }
   if (table) {
     const objects = page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject);
     return JSON.stringify(

@@ -9,22 +9,30 @@ import {
   fieldErrors,
   invalid,
   methodNotAllowed,
-  notFound,
   StatusError,
   unsupportedMediaType,
 } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import type { GenericStore, OpContext } from '../registry/generic-store.js';
+import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { buildPredicate } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
 import type { Store } from '../storage/store.js';
 import { decodeObjectBody, mediaType } from './body.js';
-import { parseDeleteOptions, parseDryRun, parseFieldValidation, parseLimit, parseTimeoutSeconds } from './query.js';
+import { pruneUnknownFields } from '../machinery/unknown-fields.js';
+import { builtinSchemas } from './openapi/schemas/index.js';
+import {
+  parseDeleteOptions,
+  parseDryRun,
+  parseFieldValidation,
+  parseLimit,
+  parseTimeoutSeconds,
+  type FieldValidation,
+} from './query.js';
 import { renderList, renderObject, renderWatchObject } from './render.js';
 import type { RequestInfo } from './request-info.js';
-import { addWarnings, sendJson, successStatus } from './responses.js';
+import { addWarnings, sendJson, successStatus, toStatusError } from './responses.js';
 
 export interface UserInfo {
   username: string;
@@ -105,20 +113,23 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return streamWatch(svc, req, rt, ctx, reply);
     case 'create': {
       const obj = decodeObjectBody(req.contentType, req.body);
-      parseFieldValidation(req.query);
+      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query) });
-      addWarnings(reply, rt.strategy.warnings?.(created) ?? []);
+      addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
       return sendJson(reply, 201, renderObject(rt, created, render));
     }
     case 'update': {
       const obj = decodeObjectBody(req.contentType, req.body);
-      parseFieldValidation(req.query);
+      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined });
-      addWarnings(reply, rt.strategy.warnings?.(updated) ?? []);
+      addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendJson(reply, 200, renderObject(rt, updated, render));
     }
-    case 'patch':
-      return sendJson(reply, 200, renderObject(rt, patchObject(svc, req, rt, ctx), render));
+    case 'patch': {
+      const { object, warnings } = patchObject(svc, req, rt, ctx);
+      addWarnings(reply, warnings);
+      return sendJson(reply, 200, renderObject(rt, object, render));
+    }
     case 'delete': {
       const opts = parseDeleteOptions(req.query, req.contentType, req.body);
       const result = svc.generic.delete(ctx, info.name, opts);
@@ -137,7 +148,25 @@ function predicateFor(rt: ResourceType, query: URLSearchParams) {
   return buildPredicate(rt, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
 }
 
-function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): KubeObject {
+/**
+ * Unknown fields (not in the kind's schema) are dropped; fieldValidation decides whether that is an error
+ * (Strict), a warning (Warn, the default) or silent (Ignore), with kube's wording.
+ */
+function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
+  const schema = rt.openapiSchemaName ? builtinSchemas[rt.openapiSchemaName] : undefined;
+  if (!schema) return [];
+  const unknown = pruneUnknownFields(obj, schema, builtinSchemas);
+  if (unknown.length === 0 || validation === 'Ignore') return [];
+  const problems = unknown.map((path) => `unknown field "${path}"`);
+  if (validation === 'Warn') return problems;
+  const detail = `strict decoding error: ${problems.join(', ')}`;
+  if (source === 'patch') {
+    throw invalid(rt, obj.metadata?.name ?? '', [fieldErrors.invalid('patch', '', detail)]);
+  }
+  throw badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${detail}`);
+}
+
+function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): { object: KubeObject; warnings: string[] } {
   const type = mediaType(req.contentType);
   if (type === 'application/apply-patch+yaml' || !supportedPatchTypes.includes(type)) {
     throw unsupportedMediaType(type, supportedPatchTypes);
@@ -147,10 +176,10 @@ function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, c
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
     ]);
   }
-  parseFieldValidation(req.query);
+  const validation = parseFieldValidation(req.query);
   const name = req.info.name;
   const current = svc.generic.getRaw(ctx, name);
-  const base = JSON.parse(current.value) as KubeObject;
+  const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
   base.metadata = { ...base.metadata, resourceVersion: String(current.revision) };
   const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
     group: rt.group,
@@ -158,10 +187,12 @@ function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, c
     isCustomResource: false,
   }) as KubeObject;
   // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
+  const warnings = checkUnknownFields(rt, patched, validation, 'patch');
   const pinned = patched.metadata?.resourceVersion;
   const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
-  return svc.generic.update(ctx, name, patched, { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined }, expected);
+  const object = svc.generic.update(ctx, name, patched, { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined }, expected);
+  return { object, warnings };
 }
 
 function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): string {
@@ -219,6 +250,7 @@ async function streamWatch(
   raw.flushHeaders();
   let first = true;
   const render = { accept: req.accept, query: req.query };
+  try {
   await serveWatch(
     svc.store,
     {
@@ -230,6 +262,7 @@ async function streamWatch(
       sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
       allowWatchBookmarks: req.query.get('allowWatchBookmarks') === 'true',
       timeoutSeconds,
+      convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
     },
     {
       send(type, json) {
@@ -247,5 +280,12 @@ async function streamWatch(
       },
     },
   );
-  void notFound;
+  } catch (err) {
+    // The response is already streaming: report the failure as an ERROR event, then close.
+    const status = toStatusError(err);
+    if (!raw.writableEnded) {
+      raw.write(`{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`);
+      raw.end();
+    }
+  }
 }

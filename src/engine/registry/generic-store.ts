@@ -73,7 +73,7 @@ export class GenericStore {
   }
 
   get(ctx: OpContext, name: string): KubeObject {
-    return decodeStored(this.getRaw(ctx, name));
+    return fromStorage(ctx.rt, decodeStored(this.getRaw(ctx, name)));
   }
 
   create(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): KubeObject {
@@ -110,7 +110,7 @@ export class GenericStore {
       return obj;
     }
     try {
-      const [result] = this.store.commit([{ type: 'create', key: this.key(ctx, meta.name!), value: encodeStored(obj) }]);
+      const [result] = this.store.commit([{ type: 'create', key: this.key(ctx, meta.name!), value: encodeStored(toStorage(rt, obj)) }]);
       meta.resourceVersion = String(result.revision);
       return obj;
     } catch (err) {
@@ -126,7 +126,7 @@ export class GenericStore {
   update(ctx: OpContext, name: string, input: KubeObject, opts: WriteOptions = {}, expectedRevision?: number): KubeObject {
     const { rt } = ctx;
     const current = this.getRaw(ctx, name);
-    const old = decodeStored(current);
+    const old = fromStorage(rt, decodeStored(current));
     let obj = structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
@@ -174,7 +174,7 @@ export class GenericStore {
     if (rt.strategy.tracksGeneration && specChanged(old, obj)) {
       objMeta.generation = (old.metadata!.generation ?? 0) + 1;
     }
-    const encoded = encodeStored(obj);
+    const encoded = encodeStored(toStorage(rt, obj));
     if (encoded === current.value) return old; // a no-op write keeps the resourceVersion and emits no event
     if (opts.dryRun) {
       objMeta.resourceVersion = String(current.revision);
@@ -195,7 +195,7 @@ export class GenericStore {
   delete(ctx: OpContext, name: string, opts: DeleteOptions = {}): DeleteResult {
     const { rt } = ctx;
     const current = this.getRaw(ctx, name);
-    const obj = decodeStored(current);
+    const obj = fromStorage(rt, decodeStored(current));
     const meta = obj.metadata!;
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== meta.uid) {
@@ -221,7 +221,7 @@ export class GenericStore {
       if (opts.dryRun) return { removed: false, object: obj };
       const marker = deletionMarkerKey(current.key);
       const ops: WriteOp[] = [
-        { type: 'update', key: current.key, value: encodeStored(obj), expectedRevision: current.revision },
+        { type: 'update', key: current.key, value: encodeStored(toStorage(rt, obj)), expectedRevision: current.revision },
       ];
       if (!this.store.get(marker)) ops.push({ type: 'create', key: marker, value: '{}' });
       const [result] = this.commitOrConflict(ctx, name, ops);
@@ -308,6 +308,15 @@ export class GenericStore {
       );
     }
   }
+}
+
+/** Types stored in another shape (events.k8s.io Events live as core Events) convert on the way in and out. */
+export function fromStorage(rt: ResourceType, obj: KubeObject): KubeObject {
+  return rt.convert ? rt.convert.fromStorage(obj) : obj;
+}
+
+export function toStorage(rt: ResourceType, obj: KubeObject): KubeObject {
+  return rt.convert ? rt.convert.toStorage(obj) : obj;
 }
 
 const protectedNamespaces = new Set(['default', 'kube-system', 'kube-public']);

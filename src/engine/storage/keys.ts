@@ -7,7 +7,7 @@ export const KEEP_NEWEST_REVISIONS = 1000;
 /** Rows deleted per compaction transaction: small enough that one slice holds the writer for a few ms. */
 export const COMPACT_BATCH_ROWS = 1000;
 /** Rows one `compact()` call may delete before returning, so a caller can yield to the event loop in between. */
-export const COMPACT_MAX_ROWS_PER_CALL = 5000;
+export const COMPACT_MAX_ROWS_PER_CALL = 1000;
 
 /**
  * Exclusive upper bound of the keys that start with `prefix`, or undefined when the range is unbounded.

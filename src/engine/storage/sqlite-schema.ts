@@ -34,9 +34,11 @@ const SCHEMA = `
     create_revision INTEGER NOT NULL,
     value TEXT NOT NULL
   );
-  -- Append-only log; revision IS the store revision. AUTOINCREMENT so a revision is never reused.
+  -- Append-only log; revision (the rowid) IS the store revision. No AUTOINCREMENT: the store assigns revisions
+  -- itself and compaction never deletes the newest row, so max(revision) is always the current revision, and
+  -- skipping sqlite_sequence saves one WAL page per commit.
   CREATE TABLE IF NOT EXISTS events (
-    revision INTEGER PRIMARY KEY AUTOINCREMENT,
+    revision INTEGER PRIMARY KEY,
     key TEXT NOT NULL,
     type INTEGER NOT NULL,
     value TEXT NOT NULL,
@@ -124,7 +126,36 @@ const OBJECT_COLUMNS = 'key, value, revision, create_revision AS createRevision'
 const EVENT_COLUMNS =
   'revision, key, type, value, prev_value AS prevValue, prev_revision AS prevRevision, create_revision AS createRevision, ts';
 
-export function prepareStatements(db: Database.Database) {
+type Stmt<Params extends unknown[], Row = unknown> = Database.Statement<Params, Row>;
+
+export interface Statements {
+  get: Stmt<[string], ObjectRow>;
+  rangeFrom: Stmt<[string, string, number], ObjectRow>;
+  rangeFromOpen: Stmt<[string, number], ObjectRow>;
+  rangeAfter: Stmt<[string, string, number], ObjectRow>;
+  rangeAfterOpen: Stmt<[string, number], ObjectRow>;
+  countFrom: Stmt<[string, string], number>;
+  countFromOpen: Stmt<[string], number>;
+  countAfter: Stmt<[string, string], number>;
+  countAfterOpen: Stmt<[string], number>;
+  insertObject: Stmt<[string, number, number, string]>;
+  updateObject: Stmt<[number, string, string]>;
+  deleteObject: Stmt<[string]>;
+  insertEvent: Stmt<[number, string, number, string, string | null, number, number, number]>;
+  scanEvents: Stmt<[number, number, string, string, number], EventRow>;
+  scanEventsOpen: Stmt<[number, number, string, number], EventRow>;
+  eventRevisions: Stmt<[string, string, number, number], number>;
+  eventRevisionsOpen: Stmt<[string, number, number], number>;
+  eventsByRevision: Stmt<[string], EventRow>;
+  firstEventTsAtOrAfter: Stmt<[number], number>;
+  lastEvent: Stmt<[], { revision: number; ts: number }>;
+  maxRevision: Stmt<[], number | null>;
+  deleteEvents: Stmt<[number, number]>;
+  readMeta: Stmt<[string], number>;
+  writeMeta: Stmt<[string, number]>;
+}
+
+export function prepareStatements(db: Database.Database): Statements {
   const bounded = (where: string) =>
     db.prepare<[string, string, number], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`);
   const open = (where: string) =>
@@ -179,7 +210,7 @@ export function prepareStatements(db: Database.Database) {
     lastEvent: db.prepare<[], { revision: number; ts: number }>(
       'SELECT revision, ts FROM events ORDER BY revision DESC LIMIT 1',
     ),
-    sequence: db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck(),
+    maxRevision: db.prepare<[], number | null>('SELECT max(revision) FROM events').pluck(),
 
     deleteEvents: db.prepare<[number, number]>('DELETE FROM events WHERE revision > ? AND revision <= ?'),
     readMeta: db.prepare<[string], number>('SELECT value FROM meta WHERE name = ?').pluck(),
@@ -189,4 +220,3 @@ export function prepareStatements(db: Database.Database) {
   };
 }
 
-export type Statements = ReturnType<typeof prepareStatements>;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreContract } from './contract.js';
-import { cm, inCluster, useStores } from './contract-support.js';
+import { cm, inCluster } from './contract-support.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 import type { StoreEvent } from './store.js';
 
@@ -21,8 +21,6 @@ runStoreContract('sqlite, key-index log reads', fresh({ logScanLimit: 0 }));
 runStoreContract('sqlite :memory:', () => openSqliteStore(':memory:'));
 
 describe('sqlite store on disk', () => {
-  const open = useStores(() => openSqliteStore(freshPath()));
-
   it('keeps objects, revisions, history and the compaction point across close and reopen', () => {
     const path = freshPath();
     const first = openSqliteStore(path);
@@ -99,8 +97,6 @@ describe('sqlite store on disk', () => {
     expect(signal).toBe('SIGKILL');
     expect(acked.length).toBeGreaterThanOrEqual(2000);
 
-    const store = open();
-    void store;
     const survivor = openSqliteStore(path);
     try {
       for (const [key, revision] of acked) expect(survivor.get(key)?.revision).toBe(revision);

@@ -66,7 +66,7 @@ export interface SqliteStore extends Store {
 const COMPACTED = 'compacted_revision';
 /** Free pages tolerated before compaction hands space back to the file system. */
 const VACUUM_THRESHOLD_PAGES = 256;
-const VACUUM_PAGES_PER_CALL = 2048;
+const VACUUM_PAGES_PER_CALL = 1024;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {
@@ -104,8 +104,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.statements = prepareStatements(db);
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 5000;
-    this.revision = this.statements.sequence.get() ?? 0;
     this.compacted = this.statements.readMeta.get(COMPACTED) ?? 0;
+    this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
     this.lastTs = this.statements.lastEvent.get()?.ts ?? 0;
     this.applyOps = db.transaction((ops: WriteOp[], ts: number) => this.writeOps(ops, ts));
     this.deleteSlice = db.transaction((from: number, upTo: number) => {
@@ -160,8 +160,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const s = this.statements;
     const results: WriteResult[] = [];
     const events: StoreEvent[] = [];
-    // Revisions are assigned here, not by AUTOINCREMENT: the file lock makes this process the only writer,
-    // and a stale counter would hit the primary key instead of silently reusing a revision.
+    // Revisions are assigned here: the file lock makes this process the only writer, and a stale counter would
+    // hit the primary key instead of silently reusing a revision.
     let revision = this.revision;
     for (const op of ops) {
       const existing = s.get.get(op.key);

@@ -68,7 +68,9 @@ async function main(): Promise<void> {
 
   const out = join(dirname(fileURLToPath(import.meta.url)), 'kubectl-fixtures.json');
   const header = { generatedBy: 'testdata/generate-fixtures.ts', kubectl: JSON.parse(version.toString('utf8')).clientVersion.gitVersion };
-  writeFileSync(out, JSON.stringify({ ...header, fixtures }, null, 1) + '\n');
+  // One fixture per line: small enough to keep in git, still readable in a diff.
+  const lines = fixtures.map((f) => `  ${JSON.stringify(f)}`).join(',\n');
+  writeFileSync(out, `${JSON.stringify(header).slice(0, -1)},\n "fixtures": [\n${lines}\n ]\n}\n`);
   console.log(`wrote ${fixtures.length} fixtures to ${out}`);
 }
 

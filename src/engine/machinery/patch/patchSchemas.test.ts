@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { builtinPatchSchemas, genericPatchSchema, objectMetaPatchSchema, patchSchemaFor } from './patchSchemas.js';
+import { listPatchExtensions } from './schema.js';
+
+describe('patchSchemaFor', () => {
+  it.each([
+    ['', 'ConfigMap', genericPatchSchema],
+    ['', 'Service', builtinPatchSchemas.Service],
+    ['', 'ServiceAccount', builtinPatchSchemas.ServiceAccount],
+    ['rbac.authorization.k8s.io', 'Role', builtinPatchSchemas['Role.rbac.authorization.k8s.io']],
+    ['coordination.k8s.io', 'Lease', builtinPatchSchemas['Lease.coordination.k8s.io']],
+    ['apps', 'Service', genericPatchSchema],
+    ['example.com', 'Widget', genericPatchSchema],
+    ['', 'constructor', genericPatchSchema],
+    ['', '__proto__', genericPatchSchema],
+  ])('%s %s', (group, kind, expected) => {
+    expect(patchSchemaFor(group, kind)).toBe(expected);
+  });
+
+  it('every kind knows ObjectMeta', () => {
+    for (const schema of Object.values(builtinPatchSchemas)) expect(schema.fields?.metadata).toBe(objectMetaPatchSchema);
+  });
+
+  it('is read-only shared data', () => {
+    expect(Object.isFrozen(builtinPatchSchemas)).toBe(true);
+    expect(Object.isFrozen(builtinPatchSchemas.Service!.fields!.spec!.fields!.ports)).toBe(true);
+    expect(Object.isFrozen(objectMetaPatchSchema.fields!.ownerReferences)).toBe(true);
+  });
+});
+
+describe('listPatchExtensions (what the OpenAPI writer publishes)', () => {
+  it('Service', () => {
+    expect(listPatchExtensions(patchSchemaFor('', 'Service'))).toEqual([
+      { path: '.metadata.ownerReferences', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'uid' },
+      { path: '.metadata.finalizers', 'x-kubernetes-patch-strategy': 'merge' },
+      { path: '.spec.ports', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'port' },
+      { path: '.status.conditions', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'type' },
+    ]);
+  });
+
+  it('ServiceAccount and Namespace', () => {
+    expect(listPatchExtensions(patchSchemaFor('', 'ServiceAccount')).map((e) => e.path)).toEqual([
+      '.metadata.ownerReferences',
+      '.metadata.finalizers',
+      '.secrets',
+    ]);
+    expect(listPatchExtensions(patchSchemaFor('', 'Namespace')).map((e) => e.path)).toContain('.status.conditions');
+  });
+
+  it('nested items and map values', () => {
+    const schema = { fields: { spec: { items: { fields: { env: { patchStrategy: 'merge' as const, patchMergeKey: 'name' } } } } } };
+    expect(listPatchExtensions(schema)).toEqual([
+      { path: '.spec[*].env', 'x-kubernetes-patch-strategy': 'merge', 'x-kubernetes-patch-merge-key': 'name' },
+    ]);
+  });
+});
