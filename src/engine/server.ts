@@ -102,13 +102,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       authenticator,
       clusters,
       openapi: new OpenAPIService(),
+      watches: new Set<() => void>(),
       serverAddress: '',
       isReady: () => ready,
     };
     app.all('*', (request, reply) => routeRequest(services, request, reply));
 
     await app.listen({ port: options.securePort, host: options.bindAddress });
-    cleanups.unshift(() => app.close());
+    cleanups.unshift(async () => {
+      // Watches never finish by themselves: end them so app.close() only waits for real in-flight requests.
+      for (const end of services.watches) end();
+      await app.close();
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.securePort;
     const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;

@@ -348,8 +348,9 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       await k(['create', '-f', file]);
       const secrets = async () => (await getJson(['sa', name, '-n', ns])).secrets;
 
+      // Same result as the Go implementation (`kubectl patch --local`): patch items first, then the rest.
       await k(['patch', 'sa', name, '-n', ns, '--type', 'strategic', '-p', '{"secrets":[{"name":"s2"}]}']);
-      expect(await secrets()).toEqual([{ name: 's1' }, { name: 's2' }]);
+      expect(await secrets()).toEqual([{ name: 's2' }, { name: 's1' }]);
 
       await k(['patch', 'sa', name, '-n', ns, '-p', '{"secrets":[{"name":"s1","$patch":"delete"}]}']);
       expect(await secrets()).toEqual([{ name: 's2' }]);

@@ -3,7 +3,6 @@
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
 import { parse as parseYaml } from 'yaml';
-import { decodeKubeProtobuf, ProtobufDecodeError } from '../machinery/protobuf/index.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
 import type { KubeObject } from '../registry/types.js';
 
@@ -14,7 +13,7 @@ export function mediaType(contentType: string | undefined): string {
 }
 
 /** Decode a create/update body into an object. */
-export function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): KubeObject {
+export async function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): Promise<KubeObject> {
   const type = mediaType(contentType);
   const raw = body ?? Buffer.alloc(0);
   if (raw.length === 0) throw badRequest('the body of the request is empty; send the object to create or update');
@@ -26,13 +25,16 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer |
     case 'application/x-yaml':
     case 'text/yaml':
       return asObject(parseYamlText(raw.toString('utf8')));
-    case 'application/vnd.kubernetes.protobuf':
+    case 'application/vnd.kubernetes.protobuf': {
+      // Loaded on first use: most clients send JSON, and the decoder's schemas cost start-up time.
+      const { decodeKubeProtobuf, ProtobufDecodeError } = await import('../machinery/protobuf/index.js');
       try {
         return decodeKubeProtobuf(raw).object as KubeObject;
       } catch (err) {
         if (err instanceof ProtobufDecodeError) throw badRequest(err.message);
         throw err;
       }
+    }
     default:
       throw unsupportedMediaType(type, objectMediaTypes);
   }

@@ -3,7 +3,6 @@
  * answer. One handler serves every ResourceType in every logical cluster.
  */
 import type { FastifyReply } from 'fastify';
-import { applyPatch, supportedPatchTypes } from '../machinery/patch/index.js';
 import {
   badRequest,
   fieldErrors,
@@ -57,6 +56,8 @@ export interface ApiRequest {
 export interface ResourceServices {
   store: Store;
   generic: GenericStore;
+  /** Open watch streams, ended on shutdown so in-flight work can finish and the server can close. */
+  watches?: Set<() => void>;
 }
 
 export function resourceNotFound(): StatusError {
@@ -92,7 +93,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
 
   if (rt.virtualCreate) {
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
-    const input = decodeObjectBody(req.contentType, req.body);
+    const input = await decodeObjectBody(req.contentType, req.body);
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
     return sendJson(reply, 201, out);
   }
@@ -112,21 +113,21 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     case 'watch':
       return streamWatch(svc, req, rt, ctx, reply);
     case 'create': {
-      const obj = decodeObjectBody(req.contentType, req.body);
+      const obj = await decodeObjectBody(req.contentType, req.body);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query) });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
       return sendJson(reply, 201, renderObject(rt, created, render));
     }
     case 'update': {
-      const obj = decodeObjectBody(req.contentType, req.body);
+      const obj = await decodeObjectBody(req.contentType, req.body);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendJson(reply, 200, renderObject(rt, updated, render));
     }
     case 'patch': {
-      const { object, warnings } = patchObject(svc, req, rt, ctx);
+      const { object, warnings } = await patchObject(svc, req, rt, ctx);
       addWarnings(reply, warnings);
       return sendJson(reply, 200, renderObject(rt, object, render));
     }
@@ -166,8 +167,14 @@ function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: Field
   throw badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${detail}`);
 }
 
-function patchObject(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): { object: KubeObject; warnings: string[] } {
+async function patchObject(
+  svc: ResourceServices,
+  req: ApiRequest,
+  rt: ResourceType,
+  ctx: OpContext,
+): Promise<{ object: KubeObject; warnings: string[] }> {
   const type = mediaType(req.contentType);
+  const { applyPatch, supportedPatchTypes } = await import('../machinery/patch/index.js');
   if (type === 'application/apply-patch+yaml' || !supportedPatchTypes.includes(type)) {
     throw unsupportedMediaType(type, supportedPatchTypes);
   }
@@ -250,6 +257,11 @@ async function streamWatch(
   raw.flushHeaders();
   let first = true;
   const render = { accept: req.accept, query: req.query };
+  const endStream = () => {
+    if (!raw.writableEnded) raw.end();
+  };
+  svc.watches?.add(endStream);
+  raw.on('close', () => svc.watches?.delete(endStream));
   try {
   await serveWatch(
     svc.store,

@@ -133,6 +133,14 @@ export function runWatchContract(newStore: () => Store, test: Case): void {
       expect(late.summary()).toEqual(expected);
     });
 
+    test('a revision that is not a non-negative integer is a RangeError, not a silent empty watch', () => {
+      const store = newStore();
+      for (const bad of [Number.NaN, -1, 1.5]) {
+        expect(() => store.watch('/registry/', bad, () => undefined)).toThrow(RangeError);
+        expect(() => store.list('/registry/', { revision: bad })).toThrow(RangeError);
+      }
+    });
+
     test('a watch from a future revision starts after it', () => {
       const store = newStore();
       const rec = recorder();

@@ -38,3 +38,10 @@ export function directoryOf(prefix: string): string {
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Rejects revisions that would otherwise silently match nothing (NaN, fractions, negatives). */
+export function assertRevision(revision: number, what: string): void {
+  if (!Number.isSafeInteger(revision) || revision < 0) {
+    throw new RangeError(`${what} must be a non-negative integer revision, got ${revision}`);
+  }
+}

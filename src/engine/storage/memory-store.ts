@@ -3,7 +3,7 @@
  * as the fallback when the native better-sqlite3 binding is missing.
  */
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
-import { COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS } from './keys.js';
+import { assertRevision, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS } from './keys.js';
 import {
   CompactedError,
   FutureRevisionError,
@@ -72,6 +72,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
     this.assertOpen();
     const at = options.revision;
     if (at === undefined || at === this.revision) return pageList(this, prefix, options, this.revision);
+    assertRevision(at, 'list revision');
     if (at > this.revision) throw new FutureRevisionError(at, this.revision);
     if (at < this.compacted) throw new CompactedError(at, this.compacted);
     return pageList(this, prefix, options, at, collectChanges(this.eventsAfter(prefix, at, this.revision)));
@@ -131,6 +132,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
 
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle {
     this.assertOpen();
+    assertRevision(fromRevision, 'watch fromRevision');
     if (fromRevision < this.compacted) throw new CompactedError(fromRevision, this.compacted);
     const upTo = this.revision;
     return this.hub.subscribe(prefix, fromRevision, upTo, listener, this.replay(prefix, fromRevision, upTo));

@@ -81,7 +81,7 @@ export function openDatabase(path: string, tuning: SqliteTuning): Database.Datab
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${tuning.synchronous}`);
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(tuning.busyTimeoutMs))}`);
-    // Checkpointing less often lets hot pages (index roots, the log tail) be copied once per many commits.
+    // Checkpointing less often copies hot pages (index roots, the log tail) once per many commits; see options.
     db.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(tuning.walAutocheckpointPages))}`);
     // After a checkpoint resets it, the -wal file is truncated back to this size.
     db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);

@@ -86,6 +86,14 @@ describe('applyPatch', () => {
     }
   });
 
+  it('a deeply nested body is 400, not a crash', () => {
+    const body = `{"spec":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    for (const type of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
+      const err = failure(() => applyPatch(type, cm(), body, builtin('ConfigMap')));
+      expect(err.code).toBe(400);
+    }
+  });
+
   it('a body of the wrong JSON shape is 400', () => {
     expect(failure(() => applyPatch('application/json-patch+json', cm(), '{}', builtin('ConfigMap'))).code).toBe(400);
     expect(failure(() => applyPatch('application/merge-patch+json', cm(), '[]', builtin('ConfigMap'))).code).toBe(400);

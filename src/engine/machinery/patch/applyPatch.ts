@@ -20,7 +20,12 @@ export const APPLY_PATCH = 'application/apply-patch+yaml';
  * Patch types of built-in kinds, in kube's order (k8s.io/apiserver endpoints/installer.go); the 415 message lists
  * them. Frozen: this is shared, read-only data.
  */
-export const supportedPatchTypes = Object.freeze([JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH]) as string[];
+export const supportedPatchTypes = Object.freeze([
+  JSON_PATCH,
+  MERGE_PATCH,
+  STRATEGIC_MERGE_PATCH,
+  APPLY_PATCH,
+]) as string[];
 /** Custom resources: no strategic merge patch (apiextensions-apiserver has no Go structs to take tags from). */
 export const customResourcePatchTypes = Object.freeze([JSON_PATCH, MERGE_PATCH, APPLY_PATCH]) as string[];
 
@@ -70,7 +75,8 @@ export function applyPatch(
 /** Parses a PATCH body as JSON, with a 400 that says what is wrong and where. */
 export function parsePatchBody(body: Buffer | Uint8Array | string): unknown {
   return withStatusErrors(() => {
-    const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+    const text =
+      typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
     if (text.trim() === '') throw patchDecodeError('the request body is empty; send the patch as JSON');
     try {
       return JSON.parse(text) as unknown;

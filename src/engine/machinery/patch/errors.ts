@@ -32,8 +32,9 @@ export function patchFormatError(message: string): StatusError {
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
 export function tooManyOperations(count: number): StatusError {
+  const limit = MAX_JSON_PATCH_OPERATIONS;
   return requestEntityTooLarge(
-    `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${count}`,
+    `Request entity too large: The allowed maximum operations in a JSON patch is ${limit}, got ${count}`,
   );
 }
 
@@ -46,7 +47,9 @@ export function withStatusErrors<T>(fn: () => T): T {
     return fn();
   } catch (err) {
     if (err instanceof StatusError) throw err;
-    if (err instanceof RangeError) throw patchDecodeError('the document is nested too deeply');
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw patchDecodeError('the document is nested too deeply');
+    }
     throw internalError(`applying patch: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -109,8 +109,24 @@ function locate(doc: unknown, pointer: string): Location {
   return { key, exists: false };
 }
 
+// The failure texts are evanphx/json-patch's (kube-apiserver's library), so they read like a real cluster's.
+function missingPath(op: string, path: string) {
+  const where =
+    op === 'replace' ? `path: ${path}` : op === 'add' || op === 'remove' ? `path: "${path}"` : `destination path: ${path}`;
+  return patchNotApplicable(`${op} operation does not apply: doc is missing ${where}: missing value`);
+}
+const missingKey = (path: string, key: string) =>
+  patchNotApplicable(`error in remove for path: '${path}': Unable to remove nonexistent key: ${key}: missing value`);
 const invalidIndex = (op: string, path: string, key: string) =>
-  patchNotApplicable(`error in ${op} for path: '${path}': Unable to access invalid index: ${key}: invalid index referenced`);
+  patchNotApplicable(
+    `error in ${op} for path: '${path}': Unable to access invalid index: ${key}: invalid index referenced`,
+  );
+
+/** An insertion point: `-` or an index up to the length of the list (a member name for objects). */
+function canInsert(target: Location): boolean {
+  if (!Array.isArray(target.parent)) return true;
+  return target.key === '-' || (ARRAY_INDEX.test(target.key) && Number(target.key) <= target.parent.length);
+}
 
 /** fast-json-patch validator hook: runs before each operation touches the document. */
 function checkApplicable(operation: Operation, _index: number, doc: unknown): void {
@@ -120,36 +136,29 @@ function checkApplicable(operation: Operation, _index: number, doc: unknown): vo
     return;
   }
   const target = locate(doc, path);
-  const arrayTarget = Array.isArray(target.parent);
-  const arrayLength = Array.isArray(target.parent) ? target.parent.length : 0;
+  const inList = Array.isArray(target.parent);
   switch (op) {
     case 'add':
-      if (!target.parent) throw patchNotApplicable(`add operation does not apply: doc is missing path: "${path}": missing value`);
-      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= arrayLength)) {
-        throw invalidIndex('add', path, target.key);
-      }
+      if (!target.parent) throw missingPath(op, path);
+      if (!canInsert(target)) throw invalidIndex(op, path, target.key);
       return;
     case 'remove':
-      if (!target.parent) throw patchNotApplicable(`remove operation does not apply: doc is missing path: "${path}": missing value`);
-      if (!target.exists) {
-        if (arrayTarget) throw invalidIndex('remove', path, target.key);
-        throw patchNotApplicable(`error in remove for path: '${path}': Unable to remove nonexistent key: ${target.key}: missing value`);
-      }
+      if (!target.parent) throw missingPath(op, path);
+      if (!target.exists) throw inList ? invalidIndex(op, path, target.key) : missingKey(path, target.key);
       return;
     case 'replace':
-      if (!target.parent) throw patchNotApplicable(`replace operation does not apply: doc is missing path: ${path}: missing value`);
-      if (arrayTarget && !target.exists) throw invalidIndex('replace', path, target.key);
+      // A missing object member is fine: kube's library then adds it.
+      if (!target.parent) throw missingPath(op, path);
+      if (inList && !target.exists) throw invalidIndex(op, path, target.key);
       return;
     case 'move':
     case 'copy':
       checkSource(operation, doc);
       if (op === 'move' && path.startsWith(`${operation.from}/`)) {
-        throw patchNotApplicable(`move operation does not apply: "${operation.from}" cannot be moved into its own child "${path}"`);
+        throw patchNotApplicable(`move operation does not apply: "${operation.from}" cannot be moved into its own child`);
       }
-      if (!target.parent) throw patchNotApplicable(`${op} operation does not apply: doc is missing destination path: ${path}: missing value`);
-      if (arrayTarget && target.key !== '-' && !(ARRAY_INDEX.test(target.key) && Number(target.key) <= arrayLength)) {
-        throw invalidIndex(op, path, target.key);
-      }
+      if (!target.parent) throw missingPath(op, path);
+      if (!canInsert(target)) throw invalidIndex(op, path, target.key);
       return;
     default:
       return;

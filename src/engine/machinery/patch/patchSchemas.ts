@@ -64,5 +64,6 @@ export const builtinPatchSchemas: Readonly<Record<string, PatchSchema>> = frozen
 /** The strategic-merge schema for a built-in kind; unknown kinds get ObjectMeta knowledge only. */
 export function patchSchemaFor(group: string, kind: string): PatchSchema {
   const key = group ? `${kind}.${group}` : kind;
-  return Object.prototype.hasOwnProperty.call(builtinPatchSchemas, key) ? builtinPatchSchemas[key]! : genericPatchSchema;
+  const known = Object.prototype.hasOwnProperty.call(builtinPatchSchemas, key);
+  return known ? builtinPatchSchemas[key]! : genericPatchSchema;
 }

@@ -62,7 +62,9 @@ export function listPatchExtensions(schema: PatchSchema, path = ''): PatchExtens
     if (schema.patchMergeKey) ext['x-kubernetes-patch-merge-key'] = schema.patchMergeKey;
     out.push(ext);
   }
-  for (const [name, field] of Object.entries(schema.fields ?? {})) out.push(...listPatchExtensions(field, `${path}.${name}`));
+  for (const [name, field] of Object.entries(schema.fields ?? {})) {
+    out.push(...listPatchExtensions(field, `${path}.${name}`));
+  }
   if (schema.items) out.push(...listPatchExtensions(schema.items, `${path}[*]`));
   if (schema.map) out.push(...listPatchExtensions(schema.map, `${path}[*]`));
   return out;

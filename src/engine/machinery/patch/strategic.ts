@@ -89,8 +89,12 @@ function mergeField(original: JsonObject, key: string, value: unknown, schema: P
   if (current === undefined || current === null || shapeOf(current) !== shapeOf(value)) {
     setOrDrop(original, key, normalizeNew(value, schema));
   } else if (isJsonObject(value)) {
-    // `$patch: delete` on a map the object has leaves it empty, as upstream does (a new one is dropped instead).
-    setOrDrop(original, key, isReplaceMap(schema) ? normalizeNew(value, schema) : (mergeMap(current as JsonObject, value, schema) ?? {}));
+    if (isReplaceMap(schema)) {
+      setOrDrop(original, key, normalizeNew(value, schema));
+    } else {
+      // `$patch: delete` on a map the object has leaves it empty, as upstream does (a new one is dropped instead).
+      setOwn(original, key, mergeMap(current as JsonObject, value, schema) ?? {});
+    }
   } else if (Array.isArray(value)) {
     setOwn(original, key, mergeList(current as unknown[], value, schema));
   } else {
@@ -119,7 +123,12 @@ function mergeList(original: unknown[], patch: unknown[], schema: PatchSchema | 
   return out;
 }
 
-function mergeSlice(original: unknown[], patch: unknown[], items: PatchSchema | undefined, mergeKey: string): unknown[] {
+function mergeSlice(
+  original: unknown[],
+  patch: unknown[],
+  items: PatchSchema | undefined,
+  mergeKey: string,
+): unknown[] {
   if (original.length === 0 && patch.length === 0) return [];
   if (elementKind(original, patch) !== 'object') {
     const [named, serverOnly] = partition(dedupe([...original, ...patch]), patch, '');

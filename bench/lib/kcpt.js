@@ -1,0 +1,129 @@
+// Starting `node bin/run.js start` as a child process and talking to it over HTTPS.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { freePort, log, repoDir, tempDir, waitExit } from './util.js';
+
+export const runJs = path.join(repoDir, 'bin', 'run.js');
+
+/** Token and CA of the `root` context (user kcp-admin) of <root>/admin.kubeconfig. */
+export function readAdminKubeconfig(rootDir) {
+  const cfg = parseYaml(readFileSync(path.join(rootDir, 'admin.kubeconfig'), 'utf8'));
+  const ctx = cfg.contexts.find((c) => c.name === 'root').context;
+  const user = cfg.users.find((u) => u.name === ctx.user).user;
+  const cluster = cfg.clusters.find((c) => c.name === ctx.cluster).cluster;
+  return {
+    token: user.token,
+    server: cluster.server,
+    ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'),
+  };
+}
+
+/**
+ * Spawns kcpt and resolves once it printed its ready line. Returns {url, port, token, ca, rootDir, child, stop()}.
+ * nodeArgs go before bin/run.js (e.g. --cpu-prof).
+ */
+export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], timeoutMs = 30_000 } = {}) {
+  port ??= await freePort();
+  const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port)];
+  if (storage) args.push('--storage', storage);
+  const child = spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kcpt did not become ready in ${timeoutMs} ms:\n${out}\n${err}`)), timeoutMs);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('export KUBECONFIG=')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kcpt exited with ${code} before it was ready:\n${out}\n${err}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  const kc = readAdminKubeconfig(path.join(rootDir, 'root'));
+  const url = `https://127.0.0.1:${port}`;
+  return {
+    url,
+    port,
+    token: kc.token,
+    ca: kc.ca,
+    rootDir,
+    certDir: path.join(rootDir, 'root'),
+    child,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await waitExit(child, 15_000);
+    },
+  };
+}
+
+/** A keep-alive HTTPS client bound to one kcpt (or raw) server. */
+export function client(baseUrl, { token, maxSockets = 16 } = {}) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets, rejectUnauthorized: false });
+  const u = new URL(baseUrl);
+  function request(method, pathName, body, headers = {}) {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const req = https.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method,
+          path: pathName,
+          agent,
+          rejectUnauthorized: false,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+            ...headers,
+          },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+  async function json(method, pathName, body, headers) {
+    const res = await request(method, pathName, body, headers);
+    if (res.status >= 300) throw new Error(`${method} ${pathName}: HTTP ${res.status} ${res.body.toString().slice(0, 300)}`);
+    return JSON.parse(res.body.toString('utf8'));
+  }
+  return { request, json, agent, close: () => agent.destroy() };
+}
+
+/** Runs fn over items with at most `concurrency` in flight. */
+export async function parallel(items, concurrency, fn) {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  });
+  await Promise.all(workers);
+}
+
+export async function ensureNamespace(c, name) {
+  const res = await c.request('POST', '/clusters/root/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  if (res.status !== 201 && res.status !== 409) throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
+}
+
+export function logServerTail(server) {
+  const tail = server.stderr().trim().split('\n').slice(-5).join('\n');
+  if (tail) log(`  (kcpt stderr tail)\n${tail}`);
+}

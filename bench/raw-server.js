@@ -1,0 +1,68 @@
+// The raw HTTPS floor (perf-baselines B.2, but over TLS with kcpt's own serving certificate):
+//   GET  /obj    -> the same ~1 KB ConfigMap JSON kcpt returns (fastify serialises the object, like B.2)
+//   GET  /watch  -> a chunked stream of JSON lines, like a kube watch
+//   POST /write  -> inserts the body into a better-sqlite3 WAL table (synchronous=NORMAL, one txn per write) and
+//                   writes {"type":"ADDED","object":<body>} once to every open /watch stream
+// Usage: node bench/raw-server.js <certDir> <objJsonFile> [port]. Prints "listening <port>" when ready.
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import Fastify from 'fastify';
+import Database from 'better-sqlite3';
+
+const [certDir, objFile, portArg] = process.argv.slice(2);
+const obj = JSON.parse(readFileSync(objFile, 'utf8'));
+const app = Fastify({
+  logger: false,
+  bodyLimit: 3 * 1024 * 1024,
+  https: { key: readFileSync(path.join(certDir, 'apiserver.key')), cert: readFileSync(path.join(certDir, 'apiserver.crt')) },
+});
+
+const dbDir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-raw-'));
+const db = new Database(path.join(dbDir, 'raw.db'));
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec(`CREATE TABLE objects (cluster TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  revision INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (cluster, resource, namespace, name))`);
+const upsert = db.prepare(
+  'INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (cluster, resource, namespace, name) DO UPDATE SET revision = excluded.revision, value = excluded.value',
+);
+let revision = 0;
+const watchers = new Set();
+
+app.get('/obj', async () => obj);
+
+app.get('/watch', (req, reply) => {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  res.flushHeaders?.();
+  watchers.add(res);
+  req.raw.on('close', () => watchers.delete(res));
+});
+
+app.post('/write', async (req, reply) => {
+  const o = req.body;
+  revision++;
+  o.metadata = { ...o.metadata, resourceVersion: String(revision) };
+  const value = JSON.stringify(o);
+  upsert.run('root', 'configmaps', o.metadata.namespace ?? 'default', o.metadata.name, revision, value);
+  const line = Buffer.from(`{"type":"ADDED","object":${value}}\n`);
+  for (const w of watchers) w.write(line);
+  reply.code(201);
+  return o;
+});
+
+await app.listen({ port: Number(portArg ?? 0), host: '127.0.0.1' });
+process.stdout.write(`listening ${app.server.address().port}\n`);
+
+const shutdown = async () => {
+  for (const w of watchers) w.end();
+  await app.close();
+  db.close();
+  rmSync(dbDir, { recursive: true, force: true });
+  process.exit(0);
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);

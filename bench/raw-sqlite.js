@@ -1,0 +1,69 @@
+// Raw better-sqlite3 floors, the perf-baselines B.1 recipe (fresh DB file per run, values generated outside the
+// timed loops, rowid table, journal_mode=WAL):
+//   node bench/raw-sqlite.js insert [n]   (a) one autocommit INSERT per row, synchronous=NORMAL  -> inserts/s
+//   node bench/raw-sqlite.js scan  [n]    range scan of 1,000 rows by (cluster, resource), .all() row objects
+//                                         (and .pluck() values) -> scans/s. The table holds 20 clusters x 1,000
+//                                         rows (B.1 used 100 x 1,000; a scan touches one 1,000-row prefix either
+//                                         way, and filling 100k rows costs ~5 s per run on this box).
+// Prints one JSON line.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { rawRowPad, rawRowValue } from './lib/payload.js';
+
+const [mode = 'insert', nArg] = process.argv.slice(2);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-sqlite-'));
+const db = new Database(path.join(dir, 'bench.db'));
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec(`CREATE TABLE objects (cluster TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+  revision INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (cluster, resource, namespace, name))`);
+const ins = db.prepare('INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?)');
+
+const pad = rawRowPad();
+const clusterId = (i) => `c${String(i).padStart(15, '0')}`; // 16 characters, like a kcp logical-cluster id
+const rows = (n, clusters = 100) =>
+  Array.from({ length: n }, (_, i) => [
+    clusterId(i % clusters),
+    'configmaps',
+    'default',
+    `cm-${String(Math.floor(i / clusters)).padStart(5, '0')}`,
+    i + 1,
+    rawRowValue(Math.floor(i / clusters), pad),
+  ]);
+
+let result;
+if (mode === 'insert') {
+  const n = Number(nArg ?? 20_000);
+  const data = rows(n);
+  const t0 = performance.now();
+  for (const r of data) ins.run(...r);
+  const s = (performance.now() - t0) / 1000;
+  result = { mode, n, rate: n / s, usPerOp: (s * 1e6) / n, valueBytes: data[0][5].length };
+} else if (mode === 'scan') {
+  const scans = Number(nArg ?? 300);
+  const clusters = 20;
+  const data = rows(clusters * 1000, clusters);
+  const batch = db.transaction((chunk) => {
+    for (const r of chunk) ins.run(...r);
+  });
+  for (let i = 0; i < data.length; i += 1000) batch(data.slice(i, i + 1000));
+  const all = db.prepare('SELECT name, revision, value FROM objects WHERE cluster = ? AND resource = ? ORDER BY namespace, name');
+  const pluck = db.prepare('SELECT value FROM objects WHERE cluster = ? AND resource = ?').pluck();
+  // warm-up
+  for (let j = 0; j < 20; j++) all.all(clusterId(j % clusters), 'configmaps');
+  let rowsSeen = 0;
+  let t0 = performance.now();
+  for (let j = 0; j < scans; j++) rowsSeen += all.all(clusterId(j % clusters), 'configmaps').length;
+  const allRate = scans / ((performance.now() - t0) / 1000);
+  t0 = performance.now();
+  for (let j = 0; j < scans; j++) pluck.all(clusterId(j % clusters), 'configmaps');
+  const pluckRate = scans / ((performance.now() - t0) / 1000);
+  result = { mode, scans, tableRows: data.length, rowsPerScan: rowsSeen / scans, rate: allRate, pluckRate, valueBytes: data[0][5].length };
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}
+db.close();
+rmSync(dir, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify(result)}\n`);
