@@ -14,8 +14,11 @@ export function readAdminKubeconfig(rootDir) {
   const ctx = cfg.contexts.find((c) => c.name === 'root').context;
   const user = cfg.users.find((u) => u.name === ctx.user).user;
   const cluster = cfg.clusters.find((c) => c.name === ctx.cluster).cluster;
+  const shard = cfg.users.find((u) => u.name === 'shard-admin')?.user;
   return {
     token: user.token,
+    /** shard-admin (system:masters): may create a LogicalCluster in a new cluster name. */
+    shardToken: shard?.token,
     server: cluster.server,
     ca: Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8'),
   };
@@ -54,6 +57,7 @@ export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs =
     url,
     port,
     token: kc.token,
+    shardToken: kc.shardToken,
     ca: kc.ca,
     rootDir,
     certDir: path.join(rootDir, 'root'),

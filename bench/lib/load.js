@@ -26,7 +26,7 @@ export function wrkVersion() {
   } catch (err) {
     // wrk -v exits 1 after printing its banner
     const text = `${err.stdout ?? ''}${err.stderr ?? ''}`;
-    return text.split('\n')[0].trim() || 'wrk';
+    return (text.split('\n')[0].replace(/\s*\[.*$/, '').trim() || 'wrk');
   }
   return 'wrk';
 }

@@ -57,10 +57,11 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (info.apiPrefix === '') throw resourceNotFound();
   if (!info.isResourceRequest) return serveDiscovery(svc, resolved.catalog, info.apiPrefix, info.group, info.version, request, reply);
   if (resolved.baseUrl) {
+    // kcp answers 500 "no cluster found in the context" here; it is the client's mistake, so say so with a 400.
     throw new StatusError(
-      404,
-      'NotFound',
-      'the server could not find the requested resource: this URL has no logical cluster; send requests to /clusters/<workspace>/… (for example /clusters/root)',
+      400,
+      'BadRequest',
+      'no cluster found in the context: send requests to /clusters/<workspace>/… (for example /clusters/root)',
       {},
     );
   }

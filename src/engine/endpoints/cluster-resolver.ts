@@ -38,7 +38,12 @@ export class ShardClusterResolver implements ClusterResolver {
   ) {}
 
   resolve(target: ClusterTarget, user: UserInfo, info: RequestInfo): ResolvedCluster {
-    if (target.path === '') return { cluster: undefined, catalog: this.catalogFor('root'), baseUrl: true };
+    if (target.path === '') {
+      // kcp authorizes nothing but health checks without a cluster ("empty cluster name"); only privileged
+      // users get further, and then find no cluster to serve.
+      if (!isPrivileged(user)) throw denied(user, info);
+      return { cluster: undefined, catalog: this.catalogFor('root'), baseUrl: true };
+    }
     if (target.wildcard) {
       if (!isPrivileged(user)) throw denied(user, info);
       return { cluster: undefined, catalog: this.catalogFor('root'), baseUrl: false };

@@ -72,7 +72,11 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   const verb = info.verb;
   if (req.cluster === undefined) {
     if (verb !== 'list' && verb !== 'watch') {
-      throw methodNotAllowed(`${verb} is not supported in the "*" logical cluster; only list and watch are`);
+      const kind = rt.group ? `${rt.resource}.${rt.group}` : rt.resource;
+      throw new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${kind}" in the \`*\` logical cluster`, {
+        group: rt.group,
+        kind,
+      });
     }
   }
   if (rt.namespaced && !info.namespace && verb !== 'list' && verb !== 'watch') throw resourceNotFound();

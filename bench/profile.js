@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// Where does kcpt's time go? Starts kcpt under `node --cpu-prof`, drives one benchmark's load at it, stops it
+// (SIGTERM, so V8 writes the profile) and prints the top self-time frames and the time per module.
+//
+//   node bench/profile.js [get|list|create|watch ...] [--duration S] [--top N] [--keep]
+//   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
+//
+// Profiles are written to a temp dir and deleted unless --keep is given (then open them in Chrome DevTools).
+import { readdirSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { client, ensureNamespace, parallel, startKcpt } from './lib/kcpt.js';
+import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
+import { configMap } from './lib/payload.js';
+import { log, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
+
+/** Folds a .cpuprofile into {total, byFrame, byModule} (self time in ms). */
+export function summarise(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  const deltas = profile.timeDeltas;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000;
+    self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
+  }
+  const byFrame = new Map();
+  const byModule = new Map();
+  let total = 0;
+  for (const [id, ms] of self) {
+    const { callFrame: f } = byId.get(id);
+    total += ms;
+    const file = f.url ? f.url.replace(pathToFileURL(repoDir).href + '/', '') : '';
+    const frame = `${f.functionName || '(anonymous)'} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim();
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + ms);
+    byModule.set(moduleOf(f), (byModule.get(moduleOf(f)) ?? 0) + ms);
+  }
+  const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
+  return { total, byFrame: sorted(byFrame), byModule: sorted(byModule) };
+}
+
+function moduleOf(f) {
+  const url = f.url ?? '';
+  if (!url) return f.functionName.startsWith('(') ? f.functionName : '(native / V8 builtins)';
+  if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 'node_modules/'.length).split('/');
+    return `npm:${rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
+  }
+  const rel = url.replace(pathToFileURL(repoDir).href + '/', '');
+  return rel.split('/').slice(0, 4).join('/');
+}
+
+export function printSummary(label, s, top = 15) {
+  const pct = (ms) => `${((ms / s.total) * 100).toFixed(1).padStart(5)} %`;
+  const lines = [`\n-- ${label}: ${(s.total / 1000).toFixed(1)} s of samples; top self time by module --`];
+  for (const [m, ms] of s.byModule.slice(0, 12)) lines.push(`  ${pct(ms)}  ${m}`);
+  lines.push(`-- top ${top} frames by self time --`);
+  for (const [f, ms] of s.byFrame.slice(0, top)) lines.push(`  ${pct(ms)}  ${f}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function drive(kind, server, { durationS, useWrk, pad }) {
+  const c = client(server.url, { token: server.token });
+  const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
+  const base = '/clusters/root/api/v1/namespaces';
+  try {
+    if (kind === 'get') {
+      await c.request('POST', `${base}/default/configmaps`, configMap('bench-get', 'default', pad));
+      const opts = { url: `${server.url}${base}/default/configmaps/bench-get`, connections: 8, durationS, headers };
+      return useWrk ? runWrk(opts) : runNodeLoad(opts);
+    }
+    if (kind === 'list') {
+      await ensureNamespace(c, 'bench-list');
+      const names = Array.from({ length: 1000 }, (_, i) => `list-${i}`);
+      await parallel(names, 8, (n) => c.request('POST', `${base}/bench-list/configmaps`, configMap(n, 'bench-list', pad)));
+      const opts = { url: `${server.url}${base}/bench-list/configmaps`, connections: 8, durationS, headers };
+      return useWrk ? runWrk(opts) : runNodeLoad(opts);
+    }
+    if (kind === 'create') {
+      await ensureNamespace(c, 'bench-create');
+      const p = `${base}/bench-create/configmaps`;
+      const template = JSON.stringify(configMap('%s', 'bench-create', pad));
+      if (useWrk) {
+        return runWrk({ url: `${server.url}${p}`, connections: 8, durationS, script: wrkPostScript({ path: p, bodyTemplate: template, namePrefix: 'p-', headers }) });
+      }
+      return runNodeLoad({ url: `${server.url}${p}`, connections: 8, durationS, headers, makeRequest: (i) => ({ method: 'POST', path: p, body: template.replace('%s', `p-${i}`) }) });
+    }
+    if (kind === 'watch') {
+      // 100 watchers, 200 writes/s (the watch benchmark's defaults), all in this process
+      await ensureNamespace(c, 'bench-watch');
+      const list = await c.json('GET', `${base}/bench-watch/configmaps`);
+      const agent = new https.Agent({ maxSockets: Infinity, rejectUnauthorized: false });
+      const u = new URL(server.url);
+      const reqs = [];
+      for (let i = 0; i < 100; i++) {
+        const req = https.get({ host: u.hostname, port: u.port, agent, path: `${base}/bench-watch/configmaps?watch=true&resourceVersion=${list.metadata.resourceVersion}`, headers, rejectUnauthorized: false }, (res) => res.resume());
+        req.on('error', () => {});
+        reqs.push(req);
+      }
+      await sleep(500);
+      const end = performance.now() + durationS * 1000;
+      let i = 0;
+      while (performance.now() < end) {
+        c.request('POST', `${base}/bench-watch/configmaps`, configMap(`w-${i++}`, 'bench-watch', pad));
+        await sleep(5);
+      }
+      await sleep(500);
+      for (const r of reqs) r.destroy();
+      return { rps: i / durationS };
+    }
+    throw new Error(`unknown profile target ${kind}`);
+  } finally {
+    c.close();
+  }
+}
+
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false } = {}) {
+  for (const kind of kinds) {
+    const dir = tempDir('kcpt-bench-prof-');
+    const profDir = path.join(dir, 'profiles');
+    const server = await startKcpt({ rootDir: dir, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] });
+    let res;
+    try {
+      res = await drive(kind, server, { durationS, useWrk, pad });
+    } finally {
+      await server.stop();
+    }
+    const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
+    if (!files.length) {
+      log(`  ${kind}: no profile written (did kcpt exit cleanly on SIGTERM?)`);
+      continue;
+    }
+    const profile = JSON.parse(readFileSync(path.join(profDir, files[0]), 'utf8'));
+    printSummary(`${kind} (${res.rps.toFixed(0)} req/s under --cpu-prof, includes start-up and fill)`, summarise(profile), top);
+    if (keep) log(`  profile kept: ${path.join(profDir, files[0])}`);
+    else removeDir(dir);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { duration: { type: 'string', default: '5' }, top: { type: 'string', default: '15' }, keep: { type: 'boolean', default: false }, 'node-load': { type: 'boolean', default: false } },
+  });
+  await profileAll({
+    kinds: positionals.length ? positionals : ['get', 'list', 'create'],
+    durationS: Number(values.duration),
+    top: Number(values.top),
+    keep: values.keep,
+    useWrk: !values['node-load'] && Boolean(findWrk()),
+    pad: 724,
+  });
+}

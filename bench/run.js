@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// `npm run bench` -> node bench/run.js [options]. Runs the five kcpt benchmarks, each beside its raw baseline
+// measured in the same run, and prints a summary table. See bench/README.md.
+//
+//   --only get,list,create,watch,startup   subset (default: all)
+//   --runs N          measured runs per side (default 3; medians are reported)
+//   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
+//   --node-load       use the in-process Node load generator even if wrk is installed
+//   --watch-rate R    writes per second in the watch benchmark (default 200)
+//   --watch-seconds S seconds of writing per watch run (default 3)
+//   --watchers N      concurrent watchers (default 100)
+//   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
+//   --json FILE       also write all figures as JSON
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { client, logServerTail, startKcpt } from './lib/kcpt.js';
+import { findWrk, wrkVersion } from './lib/load.js';
+import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    only: { type: 'string', default: 'get,list,create,watch,startup' },
+    runs: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '4' },
+    'node-load': { type: 'boolean', default: false },
+    'watch-rate': { type: 'string', default: '200' },
+    'watch-seconds': { type: 'string', default: '3' },
+    watchers: { type: 'string', default: '100' },
+    profile: { type: 'boolean', default: false },
+    json: { type: 'string' },
+  },
+});
+
+const only = new Set(opts.only.split(',').map((s) => s.trim()).filter(Boolean));
+const useWrk = !opts['node-load'] && Boolean(findWrk());
+const started = performance.now();
+const env = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model,
+  memGiB: Math.round(os.totalmem() / 2 ** 30),
+  generator: useWrk ? `${wrkVersion()} (-t1, keep-alive)` : 'in-process Node https.Agent keep-alive generator',
+  loadavgStart: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+};
+log(`kcpt benchmarks - ${env.date}`);
+log(`node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.memGiB} GiB; load generator: ${env.generator}`);
+log(`load average at start: ${env.loadavgStart}${os.loadavg()[0] > env.cpus * 0.5 ? '  (the machine is busy: expect noisy figures)' : ''}`);
+if (!useWrk && !opts['node-load']) log('wrk not found: using the in-process Node generator for both sides (it under-reports ~40 % vs wrk, perf-baselines B.2)');
+
+const ctx = {
+  useWrk,
+  runs: Math.max(1, Number(opts.runs)),
+  durationS: Math.max(1, Number(opts.duration)),
+  watchRuns: Math.max(1, Number(opts.runs)),
+  startRuns: Math.max(3, Number(opts.runs) + 2),
+  watch: { rate: Number(opts['watch-rate']), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers) },
+  tmp: tempDir(),
+  calibration: { pad: 560, body: undefined },
+  rawClient: (url) => client(url, { maxSockets: 2 }),
+};
+
+const rows = [];
+const failures = [];
+
+async function section(name, fn) {
+  if (!only.has(name)) return;
+  log(`\n== ${name} ==`);
+  const t0 = performance.now();
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    failures.push(name);
+    log(`  ${name} FAILED: ${err.stack ?? err}`);
+    rows.push({ name: `${name} (failed)`, unit: 'rate', kcpt: NaN, baseline: NaN, target: { kind: 'info' }, failed: String(err.message ?? err) });
+  }
+  log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+}
+
+const needsServer = ['get', 'list', 'create', 'watch'].some((b) => only.has(b));
+if (needsServer) {
+  log('\nstarting kcpt (fresh root directory, default SQLite storage)...');
+  const server = await startKcpt({ rootDir: ctx.tmp });
+  ctx.server = server;
+  ctx.c = client(server.url, { token: server.token });
+  try {
+    const { calibrate } = await import('./get.js');
+    ctx.calibration = await calibrate(ctx);
+    log(`  ConfigMap pad ${ctx.calibration.pad} -> GET body ${ctx.calibration.body.length} B`);
+    await section('get', async () => (await import('./get.js')).run(ctx));
+    await section('list', async () => (await import('./list.js')).run(ctx));
+    await section('create', async () => (await import('./create.js')).run(ctx));
+    await section('watch', async () => (await import('./watch.js')).run(ctx));
+  } finally {
+    if (failures.length) logServerTail(server);
+    ctx.c.close();
+    await server.stop();
+  }
+}
+await section('startup', async () => (await import('./startup.js')).run(ctx));
+
+if (opts.profile) {
+  log('\n== profile ==');
+  const { profileAll } = await import('./profile.js');
+  await profileAll({ durationS: ctx.durationS, useWrk, pad: ctx.calibration.pad });
+}
+
+removeDir(ctx.tmp);
+env.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+env.totalSeconds = Math.round((performance.now() - started) / 1000);
+
+// ---- summary table ----
+function fmtValue(row, v) {
+  return row.unit === 'ms' ? fmtMs(v) : fmtRate(v);
+}
+function verdict(row) {
+  if (row.failed) return { ratio: '-', target: '-', status: 'FAIL' };
+  const ratio = row.kcpt / row.baseline;
+  const t = row.target;
+  if (t.kind === 'ratio') {
+    return { ratio: `${fmtNum(ratio * 100)} %`, target: `>= ${t.min * 100} % of baseline`, status: ratio >= t.min ? 'PASS' : 'MISS' };
+  }
+  const ratioText = Number.isFinite(ratio) ? `${fmtNum(ratio, 1)}x` : 'n/a';
+  if (t.kind === 'max') return { ratio: ratioText, target: `<= ${fmtMs(t.max)}`, status: row.kcpt <= t.max ? 'PASS' : 'MISS' };
+  return { ratio: ratioText, target: '(info)', status: '-' };
+}
+const table = rows.map((row) => {
+  const v = verdict(row);
+  return {
+    name: row.name,
+    kcpt: row.failed ? 'failed' : fmtValue(row, row.kcpt),
+    baseline: row.failed ? '-' : `${fmtValue(row, row.baseline)} ${row.baselineName ?? ''}`.trim(),
+    ratio: v.ratio,
+    target: v.target,
+    status: v.status,
+    note: row.note ?? '',
+  };
+});
+const cols = [
+  ['name', 'benchmark'],
+  ['kcpt', 'kcpt'],
+  ['baseline', 'baseline (same run)'],
+  ['ratio', 'kcpt/base'],
+  ['target', 'target'],
+  ['status', 'result'],
+  ['note', 'note'],
+];
+const width = Object.fromEntries(cols.map(([k, h]) => [k, Math.max(h.length, ...table.map((r) => String(r[k]).length))]));
+const line = (r) => `| ${cols.map(([k]) => String(r[k]).padEnd(width[k])).join(' | ')} |`;
+const out = [];
+out.push('');
+out.push(`kcpt benchmark summary (${env.date}, node ${env.node}, ${env.cpus} CPUs, generator: ${env.generator})`);
+out.push(`load average start/end: ${env.loadavgStart} / ${env.loadavgEnd}; total ${env.totalSeconds} s; medians of ${ctx.runs} runs (start-up: ${ctx.startRuns})`);
+out.push(line(Object.fromEntries(cols.map(([k, h]) => [k, h]))));
+out.push(`|${cols.map(([k]) => '-'.repeat(width[k] + 2)).join('|')}|`);
+for (const r of table) out.push(line(r));
+const details = rows
+  .filter((r) => r.extra && !r.failed)
+  .map((r) => {
+    const e = r.extra;
+    const parts = [];
+    if (e.kcptP50 !== undefined && r.unit === 'rate') parts.push(`kcpt latency p50 ${fmtMs(e.kcptP50)} p99 ${fmtMs(e.kcptP99)}`);
+    if (e.rawP50 !== undefined && r.unit === 'rate') parts.push(`raw p50 ${fmtMs(e.rawP50)} p99 ${fmtMs(e.rawP99)}`);
+    if (e.rawPluck !== undefined) parts.push(`raw .pluck() scan ${fmtRate(e.rawPluck)}`);
+    if (e.bytes !== undefined) parts.push(`body ${fmtNum(e.bytes)} B`);
+    if (e.kcptMax !== undefined && r.name.includes('p99')) parts.push(`kcpt max ${fmtMs(e.kcptMax)}, missed events ${e.missing}`);
+    if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);
+    if (r.runs) parts.push(`runs kcpt [${r.runs.kcpt.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}] base [${r.runs.baseline.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}]`);
+    return parts.length ? `  ${r.name}: ${parts.join('; ')}` : undefined;
+  })
+  .filter(Boolean);
+if (details.length) out.push('', 'details:', ...details);
+process.stdout.write(`${out.join('\n')}\n`);
+
+if (opts.json) writeFileSync(opts.json, JSON.stringify({ env, rows }, null, 2));
+process.exit(failures.length ? 1 : 0);

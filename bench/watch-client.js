@@ -1,0 +1,108 @@
+// The watchers of benchmark 4, in their own process so that parsing 100 streams does not delay the writer.
+// Usage: node bench/watch-client.js '<json config>' with {url, path, token, watchers, timeoutMs}.
+// Opens `watchers` HTTPS watch streams, prints "ready" once every stream has its 200 headers, then parses every
+// JSON line on arrival and computes now - object.data.ts (the writer's send time, epoch ms with sub-ms precision).
+// On "stop <expected>" from stdin (or after timeoutMs) prints one JSON line of results and exits.
+import https from 'node:https';
+import readline from 'node:readline';
+
+const cfg = JSON.parse(process.argv[2]);
+const u = new URL(cfg.url);
+const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+const epochMs = () => performance.timeOrigin + performance.now();
+
+const latencies = [];
+const counts = new Array(cfg.watchers).fill(0);
+let parseErrors = 0;
+let badEvents = 0;
+let opened = 0;
+const requests = [];
+
+function openWatcher(idx) {
+  const req = https.request(
+    {
+      host: u.hostname,
+      port: u.port,
+      path: cfg.path,
+      method: 'GET',
+      agent,
+      rejectUnauthorized: false,
+      headers: { ...(cfg.token ? { authorization: `Bearer ${cfg.token}` } : {}), accept: 'application/json' },
+    },
+    (res) => {
+      if (res.statusCode !== 200) {
+        process.stderr.write(`watcher ${idx}: HTTP ${res.statusCode}\n`);
+        process.exit(2);
+      }
+      opened++;
+      if (opened === cfg.watchers) process.stdout.write('ready\n');
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => {
+        const now = epochMs();
+        buf += chunk;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (!line.trim()) continue;
+          let ev;
+          try {
+            ev = JSON.parse(line);
+          } catch {
+            parseErrors++;
+            continue;
+          }
+          const ts = Number(ev.object?.data?.ts);
+          if (ev.type === 'ERROR') badEvents++;
+          if (!Number.isFinite(ts)) continue;
+          latencies.push(now - ts);
+          counts[idx]++;
+        }
+      });
+    },
+  );
+  req.on('error', (err) => {
+    process.stderr.write(`watcher ${idx}: ${err.message}\n`);
+  });
+  req.end();
+  requests.push(req);
+}
+
+for (let i = 0; i < cfg.watchers; i++) openWatcher(i);
+
+function finish(expected) {
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
+  const result = {
+    events: latencies.length,
+    expected: expected * cfg.watchers,
+    minPerWatcher: Math.min(...counts),
+    maxPerWatcher: Math.max(...counts),
+    p50: pct(50),
+    p90: pct(90),
+    p99: pct(99),
+    p999: pct(99.9),
+    max: latencies.at(-1),
+    parseErrors,
+    badEvents,
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  for (const r of requests) r.destroy();
+  process.exit(0);
+}
+
+const rl = readline.createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const m = /^stop (\d+)/.exec(line);
+  if (!m) return;
+  const expected = Number(m[1]);
+  // give in-flight events up to 2 s to arrive
+  const deadline = Date.now() + 2000;
+  const check = () => {
+    if (counts.every((n) => n >= expected) || Date.now() > deadline) finish(expected);
+    else setTimeout(check, 10);
+  };
+  check();
+});
+setTimeout(() => finish(0), cfg.timeoutMs ?? 120_000).unref();

@@ -1,0 +1,216 @@
+// 4. Watch delivery latency: 100 concurrent HTTPS watchers on the ConfigMaps of one namespace
+//    (?watch=true&resourceVersion=<rv>); a writer then alternates creates (POST) and updates (merge PATCH) at a
+//    steady rate, embedding its send time in data.ts; each watcher parses every event on arrival and records
+//    arrival - ts. That is "request sent -> event parsed", an upper bound on commit -> event.
+//    Baseline: the same harness against bench/raw-server.js, which commits each write to better-sqlite3
+//    (WAL, NORMAL) and writes one JSON line to every open stream: the floor of HTTPS fan-out in Node.
+import { spawn } from 'node:child_process';
+import https from 'node:https';
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { ensureNamespace, parallel } from './lib/kcpt.js';
+import { configMap } from './lib/payload.js';
+import { startRawServer } from './lib/raw.js';
+import { benchDir, epochMs, log, median, sleep } from './lib/util.js';
+
+const NS = 'bench-watch';
+const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
+const UPDATE_OBJECTS = 50;
+
+function startWatchers(cfg) {
+  const child = spawn(process.execPath, [path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const lines = [];
+  const waiters = [];
+  child.stdout.on('data', (d) => {
+    out += d;
+    let nl;
+    while ((nl = out.indexOf('\n')) >= 0) {
+      lines.push(out.slice(0, nl));
+      out = out.slice(nl + 1);
+      for (const w of waiters.splice(0)) w();
+    }
+  });
+  const nextLine = (timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const onClose = (code) => {
+        clearTimeout(timer);
+        reject(new Error(`watch client exited with ${code}`));
+      };
+      const timer = setTimeout(() => {
+        child.off('close', onClose);
+        reject(new Error('watch client did not answer'));
+      }, timeoutMs);
+      const take = () => {
+        if (!lines.length) return waiters.push(take);
+        clearTimeout(timer);
+        child.off('close', onClose);
+        resolve(lines.shift());
+      };
+      child.once('close', onClose);
+      take();
+    });
+  return {
+    ready: () => nextLine(30_000),
+    stop: async (expected) => {
+      child.stdin.write(`stop ${expected}\n`);
+      return JSON.parse(await nextLine(30_000));
+    },
+  };
+}
+
+/** Fires `rate` writes per second for `seconds`, at steady spacing; write(i, ts) sends one request. */
+async function writeSteadily({ rate, seconds, write }) {
+  const n = Math.round(rate * seconds);
+  const spacing = 1000 / rate;
+  const start = performance.now();
+  const inflight = [];
+  let failures = 0;
+  for (let i = 0; i < n; i++) {
+    const due = start + i * spacing;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait - 0.5);
+    while (performance.now() < due) {
+      /* spin the last half millisecond for an even rate */
+    }
+    inflight.push(
+      write(i, epochMs()).then(
+        (status) => {
+          if (status >= 300) failures++;
+        },
+        () => failures++,
+      ),
+    );
+  }
+  await Promise.all(inflight);
+  const elapsed = (performance.now() - start) / 1000;
+  return { n, failures, achievedRate: n / elapsed };
+}
+
+function writer(baseUrl, token) {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 8, rejectUnauthorized: false });
+  const u = new URL(baseUrl);
+  const send = (method, p, body, contentType = 'application/json') =>
+    new Promise((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = https.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method,
+          path: p,
+          agent,
+          rejectUnauthorized: false,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            'content-type': contentType,
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  return { send, close: () => agent.destroy() };
+}
+
+async function oneRun(ctx, side, runIdx) {
+  const { rate, seconds, watchers } = ctx.watch;
+  const pad = ctx.calibration.pad;
+  let watchPath;
+  let write;
+  let w;
+  if (side === 'kcpt') {
+    const { server, c } = ctx;
+    const list = await c.json('GET', CM_PATH);
+    watchPath = `${CM_PATH}?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
+    w = writer(server.url, server.token);
+    write = (i, ts) =>
+      i % 2 === 0
+        ? w.send('POST', CM_PATH, configMap(`w-${runIdx}-${i}`, NS, pad, { ts: String(ts) }))
+        : w.send('PATCH', `${CM_PATH}/upd-${i % UPDATE_OBJECTS}`, { data: { ts: String(ts) } }, 'application/merge-patch+json');
+  } else {
+    watchPath = '/watch';
+    w = writer(ctx.rawServer.url);
+    write = (i, ts) =>
+      w.send('POST', '/write', configMap(i % 2 === 0 ? `w-${runIdx}-${i}` : `upd-${i % UPDATE_OBJECTS}`, NS, pad, { ts: String(ts) }));
+  }
+  const url = side === 'kcpt' ? ctx.server.url : ctx.rawServer.url;
+  const token = side === 'kcpt' ? ctx.server.token : undefined;
+  const clients = startWatchers({ url, path: watchPath, token, watchers, timeoutMs: (seconds + 60) * 1000 });
+  await clients.ready();
+  await sleep(200);
+  const wr = await writeSteadily({ rate, seconds, write });
+  const res = await clients.stop(wr.n);
+  w.close();
+  return { ...res, writes: wr.n, writeFailures: wr.failures, achievedRate: wr.achievedRate };
+}
+
+export async function run(ctx) {
+  const { c } = ctx;
+  await ensureNamespace(c, NS);
+  await parallel(
+    Array.from({ length: UPDATE_OBJECTS }, (_, i) => `upd-${i}`),
+    8,
+    async (name) => {
+      const res = await c.request('POST', CM_PATH, configMap(name, NS, ctx.calibration.pad, { ts: '0' }));
+      if (res.status !== 201 && res.status !== 409) throw new Error(`create ${name}: HTTP ${res.status}`);
+    },
+  );
+  const objFile = path.join(ctx.tmp, 'watch-object.json');
+  writeFileSync(objFile, JSON.stringify(configMap('x', NS, ctx.calibration.pad)));
+  ctx.rawServer = await startRawServer({ certDir: ctx.server.certDir, objFile });
+  const k = [];
+  const r = [];
+  try {
+    for (let i = 0; i < ctx.watchRuns; i++) {
+      r.push(await oneRun(ctx, 'raw', i));
+      k.push(await oneRun(ctx, 'kcpt', i));
+      const f = (x) =>
+        `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events, ${x.achievedRate.toFixed(0)} writes/s${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
+      log(`  run ${i + 1}: raw ${f(r.at(-1))}; kcpt ${f(k.at(-1))}`);
+    }
+  } finally {
+    await ctx.rawServer.stop();
+  }
+  const missing = k.reduce((a, x) => a + (x.expected - x.events), 0);
+  if (missing) log(`  WARNING: kcpt watchers missed ${missing} events`);
+  const label = `${ctx.watch.watchers} watchers, ${ctx.watch.rate} writes/s`;
+  const extra = {
+    kcptP50: median(k.map((x) => x.p50)),
+    kcptP99: median(k.map((x) => x.p99)),
+    kcptMax: Math.max(...k.map((x) => x.max)),
+    rawP50: median(r.map((x) => x.p50)),
+    rawP99: median(r.map((x) => x.p99)),
+    missing,
+    writeFailures: k.reduce((a, x) => a + x.writeFailures, 0),
+  };
+  return [
+    {
+      name: `WATCH p50, ${label}`,
+      unit: 'ms',
+      kcpt: extra.kcptP50,
+      baseline: extra.rawP50,
+      baselineName: 'raw fastify fan-out',
+      target: { kind: 'info' },
+      runs: { kcpt: k.map((x) => x.p50), baseline: r.map((x) => x.p50) },
+      extra,
+    },
+    {
+      name: `WATCH p99, ${label}`,
+      unit: 'ms',
+      kcpt: extra.kcptP99,
+      baseline: extra.rawP99,
+      baselineName: 'raw fastify fan-out',
+      target: { kind: 'max', max: 5 },
+      runs: { kcpt: k.map((x) => x.p99), baseline: r.map((x) => x.p99) },
+      extra,
+    },
+  ];
+}
