@@ -1,7 +1,11 @@
 // 3. CREATE ~1 KB ConfigMaps by POST over HTTPS, sequentially (1 connection) and with 8 concurrent connections,
 //    vs raw better-sqlite3 inserts, one autocommit transaction per row, synchronous=NORMAL (perf-baselines B.1 (a)).
+//    Also (info): raw fastify HTTPS POST that parses the body and does that same insert (bench/raw-server.js
+//    POST /write), 8 connections: the end-to-end floor of an HTTPS create on this box.
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace } from './lib/kcpt.js';
+import { startRawServer } from './lib/raw.js';
 import { runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { benchDir, log, median, runNodeJson } from './lib/util.js';
@@ -14,35 +18,49 @@ export async function run(ctx) {
   await ensureNamespace(c, NS);
   const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
   const template = JSON.stringify(configMap('%s', NS, ctx.calibration.pad));
-  const post = (connections, prefix, durationS) => {
+  const post = (base, urlPath, connections, prefix, durationS) => {
     if (ctx.useWrk) {
-      const script = wrkPostScript({ path: CM_PATH, bodyTemplate: template, namePrefix: prefix, headers });
-      return runWrk({ url: `${server.url}${CM_PATH}`, connections, durationS, script });
+      const script = wrkPostScript({ path: urlPath, bodyTemplate: template, namePrefix: prefix, headers });
+      return runWrk({ url: `${base}${urlPath}`, connections, durationS, script });
     }
     return runNodeLoad({
-      url: `${server.url}${CM_PATH}`,
+      url: `${base}${urlPath}`,
       connections,
       durationS,
       headers,
-      makeRequest: (i) => ({ method: 'POST', path: CM_PATH, body: template.replace('%s', `${prefix}${i}`) }),
+      makeRequest: (i) => ({ method: 'POST', path: urlPath, body: template.replace('%s', `${prefix}${i}`) }),
     });
   };
   const insert = () => runNodeJson(path.join(benchDir, 'raw-sqlite.js'), ['insert']);
+  const objFile = path.join(ctx.tmp, 'create-object.json');
+  writeFileSync(objFile, '{}');
+  const rawServer = await startRawServer({ certDir: server.certDir, objFile });
 
-  await post(8, 'warm-', 2);
   const raw = [];
   const seq = [];
   const conc = [];
-  for (let i = 0; i < ctx.runs; i++) {
-    raw.push(await insert());
-    seq.push(await post(1, `seq-${i}-`, ctx.durationS));
-    conc.push(await post(8, `c8-${i}-`, ctx.durationS));
-    log(`  run ${i + 1}: raw insert ${raw.at(-1).rate.toFixed(0)}/s, kcpt POST x1 ${seq.at(-1).rps.toFixed(0)}/s, x8 ${conc.at(-1).rps.toFixed(0)}/s`);
+  const floor = [];
+  try {
+    await post(server.url, CM_PATH, 8, 'warm-', 2);
+    await post(rawServer.url, '/write', 8, 'warm-', 2);
+    for (let i = 0; i < ctx.runs; i++) {
+      raw.push(await insert());
+      floor.push(await post(rawServer.url, '/write', 8, `c8-${i}-`, ctx.durationS));
+      seq.push(await post(server.url, CM_PATH, 1, `seq-${i}-`, ctx.durationS));
+      conc.push(await post(server.url, CM_PATH, 8, `c8-${i}-`, ctx.durationS));
+      log(
+        `  run ${i + 1}: raw insert ${raw.at(-1).rate.toFixed(0)}/s, raw HTTPS POST+insert x8 ${floor.at(-1).rps.toFixed(0)}/s, ` +
+          `kcpt POST x1 ${seq.at(-1).rps.toFixed(0)}/s, x8 ${conc.at(-1).rps.toFixed(0)}/s`,
+      );
+    }
+  } finally {
+    await rawServer.stop();
   }
   const bad = [...seq, ...conc].reduce((a, x) => a + x.non2xx + x.errors, 0);
   if (bad) log(`  WARNING: kcpt answered ${bad} POSTs with errors (names must be unique; a 409 here is a bench bug)`);
   const baseline = median(raw.map((x) => x.rate));
   const common = { unit: 'rate', baseline, baselineName: 'raw SQLite insert (NORMAL)', target: { kind: 'ratio', min: 0.5 } };
+  const concRate = median(conc.map((x) => x.rps));
   return [
     {
       ...common,
@@ -54,9 +72,19 @@ export async function run(ctx) {
     {
       ...common,
       name: 'CREATE ConfigMap, 8 conns',
-      kcpt: median(conc.map((x) => x.rps)),
+      kcpt: concRate,
       runs: { kcpt: conc.map((x) => x.rps), baseline: raw.map((x) => x.rate) },
       extra: { kcptP50: median(conc.map((x) => x.p50)), kcptP99: median(conc.map((x) => x.p99)), errors: bad },
+    },
+    {
+      name: '  (info) CREATE x8 vs HTTPS floor',
+      unit: 'rate',
+      kcpt: concRate,
+      baseline: median(floor.map((x) => x.rps)),
+      baselineName: 'raw fastify HTTPS POST+insert',
+      target: { kind: 'info-ratio' },
+      runs: { kcpt: conc.map((x) => x.rps), baseline: floor.map((x) => x.rps) },
+      extra: { rawP50: median(floor.map((x) => x.p50)), rawP99: median(floor.map((x) => x.p99)) },
     },
   ];
 }

@@ -2,7 +2,11 @@
 //   GET  /obj    -> the same ~1 KB ConfigMap JSON kcpt returns (fastify serialises the object, like B.2)
 //   GET  /watch  -> a chunked stream of JSON lines, like a kube watch
 //   POST /write  -> inserts the body into a better-sqlite3 WAL table (synchronous=NORMAL, one txn per write) and
-//                   writes {"type":"ADDED","object":<body>} once to every open /watch stream
+//                   writes {"type":"ADDED","object":<body>} once to every open /watch stream (with no watcher open
+//                   this is the "HTTPS POST + SQLite insert" floor of the CREATE benchmark)
+//   POST /fill?n=1000&pad=P -> fills namespace bench-list with n ~1 KB rows (B.1 values)
+//   GET  /list   -> range scan of namespace bench-list (.pluck() of the stored JSON) spliced into a ConfigMapList,
+//                   no parse/stringify: the "HTTPS + splice the stored JSON" floor of the LIST benchmark
 // Usage: node bench/raw-server.js <certDir> <objJsonFile> [port]. Prints "listening <port>" when ready.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +14,7 @@ import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import Fastify from 'fastify';
 import Database from 'better-sqlite3';
+import { rawRowValue } from './lib/payload.js';
 
 const [certDir, objFile, portArg] = process.argv.slice(2);
 const obj = JSON.parse(readFileSync(objFile, 'utf8'));
@@ -32,6 +37,27 @@ let revision = 0;
 const watchers = new Set();
 
 app.get('/obj', async () => obj);
+
+const scan = db.prepare('SELECT value FROM objects WHERE cluster = ? AND resource = ? AND namespace = ? ORDER BY name').pluck();
+app.post('/fill', async (req) => {
+  const n = Number(req.query.n ?? 1000);
+  const pad = Number(req.query.pad ?? 700);
+  db.transaction(() => {
+    for (let i = 0; i < n; i++) {
+      revision++;
+      const value = rawRowValue(i, pad).replace('"namespace":"default"', '"namespace":"bench-list"');
+      upsert.run('root', 'configmaps', 'bench-list', `cm-${String(i).padStart(5, '0')}`, revision, value);
+    }
+  })();
+  return { filled: n };
+});
+
+app.get('/list', (req, reply) => {
+  const items = scan.all('root', 'configmaps', 'bench-list');
+  reply
+    .type('application/json')
+    .send(`{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${revision}"},"items":[${items.join(',')}]}`);
+});
 
 app.get('/watch', (req, reply) => {
   reply.hijack();

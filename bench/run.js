@@ -11,6 +11,7 @@
 //   --watchers N      concurrent watchers (default 100)
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
+//   --help            this text
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -29,8 +30,16 @@ const { values: opts } = parseArgs({
     watchers: { type: 'string', default: '100' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (opts.help) {
+  const { readFileSync } = await import('node:fs');
+  const lines = readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(1);
+  const head = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+  process.stdout.write(`${head.map((l) => l.slice(3)).join('\n')}\n`);
+  process.exit(0);
+}
 
 const only = new Set(opts.only.split(',').map((s) => s.trim()).filter(Boolean));
 const useWrk = !opts['node-load'] && Boolean(findWrk());
@@ -121,6 +130,7 @@ function verdict(row) {
   if (t.kind === 'ratio') {
     return { ratio: `${fmtNum(ratio * 100)} %`, target: `>= ${t.min * 100} % of baseline`, status: ratio >= t.min ? 'PASS' : 'MISS' };
   }
+  if (t.kind === 'info-ratio') return { ratio: `${fmtNum(ratio * 100)} %`, target: '(info)', status: '-' };
   const ratioText = Number.isFinite(ratio) ? `${fmtNum(ratio, 1)}x` : 'n/a';
   if (t.kind === 'max') return { ratio: ratioText, target: `<= ${fmtMs(t.max)}`, status: row.kcpt <= t.max ? 'PASS' : 'MISS' };
   return { ratio: ratioText, target: '(info)', status: '-' };

@@ -267,9 +267,14 @@ export function kubectlBackground(server: TestServer, args: string[], opts: Kube
       });
     },
     async done(timeoutMs = 30_000) {
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      let killed = false;
+      const timer = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, timeoutMs);
       await finished;
       clearTimeout(timer);
+      if (killed) throw new Error(`kubectl still running after ${timeoutMs} ms, killed: ${dump()}`);
       return result();
     },
     async stop() {

@@ -2,7 +2,7 @@
  * Rendering objects and lists for the client: plain JSON (spliced stored bytes where possible) or a
  * meta.k8s.io Table when kubectl asks for one.
  */
-import { buildTable, defaultPrinter, parseIncludeObject, parseTableAccept } from '../machinery/table.js';
+import { buildTable, defaultPrinter, parseIncludeObject, parseTableAccept, type TableVersion } from '../machinery/table.js';
 import type { ListPage } from '../registry/list.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
 
@@ -11,24 +11,35 @@ export interface RenderOptions {
   query: URLSearchParams;
 }
 
-export function wantsTable(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
+export function wantsTable(accept: string | undefined): TableVersion | undefined {
   return parseTableAccept(accept ?? '').table;
+}
+
+function tableJson(
+  rt: ResourceType,
+  objects: KubeObject[],
+  opts: RenderOptions,
+  version: TableVersion,
+  listMeta: Record<string, unknown>,
+  withColumns: boolean,
+): string {
+  return JSON.stringify(
+    buildTable({
+      printer: rt.printer ?? defaultPrinter(),
+      objects,
+      now: Date.now(),
+      includeObject: parseIncludeObject(opts.query),
+      listMeta,
+      includeColumnDefinitions: withColumns,
+      tableVersion: version,
+    }),
+  );
 }
 
 export function renderObject(rt: ResourceType, obj: KubeObject, opts: RenderOptions): string {
   const table = wantsTable(opts.accept);
   if (!table) return JSON.stringify(obj);
-  return JSON.stringify(
-    buildTable({
-      printer: rt.printer ?? defaultPrinter(),
-      objects: [obj],
-      now: Date.now(),
-      includeObject: parseIncludeObject(opts.query),
-      listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
-      includeColumnDefinitions: true,
-      tableVersion: table,
-    }),
-  );
+  return tableJson(rt, [obj], opts, table, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, true);
 }
 
 export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions): string {
@@ -43,17 +54,7 @@ export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions
   }
   if (table) {
     const objects = page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject);
-    return JSON.stringify(
-      buildTable({
-        printer: rt.printer ?? defaultPrinter(),
-        objects,
-        now: Date.now(),
-        includeObject: parseIncludeObject(opts.query),
-        listMeta,
-        includeColumnDefinitions: true,
-        tableVersion: table,
-      }),
-    );
+    return tableJson(rt, objects, opts, table, listMeta, true);
   }
   // Splice the stored JSON texts into the list without re-serializing them.
   const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta });
@@ -61,24 +62,9 @@ export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions
 }
 
 /** One watch event's object, as JSON or as a one-row Table (column definitions only on the first event). */
-export function renderWatchObject(
-  rt: ResourceType,
-  json: string,
-  opts: RenderOptions,
-  first: boolean,
-): string {
+export function renderWatchObject(rt: ResourceType, json: string, opts: RenderOptions, first: boolean): string {
   const table = wantsTable(opts.accept);
   if (!table) return json;
   const obj = JSON.parse(json) as KubeObject;
-  return JSON.stringify(
-    buildTable({
-      printer: rt.printer ?? defaultPrinter(),
-      objects: [obj],
-      now: Date.now(),
-      includeObject: parseIncludeObject(opts.query),
-      listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
-      includeColumnDefinitions: first,
-      tableVersion: table,
-    }),
-  );
+  return tableJson(rt, [obj], opts, table, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, first);
 }

@@ -20,6 +20,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from './store.js';
+import { SortedKeys } from './sorted-keys.js';
 import { WatchHub, type ListenerErrorHandler } from './watch-hub.js';
 
 export interface MemoryStoreOptions {
@@ -39,8 +40,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
 class InMemoryStore implements MemoryStore, CurrentRows {
   readonly name = 'memory';
-  /** Sorted keys, for binary-searched range reads. */
-  private readonly keys: string[] = [];
+  /** Ordered keys, for range reads. */
+  private readonly keys = new SortedKeys();
   private readonly rows = new Map<string, KeyValue>();
   /** The event log; revisions are dense, so log[i].revision === compacted + 1 + i. */
   private log: LoggedEvent[] = [];
@@ -80,8 +81,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
 
   count(prefix: string): number {
     this.assertOpen();
-    const start = this.lowerBound(prefix);
-    return this.prefixEndIndex(prefix, start) - start;
+    return this.keys.count(prefix);
   }
 
   commit(ops: WriteOp[]): WriteResult[] {
@@ -165,20 +165,18 @@ class InMemoryStore implements MemoryStore, CurrentRows {
     this.hub.clear();
   }
 
-  // CurrentRows: range reads over the sorted key array.
+  // CurrentRows: range reads over the ordered keys.
   range(prefix: string, startAfter: string | undefined, limit: number): KeyValue[] {
     const out: KeyValue[] = [];
-    for (let i = startAfter === undefined ? this.lowerBound(prefix) : this.upperBound(startAfter); i < this.keys.length; i++) {
-      const key = this.keys[i]!;
-      if (!key.startsWith(prefix) || (limit && out.length >= limit)) break;
+    for (const key of this.keys.range(prefix, startAfter)) {
+      if (limit && out.length >= limit) break;
       out.push({ ...this.rows.get(key)! });
     }
     return out;
   }
 
   countAfter(prefix: string, after: string): number {
-    const start = Math.max(this.upperBound(after), this.lowerBound(prefix));
-    return Math.max(0, this.prefixEndIndex(prefix, start) - start);
+    return this.keys.count(prefix, after);
   }
 
   private *replay(prefix: string, from: number, upTo: number): Generator<StoreEvent[]> {
@@ -204,50 +202,12 @@ class InMemoryStore implements MemoryStore, CurrentRows {
   }
 
   private apply(key: string, row: KeyValue | null): void {
-    const had = this.rows.has(key);
     if (row) {
+      if (!this.rows.has(key)) this.keys.insert(key);
       this.rows.set(key, row);
-      if (!had) this.keys.splice(this.lowerBound(key), 0, key);
-    } else if (had) {
-      this.rows.delete(key);
-      this.keys.splice(this.lowerBound(key), 1);
+    } else if (this.rows.delete(key)) {
+      this.keys.delete(key);
     }
-  }
-
-  /** First index with keys[i] >= key. */
-  private lowerBound(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keys[mid]! < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index with keys[i] > key. */
-  private upperBound(key: string): number {
-    let lo = 0;
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keys[mid]! <= key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** First index ≥ start whose key no longer starts with prefix (keys with a prefix are contiguous). */
-  private prefixEndIndex(prefix: string, start: number): number {
-    let lo = Math.max(start, this.lowerBound(prefix));
-    let hi = this.keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keys[mid]!.startsWith(prefix)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   private assertOpen(): void {

@@ -79,7 +79,9 @@ describe('sqlite store on disk', () => {
   it('loses no acknowledged write when the process is killed with SIGKILL', async () => {
     const path = freshPath();
     const fixture = fileURLToPath(new URL('./testdata/crash-writer.mjs', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // cwd = the package root, where `--import tsx` resolves.
+    const cwd = fileURLToPath(new URL('../../../', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, path], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
     const acked: Array<[string, number]> = [];
     let buffered = '';
     child.stdout.setEncoding('utf8');
@@ -90,12 +92,15 @@ describe('sqlite store on disk', () => {
       for (const line of lines) {
         const [word, key, revision] = line.split(' ');
         if (word === 'ack') acked.push([key!, Number(revision)]);
-        if (acked.length >= 2000 && !child.killed) child.kill('SIGKILL');
+        if (acked.length >= 500 && !child.killed) child.kill('SIGKILL');
       }
     });
+    // On a starved machine the child may never get that far: kill it anyway so the test fails instead of hanging.
+    const watchdog = setTimeout(() => child.kill('SIGKILL'), 45_000);
     const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, sig) => resolve(sig)));
+    clearTimeout(watchdog);
     expect(signal).toBe('SIGKILL');
-    expect(acked.length).toBeGreaterThanOrEqual(2000);
+    expect(acked.length).toBeGreaterThanOrEqual(500);
 
     const survivor = openSqliteStore(path);
     try {
