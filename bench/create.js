@@ -8,7 +8,7 @@ import { ensureNamespace } from './lib/kcpt.js';
 import { startRawServer } from './lib/raw.js';
 import { runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
-import { benchDir, log, median, runNodeJson } from './lib/util.js';
+import { benchDir, log, median, runNodeJson, withServerCpu } from './lib/util.js';
 
 const NS = 'bench-create';
 const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
@@ -45,9 +45,9 @@ export async function run(ctx) {
     await post(rawServer.url, '/write', 8, 'warm-', 2);
     for (let i = 0; i < ctx.runs; i++) {
       raw.push(await insert());
-      floor.push(await post(rawServer.url, '/write', 8, `c8-${i}-`, ctx.durationS));
-      seq.push(await post(server.url, CM_PATH, 1, `seq-${i}-`, ctx.durationS));
-      conc.push(await post(server.url, CM_PATH, 8, `c8-${i}-`, ctx.durationS));
+      floor.push(await withServerCpu(rawServer.child.pid, () => post(rawServer.url, '/write', 8, `c8-${i}-`, ctx.durationS)));
+      seq.push(await withServerCpu(server.child.pid, () => post(server.url, CM_PATH, 1, `seq-${i}-`, ctx.durationS)));
+      conc.push(await withServerCpu(server.child.pid, () => post(server.url, CM_PATH, 8, `c8-${i}-`, ctx.durationS)));
       log(
         `  run ${i + 1}: raw insert ${raw.at(-1).rate.toFixed(0)}/s, raw HTTPS POST+insert x8 ${floor.at(-1).rps.toFixed(0)}/s, ` +
           `kcpt POST x1 ${seq.at(-1).rps.toFixed(0)}/s, x8 ${conc.at(-1).rps.toFixed(0)}/s`,
@@ -67,14 +67,28 @@ export async function run(ctx) {
       name: 'CREATE ConfigMap, sequential',
       kcpt: median(seq.map((x) => x.rps)),
       runs: { kcpt: seq.map((x) => x.rps), baseline: raw.map((x) => x.rate) },
-      extra: { kcptP50: median(seq.map((x) => x.p50)), kcptP99: median(seq.map((x) => x.p99)), errors: bad },
+      extra: {
+        kcptP50: median(seq.map((x) => x.p50)),
+        kcptP99: median(seq.map((x) => x.p99)),
+        kcptCpuUs: median(seq.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(raw.map((x) => 1e6 / x.cpuRate)),
+        rawCpuLabel: 'raw insert',
+        errors: bad,
+      },
     },
     {
       ...common,
       name: 'CREATE ConfigMap, 8 conns',
       kcpt: concRate,
       runs: { kcpt: conc.map((x) => x.rps), baseline: raw.map((x) => x.rate) },
-      extra: { kcptP50: median(conc.map((x) => x.p50)), kcptP99: median(conc.map((x) => x.p99)), errors: bad },
+      extra: {
+        kcptP50: median(conc.map((x) => x.p50)),
+        kcptP99: median(conc.map((x) => x.p99)),
+        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(raw.map((x) => 1e6 / x.cpuRate)),
+        rawCpuLabel: 'raw insert',
+        errors: bad,
+      },
     },
     {
       name: '  (info) CREATE x8 vs HTTPS floor',
@@ -84,7 +98,12 @@ export async function run(ctx) {
       baselineName: 'raw fastify HTTPS POST+insert',
       target: { kind: 'info-ratio' },
       runs: { kcpt: conc.map((x) => x.rps), baseline: floor.map((x) => x.rps) },
-      extra: { rawP50: median(floor.map((x) => x.p50)), rawP99: median(floor.map((x) => x.p99)) },
+      extra: {
+        rawP50: median(floor.map((x) => x.p50)),
+        rawP99: median(floor.map((x) => x.p99)),
+        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(floor.map((x) => x.cpuUsPerReq)),
+      },
     },
   ];
 }

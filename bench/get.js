@@ -5,7 +5,7 @@ import path from 'node:path';
 import { configMap, DEFAULT_PAD, TARGET_BYTES } from './lib/payload.js';
 import { runNodeLoad, runWrk } from './lib/load.js';
 import { startRawServer } from './lib/raw.js';
-import { log, median } from './lib/util.js';
+import { log, median, withServerCpu } from './lib/util.js';
 
 const CM_PATH = '/clusters/root/api/v1/namespaces/default/configmaps';
 
@@ -47,8 +47,8 @@ export async function run(ctx) {
     const k = [];
     const r = [];
     for (let i = 0; i < ctx.runs; i++) {
-      r.push(await load(ctx, rawUrl, headers));
-      k.push(await load(ctx, kcptUrl, headers));
+      r.push(await withServerCpu(raw.child.pid, () => load(ctx, rawUrl, headers)));
+      k.push(await withServerCpu(server.child.pid, () => load(ctx, kcptUrl, headers)));
       log(`  run ${i + 1}: raw ${r.at(-1).rps.toFixed(0)} req/s, kcpt ${k.at(-1).rps.toFixed(0)} req/s`);
     }
     const bad = k.reduce((a, x) => a + x.non2xx + x.errors, 0);
@@ -67,6 +67,8 @@ export async function run(ctx) {
           kcptP99: median(k.map((x) => x.p99)),
           rawP50: median(r.map((x) => x.p50)),
           rawP99: median(r.map((x) => x.p99)),
+          kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
+          rawCpuUs: median(r.map((x) => x.cpuUsPerReq)),
           bytes: body.length,
           errors: bad,
         },

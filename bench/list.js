@@ -8,7 +8,7 @@ import { ensureNamespace, parallel } from './lib/kcpt.js';
 import { runNodeLoad, runWrk } from './lib/load.js';
 import { configMap, rawRowPad } from './lib/payload.js';
 import { startRawServer } from './lib/raw.js';
-import { benchDir, log, median, runNodeJson } from './lib/util.js';
+import { benchDir, log, median, runNodeJson, withServerCpu } from './lib/util.js';
 
 const NS = 'bench-list';
 const LIST_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
@@ -51,8 +51,8 @@ export async function run(ctx) {
     await load(`${raw.url}/list`, 2);
     for (let i = 0; i < ctx.runs; i++) {
       r.push(await scan());
-      h.push(await load(`${raw.url}/list`, ctx.durationS));
-      k.push(await load(url, ctx.durationS));
+      h.push(await withServerCpu(raw.child.pid, () => load(`${raw.url}/list`, ctx.durationS)));
+      k.push(await withServerCpu(server.child.pid, () => load(url, ctx.durationS)));
       log(
         `  run ${i + 1}: raw scan ${r.at(-1).rate.toFixed(0)}/s (pluck ${r.at(-1).pluckRate.toFixed(0)}/s), ` +
           `raw HTTPS splice ${h.at(-1).rps.toFixed(1)}/s, kcpt LIST ${k.at(-1).rps.toFixed(1)}/s`,
@@ -77,6 +77,9 @@ export async function run(ctx) {
         kcptP50: median(k.map((x) => x.p50)),
         kcptP99: median(k.map((x) => x.p99)),
         rawPluck: median(r.map((x) => x.pluckRate)),
+        kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(r.map((x) => 1e6 / x.cpuRate)),
+        rawCpuLabel: 'raw scan',
         bytes: probe.body.length,
         errors: bad,
       },
@@ -89,7 +92,12 @@ export async function run(ctx) {
       baselineName: 'raw fastify HTTPS scan+splice',
       target: { kind: 'info-ratio' },
       runs: { kcpt: k.map((x) => x.rps), baseline: h.map((x) => x.rps) },
-      extra: { rawP50: median(h.map((x) => x.p50)), rawP99: median(h.map((x) => x.p99)) },
+      extra: {
+        rawP50: median(h.map((x) => x.p50)),
+        rawP99: median(h.map((x) => x.p99)),
+        kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(h.map((x) => x.cpuUsPerReq)),
+      },
     },
   ];
 }

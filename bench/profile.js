@@ -2,7 +2,8 @@
 // Where does kcpt's time go? Starts kcpt under `node --cpu-prof`, drives one benchmark's load at it, stops it
 // (SIGTERM, so V8 writes the profile) and prints the top self-time frames and the time per module.
 //
-//   node bench/profile.js [get|list|create|watch ...] [--duration S] [--top N] [--keep]
+//   node bench/profile.js [get|list|create|watch|startup ...] [--duration S] [--top N] [--keep]
+//   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
 //
 // Profiles are written to a temp dir and deleted unless --keep is given (then open them in Chrome DevTools).
@@ -67,6 +68,7 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
   const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
   const base = '/clusters/root/api/v1/namespaces';
   try {
+    if (kind === 'startup') return { rps: NaN };
     if (kind === 'get') {
       await c.request('POST', `${base}/default/configmaps`, configMap('bench-get', 'default', pad));
       const opts = { url: `${server.url}${base}/default/configmaps/bench-get`, connections: 8, durationS, headers };
@@ -121,7 +123,10 @@ export async function profileAll({ kinds = ['get', 'list', 'create'], durationS 
   for (const kind of kinds) {
     const dir = tempDir('kcpt-bench-prof-');
     const profDir = path.join(dir, 'profiles');
-    const server = await startKcpt({ rootDir: dir, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] });
+    const interval = kind === 'startup' ? ['--cpu-prof-interval', '200'] : [];
+    const t0 = performance.now();
+    const server = await startKcpt({ rootDir: dir, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] });
+    const readyMs = performance.now() - t0;
     let res;
     try {
       res = await drive(kind, server, { durationS, useWrk, pad });
@@ -134,7 +139,11 @@ export async function profileAll({ kinds = ['get', 'list', 'create'], durationS 
       continue;
     }
     const profile = JSON.parse(readFileSync(path.join(profDir, files[0]), 'utf8'));
-    printSummary(`${kind} (${res.rps.toFixed(0)} req/s under --cpu-prof, includes start-up and fill)`, summarise(profile), top);
+    const label =
+      kind === 'startup'
+        ? `startup (fresh root dir, ready line after ${readyMs.toFixed(0)} ms under --cpu-prof)`
+        : `${kind} (${res.rps.toFixed(0)} req/s under --cpu-prof, includes start-up and fill)`;
+    printSummary(label, summarise(profile), top);
     if (keep) log(`  profile kept: ${path.join(profDir, files[0])}`);
     else removeDir(dir);
   }

@@ -33,14 +33,22 @@ const rows = (n, clusters = 100) =>
     rawRowValue(Math.floor(i / clusters), pad),
   ]);
 
+/** CPU seconds (user + system) of this process since `start` (a process.cpuUsage() value). */
+const cpuSeconds = (start) => {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1e6;
+};
+
 let result;
 if (mode === 'insert') {
   const n = Number(nArg ?? 20_000);
   const data = rows(n);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (const r of data) ins.run(...r);
   const s = (performance.now() - t0) / 1000;
-  result = { mode, n, rate: n / s, usPerOp: (s * 1e6) / n, valueBytes: data[0][5].length };
+  const cpu = cpuSeconds(c0);
+  result = { mode, n, rate: n / s, cpuRate: n / cpu, usPerOp: (s * 1e6) / n, valueBytes: data[0][5].length };
 } else if (mode === 'scan') {
   const scans = Number(nArg ?? 300);
   const clusters = 20;
@@ -54,13 +62,15 @@ if (mode === 'insert') {
   // warm-up
   for (let j = 0; j < 20; j++) all.all(clusterId(j % clusters), 'configmaps');
   let rowsSeen = 0;
+  const c0 = process.cpuUsage();
   let t0 = performance.now();
   for (let j = 0; j < scans; j++) rowsSeen += all.all(clusterId(j % clusters), 'configmaps').length;
   const allRate = scans / ((performance.now() - t0) / 1000);
+  const cpuRate = scans / cpuSeconds(c0);
   t0 = performance.now();
   for (let j = 0; j < scans; j++) pluck.all(clusterId(j % clusters), 'configmaps');
   const pluckRate = scans / ((performance.now() - t0) / 1000);
-  result = { mode, scans, tableRows: data.length, rowsPerScan: rowsSeen / scans, rate: allRate, pluckRate, valueBytes: data[0][5].length };
+  result = { mode, scans, tableRows: data.length, rowsPerScan: rowsSeen / scans, rate: allRate, cpuRate, pluckRate, valueBytes: data[0][5].length };
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

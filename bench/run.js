@@ -6,8 +6,8 @@
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
-//   --watch-rate R    writes per second in the watch benchmark (default 200)
-//   --watch-seconds S seconds of writing per watch run (default 3)
+//   --watch-rate R[,R2]  writes per second in the watch benchmark (default 50; a list runs each rate)
+//   --watch-seconds S seconds of writing per watch run (default 4)
 //   --watchers N      concurrent watchers (default 100)
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
@@ -25,8 +25,8 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
-    'watch-rate': { type: 'string', default: '200' },
-    'watch-seconds': { type: 'string', default: '3' },
+    'watch-rate': { type: 'string', default: '50' },
+    'watch-seconds': { type: 'string', default: '4' },
     watchers: { type: 'string', default: '100' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -64,7 +64,7 @@ const ctx = {
   durationS: Math.max(1, Number(opts.duration)),
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
-  watch: { rate: Number(opts['watch-rate']), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers) },
+  watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers) },
   tmp: tempDir(),
   calibration: { pad: 560, body: undefined },
   rawClient: (url) => client(url, { maxSockets: 2 }),
@@ -173,8 +173,19 @@ const details = rows
     if (e.kcptP50 !== undefined && r.unit === 'rate') parts.push(`kcpt latency p50 ${fmtMs(e.kcptP50)} p99 ${fmtMs(e.kcptP99)}`);
     if (e.rawP50 !== undefined && r.unit === 'rate') parts.push(`raw p50 ${fmtMs(e.rawP50)} p99 ${fmtMs(e.rawP99)}`);
     if (e.rawPluck !== undefined) parts.push(`raw .pluck() scan ${fmtRate(e.rawPluck)}`);
+    if (e.kcptCpuUs !== undefined && Number.isFinite(e.kcptCpuUs)) {
+      parts.push(
+        `CPU per op: kcpt ${fmtNum(e.kcptCpuUs)} us, ${e.rawCpuLabel ?? 'raw server'} ${fmtNum(e.rawCpuUs)} us ` +
+          `(CPU-normalised ratio ${fmtNum((e.rawCpuUs / e.kcptCpuUs) * 100)} %)`,
+      );
+    }
     if (e.bytes !== undefined) parts.push(`body ${fmtNum(e.bytes)} B`);
-    if (e.kcptMax !== undefined && r.name.includes('p99')) parts.push(`kcpt max ${fmtMs(e.kcptMax)}, missed events ${e.missing}`);
+    if (e.kcptMax !== undefined && r.name.includes('p99')) {
+      parts.push(`kcpt max ${fmtMs(e.kcptMax)}, missed events ${e.missing}, writer achieved ${fmtRate(e.achievedRate)}`);
+      parts.push(
+        `server CPU per write incl. ${ctx.watch.watchers}-way fan-out: kcpt ${fmtNum(e.kcptCpuUsPerWrite)} us, raw ${fmtNum(e.rawCpuUsPerWrite)} us`,
+      );
+    }
     if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);
     if (r.runs) parts.push(`runs kcpt [${r.runs.kcpt.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}] base [${r.runs.baseline.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}]`);
     return parts.length ? `  ${r.name}: ${parts.join('; ')}` : undefined;

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { ensureNamespace, parallel } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
 import { startRawServer } from './lib/raw.js';
-import { benchDir, epochMs, log, median, sleep } from './lib/util.js';
+import { benchDir, epochMs, log, median, procCpuMs, sleep } from './lib/util.js';
 
 const NS = 'bench-watch';
 const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
@@ -120,8 +120,8 @@ function writer(baseUrl, token) {
   return { send, close: () => agent.destroy() };
 }
 
-async function oneRun(ctx, side, runIdx) {
-  const { rate, seconds, watchers } = ctx.watch;
+async function oneRun(ctx, side, runIdx, rate) {
+  const { seconds, watchers } = ctx.watch;
   const pad = ctx.calibration.pad;
   let watchPath;
   let write;
@@ -133,23 +133,26 @@ async function oneRun(ctx, side, runIdx) {
     w = writer(server.url, server.token);
     write = (i, ts) =>
       i % 2 === 0
-        ? w.send('POST', CM_PATH, configMap(`w-${runIdx}-${i}`, NS, pad, { ts: String(ts) }))
+        ? w.send('POST', CM_PATH, configMap(`w-${rate}-${runIdx}-${i}`, NS, pad, { ts: String(ts) }))
         : w.send('PATCH', `${CM_PATH}/upd-${i % UPDATE_OBJECTS}`, { data: { ts: String(ts) } }, 'application/merge-patch+json');
   } else {
     watchPath = '/watch';
     w = writer(ctx.rawServer.url);
     write = (i, ts) =>
-      w.send('POST', '/write', configMap(i % 2 === 0 ? `w-${runIdx}-${i}` : `upd-${i % UPDATE_OBJECTS}`, NS, pad, { ts: String(ts) }));
+      w.send('POST', '/write', configMap(i % 2 === 0 ? `w-${rate}-${runIdx}-${i}` : `upd-${i % UPDATE_OBJECTS}`, NS, pad, { ts: String(ts) }));
   }
   const url = side === 'kcpt' ? ctx.server.url : ctx.rawServer.url;
   const token = side === 'kcpt' ? ctx.server.token : undefined;
   const clients = startWatchers({ url, path: watchPath, token, watchers, timeoutMs: (seconds + 60) * 1000 });
   await clients.ready();
   await sleep(200);
+  const pid = side === 'kcpt' ? ctx.server.child.pid : ctx.rawServer.child.pid;
+  const cpu0 = procCpuMs(pid);
   const wr = await writeSteadily({ rate, seconds, write });
   const res = await clients.stop(wr.n);
+  const cpuUsPerWrite = ((procCpuMs(pid) - cpu0) * 1000) / wr.n;
   w.close();
-  return { ...res, writes: wr.n, writeFailures: wr.failures, achievedRate: wr.achievedRate };
+  return { ...res, writes: wr.n, writeFailures: wr.failures, achievedRate: wr.achievedRate, cpuUsPerWrite };
 }
 
 export async function run(ctx) {
@@ -166,22 +169,29 @@ export async function run(ctx) {
   const objFile = path.join(ctx.tmp, 'watch-object.json');
   writeFileSync(objFile, JSON.stringify(configMap('x', NS, ctx.calibration.pad)));
   ctx.rawServer = await startRawServer({ certDir: ctx.server.certDir, objFile });
-  const k = [];
-  const r = [];
+  const rows = [];
   try {
-    for (let i = 0; i < ctx.watchRuns; i++) {
-      r.push(await oneRun(ctx, 'raw', i));
-      k.push(await oneRun(ctx, 'kcpt', i));
-      const f = (x) =>
-        `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events, ${x.achievedRate.toFixed(0)} writes/s${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
-      log(`  run ${i + 1}: raw ${f(r.at(-1))}; kcpt ${f(k.at(-1))}`);
-    }
+    for (const rate of ctx.watch.rates) rows.push(...(await atRate(ctx, rate)));
   } finally {
     await ctx.rawServer.stop();
   }
+  return rows;
+}
+
+async function atRate(ctx, rate) {
+  const k = [];
+  const r = [];
+  log(`  ${rate} writes/s (alternating create and update) for ${ctx.watch.seconds} s, ${ctx.watch.watchers} watchers`);
+  for (let i = 0; i < ctx.watchRuns; i++) {
+    r.push(await oneRun(ctx, 'raw', i, rate));
+    k.push(await oneRun(ctx, 'kcpt', i, rate));
+    const f = (x) =>
+      `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events, ${x.achievedRate.toFixed(0)} writes/s${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
+    log(`  run ${i + 1}: raw ${f(r.at(-1))}; kcpt ${f(k.at(-1))}`);
+  }
   const missing = k.reduce((a, x) => a + (x.expected - x.events), 0);
   if (missing) log(`  WARNING: kcpt watchers missed ${missing} events`);
-  const label = `${ctx.watch.watchers} watchers, ${ctx.watch.rate} writes/s`;
+  const label = `${ctx.watch.watchers} watchers, ${rate} writes/s`;
   const extra = {
     kcptP50: median(k.map((x) => x.p50)),
     kcptP99: median(k.map((x) => x.p99)),
@@ -190,6 +200,9 @@ export async function run(ctx) {
     rawP99: median(r.map((x) => x.p99)),
     missing,
     writeFailures: k.reduce((a, x) => a + x.writeFailures, 0),
+    achievedRate: median(k.map((x) => x.achievedRate)),
+    kcptCpuUsPerWrite: median(k.map((x) => x.cpuUsPerWrite)),
+    rawCpuUsPerWrite: median(r.map((x) => x.cpuUsPerWrite)),
   };
   return [
     {

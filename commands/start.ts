@@ -1,4 +1,14 @@
+import { existsSync } from 'node:fs';
 import { Command, Flags } from '@oclif/core';
+
+type Engine = typeof import('../src/engine/server.js');
+
+/** The bundled engine when built (fast start-up), else the modules themselves (development with tsx). */
+async function loadEngine(): Promise<Engine> {
+  const bundle = new URL('../engine-bundle/server.js', import.meta.url);
+  if (existsSync(bundle)) return (await import(bundle.href)) as Engine;
+  return import('../src/engine/server.js');
+}
 
 export default class Start extends Command {
   static override summary = 'Start a kcpt control plane: a Kubernetes API server with workspaces, on embedded SQLite.';
@@ -24,7 +34,7 @@ export default class Start extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Start);
-    const { startServer } = await import('../src/engine/server.js');
+    const { startServer } = await loadEngine();
     const started = Date.now();
     const server = await startServer({
       rootDirectory: flags['root-directory'],

@@ -1,9 +1,9 @@
 // Small helpers shared by the benchmarks: statistics, formatting, temp dirs, free ports, child processes.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -116,4 +116,39 @@ export function waitExit(child, timeoutMs = 10_000) {
       resolve();
     });
   });
+}
+
+/**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere). Used to report CPU
+ * per request, which is far less sensitive than req/s to other work sharing the cores.
+ */
+export function procCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  } catch {
+    return NaN;
+  }
+}
+
+let ticks;
+function clockTicks() {
+  if (ticks === undefined) {
+    try {
+      ticks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticks = 100;
+    }
+  }
+  return ticks;
+}
+
+/** Runs fn() and adds `cpuUsPerReq` (server CPU µs per completed request) to its result. */
+export async function withServerCpu(pid, fn) {
+  const before = procCpuMs(pid);
+  const res = await fn();
+  const after = procCpuMs(pid);
+  return { ...res, cpuUsPerReq: ((after - before) * 1000) / res.requests };
 }

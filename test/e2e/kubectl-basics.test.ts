@@ -419,6 +419,11 @@ describe.each(e2e.clusters)('kubectl read paths in $label', ({ name: cluster }) 
         await k(['get', 'cm', 'nope', '-n', missing], { reject: false }),
         `Error from server (NotFound): namespaces "${missing}" not found`,
       );
+      // The server's own answer names the object.
+      expectError(
+        await k(['get', '--raw', `/clusters/${cluster}/api/v1/namespaces/${missing}/configmaps/nope`], { reject: false }),
+        'Error from server (NotFound): configmaps "nope" not found',
+      );
     });
 
     it('bad label selector: BadRequest', async () => {

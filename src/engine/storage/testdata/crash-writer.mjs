@@ -4,10 +4,12 @@ import { openSqliteStore } from '../sqlite-store.ts';
 
 const store = openSqliteStore(process.argv[2]);
 const value = JSON.stringify({ data: 'x'.repeat(900) });
-process.stdout.write('ready\n');
+// Waiting for each ack to be flushed matters: a pipe write that finds the buffer full is queued in memory and
+// would only go out when the event loop runs, so a tight loop could commit thousands of writes nobody saw.
+const say = (line) => new Promise((resolve) => process.stdout.write(`${line}\n`, resolve));
+await say('ready');
 for (let i = 0; ; i++) {
   const key = `/registry/core/configmaps/crash/default/cm-${i}`;
   const [result] = store.commit([{ type: 'create', key, value }]);
-  // A pipe write is synchronous on Linux: once this returns the parent can read the ack.
-  process.stdout.write(`ack ${key} ${result.revision}\n`);
+  await say(`ack ${key} ${result.revision}`);
 }

@@ -1,0 +1,26 @@
+// Bundles the compiled engine into dist/engine-bundle so `kcpt start` loads a few files instead of hundreds:
+// module resolution and compilation of fastify's and our many small modules dominated start-up time.
+// Dynamic imports (protobuf, patch, certificate generation) stay in separate chunks and load on first use.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['dist/src/engine/server.js'],
+  outdir: 'dist/engine-bundle',
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
+  sourcemap: 'linked',
+  // better-sqlite3 is a native addon that must find its .node binary; @peculiar/x509 is loaded only when
+  // certificates are generated and its CommonJS/ESM interop must stay exactly as Node resolves it.
+  external: ['better-sqlite3', '@peculiar/x509'],
+  // fastify and friends are CommonJS; give the ESM bundle a `require` they can use.
+  banner: { js: "import { createRequire as __kcptCreateRequire } from 'node:module'; const require = __kcptCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
