@@ -70,6 +70,7 @@ const ctx = {
   rawClient: (url) => client(url, { maxSockets: 2 }),
 };
 
+process.once('exit', () => removeDir(ctx.tmp));
 const rows = [];
 const failures = [];
 

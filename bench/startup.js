@@ -9,7 +9,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { client, parallel, runJs, startKcpt } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
-import { benchDir, freePort, log, median, removeDir, sleep, tempDir, waitExit } from './lib/util.js';
+import { benchDir, freePort, log, median, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
 function readyzOnce(port) {
   return new Promise((resolve) => {
@@ -31,7 +31,7 @@ export async function timeStart({ rootDir, storage, timeoutMs = 30_000 }) {
   const args = [runJs, 'start', '--root-directory', rootDir, '--secure-port', String(port)];
   if (storage) args.push('--storage', storage);
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = trackChild(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   let lineMs;
   let out = '';
   let err = '';

@@ -11,16 +11,16 @@ import { writeFileSync } from 'node:fs';
 import { ensureNamespace, parallel } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
 import { startRawServer } from './lib/raw.js';
-import { benchDir, epochMs, log, median, procCpuMs, sleep } from './lib/util.js';
+import { benchDir, epochMs, log, median, procCpuMs, sleep, trackChild } from './lib/util.js';
 
 const NS = 'bench-watch';
 const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
 const UPDATE_OBJECTS = 50;
 
 function startWatchers(cfg) {
-  const child = spawn(process.execPath, [path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = trackChild(
+    spawn(process.execPath, [path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   let out = '';
   const lines = [];
   const waiters = [];

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { freePort, log, repoDir, tempDir, waitExit } from './util.js';
+import { freePort, log, repoDir, tempDir, trackChild, waitExit } from './util.js';
 
 export const runJs = path.join(repoDir, 'bin', 'run.js');
 
@@ -32,10 +32,11 @@ export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs =
   port ??= await freePort();
   const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port)];
   if (storage) args.push('--storage', storage);
-  const child = spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = trackChild(spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
+  let onEarlyExit;
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`kcpt did not become ready in ${timeoutMs} ms:\n${out}\n${err}`)), timeoutMs);
     child.stdout.on('data', (d) => {
@@ -45,12 +46,13 @@ export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs =
         resolve();
       }
     });
-    child.on('exit', (code) => {
+    onEarlyExit = (code) => {
       clearTimeout(timer);
       reject(new Error(`kcpt exited with ${code} before it was ready:\n${out}\n${err}`));
-    });
+    };
+    child.on('exit', onEarlyExit);
   });
-  child.removeAllListeners('exit');
+  child.off('exit', onEarlyExit);
   const kc = readAdminKubeconfig(path.join(rootDir, 'root'));
   const url = `https://127.0.0.1:${port}`;
   return {

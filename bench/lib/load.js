@@ -5,7 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
-import { tempDir } from './util.js';
+import { removeDir, tempDir } from './util.js';
 
 let wrkPath;
 export function findWrk() {
@@ -45,14 +45,17 @@ function wrkMs(text) {
 export function runWrk({ url, connections = 8, threads = 1, durationS = 5, headers = {}, script }) {
   const args = [`-t${threads}`, `-c${connections}`, `-d${durationS}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  let scriptDir;
   if (script) {
-    const file = path.join(tempDir('kcpt-wrk-'), 'script.lua');
+    scriptDir = tempDir('kcpt-wrk-');
+    const file = path.join(scriptDir, 'script.lua');
     writeFileSync(file, script);
     args.push('-s', file);
   }
   args.push(url);
   return new Promise((resolve, reject) => {
     execFile(findWrk(), args, { encoding: 'utf8', timeout: (durationS + 30) * 1000 }, (err, stdout, stderr) => {
+      if (scriptDir) removeDir(scriptDir);
       if (err) return reject(new Error(`wrk failed: ${err.message}\n${stdout}\n${stderr}`));
       const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
       const requests = Number(/(\d+) requests in/.exec(stdout)?.[1]);

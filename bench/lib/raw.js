@@ -1,12 +1,13 @@
 // Starting bench/raw-server.js (the raw fastify HTTPS floor) as a child process.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { benchDir, waitExit } from './util.js';
+import { benchDir, trackChild, waitExit } from './util.js';
 
 export async function startRawServer({ certDir, objFile }) {
-  const child = spawn(process.execPath, [path.join(benchDir, 'raw-server.js'), certDir, objFile, '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = trackChild(
+    spawn(process.execPath, [path.join(benchDir, 'raw-server.js'), certDir, objFile, '0'], { stdio: ['ignore', 'pipe', 'inherit'] }),
+  );
+  let onEarlyExit;
   const port = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('raw server did not start')), 15_000);
@@ -18,9 +19,10 @@ export async function startRawServer({ certDir, objFile }) {
         resolve(Number(m[1]));
       }
     });
-    child.on('exit', (code) => reject(new Error(`raw server exited with ${code}`)));
+    onEarlyExit = (code) => reject(new Error(`raw server exited with ${code}`));
+    child.on('exit', onEarlyExit);
   });
-  child.removeAllListeners('exit');
+  child.off('exit', onEarlyExit);
   return {
     url: `https://127.0.0.1:${port}`,
     port,

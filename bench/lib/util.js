@@ -152,3 +152,20 @@ export async function withServerCpu(pid, fn) {
   const after = procCpuMs(pid);
   return { ...res, cpuUsPerReq: ((after - before) * 1000) / res.requests };
 }
+
+// Children (kcpt, raw servers) are killed if the bench exits early, so nothing keeps listening after a failure.
+const children = new Set();
+export function trackChild(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+process.once('exit', () => {
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+});

@@ -43,6 +43,10 @@ export interface ServerOptions {
   verbosity?: number;
   /** Keep watch history at least this long (default 5 minutes). */
   watchHistoryRetentionMs?: number;
+  /** How often old watch history is compacted (default 60 s). */
+  watchHistoryCompactionIntervalMs?: number;
+  /** Never compact the newest this-many revisions (default 1000). */
+  watchHistoryMinRevisions?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
 }
@@ -64,9 +68,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const releaseLock = acquireRootLock(root);
   const cleanups: Array<() => void | Promise<void>> = [releaseLock];
   try {
-    const store = openStore(options.storage, root);
+    const store = openStore(options.storage, root, { keepNewestRevisions: options.watchHistoryMinRevisions });
     cleanups.unshift(() => store.close());
-    const stopCompactor = startCompactor(store, { retentionMs: options.watchHistoryRetentionMs });
+    const stopCompactor = startCompactor(store, {
+      retentionMs: options.watchHistoryRetentionMs,
+      intervalMs: options.watchHistoryCompactionIntervalMs,
+    });
     cleanups.unshift(stopCompactor);
 
     const batteries = new Set(options.batteries ?? ['admin', 'workspace-types']);

@@ -322,7 +322,11 @@ describe.each(e2e.clusters)('@kubernetes/client-node in $label', ({ name: cluste
 //   --watch-history-retention=<duration>            keep at least this much history (default 5m)
 //   --watch-history-compaction-interval=<duration>  how often the compactor runs (default 60s)
 // Until the build declares both flags, the case below is a todo.
-const compactionFlags = ['--watch-history-retention=0s', '--watch-history-compaction-interval=100ms'];
+const compactionFlags = [
+  '--watch-history-retention=0s',
+  '--watch-history-compaction-interval=100ms',
+  '--watch-history-min-revisions=1',
+];
 const canCompact =
   startCommandHasFlag('watch-history-retention') && startCommandHasFlag('watch-history-compaction-interval');
 

@@ -25,6 +25,8 @@ import { WatchHub, type ListenerErrorHandler } from './watch-hub.js';
 
 export interface MemoryStoreOptions {
   onListenerError?: ListenerErrorHandler;
+  /** Compaction never drops the newest this-many revisions. Default 1000 (kine's figure). */
+  keepNewestRevisions?: number;
 }
 
 export interface MemoryStore extends Store {
@@ -50,9 +52,11 @@ class InMemoryStore implements MemoryStore, CurrentRows {
   private lastTs = 0;
   private closed = false;
   private readonly hub: WatchHub;
+  private readonly keepNewest: number;
 
   constructor(options: MemoryStoreOptions) {
     this.hub = new WatchHub(options.onListenerError);
+    this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
   }
 
   currentRevision(): number {
@@ -140,7 +144,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
 
   compact(revision: number): number {
     this.assertOpen();
-    const target = Math.min(Math.floor(revision), this.revision - KEEP_NEWEST_REVISIONS);
+    const target = Math.min(Math.floor(revision), this.revision - this.keepNewest);
     if (!(target > this.compacted)) return 0;
     const removed = Math.min(target - this.compacted, COMPACT_MAX_ROWS_PER_CALL);
     // slice, not splice: drops the old array at once instead of shifting it in place.

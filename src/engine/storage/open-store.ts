@@ -10,13 +10,19 @@ import type { Store } from './store.js';
 /** Default file name under the server's root directory. */
 export const DEFAULT_DATABASE_FILE = 'kcpt.db';
 
-type Driver = (location: string, query: URLSearchParams, rootDirectory: string) => Store;
+/** Options every backend honours, set by the server rather than the storage URL. */
+export interface CommonStoreOptions {
+  /** Compaction never drops the newest this-many revisions (default 1000). */
+  keepNewestRevisions?: number;
+}
+
+type Driver = (location: string, query: URLSearchParams, rootDirectory: string, common: CommonStoreOptions) => Store;
 
 const drivers: Record<string, Driver> = {
-  memory: () => createMemoryStore(),
-  sqlite: (location, query, rootDirectory) => {
+  memory: (_location, _query, _root, common) => createMemoryStore(common),
+  sqlite: (location, query, rootDirectory, common) => {
     const path = location === ':memory:' ? location : resolvePath(location, rootDirectory);
-    return openSqliteStore(path, sqliteOptions(query));
+    return openSqliteStore(path, { ...sqliteOptions(query), ...common });
   },
 };
 
@@ -29,11 +35,11 @@ export const SUPPORTED_STORAGE = ['memory://', 'sqlite:///absolute/path.db', 'sq
  * - `sqlite:///abs/path.db`, `sqlite://relative.db`, or a bare path → SQLite; relative paths are resolved against
  *   `rootDirectory`; `sqlite://:memory:` is SQLite without a file; `?synchronous=FULL` survives power loss.
  */
-export function openStore(url: string, rootDirectory: string): Store {
+export function openStore(url: string, rootDirectory: string, common: CommonStoreOptions = {}): Store {
   const trimmed = url.trim();
-  if (trimmed === '') return openSqliteStore(join(rootDirectory, DEFAULT_DATABASE_FILE));
+  if (trimmed === '') return openSqliteStore(join(rootDirectory, DEFAULT_DATABASE_FILE), common);
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/(.*)$/s.exec(trimmed);
-  if (!match) return openSqliteStore(resolvePath(trimmed, rootDirectory));
+  if (!match) return openSqliteStore(resolvePath(trimmed, rootDirectory), common);
   const scheme = match[1]!.toLowerCase();
   const driver = drivers[scheme];
   if (!driver) {
@@ -42,7 +48,7 @@ export function openStore(url: string, rootDirectory: string): Store {
     );
   }
   const [location = '', queryString = ''] = splitQuery(match[2]!);
-  return driver(decodeURIComponent(location), new URLSearchParams(queryString), rootDirectory);
+  return driver(decodeURIComponent(location), new URLSearchParams(queryString), rootDirectory, common);
 }
 
 function splitQuery(rest: string): [string, string] {

@@ -52,12 +52,13 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
 `;
 
-const require = createRequire(import.meta.url);
+// Not named `require`: the esbuild bundle defines its own top-level `require` in a banner.
+const loadCommonJs = createRequire(import.meta.url);
 
 /** Loads better-sqlite3 on first use, so `memory://` keeps working where the native binding is missing. */
 function loadDriver(): typeof Database {
   try {
-    return require('better-sqlite3') as typeof Database;
+    return loadCommonJs('better-sqlite3') as typeof Database;
   } catch (error) {
     throw new Error(
       `SQLite storage needs the native module better-sqlite3, which failed to load (${(error as Error).message}). ` +

@@ -63,6 +63,8 @@ export interface SqliteStoreOptions {
    */
   logScanLimit?: number;
   onListenerError?: ListenerErrorHandler;
+  /** Compaction never drops the newest this-many revisions. Default 1000 (kine's figure). */
+  keepNewestRevisions?: number;
 }
 
 export interface SqliteStore extends Store {
@@ -99,6 +101,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private readonly applyOps: Database.Transaction<(ops: WriteOp[], ts: number) => Applied>;
   private readonly deleteSlice: Database.Transaction<(from: number, upTo: number) => number>;
   private readonly logScanLimit: number;
+  private readonly keepNewest: number;
   private revision: number;
   private compacted: number;
   private lastTs: number;
@@ -112,6 +115,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.statements = prepareStatements(db);
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
+    this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
     this.compacted = this.statements.readMeta.get(COMPACTED) ?? 0;
     this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
     this.lastTs = this.statements.lastEvent.get()?.ts ?? 0;
@@ -217,7 +221,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   compact(revision: number): number {
     this.assertOpen();
-    const target = Math.min(Math.floor(revision), this.revision - KEEP_NEWEST_REVISIONS);
+    const target = Math.min(Math.floor(revision), this.revision - this.keepNewest);
     let removed = 0;
     // Several short transactions rather than one long one: each slice holds the write lock for a few ms.
     while (this.compacted < target && removed < COMPACT_MAX_ROWS_PER_CALL) {
