@@ -13,7 +13,7 @@ import {
 } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
-import { listObjects } from '../registry/list.js';
+import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { buildPredicate } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
@@ -253,7 +253,10 @@ async function streamWatch(
     ]);
   }
   const rv = req.query.get('resourceVersion') ?? undefined;
-  if (rv && rv !== '0' && !/^\d+$/.test(rv)) throw badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  if (rv && rv !== '0') {
+    // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
+    await waitForRevision(svc.store, parseResourceVersion(rv));
+  }
   const timeoutSeconds = parseTimeoutSeconds(req.query);
   reply.hijack();
   const raw = reply.raw;

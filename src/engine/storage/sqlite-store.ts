@@ -74,9 +74,12 @@ export interface SqliteStore extends Store {
 }
 
 const COMPACTED = 'compacted_revision';
-/** Free pages tolerated before compaction hands space back to the file system. */
-const VACUUM_THRESHOLD_PAGES = 256;
-const VACUUM_PAGES_PER_CALL = 1024;
+/**
+ * Free pages are reused by later inserts, so giving them back only matters after a big drop; doing it in small
+ * steps keeps each compaction slice from filling the WAL (and triggering a checkpoint) by itself.
+ */
+const VACUUM_THRESHOLD_PAGES = 1024;
+const VACUUM_PAGES_PER_CALL = 256;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {

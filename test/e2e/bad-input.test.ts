@@ -1,0 +1,79 @@
+/**
+ * Bad input gets a Kubernetes Status with the right code and a message a person can act on — never a 500, a
+ * hang, or a half-written object.
+ */
+import { describe, expect, it } from 'vitest';
+import { apiRequest } from '../helpers/http.js';
+import { useE2EServer } from '../helpers/suite.js';
+
+const e2e = useE2EServer({ storage: 'memory://' });
+const collection = '/clusters/root/api/v1/namespaces/default/configmaps';
+
+async function expectStatus(path: string, init: Parameters<typeof apiRequest>[2], code: number, reason: string, message: RegExp) {
+  const res = await apiRequest(e2e.server, path, init);
+  expect(res.status).toBe(code);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
+  const status = res.json();
+  expect(status).toMatchObject({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason });
+  expect(status.message).toMatch(message);
+}
+
+async function configmapCount(): Promise<number> {
+  const res = await apiRequest(e2e.server, collection);
+  return res.json().items.length;
+}
+
+describe('bad request bodies', () => {
+  it('are refused with 4xx and leave nothing behind', async () => {
+    const before = await configmapCount();
+    const json = { 'content-type': 'application/json' };
+    await expectStatus(collection, { method: 'POST', headers: json, body: 'x'.repeat(4 * 1024 * 1024) }, 413, 'RequestEntityTooLarge', /limit is 3145728/);
+    await expectStatus(collection, { method: 'POST', headers: json, body: '{"apiVersion":' }, 400, 'BadRequest', /not valid JSON/);
+    await expectStatus(collection, { method: 'POST', headers: json, body: '[1,2]' }, 400, 'BadRequest', /must be a JSON or YAML object/);
+    const bomb = 'a: &a ["x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';
+    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: bomb }, 400, 'BadRequest', /not valid YAML/);
+    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, body: Buffer.from('k8s\0\x0a\xff\xff\xff') }, 400, 'BadRequest', /protobuf/);
+    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'text/html' }, body: '<p>' }, 415, 'UnsupportedMediaType', /accepted media types include/);
+    await expectStatus(
+      collection,
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name' } }) },
+      422,
+      'Invalid',
+      /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
+    await expectStatus(
+      collection,
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' } }) },
+      400,
+      'BadRequest',
+      /kind in the data \(Secret\) does not match the expected kind \(ConfigMap\)/,
+    );
+    expect(await configmapCount()).toBe(before);
+  });
+});
+
+describe('bad query parameters and paths', () => {
+  it('answer 400 with the reason', async () => {
+    await expectStatus(`${collection}?labelSelector=${encodeURIComponent('a in (')}`, {}, 400, 'BadRequest', /unable to parse requirement/);
+    await expectStatus(`${collection}?fieldSelector=spec.nope%3Dx`, {}, 400, 'BadRequest', /spec\.nope/);
+    await expectStatus(`${collection}?continue=garbage`, {}, 400, 'BadRequest', /continue key is not valid/);
+    await expectStatus(`${collection}?resourceVersion=abc`, {}, 400, 'BadRequest', /invalid resource version/);
+    await expectStatus(`${collection}?limit=-1`, {}, 400, 'BadRequest', /invalid limit/);
+    await expectStatus('/clusters/root/api/v1/namespaces/..%2f../configmaps', {}, 400, 'BadRequest', /invalid path segment/);
+    await expectStatus('/clusters/Not_A_Cluster/api/v1/namespaces', {}, 400, 'BadRequest', /invalid cluster/);
+  });
+
+  it('a watch from a revision far in the future ends with 504 Too large resource version', async () => {
+    await expectStatus(`${collection}?watch=true&resourceVersion=999999999`, {}, 504, 'Timeout', /Too large resource version: 999999999/);
+  });
+
+  it('a patch type the server does not know is 415', async () => {
+    await apiRequest(e2e.server, collection, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'patch-me' } }),
+    });
+    await expectStatus(`${collection}/patch-me`, { method: 'PATCH', headers: { 'content-type': 'application/xml' }, body: '<x/>' }, 415, 'UnsupportedMediaType', /accepted media types include/);
+    await expectStatus(`${collection}/patch-me`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":' }, 400, 'BadRequest', /.+/);
+  });
+});
