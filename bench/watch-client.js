@@ -55,7 +55,7 @@ function openWatcher(idx) {
           }
           const ts = Number(ev.object?.data?.ts);
           if (ev.type === 'ERROR') badEvents++;
-          if (!Number.isFinite(ts)) continue;
+          if (!Number.isFinite(ts) || ts <= 0) continue; // objects created before the run carry ts '0'
           latencies.push(now - ts);
           counts[idx]++;
         }
