@@ -1,0 +1,65 @@
+/**
+ * `kcpt start`'s flags, defined once: the oclif command builds its flags from this table, and the fast path in
+ * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
+ */
+import type { ServerOptions } from '../../engine/server.js';
+
+export interface StartFlagSpec {
+  name: string;
+  char?: string;
+  type: 'string' | 'integer';
+  default?: string | number;
+  description: string;
+  min?: number;
+  max?: number;
+  /** Test knobs, left out of --help. */
+  hidden?: boolean;
+}
+
+export const startFlagSpecs: StartFlagSpec[] = [
+  { name: 'root-directory', type: 'string', default: '.kcp', description: 'Directory for the database, certificates and admin.kubeconfig.' },
+  { name: 'secure-port', type: 'integer', default: 6443, min: 0, max: 65535, description: 'HTTPS port to serve on (0 picks a free port).' },
+  { name: 'bind-address', type: 'string', default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' },
+  {
+    name: 'storage',
+    type: 'string',
+    default: '',
+    description: 'Where objects are stored: a SQLite file in the root directory by default, `memory://` for a throwaway run, or `sqlite:///path/to/file.db`.',
+  },
+  { name: 'token-auth-file', type: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
+  { name: 'batteries-included', type: 'string', default: 'admin,workspace-types', description: 'Optional pieces to install: admin, workspace-types, user.' },
+  { name: 'v', char: 'v', type: 'integer', default: 0, min: 0, description: 'Log verbosity (0 quiet, 1 logs every request).' },
+  { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
+  { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
+  { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
+];
+
+export type StartFlagValues = Record<string, string | number | undefined>;
+
+export class StartUsageError extends Error {}
+
+/** `100ms`, `30s`, `5m`, `1h` → milliseconds. */
+export function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(text.trim());
+  if (!match) throw new StartUsageError(`--${flag}: "${text}" is not a duration like 100ms, 30s, 5m or 1h`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}
+
+/** Parsed flag values (defaults applied) → what the engine takes. */
+export function toServerOptions(values: StartFlagValues): ServerOptions {
+  const str = (name: string) => values[name] as string | undefined;
+  const int = (name: string) => values[name] as number;
+  return {
+    rootDirectory: str('root-directory')!,
+    securePort: int('secure-port'),
+    bindAddress: str('bind-address')!,
+    storage: str('storage') ?? '',
+    tokenAuthFile: str('token-auth-file'),
+    batteries: (str('batteries-included') ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+    verbosity: int('v'),
+    watchHistoryRetentionMs: parseDuration(str('watch-history-retention')!, 'watch-history-retention'),
+    watchHistoryCompactionIntervalMs: parseDuration(str('watch-history-compaction-interval')!, 'watch-history-compaction-interval'),
+    watchHistoryMinRevisions: int('watch-history-min-revisions'),
+  };
+}
