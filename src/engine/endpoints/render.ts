@@ -61,9 +61,17 @@ export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions
   return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
 }
 
-/** One watch event's object, as JSON or as a one-row Table (column definitions only on the first event). */
-export function renderWatchObject(rt: ResourceType, json: string, opts: RenderOptions, first: boolean): string {
-  const table = wantsTable(opts.accept);
+/**
+ * One watch event's object, as JSON or as a one-row Table (column definitions only on the first event).
+ * `table` is negotiated once per watch by the caller, not once per event.
+ */
+export function renderWatchObject(
+  rt: ResourceType,
+  json: string,
+  opts: RenderOptions,
+  table: TableVersion | undefined,
+  first: boolean,
+): string {
   if (!table) return json;
   const obj = JSON.parse(json) as KubeObject;
   return tableJson(rt, [obj], opts, table, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, first);

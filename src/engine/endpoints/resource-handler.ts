@@ -15,6 +15,7 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { buildPredicate } from '../registry/predicates.js';
+import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
 import type { Store } from '../storage/store.js';
@@ -29,7 +30,7 @@ import {
   parseTimeoutSeconds,
   type FieldValidation,
 } from './query.js';
-import { renderList, renderObject, renderWatchObject } from './render.js';
+import { renderList, renderObject, renderWatchObject, wantsTable } from './render.js';
 import type { RequestInfo } from './request-info.js';
 import { addWarnings, sendJson, successStatus, toStatusError } from './responses.js';
 
@@ -103,8 +104,14 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   }
 
   switch (verb) {
-    case 'get':
+    case 'get': {
+      // Plain JSON reads splice the resourceVersion into the stored bytes instead of parsing them.
+      if (!rt.convert && !wantsTable(req.accept)) {
+        const kv = svc.generic.getRaw(ctx, info.name);
+        return sendJson(reply, 200, spliceResourceVersion(kv.value, kv.revision));
+      }
       return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    }
     case 'list': {
       const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, predicateFor(rt, req.query), {
         limit: parseLimit(req.query),
@@ -264,6 +271,7 @@ async function streamWatch(
   raw.flushHeaders();
   let first = true;
   const render = { accept: req.accept, query: req.query };
+  const table = wantsTable(req.accept);
   const endStream = () => {
     if (!raw.writableEnded) raw.end();
   };
@@ -286,7 +294,7 @@ async function streamWatch(
     {
       send(type, json) {
         const object =
-          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, first);
+          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
         if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
         raw.write(`{"type":"${type}","object":${object}}\n`);
         return raw.writableLength < 16 * 1024 * 1024;
