@@ -11,28 +11,27 @@ import {
   StatusError,
   unsupportedMediaType,
 } from '../machinery/status.js';
+import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
-import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
+import { listObjects } from '../registry/list.js';
 import { buildPredicate } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import { serveWatch } from '../registry/watch-stream.js';
 import type { Store } from '../storage/store.js';
 import { decodeObjectBody, mediaType } from './body.js';
-import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import { builtinSchemas } from './openapi/schemas/index.js';
 import {
   parseDeleteOptions,
   parseDryRun,
   parseFieldValidation,
   parseLimit,
-  parseTimeoutSeconds,
   type FieldValidation,
 } from './query.js';
-import { renderList, renderObject, renderWatchObject, wantsTable } from './render.js';
+import { renderList, renderObject, wantsTable } from './render.js';
+import { streamWatch } from './watch-handler.js';
 import type { RequestInfo } from './request-info.js';
-import { addWarnings, sendJson, successStatus, toStatusError } from './responses.js';
+import { addWarnings, sendJson, successStatus } from './responses.js';
 
 export interface UserInfo {
   username: string;
@@ -243,76 +242,4 @@ function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceTy
     metadata: { resourceVersion: String(svc.store.currentRevision()) },
     items: deleted,
   });
-}
-
-async function streamWatch(
-  svc: ResourceServices,
-  req: ApiRequest,
-  rt: ResourceType,
-  ctx: OpContext,
-  reply: FastifyReply,
-): Promise<void> {
-  const predicate = predicateFor(rt, req.query);
-  const sendInitial = req.query.get('sendInitialEvents');
-  if (sendInitial !== null && req.query.get('resourceVersionMatch') !== 'NotOlderThan') {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden unless resourceVersionMatch is set to NotOlderThan'),
-    ]);
-  }
-  const rv = req.query.get('resourceVersion') ?? undefined;
-  if (rv && rv !== '0') {
-    // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
-    await waitForRevision(svc.store, parseResourceVersion(rv));
-  }
-  const timeoutSeconds = parseTimeoutSeconds(req.query);
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
-  raw.flushHeaders();
-  let first = true;
-  const render = { accept: req.accept, query: req.query };
-  const table = wantsTable(req.accept);
-  const endStream = () => {
-    if (!raw.writableEnded) raw.end();
-  };
-  svc.watches?.add(endStream);
-  raw.on('close', () => svc.watches?.delete(endStream));
-  try {
-  await serveWatch(
-    svc.store,
-    {
-      rt,
-      cluster: req.cluster,
-      namespace: ctx.namespace,
-      predicate,
-      resourceVersion: rv,
-      sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
-      allowWatchBookmarks: req.query.get('allowWatchBookmarks') === 'true',
-      timeoutSeconds,
-      convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
-    },
-    {
-      send(type, json) {
-        const object =
-          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
-        if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
-        raw.write(`{"type":"${type}","object":${object}}\n`);
-        return raw.writableLength < 16 * 1024 * 1024;
-      },
-      end() {
-        if (!raw.writableEnded) raw.end();
-      },
-      onClose(callback) {
-        raw.on('close', callback);
-      },
-    },
-  );
-  } catch (err) {
-    // The response is already streaming: report the failure as an ERROR event, then close.
-    const status = toStatusError(err);
-    if (!raw.writableEnded) {
-      raw.write(`{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`);
-      raw.end();
-    }
-  }
 }

@@ -1,0 +1,87 @@
+/**
+ * WATCH over HTTP: validates the request, then streams JSON lines (or one-row Tables for kubectl get -w) from
+ * the registry's watch until the client leaves, the timeout passes or the server shuts down.
+ */
+import type { FastifyReply } from 'fastify';
+import { fieldErrors, invalid } from '../machinery/status.js';
+import type { OpContext } from '../registry/generic-store.js';
+import { parseResourceVersion, waitForRevision } from '../registry/list.js';
+import { buildPredicate } from '../registry/predicates.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import { serveWatch } from '../registry/watch-stream.js';
+import { parseTimeoutSeconds } from './query.js';
+import { renderWatchObject, wantsTable } from './render.js';
+import type { ApiRequest, ResourceServices } from './resource-handler.js';
+import { toStatusError } from './responses.js';
+
+export async function streamWatch(
+  svc: ResourceServices,
+  req: ApiRequest,
+  rt: ResourceType,
+  ctx: OpContext,
+  reply: FastifyReply,
+): Promise<void> {
+  const predicate = buildPredicate(rt, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
+  const sendInitial = req.query.get('sendInitialEvents');
+  if (sendInitial !== null && req.query.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
+      fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden unless resourceVersionMatch is set to NotOlderThan'),
+    ]);
+  }
+  const rv = req.query.get('resourceVersion') ?? undefined;
+  if (rv && rv !== '0') {
+    // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
+    await waitForRevision(svc.store, parseResourceVersion(rv));
+  }
+  const timeoutSeconds = parseTimeoutSeconds(req.query);
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  raw.flushHeaders();
+  let first = true;
+  const render = { accept: req.accept, query: req.query };
+  const table = wantsTable(req.accept);
+  const endStream = () => {
+    if (!raw.writableEnded) raw.end();
+  };
+  svc.watches?.add(endStream);
+  raw.on('close', () => svc.watches?.delete(endStream));
+  try {
+  await serveWatch(
+    svc.store,
+    {
+      rt,
+      cluster: req.cluster,
+      namespace: ctx.namespace,
+      predicate,
+      resourceVersion: rv,
+      sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
+      allowWatchBookmarks: req.query.get('allowWatchBookmarks') === 'true',
+      timeoutSeconds,
+      convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
+    },
+    {
+      send(type, json) {
+        const object =
+          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
+        if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
+        raw.write(`{"type":"${type}","object":${object}}\n`);
+        return raw.writableLength < 16 * 1024 * 1024;
+      },
+      end() {
+        if (!raw.writableEnded) raw.end();
+      },
+      onClose(callback) {
+        raw.on('close', callback);
+      },
+    },
+  );
+  } catch (err) {
+    // The response is already streaming: report the failure as an ERROR event, then close.
+    const status = toStatusError(err);
+    if (!raw.writableEnded) {
+      raw.write(`{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`);
+      raw.end();
+    }
+  }
+}
