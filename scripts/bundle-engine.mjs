@@ -17,9 +17,10 @@ await build({
   minifySyntax: true,
   keepNames: true,
   sourcemap: 'linked',
-  // better-sqlite3 is a native addon that must find its .node binary; @peculiar/x509 is loaded only when
+  // better-sqlite3 is a native addon that must find its .node binary; @peculiar/x509 (and reflect-metadata,
+  // which must run before it) are loaded only when
   // certificates are generated and its CommonJS/ESM interop must stay exactly as Node resolves it.
-  external: ['better-sqlite3', '@peculiar/x509'],
+  external: ['better-sqlite3', '@peculiar/x509', 'reflect-metadata'],
   // fastify and friends are CommonJS; give the ESM bundle a `require` they can use.
   banner: { js: "import { createRequire as __kcptCreateRequire } from 'node:module'; const require = __kcptCreateRequire(import.meta.url);" },
   logLevel: 'warning',

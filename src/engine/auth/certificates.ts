@@ -22,7 +22,7 @@ let x509Module: Promise<X509Module> | undefined;
 function loadX509(): Promise<X509Module> {
   x509Module ??= (async () => {
     // Must precede @peculiar/x509: tsyringe (its dependency) checks for the Reflect metadata API at load time.
-    await import('./reflect-metadata-shim.js');
+    await import('reflect-metadata');
     const x509 = await import('@peculiar/x509');
     // Node's webcrypto is the standard interface; its TypeScript type differs only nominally from the DOM one.
     x509.cryptoProvider.set(webcrypto as unknown as ReturnType<typeof x509.cryptoProvider.get>);
