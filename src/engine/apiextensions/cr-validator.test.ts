@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { compileCRSchema } from './cr-validator.js';
+import type { JSONSchemaProps } from './types.js';
+
+const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
+
+const schema: JSONSchemaProps = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['x'],
+      properties: {
+        x: { type: 'string' },
+        replicas: { type: 'integer', minimum: 1, maximum: 10 },
+        mode: { type: 'string', enum: ['a', 'b'] },
+        name: { type: 'string', maxLength: 5, minLength: 1, pattern: '^[a-z]+$' },
+        port: { 'x-kubernetes-int-or-string': true },
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 3, 'x-kubernetes-list-type': 'set' },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+        },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        opt: { type: 'string', nullable: true },
+        labels: { type: 'object', additionalProperties: { type: 'string' }, 'x-kubernetes-map-type': 'atomic' },
+        ratio: { type: 'number', minimum: 0, exclusiveMinimum: true },
+        checked: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self != "x"' }] },
+      },
+    },
+  },
+};
+
+const cr = (spec: Record<string, unknown>) => ({ apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'a' }, spec });
+
+describe('compileCRSchema', () => {
+  const v = compileCRSchema(schema);
+
+  it('accepts a valid object and caches by identity', () => {
+    expect(v.validate(cr({ x: 'y', replicas: 3, mode: 'a', port: 80, opt: null, labels: { a: 'b' } }))).toEqual([]);
+    expect(v.validate(cr({ x: 'y', port: 'http' }))).toEqual([]);
+    expect(compileCRSchema(schema)).toBe(v);
+  });
+
+  it('reports type errors as kube does', () => {
+    const errs = v.validate(cr({ x: 'y', replicas: 'string' }));
+    expect(render(errs)).toEqual(['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"']);
+    expect(errs[0].type).toBe('FieldValueTypeInvalid');
+  });
+
+  it('reports required, enum, min/max, length and pattern', () => {
+    expect(render(v.validate(cr({})))).toEqual(['spec.x: Required value']);
+    expect(render(v.validate(cr({ x: 'y', mode: 'c' })))).toEqual(['spec.mode: Unsupported value: "c": supported values: "a", "b"']);
+    expect(render(v.validate(cr({ x: 'y', replicas: 0 })))).toEqual([
+      'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
+    ]);
+    expect(render(v.validate(cr({ x: 'y', replicas: 11 })))).toEqual([
+      'spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10',
+    ]);
+    expect(render(v.validate(cr({ x: 'y', name: 'abcdef' })))).toEqual(['spec.name: Too long: may not be more than 5 bytes']);
+    expect(render(v.validate(cr({ x: 'y', name: 'AB' })))).toEqual([
+      "spec.name: Invalid value: \"AB\": spec.name in body should match '^[a-z]+$'",
+    ]);
+    expect(render(v.validate(cr({ x: 'y', name: '' })))).toContain(
+      'spec.name: Invalid value: "": spec.name in body should be at least 1 chars long',
+    );
+    expect(render(v.validate(cr({ x: 'y', ratio: 0 })))).toEqual([
+      'spec.ratio: Invalid value: 0: spec.ratio in body should be greater than 0',
+    ]);
+  });
+
+  it('maxItems gives Too many', () => {
+    const errs = v.validate(cr({ x: 'y', tags: ['a', 'b', 'c', 'd'] }));
+    expect(render(errs)).toEqual(['spec.tags: Too many: 4: must have at most 3 items']);
+    expect(errs[0].type).toBe('FieldValueTooMany');
+  });
+
+  it('int-or-string accepts integer or string only', () => {
+    expect(render(v.validate(cr({ x: 'y', port: true })))).toEqual([
+      'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"',
+    ]);
+    expect(v.validate(cr({ x: 'y', port: 1.5 }))).toHaveLength(1);
+  });
+
+  it('list-type set and map report duplicates', () => {
+    expect(render(v.validate(cr({ x: 'y', tags: ['a', 'b', 'a'] })))).toEqual(['spec.tags[2]: Duplicate value: "a"']);
+    expect(
+      render(v.validate(cr({ x: 'y', ports: [{ name: 'a', port: 1 }, { name: 'b' }, { name: 'a', port: 2 }] }))),
+    ).toEqual(['spec.ports[2]: Duplicate value: map[string]interface {}{"name":"a"}']);
+    expect(render(v.validate(cr({ x: 'y', ports: [{ port: 1 }] })))).toEqual(['spec.ports[0].name: Required value']);
+  });
+
+  it('embedded resources need apiVersion and kind', () => {
+    expect(render(v.validate(cr({ x: 'y', template: { kind: 'Pod' } })))).toEqual([
+      'spec.template.apiVersion: Required value: must not be empty',
+    ]);
+    expect(v.validate(cr({ x: 'y', template: { apiVersion: 'v1', kind: 'Pod', anything: 1 } }))).toEqual([]);
+  });
+
+  it('nullable and non-nullable nulls', () => {
+    expect(v.validate(cr({ x: 'y', opt: null }))).toEqual([]);
+    expect(render(v.validate(cr({ x: null })))).toEqual(['spec.x: Invalid value: "null": spec.x in body must be of type string: "null"']);
+  });
+
+  it('stays usable when compiled many times (ajv cache entries are dropped)', () => {
+    for (let i = 0; i < 50; i++) {
+      const s = compileCRSchema({ type: 'object', properties: { n: { type: 'integer', maximum: i } } });
+      expect(s.validate({ n: i })).toEqual([]);
+      expect(s.validate({ n: i + 1 })).toHaveLength(1);
+    }
+  });
+
+  it('reports errors at the root without a path prefix', () => {
+    const s = compileCRSchema({ type: 'object', required: ['spec'], properties: { spec: { type: 'object' } } });
+    expect(render(s.validate({}))).toEqual(['spec: Required value']);
+    expect(render(s.validate({ spec: 3 }))).toEqual(['spec: Invalid value: "integer": spec in body must be of type object: "integer"']);
+  });
+
+  it('oneOf/anyOf/not give kube wording', () => {
+    const s = compileCRSchema({
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, oneOf: [{ required: ['a'] }, { required: ['b'] }] } },
+    });
+    expect(render(s.validate({ spec: { a: 'x', b: 'y' } }))).toEqual([
+      'spec: Invalid value: {"a":"x","b":"y"}: spec in body must validate one and only one schema (oneOf)',
+    ]);
+    expect(render(s.validate({ spec: {} }))).toContain('spec.a: Required value');
+  });
+
+  it('nullable typed and int-or-string fields', () => {
+    const s = compileCRSchema({
+      type: 'object',
+      properties: { n: { type: 'integer', nullable: true }, p: { 'x-kubernetes-int-or-string': true, nullable: true }, q: { 'x-kubernetes-int-or-string': true } },
+    });
+    expect(s.validate({ n: null, p: null })).toEqual([]);
+    expect(render(s.validate({ n: 'x' }))).toEqual(['n: Invalid value: "string": n in body must be of type integer: "string"']);
+    expect(s.validate({ q: null })).toHaveLength(1);
+  });
+
+  it('does not mutate the input', () => {
+    const obj = cr({ x: 'y', replicas: 'no', tags: ['a', 'a'] });
+    const before = JSON.stringify(obj);
+    v.validate(obj);
+    expect(JSON.stringify(obj)).toBe(before);
+  });
+
+  it('compiles schemas with defaults, descriptions and formats', () => {
+    const s = compileCRSchema({
+      type: 'object',
+      description: 'x',
+      properties: { spec: { type: 'object', properties: { a: { type: 'string', format: 'int-or-whatever', default: 'q' } } } },
+    });
+    expect(s.validate({ spec: { a: 'x' } })).toEqual([]);
+    expect(s.validate({ spec: { a: 1 } })).toHaveLength(1);
+  });
+});
