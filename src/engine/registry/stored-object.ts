@@ -3,6 +3,7 @@
  * `metadata.resourceVersion` (the store's revision is the resourceVersion), serialized with `metadata` right after
  * apiVersion/kind so that reads can splice the revision in without parsing the whole object.
  */
+import { canonical } from '../machinery/canonical-json.js';
 import type { KeyValue } from '../storage/store.js';
 import type { KubeObject, ResourceType } from './types.js';
 
@@ -38,21 +39,7 @@ export function encodeStored(obj: KubeObject): string {
   return JSON.stringify({ apiVersion, kind, metadata: meta, ...(canonical(rest) as object) });
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = canonical(v);
-  }
-  return out;
-}
-
-/** Structural equality of two JSON values, ignoring key order. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
+export { jsonEqual } from '../machinery/canonical-json.js';
 
 const metadataMarker = '"metadata":{';
 

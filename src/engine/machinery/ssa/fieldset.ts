@@ -3,6 +3,7 @@
  * A path is a list of path elements, each already in FieldsV1 spelling: `f:<field>`, `k:<json of key fields>`,
  * `v:<json>`.
  */
+import { canonicalJSON, jsonEqual } from '../canonical-json.js';
 import { fieldType, isAtomicMap, itemType, listTypeOf, type TypeInfo } from './type-info.js';
 
 export type PathElement = string;
@@ -132,21 +133,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Canonical JSON with sorted object keys, used for `k:` and `v:` elements and value comparison. */
-export function canonicalJSON(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(',')}]`;
-  if (isPlainObject(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => v[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJSON(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  return canonicalJSON(a) === canonicalJSON(b);
-}
+// One canonical JSON for the whole engine; re-exported under the names the SSA code uses.
+export { canonicalJSON, jsonEqual as deepEqual };
 
 export function fieldPE(name: string): PathElement {
   return `f:${name}`;
