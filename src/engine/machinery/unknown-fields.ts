@@ -1,12 +1,19 @@
 /**
- * Finds and drops fields a schema does not declare — what kube's strict decoding calls "unknown fields" for
- * built-ins and what structural pruning drops for CRDs. The caller decides what the finding means
- * (fieldValidation Strict → error, Warn → Warning headers, Ignore → silence).
+ * Finds and drops fields a schema does not declare: what kube's strict decoding calls "unknown fields" for
+ * built-ins and what structural pruning drops for custom resources — one walker for both. The caller decides what
+ * the finding means (fieldValidation Strict → error, Warn → Warning headers, Ignore → silence).
  */
 export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
 const refPrefix = '#/components/schemas/';
+
+/** ObjectMeta fields a resource's `metadata` keeps whatever its schema says (kube prunes metadata to these). */
+const objectMetaFields = new Set([
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
+  'managedFields',
+]);
 
 function resolve(schema: SchemaNode | undefined, schemas: SchemaMap, depth = 0): SchemaNode | undefined {
   if (!schema || depth > 16) return schema;
@@ -19,36 +26,42 @@ function resolve(schema: SchemaNode | undefined, schemas: SchemaMap, depth = 0):
 
 /**
  * Removes undeclared fields from `value` (in place) and returns their paths as kube prints them:
- * `spec.foo`, `spec.items[0].bar`. Root `apiVersion`/`kind` are always allowed.
+ * `spec.foo`, `spec.items[0].bar`. At the root and in `x-kubernetes-embedded-resource` nodes, `apiVersion` and
+ * `kind` are always allowed and `metadata` is pruned to ObjectMeta.
  */
-export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | undefined, schemas: SchemaMap): string[] {
+export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | undefined, schemas: SchemaMap = {}): string[] {
   const found: string[] = [];
   walk(value, resolve(rootSchema, schemas), '', schemas, found, true);
   return found;
 }
 
-function walk(value: unknown, schema: SchemaNode | undefined, path: string, schemas: SchemaMap, found: string[], root = false): void {
+function walk(value: unknown, schema: SchemaNode | undefined, path: string, schemas: SchemaMap, found: string[], resource = false): void {
   if (!schema || value === null || typeof value !== 'object') return;
-  if (schema['x-kubernetes-preserve-unknown-fields'] === true && !schema.properties) return;
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  if (preserve && !schema.properties && !resource) return;
   if (Array.isArray(value)) {
     const items = resolve(schema.items as SchemaNode | undefined, schemas);
-    value.forEach((item, i) => walk(item, items, `${path}[${i}]`, schemas, found));
+    value.forEach((item, i) => walk(item, items, `${path}[${i}]`, schemas, found, embedded(items)));
     return;
   }
   const record = value as Record<string, unknown>;
-  const properties = schema.properties as Record<string, SchemaNode> | undefined;
+  const properties = (schema.properties as Record<string, SchemaNode> | undefined) ?? (resource && !preserve ? {} : undefined);
   const additional = schema.additionalProperties;
   if (properties) {
     for (const key of Object.keys(record)) {
       const child = path ? `${path}.${key}` : key;
+      if (resource && (key === 'apiVersion' || key === 'kind')) continue;
+      if (resource && key === 'metadata') {
+        pruneMetadata(record[key], resolve(properties.metadata, schemas), child, schemas, found);
+        continue;
+      }
       const prop = properties[key];
       if (prop) {
-        walk(record[key], resolve(prop, schemas), child, schemas, found);
-      } else if (root && (key === 'apiVersion' || key === 'kind')) {
-        continue;
+        const resolved = resolve(prop, schemas);
+        walk(record[key], resolved, child, schemas, found, embedded(resolved));
       } else if (additional && typeof additional === 'object') {
         walk(record[key], resolve(additional as SchemaNode, schemas), child, schemas, found);
-      } else if (additional !== true && schema['x-kubernetes-preserve-unknown-fields'] !== true) {
+      } else if (additional !== true && !preserve) {
         found.push(child);
         delete record[key];
       }
@@ -57,6 +70,29 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
   }
   if (additional && typeof additional === 'object') {
     const child = resolve(additional as SchemaNode, schemas);
-    for (const key of Object.keys(record)) walk(record[key], child, path ? `${path}.${key}` : key, schemas, found);
+    for (const key of Object.keys(record)) walk(record[key], child, path ? `${path}.${key}` : key, schemas, found, embedded(child));
   }
+}
+
+/**
+ * A resource's metadata: walked against the full ObjectMeta schema when the kind has one (built-ins), otherwise
+ * (custom resources, whose schemas may only restrict name) kept to the ObjectMeta field names.
+ */
+function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: string, schemas: SchemaMap, found: string[]): void {
+  const properties = schema?.properties as Record<string, SchemaNode> | undefined;
+  if (properties?.ownerReferences) {
+    walk(value, schema, path, schemas, found);
+    return;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (objectMetaFields.has(key)) continue;
+    found.push(`${path}.${key}`);
+    delete record[key];
+  }
+}
+
+function embedded(schema: SchemaNode | undefined): boolean {
+  return schema?.['x-kubernetes-embedded-resource'] === true;
 }
