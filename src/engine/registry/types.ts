@@ -125,8 +125,18 @@ export interface ResourceType {
   storagePrefix: string;
   /** The version objects are stored in (others are converted by rewriting apiVersion). */
   storageVersion: string;
-  /** Name of this kind in the OpenAPI components (for the OpenAPI document builder). */
+  /** Name of this kind in the OpenAPI components (for the OpenAPI document builder, pruning and SSA type info). */
   openapiSchemaName?: string;
+  /**
+   * OpenAPI component schemas this type brings besides the built-in `io.k8s.*` ones (a CRD version's schema, with
+   * `metadata` referring to ObjectMeta). `openapiSchemaName` names one of them. Absent for built-ins.
+   */
+  schemas?: Record<string, Record<string, unknown>>;
+  /**
+   * Custom resources (served from a CRD or, later, a bound APIResourceSchema): strategic merge patch answers 415,
+   * unconditional updates are refused, and server-side apply reads list/map types from the CRD schema.
+   */
+  isCustomResource?: boolean;
   /** Opaque hash for legacy discovery's storageVersionHash. */
   storageVersionHash?: string;
   /**
