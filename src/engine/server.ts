@@ -17,8 +17,11 @@ import {
   StaticTokenAuthenticator,
   unionTokenAuthenticator,
 } from './auth/token-store.js';
+import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
+import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
+import { CRDController } from './controllers/crd-controller.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { routeRequest } from './endpoints/api-router.js';
@@ -89,14 +92,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       new StaticTokenAuthenticator(fileEntries),
     );
 
+    const crdType = customResourceDefinitionType(store);
     const types: ResourceType[] = [
       ...builtinResourceTypes(),
+      crdType,
       ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token) }),
     ];
     const namespaceType = types.find((t) => t.group === '' && t.resource === 'namespaces')!;
     const logicalClusterType = types.find((t) => t.group === 'core.kcp.io' && t.resource === 'logicalclusters')!;
     const builtinCatalog = new StaticCatalog(types, 'builtin-1');
-    const catalogFor = () => builtinCatalog;
+    const crdCatalogs = new CRDCatalogs(store, types, builtinCatalog);
+    crdCatalogs.start();
+    cleanups.unshift(() => crdCatalogs.stop());
+    const catalogFor = crdCatalogs.catalogFor;
     const generic = new GenericStore(store, namespaceType);
 
     let externalUrl = '';
@@ -142,12 +150,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       externalUrl: () => externalUrl,
       onError,
     });
+    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     namespaces.start();
     logicalClusters.start();
+    crds.start();
     await logicalClusters.reconcile('root');
     cleanups.unshift(() => {
       namespaces.stop();
       logicalClusters.stop();
+      crds.stop();
     });
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);

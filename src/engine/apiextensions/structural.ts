@@ -6,6 +6,7 @@
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { isDNS1035Label } from '../machinery/validation.js';
 import { compileCRSchema } from './cr-validator.js';
+import { validateCRDVersionFields } from './crd-version-fields.js';
 import { prune } from './prune.js';
 import { child, index, isPlainObject, key, type JSONSchemaProps } from './types.js';
 
@@ -308,6 +309,9 @@ export interface CRDLike {
       served?: boolean;
       storage?: boolean;
       schema?: { openAPIV3Schema?: unknown };
+      subresources?: unknown;
+      additionalPrinterColumns?: unknown;
+      selectableFields?: unknown;
     }[];
     conversion?: { strategy?: string; webhook?: unknown };
   };
@@ -369,6 +373,8 @@ export function validateCRDSpec(crd: CRDLike): FieldError[] {
     if (schema === undefined || schema === null) errs.push(fieldErrors.required(sp, 'schemas are required'));
     else errs.push(...validateStructuralSchema(schema, sp));
   });
+  // Printer columns, scale paths and selectable fields, at kube's per-version or lifted paths.
+  errs.push(...validateCRDVersionFields(versions));
   if (versions.length > 0 && versions.filter((v) => v.storage === true).length !== 1) {
     errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   }

@@ -46,7 +46,7 @@ export class ShardClusterResolver implements ClusterResolver {
     }
     if (target.wildcard) {
       if (!isPrivileged(user)) throw denied(user, info);
-      return { cluster: undefined, catalog: this.catalogFor('root'), baseUrl: false };
+      return { cluster: undefined, catalog: this.catalogFor('*'), baseUrl: false };
     }
     let name = target.path;
     if (name.includes(':') && !name.startsWith('system:')) {

@@ -5,12 +5,20 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import { apiVersionOf } from '../registry/types.js';
+import { apiVersionOf, type ResourceType } from '../registry/types.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
 import { buildOpenAPIIndex } from './openapi/index.js';
-import { builtinSchemas } from './openapi/schemas/index.js';
+import { builtinSchemas, type Schema } from './openapi/schemas/index.js';
 import { resourceNotFound } from './resource-handler.js';
 import { sendJson } from './responses.js';
+
+/** The built-in schemas plus the ones custom resource types bring. */
+function schemasFor(resources: readonly ResourceType[]): Record<string, Schema> {
+  if (!resources.some((rt) => rt.schemas)) return builtinSchemas;
+  const merged: Record<string, Schema> = { ...builtinSchemas };
+  for (const rt of resources) Object.assign(merged, rt.schemas ?? {});
+  return merged;
+}
 
 interface CachedDocs {
   /** 'api/v1' | 'apis/<g>/<v>' → serialized document */
@@ -29,7 +37,7 @@ export class OpenAPIService {
       for (const version of g.versions) {
         const resources = catalog.resourceTypes().filter((rt) => rt.group === g.group && rt.version === version);
         const key = g.group === '' ? `api/${version}` : `apis/${apiVersionOf({ group: g.group, version })}`;
-        docs.set(key, JSON.stringify(buildGroupVersionDocument({ group: g.group, version }, resources, builtinSchemas)));
+        docs.set(key, JSON.stringify(buildGroupVersionDocument({ group: g.group, version }, resources, schemasFor(resources))));
       }
     }
     cached = { docs, index: JSON.stringify(buildOpenAPIIndex(docs)) };

@@ -29,6 +29,7 @@ import {
   type FieldValidation,
 } from './query.js';
 import { renderList, renderObject, wantsTable } from './render.js';
+import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { RequestInfo } from './request-info.js';
 import { addWarnings, sendJson, successStatus } from './responses.js';
@@ -84,7 +85,12 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
   const sub = info.subresource;
-  if (sub && !(sub === 'status' && rt.subresources?.status) && !(sub === 'finalize' && rt.subresources?.finalize)) {
+  if (
+    sub &&
+    !(sub === 'status' && rt.subresources?.status) &&
+    !(sub === 'finalize' && rt.subresources?.finalize) &&
+    !(sub === 'scale' && rt.subresources?.scale)
+  ) {
     throw resourceNotFound();
   }
   const ctx: OpContext = {
@@ -101,6 +107,8 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
     return sendJson(reply, 201, out);
   }
+
+  if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply);
 
   switch (verb) {
     case 'get': {
@@ -155,6 +163,16 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   }
 }
 
+const mergedSchemas = new WeakMap<ResourceType, Record<string, Record<string, unknown>>>();
+
+/** The component schemas a type's schema may refer to: the built-ins plus the ones the type brings (CRDs). */
+export function schemasOf(rt: ResourceType): Record<string, Record<string, unknown>> {
+  if (!rt.schemas) return builtinSchemas;
+  let merged = mergedSchemas.get(rt);
+  if (!merged) mergedSchemas.set(rt, (merged = { ...builtinSchemas, ...rt.schemas }));
+  return merged;
+}
+
 function predicateFor(rt: ResourceType, query: URLSearchParams) {
   return buildPredicate(rt, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
 }
@@ -163,10 +181,11 @@ function predicateFor(rt: ResourceType, query: URLSearchParams) {
  * Unknown fields (not in the kind's schema) are dropped; fieldValidation decides whether that is an error
  * (Strict), a warning (Warn, the default) or silent (Ignore), with kube's wording.
  */
-function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
-  const schema = rt.openapiSchemaName ? builtinSchemas[rt.openapiSchemaName] : undefined;
+export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
+  const schemas = schemasOf(rt);
+  const schema = rt.openapiSchemaName ? schemas[rt.openapiSchemaName] : undefined;
   if (!schema) return [];
-  const unknown = pruneUnknownFields(obj, schema, builtinSchemas);
+  const unknown = pruneUnknownFields(obj, schema, schemas);
   if (unknown.length === 0 || validation === 'Ignore') return [];
   const problems = unknown.map((path) => `unknown field "${path}"`);
   if (validation === 'Warn') return problems;
@@ -184,9 +203,10 @@ async function patchObject(
   ctx: OpContext,
 ): Promise<{ object: KubeObject; warnings: string[] }> {
   const type = mediaType(req.contentType);
-  const { applyPatch, supportedPatchTypes } = await import('../machinery/patch/index.js');
-  if (type === 'application/apply-patch+yaml' || !supportedPatchTypes.includes(type)) {
-    throw unsupportedMediaType(type, supportedPatchTypes);
+  const { applyPatch, patchTypesFor } = await import('../machinery/patch/index.js');
+  const accepted = patchTypesFor(!!rt.isCustomResource);
+  if (type === 'application/apply-patch+yaml' || !accepted.includes(type)) {
+    throw unsupportedMediaType(type, accepted);
   }
   if (req.query.get('force') !== null) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
@@ -201,7 +221,7 @@ async function patchObject(
   const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
     group: rt.group,
     kind: rt.kind,
-    isCustomResource: false,
+    isCustomResource: !!rt.isCustomResource,
   }) as KubeObject;
   // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
   const warnings = checkUnknownFields(rt, patched, validation, 'patch');

@@ -2,6 +2,7 @@
  * The built-in component schemas, keyed by their OpenAPI names, plus helpers to collect the schemas a document
  * needs and to find a kind's schema by its x-kubernetes-group-version-kind tag (the way kubectl finds it).
  */
+import { apiextensionsSchemas } from './apiextensions.js';
 import { authSchemas } from './auth.js';
 import { coreSchemas } from './core.js';
 import { refName, type GVK, type Schema } from './helpers.js';
@@ -20,6 +21,7 @@ export const builtinSchemas: Record<string, Schema> = Object.freeze({
   ...authSchemas,
   ...miscSchemas,
   ...kcpSchemas,
+  ...apiextensionsSchemas,
 }) as Record<string, Schema>;
 
 /** Every component name referenced (`$ref`) anywhere inside `node`. */

@@ -1,0 +1,130 @@
+/**
+ * Turns an Established CustomResourceDefinition into the ResourceTypes its served versions are served as: one per
+ * served version, all sharing the storage key space `<group>/<plural>` and stored in the storage version. Serving
+ * another version only rewrites apiVersion (conversion strategy None). The type carries the version's OpenAPI
+ * schema for explain, pruning and server-side apply; its strategy validates with ajv and applies schema defaults.
+ */
+import { storageVersionHash, allVerbs } from '../builtin/define.js';
+import { StatusError } from '../machinery/status.js';
+import { OBJECT_META, refTo } from '../endpoints/openapi/schemas/helpers.js';
+import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
+import { compileCRSchema } from './cr-validator.js';
+import type { CustomResourceDefinition, CRDVersion } from './crd.js';
+import { applyDefaults } from './defaults.js';
+import { printerForColumns } from './printer-columns.js';
+import { fieldSelectorsFor } from './selectable-fields.js';
+import type { JSONSchemaProps } from './types.js';
+
+/** kube's OpenAPI name for a CR kind: the group reversed, then version and kind (`com.example.v1.Widget`). */
+export function crSchemaName(group: string, version: string, kind: string): string {
+  return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
+}
+
+/**
+ * The component kube publishes for a CR version: the CRD schema with apiVersion/kind described, metadata as a
+ * reference to ObjectMeta, and the GVK tag kubectl's explain and apply look for.
+ */
+function publishedSchema(schema: JSONSchemaProps, gvk: { group: string; version: string; kind: string }): Record<string, unknown> {
+  const out = structuredClone(schema) as Record<string, unknown>;
+  const properties = { ...((out.properties as Record<string, unknown> | undefined) ?? {}) };
+  properties.apiVersion = {
+    description:
+      'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized ' +
+      'schemas to the latest internal value, and may reject unrecognized values.',
+    type: 'string',
+  };
+  properties.kind = {
+    description:
+      'Kind is a string value representing the REST resource this object represents. Servers may infer this from the ' +
+      'endpoint the client submits requests to. Cannot be updated. In CamelCase.',
+    type: 'string',
+  };
+  properties.metadata = {
+    allOf: [{ $ref: refTo(OBJECT_META) }],
+    description: "Standard object's metadata.",
+  };
+  out.type ??= 'object';
+  out.properties = properties;
+  out['x-kubernetes-group-version-kind'] = [gvk];
+  return out;
+}
+
+function terminatingGuard(crd: CustomResourceDefinition): Strategy['prepareForCreate'] {
+  return () => {
+    if (!crd.metadata?.deletionTimestamp) return;
+    const resource = `${crd.status?.acceptedNames?.plural ?? crd.spec.names.plural}.${crd.spec.group}`;
+    throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', {
+      group: crd.spec.group,
+      kind: resource,
+    });
+  };
+}
+
+function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strategy {
+  const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const compiled = compileCRSchema(schema);
+  const hasStatus = !!version.subresources?.status;
+  return {
+    tracksGeneration: true,
+    hasStatusSubresource: hasStatus,
+    allowUnconditionalUpdate: false,
+    defaults: (obj) => applyDefaults(obj, schema),
+    prepareForCreate: terminatingGuard(crd),
+    validate: (obj: KubeObject) => compiled.validate(obj),
+    warnings: version.deprecated
+      ? () => [version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`]
+      : undefined,
+  };
+}
+
+/** The ResourceTypes an Established CRD serves (none when it is not Established). */
+export function customResourceTypes(crd: CustomResourceDefinition): ResourceType[] {
+  const names = crd.status?.acceptedNames;
+  if (!names?.plural || !names.kind) return [];
+  const group = crd.spec.group;
+  const storage = crd.spec.versions.find((v) => v.storage)?.name ?? crd.spec.versions[0]?.name ?? 'v1';
+  const kind = names.kind;
+  const types: ResourceType[] = [];
+  for (const version of crd.spec.versions) {
+    if (!version.served) continue;
+    const schemaName = crSchemaName(group, version.name, kind);
+    const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const scale = version.subresources?.scale;
+    const rt: ResourceType = {
+      group,
+      version: version.name,
+      resource: names.plural,
+      singular: names.singular ?? kind.toLowerCase(),
+      kind,
+      listKind: names.listKind ?? `${kind}List`,
+      namespaced: crd.spec.scope === 'Namespaced',
+      shortNames: names.shortNames,
+      categories: names.categories,
+      verbs: allVerbs,
+      subresources: {
+        ...(version.subresources?.status ? { status: true } : {}),
+        ...(scale ? { scale: { ...scale } } : {}),
+      },
+      strategy: strategyFor(crd, version),
+      printer: printerForColumns(version.additionalPrinterColumns),
+      fieldSelectors: fieldSelectorsFor(version.selectableFields),
+      storagePrefix: `${group}/${names.plural}`,
+      storageVersion: storage,
+      storageVersionHash: storageVersionHash(group, storage, kind),
+      openapiSchemaName: schemaName,
+      schemas: { [schemaName]: publishedSchema(schema, { group, version: version.name, kind }) },
+      isCustomResource: true,
+    };
+    if (version.name !== storage) {
+      // Conversion None: the versions differ only in apiVersion.
+      const served = `${group}/${version.name}`;
+      const stored = `${group}/${storage}`;
+      rt.convert = {
+        toStorage: (obj) => ({ ...obj, apiVersion: stored }),
+        fromStorage: (obj) => ({ ...obj, apiVersion: served }),
+      };
+    }
+    types.push(rt);
+  }
+  return types;
+}

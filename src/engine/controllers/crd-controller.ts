@@ -1,0 +1,108 @@
+/**
+ * CustomResourceDefinition lifecycle, for every logical cluster from one queue:
+ * - names: when a CRD changes, the other CRDs of its group in the same cluster are re-evaluated, so a CRD that
+ *   lost a name conflict is accepted (and Established) once the conflicting CRD is gone or renamed;
+ * - cleanup: a CRD being deleted first has all its objects deleted (each object's finalizers honoured), then
+ *   loses the `customresourcecleanup` finalizer and disappears.
+ */
+import { computeCRDStatus, CLEANUP_FINALIZER, type CustomResourceDefinition } from '../apiextensions/crd.js';
+import type { CRDCatalogs } from '../apiextensions/crd-catalogs.js';
+import { sameGroupCRDs } from '../apiextensions/crd-resource.js';
+import { jsonEqual } from '../machinery/canonical-json.js';
+import { StatusError } from '../machinery/status.js';
+import type { GenericStore, OpContext } from '../registry/generic-store.js';
+import { nowTimestamp } from '../registry/object-rules.js';
+import { decodeStored } from '../registry/stored-object.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import { WorkQueue } from './work-queue.js';
+
+export interface CRDControllerDeps {
+  store: Store;
+  generic: GenericStore;
+  crdType: ResourceType;
+  catalogs: CRDCatalogs;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+export class CRDController {
+  private readonly queue: WorkQueue;
+
+  constructor(private readonly deps: CRDControllerDeps) {
+    this.queue = new WorkQueue('crd', (key) => this.reconcile(key), deps.onError);
+  }
+
+  start(): void {
+    const { catalogs } = this.deps;
+    catalogs.onChange((cluster, crd) => {
+      const group = crd.spec?.group;
+      for (const other of catalogs.crdsOf(cluster)) {
+        if (other.metadata?.name === crd.metadata?.name || other.spec?.group === group) this.queue.add(`${cluster}|${other.metadata!.name}`);
+      }
+    });
+    // Deletions interrupted by a restart resume here.
+    for (const kv of this.deps.store.list(`/kcpt/deleting/${this.deps.crdType.storagePrefix}/`).items) {
+      const rest = kv.key.slice(`/kcpt/deleting/${this.deps.crdType.storagePrefix}/`.length);
+      const slash = rest.indexOf('/');
+      this.queue.add(`${rest.slice(0, slash)}|${rest.slice(slash + 1)}`);
+    }
+  }
+
+  stop(): void {
+    this.queue.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private ctx(cluster: string): OpContext {
+    return { rt: this.deps.crdType, cluster, namespace: '' };
+  }
+
+  private reconcile(key: string) {
+    const sep = key.indexOf('|');
+    const cluster = key.slice(0, sep);
+    const name = key.slice(sep + 1);
+    const { store, generic, crdType } = this.deps;
+    const kv = store.get(`/registry/${crdType.storagePrefix}/${cluster}/${name}`);
+    if (!kv) return undefined;
+    const crd = decodeStored(kv) as CustomResourceDefinition;
+    if (crd.metadata?.deletionTimestamp) return this.cleanUp(cluster, crd);
+
+    const next = computeCRDStatus(crd, sameGroupCRDs(store, cluster, crd.spec.group, name), nowTimestamp());
+    if (jsonEqual(next, crd.status ?? {})) return undefined;
+    generic.update(this.ctx(cluster), name, { ...crd, status: next }, { subresource: 'status' });
+    return undefined;
+  }
+
+  /** Deletes the CRD's objects; once none are left, drops the cleanup finalizer. */
+  private cleanUp(cluster: string, crd: CustomResourceDefinition) {
+    const { store, generic } = this.deps;
+    const finalizers = crd.metadata?.finalizers ?? [];
+    if (!finalizers.includes(CLEANUP_FINALIZER)) return undefined;
+    const plural = crd.status?.acceptedNames?.plural || crd.spec.names.plural;
+    const rt = this.deps.catalogs
+      .catalogFor(cluster)
+      .resourceTypes()
+      .find((t) => t.group === crd.spec.group && t.resource === plural);
+    let remaining = 0;
+    if (rt) {
+      for (const item of store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {
+        const obj = JSON.parse(item.value) as KubeObject;
+        const ctx: OpContext = { rt, cluster, namespace: rt.namespaced ? (obj.metadata?.namespace ?? '') : '' };
+        try {
+          if (!generic.delete(ctx, obj.metadata!.name!, { propagationPolicy: 'Background' }).removed) remaining++;
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+        }
+      }
+    }
+    if (remaining > 0) return { requeueAfterMs: 1000 };
+    generic.update(this.ctx(cluster), crd.metadata!.name!, {
+      ...crd,
+      metadata: { ...crd.metadata, finalizers: finalizers.filter((f) => f !== CLEANUP_FINALIZER) },
+    });
+    return undefined;
+  }
+}
