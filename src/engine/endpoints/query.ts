@@ -82,3 +82,54 @@ export function parseDeleteOptions(query: URLSearchParams, contentType: string |
   if (pre && typeof pre === 'object') opts.preconditions = pre;
   return opts;
 }
+
+/** Longest fieldManager kube accepts. */
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The manager a write is recorded under: the `fieldManager` parameter, or else the User-Agent up to its first `/`
+ * (kube's default, so `kubectl/v1.32 …` becomes `kubectl`). The parameter must be at most 128 printable characters.
+ */
+export function writeFieldManager(
+  query: URLSearchParams,
+  userAgent: string | undefined,
+  options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+): string {
+  const sent = query.get('fieldManager') ?? '';
+  const problems = validateFieldManager(sent);
+  if (problems.length > 0) throw invalid({ group: 'meta.k8s.io', kind: options }, '', problems);
+  if (sent) return sent;
+  let fromAgent = '';
+  for (const ch of (userAgent ?? '').split('/')[0]!) {
+    if (!isPrintable(ch)) continue;
+    if (Buffer.byteLength(fromAgent + ch) > FIELD_MANAGER_MAX_LENGTH) break;
+    fromAgent += ch;
+  }
+  return fromAgent;
+}
+
+function validateFieldManager(manager: string) {
+  const problems = [];
+  if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) problems.push(fieldErrors.tooLong('fieldManager', FIELD_MANAGER_MAX_LENGTH));
+  let position = 0;
+  for (const ch of manager) {
+    if (!isPrintable(ch)) {
+      const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      problems.push(fieldErrors.invalid('fieldManager', manager, `invalid character ${code} (at position ${position})`));
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return problems;
+}
+
+function isPrintable(ch: string): boolean {
+  return !/[\p{C}\p{Z}]/u.test(ch) || ch === ' ';
+}
+
+/** The `force` parameter: only for apply patches. */
+export function parseForce(query: URLSearchParams): boolean {
+  const v = query.get('force');
+  if (v === null || v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw badRequest(`invalid force ${JSON.stringify(v)}: must be true or false`);
+}

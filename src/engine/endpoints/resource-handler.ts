@@ -20,15 +20,17 @@ import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { decodeObjectBody, mediaType } from './body.js';
-import { builtinSchemas } from './openapi/schemas/index.js';
+import { schemasOf } from '../registry/schemas.js';
 import {
   parseDeleteOptions,
   parseDryRun,
   parseFieldValidation,
   parseLimit,
+  writeFieldManager,
   type FieldValidation,
 } from './query.js';
 import { renderList, renderObject, wantsTable } from './render.js';
+import { serverSideApply } from './apply-handler.js';
 import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { RequestInfo } from './request-info.js';
@@ -48,6 +50,8 @@ export interface ApiRequest {
   accept?: string;
   contentType?: string;
   body?: Buffer;
+  /** The User-Agent header: the default field manager of writes that name none. */
+  userAgent?: string;
   user: UserInfo;
   /** Resolved logical cluster name; undefined for the `*` wildcard. */
   cluster: string | undefined;
@@ -60,6 +64,8 @@ export interface ResourceServices {
   /** Open watch streams, ended on shutdown so in-flight work can finish and the server can close. */
   watches?: Set<() => void>;
 }
+
+const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
 export function resourceNotFound(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
@@ -133,18 +139,25 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
-      const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query) });
+      const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
+      const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
       return sendJson(reply, 201, renderObject(rt, created, render));
     }
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
-      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined });
+      const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined, fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendJson(reply, 200, renderObject(rt, updated, render));
     }
     case 'patch': {
+      if (mediaType(req.contentType) === APPLY_PATCH_TYPE) {
+        const applied = serverSideApply(svc, req, rt, ctx);
+        addWarnings(reply, [...applied.warnings, ...(rt.strategy.warnings?.(applied.object) ?? [])]);
+        return sendJson(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
+      }
       const { object, warnings } = await patchObject(svc, req, rt, ctx);
       addWarnings(reply, warnings);
       return sendJson(reply, 200, renderObject(rt, object, render));
@@ -161,16 +174,6 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
-}
-
-const mergedSchemas = new WeakMap<ResourceType, Record<string, Record<string, unknown>>>();
-
-/** The component schemas a type's schema may refer to: the built-ins plus the ones the type brings (CRDs). */
-export function schemasOf(rt: ResourceType): Record<string, Record<string, unknown>> {
-  if (!rt.schemas) return builtinSchemas;
-  let merged = mergedSchemas.get(rt);
-  if (!merged) mergedSchemas.set(rt, (merged = { ...builtinSchemas, ...rt.schemas }));
-  return merged;
 }
 
 function predicateFor(rt: ResourceType, query: URLSearchParams) {
@@ -205,7 +208,7 @@ async function patchObject(
   const type = mediaType(req.contentType);
   const { applyPatch, patchTypesFor } = await import('../machinery/patch/index.js');
   const accepted = patchTypesFor(!!rt.isCustomResource);
-  if (type === 'application/apply-patch+yaml' || !accepted.includes(type)) {
+  if (!accepted.includes(type)) {
     throw unsupportedMediaType(type, accepted);
   }
   if (req.query.get('force') !== null) {
@@ -228,7 +231,9 @@ async function patchObject(
   const pinned = patched.metadata?.resourceVersion;
   const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
-  const object = svc.generic.update(ctx, name, patched, { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined }, expected);
+  const fieldManager = writeFieldManager(req.query, req.userAgent, 'PatchOptions');
+  const options = { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined, fieldManager };
+  const object = svc.generic.update(ctx, name, patched, options, expected);
   return { object, warnings };
 }
 

@@ -9,7 +9,7 @@ import { methodNotAllowed, unsupportedMediaType } from '../machinery/status.js';
 import type { OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, mediaType } from './body.js';
-import { parseDryRun } from './query.js';
+import { parseDryRun, writeFieldManager } from './query.js';
 import type { ApiRequest, ResourceServices } from './resource-handler.js';
 import { sendJson } from './responses.js';
 
@@ -42,6 +42,7 @@ export async function handleScaleRequest(
   const updated = applyScaleToObject(current, scale, spec);
   const pinned = scale.metadata?.resourceVersion;
   updated.metadata = { ...updated.metadata, resourceVersion: pinned || current.metadata?.resourceVersion };
-  const stored = svc.generic.update(ctx, name, updated, { dryRun: parseDryRun(req.query) });
+  const fieldManager = writeFieldManager(req.query, req.userAgent, req.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions');
+  const stored = svc.generic.update(ctx, name, updated, { dryRun: parseDryRun(req.query), subresource: 'scale', fieldManager });
   return sendJson(reply, 200, scaleFromObject(stored, spec));
 }

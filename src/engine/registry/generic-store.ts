@@ -36,6 +36,7 @@ import {
   specChanged,
   toStorage,
 } from './object-rules.js';
+import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 
@@ -48,8 +49,12 @@ export interface OpContext extends StrategyContext {
 
 export interface WriteOptions {
   dryRun?: boolean;
-  /** Set when the write targets the `status` subresource. */
+  /** The subresource written: `status` and `finalize` change only their part; any subresource is recorded in managedFields. */
   subresource?: string;
+  /** Who makes the write, recorded in managedFields (default: the server itself). */
+  fieldManager?: string;
+  /** Server-side apply already computed the object's managedFields: store them as they are. */
+  fieldsApplied?: boolean;
 }
 
 export interface DeleteOptions {
@@ -65,6 +70,8 @@ const namespacesType = { group: '', resource: 'namespaces' };
 
 
 export class GenericStore {
+  readonly fields = new FieldManager();
+
   constructor(
     readonly store: Store,
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
@@ -111,6 +118,8 @@ export class GenericStore {
     meta.annotations = { ...(meta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
     if (rt.strategy.hasStatusSubresource && rt.strategy.tracksGeneration) delete obj.status;
     rt.strategy.defaults?.(obj, ctx);
+    // Ownership is recorded for what the client sent (after defaulting), before the strategy adds server state.
+    if (!opts.fieldsApplied) this.fields.recordWrite(rt, undefined, obj, { manager: opts.fieldManager ?? SERVER_MANAGER });
     rt.strategy.prepareForCreate?.(obj, ctx);
     this.validate(ctx, obj, undefined);
     if (rt.namespaced) this.checkNamespaceAcceptsContent(ctx);
@@ -157,13 +166,15 @@ export class GenericStore {
       throw conflict(rt, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.metadata!.uid}`);
     }
 
-    if (opts.subresource === 'finalize') {
+    const applied = opts.fieldsApplied ? meta.managedFields : undefined;
+    const subresource = opts.subresource;
+    if (subresource === 'finalize') {
       // Namespace finalize: only spec.finalizers comes from the request.
       const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
       obj = structuredClone(old);
       obj.spec = { ...((obj.spec as object) ?? {}), finalizers };
       if (finalizers.length === 0) delete (obj.spec as { finalizers?: string[] }).finalizers;
-    } else if (opts.subresource === 'status') {
+    } else if (subresource === 'status') {
       // Status writes change status only; everything else comes from the stored object.
       obj = { ...structuredClone(old), status: obj.status };
       if (obj.status === undefined) delete obj.status;
@@ -175,8 +186,14 @@ export class GenericStore {
         else obj.status = structuredClone(old.status);
       }
       rt.strategy.defaults?.(obj, ctx);
-      rt.strategy.prepareForUpdate?.(obj, old, ctx);
     }
+    if (opts.fieldsApplied) {
+      if (applied === undefined) delete obj.metadata!.managedFields;
+      else obj.metadata!.managedFields = applied;
+    } else {
+      this.fields.recordWrite(rt, old, obj, { manager: opts.fieldManager ?? SERVER_MANAGER, subresource });
+    }
+    if (subresource !== 'status' && subresource !== 'finalize') rt.strategy.prepareForUpdate?.(obj, old, ctx);
     const objMeta = obj.metadata!;
     objMeta.annotations = { ...(objMeta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
     this.validate(ctx, obj, old);

@@ -1,16 +1,56 @@
 import { describe, expect, it } from 'vitest';
-import { ApplyConflictError, applyObject, recordUpdate, type ManagedFieldsEntry } from './apply.js';
-import { withObjectMeta, type TypeNode } from './type-info.js';
+import { ApplyConflictError, applyConfig, Managers, recordUpdate, UndeclaredFieldsError, type ManagedFieldsEntry } from './apply.js';
+import { FieldSet } from './fieldset.js';
+import { configMapType, deploymentLikeType } from './test-types.js';
+import type { TypeNode } from './type-info.js';
 
 const NOW = '2026-01-01T00:00:00Z';
-const cmType = withObjectMeta(undefined);
+const LATER = '2026-01-01T00:05:00Z';
 
-function cm(data: Record<string, string>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+type Obj = Record<string, unknown>;
+
+function cm(data: Record<string, string>, extra: Obj = {}): Obj {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default', ...extra }, data };
 }
 
-function apply(live: Record<string, unknown> | null, applied: Record<string, unknown>, manager: string, force = false, typeInfo: TypeNode = cmType) {
-  return applyObject({ live, applied, manager, typeInfo, force, now: NOW, apiVersion: 'v1' });
+function managersOf(obj: Obj | null): Managers {
+  return Managers.decode((obj?.metadata as Obj | undefined)?.managedFields) ?? new Managers();
+}
+
+function withoutManaged(obj: Obj): Obj {
+  const { managedFields: _m, ...meta } = (obj.metadata ?? {}) as Obj;
+  return { ...obj, metadata: meta };
+}
+
+/** Apply as the engine does: managedFields travel separately and are attached to the result. */
+function apply(live: Obj | null, config: Obj, manager: string, force = false, typeInfo: TypeNode = configMapType, now = NOW) {
+  const r = applyConfig({
+    live: live ? withoutManaged(live) : undefined,
+    config,
+    managers: managersOf(live),
+    manager,
+    force,
+    typeInfo,
+    now,
+    apiVersion: 'v1',
+  });
+  const managedFields = r.managers.encode();
+  return { object: { ...r.object, metadata: { ...(r.object.metadata as Obj), managedFields } } as Obj, managedFields };
+}
+
+function update(old: Obj | null, updated: Obj, manager: string, opts: { apiVersion?: string; subresource?: string; now?: string } = {}) {
+  const managers = recordUpdate({
+    old: old ? withoutManaged(old) : undefined,
+    updated: withoutManaged(updated),
+    managers: managersOf(old),
+    manager,
+    typeInfo: configMapType,
+    now: opts.now ?? NOW,
+    apiVersion: opts.apiVersion ?? 'v1',
+    subresource: opts.subresource,
+  });
+  const managedFields = managers.encode();
+  return { object: { ...updated, metadata: { ...(updated.metadata as Obj), managedFields } } as Obj, managedFields };
 }
 
 function conflictOf(fn: () => unknown): ApplyConflictError {
@@ -23,8 +63,10 @@ function conflictOf(fn: () => unknown): ApplyConflictError {
   throw new Error('expected conflict');
 }
 
-describe('applyObject: create and ownership', () => {
-  it('creates an object with one Apply entry', () => {
+const byManager = (mf: ManagedFieldsEntry[]) => Object.fromEntries(mf.map((m) => [m.manager, m.fieldsV1]));
+
+describe('applyConfig: create and ownership', () => {
+  it('creates an object with one Apply entry owning exactly the applied fields', () => {
     const r = apply(null, cm({ a: '1' }, { labels: { x: 'y' } }), 'kubectl');
     expect(r.object.data).toEqual({ a: '1' });
     expect(r.managedFields).toEqual([
@@ -37,11 +79,10 @@ describe('applyObject: create and ownership', () => {
         fieldsV1: { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:x': {} } } },
       },
     ]);
-    expect((r.object.metadata as Record<string, unknown>).managedFields).toEqual(r.managedFields);
-    expect((r.object.metadata as Record<string, unknown>).name).toBe('x');
+    expect((r.object.metadata as Obj).name).toBe('x');
   });
 
-  it('re-applying replaces the entry with exactly the applied fields', () => {
+  it('re-applying replaces the entry with exactly the applied fields and removes what was dropped', () => {
     const first = apply(null, cm({ a: '1', b: '2' }), 'kubectl');
     const second = apply(first.object, cm({ a: '1', c: '3' }), 'kubectl');
     expect(second.object.data).toEqual({ a: '1', c: '3' }); // b removed: only kubectl owned it
@@ -59,98 +100,126 @@ describe('applyObject: create and ownership', () => {
     expect(third.managedFields.map((m) => m.manager)).toEqual(['alice']);
   });
 
-  it('different value is a conflict; force moves ownership', () => {
+  it('a different value is a conflict naming the owner; force moves ownership', () => {
     const first = apply(null, cm({ a: '1', b: '1' }), 'alice');
     const err = conflictOf(() => apply(first.object, cm({ a: '2', b: '1' }), 'bob'));
     expect(err.conflicts).toEqual([{ manager: 'alice', operation: 'Apply', apiVersion: 'v1', path: '.data.a', rawPath: ['f:data', 'f:a'] }]);
     const forced = apply(first.object, cm({ a: '2', b: '1' }), 'bob', true);
     expect(forced.object.data).toEqual({ a: '2', b: '1' });
-    const byMgr = Object.fromEntries(forced.managedFields.map((m) => [m.manager, m.fieldsV1]));
-    expect(byMgr).toEqual({ alice: { 'f:data': { 'f:b': {} } }, bob: { 'f:data': { 'f:a': {}, 'f:b': {} } } });
+    expect(byManager(forced.managedFields)).toEqual({ alice: { 'f:data': { 'f:b': {} } }, bob: { 'f:data': { 'f:a': {}, 'f:b': {} } } });
   });
 
-  it('attributes unmanaged objects to before-first-apply and conflicts with it', () => {
+  it('attributes objects that have no managedFields to before-first-apply, and conflicts with it', () => {
     const live = cm({ a: '1' });
     const err = conflictOf(() => apply(live, cm({ a: '2' }), 'kubectl'));
     expect(err.conflicts[0]).toMatchObject({ manager: 'before-first-apply', operation: 'Update', path: '.data.a' });
     const ok = apply(live, cm({ a: '1', b: '2' }), 'kubectl');
+    // Apply entries sort before Update entries, as upstream encodes them.
     expect(ok.managedFields.map((m) => [m.manager, m.operation])).toEqual([
-      ['before-first-apply', 'Update'],
       ['kubectl', 'Apply'],
+      ['before-first-apply', 'Update'],
     ]);
+    expect(byManager(ok.managedFields)['before-first-apply']).toEqual({ 'f:data': { '.': {}, 'f:a': {} } });
   });
 
   it('fields owned by an Update manager survive when the applier omits them', () => {
     const created = apply(null, cm({ a: '1' }), 'kubectl');
-    const updated: Record<string, unknown> = { ...created.object, data: { a: '1', z: '9' } };
-    const mf = recordUpdate({ old: created.object, updated, manager: 'editor', typeInfo: cmType, now: NOW, apiVersion: 'v1' });
-    const live = { ...updated, metadata: { ...(updated.metadata as object), managedFields: mf } };
-    const r = apply(live, cm({}), 'kubectl');
+    const edited = update(created.object, { ...created.object, data: { a: '1', z: '9' } }, 'editor');
+    const r = apply(edited.object, cm({}), 'kubectl');
     expect(r.object.data).toEqual({ z: '9' });
-    const err = conflictOf(() => apply(live, cm({ a: '1', z: '0' }), 'kubectl'));
+    const err = conflictOf(() => apply(edited.object, cm({ a: '1', z: '0' }), 'kubectl'));
     expect(err.conflicts).toEqual([{ manager: 'editor', operation: 'Update', apiVersion: 'v1', path: '.data.z', rawPath: ['f:data', 'f:z'] }]);
+  });
+
+  it('a conflict the caller allows (kubectl upgrading from client-side apply) is taken over without force', () => {
+    const live = update(null, cm({ a: '1', b: '1' }), 'kubectl-client-side-apply').object;
+    const allowed = new FieldSet([['f:data', 'f:a']]);
+    const r = applyConfig({
+      live: withoutManaged(live),
+      config: cm({ a: '2', b: '1' }),
+      managers: managersOf(live),
+      manager: 'kubectl',
+      typeInfo: configMapType,
+      now: NOW,
+      apiVersion: 'v1',
+      allowedConflicts: allowed,
+    });
+    expect(r.object.data).toEqual({ a: '2', b: '1' });
+    // Only b is reported when it is not allowed.
+    const err = conflictOf(() =>
+      applyConfig({ live: withoutManaged(live), config: cm({ a: '2', b: '3' }), managers: new Managers(), manager: 'kubectl', typeInfo: configMapType, now: NOW, apiVersion: 'v1', allowedConflicts: new FieldSet() }),
+    );
+    expect(err.conflicts.map((c) => c.path)).toEqual(['.data.a', '.data.b']);
+  });
+
+  it('removing the last label leaves no empty labels map behind', () => {
+    const first = apply(null, cm({ a: '1' }, { labels: { x: 'y' } }), 'kubectl');
+    const second = apply(first.object, cm({ a: '1' }), 'kubectl');
+    expect((second.object.metadata as Obj).labels).toBeUndefined();
+  });
+
+  it('refuses fields the schema does not declare', () => {
+    expect(() => apply(null, { ...cm({ a: '1' }), dta: {} }, 'kubectl')).toThrow(UndeclaredFieldsError);
+    expect(() => apply(null, { ...cm({ a: '1' }), dta: {} }, 'kubectl')).toThrow('.dta: field not declared in schema');
   });
 });
 
-const depType: TypeNode = withObjectMeta({
-  kind: 'struct',
-  fields: {
-    spec: {
-      kind: 'struct',
-      fields: {
-        containers: {
-          kind: 'list',
-          listType: 'map',
-          keys: ['name'],
-          elem: { kind: 'struct', fields: { args: { kind: 'list', listType: 'atomic' } } },
-        },
-        tags: { kind: 'list', listType: 'set' },
-        selector: { kind: 'map', mapType: 'atomic' },
-      },
-    },
-  },
-});
-
-function dep(spec: Record<string, unknown>): Record<string, unknown> {
+function dep(spec: Obj): Obj {
   return { apiVersion: 'apps/v1', kind: 'X', metadata: { name: 'd' }, spec };
 }
+const applyDep = (live: Obj | null, spec: Obj, manager: string, force = false) => apply(live, dep(spec), manager, force, deploymentLikeType);
 
-describe('applyObject: list and map types', () => {
+describe('applyConfig: list and map types', () => {
   it('map lists merge by key across managers; conflicts render with keys', () => {
-    const a = apply(null, dep({ containers: [{ name: 'nginx', image: 'nginx:1' }] }), 'alice', false, depType);
-    const b = apply(a.object, dep({ containers: [{ name: 'sidecar', image: 's:1' }] }), 'bob', false, depType);
+    const a = applyDep(null, { containers: [{ name: 'nginx', image: 'nginx:1' }] }, 'alice');
+    const b = applyDep(a.object, { containers: [{ name: 'sidecar', image: 's:1' }] }, 'bob');
     expect((b.object.spec as { containers: unknown[] }).containers).toEqual([
       { name: 'nginx', image: 'nginx:1' },
       { name: 'sidecar', image: 's:1' },
     ]);
-    const err = conflictOf(() => apply(b.object, dep({ containers: [{ name: 'nginx', image: 'nginx:2' }] }), 'bob', false, depType));
+    const err = conflictOf(() => applyDep(b.object, { containers: [{ name: 'nginx', image: 'nginx:2' }] }, 'bob'));
     expect(err.conflicts.map((c) => c.path)).toEqual(['.spec.containers[name="nginx"].image']);
     // Bob drops his sidecar: the item goes away, alice's stays.
-    const c = apply(b.object, dep({}), 'bob', false, depType);
+    const c = applyDep(b.object, {}, 'bob');
     expect((c.object.spec as { containers: unknown[] }).containers).toEqual([{ name: 'nginx', image: 'nginx:1' }]);
   });
 
-  it('set lists union; removal only of own items', () => {
-    const a = apply(null, dep({ tags: ['a', 'b'] }), 'alice', false, depType);
-    const b = apply(a.object, dep({ tags: ['b', 'c'] }), 'bob', false, depType);
+  it('an item another manager still has fields in stays, with its keys, when the applier drops it', () => {
+    const a = applyDep(null, { containers: [{ name: 'c', image: 'i:1' }] }, 'alice');
+    const b = applyDep(a.object, { containers: [{ name: 'c', args: ['x'] }] }, 'bob');
+    const c = applyDep(b.object, {}, 'alice');
+    expect((c.object.spec as { containers: unknown[] }).containers).toEqual([{ name: 'c', args: ['x'] }]);
+  });
+
+  it('the applied order wins for items it reorders; new items land where the configuration puts them', () => {
+    const a = applyDep(null, { containers: [{ name: 'a' }, { name: 'b' }] }, 'alice');
+    const b = applyDep(a.object, { containers: [{ name: 'b' }, { name: 'a' }] }, 'alice');
+    expect((b.object.spec as { containers: Obj[] }).containers.map((c) => c.name)).toEqual(['b', 'a']);
+    const c = applyDep(b.object, { containers: [{ name: 'new' }, { name: 'a' }] }, 'bob');
+    expect((c.object.spec as { containers: Obj[] }).containers.map((c) => c.name)).toEqual(['b', 'new', 'a']);
+  });
+
+  it('set lists union; an applier removes only its own items', () => {
+    const a = applyDep(null, { tags: ['a', 'b'] }, 'alice');
+    const b = applyDep(a.object, { tags: ['b', 'c'] }, 'bob');
     expect((b.object.spec as { tags: string[] }).tags).toEqual(['a', 'b', 'c']);
-    const c = apply(b.object, dep({ tags: [] }), 'bob', false, depType);
+    const c = applyDep(b.object, { tags: [] }, 'bob');
     expect((c.object.spec as { tags: string[] }).tags).toEqual(['a', 'b']);
   });
 
   it('atomic lists and maps are replaced and conflict as a whole', () => {
-    const a = apply(null, dep({ containers: [{ name: 'c', args: ['x', 'y'] }], selector: { a: '1', b: '2' } }), 'alice', false, depType);
-    const again = apply(a.object, dep({ containers: [{ name: 'c', args: ['z'] }], selector: { c: '3' } }), 'alice', false, depType);
+    const a = applyDep(null, { containers: [{ name: 'c', args: ['x', 'y'] }], selector: { a: '1', b: '2' } }, 'alice');
+    const again = applyDep(a.object, { containers: [{ name: 'c', args: ['z'] }], selector: { c: '3' } }, 'alice');
     expect(again.object.spec).toEqual({ containers: [{ name: 'c', args: ['z'] }], selector: { c: '3' } });
-    const err = conflictOf(() => apply(a.object, dep({ selector: { a: '1' } }), 'bob', false, depType));
+    const err = conflictOf(() => applyDep(a.object, { selector: { a: '1' } }, 'bob'));
     expect(err.conflicts.map((c) => c.path)).toEqual(['.spec.selector']);
   });
 });
 
 describe('recordUpdate', () => {
-  it('create gives the manager every field, with map nodes', () => {
-    const mf = recordUpdate({ old: null, updated: cm({ a: '1' }, { labels: { x: 'y' } }), manager: 'kubectl-create', typeInfo: cmType, now: NOW, apiVersion: 'v1' });
-    expect(mf).toEqual([
+  it('a create gives the manager every field, with the containers it created as nodes', () => {
+    const { managedFields } = update(null, cm({ a: '1' }, { labels: { x: 'y' } }), 'kubectl-create');
+    expect(managedFields).toEqual([
       {
         manager: 'kubectl-create',
         operation: 'Update',
@@ -164,20 +233,27 @@ describe('recordUpdate', () => {
 
   it('changed fields move to the updater; empty entries drop; removed fields leave everyone', () => {
     const created = apply(null, cm({ a: '1', b: '2' }), 'alice');
-    const updated = cm({ a: 'changed' });
-    const mf = recordUpdate({ old: created.object, updated, manager: 'editor', typeInfo: cmType, now: NOW, apiVersion: 'v1' });
-    const byMgr = Object.fromEntries(mf.map((m: ManagedFieldsEntry) => [m.manager, m.fieldsV1]));
-    expect(byMgr).toEqual({ editor: { 'f:data': { 'f:a': {} } } });
+    const { managedFields } = update(created.object, cm({ a: 'changed' }), 'editor');
+    expect(byManager(managedFields)).toEqual({ editor: { 'f:data': { 'f:a': {} } } });
   });
 
-  it('unchanged writes add nothing; entries are per apiVersion for Update', () => {
-    const base = cm({ a: '1' });
-    const mf1 = recordUpdate({ old: null, updated: base, manager: 'm', typeInfo: cmType, now: NOW, apiVersion: 'v1' });
-    const live = { ...base, metadata: { ...(base.metadata as object), managedFields: mf1 } };
-    expect(recordUpdate({ old: live, updated: base, manager: 'other', typeInfo: cmType, now: NOW, apiVersion: 'v1' })).toEqual(mf1);
-    const mf2 = recordUpdate({ old: live, updated: cm({ a: '1', b: '2' }), manager: 'm', typeInfo: cmType, now: NOW, apiVersion: 'v2' });
-    expect(mf2.map((m) => m.apiVersion)).toEqual(['v1', 'v2']);
-    const sub = recordUpdate({ old: live, updated: { ...base, status: { ok: true } }, manager: 'm', typeInfo: cmType, now: NOW, apiVersion: 'v1', subresource: 'status' });
-    expect(sub[1]).toMatchObject({ manager: 'm', subresource: 'status', fieldsV1: { 'f:status': { '.': {}, 'f:ok': {} } } });
+  it('an unchanged write changes nothing, not even a time; entries are per apiVersion and subresource', () => {
+    const first = update(null, cm({ a: '1' }), 'm');
+    expect(update(first.object, cm({ a: '1' }), 'other', { now: LATER }).managedFields).toEqual(first.managedFields);
+    const v2 = update(first.object, cm({ a: '1', b: '2' }), 'm', { apiVersion: 'v2' });
+    expect(v2.managedFields.map((m) => m.apiVersion)).toEqual(['v1', 'v2']);
+    const sub = update(first.object, { ...cm({ a: '1' }), status: { ok: true } }, 'm', { subresource: 'status' });
+    expect(sub.managedFields[1]).toMatchObject({ manager: 'm', subresource: 'status', fieldsV1: { 'f:status': { '.': {}, 'f:ok': {} } } });
+  });
+
+  it('more than ten Update managers fold the oldest into ancient-changes', () => {
+    let obj: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } };
+    for (let i = 0; i < 12; i++) {
+      obj = update(obj, cm({ ...(obj.data as Record<string, string>), [`k${i}`]: 'v' }), `m${i}`, { now: `2026-01-01T00:00:${String(10 + i)}Z` }).object;
+    }
+    const mf = (obj.metadata as Obj).managedFields as ManagedFieldsEntry[];
+    expect(mf).toHaveLength(10);
+    expect(mf[0]).toMatchObject({ manager: 'ancient-changes', operation: 'Update', time: '2026-01-01T00:00:12Z' });
+    expect(mf[0]!.fieldsV1).toEqual({ 'f:data': { '.': {}, 'f:k0': {}, 'f:k1': {}, 'f:k2': {} } });
   });
 });

@@ -1,37 +1,29 @@
 /**
- * Server-side apply: merging an applied configuration into a live object while tracking field ownership in
- * `metadata.managedFields`, following structured-merge-diff semantics.
+ * Server-side apply and update tracking over managed fields, following structured-merge-diff's Updater:
+ * - an Update (create, PUT, non-apply patch) gives its manager every field it added or changed, and takes
+ *   those fields and every removed one away from all other managers;
+ * - an Apply merges the configuration into the live object, makes its manager own exactly the configuration's
+ *   fields, removes what it applied before and nobody owns any more, and fails with conflicts when it changes
+ *   a field another manager owns (unless forced, which takes the field over).
+ * Objects are passed without `metadata.managedFields`; the managers travel separately.
  */
-import {
-  canonicalJSON,
-  deepEqual,
-  FieldSet,
-  fromObject,
-  isPlainObject,
-  pathString as pathStringOf,
-  type FieldsV1,
-  type Path,
-} from './fieldset.js';
-import { fieldType, isAtomicMap, itemType, listTypeOf, type TypeInfo } from './type-info.js';
+import { compareValues } from './compare.js';
+import { FieldSet, pathString, type Path } from './fieldset.js';
+import { listItemElement } from './list-items.js';
+import { managerId, Managers, type Manager } from './managers.js';
+import { mergeValues } from './pair-walk.js';
+import { toFieldSet } from './to-field-set.js';
+import { fieldType, isAtomicMap, listTypeOf, type TypeInfo } from './type-info.js';
 
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: 'Apply' | 'Update' | string;
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: FieldsV1;
-  subresource?: string;
-}
+export { Managers, type ManagedFieldsEntry } from './managers.js';
 
 export interface Conflict {
   manager: string;
   operation: string;
   apiVersion: string;
-  /** Human path, e.g. `.data.a`. */
-  path: string;
   subresource?: string;
-  /** Raw path elements. */
+  /** As upstream prints it, e.g. `.spec.containers[name="nginx"].image`. */
+  path: string;
   rawPath: Path;
 }
 
@@ -42,319 +34,180 @@ export class ApplyConflictError extends Error {
   }
 }
 
+/** The applied configuration names fields the schema does not have. */
+export class UndeclaredFieldsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? problems[0] : ['errors:', ...problems.map((p) => `  ${p}`)].join('\n'));
+    this.name = 'UndeclaredFieldsError';
+  }
+}
+
 export const BEFORE_FIRST_APPLY = 'before-first-apply';
 
 type Obj = Record<string, unknown>;
 
-interface Entry {
-  meta: ManagedFieldsEntry;
-  set: FieldSet;
-}
-
-function decode(managedFields: ManagedFieldsEntry[] | undefined): Entry[] {
-  return (managedFields ?? []).map((m) => ({ meta: { ...m }, set: FieldSet.fromFieldsV1(m.fieldsV1) }));
-}
-
-function encode(entries: Entry[]): ManagedFieldsEntry[] {
-  const out: ManagedFieldsEntry[] = [];
-  for (const e of entries) {
-    if (e.set.isEmpty()) continue;
-    const m: ManagedFieldsEntry = {
-      manager: e.meta.manager,
-      operation: e.meta.operation,
-      apiVersion: e.meta.apiVersion,
-      time: e.meta.time,
-      fieldsType: 'FieldsV1',
-      fieldsV1: e.set.toFieldsV1(),
-    };
-    if (e.meta.subresource) m.subresource = e.meta.subresource;
-    out.push(m);
-  }
-  return out;
-}
-
-function sameIdentity(a: ManagedFieldsEntry, b: ManagedFieldsEntry): boolean {
-  if ((a.manager ?? '') !== (b.manager ?? '')) return false;
-  if ((a.operation ?? '') !== (b.operation ?? '')) return false;
-  if ((a.subresource ?? '') !== (b.subresource ?? '')) return false;
-  // Apply entries are per manager; Update entries are also per apiVersion.
-  if (a.operation === 'Update' && (a.apiVersion ?? '') !== (b.apiVersion ?? '')) return false;
-  return true;
-}
-
-function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-function stripManagedFields(obj: Obj): Obj {
-  const out = clone(obj);
-  if (isPlainObject(out.metadata)) delete out.metadata.managedFields;
-  return out;
-}
-
-function matchesKey(item: unknown, keyJSON: string): boolean {
-  const key = JSON.parse(keyJSON) as Obj;
-  if (!isPlainObject(item)) return false;
-  return Object.keys(key).every((k) => deepEqual(item[k], key[k]));
-}
-
-/** Value at a path, or undefined. */
-export function getAtPath(obj: unknown, path: Path): unknown {
-  let cur: unknown = obj;
-  for (const pe of path) {
-    if (pe.startsWith('f:')) {
-      if (!isPlainObject(cur)) return undefined;
-      cur = cur[pe.slice(2)];
-    } else if (pe.startsWith('k:')) {
-      if (!Array.isArray(cur)) return undefined;
-      cur = cur.find((it) => matchesKey(it, pe.slice(2)));
-    } else if (pe.startsWith('v:')) {
-      if (!Array.isArray(cur)) return undefined;
-      const want = pe.slice(2);
-      cur = cur.find((it) => canonicalJSON(it) === want);
-    } else return undefined;
-    if (cur === undefined) return undefined;
-  }
-  return cur;
-}
-
-/** Remove the node at a path (in place). */
-export function removeAtPath(obj: unknown, path: Path): void {
-  if (path.length === 0) return;
-  const parent = getAtPath(obj, path.slice(0, -1));
-  const pe = path[path.length - 1]!;
-  if (pe.startsWith('f:') && isPlainObject(parent)) delete parent[pe.slice(2)];
-  else if (pe.startsWith('k:') && Array.isArray(parent)) {
-    const i = parent.findIndex((it) => matchesKey(it, pe.slice(2)));
-    if (i >= 0) parent.splice(i, 1);
-  } else if (pe.startsWith('v:') && Array.isArray(parent)) {
-    const want = pe.slice(2);
-    const i = parent.findIndex((it) => canonicalJSON(it) === want);
-    if (i >= 0) parent.splice(i, 1);
-  }
-}
-
-/** Merge `applied` into `live` following the list and map types. Returns a new value. */
-export function mergeValues(live: unknown, applied: unknown, t: TypeInfo): unknown {
-  if (applied === undefined) return clone(live);
-  if (Array.isArray(applied)) {
-    const lt = listTypeOf(t);
-    if (lt === 'atomic' || !Array.isArray(live)) return clone(applied);
-    if (lt === 'set') {
-      const out = clone(live) as unknown[];
-      const seen = new Set(out.map(canonicalJSON));
-      for (const v of applied) if (!seen.has(canonicalJSON(v))) out.push(clone(v)), seen.add(canonicalJSON(v));
-      return out;
-    }
-    const keys = t!.keys ?? [];
-    const keyOf = (it: unknown): string => {
-      const o: Obj = {};
-      for (const k of [...keys].sort()) if (isPlainObject(it) && it[k] !== undefined) o[k] = it[k];
-      return canonicalJSON(o);
-    };
-    const out = clone(live) as unknown[];
-    for (const item of applied) {
-      const k = keyOf(item);
-      const i = out.findIndex((it) => keyOf(it) === k);
-      if (i >= 0) out[i] = mergeValues(out[i], item, itemType(t));
-      else out.push(clone(item));
-    }
-    return out;
-  }
-  if (isPlainObject(applied)) {
-    if (isAtomicMap(t) || !isPlainObject(live)) return stripNulls(clone(applied));
-    const out = clone(live);
-    for (const [k, v] of Object.entries(applied)) {
-      if (v === undefined) continue;
-      if (v === null) {
-        delete out[k];
-        continue;
-      }
-      out[k] = mergeValues(out[k], v, fieldType(t, k));
-    }
-    return out;
-  }
-  return applied;
-}
-
-function stripNulls(v: unknown): unknown {
-  if (isPlainObject(v)) {
-    for (const k of Object.keys(v)) {
-      if (v[k] === null) delete v[k];
-      else stripNulls(v[k]);
-    }
-  } else if (Array.isArray(v)) v.forEach(stripNulls);
-  return v;
-}
-
-function isItemPath(p: Path): boolean {
-  const last = p[p.length - 1] ?? '';
-  return last.startsWith('k:') || last.startsWith('v:');
-}
-
-export interface ApplyArgs {
-  /** The live object, or null/undefined when the apply creates it. */
-  live: Obj | null | undefined;
-  applied: Obj;
-  manager: string;
-  /** The live object's managedFields (defaults to live.metadata.managedFields). */
-  managedFields?: ManagedFieldsEntry[];
+export interface TrackingContext {
   typeInfo: TypeInfo;
-  force?: boolean;
-  /** RFC3339 timestamp for the entry. */
-  now: string;
   apiVersion: string;
+  /** RFC 3339 time for entries this write touches. */
+  now: string;
   subresource?: string;
+  /** Fields this write may not own (a subresource's reset fields, server-owned annotations). */
+  ignore?: (path: Path) => boolean;
+}
+
+function withoutIgnored(set: FieldSet, ignore: TrackingContext['ignore']): FieldSet {
+  return ignore ? set.filter((p) => !ignore(p)) : set;
+}
+
+export interface UpdateArgs extends TrackingContext {
+  /** The object before the write (`{}` or undefined for a create). */
+  old: Obj | undefined;
+  updated: Obj;
+  managers: Managers;
+  manager: string;
+}
+
+/** Records a non-apply write; returns the new managers (the input is not modified). */
+export function recordUpdate(args: UpdateArgs): Managers {
+  const managers = args.managers.clone();
+  const cmp = compareValues(args.old ?? {}, args.updated, args.typeInfo);
+  const changed = withoutIgnored(cmp.added.union(cmp.modified), args.ignore);
+  const removed = withoutIgnored(cmp.removed, args.ignore);
+  // Every manager, this one's earlier entry included, loses what the write changed or removed.
+  for (const [, m] of managers.entries()) m.set = m.set.difference(changed).difference(removed);
+  managers.prune();
+  const me: Manager = { manager: args.manager, operation: 'Update', apiVersion: args.apiVersion, set: changed };
+  if (args.subresource) me.subresource = args.subresource;
+  const previous = managers.get(managerId(me));
+  if (!changed.isEmpty()) {
+    me.set = previous ? previous.set.union(changed) : changed;
+    me.time = args.now;
+    managers.put(me);
+  }
+  return managers;
+}
+
+export interface ApplyArgs extends TrackingContext {
+  /** The live object, or undefined when the apply creates it. */
+  live: Obj | undefined;
+  config: Obj;
+  managers: Managers;
+  manager: string;
+  force?: boolean;
+  /**
+   * Fields whose conflicts may be taken over without force (kubectl's upgrade from client-side apply: fields of
+   * the last-applied annotation that still hold the value it recorded).
+   */
+  allowedConflicts?: FieldSet;
 }
 
 export interface ApplyResult {
   object: Obj;
-  managedFields: ManagedFieldsEntry[];
+  managers: Managers;
 }
 
-/**
- * Apply `applied` to `live` as `manager`. Throws ApplyConflictError when the applier sets a field that another
- * manager owns with a different value, unless `force`, which moves ownership to the applier.
- * The returned object has `metadata.managedFields` set to the returned list.
- */
-export function applyObject(args: ApplyArgs): ApplyResult {
-  const { applied, manager, typeInfo, force, now, apiVersion, subresource } = args;
-  const live = args.live ? stripManagedFields(args.live) : null;
-  const liveMF =
-    args.managedFields ??
-    (args.live && isPlainObject(args.live.metadata) ? (args.live.metadata.managedFields as ManagedFieldsEntry[] | undefined) : undefined);
-  const entries = decode(liveMF);
-
-  // Objects created without managers: attribute every field to before-first-apply.
-  if (live && entries.length === 0) {
-    const set = fromObject(live, typeInfo, { mapNodes: true });
-    if (!set.isEmpty()) entries.push({ meta: { manager: BEFORE_FIRST_APPLY, operation: 'Update', apiVersion, time: now }, set });
+/** Applies a configuration as `manager`. Throws ApplyConflictError or UndeclaredFieldsError. */
+export function applyConfig(args: ApplyArgs): ApplyResult {
+  const { typeInfo, manager } = args;
+  const live = args.live ?? {};
+  let managers = args.managers;
+  // Objects written before anyone tracked fields: what is there belongs to before-first-apply.
+  if (args.live && managers.size === 0) {
+    managers = recordUpdate({ ...args, subresource: undefined, old: {}, updated: args.live, managers, manager: BEFORE_FIRST_APPLY });
   }
+  managers = managers.clone();
 
-  const me: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion, time: now };
-  if (subresource) me.subresource = subresource;
-  const appliedSet = fromObject(applied, typeInfo);
-  const mineIdx = entries.findIndex((e) => sameIdentity(e.meta, me));
-  const previous = mineIdx >= 0 ? entries[mineIdx]!.set : new FieldSet();
+  const { set, undeclared } = toFieldSet(args.config, typeInfo);
+  if (undeclared.length > 0) throw new UndeclaredFieldsError(undeclared);
+  const me: Manager = { manager, operation: 'Apply', apiVersion: args.apiVersion, set: withoutIgnored(set, args.ignore), time: args.now };
+  if (args.subresource) me.subresource = args.subresource;
+  const lastSet = managers.get(managerId(me))?.set;
+  managers.put({ ...me, set: me.set.clone() });
 
-  // Conflicts.
+  let merged = mergeValues(live, args.config, typeInfo) as Obj;
+  if (lastSet) merged = pruneUnowned(merged, lastSet, managers, typeInfo);
+
+  const cmp = compareValues(live, merged, typeInfo);
+  const changed = withoutIgnored(cmp.added.union(cmp.modified), args.ignore);
+  const removed = withoutIgnored(cmp.removed, args.ignore);
   const conflicts: Conflict[] = [];
-  const conflictPaths = new Map<Entry, Path[]>();
-  if (live) {
-    for (const e of entries) {
-      if (sameIdentity(e.meta, me)) continue;
-      for (const p of appliedSet.intersection(e.set)) {
-        if (isItemPath(p)) continue;
-        if (deepEqual(getAtPath(live, p), getAtPath(applied, p))) continue;
-        if (!conflictPaths.has(e)) conflictPaths.set(e, []);
-        conflictPaths.get(e)!.push(p);
-      }
-    }
-  }
-  for (const [e, paths] of conflictPaths) {
-    for (const p of [...paths].sort((a, b) => (pathStringOf(a) < pathStringOf(b) ? -1 : 1))) {
+  const taken = new Map<Manager, FieldSet>();
+  for (const [id, m] of managers.entries()) {
+    if (id === managerId(me)) continue;
+    const overlap = m.set.intersection(changed);
+    if (overlap.isEmpty()) continue;
+    taken.set(m, overlap);
+    for (const p of overlap.sorted()) {
+      if (args.allowedConflicts?.has(p)) continue;
       conflicts.push({
-        ...(e.meta.subresource ? { subresource: e.meta.subresource } : {}),
-        manager: e.meta.manager ?? '',
-        operation: e.meta.operation ?? '',
-        apiVersion: e.meta.apiVersion ?? '',
-        path: pathStringOf(p),
+        manager: m.manager,
+        operation: m.operation,
+        apiVersion: m.apiVersion,
+        ...(m.subresource ? { subresource: m.subresource } : {}),
+        path: pathString(p),
         rawPath: p,
       });
     }
   }
-  if (conflicts.length > 0 && !force) throw new ApplyConflictError(conflicts);
-  for (const [e, paths] of conflictPaths) for (const p of paths) e.set.delete(p);
-
-  // Merge, then drop what the applier no longer sets and nobody else owns.
-  const merged = (live ? mergeValues(live, stripTop(applied), typeInfo) : mergeValues(undefined, applied, typeInfo)) as Obj;
-  let others = new FieldSet();
-  for (const e of entries) if (!sameIdentity(e.meta, me)) others = others.union(e.set);
-  const removed = previous.difference(appliedSet).difference(others);
-  // Shallow paths first: a removed list item must still be found by its key fields.
-  const ordered = removed.toArray().sort((a, b) => a.length - b.length);
-  for (const p of ordered) {
-    // Keep a list item when someone still owns fields inside it.
-    if (isItemPath(p) && others.hasChildrenOf(p)) continue;
-    removeAtPath(merged, p);
-  }
-
-  if (mineIdx >= 0) {
-    entries[mineIdx]!.meta = me;
-    entries[mineIdx]!.set = appliedSet;
-  } else entries.push({ meta: me, set: appliedSet });
-
-  const managedFields = encode(entries);
-  if (!isPlainObject(merged.metadata)) merged.metadata = {};
-  (merged.metadata as Obj).managedFields = managedFields;
-  return { object: merged, managedFields };
-}
-
-function stripTop(applied: Obj): Obj {
-  // apiVersion/kind of the applied config still describe the object; keep them.
-  const out = clone(applied);
-  if (isPlainObject(out.metadata)) delete out.metadata.managedFields;
-  return out;
-}
-
-export interface UpdateArgs {
-  /** The object before the write; null/undefined for create. */
-  old: Obj | null | undefined;
-  updated: Obj;
-  manager: string;
-  managedFields?: ManagedFieldsEntry[];
-  typeInfo: TypeInfo;
-  now: string;
-  apiVersion: string;
-  subresource?: string;
+  if (conflicts.length > 0 && !args.force) throw new ApplyConflictError(conflicts);
+  for (const [m, overlap] of taken) m.set = m.set.difference(overlap);
+  for (const [id, m] of managers.entries()) if (id !== managerId(me)) m.set = m.set.difference(removed);
+  managers.prune();
+  return { object: merged ?? {}, managers };
 }
 
 /**
- * Record a non-apply write (create, update, patch). The fields that were added or changed become owned by the
- * manager's Update entry and leave every other entry; removed fields leave every entry. Empty entries drop.
+ * Removes from `merged` what the applier set last time, no longer sets, and nobody owns now. A container in that
+ * set goes once nothing but a list item's key fields is left in it; a container nobody owns that pruning emptied
+ * goes too (labels: {} is not left behind).
  */
-export function recordUpdate(args: UpdateArgs): ManagedFieldsEntry[] {
-  const { manager, typeInfo, now, apiVersion, subresource } = args;
-  const oldObj = args.old ? stripManagedFields(args.old) : null;
-  const newObj = stripManagedFields(args.updated);
-  const mf =
-    args.managedFields ??
-    (args.old && isPlainObject(args.old.metadata) ? (args.old.metadata.managedFields as ManagedFieldsEntry[] | undefined) : undefined);
-  const entries = decode(mf);
+function pruneUnowned(merged: Obj, lastSet: FieldSet, managers: Managers, typeInfo: TypeInfo): Obj {
+  let owned = new FieldSet();
+  for (const [, m] of managers.entries()) owned = owned.union(m.set);
+  const drop = lastSet.difference(owned);
+  if (drop.isEmpty()) return merged;
+  const REMOVE = Symbol('remove');
 
-  const oldSet = oldObj ? fromObject(oldObj, typeInfo, { mapNodes: true }) : new FieldSet();
-  const newSet = fromObject(newObj, typeInfo, { mapNodes: true });
-  const added = newSet.difference(oldSet);
-  const removedPaths = oldSet.difference(newSet);
-  const modified = new FieldSet();
-  for (const p of newSet.intersection(oldSet)) {
-    if (isItemPath(p)) continue;
-    if (newSet.hasChildrenOf(p)) continue;
-    if (!deepEqual(getAtPath(oldObj, p), getAtPath(newObj, p))) modified.add(p);
-  }
-  const changed = added.union(modified);
-
-  const me: ManagedFieldsEntry = { manager, operation: 'Update', apiVersion, time: now };
-  if (subresource) me.subresource = subresource;
-  let mine = entries.find((e) => sameIdentity(e.meta, me));
-  for (const e of entries) {
-    if (e === mine) continue;
-    e.set = e.set.difference(changed).difference(removedPaths);
-    // Drop ownership of anything under removed nodes as well.
-    e.set = new FieldSet([...e.set].filter((p) => !removedPaths.toArray().some((r) => isPrefix(r, p))));
-  }
-  if (!changed.isEmpty()) {
-    if (!mine) {
-      mine = { meta: me, set: new FieldSet() };
-      entries.push(mine);
-    } else mine.meta = me;
-    mine.set = mine.set.union(changed);
-  }
-  if (mine) mine.set = new FieldSet([...mine.set].filter((p) => !removedPaths.toArray().some((r) => isPrefix(r, p))));
-  return encode(entries);
+  const prune = (value: unknown, t: TypeInfo, path: Path, keyFields: readonly string[]): unknown => {
+    if (!drop.hasPrefixOf(path)) return value;
+    const dropped = drop.has(path);
+    let children: unknown[] | Obj;
+    let removedAny = false;
+    let meaningful: number;
+    if (Array.isArray(value) && t?.kind === 'list' && listTypeOf(t) !== 'atomic') {
+      const keys = listTypeOf(t) === 'map' ? (t.keys ?? []) : [];
+      const items: unknown[] = [];
+      value.forEach((item, i) => {
+        const kept = prune(item, t.elem, [...path, listItemElement(item, t, i)], keys);
+        if (kept === REMOVE) removedAny = true;
+        else items.push(kept);
+      });
+      children = items;
+      meaningful = items.length;
+    } else if (isObj(value) && !(t && (t.kind === 'scalar' || t.kind === 'list' || isAtomicMap(t)))) {
+      const fields: Obj = {};
+      meaningful = 0;
+      for (const [k, v] of Object.entries(value)) {
+        const kept = keyFields.includes(k) ? v : prune(v, fieldType(t, k), [...path, `f:${k}`], []);
+        if (kept === REMOVE) {
+          removedAny = true;
+          continue;
+        }
+        fields[k] = kept;
+        if (!keyFields.includes(k)) meaningful++;
+      }
+      children = fields;
+    } else {
+      return dropped ? REMOVE : value;
+    }
+    if (path.length > 0 && meaningful === 0 && (dropped || (removedAny && !owned.has(path)))) return REMOVE;
+    return children;
+  };
+  const result = prune(merged, typeInfo, [], []);
+  return (result === REMOVE ? {} : result) as Obj;
 }
 
-function isPrefix(prefix: Path, p: Path): boolean {
-  if (prefix.length > p.length) return false;
-  return prefix.every((pe, i) => p[i] === pe);
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

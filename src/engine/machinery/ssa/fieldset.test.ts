@@ -1,32 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FieldSet, fromObject, pathString, keyPE, valuePE } from './fieldset.js';
-import { withObjectMeta, type TypeNode } from './type-info.js';
-
-const podSpec: TypeNode = {
-  kind: 'struct',
-  fields: {
-    spec: {
-      kind: 'struct',
-      fields: {
-        containers: {
-          kind: 'list',
-          listType: 'map',
-          keys: ['name'],
-          elem: {
-            kind: 'struct',
-            fields: {
-              ports: { kind: 'list', listType: 'map', keys: ['containerPort', 'protocol'], elem: { kind: 'struct' } },
-              args: { kind: 'list', listType: 'atomic', elem: { kind: 'scalar' } },
-            },
-          },
-        },
-        nodeSelector: { kind: 'map', mapType: 'atomic', elem: { kind: 'scalar' } },
-        tags: { kind: 'list', listType: 'set', elem: { kind: 'scalar' } },
-      },
-    },
-  },
-};
-const pod = withObjectMeta(podSpec);
+import { FieldSet, pathString } from './fieldset.js';
+import { keyElement, listItemElement } from './list-items.js';
 
 describe('FieldsV1 encode/decode', () => {
   const cases: Array<[string, FieldsV1Like]> = [
@@ -73,65 +47,23 @@ describe('set operations', () => {
   });
 });
 
-describe('fromObject', () => {
-  it('tracks configmap data and skips untracked metadata', () => {
-    const set = fromObject(
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'x', namespace: 'd', uid: 'u', resourceVersion: '1', labels: { a: 'b' }, managedFields: [] },
-        data: { a: '1' },
-      },
-      withObjectMeta(undefined),
-    );
-    expect(set.toFieldsV1()).toEqual({ 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:a': {} } } });
-  });
-
-  it('uses list semantics from the type info', () => {
-    const set = fromObject(
-      {
-        metadata: { finalizers: ['f1'] },
-        spec: {
-          containers: [{ name: 'nginx', image: 'nginx:1', args: ['a', 'b'], ports: [{ containerPort: 80, protocol: 'TCP' }] }],
-          nodeSelector: { a: 'b' },
-          tags: ['x', 'y'],
-          unknownList: [1, 2],
-        },
-      },
-      pod,
-    );
-    expect(set.toFieldsV1()).toEqual({
-      'f:metadata': { 'f:finalizers': { 'v:"f1"': {} } },
-      'f:spec': {
-        'f:containers': {
-          'k:{"name":"nginx"}': {
-            '.': {},
-            'f:args': {},
-            'f:image': {},
-            'f:name': {},
-            'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
-          },
-        },
-        'f:nodeSelector': {},
-        'f:tags': { 'v:"x"': {}, 'v:"y"': {} },
-        'f:unknownList': {},
-      },
-    });
-  });
-
-  it('records map nodes for Update semantics', () => {
-    const set = fromObject({ data: { a: '1' }, metadata: { labels: { x: 'y' } } }, withObjectMeta(undefined), { mapNodes: true });
-    expect(set.toFieldsV1()).toEqual({ 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } });
-  });
-});
-
 describe('pathString', () => {
   it.each([
     [['f:data', 'f:a'], '.data.a'],
-    [['f:spec', 'f:containers', keyPE({ name: 'nginx', image: 'i' }, ['name']), 'f:image'], '.spec.containers[name="nginx"].image'],
-    [['f:spec', 'f:ports', keyPE({ protocol: 'TCP', containerPort: 80 }, ['protocol', 'containerPort'])], '.spec.ports[containerPort=80,protocol="TCP"]'],
-    [['f:metadata', 'f:finalizers', valuePE('x')], '.metadata.finalizers[="x"]'],
+    [['f:spec', 'f:containers', keyElement({ name: 'nginx', image: 'i' }, ['name']), 'f:image'], '.spec.containers[name="nginx"].image'],
+    [['f:spec', 'f:ports', keyElement({ protocol: 'TCP', containerPort: 80 }, ['protocol', 'containerPort'])], '.spec.ports[containerPort=80,protocol="TCP"]'],
+    [['f:metadata', 'f:finalizers', listItemElement('x', { kind: 'list', listType: 'set' }, 0)], '.metadata.finalizers[="x"]'],
   ])('%j -> %s', (p, want) => {
     expect(pathString(p as string[])).toBe(want);
+  });
+});
+
+describe('hasPrefixOf', () => {
+  it('is true for a member and for anything above one', () => {
+    const s = new FieldSet([['f:a', 'f:b']]);
+    expect(s.hasPrefixOf(['f:a'])).toBe(true);
+    expect(s.hasPrefixOf(['f:a', 'f:b'])).toBe(true);
+    expect(s.hasPrefixOf(['f:a', 'f:b', 'f:c'])).toBe(false);
+    expect(s.hasPrefixOf(['f:b'])).toBe(false);
   });
 });

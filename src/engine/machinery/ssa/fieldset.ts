@@ -3,8 +3,7 @@
  * A path is a list of path elements, each already in FieldsV1 spelling: `f:<field>`, `k:<json of key fields>`,
  * `v:<json>`.
  */
-import { canonicalJSON, jsonEqual } from '../canonical-json.js';
-import { fieldType, isAtomicMap, itemType, listTypeOf, type TypeInfo } from './type-info.js';
+import { canonicalJSON } from '../canonical-json.js';
 
 export type PathElement = string;
 export type Path = PathElement[];
@@ -49,6 +48,28 @@ export class FieldSet {
 
   [Symbol.iterator](): IterableIterator<Path> {
     return this.paths.values();
+  }
+
+  clone(): FieldSet {
+    return new FieldSet(this.paths.values());
+  }
+
+  filter(keep: (p: Path) => boolean): FieldSet {
+    return new FieldSet([...this].filter(keep));
+  }
+
+  /** Members in a stable order (by their rendering), for deterministic messages. */
+  sorted(): Path[] {
+    return [...this].sort((a, b) => (pathString(a) < pathString(b) ? -1 : pathString(a) > pathString(b) ? 1 : 0));
+  }
+
+  /** True when `prefix` itself or some path below it is a member. */
+  hasPrefixOf(prefix: Path): boolean {
+    if (prefix.length === 0) return this.paths.size > 0;
+    for (const p of this.paths.values()) {
+      if (p.length >= prefix.length && prefix.every((pe, i) => p[i] === pe)) return true;
+    }
+    return false;
   }
 
   union(other: FieldSet): FieldSet {
@@ -123,100 +144,8 @@ function sortKeys(node: FieldsV1): FieldsV1 {
   return out;
 }
 
-/** Metadata fields SSA tracks; everything else under metadata is ignored (name, uid, resourceVersion, ...). */
-export const TRACKED_METADATA = new Set(['labels', 'annotations', 'finalizers', 'ownerReferences']);
-/** Top-level fields never tracked. */
-const IGNORED_TOP = new Set(['apiVersion', 'kind']);
-
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Canonical JSON with sorted object keys, used for `k:` and `v:` elements and value comparison. */
-// One canonical JSON for the whole engine; re-exported under the names the SSA code uses.
-export { canonicalJSON, jsonEqual as deepEqual };
-
-export function fieldPE(name: string): PathElement {
-  return `f:${name}`;
-}
-
-export function keyPE(item: unknown, keys: string[]): PathElement {
-  const obj: Record<string, unknown> = {};
-  const src = isPlainObject(item) ? item : {};
-  for (const k of [...keys].sort()) if (src[k] !== undefined) obj[k] = src[k];
-  return `k:${canonicalJSON(obj)}`;
-}
-
-export function valuePE(v: unknown): PathElement {
-  return `v:${canonicalJSON(v)}`;
-}
-
-export interface FromObjectOptions {
-  /** Also record `.` for granular maps (Update semantics: a newly created map is owned as a node). */
-  mapNodes?: boolean;
-  /** Treat `obj` as a top-level object: skip apiVersion/kind and untracked metadata (default true). */
-  topLevel?: boolean;
-}
-
-/**
- * The set of paths an object sets: leaves (scalars, atomic lists and maps, empty containers) plus the node of
- * every map-list and set-list item.
- */
-export function fromObject(obj: unknown, typeInfo: TypeInfo, opts: FromObjectOptions = {}): FieldSet {
-  const set = new FieldSet();
-  walkObject(obj, typeInfo, [], opts.topLevel ?? true, opts.mapNodes ?? false, set);
-  return set;
-}
-
-function walkObject(v: unknown, t: TypeInfo, path: Path, top: boolean, mapNodes: boolean, set: FieldSet): void {
-  if (Array.isArray(v)) {
-    const lt = listTypeOf(t);
-    if (lt === 'atomic' || path.length === 0) {
-      set.add(path);
-      return;
-    }
-    if (v.length === 0) {
-      set.add(path);
-      return;
-    }
-    for (const item of v) {
-      if (lt === 'set') set.add([...path, valuePE(item)]);
-      else {
-        const p = [...path, keyPE(item, t!.keys ?? [])];
-        set.add(p);
-        walkObject(item, itemType(t), p, false, mapNodes, set);
-      }
-    }
-    return;
-  }
-  if (isPlainObject(v)) {
-    if (isAtomicMap(t)) {
-      set.add(path);
-      return;
-    }
-    const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null);
-    if (keys.length === 0) {
-      if (path.length > 0) set.add(path);
-      return;
-    }
-    if (mapNodes && path.length > 0 && (!t || t.kind === 'map') && !path[path.length - 1]!.startsWith('k:')) set.add(path);
-    for (const k of keys) {
-      if (top && IGNORED_TOP.has(k)) continue;
-      if (top && k === 'metadata') {
-        const meta = v[k];
-        if (!isPlainObject(meta)) continue;
-        for (const mk of Object.keys(meta)) {
-          if (!TRACKED_METADATA.has(mk) || meta[mk] === undefined || meta[mk] === null) continue;
-          const mt = fieldType(fieldType(t, 'metadata'), mk);
-          walkObject(meta[mk], mt, [fieldPE('metadata'), fieldPE(mk)], false, mapNodes, set);
-        }
-        continue;
-      }
-      walkObject(v[k], fieldType(t, k), [...path, fieldPE(k)], false, mapNodes, set);
-    }
-    return;
-  }
-  if (path.length > 0) set.add(path);
 }
 
 /** Render a path as kube prints it: `.spec.containers[name="nginx"].image`, `.metadata.finalizers[="x"]`. */

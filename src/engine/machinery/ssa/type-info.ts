@@ -18,6 +18,8 @@ export interface TypeNode {
   keys?: string[];
   /** struct/map: `atomic` makes the whole node one leaf. */
   mapType?: 'atomic' | 'granular';
+  /** struct: fields beyond the declared ones are allowed (x-kubernetes-preserve-unknown-fields) and untyped. */
+  open?: boolean;
 }
 
 export type TypeInfo = TypeNode | undefined;
@@ -28,6 +30,11 @@ export function fieldType(node: TypeInfo, name: string): TypeInfo {
   if (node.kind === 'struct') return node.fields?.[name] ?? node.elem;
   if (node.kind === 'map') return node.elem;
   return undefined;
+}
+
+/** True when `name` is one of a struct's declared fields (not an entry of a map or an unknown field). */
+export function isDeclaredField(node: TypeInfo, name: string): boolean {
+  return !!node && node.kind === 'struct' && !!node.fields && Object.hasOwn(node.fields, name);
 }
 
 export function itemType(node: TypeInfo): TypeInfo {
@@ -46,18 +53,23 @@ export function isAtomicMap(node: TypeInfo): boolean {
 /** Schema of object metadata as SSA tracks it. */
 export const objectMetaType: TypeNode = {
   kind: 'struct',
+  open: true,
   fields: {
     labels: { kind: 'map', elem: { kind: 'scalar' } },
     annotations: { kind: 'map', elem: { kind: 'scalar' } },
     finalizers: { kind: 'list', listType: 'set', elem: { kind: 'scalar' } },
-    ownerReferences: { kind: 'list', listType: 'map', keys: ['uid'], elem: { kind: 'struct' } },
+    ownerReferences: { kind: 'list', listType: 'map', keys: ['uid'], elem: { kind: 'struct', open: true } },
   },
 };
 
-/** Add the standard object metadata to a root type (or make a deduced root with it). */
+/**
+ * Add type meta and the standard object metadata to a root type. Without a root type the object is untyped
+ * (any other field is allowed and deduced from its value).
+ */
 export function withObjectMeta(root: TypeInfo): TypeNode {
-  const base: TypeNode = root ?? { kind: 'struct' };
-  return { ...base, kind: 'struct', fields: { ...(base.fields ?? {}), metadata: objectMetaType } };
+  const base: TypeNode = root ?? { kind: 'struct', open: true };
+  const fields = { ...(base.fields ?? {}), apiVersion: { kind: 'scalar' }, kind: { kind: 'scalar' }, metadata: objectMetaType } as Record<string, TypeNode>;
+  return { ...base, kind: 'struct', fields };
 }
 
 type Schema = Record<string, unknown>;
@@ -131,6 +143,13 @@ export function typeFromOpenAPI(schema: Schema, components: Record<string, Schem
         for (const [k, v] of Object.entries(props)) node.fields[k] = build(v);
       }
       if (addl && typeof addl === 'object') node.elem = build(addl as Schema);
+      if (props && s['x-kubernetes-preserve-unknown-fields'] === true) node.open = true;
+      if (s['x-kubernetes-embedded-resource'] === true) {
+        // An embedded object carries its own type meta and metadata, declared or not.
+        node.kind = 'struct';
+        node.fields = { apiVersion: { kind: 'scalar' }, kind: { kind: 'scalar' }, metadata: objectMetaType, ...(node.fields ?? {}) };
+        if (!props) node.open = s['x-kubernetes-preserve-unknown-fields'] === true;
+      }
       const mt = s['x-kubernetes-map-type'];
       if (mt === 'atomic') node.mapType = 'atomic';
       else if (mt === 'granular') node.mapType = 'granular';

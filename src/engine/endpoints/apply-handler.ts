@@ -1,0 +1,99 @@
+/**
+ * Server-side apply: `PATCH` with `application/apply-patch+yaml` (YAML or JSON). Creates the object when it does
+ * not exist (201), otherwise merges the configuration as its field manager (200). Request-level checks and their
+ * messages are kube-apiserver's.
+ */
+import { parseDocument } from 'yaml';
+import { ApplyConflictError, UndeclaredFieldsError } from '../machinery/ssa/apply.js';
+import { conflictStatus } from '../machinery/ssa/conflict-status.js';
+import { badRequest, fieldErrors, invalid, notFound } from '../machinery/status.js';
+import type { OpContext } from '../registry/generic-store.js';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { parseDryRun, parseFieldValidation, parseForce, writeFieldManager } from './query.js';
+import type { ApiRequest, ResourceServices } from './resource-handler.js';
+
+export interface ApplyOutcome {
+  object: KubeObject;
+  created: boolean;
+  warnings: string[];
+}
+
+export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): ApplyOutcome {
+  if (!req.query.get('fieldManager')) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
+  }
+  const manager = writeFieldManager(req.query, undefined, 'PatchOptions');
+  const force = parseForce(req.query);
+  const warnings: string[] = [];
+  const config = decodeConfig(req.body, parseFieldValidation(req.query), warnings);
+  checkConfig(rt, config, req.info.name);
+  const undeclared = svc.generic.fields.undeclaredFields(rt, config);
+  if (undeclared.length > 0) {
+    const gvk = `${apiVersionOf(rt).includes('/') ? apiVersionOf(rt) : `/${apiVersionOf(rt)}`}, Kind=${rt.kind}`;
+    const where = `${config.metadata?.namespace ?? ''}/${config.metadata?.name ?? ''}`;
+    throw badRequest(`failed to create typed patch object (${where}; ${gvk}): ${new UndeclaredFieldsError(undeclared).message}`);
+  }
+
+  const name = req.info.name;
+  const subresource = req.info.subresource || undefined;
+  const dryRun = parseDryRun(req.query);
+  const current = svc.store.get(svc.generic.key(ctx, name));
+  try {
+    if (!current) {
+      if (subresource) throw notFound(rt, name);
+      const merged = svc.generic.fields.apply(rt, undefined, { ...config, metadata: { ...config.metadata, name } }, { manager, force });
+      return { object: svc.generic.create(ctx, merged, { dryRun, fieldsApplied: true }), created: true, warnings };
+    }
+    const live = svc.generic.get(ctx, name);
+    const merged = svc.generic.fields.apply(rt, live, config, { manager, force, subresource });
+    const object = svc.generic.update(ctx, name, merged, { dryRun, subresource, fieldsApplied: true }, current.revision);
+    return { object, created: false, warnings };
+  } catch (err) {
+    if (err instanceof ApplyConflictError) throw conflictStatus(err.conflicts);
+    throw err;
+  }
+}
+
+/** The configuration: YAML or JSON; duplicate keys fail under Strict and warn under Warn, as kube's decoder does. */
+function decodeConfig(body: Buffer | undefined, validation: string, warnings: string[]): KubeObject {
+  const text = (body ?? Buffer.alloc(0)).toString('utf8');
+  if (text.trim() === '') throw badRequest('error decoding YAML: the apply patch is empty');
+  const doc = parseDocument(text, { uniqueKeys: false });
+  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const duplicates = parseDocument(text).errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  if (duplicates.length > 0 && validation !== 'Ignore') {
+    const message = `error strict decoding YAML: ${duplicates[0]!.message.split('\n')[0]}`;
+    if (validation === 'Strict') throw badRequest(message);
+    warnings.push(message);
+  }
+  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw badRequest('error decoding YAML: an apply patch must be an object');
+  }
+  const config = value as KubeObject;
+  if (config.metadata !== undefined && (config.metadata === null || typeof config.metadata !== 'object' || Array.isArray(config.metadata))) {
+    throw badRequest('error decoding YAML: metadata must be an object');
+  }
+  return config;
+}
+
+function checkConfig(rt: ResourceType, config: KubeObject, urlName: string): void {
+  const expected = apiVersionOf(rt);
+  if (config.apiVersion !== expected) {
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${config.apiVersion ?? ''}, expected: ${expected}`,
+    );
+  }
+  if (config.kind !== rt.kind) {
+    throw badRequest(
+      config.kind === undefined || config.kind === ''
+        ? `Object 'Kind' is missing in apply patch`
+        : `the kind in the apply patch (${String(config.kind)}) does not match the expected kind (${rt.kind})`,
+    );
+  }
+  if (config.metadata?.managedFields !== undefined) throw badRequest('metadata.managedFields must be nil');
+  const name = config.metadata?.name;
+  if (name !== undefined && name !== urlName) {
+    throw badRequest(`the name of the object (${String(name)}) does not match the name on the URL (${urlName})`);
+  }
+}

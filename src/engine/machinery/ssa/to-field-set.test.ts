@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { configMapType, deploymentLikeType } from './test-types.js';
+import { toFieldSet } from './to-field-set.js';
+
+describe('toFieldSet (the fields an applied configuration sets)', () => {
+  it('owns map entries and leaves, not the declared struct fields around them', () => {
+    const { set, undeclared } = toFieldSet(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', labels: { a: 'b' } }, data: { a: '1' } },
+      configMapType,
+    );
+    expect(undeclared).toEqual([]);
+    expect(set.toFieldsV1()).toEqual({
+      'f:apiVersion': {},
+      'f:data': { 'f:a': {} },
+      'f:kind': {},
+      'f:metadata': { 'f:labels': { 'f:a': {} }, 'f:name': {} },
+    });
+  });
+
+  it('owns list items as nodes with their fields; atomic lists and maps as one leaf', () => {
+    const { set } = toFieldSet(
+      {
+        metadata: { finalizers: ['f1'] },
+        spec: {
+          containers: [{ name: 'nginx', image: 'nginx:1', args: ['a', 'b'], ports: [{ containerPort: 80, protocol: 'TCP' }] }],
+          selector: { a: 'b' },
+          tags: ['x', 'y'],
+        },
+      },
+      deploymentLikeType,
+    );
+    expect(set.toFieldsV1()).toEqual({
+      'f:metadata': { 'f:finalizers': { 'v:"f1"': {} } },
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"nginx"}': {
+            '.': {},
+            'f:args': {},
+            'f:image': {},
+            'f:name': {},
+            'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {}, 'f:protocol': {} } },
+          },
+        },
+        'f:selector': {},
+        'f:tags': { 'v:"x"': {}, 'v:"y"': {} },
+      },
+    });
+  });
+
+  it('owns untyped (preserve-unknown-fields) entries as nodes, and empty or null values as leaves', () => {
+    const { set } = toFieldSet({ spec: { config: { a: { b: 1 } }, replicas: null, containers: [] } }, deploymentLikeType);
+    expect(set.toFieldsV1()).toEqual({
+      'f:spec': { 'f:config': { 'f:a': { '.': {}, 'f:b': {} } }, 'f:replicas': {} },
+    });
+  });
+
+  it('reports fields the schema does not declare, as upstream words it', () => {
+    const { undeclared } = toFieldSet({ data: { a: '1' }, dta: { b: '2' } }, configMapType);
+    expect(undeclared).toEqual(['.dta: field not declared in schema']);
+    expect(toFieldSet({ spec: { containers: [{ name: 'c', imag: 'x' }] } }, deploymentLikeType).undeclared).toEqual([
+      '.spec.containers[name="c"].imag: field not declared in schema',
+    ]);
+  });
+});

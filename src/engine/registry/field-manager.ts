@@ -1,0 +1,186 @@
+/**
+ * Field ownership for every write to every resource, as kube-apiserver's field manager keeps it: creates, updates
+ * and non-apply patches record their manager's changes (`operation: Update`), server-side apply merges a
+ * configuration and owns exactly its fields (`operation: Apply`), both in `metadata.managedFields`. The SSA
+ * algorithms live in machinery/ssa; this module adds kube's request-level rules around them.
+ */
+import { compareValues } from '../machinery/ssa/compare.js';
+import { FieldSet, type Path } from '../machinery/ssa/fieldset.js';
+import { applyConfig, Managers, recordUpdate, type ManagedFieldsEntry } from '../machinery/ssa/apply.js';
+import { toFieldSet } from '../machinery/ssa/to-field-set.js';
+import { typeFromOpenAPI, withObjectMeta, type TypeInfo } from '../machinery/ssa/type-info.js';
+import { canonicalJSON } from '../machinery/canonical-json.js';
+import { nowTimestamp } from './object-rules.js';
+import { schemasOf } from './schemas.js';
+import { clusterAnnotation } from './stored-object.js';
+import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
+
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+/** Manager of writes the server makes itself (controllers, bootstrap). */
+export const SERVER_MANAGER = 'kcpt';
+/** kubectl's server-side apply manager: the only one upgraded from client-side apply (kube's rule). */
+const KUBECTL_APPLY_MANAGER = 'kubectl';
+
+export interface WriteFields {
+  manager: string;
+  subresource?: string;
+}
+
+type Obj = Record<string, unknown>;
+
+export class FieldManager {
+  private readonly types = new WeakMap<ResourceType, TypeInfo>();
+
+
+  /** The schema facts SSA needs for a resource type (list and map types), built once per type. */
+  typeInfo(rt: ResourceType): TypeInfo {
+    let t = this.types.get(rt);
+    if (!t) {
+      const schemas = schemasOf(rt);
+      const root = rt.openapiSchemaName ? schemas[rt.openapiSchemaName] : undefined;
+      t = root ? typeFromOpenAPI(root, schemas) : withObjectMeta(undefined);
+      this.types.set(rt, t);
+    }
+    return t;
+  }
+
+  /**
+   * Records a create or update on `obj` (in place). `old` is undefined for a create. The managedFields a client
+   * sends are used as the starting point when they decode (so a client may edit them, or send `[{}]` to reset
+   * them); otherwise the live object's are kept. Subresource writes always start from the live object's.
+   */
+  recordWrite(rt: ResourceType, old: KubeObject | undefined, obj: KubeObject, write: WriteFields): void {
+    const sent = obj.metadata?.managedFields;
+    const live = Managers.decode(old?.metadata?.managedFields) ?? new Managers();
+    let base = live;
+    if (!write.subresource) {
+      if (Managers.isReset(sent)) base = new Managers();
+      else {
+        const fromRequest = Managers.decode(sent);
+        if (fromRequest && fromRequest.size > 0) base = fromRequest;
+      }
+    }
+    const managers = recordUpdate({
+      old: old ? comparable(old) : undefined,
+      updated: comparable(obj),
+      managers: base,
+      manager: write.manager,
+      apiVersion: apiVersionOf(rt),
+      subresource: write.subresource,
+      now: nowTimestamp(),
+      typeInfo: this.typeInfo(rt),
+      ignore: resetFieldsFilter(rt, write.subresource),
+    });
+    setManagedFields(obj, managers.encode());
+  }
+
+  /**
+   * Server-side apply of `config` onto `live` (undefined: the apply creates the object). Returns the merged object
+   * with its managedFields. Throws ApplyConflictError / UndeclaredFieldsError from the SSA machinery.
+   */
+  apply(rt: ResourceType, live: KubeObject | undefined, config: KubeObject, write: WriteFields & { force: boolean }): KubeObject {
+    const typeInfo = this.typeInfo(rt);
+    const liveManagers = Managers.decode(live?.metadata?.managedFields) ?? new Managers();
+    const liveView = live ? comparable(live) : undefined;
+    const upgrading = write.manager === KUBECTL_APPLY_MANAGER && live !== undefined && lastApplied(live) !== undefined;
+    const result = applyConfig({
+      live: liveView,
+      config: comparable(config),
+      managers: liveManagers,
+      manager: write.manager,
+      force: write.force,
+      apiVersion: apiVersionOf(rt),
+      subresource: write.subresource,
+      now: nowTimestamp(),
+      typeInfo,
+      ignore: resetFieldsFilter(rt, write.subresource),
+      allowedConflicts: upgrading ? allowedFromLastApplied(live!, typeInfo) : undefined,
+    });
+    const merged = result.object as KubeObject;
+    let managedFields = result.managers.encode();
+    // Re-applying the same configuration changes nothing, not even the entry's time (no new resourceVersion).
+    if (live && liveView && sameIgnoringTime(managedFields, live.metadata?.managedFields) && canonicalJSON(comparable(merged)) === canonicalJSON(liveView)) {
+      managedFields = live.metadata!.managedFields as ManagedFieldsEntry[];
+    }
+    setManagedFields(merged, managedFields);
+    if (upgrading && lastApplied(merged) !== undefined) {
+      merged.metadata!.annotations![LAST_APPLIED_ANNOTATION] = lastAppliedFrom(config);
+    }
+    return merged;
+  }
+
+  /** `.spec.foo: field not declared in schema` for each field of a configuration the schema lacks. */
+  undeclaredFields(rt: ResourceType, config: KubeObject): string[] {
+    return toFieldSet(comparable(config), this.typeInfo(rt)).undeclared;
+  }
+}
+
+/**
+ * The object as field tracking sees it: without managedFields and without the `kcp.io/cluster` annotation the
+ * server stamps on every object (nobody owns it; it is not part of what clients write).
+ */
+function comparable(obj: KubeObject): Obj {
+  const meta = obj.metadata;
+  if (!meta) return obj;
+  const { managedFields: _mf, ...rest } = meta;
+  const out: Obj = { ...obj, metadata: rest };
+  if (rest.annotations && Object.hasOwn(rest.annotations, clusterAnnotation)) {
+    const { [clusterAnnotation]: _c, ...annotations } = rest.annotations;
+    if (Object.keys(annotations).length > 0) rest.annotations = annotations;
+    else delete rest.annotations;
+  }
+  return out;
+}
+
+function setManagedFields(obj: KubeObject, entries: ManagedFieldsEntry[]): void {
+  const meta = (obj.metadata ??= {});
+  if (entries.length > 0) meta.managedFields = entries;
+  else delete meta.managedFields;
+}
+
+/**
+ * Fields a write may not own: through the main resource, `status` when a status subresource exists (the strategy
+ * keeps the stored status anyway); through `status`, everything but status.
+ */
+function resetFieldsFilter(rt: ResourceType, subresource: string | undefined): ((p: Path) => boolean) | undefined {
+  if (subresource === 'status') return (p) => p[0] !== 'f:status';
+  if (!subresource && rt.subresources?.status) return (p) => p[0] === 'f:status';
+  return undefined;
+}
+
+function sameIgnoringTime(a: unknown, b: unknown): boolean {
+  const strip = (list: unknown) =>
+    Array.isArray(list) ? list.map((e) => ({ ...(e as ManagedFieldsEntry), time: undefined })) : [];
+  return canonicalJSON(strip(a)) === canonicalJSON(strip(b));
+}
+
+function lastApplied(obj: KubeObject): string | undefined {
+  const value = obj.metadata?.annotations?.[LAST_APPLIED_ANNOTATION];
+  return value ? value : undefined;
+}
+
+/**
+ * kubectl moving from client-side to server-side apply: fields recorded in the last-applied annotation that still
+ * hold that value may be taken over without --force-conflicts.
+ */
+function allowedFromLastApplied(live: KubeObject, typeInfo: TypeInfo): FieldSet | undefined {
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(lastApplied(live)!);
+  } catch {
+    return undefined;
+  }
+  if (typeof recorded !== 'object' || recorded === null || Array.isArray(recorded)) return undefined;
+  const recordedView = comparable(recorded as KubeObject);
+  const fields = toFieldSet(recordedView, typeInfo).set;
+  const changedSince = compareValues(recordedView, comparable(live), typeInfo).modified;
+  return fields.difference(changedSince);
+}
+
+/** The annotation value kube writes: the applied configuration without the annotation itself, as JSON + newline. */
+function lastAppliedFrom(config: KubeObject): string {
+  const copy = structuredClone(config);
+  const annotations = copy.metadata?.annotations;
+  if (annotations) delete annotations[LAST_APPLIED_ANNOTATION];
+  return `${canonicalJSON(copy)}\n`;
+}
