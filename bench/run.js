@@ -2,7 +2,7 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the five kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,watch,startup   subset (default: all)
+//   --only get,list,create,crd,ssa,watch,startup   subset (default: all)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
@@ -21,7 +21,7 @@ import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,watch,startup' },
+    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
@@ -88,7 +88,7 @@ async function section(name, fn) {
   log(`  (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 }
 
-const needsServer = ['get', 'list', 'create', 'watch'].some((b) => only.has(b));
+const needsServer = ['get', 'list', 'create', 'crd', 'ssa', 'watch'].some((b) => only.has(b));
 if (needsServer) {
   log('\nstarting kcpt (fresh root directory, default SQLite storage)...');
   const server = await startKcpt({ rootDir: ctx.tmp });
@@ -101,6 +101,8 @@ if (needsServer) {
     await section('get', async () => (await import('./get.js')).run(ctx));
     await section('list', async () => (await import('./list.js')).run(ctx));
     await section('create', async () => (await import('./create.js')).run(ctx));
+    await section('crd', async () => (await import('./crd.js')).run(ctx));
+    await section('ssa', async () => (await import('./ssa.js')).run(ctx));
     await section('watch', async () => (await import('./watch.js')).run(ctx));
   } finally {
     if (failures.length) logServerTail(server);

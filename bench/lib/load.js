@@ -98,7 +98,9 @@ export async function runNodeLoad({ url, connections = 8, durationS = 5, headers
           headers: {
             ...headers,
             ...(spec.headers ?? {}),
-            ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+            ...(body !== undefined
+              ? { 'content-type': spec.headers?.['content-type'] ?? 'application/json', 'content-length': Buffer.byteLength(body) }
+              : {}),
           },
         },
         (res) => {
@@ -147,4 +149,53 @@ request = function()
   return wrk.format(nil, nil, nil, string.format(template, "${esc(namePrefix)}" .. counter))
 end
 `;
+}
+
+/**
+ * Load where every request differs: `{n}` in the path or body becomes a per-request counter and `{i}` the counter
+ * modulo `objects` (to spread writes over a fixed set of objects). Uses wrk (Lua) or the Node generator, like the rest.
+ */
+export function runTemplated(ctx, { url, method, pathTemplate, bodyTemplate = '', contentType = 'application/json', headers = {}, connections = 8, durationS, objects = 1, start = 0 }) {
+  durationS ??= ctx.durationS;
+  const fill = (t, n) => t.replaceAll('{n}', String(n)).replaceAll('{i}', String(n % objects));
+  if (ctx.useWrk) {
+    const esc = (s) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+    const hdrs = Object.entries({ 'Content-Type': contentType, ...headers })
+      .map(([k, v]) => `wrk.headers["${esc(k)}"] = "${esc(v)}"`)
+      .join('\n');
+    const script = `
+wrk.method = "${method}"
+${hdrs}
+local counter = ${start}
+local pathT = "${esc(pathTemplate)}"
+local bodyT = "${esc(bodyTemplate)}"
+local function fill(t, n)
+  local s = string.gsub(t, "{n}", tostring(n))
+  s = string.gsub(s, "{i}", tostring(n % ${objects}))
+  return s
+end
+request = function()
+  counter = counter + 1
+  local body = nil
+  if bodyT ~= "" then body = fill(bodyT, counter) end
+  return wrk.format(nil, fill(pathT, counter), nil, body)
+end
+`;
+    return runWrk({ url: `${url}${fill(pathTemplate, 0)}`, connections, durationS, headers: {}, script });
+  }
+  return runNodeLoad({
+    url: `${url}${fill(pathTemplate, 0)}`,
+    connections,
+    durationS,
+    headers,
+    makeRequest: (seq) => {
+      const n = start + seq + 1;
+      return {
+        method,
+        path: fill(pathTemplate, n),
+        body: bodyTemplate ? fill(bodyTemplate, n) : undefined,
+        headers: { 'content-type': contentType },
+      };
+    },
+  });
 }
