@@ -22,5 +22,7 @@ export function canonicalJSON(value: unknown): string {
 
 /** Structural equality of two JSON values, ignoring key order. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
+  // Scalars (the common case in field-by-field comparisons) need no serialisation.
+  if (a !== undefined && b !== undefined && typeof a !== 'object' && typeof b !== 'object') return a === b;
   return canonicalJSON(a) === canonicalJSON(b);
 }

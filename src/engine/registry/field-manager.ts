@@ -99,7 +99,7 @@ export class FieldManager {
     const merged = result.object as KubeObject;
     let managedFields = result.managers.encode();
     // Re-applying the same configuration changes nothing, not even the entry's time (no new resourceVersion).
-    if (live && liveView && sameIgnoringTime(managedFields, live.metadata?.managedFields) && canonicalJSON(comparable(merged)) === canonicalJSON(liveView)) {
+    if (live && !result.changed && sameIgnoringTime(managedFields, live.metadata?.managedFields)) {
       managedFields = live.metadata!.managedFields as ManagedFieldsEntry[];
     }
     setManagedFields(merged, managedFields);

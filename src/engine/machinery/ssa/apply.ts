@@ -105,6 +105,8 @@ export interface ApplyArgs extends TrackingContext {
 export interface ApplyResult {
   object: Obj;
   managers: Managers;
+  /** False when the merged object equals the live one (a re-apply of the same configuration). */
+  changed: boolean;
 }
 
 /** Applies a configuration as `manager`. Throws ApplyConflictError or UndeclaredFieldsError. */
@@ -122,7 +124,8 @@ export function applyConfig(args: ApplyArgs): ApplyResult {
   if (undeclared.length > 0) throw new UndeclaredFieldsError(undeclared);
   const me: Manager = { manager, operation: 'Apply', apiVersion: args.apiVersion, set: withoutIgnored(set, args.ignore), time: args.now };
   if (args.subresource) me.subresource = args.subresource;
-  const lastSet = managers.get(managerId(me))?.set;
+  const myId = managerId(me);
+  const lastSet = managers.get(myId)?.set;
   managers.put({ ...me, set: me.set.clone() });
 
   let merged = mergeValues(live, args.config, typeInfo) as Obj;
@@ -134,7 +137,7 @@ export function applyConfig(args: ApplyArgs): ApplyResult {
   const conflicts: Conflict[] = [];
   const taken = new Map<Manager, FieldSet>();
   for (const [id, m] of managers.entries()) {
-    if (id === managerId(me)) continue;
+    if (id === myId) continue;
     const overlap = m.set.intersection(changed);
     if (overlap.isEmpty()) continue;
     taken.set(m, overlap);
@@ -152,9 +155,10 @@ export function applyConfig(args: ApplyArgs): ApplyResult {
   }
   if (conflicts.length > 0 && !args.force) throw new ApplyConflictError(conflicts);
   for (const [m, overlap] of taken) m.set = m.set.difference(overlap);
-  for (const [id, m] of managers.entries()) if (id !== managerId(me)) m.set = m.set.difference(removed);
+  for (const [id, m] of managers.entries()) if (id !== myId) m.set = m.set.difference(removed);
   managers.prune();
-  return { object: merged ?? {}, managers };
+  const unchanged = cmp.added.isEmpty() && cmp.modified.isEmpty() && cmp.removed.isEmpty();
+  return { object: merged ?? {}, managers, changed: !unchanged };
 }
 
 /**

@@ -17,12 +17,16 @@ export class FieldSet {
     for (const p of paths) this.add(p);
   }
 
+  /**
+   * Map key of a path. Elements are joined with NUL, which cannot occur inside one: `k:`/`v:` elements are JSON text
+   * (NUL is escaped there) and `f:` names come from JSON object keys, where kube's names never hold it.
+   */
   static key(p: Path): string {
-    return JSON.stringify(p);
+    return p.join('\u0000');
   }
 
   add(p: Path): this {
-    this.paths.set(FieldSet.key(p), [...p]);
+    this.paths.set(FieldSet.key(p), p);
     return this;
   }
 
@@ -51,7 +55,9 @@ export class FieldSet {
   }
 
   clone(): FieldSet {
-    return new FieldSet(this.paths.values());
+    const copy = new FieldSet();
+    for (const [k, p] of this.paths) copy.paths.set(k, p);
+    return copy;
   }
 
   filter(keep: (p: Path) => boolean): FieldSet {
@@ -65,23 +71,25 @@ export class FieldSet {
 
   /** True when `prefix` itself or some path below it is a member. */
   hasPrefixOf(prefix: Path): boolean {
-    if (prefix.length === 0) return this.paths.size > 0;
-    for (const p of this.paths.values()) {
-      if (p.length >= prefix.length && prefix.every((pe, i) => p[i] === pe)) return true;
-    }
-    return false;
+    return this.has(prefix) || this.hasChildrenOf(prefix);
   }
 
   union(other: FieldSet): FieldSet {
-    return new FieldSet([...this, ...other]);
+    const out = this.clone();
+    for (const [k, p] of other.paths) out.paths.set(k, p);
+    return out;
   }
 
   difference(other: FieldSet): FieldSet {
-    return new FieldSet([...this].filter((p) => !other.has(p)));
+    const out = new FieldSet();
+    for (const [k, p] of this.paths) if (!other.paths.has(k)) out.paths.set(k, p);
+    return out;
   }
 
   intersection(other: FieldSet): FieldSet {
-    return new FieldSet([...this].filter((p) => other.has(p)));
+    const out = new FieldSet();
+    for (const [k, p] of this.paths) if (other.paths.has(k)) out.paths.set(k, p);
+    return out;
   }
 
   equals(other: FieldSet): boolean {
@@ -90,8 +98,9 @@ export class FieldSet {
 
   /** True when some member path starts with `prefix` and is longer than it. */
   hasChildrenOf(prefix: Path): boolean {
-    const pk = FieldSet.key(prefix).slice(0, -1);
-    for (const k of this.paths.keys()) if (k.length > pk.length + 1 && k.startsWith(pk) && (prefix.length === 0 || k[pk.length] === ',')) return true;
+    if (prefix.length === 0) return this.paths.size > 0;
+    const pk = `${FieldSet.key(prefix)}\u0000`;
+    for (const k of this.paths.keys()) if (k.startsWith(pk)) return true;
     return false;
   }
 

@@ -142,7 +142,11 @@ function walkList(lhs: unknown[] | undefined, rhs: unknown[] | undefined, t: Typ
 
 /** structured-merge-diff's Merge: the applied value wins at every leaf; containers merge. */
 export function mergeValues(live: unknown, applied: unknown, t: TypeInfo): unknown {
-  return walkPair(live, applied, t, { leaf: (l, r) => (r !== undefined ? structuredClone(r) : structuredClone(l)) });
+  return walkPair(live, applied, t, { leaf: (l, r) => copy(r !== undefined ? r : l) });
+}
+
+function copy(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? structuredClone(v) : v;
 }
 
 export { jsonEqual };
