@@ -22,6 +22,9 @@ import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
 import { CRDController } from './controllers/crd-controller.js';
+import { GarbageCollector } from './controllers/garbage-collector.js';
+import { ownerIndexWriter } from './controllers/owner-index.js';
+import { OwnerResolver } from './controllers/owner-references.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { routeRequest } from './endpoints/api-router.js';
@@ -105,7 +108,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
     const catalogFor = crdCatalogs.catalogFor;
-    const generic = new GenericStore(store, namespaceType);
+    // The owner index is written with every object, so the garbage collector finds dependents without scanning.
+    const owners = new OwnerResolver(store, catalogFor);
+    const generic = new GenericStore(store, namespaceType, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
 
     let externalUrl = '';
     let ready = false;
@@ -151,14 +156,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       onError,
     });
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
+    const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     namespaces.start();
     logicalClusters.start();
     crds.start();
+    garbageCollector.start();
     await logicalClusters.reconcile('root');
     cleanups.unshift(() => {
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();
+      garbageCollector.stop();
     });
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);

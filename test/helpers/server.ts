@@ -32,6 +32,8 @@ export interface TestServer {
   env: Record<string, string>;
   /** Everything the server printed so far (stdout and stderr, interleaved). */
   output(): string;
+  /** Stops the server (SIGTERM) and starts it again on the same root directory and port; resolves once ready. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -89,48 +91,61 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     output += chunk.toString();
     if (output.length > keptOutputChars) output = output.slice(-keptOutputChars);
   };
-
-  const child: ResultPromise = execa('node', args, {
-    cwd: repoRoot,
-    buffer: false,
-    reject: false,
-    stdin: 'ignore',
-    env: { HOME: homeDir, NO_COLOR: '1' },
-  });
-  child.stderr?.on('data', append);
-
   const describe = () =>
     `kcpt start (${['node', ...args].join(' ')})\n--- server output ---\n${output || '(nothing)'}\n---`;
 
-  const kubeconfig = await new Promise<string>((resolveReady, reject) => {
-    let stdoutBuffer = '';
-    let settled = false;
-    const finish = (err: Error | null, path?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (err) reject(err);
-      else resolveReady(path!);
-    };
-    const timeoutMs = opts.readyTimeoutMs ?? 20_000;
-    const timer = setTimeout(
-      () => finish(new Error(`server not ready after ${timeoutMs} ms: ${describe()}`)),
-      timeoutMs,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      append(chunk);
-      stdoutBuffer += chunk.toString();
-      const match = readyLine.exec(stdoutBuffer);
-      if (match) finish(null, match[2]);
+  /** Spawns the server and resolves with the kubeconfig path it prints once ready. */
+  const launch = (): { child: ResultPromise; ready: Promise<string> } => {
+    const child: ResultPromise = execa('node', args, {
+      cwd: repoRoot,
+      buffer: false,
+      reject: false,
+      stdin: 'ignore',
+      env: { HOME: homeDir, NO_COLOR: '1' },
     });
-    void child.then((result) => {
-      finish(
-        new Error(
-          `server exited before it was ready (exit code ${String(result.exitCode)}, signal ${String(result.signal)}): ${describe()}`,
-        ),
+    child.stderr?.on('data', append);
+    const ready = new Promise<string>((resolveReady, reject) => {
+      let stdoutBuffer = '';
+      let settled = false;
+      const finish = (err: Error | null, path?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolveReady(path!);
+      };
+      const timeoutMs = opts.readyTimeoutMs ?? 20_000;
+      const timer = setTimeout(
+        () => finish(new Error(`server not ready after ${timeoutMs} ms: ${describe()}`)),
+        timeoutMs,
       );
+      child.stdout?.on('data', (chunk: Buffer) => {
+        append(chunk);
+        stdoutBuffer += chunk.toString();
+        const match = readyLine.exec(stdoutBuffer);
+        if (match) finish(null, match[2]);
+      });
+      void child.then((result) => {
+        finish(
+          new Error(
+            `server exited before it was ready (exit code ${String(result.exitCode)}, signal ${String(result.signal)}): ${describe()}`,
+          ),
+        );
+      });
     });
-  }).catch(async (err: unknown) => {
+    return { child, ready };
+  };
+
+  const terminate = async (proc: ResultPromise) => {
+    if (proc.exitCode !== null) return;
+    proc.kill('SIGTERM');
+    const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await proc;
+    clearTimeout(killer);
+  };
+
+  let { child, ready } = launch();
+  const kubeconfig = await ready.catch(async (err: unknown) => {
     child.kill('SIGKILL');
     await child;
     await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
@@ -145,15 +160,16 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     kubeconfig,
     env: { HOME: homeDir, KUBECACHEDIR: cacheDir, KUBECONFIG: kubeconfig, NO_COLOR: '1' },
     output: () => output,
+    async restart() {
+      if (stopped) throw new Error('restart() after stop()');
+      await terminate(child);
+      ({ child, ready } = launch());
+      await ready;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await child;
-        clearTimeout(killer);
-      }
+      await terminate(child);
       await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
     },
   };

@@ -72,6 +72,18 @@ export function parseDeleteOptions(query: URLSearchParams, contentType: string |
     }
     opts.propagationPolicy = policy;
   }
+  const orphan = fromBody.orphanDependents ?? query.get('orphanDependents') ?? undefined;
+  if (orphan !== undefined && orphan !== null) {
+    if (orphan !== true && orphan !== false && orphan !== 'true' && orphan !== 'false') {
+      throw badRequest(`invalid orphanDependents ${JSON.stringify(orphan)}: must be true or false`);
+    }
+    if (opts.propagationPolicy !== undefined) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+        fieldErrors.invalid('propagationPolicy', opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'),
+      ]);
+    }
+    opts.orphanDependents = orphan === true || orphan === 'true';
+  }
   const dry = (fromBody.dryRun as string[] | undefined) ?? query.getAll('dryRun');
   if (Array.isArray(dry) && dry.length > 0) {
     const q = new URLSearchParams();

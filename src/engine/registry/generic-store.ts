@@ -37,6 +37,8 @@ import {
   toStorage,
 } from './object-rules.js';
 import { FieldManager, SERVER_MANAGER } from './field-manager.js';
+import { finalizersAfterDelete } from './gc-finalizers.js';
+import type { IndexWriter } from './index-writer.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 
@@ -61,6 +63,8 @@ export interface DeleteOptions {
   dryRun?: boolean;
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  /** Legacy form of propagationPolicy Orphan. */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
@@ -68,6 +72,12 @@ export type DeleteResult = { removed: true; object: KubeObject } | { removed: fa
 
 const namespacesType = { group: '', resource: 'namespaces' };
 
+export interface GenericStoreExtensions {
+  /** Secondary keys committed together with every object write (see index-writer.ts). */
+  indexWriters?: readonly IndexWriter[];
+  /** A garbage collector runs, so DELETE may add the `orphan` and `foregroundDeletion` finalizers it removes. */
+  garbageCollection?: boolean;
+}
 
 export class GenericStore {
   readonly fields = new FieldManager();
@@ -76,6 +86,7 @@ export class GenericStore {
     readonly store: Store,
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
+    private readonly extensions: GenericStoreExtensions = {},
   ) {}
 
   key(ctx: OpContext, name: string): string {
@@ -128,11 +139,17 @@ export class GenericStore {
       return obj;
     }
     try {
-      const [result] = this.store.commit([{ type: 'create', key: this.key(ctx, meta.name!), value: encodeStored(toStorage(rt, obj)) }]);
+      const key = this.key(ctx, meta.name!);
+      const [result] = this.store.commit([
+        { type: 'create', key, value: encodeStored(toStorage(rt, obj)) },
+        ...this.indexOps(key, undefined, obj),
+      ]);
       meta.resourceVersion = String(result.revision);
       return obj;
     } catch (err) {
-      if (err instanceof KeyExistsError) throw alreadyExists(rt, meta.name!, generated ? 1 : undefined);
+      if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
+        throw alreadyExists(rt, meta.name!, generated ? 1 : undefined);
+      }
       throw err;
     }
   }
@@ -213,6 +230,7 @@ export class GenericStore {
       ops.push({ type: 'delete', key });
       if (this.store.get(deletionMarkerKey(key))) ops.push({ type: 'delete', key: deletionMarkerKey(key) });
     }
+    ops.push(...this.indexOps(key, old, finished ? undefined : obj));
     const results = this.commitOrConflict(ctx, name, ops);
     objMeta.resourceVersion = String(results[0].revision);
     return obj;
@@ -237,29 +255,49 @@ export class GenericStore {
     if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
       throw forbidden(namespacesType, name, 'this namespace may not be deleted');
     }
-    const blockers = this.blockers(rt, obj);
-    if (blockers.length > 0) {
+    // With a collector running, the propagation policy becomes a GC finalizer; a repeated DELETE may swap it.
+    const gcFinalizers = this.extensions.garbageCollection ? finalizersAfterDelete(meta.finalizers ?? [], opts) : undefined;
+    if (gcFinalizers) {
+      if (gcFinalizers.length > 0) meta.finalizers = gcFinalizers;
+      else delete meta.finalizers;
+    }
+    const marker = deletionMarkerKey(current.key);
+    if (this.blockers(rt, obj).length > 0) {
       // Something still has to clean up: mark the object and let the finalizers' owners finish the job.
-      if (meta.deletionTimestamp) return { removed: false, object: obj };
-      meta.deletionTimestamp = nowTimestamp();
-      meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
-      rt.strategy.prepareForDelete?.(obj);
+      const wasDeleting = Boolean(meta.deletionTimestamp);
+      if (wasDeleting && !gcFinalizers) return { removed: false, object: obj };
+      if (!wasDeleting) {
+        meta.deletionTimestamp = nowTimestamp();
+        meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
+        rt.strategy.prepareForDelete?.(obj);
+      }
       if (opts.dryRun) return { removed: false, object: obj };
-      const marker = deletionMarkerKey(current.key);
+      const before = fromStorage(rt, decodeStored(current));
       const ops: WriteOp[] = [
         { type: 'update', key: current.key, value: encodeStored(toStorage(rt, obj)), expectedRevision: current.revision },
       ];
+      // A new marker, or a touched one when the GC finalizers changed, tells controllers to look again.
       if (!this.store.get(marker)) ops.push({ type: 'create', key: marker, value: '{}' });
+      else if (wasDeleting) ops.push({ type: 'update', key: marker, value: '{}' });
+      ops.push(...this.indexOps(current.key, before, obj));
       const [result] = this.commitOrConflict(ctx, name, ops);
       meta.resourceVersion = String(result.revision);
       return { removed: false, object: obj };
     }
     if (opts.dryRun) return { removed: true, object: obj };
-    const [result] = this.commitOrConflict(ctx, name, [
-      { type: 'delete', key: current.key, expectedRevision: current.revision },
-    ]);
+    // Also reached by an object already being deleted whose only finalizer was a GC one this DELETE dropped.
+    const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
+    if (meta.deletionTimestamp && this.store.get(marker)) ops.push({ type: 'delete', key: marker });
+    ops.push(...this.indexOps(current.key, obj, undefined));
+    const [result] = this.commitOrConflict(ctx, name, ops);
     meta.resourceVersion = String(result.revision);
     return { removed: true, object: obj };
+  }
+
+  private indexOps(key: string, before: KubeObject | undefined, after: KubeObject | undefined): WriteOp[] {
+    const writers = this.extensions.indexWriters;
+    if (!writers || writers.length === 0) return [];
+    return writers.flatMap((write) => write(key, before, after));
   }
 
   private blockers(rt: ResourceType, obj: KubeObject): string[] {
