@@ -63,13 +63,25 @@ describe('invalid CRDs are refused with kube\'s reasons and texts', () => {
     ];
     // kube prints the internal versions with Go's %#v (pointers as addresses): compare around the value.
     const storageError = new RegExp(
-      `^The CustomResourceDefinition "stores\\.example\\.com" is invalid: spec\\.versions: Invalid value: ${escapeRegExp('[]apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:"v1", Served:true, Storage:')}(true|false).*\\}: must have exactly one version marked as storage version$`,
+      `^\\* spec\\.versions: Invalid value: ${escapeRegExp('[]apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:"v1", Served:true, Storage:')}(true|false).*\\}: must have exactly one version marked as storage version$`,
     );
-    for (const [a, b] of [[true, true], [false, false]] as const) {
-      const errs = await refused(crdObject({ plural: 'stores', kind: 'Store', versions: versions(a, b) }));
-      expect(errs).toHaveLength(1);
-      expect(errs[0]).toMatch(storageError);
-    }
+    // kube records only the first storage version on create, so its status check complains as well.
+    const both = await refused(crdObject({ plural: 'stores', kind: 'Store', versions: versions(true, true) }));
+    expect(both[0]).toBe('The CustomResourceDefinition "stores.example.com" is invalid:');
+    expect(both[1]).toMatch(storageError);
+    expect(both.slice(2)).toEqual(['* status.storedVersions: Invalid value: []string{"v1"}: must have the storage version v2']);
+    const none = await refused(crdObject({ plural: 'stores', kind: 'Store', versions: versions(false, false) }));
+    expect(none[1]).toMatch(storageError);
+    expect(none.slice(2)).toEqual(['* status.storedVersions: Invalid value: []string(nil): must have at least one stored version']);
+  });
+
+  it('a version objects may still be stored in cannot be removed', async () => {
+    await applyCRD(k, crdObject({ plural: 'keepers', kind: 'Keeper' }));
+    const onlyV2 = crdObject({ plural: 'keepers', kind: 'Keeper', versions: [{ name: 'v2', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] });
+    const result = await withFile(k, ['apply'], onlyV2, { reject: false });
+    expect(lines(result.stderr)).toEqual([
+      'The CustomResourceDefinition "keepers.example.com" is invalid: status.storedVersions[0]: Invalid value: "v1": missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions',
+    ]);
   });
 
   it('names: metadata.name must be <plural>.<group>, names must be DNS labels, kind and listKind must differ', async () => {

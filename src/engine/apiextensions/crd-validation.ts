@@ -11,7 +11,7 @@
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation.js';
 import { apiApprovalState, isProtectedGroup, APPROVAL_ANNOTATION } from './api-approval.js';
-import { goVersionsDump } from './go-dump.js';
+import { goStringSlice, goVersionsDump } from './go-dump.js';
 import { validateCRDVersionFields } from './crd-version-fields.js';
 import { validateStructuralSchema } from './structural.js';
 import { child, index } from './types.js';
@@ -36,6 +36,7 @@ export interface CRDLike {
     conversion?: { strategy?: string; webhook?: { clientConfig?: unknown; conversionReviewVersions?: string[] } };
     preserveUnknownFields?: boolean;
   };
+  status?: { storedVersions?: string[] };
 }
 
 /** ValidateCustomResourceDefinition for a create (`old` undefined) or an update. */
@@ -106,6 +107,7 @@ export function validateCRDSpec(crd: CRDLike, old?: CRDLike): FieldError[] {
 
   errs.push(...validateConversion(spec.conversion));
 
+  if (crd.status?.storedVersions) errs.push(...validateStoredVersions(crd.status.storedVersions, versions));
   errs.push(...validateAPIApproval(crd, old));
   if (spec.preserveUnknownFields === true && old?.spec?.preserveUnknownFields !== true) {
     errs.push(
@@ -180,6 +182,29 @@ function validateConversion(conversion: NonNullable<CRDLike['spec']>['conversion
     if ((webhook?.conversionReviewVersions ?? []).length > 0) {
       errs.push(fieldErrors.forbidden('spec.conversion.conversionReviewVersions', 'should not be set when strategy is not set to Webhook'));
     }
+  }
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionStoredVersions: a version objects may still be stored in cannot be dropped. */
+function validateStoredVersions(stored: string[], versions: NonNullable<NonNullable<CRDLike['spec']>['versions']>): FieldError[] {
+  const p = 'status.storedVersions';
+  if (stored.length === 0) return [invalidGoValue(p, goStringSlice(stored), 'must have at least one stored version')];
+  const errs: FieldError[] = [];
+  const remaining = new Map(stored.map((v, i) => [v, i]));
+  for (const v of versions) {
+    const name = v.name ?? '';
+    if (v.storage === true && !stored.includes(name)) errs.push(invalidGoValue(p, goStringSlice(stored), `must have the storage version ${name}`));
+    remaining.delete(name);
+  }
+  for (const [v, i] of remaining) {
+    errs.push(
+      fieldErrors.invalid(
+        `${p}[${i}]`,
+        v,
+        `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
+      ),
+    );
   }
   return errs;
 }

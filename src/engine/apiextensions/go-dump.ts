@@ -60,3 +60,8 @@ export function goVersionsDump(versions: readonly VersionLike[], lifted: LiftedF
   });
   return `[]${type}{${items.join(', ')}}`;
 }
+
+/** `%#v` of a []string: `[]string{"a", "b"}`, or `[]string(nil)` for a nil (empty) slice. */
+export function goStringSlice(values: readonly string[]): string {
+  return values.length === 0 ? '[]string(nil)' : `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
