@@ -4,7 +4,7 @@
  * the autoscaling/v1 Scale shape), several versions with conversion None, unserved versions, and selectableFields.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { clusterArgs, kubectlBackground, matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
 import { applyCRD, crdObject, widgetSchema, withFile, type Json } from './crds-fixtures.js';
@@ -77,6 +77,21 @@ describe.each(matrixBinaries())('subresources and versions with kubectl $version
     const tooMany = await k(['scale', res, 'sc', '-n', ns, '--replicas=11'], { reject: false });
     expectError(tooMany, 'The Widget "sc" is invalid: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10');
     expect((await k(['scale', res, 'sc', '-n', ns, '--replicas=1', '--current-replicas=3'])).stdout).toBe(`widget.${group}/sc scaled`);
+  });
+
+  it('get -w follows custom resources (defaulted as on reads) and honours selectable field selectors', async () => {
+    const watch = kubectlBackground(
+      e2e.server,
+      [...clusterArgs(e2e.server, 'root'), 'get', res, '-n', ns, '-w', '--field-selector', 'spec.color=green', '-o', 'jsonpath={.metadata.name} {.spec.replicas}{"\\n"}'],
+      { binary },
+    );
+    try {
+      await withFile(k, ['create', '-n', ns], [w('watched-blue', { color: 'blue' }), w('watched-green', { color: 'green' })]);
+      expect(await watch.waitForLine(/^watched-green /, 30_000)).toBe('watched-green 1');
+      expect(watch.lines().some((l) => l.startsWith('watched-blue'))).toBe(false);
+    } finally {
+      await watch.stop();
+    }
   });
 
   it('selectableFields serve field selectors; other fields are refused as kube does', async () => {
