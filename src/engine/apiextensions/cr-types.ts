@@ -11,6 +11,7 @@ import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema } from './cr-validator.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
+import { prune } from './prune.js';
 import { printerForColumns } from './printer-columns.js';
 import { fieldSelectorsFor } from './selectable-fields.js';
 import type { JSONSchemaProps } from './types.js';
@@ -52,10 +53,10 @@ function publishedSchema(schema: JSONSchemaProps, gvk: { group: string; version:
 function terminatingGuard(crd: CustomResourceDefinition): Strategy['prepareForCreate'] {
   return () => {
     if (!crd.metadata?.deletionTimestamp) return;
-    const resource = `${crd.status?.acceptedNames?.plural ?? crd.spec.names.plural}.${crd.spec.group}`;
+    // apierrors.NewMethodNotSupported with kube's own message; details carry the group and the plural.
     throw new StatusError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', {
       group: crd.spec.group,
-      kind: resource,
+      kind: crd.spec.names.plural,
     });
   };
 }
@@ -74,6 +75,35 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     warnings: version.deprecated
       ? () => [version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`]
       : undefined,
+  };
+}
+
+const PRESERVE_ALL: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+function schemaOf(crd: CustomResourceDefinition, versionName: string): JSONSchemaProps {
+  return crd.spec.versions.find((v) => v.name === versionName)?.schema?.openAPIV3Schema ?? PRESERVE_ALL;
+}
+
+/**
+ * How objects go to and come from storage, as kube's CR storage codec does it: objects are stored in the storage
+ * version (conversion None only rewrites apiVersion); on the way out they are pruned against the schema of the
+ * version they were stored in, converted, then defaulted with the served version's schema, so objects stored before
+ * a default (or through another version) read like new ones.
+ */
+function storageConversion(crd: CustomResourceDefinition, served: string, storage: string): NonNullable<ResourceType['convert']> {
+  const group = crd.spec.group;
+  const servedAPIVersion = `${group}/${served}`;
+  const storedAPIVersion = `${group}/${storage}`;
+  const servedSchema = schemaOf(crd, served);
+  return {
+    toStorage: (obj) => (obj.apiVersion === storedAPIVersion ? obj : { ...obj, apiVersion: storedAPIVersion }),
+    fromStorage: (obj) => {
+      const storedAs = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(group.length + 1) : storage;
+      prune(obj, schemaOf(crd, storedAs));
+      obj.apiVersion = servedAPIVersion;
+      applyDefaults(obj, servedSchema);
+      return obj;
+    },
   };
 }
 
@@ -115,15 +145,7 @@ export function customResourceTypes(crd: CustomResourceDefinition): ResourceType
       schemas: { [schemaName]: publishedSchema(schema, { group, version: version.name, kind }) },
       isCustomResource: true,
     };
-    if (version.name !== storage) {
-      // Conversion None: the versions differ only in apiVersion.
-      const served = `${group}/${version.name}`;
-      const stored = `${group}/${storage}`;
-      rt.convert = {
-        toStorage: (obj) => ({ ...obj, apiVersion: stored }),
-        fromStorage: (obj) => ({ ...obj, apiVersion: served }),
-      };
-    }
+    rt.convert = storageConversion(crd, version.name, storage);
     types.push(rt);
   }
   return types;

@@ -14,10 +14,11 @@ import {
   computeCRDStatus,
   CRD_GROUP,
   defaultCRD,
+  isEstablished,
   type CustomResourceDefinition,
   withTerminating,
 } from './crd.js';
-import { validateCRDSpec, type CRDLike } from './structural.js';
+import { validateCRDSpec, type CRDLike } from './crd-validation.js';
 
 export function crdKeyPrefix(cluster: string): string {
   return `/registry/${CRD_GROUP}/customresourcedefinitions/${cluster}/`;
@@ -46,7 +47,28 @@ function wellFormed(obj: KubeObject): obj is CustomResourceDefinition {
   );
 }
 
+/** ValidateImmutableField for the spec fields kube freezes (scope and kind only once the CRD was Established). */
+function immutableFieldErrors(obj: KubeObject, old: KubeObject): FieldError[] {
+  const spec = (obj.spec ?? {}) as Partial<CustomResourceDefinition['spec']>;
+  const oldSpec = (old.spec ?? {}) as Partial<CustomResourceDefinition['spec']>;
+  const errs: FieldError[] = [];
+  const immutable = (path: string, next: unknown, prev: unknown) => {
+    if (next !== prev) errs.push(fieldErrors.invalid(path, next, 'field is immutable'));
+  };
+  if (isEstablished(old as CustomResourceDefinition)) {
+    immutable('spec.scope', spec.scope, oldSpec.scope);
+    immutable('spec.names.kind', spec.names?.kind, oldSpec.names?.kind);
+  }
+  immutable('spec.group', spec.group, oldSpec.group);
+  immutable('spec.names.plural', spec.names?.plural, oldSpec.names?.plural);
+  return errs;
+}
+
 export function customResourceDefinitionType(store: Store): ResourceType {
+  // Spec writes remember what they replace, so validation can tell a create from an update (the API approval rule
+  // and the immutable fields need the old object); status writes are not in here and skip spec validation, as in
+  // kube's status strategy.
+  const specWrites = new WeakMap<KubeObject, { old?: KubeObject }>();
   const refreshStatus = (obj: KubeObject, ctx: StrategyContext) => {
     if (!wellFormed(obj)) return;
     obj.status = computeCRDStatus(obj, sameGroupCRDs(store, ctx.cluster, obj.spec.group, obj.metadata?.name ?? ''), nowTimestamp());
@@ -69,30 +91,31 @@ export function customResourceDefinitionType(store: Store): ResourceType {
       allowUnconditionalUpdate: true,
       defaults: (obj) => defaultCRD(obj as CustomResourceDefinition),
       prepareForCreate(obj, ctx) {
+        specWrites.set(obj, {});
         const meta = obj.metadata!;
         meta.finalizers = [...new Set([...(meta.finalizers ?? []), CLEANUP_FINALIZER])];
         refreshStatus(obj, ctx);
       },
-      prepareForUpdate: (obj, _old, ctx) => refreshStatus(obj, ctx),
+      prepareForUpdate(obj, old, ctx) {
+        specWrites.set(obj, { old });
+        refreshStatus(obj, ctx);
+      },
       prepareForDelete(obj) {
         const status = (obj.status ?? {}) as NonNullable<CustomResourceDefinition['status']>;
         obj.status = { ...status, conditions: withTerminating(status.conditions ?? [], nowTimestamp()) };
       },
-      validate: (obj) => validateCRDSpec(obj as CRDLike),
+      validate(obj) {
+        const write = specWrites.get(obj);
+        if (!write) return [];
+        const errs = validateCRDSpec(obj as CRDLike, write.old as CRDLike | undefined);
+        return write.old ? [...errs, ...immutableFieldErrors(obj, write.old)] : errs;
+      },
       warnings(obj) {
         const spec = obj.spec as Partial<CustomResourceDefinition['spec']> | undefined;
         if (spec?.conversion?.strategy !== 'Webhook') return [];
         return [
           `kcpt does not call conversion webhooks: the versions of ${obj.metadata?.name} are converted as with strategy None (only apiVersion changes)`,
         ];
-      },
-      validateUpdate(obj, old) {
-        const errs: FieldError[] = [];
-        const spec = (obj.spec ?? {}) as Partial<CustomResourceDefinition['spec']>;
-        const oldSpec = (old.spec ?? {}) as Partial<CustomResourceDefinition['spec']>;
-        if (spec.group !== oldSpec.group) errs.push(fieldErrors.invalid('spec.group', spec.group, 'field is immutable'));
-        if (spec.scope !== oldSpec.scope) errs.push(fieldErrors.invalid('spec.scope', spec.scope, 'field is immutable'));
-        return errs;
       },
     },
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateCRDSpec, type CRDLike } from './structural.js';
+import { validateCRDSpec, type CRDLike } from './crd-validation.js';
 
 const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
 
@@ -24,7 +24,7 @@ function crd(...versions: Partial<Version>[]): CRDLike {
     spec: {
       group: 'example.com',
       scope: 'Namespaced',
-      names: { plural: 'widgets', kind: 'Widget' },
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
       versions: versions.map((v, i) => ({ name: `v${i + 1}`, served: true, storage: i === 0, schema, ...v })),
     },
   };

@@ -73,23 +73,48 @@ function identical(versions: readonly CRDVersionFields[], normalise: (v: CRDVers
 
 const openAPIV3Schema = (schema: unknown) => (isPlainObject(schema) ? schema.openAPIV3Schema : undefined);
 
-/** Errors for the per-version fields of `spec.versions`: per-version ones first, then the lifted ones (kube's order). */
-export function validateCRDVersionFields(versions: readonly CRDVersionFields[]): FieldError[] {
-  if (versions.length === 0) return [];
-  const liftSubresources = identical(versions, normalisers.subresources);
-  const liftColumns = identical(versions, normalisers.columns);
-  const liftSchema = identical(versions, normalisers.schema);
-  const liftSelectable = liftSchema && identical(versions, normalisers.selectable);
-  const errs: FieldError[] = [];
+/** Which per-version fields kube's conversion moves to the top level (so they are gone from every version). */
+export interface LiftedFields {
+  schema: boolean;
+  subresources: boolean;
+  columns: boolean;
+  selectable: boolean;
+}
+
+export function liftedFields(versions: readonly CRDVersionFields[]): LiftedFields {
+  const schema = versions.length > 0 && identical(versions, normalisers.schema);
+  return {
+    schema,
+    subresources: versions.length > 0 && identical(versions, normalisers.subresources),
+    columns: versions.length > 0 && identical(versions, normalisers.columns),
+    selectable: schema && identical(versions, normalisers.selectable),
+  };
+}
+
+export interface VersionFieldErrors {
+  /** Errors at `spec.versions[i]…` for each version i, reported inside kube's per-version loop. */
+  perVersion: FieldError[][];
+  /** Errors at the lifted top-level paths, reported after the names. */
+  lifted: FieldError[];
+  liftedFields: LiftedFields;
+}
+
+/** Errors for the per-version fields of `spec.versions`, split the way kube orders them. */
+export function validateCRDVersionFields(versions: readonly CRDVersionFields[]): VersionFieldErrors {
+  const lift = liftedFields(versions);
+  const perVersion: FieldError[][] = versions.map(() => []);
+  const lifted: FieldError[] = [];
+  if (versions.length === 0) return { perVersion, lifted, liftedFields: lift };
 
   versions.forEach((v, i) => {
     const vp = `spec.versions[${i}]`;
-    if (!liftSubresources) errs.push(...validateScaleSubresource(v.subresources, `${vp}.subresources`));
-    if (!liftColumns) errs.push(...validatePrinterColumns(v.additionalPrinterColumns, `${vp}.additionalPrinterColumns`));
+    const errs = perVersion[i]!;
+    if (!lift.subresources) errs.push(...validateScaleSubresource(v.subresources, `${vp}.subresources`));
+    if (!lift.columns) errs.push(...validatePrinterColumns(v.additionalPrinterColumns, `${vp}.additionalPrinterColumns`));
     const fields = list(v.selectableFields);
-    if (!liftSelectable && fields.length > 0) {
+    if (!lift.selectable && fields.length > 0) {
       // A lifted schema is no longer on the version, whatever the version's JSON says.
-      const schema = liftSchema ? undefined : openAPIV3Schema(v.schema);
+      const schema = lift.schema ? undefined : openAPIV3Schema(v.schema);
       if (schema === undefined || schema === null) {
         errs.push(fieldErrors.invalid(`${vp}.selectableFields`, '', 'selectableFields may only be set when version.schema.openAPIV3Schema is not included'));
       } else errs.push(...validateSelectableFields(fields, schema, `${vp}.selectableFields`));
@@ -97,13 +122,13 @@ export function validateCRDVersionFields(versions: readonly CRDVersionFields[]):
   });
 
   const first = versions[0] ?? {};
-  if (liftSubresources) errs.push(...validateScaleSubresource(first.subresources, 'spec.subresources'));
-  if (liftColumns) errs.push(...validatePrinterColumns(first.additionalPrinterColumns, 'spec.additionalPrinterColumns'));
+  if (lift.subresources) lifted.push(...validateScaleSubresource(first.subresources, 'spec.subresources'));
+  if (lift.columns) lifted.push(...validatePrinterColumns(first.additionalPrinterColumns, 'spec.additionalPrinterColumns'));
   const fields = list(first.selectableFields);
-  if (liftSelectable && fields.length > 0) {
+  if (lift.selectable && fields.length > 0) {
     if (first.schema === undefined || first.schema === null) {
-      errs.push(fieldErrors.invalid('spec.selectableFields', '', 'selectableFields may only be set when validations.schema is included'));
-    } else errs.push(...validateSelectableFields(fields, openAPIV3Schema(first.schema), 'spec.selectableFields'));
+      lifted.push(fieldErrors.invalid('spec.selectableFields', '', 'selectableFields may only be set when validations.schema is included'));
+    } else lifted.push(...validateSelectableFields(fields, openAPIV3Schema(first.schema), 'spec.selectableFields'));
   }
-  return errs;
+  return { perVersion, lifted, liftedFields: lift };
 }

@@ -53,7 +53,12 @@ describe('CRD status', () => {
       reason: 'ShortNamesConflict',
       message: '"wd" is already in use',
     });
-    expect(findNameConflict(crd('gadgets', 'Widget', { singular: 'gadget' }).spec.names, [other])?.reason).toBe('KindConflict');
+    // Every name is checked and the last conflict wins: a duplicate kind with the default listKind is ListKindConflict.
+    expect(findNameConflict(crd('gadgets', 'Widget', { singular: 'gadget', listKind: 'GadgetList' }).spec.names, [other])?.reason).toBe('KindConflict');
+    expect(findNameConflict(crd('gadgets', 'Widget', { singular: 'gadget' }).spec.names, [other])).toEqual({
+      reason: 'ListKindConflict',
+      message: '"WidgetList" is already in use',
+    });
     expect(findNameConflict(crd('gadgets', 'Gadget', { listKind: 'WidgetList' }).spec.names, [other])?.reason).toBe('ListKindConflict');
     expect(findNameConflict(crd('gadgets', 'Gadget').spec.names, [other])).toBeUndefined();
   });
@@ -62,7 +67,9 @@ describe('CRD status', () => {
     const other = accepted(crd('widgets', 'Widget'));
     const mine = crd('gadgets', 'Widget', { singular: 'gadget' });
     const blocked = computeCRDStatus(mine, [other], 't1');
-    expect(blocked.conditions?.find((c) => c.type === 'NamesAccepted')).toMatchObject({ status: 'False', reason: 'KindConflict' });
+    expect(blocked.conditions?.find((c) => c.type === 'NamesAccepted')).toMatchObject({ status: 'False', reason: 'ListKindConflict' });
+    // names without a conflict are accepted one by one, the conflicting ones stay unset
+    expect(blocked.acceptedNames).toEqual({ plural: 'gadgets', singular: 'gadget', kind: '' });
     expect(blocked.conditions?.find((c) => c.type === 'Established')).toMatchObject({ status: 'False', reason: 'NotAccepted' });
     const freed = computeCRDStatus({ ...mine, status: blocked }, [], 't2');
     expect(freed.conditions?.find((c) => c.type === 'Established')).toMatchObject({ status: 'True', lastTransitionTime: 't2' });

@@ -5,6 +5,7 @@
  * to its own create, and re-evaluates its neighbours when one of them changes (crd-controller.ts).
  */
 import type { KubeObject } from '../registry/types.js';
+import { approvalCondition } from './api-approval.js';
 import type { JSONSchemaProps } from './types.js';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
@@ -89,11 +90,8 @@ export function defaultCRD(crd: CustomResourceDefinition): void {
 
 type NameConflict = { reason: string; message: string };
 
-/**
- * kube's naming controller: the requested names must not collide with names other CRDs of the same group already
- * hold (plural, singular and short names share one namespace; kind and listKind another).
- */
-export function findNameConflict(requested: CRDNames, others: CustomResourceDefinition[]): NameConflict | undefined {
+/** The names other CRDs of the same group hold: plural, singular and short names share one set, kinds another. */
+function namesInUse(others: CustomResourceDefinition[]): { resources: Set<string>; kinds: Set<string> } {
   const resources = new Set<string>();
   const kinds = new Set<string>();
   for (const other of others) {
@@ -102,13 +100,53 @@ export function findNameConflict(requested: CRDNames, others: CustomResourceDefi
     for (const n of [accepted.plural, accepted.singular, ...(accepted.shortNames ?? [])]) if (n) resources.add(n);
     for (const n of [accepted.kind, accepted.listKind]) if (n) kinds.add(n);
   }
-  const inUse = (n: string) => ({ message: `"${n}" is already in use` });
-  if (resources.has(requested.plural)) return { reason: 'PluralConflict', ...inUse(requested.plural) };
-  if (requested.singular && resources.has(requested.singular)) return { reason: 'SingularConflict', ...inUse(requested.singular) };
-  for (const s of requested.shortNames ?? []) if (resources.has(s)) return { reason: 'ShortNamesConflict', ...inUse(s) };
-  if (kinds.has(requested.kind)) return { reason: 'KindConflict', ...inUse(requested.kind) };
-  if (requested.listKind && kinds.has(requested.listKind)) return { reason: 'ListKindConflict', ...inUse(requested.listKind) };
-  return undefined;
+  return { resources, kinds };
+}
+
+/**
+ * kube's naming controller (calculateNamesAndConditions): every requested name is checked; a name that is
+ * already this CRD's accepted name, or that no other CRD of the group holds, is accepted, any other name keeps its
+ * previously accepted value. When several names conflict, the last check (plural, singular, short names, kind,
+ * listKind) gives the reason, so a duplicate kind with the default listKind reports ListKindConflict.
+ */
+export function acceptNames(
+  requested: CRDNames,
+  current: CRDNames | undefined,
+  others: CustomResourceDefinition[],
+): { names: CRDNames; conflict?: NameConflict } {
+  const { resources, kinds } = namesInUse(others);
+  const names: CRDNames = { ...(current ?? { plural: '', kind: '' }) };
+  let conflict: NameConflict | undefined;
+  const fresh = (want: string | undefined, have: string | undefined, used: Set<string>) => want === have || !used.has(want ?? '');
+  const check = (field: 'plural' | 'singular' | 'kind' | 'listKind', used: Set<string>, reason: string) => {
+    const want = requested[field];
+    if (fresh(want, current?.[field], used)) {
+      if (want === undefined) delete names[field];
+      else names[field] = want;
+    } else conflict = { reason, message: `${JSON.stringify(want)} is already in use` };
+  };
+  check('plural', resources, 'PluralConflict');
+  check('singular', resources, 'SingularConflict');
+  if (JSON.stringify(requested.shortNames ?? null) !== JSON.stringify(current?.shortNames ?? null)) {
+    const mine = new Set(current?.shortNames ?? []);
+    const taken = (requested.shortNames ?? []).filter((n) => !mine.has(n) && resources.has(n));
+    if (taken.length > 0) {
+      // utilerrors.NewAggregate: one error prints alone, several as `[a, b]`.
+      const msgs = taken.map((n) => `${JSON.stringify(n)} is already in use`);
+      conflict = { reason: 'ShortNamesConflict', message: msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]` };
+    } else if (requested.shortNames?.length) names.shortNames = requested.shortNames;
+    else delete names.shortNames;
+  }
+  check('kind', kinds, 'KindConflict');
+  check('listKind', kinds, 'ListKindConflict');
+  if (requested.categories?.length) names.categories = requested.categories;
+  else delete names.categories;
+  return { names, conflict };
+}
+
+/** The first name conflict kube would report for `requested` against `others` (undefined: none). */
+export function findNameConflict(requested: CRDNames, others: CustomResourceDefinition[]): NameConflict | undefined {
+  return acceptNames(requested, undefined, others).conflict;
 }
 
 function setCondition(conditions: CRDCondition[], next: CRDCondition, now: string): CRDCondition[] {
@@ -137,17 +175,16 @@ export function computeCRDStatus(
 ): NonNullable<CustomResourceDefinition['status']> {
   const status = structuredClone(crd.status ?? {});
   let conditions = status.conditions ?? [];
-  const requested = crd.spec.names;
-  const conflict = findNameConflict(requested, sameGroup);
+  const { names, conflict } = acceptNames(crd.spec.names, status.acceptedNames, sameGroup);
+  status.acceptedNames = names;
   const wasEstablished = conditions.some((c) => c.type === 'Established' && c.status === 'True');
   if (conflict) {
     conditions = setCondition(conditions, { type: 'NamesAccepted', status: 'False', reason: conflict.reason, message: conflict.message }, now);
   } else {
-    status.acceptedNames = { ...requested };
-    if (!status.acceptedNames.shortNames?.length) delete status.acceptedNames.shortNames;
-    if (!status.acceptedNames.categories?.length) delete status.acceptedNames.categories;
     conditions = setCondition(conditions, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }, now);
   }
+  // The establishing controller turns accepted names into Established; kcpt does it in the same write. Once
+  // Established, a CRD stays so even if a later names change conflicts (kube keeps the old condition).
   if (!conflict || wasEstablished) {
     conditions = setCondition(
       conditions,
@@ -157,8 +194,9 @@ export function computeCRDStatus(
   } else {
     conditions = setCondition(conditions, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
   }
+  const approval = approvalCondition(crd.spec.group, crd.metadata?.annotations);
+  if (approval) conditions = setCondition(conditions, approval, now);
   status.conditions = crd.metadata?.deletionTimestamp ? withTerminating(conditions, now) : conditions;
-  status.acceptedNames ??= { plural: '', kind: '' };
   const storage = crd.spec.versions.find((v) => v.storage)?.name;
   const stored = status.storedVersions ?? [];
   if (storage && !stored.includes(storage)) stored.push(storage);

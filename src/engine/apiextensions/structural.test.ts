@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateCRDSpec, validateStructuralSchema, type CRDLike } from './structural.js';
+import { validateCRDSpec, type CRDLike } from './crd-validation.js';
+import { validateStructuralSchema } from './structural.js';
 
 const P = 'spec.versions[0].schema.openAPIV3Schema';
 const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
@@ -38,9 +39,10 @@ describe('validateStructuralSchema', () => {
 
   it('requires a type everywhere, with level-specific messages', () => {
     expect(check({ properties: { spec: { properties: { a: {} } }, list: { type: 'array', items: {} } } })).toEqual([
+      // kube sorts structural errors by their text
+      `${P}.properties[list].items.type: Required value: must not be empty for specified array items`,
       `${P}.properties[spec].properties[a].type: Required value: must not be empty for specified object fields`,
       `${P}.properties[spec].type: Required value: must not be empty for specified object fields`,
-      `${P}.properties[list].items.type: Required value: must not be empty for specified array items`,
       `${P}.type: Required value: must not be empty at the root`,
     ]);
     expect(check({ type: 'string' })).toEqual([`${P}.type: Invalid value: "string": must be object at the root`]);
@@ -50,18 +52,31 @@ describe('validateStructuralSchema', () => {
     expect(check({ type: 'object', properties: { a: { type: 'strnig' } } })[0]).toContain('Unsupported value: "strnig"');
   });
 
-  it('forbids additionalProperties with properties, and false', () => {
-    expect(check({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } })).toEqual([
-      `${P}.additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
+  it('forbids additionalProperties at the root and together with properties', () => {
+    const m = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } };
+    expect(check({ type: 'object', properties: { m } })).toEqual([
+      `${P}.properties[m].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
     ]);
-    expect(check({ type: 'object', additionalProperties: false })).toEqual([
-      `${P}.additionalProperties: Forbidden: additionalProperties cannot be set to false`,
+    expect(check({ type: 'object', additionalProperties: { type: 'string' } })).toEqual([
+      `${P}.additionalProperties: Forbidden: must not be used at the root`,
+    ]);
+    expect(check({ type: 'object', properties: { m: { type: 'object', additionalProperties: false } } })).toEqual([]);
+  });
+
+  it('int-or-string excludes preserve-unknown-fields and embedded resources', () => {
+    expect(check({ type: 'object', properties: { p: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-preserve-unknown-fields': true } } })).toEqual([
+      `${P}.properties[p].x-kubernetes-preserve-unknown-fields: Invalid value: true: must be false if x-kubernetes-int-or-string is true`,
     ]);
   });
 
-  it('int-or-string must not set type', () => {
-    expect(check({ type: 'object', properties: { p: { type: 'string', 'x-kubernetes-int-or-string': true } } })).toEqual([
-      `${P}.properties[p].type: Invalid value: "string": must be empty if x-kubernetes-int-or-string is true`,
+  it('forbids keywords kube does not support', () => {
+    expect(check({ type: 'object', properties: { l: { type: 'array', items: { type: 'string' }, uniqueItems: true }, r: { $ref: '#/x', type: 'string' }, z: { type: 'null' } } })).toEqual([
+      `${P}.properties[l].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+      `${P}.properties[r].$ref: Forbidden: $ref is not supported`,
+      `${P}.properties[z].type: Forbidden: type cannot be set to null, use nullable as an alternative`,
+    ]);
+    expect(check({ type: 'object', properties: { p: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false } } })).toEqual([
+      `${P}.properties[p].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`,
     ]);
   });
 
@@ -83,14 +98,14 @@ describe('validateStructuralSchema', () => {
         not: { 'x-kubernetes-preserve-unknown-fields': true, properties: { metadata: { required: ['name'] } } },
       }),
     ).toEqual([
-      `${P}.allOf[0].type: Forbidden: must be empty to be structural`,
-      `${P}.allOf[0].description: Forbidden: must be empty to be structural`,
       `${P}.allOf[0].default: Forbidden: must be undefined to be structural`,
+      `${P}.allOf[0].description: Forbidden: must be empty to be structural`,
       `${P}.allOf[0].nullable: Forbidden: must be false to be structural`,
       `${P}.allOf[0].properties[b].type: Required value: must not be empty for specified object fields`,
-      `${P}.not.x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural`,
-      `${P}.not.properties[metadata]: Forbidden: must not be specified in a nested context`,
+      `${P}.allOf[0].type: Forbidden: must be empty to be structural`,
       `${P}.not.properties[metadata].type: Required value: must not be empty for specified object fields`,
+      `${P}.not.properties[metadata]: Forbidden: must not be specified in a nested context`,
+      `${P}.not.x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural`,
     ]);
   });
 
@@ -107,13 +122,13 @@ describe('validateStructuralSchema', () => {
       },
     });
     expect(errs).toEqual([
-      `${P}.properties[a].x-kubernetes-list-map-keys: Forbidden: must only be set if x-kubernetes-list-type is map`,
+      `${P}.properties[a].x-kubernetes-list-type: Required value: must be map if x-kubernetes-list-map-keys is non-empty`,
       `${P}.properties[b].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
       `${P}.properties[c].x-kubernetes-list-map-keys: Invalid value: ["k","z"]: entries must all be names of item properties`,
-      `${P}.properties[c].items.properties[k]: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+      `${P}.properties[c].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
       `${P}.properties[d].type: Invalid value: "string": must be array if x-kubernetes-list-type is specified`,
       `${P}.properties[e].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"`,
-      `${P}.properties[f].items.type: Invalid value: "object": must be a scalar type if parent array's x-kubernetes-list-type is set`,
+      `${P}.properties[f].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set`,
     ]);
     expect(
       check({
@@ -140,18 +155,20 @@ describe('validateStructuralSchema', () => {
       }),
     ).toEqual([
       `${P}.properties[replicas].default: Invalid value: "string": in body must be of type integer: "string"`,
-      `${P}.properties[obj].default: Invalid value: {"a":"x","b":1}: must not have unknown fields: b`,
-      `${P}.properties[n].default: Invalid value: null: must not be null for non-nullable schema`,
+      `${P}.properties[obj].default: Invalid value: {"a":"x","b":1}: must not have unknown fields`,
+      `${P}.properties[n].default: Invalid value: "null": in body must be of type string: "null"`,
       `${P}.properties[min].default: Invalid value: 1: in body should be greater than or equal to 2`,
     ]);
-    expect(check({ type: 'object', default: {} })).toEqual([`${P}.default: Forbidden: must not be set at the root`]);
+    expect(check({ type: 'object', properties: { metadata: { type: 'object', default: {} } } })).toEqual([
+      `${P}.properties[metadata].default: Forbidden: must not be set in top-level metadata`,
+    ]);
   });
 
   it('patterns must compile', () => {
     const errs = check({ type: 'object', properties: { a: { type: 'string', pattern: '([a-z' } }, not: { properties: { a: { pattern: '(' } } } });
     expect(errs).toHaveLength(2);
-    expect(errs[0]).toMatch(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[a\]\.pattern: Invalid value: "\(\[a-z": must be a valid regular expression, but isn't: /);
-    expect(errs[1]).toContain('.not.properties[a].pattern: Invalid value: "("');
+    expect(errs[1]).toMatch(/^spec\.versions\[0\]\.schema\.openAPIV3Schema\.properties\[a\]\.pattern: Invalid value: "\(\[a-z": must be a valid regular expression, but isn't: /);
+    expect(errs[0]).toContain('.not.properties[a].pattern: Invalid value: "("');
   });
 
   it('embedded resources must be objects with properties or preserve-unknown-fields', () => {
@@ -218,7 +235,7 @@ describe('validateCRDSpec', () => {
     ]);
     const d = goodCRD();
     d.spec!.names = { plural: 'widgets' };
-    expect(render(validateCRDSpec(d))).toEqual(['spec.names.kind: Required value']);
+    expect(render(validateCRDSpec(d))).toEqual(['spec.names.singular: Required value', 'spec.names.kind: Required value', 'spec.names.listKind: Required value']);
   });
 
   it('versions: storage, uniqueness, schema, names', () => {
@@ -232,14 +249,16 @@ describe('validateCRDSpec', () => {
     const d = goodCRD();
     d.spec!.versions![1].name = 'v1';
     d.spec!.versions![1].schema = undefined;
-    expect(render(validateCRDSpec(d))).toEqual([
-      'spec.versions[1].name: Duplicate value: "v1"',
-      'spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required',
-    ]);
+    const dup = render(validateCRDSpec(d));
+    expect(dup[0]).toBe('spec.versions[1].schema.openAPIV3Schema: Required value');
+    expect(dup[1]).toMatch(/^spec\.versions: Invalid value: \[\]apiextensions\.CustomResourceDefinitionVersion\{.*\}: must contain unique version names$/);
+    expect(dup).toHaveLength(2);
 
     const e = goodCRD();
     e.spec!.versions = [];
-    expect(render(validateCRDSpec(e))).toEqual(['spec.versions: Required value: must have at least one version']);
+    expect(render(validateCRDSpec(e))).toEqual([
+      'spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{}: must have exactly one version marked as storage version',
+    ]);
 
     const f = goodCRD();
     f.spec!.versions![0].name = 'V1';
@@ -255,7 +274,10 @@ describe('validateCRDSpec', () => {
     c.spec!.conversion = { strategy: 'Magic' };
     expect(render(validateCRDSpec(c))).toEqual(['spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"']);
     c.spec!.conversion = { strategy: 'Webhook' };
-    expect(render(validateCRDSpec(c))).toEqual(['spec.conversion.webhook: Required value: required when strategy is set to Webhook']);
+    expect(render(validateCRDSpec(c))).toEqual([
+      'spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook',
+      'spec.conversion.conversionReviewVersions: Required value',
+    ]);
     c.spec!.conversion = { strategy: 'None' };
     expect(validateCRDSpec(c)).toEqual([]);
   });

@@ -1,423 +1,319 @@
 /**
- * Structural schema rules for CRD `openAPIV3Schema` (apiextensions-apiserver pkg/apiserver/schema/validation.go and
- * the schema part of pkg/apis/apiextensions/validation/validation.go), plus the CRD-level spec rules kubectl users
- * hit. Pure functions returning kube-shaped field errors.
+ * Rules for a CRD version's `openAPIV3Schema`, in the three phases of kube's validateCustomResourceDefinitionValidation:
+ * 1. structural invariants and completeness (apiextensions-apiserver pkg/apiserver/schema/validation.go), errors
+ *    sorted by their text as kube sorts them;
+ * 2. only when the schema is structural: defaults must survive pruning and validate (schema/defaulting);
+ * 3. the OpenAPI rules of ValidateCustomResourceDefinitionOpenAPISchema (types, list/map types, unsupported keywords).
+ * Pure functions returning kube-shaped field errors.
  */
 import { fieldErrors, type FieldError } from '../machinery/status.js';
-import { isDNS1035Label } from '../machinery/validation.js';
 import { compileCRSchema } from './cr-validator.js';
-import { validateCRDVersionFields } from './crd-version-fields.js';
 import { prune } from './prune.js';
 import { child, index, isPlainObject, key, type JSONSchemaProps } from './types.js';
 
 type Level = 'root' | 'item' | 'field';
 
 const VALID_TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string'];
-const SCALAR_TYPES = new Set(['boolean', 'integer', 'number', 'string']);
 const JUNCTORS = ['allOf', 'anyOf', 'oneOf'] as const;
+const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
 
-/** Validate a CRD version's `openAPIV3Schema` at `fieldPath` (e.g. `spec.versions[0].schema.openAPIV3Schema`). */
+/** Validate a CRD version's `openAPIV3Schema` at `fieldPath` (`spec.validation.openAPIV3Schema` when lifted). */
 export function validateStructuralSchema(schema: unknown, fieldPath: string): FieldError[] {
-  if (!isPlainObject(schema)) return [fieldErrors.required(fieldPath, 'schemas are required')];
+  if (!isPlainObject(schema)) return [fieldErrors.required(fieldPath)];
+  const s = schema as JSONSchemaProps;
   const errs: FieldError[] = [];
-  validateNode(schema as JSONSchemaProps, 'root', fieldPath, errs);
+  if (s.nullable === true) errs.push(fieldErrors.forbidden(child(fieldPath, 'nullable'), 'nullable cannot be true at the root'));
+  const structural: FieldError[] = [];
+  invariants(s, 'root', fieldPath, structural);
+  // Go compares strings bytewise.
+  structural.sort((a, b) => (rendered(a) < rendered(b) ? -1 : rendered(a) > rendered(b) ? 1 : 0));
+  errs.push(...structural);
+  if (structural.length === 0) defaults(s, fieldPath, true, errs);
+  openAPIRules(s, fieldPath, true, false, errs);
   return errs;
 }
 
-function validateNode(s: JSONSchemaProps, lvl: Level, p: string, errs: FieldError[]): void {
+const rendered = (e: FieldError) => `${e.field}: ${e.detail}`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Phase 1: structural invariants and completeness
+
+function invariants(s: JSONSchemaProps, lvl: Level, p: string, errs: FieldError[]): void {
   const intOrString = s['x-kubernetes-int-or-string'] === true;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const embedded = s['x-kubernetes-embedded-resource'] === true;
 
-  if (s.type !== undefined && !VALID_TYPES.includes(s.type)) {
-    errs.push(fieldErrors.notSupported(child(p, 'type'), s.type, VALID_TYPES));
-  }
   if (s.type === 'array' && s.items === undefined) errs.push(fieldErrors.required(child(p, 'items'), 'must be specified'));
-  if (s.items !== undefined) {
-    if (Array.isArray(s.items) || !isPlainObject(s.items)) {
-      errs.push(fieldErrors.forbidden(child(p, 'items'), 'items must be a schema object and not an array'));
-    } else validateNode(s.items, 'item', child(p, 'items'), errs);
+  if (isPlainObject(s.items)) invariants(s.items as JSONSchemaProps, 'item', child(p, 'items'), errs);
+  for (const [k, v] of Object.entries(s.properties ?? {})) {
+    if (isPlainObject(v)) invariants(v as JSONSchemaProps, 'field', key(child(p, 'properties'), k), errs);
   }
-  if (s.properties !== undefined) {
-    for (const [k, v] of Object.entries(s.properties)) {
-      if (isPlainObject(v)) validateNode(v as JSONSchemaProps, 'field', key(child(p, 'properties'), k), errs);
-    }
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    if (lvl === 'root') errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'must not be used at the root'));
+    if (isPlainObject(s.additionalProperties)) invariants(s.additionalProperties as JSONSchemaProps, 'field', child(p, 'additionalProperties'), errs);
   }
-  const ap = s.additionalProperties;
-  if (ap !== undefined) {
-    if (s.properties !== undefined && Object.keys(s.properties).length > 0) {
-      errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
-    }
-    if (ap === false) {
-      errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'additionalProperties cannot be set to false'));
-    } else if (isPlainObject(ap)) {
-      if (preserve) {
-        errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'must not be used if x-kubernetes-preserve-unknown-fields is true'));
-      }
-      validateNode(ap as JSONSchemaProps, 'field', child(p, 'additionalProperties'), errs);
-    }
-    if (embedded) {
-      errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
-    }
+  if (intOrString && preserve) {
+    errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-preserve-unknown-fields'), true, 'must be false if x-kubernetes-int-or-string is true'));
+  }
+  if (intOrString && embedded) {
+    errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-embedded-resource'), true, 'must be false if x-kubernetes-int-or-string is true'));
   }
 
-  if (intOrString && s.type !== undefined && s.type !== '') {
-    errs.push(fieldErrors.invalid(child(p, 'type'), s.type, 'must be empty if x-kubernetes-int-or-string is true'));
-  }
+  // The two int-or-string shapes kube allows under anyOf / allOf[0].anyOf.
+  const skipAnyOf = isIntOrStringAnyOf(s.anyOf);
+  const skipFirstAllOfAnyOf = Array.isArray(s.allOf) && isPlainObject(s.allOf[0]) && isIntOrStringAnyOf((s.allOf[0] as JSONSchemaProps).anyOf);
+  valueValidation(s, s, skipAnyOf, skipFirstAllOfAnyOf, p, errs);
+
   if (embedded && s.type !== 'object') {
     if (!s.type) errs.push(fieldErrors.required(child(p, 'type'), 'must be object if x-kubernetes-embedded-resource is true'));
     else errs.push(fieldErrors.invalid(child(p, 'type'), s.type, 'must be object if x-kubernetes-embedded-resource is true'));
-  } else if (!s.type && !embedded && !intOrString && !preserve) {
-    const detail =
-      lvl === 'root'
-        ? 'must not be empty at the root'
-        : lvl === 'item'
-          ? 'must not be empty for specified array items'
-          : 'must not be empty for specified object fields';
-    errs.push(fieldErrors.required(child(p, 'type'), detail));
+  } else if (!s.type && !intOrString && !preserve) {
+    const where = { root: 'at the root', item: 'for specified array items', field: 'for specified object fields' }[lvl];
+    errs.push(fieldErrors.required(child(p, 'type'), `must not be empty ${where}`));
   }
-  if (lvl === 'root' && s.type && s.type !== 'object') {
-    errs.push(fieldErrors.invalid(child(p, 'type'), s.type, 'must be object at the root'));
+  if (embedded && s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'must not be used if x-kubernetes-embedded-resource is set'));
   }
-  if (embedded && !preserve && (!s.properties || Object.keys(s.properties).length === 0)) {
-    errs.push(
-      fieldErrors.required(
-        child(p, 'properties'),
-        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
-      ),
-    );
-  }
+  if (lvl === 'root' && s.type && s.type !== 'object') errs.push(fieldErrors.invalid(child(p, 'type'), s.type, 'must be object at the root'));
 
-  // apiVersion/kind/metadata invariants.
+  const checkMetadata = lvl === 'root' || embedded;
   const props = s.properties ?? {};
-  if (lvl === 'root' || embedded) {
-    for (const f of ['kind', 'apiVersion']) {
-      const sub = props[f];
-      if (isPlainObject(sub) && sub.type !== 'string') {
-        errs.push(fieldErrors.invalid(child(key(child(p, 'properties'), f), 'type'), sub.type ?? '', 'must be string'));
-      }
+  for (const f of ['kind', 'apiVersion']) {
+    const sub = props[f];
+    if (checkMetadata && isPlainObject(sub) && sub.type !== 'string') {
+      errs.push(fieldErrors.invalid(child(key(child(p, 'properties'), f), 'type'), sub.type ?? '', 'must be string'));
     }
   }
-  const metadata = props.metadata;
-  if (isPlainObject(metadata) && (lvl === 'root' || embedded)) {
-    const mp = key(child(p, 'properties'), 'metadata');
-    if (metadata.type !== 'object') errs.push(fieldErrors.invalid(child(mp, 'type'), metadata.type ?? '', 'must be object'));
-    if (lvl === 'root') {
-      const rest = Object.keys(metadata).filter((k) => k !== 'type' && k !== 'properties');
-      const restProps = Object.keys(metadata.properties ?? {}).filter((k) => k !== 'name' && k !== 'generateName');
-      if (rest.length > 0 || restProps.length > 0) {
-        errs.push(
-          fieldErrors.forbidden(mp, 'must not specify anything other than name and generateName, but metadata is implicitly specified'),
-        );
-      }
-      for (const f of ['name', 'generateName']) {
-        const sub = metadata.properties?.[f];
-        if (isPlainObject(sub) && sub.type !== 'string') {
-          errs.push(fieldErrors.invalid(child(key(child(mp, 'properties'), f), 'type'), sub.type ?? '', 'must be string'));
-        }
-      }
-    }
+  if (isPlainObject(props.metadata)) metadataInvariants(props.metadata as JSONSchemaProps, checkMetadata, lvl, key(child(p, 'properties'), 'metadata'), errs);
+  if (embedded && !preserve && Object.keys(props).length === 0) {
+    errs.push(
+      fieldErrors.required(child(p, 'properties'), 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'),
+    );
   }
+}
 
-  validatePattern(s, p, errs);
-  validateListType(s, p, errs);
-  if (s.default !== undefined) validateDefault(s, lvl, p, errs);
-  const mapType = s['x-kubernetes-map-type'];
-  if (mapType !== undefined) {
-    if (mapType !== 'granular' && mapType !== 'atomic') {
-      errs.push(fieldErrors.notSupported(child(p, 'x-kubernetes-map-type'), mapType, ['granular', 'atomic']));
-    } else if (s.type && s.type !== 'object') {
-      errs.push(fieldErrors.invalid(child(p, 'type'), s.type, 'must be object if x-kubernetes-map-type is specified'));
-    }
+/** metadata may be typed `object` and restrict `name` / `generateName` at the root; nothing else. */
+function metadataInvariants(m: JSONSchemaProps, checkMetadata: boolean, lvl: Level, mp: string, errs: FieldError[]): void {
+  if (checkMetadata && m.type !== 'object') errs.push(fieldErrors.invalid(child(mp, 'type'), m.type ?? '', 'must be object'));
+  if (lvl !== 'root') return;
+  const props = Object.keys(m.properties ?? {});
+  const onlyNames = props.every((k) => k === 'name' || k === 'generateName');
+  const rest = Object.keys(m).filter((k) => !['type', 'properties', 'default'].includes(k));
+  if (!onlyNames || rest.length > 0) {
+    errs.push(fieldErrors.forbidden(mp, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
   }
+}
 
-  // Value validations (logical junctors).
-  for (const j of JUNCTORS) {
-    const list = s[j];
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) continue;
-    if (j === 'anyOf' && intOrString && isIntOrStringAnyOf(list)) continue;
+function isIntOrStringAnyOf(list: unknown): boolean {
+  if (!Array.isArray(list) || list.length !== 2) return false;
+  const only = (x: unknown, t: string) => isPlainObject(x) && x.type === t && Object.keys(x).length === 1;
+  return only(list[0], 'integer') && only(list[1], 'string');
+}
+
+/** validateValueValidation: the junctors of a node and its pattern. */
+function valueValidation(v: JSONSchemaProps, structural: JSONSchemaProps | undefined, skipAnyOf: boolean, skipFirstAllOfAnyOf: boolean, p: string, errs: FieldError[]): void {
+  const nested = (list: unknown, j: string, skip?: (i: number) => boolean) => {
+    if (!Array.isArray(list)) return;
     list.forEach((sub, i) => {
-      if (isPlainObject(sub)) validateNested(sub as JSONSchemaProps, s, index(child(p, j), i), errs);
+      if (isPlainObject(sub)) nestedValueValidation(sub as JSONSchemaProps, structural, skip?.(i) ?? false, index(child(p, j), i), errs);
     });
-  }
-  if (isPlainObject(s.not)) validateNested(s.not as JSONSchemaProps, s, child(p, 'not'), errs);
-}
-
-/**
- * A `default` must survive pruning unchanged and validate against its own node (kube checks both, so a default
- * can never produce an invalid or pruned object).
- */
-function validateDefault(s: JSONSchemaProps, lvl: Level, p: string, errs: FieldError[]): void {
-  const dp = child(p, 'default');
-  if (lvl === 'root') {
-    errs.push(fieldErrors.forbidden(dp, 'must not be set at the root'));
-    return;
-  }
-  const d = s.default;
-  if (d === null) {
-    if (s.nullable !== true) errs.push(fieldErrors.invalid(dp, d, 'must not be null for non-nullable schema'));
-    return;
-  }
-  if (isPlainObject(d) || Array.isArray(d)) {
-    const wrapper = { v: structuredClone(d) };
-    const pruned = prune(wrapper, { type: 'object', properties: { v: s } });
-    if (pruned.length > 0) {
-      errs.push(fieldErrors.invalid(dp, d, `must not have unknown fields: ${pruned.map((x) => x.replace(/^v\.?/, '')).join(', ')}`));
-      return;
-    }
-  }
-  let compiled;
-  try {
-    compiled = compileCRSchema(s);
-  } catch {
-    return; // an uncompilable schema is reported by the other rules
-  }
-  for (const e of compiled.validate(d)) {
-    errs.push({ ...e, field: e.field ? `${dp}.${e.field}` : dp });
-  }
-}
-
-function validatePattern(s: JSONSchemaProps, p: string, errs: FieldError[]): void {
-  if (s.pattern === undefined) return;
-  try {
-    new RegExp(s.pattern, 'u');
-  } catch (e) {
-    errs.push(
-      fieldErrors.invalid(child(p, 'pattern'), s.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`),
-    );
-  }
-}
-
-function isIntOrStringAnyOf(list: unknown[]): boolean {
-  if (list.length !== 2) return false;
-  const types = list.map((x) => (isPlainObject(x) ? x.type : undefined));
-  return types.includes('integer') && types.includes('string');
-}
-
-function validateListType(s: JSONSchemaProps, p: string, errs: FieldError[]): void {
-  const lt = s['x-kubernetes-list-type'];
-  const keys = s['x-kubernetes-list-map-keys'];
-  if (lt !== undefined) {
-    if (!['atomic', 'set', 'map'].includes(lt)) {
-      errs.push(fieldErrors.notSupported(child(p, 'x-kubernetes-list-type'), lt, ['atomic', 'set', 'map']));
-    } else if (s.type !== 'array') {
-      errs.push(fieldErrors.invalid(child(p, 'type'), s.type ?? '', 'must be array if x-kubernetes-list-type is specified'));
-    }
-  }
-  if (keys !== undefined && lt !== 'map') {
-    errs.push(fieldErrors.forbidden(child(p, 'x-kubernetes-list-map-keys'), 'must only be set if x-kubernetes-list-type is map'));
-  }
-  const items = isPlainObject(s.items) ? (s.items as JSONSchemaProps) : undefined;
-  if (lt === 'set' && items && items.type && !SCALAR_TYPES.has(items.type) && items['x-kubernetes-map-type'] !== 'atomic' && items['x-kubernetes-list-type'] !== 'atomic') {
-    errs.push(
-      fieldErrors.invalid(child(child(p, 'items'), 'type'), items.type, 'must be a scalar type if parent array\'s x-kubernetes-list-type is set'),
-    );
-  }
-  if (lt === 'map' && s.type === 'array') {
-    if (!keys || keys.length === 0) {
-      errs.push(fieldErrors.required(child(p, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
-    }
-    if (items && items.type !== 'object') {
-      errs.push(
-        fieldErrors.invalid(child(child(p, 'items'), 'type'), items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"),
-      );
-    } else if (items && keys) {
-      if (new Set(keys).size !== keys.length) {
-        errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-list-map-keys'), keys, 'must not contain duplicate entries'));
-      }
-      const props = items.properties ?? {};
-      if (keys.some((k) => !(k in props))) {
-        errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-list-map-keys'), keys, 'entries must all be names of item properties'));
-      }
-      for (const k of keys) {
-        const kp = props[k];
-        if (!kp) continue;
-        const kpath = key(child(child(p, 'items'), 'properties'), k);
-        if (!kp['x-kubernetes-int-or-string'] && !(kp.type && SCALAR_TYPES.has(kp.type))) {
-          errs.push(fieldErrors.invalid(child(kpath, 'type'), kp.type ?? '', "must be a scalar type if parent array's x-kubernetes-list-type is map"));
-        }
-        if (!(items.required ?? []).includes(k) && kp.default === undefined) {
-          errs.push(fieldErrors.required(kpath, 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
-        }
-      }
+  };
+  if (!skipAnyOf) nested(v.anyOf, 'anyOf');
+  nested(v.allOf, 'allOf', (i) => skipFirstAllOfAnyOf && i === 0);
+  nested(v.oneOf, 'oneOf');
+  if (isPlainObject(v.not)) nestedValueValidation(v.not as JSONSchemaProps, structural, false, child(p, 'not'), errs);
+  if (typeof v.pattern === 'string' && v.pattern.length > 0) {
+    try {
+      new RegExp(v.pattern, 'u');
+    } catch (e) {
+      errs.push(fieldErrors.invalid(child(p, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
     }
   }
 }
 
 /** Inside allOf/anyOf/oneOf/not: only value validations, and only on fields the structural part declares. */
-function validateNested(v: JSONSchemaProps, structural: JSONSchemaProps | undefined, p: string, errs: FieldError[]): void {
-  const mustBeEmpty: [string, string][] = [
-    ['type', 'must be empty to be structural'],
-    ['description', 'must be empty to be structural'],
-    ['title', 'must be empty to be structural'],
-    ['default', 'must be undefined to be structural'],
-    ['additionalProperties', 'must be undefined to be structural'],
-    ['x-kubernetes-list-type', 'must be undefined to be structural'],
-    ['x-kubernetes-list-map-keys', 'must be undefined to be structural'],
-    ['x-kubernetes-map-type', 'must be undefined to be structural'],
-  ];
-  for (const [k, msg] of mustBeEmpty) {
-    if (v[k] !== undefined && v[k] !== '') errs.push(fieldErrors.forbidden(child(p, k), msg));
-  }
-  validatePattern(v, p, errs);
-  for (const k of ['nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
-    if (v[k] === true) errs.push(fieldErrors.forbidden(child(p, k), 'must be false to be structural'));
-  }
-  if (v.properties) {
-    for (const [k, sub] of Object.entries(v.properties)) {
-      const kp = key(child(p, 'properties'), k);
-      const sp = structural?.properties?.[k];
-      const apSchema = isPlainObject(structural?.additionalProperties) ? (structural!.additionalProperties as JSONSchemaProps) : undefined;
-      if (k === 'metadata' && !structural?.['x-kubernetes-embedded-resource']) {
-        errs.push(fieldErrors.forbidden(kp, 'must not be specified in a nested context'));
-      }
-      if (!sp && !apSchema && structural?.['x-kubernetes-preserve-unknown-fields'] !== true) {
-        errs.push(fieldErrors.required(child(kp, 'type'), 'must not be empty for specified object fields'));
-      }
-      if (isPlainObject(sub)) validateNested(sub as JSONSchemaProps, sp ?? apSchema, kp, errs);
-    }
-  }
+function nestedValueValidation(v: JSONSchemaProps, structural: JSONSchemaProps | undefined, skipAnyOf: boolean, p: string, errs: FieldError[]): void {
+  valueValidation(v, structural, skipAnyOf, false, p, errs);
   if (isPlainObject(v.items)) {
     if (!structural?.items && structural?.['x-kubernetes-preserve-unknown-fields'] !== true) {
       errs.push(fieldErrors.required(child(child(p, 'items'), 'type'), 'must not be empty for specified array items'));
     }
-    validateNested(v.items as JSONSchemaProps, structural?.items, child(p, 'items'), errs);
+    nestedValueValidation(v.items as JSONSchemaProps, isPlainObject(structural?.items) ? (structural!.items as JSONSchemaProps) : undefined, false, child(p, 'items'), errs);
   }
-  for (const j of JUNCTORS) {
-    const list = v[j];
-    if (Array.isArray(list)) {
-      list.forEach((sub, i) => {
-        if (isPlainObject(sub)) validateNested(sub as JSONSchemaProps, structural, index(child(p, j), i), errs);
-      });
+  for (const [k, sub] of Object.entries(v.properties ?? {})) {
+    const kp = key(child(p, 'properties'), k);
+    const sp = structural?.properties?.[k];
+    const ap = isPlainObject(structural?.additionalProperties) ? (structural!.additionalProperties as JSONSchemaProps) : undefined;
+    if (!sp && !ap && structural?.['x-kubernetes-preserve-unknown-fields'] !== true) {
+      errs.push(fieldErrors.required(child(kp, 'type'), 'must not be empty for specified object fields'));
     }
+    if (isPlainObject(sub)) nestedValueValidation(sub as JSONSchemaProps, sp ?? ap, false, kp, errs);
   }
-  if (isPlainObject(v.not)) validateNested(v.not as JSONSchemaProps, structural, child(p, 'not'), errs);
+  const forbidden: [string, string][] = [
+    ['type', 'must be empty to be structural'],
+    ['additionalProperties', 'must be undefined to be structural'],
+    ['default', 'must be undefined to be structural'],
+    ['title', 'must be empty to be structural'],
+    ['description', 'must be empty to be structural'],
+  ];
+  for (const [k, msg] of forbidden) if (v[k] !== undefined && v[k] !== '') errs.push(fieldErrors.forbidden(child(p, k), msg));
+  for (const k of ['nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string']) {
+    if (v[k] === true) errs.push(fieldErrors.forbidden(child(p, k), 'must be false to be structural'));
+  }
+  if (Array.isArray(v['x-kubernetes-list-map-keys']) && v['x-kubernetes-list-map-keys'].length > 0) {
+    errs.push(fieldErrors.forbidden(child(p, 'x-kubernetes-list-map-keys'), 'must be empty to be structural'));
+  }
+  for (const k of ['x-kubernetes-list-type', 'x-kubernetes-map-type']) {
+    if (v[k] !== undefined) errs.push(fieldErrors.forbidden(child(p, k), 'must be undefined to be structural'));
+  }
+  if (Array.isArray(v['x-kubernetes-validations']) && v['x-kubernetes-validations'].length > 0) {
+    errs.push(fieldErrors.forbidden(child(p, 'x-kubernetes-validations'), 'must be empty to be structural'));
+  }
+  if (v.properties && 'metadata' in v.properties) {
+    errs.push(fieldErrors.forbidden(key(child(p, 'properties'), 'metadata'), 'must not be specified in a nested context'));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// CRD spec
+// Phase 2: defaults (structuraldefaulting.ValidateDefaults)
 
-export interface CRDLike {
-  metadata?: { name?: string; annotations?: Record<string, string> };
-  spec?: {
-    group?: string;
-    scope?: string;
-    names?: { plural?: string; singular?: string; kind?: string; listKind?: string; shortNames?: string[]; categories?: string[] };
-    versions?: {
-      name?: string;
-      served?: boolean;
-      storage?: boolean;
-      schema?: { openAPIV3Schema?: unknown };
-      subresources?: unknown;
-      additionalPrinterColumns?: unknown;
-      selectableFields?: unknown;
-    }[];
-    conversion?: { strategy?: string; webhook?: unknown };
-  };
+function defaults(s: JSONSchemaProps, p: string, resourceRoot: boolean, errs: FieldError[]): void {
+  const d = s.default;
+  if (d !== undefined && !resourceRoot) {
+    const dp = child(p, 'default');
+    let pruned = false;
+    if (isPlainObject(d) || Array.isArray(d)) {
+      const wrapper = { v: structuredClone(d) };
+      pruned = prune(wrapper, { type: 'object', properties: { v: s } }).length > 0;
+      if (pruned) errs.push(fieldErrors.invalid(dp, d, 'must not have unknown fields'));
+    }
+    try {
+      for (const e of compileCRSchema(s).validate(d)) errs.push({ ...e, field: e.field ? `${dp}.${e.field}` : dp });
+    } catch {
+      // an uncompilable schema is reported by the OpenAPI rules
+    }
+  }
+  if (isPlainObject(s.items)) defaults(s.items as JSONSchemaProps, child(p, 'items'), false, errs);
+  for (const [k, sub] of Object.entries(s.properties ?? {})) {
+    if (isPlainObject(sub)) defaults(sub as JSONSchemaProps, key(child(p, 'properties'), k), false, errs);
+  }
 }
 
-const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+// ---------------------------------------------------------------------------------------------------------------
+// Phase 3: ValidateCustomResourceDefinitionOpenAPISchema
 
-/** Groups under the kube protected domains need the approval annotation (KEP-1111). */
-export function isProtectedGroup(group: string): boolean {
-  return group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+const UNSUPPORTED: [string, string][] = [
+  ['id', 'id is not supported'],
+  ['additionalItems', 'additionalItems is not supported'],
+  ['patternProperties', 'patternProperties is not supported'],
+  ['definitions', 'definitions is not supported'],
+  ['dependencies', 'dependencies is not supported'],
+  ['$ref', '$ref is not supported'],
+];
+
+function openAPIRules(s: JSONSchemaProps, p: string, isRoot: boolean, noDefaults: string | false, errs: FieldError[]): void {
+  if (s.type !== undefined && s.type !== '' && !VALID_TYPES.includes(s.type)) {
+    if (s.type === 'null') errs.push(fieldErrors.forbidden(child(p, 'type'), 'type cannot be set to null, use nullable as an alternative'));
+    else errs.push(fieldErrors.notSupported(child(p, 'type'), s.type, VALID_TYPES));
+  }
+  if (s.default !== undefined && noDefaults) errs.push(fieldErrors.forbidden(child(p, 'default'), `must not be set ${noDefaults}`));
+  for (const [k, msg] of UNSUPPORTED) if (s[k] !== undefined) errs.push(fieldErrors.forbidden(child(p, k), msg));
+  if (Array.isArray(s.items)) errs.push(fieldErrors.forbidden(child(p, 'items'), 'items must be a schema object and not an array'));
+  if (s.uniqueItems === true) {
+    errs.push(fieldErrors.forbidden(child(p, 'uniqueItems'), 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic'));
+  }
+  const ap = s.additionalProperties;
+  if (ap !== undefined) {
+    if (Object.keys(s.properties ?? {}).length > 0 && (ap === false || isPlainObject(ap))) {
+      errs.push(fieldErrors.forbidden(child(p, 'additionalProperties'), 'additionalProperties and properties are mutual exclusive'));
+    }
+    if (isPlainObject(ap)) openAPIRules(ap as JSONSchemaProps, child(p, 'additionalProperties'), false, noDefaults, errs);
+  }
+  for (const [k, sub] of Object.entries(s.properties ?? {})) {
+    if (!isPlainObject(sub)) continue;
+    const inTopLevelMeta = isRoot && META_FIELDS.includes(k) ? `in top-level ${k}` : noDefaults;
+    openAPIRules(sub as JSONSchemaProps, key(child(p, 'properties'), k), false, inTopLevelMeta, errs);
+  }
+  if (isPlainObject(s.not)) openAPIRules(s.not as JSONSchemaProps, child(p, 'not'), false, noDefaults, errs);
+  for (const j of JUNCTORS) {
+    const list = s[j];
+    if (Array.isArray(list)) {
+      list.forEach((sub, i) => {
+        if (isPlainObject(sub)) openAPIRules(sub as JSONSchemaProps, index(child(p, j), i), false, noDefaults, errs);
+      });
+    }
+  }
+  if (isPlainObject(s.items)) openAPIRules(s.items as JSONSchemaProps, child(p, 'items'), false, noDefaults, errs);
+  if (s['x-kubernetes-preserve-unknown-fields'] === false) {
+    errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-preserve-unknown-fields'), false, 'must be true or undefined'));
+  }
+  listAndMapTypes(s, p, errs);
 }
 
-/** CRD create/update validation (the rules of apiextensions validation.go kubectl users actually hit). */
-export function validateCRDSpec(crd: CRDLike): FieldError[] {
-  const errs: FieldError[] = [];
-  const spec = crd.spec ?? {};
-  const names = spec.names ?? {};
-  const group = spec.group ?? '';
-  const name = crd.metadata?.name ?? '';
-
-  if (name !== `${names.plural ?? ''}.${group}`) {
-    errs.push(fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
-  }
-  if (isProtectedGroup(group)) {
-    const v = crd.metadata?.annotations?.[APPROVAL_ANNOTATION];
-    if (!v) {
-      errs.push(
-        fieldErrors.required(
-          `metadata.annotations[${APPROVAL_ANNOTATION}]`,
-          `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`,
-        ),
-      );
-    }
-  }
-
-  if (!group) errs.push(fieldErrors.required('spec.group', ''));
-  else if (group.split('.').length < 2) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
-
-  if (!spec.scope) errs.push(fieldErrors.required('spec.scope', ''));
-  else if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
-    errs.push(fieldErrors.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
-  }
-
-  errs.push(...validateNames(names, 'spec.names'));
-
-  const versions = spec.versions ?? [];
-  if (versions.length === 0) errs.push(fieldErrors.required('spec.versions', 'must have at least one version'));
-  const seen = new Set<string>();
-  versions.forEach((v, i) => {
-    const vp = index('spec.versions', i);
-    if (!v.name) errs.push(fieldErrors.required(child(vp, 'name'), ''));
-    else {
-      for (const msg of isDNS1035Label(v.name)) errs.push(fieldErrors.invalid(child(vp, 'name'), v.name, msg));
-      if (seen.has(v.name)) errs.push(fieldErrors.duplicate(child(vp, 'name'), v.name));
-      seen.add(v.name);
-    }
-    const schema = v.schema?.openAPIV3Schema;
-    const sp = child(child(vp, 'schema'), 'openAPIV3Schema');
-    if (schema === undefined || schema === null) errs.push(fieldErrors.required(sp, 'schemas are required'));
-    else errs.push(...validateStructuralSchema(schema, sp));
-  });
-  // Printer columns, scale paths and selectable fields, at kube's per-version or lifted paths.
-  errs.push(...validateCRDVersionFields(versions));
-  if (versions.length > 0 && versions.filter((v) => v.storage === true).length !== 1) {
-    errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
-  }
-  if (versions.length > 0 && !versions.some((v) => v.served === true)) {
-    errs.push(fieldErrors.invalid('spec.versions', versions, 'must have at least one version marked as served'));
-  }
-
-  const strategy = spec.conversion?.strategy;
-  if (strategy !== undefined && strategy !== 'None' && strategy !== 'Webhook') {
-    errs.push(fieldErrors.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
-  }
-  if (strategy === 'Webhook' && spec.conversion?.webhook === undefined) {
-    errs.push(fieldErrors.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
-  }
-  return errs;
+function mustBe(s: JSONSchemaProps, p: string, type: string, why: string, errs: FieldError[]): void {
+  if (s.type === type) return;
+  if (!s.type) errs.push(fieldErrors.required(child(p, 'type'), `must be ${type} if ${why}`));
+  else errs.push(fieldErrors.invalid(child(p, 'type'), s.type, `must be ${type} if ${why}`));
 }
 
-function validateNames(names: NonNullable<NonNullable<CRDLike['spec']>['names']>, p: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const label = (f: string, value: string | undefined, required: boolean, mixedCase: boolean): void => {
-    if (!value) {
-      if (required) errs.push(fieldErrors.required(child(p, f), ''));
-      return;
-    }
-    const es = isDNS1035Label(mixedCase ? value.toLowerCase() : value);
-    if (es.length > 0) {
-      errs.push(fieldErrors.invalid(child(p, f), value, mixedCase ? `may have mixed case, but should otherwise match: ${es.join(',')}` : es.join(',')));
-    }
-  };
-  label('plural', names.plural, true, false);
-  label('singular', names.singular, false, false);
-  label('kind', names.kind, true, true);
-  label('listKind', names.listKind, false, true);
-  if (names.kind && names.listKind && names.kind === names.listKind) {
-    errs.push(fieldErrors.invalid(child(p, 'listKind'), names.listKind, 'kind and listKind may not be the same'));
+function listAndMapTypes(s: JSONSchemaProps, p: string, errs: FieldError[]): void {
+  const mapType = s['x-kubernetes-map-type'];
+  if (mapType !== undefined) {
+    mustBe(s, p, 'object', 'x-kubernetes-map-type is specified', errs);
+    if (mapType !== 'atomic' && mapType !== 'granular') errs.push(fieldErrors.notSupported(child(p, 'x-kubernetes-map-type'), mapType, ['atomic', 'granular']));
   }
-  (names.shortNames ?? []).forEach((s, i) => {
-    const es = isDNS1035Label(s);
-    if (es.length > 0) errs.push(fieldErrors.invalid(index(child(p, 'shortNames'), i), s, es.join(',')));
-  });
-  (names.categories ?? []).forEach((s, i) => {
-    const es = isDNS1035Label(s);
-    if (es.length > 0) errs.push(fieldErrors.invalid(index(child(p, 'categories'), i), s, es.join(',')));
-  });
-  return errs;
+  const lt = s['x-kubernetes-list-type'];
+  const items = isPlainObject(s.items) ? (s.items as JSONSchemaProps) : undefined;
+  if (lt !== undefined && s.type !== 'array') mustBe(s, p, 'array', 'x-kubernetes-list-type is specified', errs);
+  else if (lt === 'set' && items) {
+    if (items.type === 'array' && items['x-kubernetes-list-type'] !== undefined && items['x-kubernetes-list-type'] !== 'atomic') {
+      errs.push(fieldErrors.invalid(child(child(p, 'items'), 'x-kubernetes-list-type'), items['x-kubernetes-list-type'], 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    }
+    if (items.type === 'object' && items['x-kubernetes-map-type'] !== 'atomic') {
+      errs.push(fieldErrors.invalid(child(child(p, 'items'), 'x-kubernetes-map-type'), items['x-kubernetes-list-type'] ?? null, 'must be atomic as item of a list with x-kubernetes-list-type=set'));
+    }
+  }
+  if (lt !== undefined && lt !== 'atomic' && lt !== 'set' && lt !== 'map') {
+    errs.push(fieldErrors.notSupported(child(p, 'x-kubernetes-list-type'), lt, ['atomic', 'set', 'map']));
+  }
+  const keys = s['x-kubernetes-list-map-keys'] ?? [];
+  if (keys.length > 0) {
+    if (lt === undefined) errs.push(fieldErrors.required(child(p, 'x-kubernetes-list-type'), 'must be map if x-kubernetes-list-map-keys is non-empty'));
+    else if (lt !== 'map') errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-list-type'), lt, 'must be map if x-kubernetes-list-map-keys is non-empty'));
+  }
+  if (lt === 'map') {
+    if (keys.length === 0) errs.push(fieldErrors.required(child(p, 'x-kubernetes-list-map-keys'), 'must not be empty if x-kubernetes-list-type is map'));
+    if (s.items === undefined) errs.push(fieldErrors.required(child(p, 'items'), 'must have a schema if x-kubernetes-list-type is map'));
+    if (items && items.type !== 'object') {
+      errs.push(fieldErrors.invalid(child(child(p, 'items'), 'type'), items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"));
+    }
+    if (items && items.type === 'object') {
+      const seen = new Set<string>();
+      for (const k of keys) {
+        const kp = items.properties?.[k];
+        if (kp) {
+          if (kp.type === 'array' || kp.type === 'object') {
+            errs.push(fieldErrors.invalid(child(key(child(child(p, 'items'), 'properties'), k), 'type'), items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
+          }
+        } else errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-list-map-keys'), keys, 'entries must all be names of item properties'));
+        if (seen.has(k)) errs.push(fieldErrors.invalid(child(p, 'x-kubernetes-list-map-keys'), keys, 'must not contain duplicate entries'));
+        seen.add(k);
+      }
+    }
+  }
+  // validateMapListKeysMapSet
+  if (items && (lt === 'set' || lt === 'map')) {
+    if (items.nullable === true) errs.push(fieldErrors.forbidden(child(child(p, 'items'), 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${lt}`));
+    if (lt === 'map') {
+      for (const k of keys) {
+        const kp = items.properties?.[k];
+        if (!kp) continue;
+        const kpath = key(child(child(p, 'items'), 'properties'), k);
+        if (!(items.required ?? []).includes(k) && kp.default === undefined) {
+          errs.push(fieldErrors.required(child(kpath, 'default'), 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+        }
+        if (kp.nullable === true) errs.push(fieldErrors.forbidden(child(kpath, 'nullable'), 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+      }
+    }
+  }
 }
