@@ -133,6 +133,12 @@ describe.each(matrixBinaries())('CRD lifecycle with kubectl $version', ({ versio
     expect(JSON.parse((await k(['get', 'region', name, '-o', 'json'])).stdout).metadata.namespace).toBeUndefined();
     const resources = parseTable((await k(['api-resources', `--api-group=${group}`, '--namespaced=false'])).stdout);
     expect(resources.records.map((r) => r.NAME)).toEqual(['regions']);
+    // Cluster-scoped custom resources have no namespace field to select on (kube's field label conversion).
+    const byNamespace = await k(['get', 'regions', '--field-selector', 'metadata.namespace=default'], { reject: false });
+    expectError(
+      byNamespace,
+      `Error from server (BadRequest): Unable to find "${group}/v1, Resource=regions" that match label selector "", field selector "metadata.namespace=default": field label not supported: metadata.namespace`,
+    );
     await k(['delete', 'crd', `regions.${group}`]);
   });
 });

@@ -109,6 +109,8 @@ export interface CompileOptions {
    * `field label not supported: <label>` (the default here).
    */
   message?: 'field-label' | 'default-conversion';
+  /** False for cluster-scoped custom resources, whose field label conversion refuses metadata.namespace. */
+  namespaceField?: boolean;
 }
 
 const metadataExtractors: Record<string, FieldExtractor> = {
@@ -125,7 +127,8 @@ export function compileFieldSelector(
   supported: Record<string, FieldExtractor> = {},
   options: CompileOptions = {},
 ): CompiledFieldSelector {
-  const extractors = { ...supported, ...metadataExtractors };
+  const extractors: Record<string, FieldExtractor> = { ...supported, ...metadataExtractors };
+  if (options.namespaceField === false) delete extractors['metadata.namespace'];
   const bound = selector.requirements.map((r) => {
     const extract = Object.prototype.hasOwnProperty.call(extractors, r.field) ? extractors[r.field] : undefined;
     if (!extract) {

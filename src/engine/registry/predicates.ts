@@ -16,7 +16,9 @@ export const everything: ListPredicate = { matchesEverything: true, matches: () 
 export function buildPredicate(rt: ResourceType, labelSelector?: string, fieldSelector?: string): ListPredicate {
   const labels = labelSelector?.trim() ? parseLabelSelector(labelSelector) : undefined;
   const fields = fieldSelector?.trim()
-    ? compileFieldSelector(parseFieldSelector(fieldSelector), rt.fieldSelectors ?? {})
+    ? compileFieldSelector(parseFieldSelector(fieldSelector), rt.fieldSelectors ?? {}, {
+        namespaceField: rt.namespaced || !rt.isCustomResource,
+      })
     : undefined;
   if (!labels && !fields) return everything;
   return {
