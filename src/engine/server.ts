@@ -53,6 +53,8 @@ export interface ServerOptions {
   watchHistoryCompactionIntervalMs?: number;
   /** Never compact the newest this-many revisions (default 1000). */
   watchHistoryMinRevisions?: number;
+  /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after [this, 2·this) s (default 1800). */
+  minRequestTimeoutSeconds?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
 }
@@ -123,6 +125,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       clusters,
       openapi: new OpenAPIService(),
       watches: new Set<() => void>(),
+      watchRemoval: (cluster: string, rt: ResourceType, onGone: () => void) => crdCatalogs.watchRemoval(cluster, rt, onGone),
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       serverAddress: '',
       isReady: () => ready,
     };

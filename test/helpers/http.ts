@@ -76,3 +76,60 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
     req.end();
   });
 }
+
+export interface WatchStream {
+  status: number;
+  /** Parsed JSON lines so far. */
+  events: { type: string; object: any }[];
+  /** Resolves when the server ends the response. */
+  ended: Promise<void>;
+  hasEnded(): boolean;
+  close(): void;
+}
+
+/** Opens a watch (or any chunked JSON-lines answer) and collects its events as they arrive. */
+export function openWatch(server: TestServer, path: string, opts: HttpOptions = {}): Promise<WatchStream> {
+  const config = readKubeconfig(server);
+  const user = config.users.find((u) => u.name === (opts.user ?? 'kcp-admin'))?.user;
+  if (!user) throw new Error(`user ${opts.user} is not in ${server.kubeconfig}`);
+  const caData = config.clusters.find((c) => c.name === 'root')?.cluster['certificate-authority-data'];
+  const headers: Record<string, string> = { ...opts.headers };
+  if (user.token) headers.authorization = `Bearer ${user.token}`;
+  return new Promise((resolveStream, reject) => {
+    const req = request(new URL(path, server.url), { headers, ca: caData ? Buffer.from(caData, 'base64') : undefined }, (res) => {
+      const events: { type: string; object: any }[] = [];
+      let buffered = '';
+      let ended = false;
+      const done = new Promise<void>((resolveEnd) => {
+        const finish = () => {
+          ended = true;
+          resolveEnd();
+        };
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      });
+      res.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString('utf8');
+        let newline = buffered.indexOf('\n');
+        while (newline !== -1) {
+          const line = buffered.slice(0, newline).trim();
+          buffered = buffered.slice(newline + 1);
+          if (line) events.push(JSON.parse(line));
+          newline = buffered.indexOf('\n');
+        }
+      });
+      resolveStream({
+        status: res.statusCode ?? 0,
+        events,
+        ended: done,
+        hasEnded: () => ended,
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', (err) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err);
+    });
+    req.end();
+  });
+}

@@ -29,6 +29,13 @@ export const startFlagSpecs: StartFlagSpec[] = [
   { name: 'token-auth-file', type: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
   { name: 'batteries-included', type: 'string', default: 'admin,workspace-types', description: 'Optional pieces to install: admin, workspace-types, user.' },
   { name: 'v', char: 'v', type: 'integer', default: 0, min: 0, description: 'Log verbosity (0 quiet, 1 logs every request).' },
+  {
+    name: 'min-request-timeout',
+    type: 'integer',
+    default: 1800,
+    min: 1,
+    description: 'Watches that set no timeoutSeconds end after a random time between this many seconds and twice that, as in kube-apiserver.',
+  },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -61,5 +68,6 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     watchHistoryRetentionMs: parseDuration(str('watch-history-retention')!, 'watch-history-retention'),
     watchHistoryCompactionIntervalMs: parseDuration(str('watch-history-compaction-interval')!, 'watch-history-compaction-interval'),
     watchHistoryMinRevisions: int('watch-history-min-revisions'),
+    minRequestTimeoutSeconds: int('min-request-timeout'),
   };
 }

@@ -15,6 +15,7 @@ import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
+import { parseQueryBool } from '../registry/list-options.js';
 import { buildPredicate } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -63,6 +64,10 @@ export interface ResourceServices {
   generic: GenericStore;
   /** Open watch streams, ended on shutdown so in-flight work can finish and the server can close. */
   watches?: Set<() => void>;
+  /** Calls onGone when `cluster` (`*`: every cluster) stops serving `rt` (a CRD deleted); returns the unsubscribe. */
+  watchRemoval?(cluster: string, rt: ResourceType, onGone: () => void): () => void;
+  /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts a random [this, 2·this) seconds. */
+  minRequestTimeoutSeconds?: number;
 }
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
@@ -131,6 +136,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
         continueToken: req.query.get('continue') ?? undefined,
         resourceVersion: req.query.get('resourceVersion') ?? undefined,
         resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
+        sendInitialEvents: parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents')),
       });
       return sendJson(reply, 200, renderList(rt, page, render));
     }

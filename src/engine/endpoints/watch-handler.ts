@@ -1,11 +1,12 @@
 /**
  * WATCH over HTTP: validates the request, then streams JSON lines (or one-row Tables for kubectl get -w) from
- * the registry's watch until the client leaves, the timeout passes or the server shuts down.
+ * the registry's watch until the client leaves, the timeout passes, the server shuts down or the watched type
+ * stops being served (its CRD deleted: kube tears the storage down and its watches end).
  */
 import type { FastifyReply } from 'fastify';
-import { fieldErrors, invalid } from '../machinery/status.js';
 import type { OpContext } from '../registry/generic-store.js';
 import { parseResourceVersion, waitForRevision } from '../registry/list.js';
+import { parseQueryBool, validateListOptions } from '../registry/list-options.js';
 import { buildPredicate } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
@@ -22,13 +23,16 @@ export async function streamWatch(
   reply: FastifyReply,
 ): Promise<void> {
   const predicate = buildPredicate(rt, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
-  const sendInitial = req.query.get('sendInitialEvents');
-  if (sendInitial !== null && req.query.get('resourceVersionMatch') !== 'NotOlderThan') {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden unless resourceVersionMatch is set to NotOlderThan'),
-    ]);
-  }
+  const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
+  const allowWatchBookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
   const rv = req.query.get('resourceVersion') ?? undefined;
+  validateListOptions({
+    watch: true,
+    resourceVersion: rv,
+    resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
+    sendInitialEvents,
+    continueToken: req.query.get('continue') ?? undefined,
+  });
   if (rv && rv !== '0') {
     // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
     await waitForRevision(svc.store, parseResourceVersion(rv));
@@ -45,37 +49,42 @@ export async function streamWatch(
     if (!raw.writableEnded) raw.end();
   };
   svc.watches?.add(endStream);
-  raw.on('close', () => svc.watches?.delete(endStream));
+  const stopFollowingType = svc.watchRemoval?.(req.cluster ?? '*', rt, endStream);
+  raw.on('close', () => {
+    svc.watches?.delete(endStream);
+    stopFollowingType?.();
+  });
   try {
-  await serveWatch(
-    svc.store,
-    {
-      rt,
-      cluster: req.cluster,
-      namespace: ctx.namespace,
-      predicate,
-      resourceVersion: rv,
-      sendInitialEvents: sendInitial === null ? undefined : sendInitial === 'true',
-      allowWatchBookmarks: req.query.get('allowWatchBookmarks') === 'true',
-      timeoutSeconds,
-      convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
-    },
-    {
-      send(type, json) {
-        const object =
-          type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
-        if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
-        raw.write(`{"type":"${type}","object":${object}}\n`);
-        return raw.writableLength < 16 * 1024 * 1024;
+    await serveWatch(
+      svc.store,
+      {
+        rt,
+        cluster: req.cluster,
+        namespace: ctx.namespace,
+        predicate,
+        resourceVersion: rv,
+        sendInitialEvents,
+        allowWatchBookmarks,
+        timeoutSeconds,
+        minRequestTimeoutSeconds: svc.minRequestTimeoutSeconds,
+        convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
       },
-      end() {
-        if (!raw.writableEnded) raw.end();
+      {
+        send(type, json) {
+          // Ended from outside (type removed, shutdown): serveWatch learns it here or from the close event.
+          if (raw.writableEnded) return false;
+          const object =
+            type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
+          if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
+          raw.write(`{"type":"${type}","object":${object}}\n`);
+          return raw.writableLength < 16 * 1024 * 1024;
+        },
+        end: endStream,
+        onClose(callback) {
+          raw.on('close', callback);
+        },
       },
-      onClose(callback) {
-        raw.on('close', callback);
-      },
-    },
-  );
+    );
   } catch (err) {
     // The response is already streaming: report the failure as an ERROR event, then close.
     const status = toStatusError(err);

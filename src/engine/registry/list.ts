@@ -4,10 +4,12 @@
  * plain JSON list never parses objects it does not have to.
  */
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
-import { badRequest, gone, invalid, fieldErrors, timeout } from '../machinery/status.js';
+import { badRequest, gone, timeout } from '../machinery/status.js';
 import { CompactedError, FutureRevisionError, type KeyValue, type Store } from '../storage/store.js';
+import { validateListOptions } from './list-options.js';
 import type { ListPredicate } from './predicates.js';
-import { listPrefix, spliceResourceVersion } from './stored-object.js';
+import { readScope } from './read-scope.js';
+import { spliceResourceVersion } from './stored-object.js';
 import type { KubeObject, ResourceType } from './types.js';
 
 export interface ListQuery {
@@ -15,6 +17,8 @@ export interface ListQuery {
   continueToken?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /** Only to be refused (422): initial events belong to watches. */
+  sendInitialEvents?: boolean;
 }
 
 export interface ListPage {
@@ -37,13 +41,16 @@ export async function listObjects(
   predicate: ListPredicate,
   query: ListQuery,
 ): Promise<ListPage> {
-  const prefix = listPrefix(rt, cluster, namespace);
+  validateListOptions({ watch: false, ...query });
+  // A wildcard read may have to skip keys by namespace or by whether their cluster serves the type.
+  const { prefix, admits } = readScope(rt, cluster, namespace, true);
+  const filtered = !predicate.matchesEverything || admits !== undefined;
   let revision: number | undefined;
   let startAfter: string | undefined;
   const limit = query.limit && query.limit > 0 ? query.limit : 0;
 
   if (query.continueToken) {
-    if (query.resourceVersion || query.resourceVersionMatch) {
+    if (query.resourceVersion && query.resourceVersion !== '0') {
       throw badRequest('specifying resource version is not allowed when using continue');
     }
     const token = decodeContinue(query.continueToken);
@@ -62,7 +69,7 @@ export async function listObjects(
   let remaining: number | undefined;
   for (;;) {
     const want = limit ? Math.max(limit - items.length, 1) : pageFetchSize;
-    const fetch = predicate.matchesEverything ? want : pageFetchSize;
+    const fetch = filtered ? pageFetchSize : want;
     let page;
     try {
       page = store.list(prefix, { startAfter: lastKey, limit: fetch, revision: readAt });
@@ -73,6 +80,7 @@ export async function listObjects(
     for (let i = 0; i < page.items.length; i++) {
       const kv: KeyValue = page.items[i];
       lastKey = kv.key;
+      if (admits && !admits(kv.key)) continue;
       const text = spliceResourceVersion(kv.value, kv.revision);
       if (!predicate.matchesEverything) {
         const obj = JSON.parse(text) as KubeObject;
@@ -82,7 +90,7 @@ export async function listObjects(
       items.push(text);
       if (limit && items.length >= limit) {
         more = i < page.items.length - 1 || page.more;
-        if (more && predicate.matchesEverything) {
+        if (more && !filtered) {
           remaining = (page.remaining ?? 0) + (page.items.length - 1 - i);
         }
         break;
@@ -101,26 +109,10 @@ export async function listObjects(
 
 /** Which revision a list reads at, per kubectl-compat §10.2. */
 async function resolveListRevision(store: Store, rt: ResourceType, query: ListQuery): Promise<number | undefined> {
+  // The combinations kube refuses were refused by validateListOptions already.
   const rv = query.resourceVersion;
   const match = query.resourceVersionMatch;
-  if (match && match !== 'Exact' && match !== 'NotOlderThan') {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan']),
-    ]);
-  }
-  if (match && !rv) {
-    throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-      fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'),
-    ]);
-  }
-  if (!rv || rv === '0') {
-    if (match === 'Exact' && rv === '0') {
-      throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', [
-        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
-      ]);
-    }
-    return undefined;
-  }
+  if (!rv || rv === '0') return undefined;
   const n = parseResourceVersion(rv);
   if (match === 'Exact') return n;
   // NotOlderThan (the default for a set RV): latest is fine once we have caught up with N.

@@ -153,6 +153,12 @@ export interface ResourceType {
    * Such types are never written to storage.
    */
   virtualCreate?(obj: KubeObject, ctx: VirtualCreateContext): KubeObject | Promise<KubeObject>;
+  /**
+   * Only on `*` wildcard types of resources that logical clusters define for themselves (custom resources): whether
+   * the objects stored under `cluster` belong to this group/version/resource there right now. Wildcard list and
+   * watch skip the objects of clusters answering undefined. Absent: every cluster's objects belong (built-ins).
+   */
+  servedIn?(cluster: string): { namespaced: boolean } | undefined;
 }
 
 export interface VirtualCreateContext extends StrategyContext {

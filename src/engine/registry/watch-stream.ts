@@ -6,7 +6,8 @@
 import { CompactedError, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { listObjects } from './list.js';
 import type { ListPredicate } from './predicates.js';
-import { listPrefix, spliceResourceVersion } from './stored-object.js';
+import { readScope } from './read-scope.js';
+import { spliceResourceVersion } from './stored-object.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -29,6 +30,11 @@ export interface WatchRequest {
   sendInitialEvents?: boolean;
   allowWatchBookmarks: boolean;
   timeoutSeconds?: number;
+  /**
+   * Without timeoutSeconds a watch ends after a random time between this and twice this (kube-apiserver's
+   * --min-request-timeout, default 1800 s), so reconnects spread out.
+   */
+  minRequestTimeoutSeconds?: number;
   /** Rewrites a stored object's JSON for the served version (identity for most types). */
   convert?: (json: string) => string;
   bookmarkIntervalMs?: number;
@@ -36,7 +42,8 @@ export interface WatchRequest {
 
 export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSink): Promise<void> {
   const { rt, predicate } = req;
-  const prefix = listPrefix(rt, req.cluster, req.namespace);
+  // Wildcard watches decide per event whether its cluster serves the type right now: CRDs come and go.
+  const { prefix, admits } = readScope(rt, req.cluster, req.namespace, false);
   const convert = req.convert ?? ((json: string) => json);
   let closed = false;
   let handle: WatchHandle | undefined;
@@ -76,6 +83,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     if (req.sendInitialEvents && req.allowWatchBookmarks) {
       emit('BOOKMARK', bookmarkJson(rt, fromRevision, true));
     }
+  } else if (!rv || rv === '0') {
+    // sendInitialEvents=false without a resourceVersion: only what happens from now on.
+    fromRevision = store.currentRevision();
   } else {
     fromRevision = Number(rv);
   }
@@ -96,6 +106,7 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
 
   function deliver(event: StoreEvent): void {
     if (closed) return;
+    if (admits && !admits(event.key)) return;
     const json = spliceResourceVersion(event.value, event.revision);
     if (predicate.matchesEverything) {
       emit(event.type, convert(json));
@@ -123,8 +134,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     };
     timers.push(setTimeout(tick, every).unref());
   }
-  // Upstream picks a random 30–60 min lifetime when the client sets none, so watches spread their reconnects.
-  const lifetimeSeconds = req.timeoutSeconds ?? 1800 + Math.floor(Math.random() * 1800);
+  // Upstream picks a random lifetime in [min, 2·min) when the client sets none (or 0), so watches spread their reconnects.
+  const minimum = req.minRequestTimeoutSeconds ?? 1800;
+  const lifetimeSeconds = req.timeoutSeconds || minimum * (1 + Math.random());
   timers.push(
     setTimeout(() => {
       if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
