@@ -1,15 +1,19 @@
 /**
  * Per-logical-cluster API catalogs: the built-ins every cluster shares plus the custom resources of that cluster's
- * Established CRDs. CRDs are followed through one storage watch for the whole server (listeners run inside the
- * commit, so a CRD's create answer is already served by the next request). A cluster's catalog is rebuilt lazily
- * after one of its CRDs changes; its revision is a content hash, so clusters holding the same CRDs share cached
- * OpenAPI documents. The `*` wildcard serves the union of every cluster's custom resources (wildcard-types.ts).
+ * Established CRDs. Nothing is loaded at start-up and idle clusters cost nothing: a cluster's CRDs are read (one
+ * prefix scan of that cluster) the first time a request or controller needs them and kept in a bounded LRU. One
+ * storage watch for the whole server keeps cached clusters current (listeners run inside the commit, so a CRD's
+ * create answer is already served by the next request). A catalog's revision is a content hash, so clusters holding
+ * the same CRDs share cached OpenAPI documents, and their compiled types (schema validators) are shared too.
+ * The `*` wildcard serves the union of every cluster's custom resources (wildcard-types.ts); it is the one reader
+ * that needs every cluster's CRDs, so it scans them when a wildcard request comes and keeps that until a CRD changes.
  *
  * Catalogs are snapshots, but a watch outlives the request that found its type: `watchRemoval` tells a watch when
  * the type it streams stops being served (its CRD deleted, or the version no longer served), so it can end the way
  * kube ends watches on a torn-down CRD.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
@@ -18,6 +22,11 @@ import { CRD_GROUP, isEstablished, type CustomResourceDefinition } from './crd.j
 import { servedShape, wildcardTypes, type ServedShape } from './wildcard-types.js';
 
 const crdPrefix = `/registry/${CRD_GROUP}/customresourcedefinitions/`;
+
+/** Clusters whose CRDs and catalog stay in memory. */
+const CACHED_CLUSTERS = 1024;
+/** Distinct CRD definitions whose compiled types are kept (shared by every cluster that holds the same CRD). */
+const CACHED_DEFINITIONS = 512;
 
 export type CRDListener = (cluster: string, crd: CustomResourceDefinition, deleted: boolean) => void;
 
@@ -28,13 +37,24 @@ interface RemovalWatch {
   onGone: () => void;
 }
 
+interface ClusterEntry {
+  /** CRD name (`<plural>.<group>`) → stored CRD */
+  crds: Map<string, CustomResourceDefinition>;
+  catalog?: ClusterCatalog;
+}
+
+interface WildcardView {
+  /** cluster → its CRDs */
+  crds: Map<string, Map<string, CustomResourceDefinition>>;
+  /** CRD name → clusters that have one by that name */
+  clustersByName: Map<string, Set<string>>;
+  catalog?: ClusterCatalog;
+}
+
 export class CRDCatalogs {
-  /** cluster → CRD name → stored CRD */
-  private readonly crds = new Map<string, Map<string, CustomResourceDefinition>>();
-  /** CRD name (`<plural>.<group>`) → clusters that have one by that name (for the wildcard). */
-  private readonly clustersByName = new Map<string, Set<string>>();
-  private readonly catalogs = new Map<string, ClusterCatalog>();
-  private wildcard: ClusterCatalog | undefined;
+  private readonly clusters = new LRUCache<string, ClusterEntry>({ max: CACHED_CLUSTERS });
+  private readonly definitions = new LRUCache<string, ResourceType[]>({ max: CACHED_DEFINITIONS });
+  private wildcard: WildcardView | undefined;
   private watch?: WatchHandle;
   private readonly listeners: CRDListener[] = [];
   /** `<cluster or *>|<plural>.<group>` → watches on that resource. */
@@ -46,12 +66,10 @@ export class CRDCatalogs {
     private readonly builtinCatalog: ClusterCatalog,
   ) {}
 
-  /** Loads every CRD and follows changes from then on. */
+  /** Follows CRD changes from now on (nothing is read up front). */
   start(): void {
-    const list = this.store.list(crdPrefix);
-    for (const kv of list.items) this.remember(kv.key, kv.value, false);
-    this.watch = this.store.watch(crdPrefix, list.revision, (events) => {
-      for (const e of events) this.remember(e.key, e.value, e.type === 'DELETED');
+    this.watch = this.store.watch(crdPrefix, this.store.currentRevision(), (events) => {
+      for (const e of events) this.changed(e.key, e.value, e.type === 'DELETED');
     });
   }
 
@@ -65,24 +83,22 @@ export class CRDCatalogs {
   }
 
   crdsOf(cluster: string): CustomResourceDefinition[] {
-    return [...(this.crds.get(cluster)?.values() ?? [])];
+    return [...this.entry(cluster).crds.values()];
   }
 
   catalogFor = (cluster: string): ClusterCatalog => {
-    if (cluster === '*') return (this.wildcard ??= this.buildWildcard());
-    const own = this.crds.get(cluster);
-    if (!own || own.size === 0) return this.builtinCatalog;
-    let catalog = this.catalogs.get(cluster);
-    if (!catalog) {
-      catalog = this.build([...own.values()]);
-      this.catalogs.set(cluster, catalog);
+    if (cluster === '*') {
+      const view = this.wildcardView();
+      return (view.catalog ??= this.buildWildcard(view));
     }
-    return catalog;
+    const entry = this.entry(cluster);
+    if (entry.crds.size === 0) return this.builtinCatalog;
+    return (entry.catalog ??= this.build([...entry.crds.values()]));
   };
 
   /** How `cluster` serves group/version/resource from a CRD right now (undefined: it does not). */
   servedIn(cluster: string, group: string, version: string, resource: string): ServedShape | undefined {
-    const crd = this.crds.get(cluster)?.get(`${resource}.${group}`);
+    const crd = this.entry(cluster).crds.get(`${resource}.${group}`);
     return crd ? servedShape(crd, version, resource) : undefined;
   }
 
@@ -110,34 +126,44 @@ export class CRDCatalogs {
     return unsubscribe;
   }
 
-  private remember(key: string, value: string, deleted: boolean): void {
+  /** A cluster's CRDs: from the cache, or one prefix scan of that cluster. */
+  private entry(cluster: string): ClusterEntry {
+    let entry = this.clusters.get(cluster);
+    if (!entry) {
+      entry = { crds: new Map() };
+      for (const kv of this.store.list(`${crdPrefix}${cluster}/`).items) {
+        entry.crds.set(kv.key.slice(crdPrefix.length + cluster.length + 1), JSON.parse(kv.value) as CustomResourceDefinition);
+      }
+      this.clusters.set(cluster, entry);
+    }
+    return entry;
+  }
+
+  private changed(key: string, value: string, deleted: boolean): void {
     const rest = key.slice(crdPrefix.length);
     const slash = rest.indexOf('/');
     if (slash < 0) return;
     const cluster = rest.slice(0, slash);
     const name = rest.slice(slash + 1);
     const crd = JSON.parse(value) as CustomResourceDefinition;
-    let own = this.crds.get(cluster);
-    let holders = this.clustersByName.get(name);
-    if (deleted) {
-      own?.delete(name);
-      if (own?.size === 0) this.crds.delete(cluster);
-      holders?.delete(cluster);
-      if (holders?.size === 0) this.clustersByName.delete(name);
-    } else {
-      if (!own) this.crds.set(cluster, (own = new Map()));
-      own.set(name, crd);
-      if (!holders) this.clustersByName.set(name, (holders = new Set()));
-      holders.add(cluster);
+    // Only clusters already in memory are updated; the others read the change when they are next needed.
+    const entry = this.clusters.peek(cluster);
+    if (entry) {
+      if (deleted) entry.crds.delete(name);
+      else entry.crds.set(name, crd);
+      entry.catalog = undefined;
     }
-    this.catalogs.delete(cluster);
+    const view = this.wildcard;
     this.wildcard = undefined;
-    this.notifyRemovals(cluster, name);
+    this.notifyRemovals(cluster, name, view);
     for (const listener of this.listeners) listener(cluster, crd, deleted);
   }
 
-  /** Ends the watches whose type this CRD change took away (the cluster's own and the wildcard's). */
-  private notifyRemovals(cluster: string, name: string): void {
+  /**
+   * Ends the watches whose type this CRD change took away (the cluster's own and the wildcard's). `before` is the
+   * wildcard view from before the change, if one was built: the clusters that could still serve the resource.
+   */
+  private notifyRemovals(cluster: string, name: string, before: WildcardView | undefined): void {
     const dot = name.indexOf('.');
     const resource = name.slice(0, dot);
     const group = name.slice(dot + 1);
@@ -146,7 +172,7 @@ export class CRDCatalogs {
       const set = this.removalWatches.get(key);
       if (!set) continue;
       for (const entry of [...set]) {
-        if (this.stillServed(target, group, resource, entry)) continue;
+        if (this.stillServed(target, group, resource, entry, before)) continue;
         set.delete(entry);
         // Not inside the storage commit that is delivering this CRD event.
         queueMicrotask(entry.onGone);
@@ -155,25 +181,37 @@ export class CRDCatalogs {
     }
   }
 
-  private stillServed(cluster: string, group: string, resource: string, entry: RemovalWatch): boolean {
+  private stillServed(cluster: string, group: string, resource: string, entry: RemovalWatch, before?: WildcardView): boolean {
     const same = (shape: ServedShape | undefined) => shape !== undefined && shape.namespaced === entry.namespaced;
     if (cluster !== '*') return same(this.servedIn(cluster, group, entry.version, resource));
-    for (const holder of this.clustersByName.get(`${resource}.${group}`) ?? []) {
+    const holders = (before ?? this.wildcardView()).clustersByName.get(`${resource}.${group}`) ?? [];
+    for (const holder of holders) {
       if (same(this.servedIn(holder, group, entry.version, resource))) return true;
     }
     return false;
   }
 
+  /** The compiled types of one CRD, shared by every cluster holding an identical definition. */
+  private typesOf(crd: CustomResourceDefinition): { hash: string; types: ResourceType[] } {
+    const hash = createHash('sha256')
+      .update(JSON.stringify([crd.metadata?.name, crd.spec, crd.status?.acceptedNames, !!crd.metadata?.deletionTimestamp]))
+      .digest('hex');
+    let types = this.definitions.get(hash);
+    if (!types) this.definitions.set(hash, (types = customResourceTypes(crd)));
+    return { hash, types };
+  }
+
   private build(crds: CustomResourceDefinition[]): ClusterCatalog {
     const established = crds.filter(isEstablished).sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
     if (established.length === 0) return this.builtinCatalog;
-    const hash = createHash('sha256');
+    const revision = createHash('sha256');
     const custom: ResourceType[] = [];
     for (const crd of established) {
-      hash.update(JSON.stringify([crd.metadata?.name, crd.spec, crd.status?.acceptedNames, !!crd.metadata?.deletionTimestamp]));
-      custom.push(...customResourceTypes(crd));
+      const { hash, types } = this.typesOf(crd);
+      revision.update(hash);
+      custom.push(...types);
     }
-    return new StaticCatalog(this.merge(custom), `${this.builtinCatalog.revision}+crd-${hash.digest('hex').slice(0, 24)}`);
+    return new StaticCatalog(this.merge(custom), `${this.builtinCatalog.revision}+crd-${revision.digest('hex').slice(0, 24)}`);
   }
 
   /** Custom types never shadow a built-in group/version/resource. */
@@ -182,27 +220,45 @@ export class CRDCatalogs {
     return [...this.builtinTypes, ...custom.filter((rt) => !builtin.has(`${rt.group}/${rt.version}/${rt.resource}`))];
   }
 
+  /** Every cluster's CRDs, read once per change of any CRD, and only when a wildcard request needs them. */
+  private wildcardView(): WildcardView {
+    if (this.wildcard) return this.wildcard;
+    const view: WildcardView = { crds: new Map(), clustersByName: new Map() };
+    for (const kv of this.store.list(crdPrefix).items) {
+      const rest = kv.key.slice(crdPrefix.length);
+      const slash = rest.indexOf('/');
+      const cluster = rest.slice(0, slash);
+      const name = rest.slice(slash + 1);
+      let own = view.crds.get(cluster);
+      if (!own) view.crds.set(cluster, (own = new Map()));
+      own.set(name, JSON.parse(kv.value) as CustomResourceDefinition);
+      let holders = view.clustersByName.get(name);
+      if (!holders) view.clustersByName.set(name, (holders = new Set()));
+      holders.add(cluster);
+    }
+    return (this.wildcard = view);
+  }
+
   /**
    * The wildcard serves every GVR some cluster serves from an Established CRD. Which clusters' objects a wildcard
    * read returns is decided per object, live (`servedIn`), because the catalog is cached while CRDs come and go.
    */
-  private buildWildcard(): ClusterCatalog {
+  private buildWildcard(view: WildcardView): ClusterCatalog {
     const hash = createHash('sha256');
-    const clusters = [...this.crds.keys()].sort();
     const representatives: CustomResourceDefinition[] = [];
-    const seen = new Set<string>();
-    for (const cluster of clusters) {
-      for (const [name, crd] of [...this.crds.get(cluster)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const cluster of [...view.crds.keys()].sort()) {
+      for (const [name, crd] of [...view.crds.get(cluster)!.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (!isEstablished(crd)) continue;
         hash.update(JSON.stringify([cluster, name, crd.spec.versions.map((v) => [v.name, v.served]), crd.spec.scope]));
         representatives.push(crd);
-        seen.add(name);
       }
     }
-    if (seen.size === 0) return this.builtinCatalog;
-    const custom = wildcardTypes(representatives, (cluster, group, version, resource) =>
-      this.servedIn(cluster, group, version, resource),
-    );
+    if (representatives.length === 0) return this.builtinCatalog;
+    // Per-object checks read the current view, so a wildcard list sees CRD changes made after the catalog was built.
+    const custom = wildcardTypes(representatives, (cluster, group, version, resource) => {
+      const crd = this.wildcardView().crds.get(cluster)?.get(`${resource}.${group}`);
+      return crd ? servedShape(crd, version, resource) : undefined;
+    });
     return new StaticCatalog(this.merge(custom), `${this.builtinCatalog.revision}+wildcard-${hash.digest('hex').slice(0, 24)}`);
   }
 }

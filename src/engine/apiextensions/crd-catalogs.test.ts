@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { StaticCatalog } from '../registry/catalog.js';
+import { createMemoryStore } from '../storage/index.js';
+import type { Store } from '../storage/store.js';
+import { CRDCatalogs } from './crd-catalogs.js';
+
+const prefix = '/registry/apiextensions.k8s.io/customresourcedefinitions/';
+
+function crd(plural: string, schemaNote = 'a') {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.example.com` },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural, singular: plural.slice(0, -1), kind: 'Thing', listKind: 'ThingList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', description: schemaNote } } }],
+    },
+    status: {
+      acceptedNames: { plural, singular: plural.slice(0, -1), kind: 'Thing', listKind: 'ThingList' },
+      conditions: [{ type: 'Established', status: 'True' }],
+    },
+  };
+}
+
+/** A store that records every prefix it is asked to list. */
+function recording(store: Store): { store: Store; lists: string[] } {
+  const lists: string[] = [];
+  return {
+    lists,
+    store: new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'list') return (p: string, o?: unknown) => (lists.push(p), target.list(p, o as never));
+        const value = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
+  };
+}
+
+function setup() {
+  const raw = createMemoryStore();
+  for (const cluster of ['a', 'b', 'c']) {
+    raw.commit([{ type: 'create', key: `${prefix}${cluster}/things.example.com`, value: JSON.stringify(crd('things', cluster === 'c' ? 'other' : 'a')) }]);
+  }
+  const { store, lists } = recording(raw);
+  const builtin = new StaticCatalog([], 'builtin');
+  const catalogs = new CRDCatalogs(store, [], builtin);
+  catalogs.start();
+  return { raw, lists, catalogs, builtin };
+}
+
+describe('CRDCatalogs', () => {
+  it('reads nothing at start-up and one cluster’s CRDs when that cluster is first used', () => {
+    const { lists, catalogs } = setup();
+    expect(lists).toEqual([]);
+    expect(catalogs.catalogFor('a').find('example.com', 'v1', 'things')).toBeDefined();
+    catalogs.catalogFor('a');
+    expect(lists).toEqual([`${prefix}a/`]);
+  });
+
+  it('shares compiled types between clusters holding the same CRD, not between different ones', () => {
+    const { catalogs } = setup();
+    const a = catalogs.catalogFor('a');
+    const b = catalogs.catalogFor('b');
+    const c = catalogs.catalogFor('c');
+    expect(b.find('example.com', 'v1', 'things')).toBe(a.find('example.com', 'v1', 'things'));
+    expect(b.revision).toBe(a.revision);
+    expect(c.find('example.com', 'v1', 'things')).not.toBe(a.find('example.com', 'v1', 'things'));
+  });
+
+  it('follows changes for cached clusters and reads uncached ones fresh', () => {
+    const { raw, catalogs, builtin } = setup();
+    expect(catalogs.catalogFor('a').find('example.com', 'v1', 'things')).toBeDefined();
+    raw.commit([{ type: 'delete', key: `${prefix}a/things.example.com` }]);
+    raw.commit([{ type: 'delete', key: `${prefix}b/things.example.com` }]);
+    expect(catalogs.catalogFor('a')).toBe(builtin);
+    expect(catalogs.catalogFor('b')).toBe(builtin);
+    raw.commit([{ type: 'create', key: `${prefix}a/gadgets.example.com`, value: JSON.stringify(crd('gadgets')) }]);
+    expect(catalogs.catalogFor('a').find('example.com', 'v1', 'gadgets')).toBeDefined();
+  });
+
+  it('the wildcard sees every cluster’s CRDs, and a change anywhere is visible to it', () => {
+    const { raw, catalogs } = setup();
+    expect(catalogs.catalogFor('*').find('example.com', 'v1', 'things')).toBeDefined();
+    raw.commit([{ type: 'create', key: `${prefix}z/gadgets.example.com`, value: JSON.stringify(crd('gadgets')) }]);
+    expect(catalogs.catalogFor('*').find('example.com', 'v1', 'gadgets')).toBeDefined();
+  });
+});
