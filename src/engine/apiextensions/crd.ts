@@ -7,6 +7,7 @@
 import type { KubeObject } from '../registry/types.js';
 import { approvalCondition } from './api-approval.js';
 import type { JSONSchemaProps } from './types.js';
+import type { AdditionalPrinterColumn } from './printer-columns.js';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -20,15 +21,6 @@ export interface CRDNames {
   categories?: string[];
 }
 
-export interface PrinterColumnSpec {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
-}
-
 export interface CRDVersion {
   name: string;
   served: boolean;
@@ -40,7 +32,7 @@ export interface CRDVersion {
     status?: Record<string, never>;
     scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   };
-  additionalPrinterColumns?: PrinterColumnSpec[];
+  additionalPrinterColumns?: AdditionalPrinterColumn[];
   selectableFields?: { jsonPath: string }[];
 }
 
