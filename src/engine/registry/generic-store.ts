@@ -267,8 +267,11 @@ export class GenericStore {
       const wasDeleting = Boolean(meta.deletionTimestamp);
       if (wasDeleting && !gcFinalizers) return { removed: false, object: obj };
       if (!wasDeleting) {
+        // kube's markAsDeleting (no kind here deletes gracefully): the first mark bumps a tracked generation,
+        // and the grace period is always 0.
         meta.deletionTimestamp = nowTimestamp();
-        meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds ?? 0;
+        meta.deletionGracePeriodSeconds = 0;
+        if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
         rt.strategy.prepareForDelete?.(obj);
       }
       if (opts.dryRun) return { removed: false, object: obj };
