@@ -32,10 +32,10 @@ import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
 import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
-import { StaticCatalog } from './registry/catalog.js';
 import { GenericStore } from './registry/generic-store.js';
 import type { ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
+import { Tenancy } from './tenancy/index.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -103,20 +103,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       crdType,
       ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token) }),
     ];
-    const namespaceType = types.find((t) => t.group === '' && t.resource === 'namespaces')!;
-    const logicalClusterType = types.find((t) => t.group === 'core.kcp.io' && t.resource === 'logicalclusters')!;
-    const builtinCatalog = new StaticCatalog(types, 'builtin-1');
-    const crdCatalogs = new CRDCatalogs(store, types, builtinCatalog);
+    const namespaceType = findType(types, '', 'namespaces');
+    const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
+    const tenancy = new Tenancy(store, batteries);
+    const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types));
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
     const catalogFor = crdCatalogs.catalogFor;
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
-    const generic = new GenericStore(store, namespaceType, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
+    const generic = new GenericStore(store, namespaceType, {
+      indexWriters: [ownerIndexWriter(store, owners), ...tenancy.indexWriters],
+      garbageCollection: true,
+    });
 
     let externalUrl = '';
     let ready = false;
-    const clusters = new ShardClusterResolver(store, catalogFor);
+    const clusters = new ShardClusterResolver(store, catalogFor, tenancy.resolvePath);
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log);
     const services = {
       store,
@@ -166,11 +169,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     crds.start();
     garbageCollector.start();
     await logicalClusters.reconcile('root');
+    tenancy.start({
+      generic,
+      catalogFor,
+      namespaces: namespaceType,
+      logicalClusters: logicalClusterType,
+      clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
+      externalUrl: () => externalUrl,
+      onError,
+    });
     cleanups.unshift(() => {
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();
       garbageCollector.stop();
+      tenancy.stop();
     });
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);
@@ -237,4 +250,10 @@ function buildHttpApp(tls: { key: string; cert: string }, verbosity: number, log
     return sendStatusError(reply, status);
   });
   return app;
+}
+
+function findType(types: readonly ResourceType[], group: string, resource: string): ResourceType {
+  const rt = types.find((t) => t.group === group && t.resource === resource);
+  if (!rt) throw new Error(`built-in type ${resource}.${group} is missing`);
+  return rt;
 }

@@ -22,6 +22,7 @@ import { CRD_GROUP, isEstablished, type CustomResourceDefinition } from './crd.j
 import { servedShape, wildcardTypes, type ServedShape } from './wildcard-types.js';
 
 const crdPrefix = `/registry/${CRD_GROUP}/customresourcedefinitions/`;
+const logicalClustersPrefix = '/registry/core.kcp.io/logicalclusters/';
 
 /** Clusters whose CRDs and catalog stay in memory. */
 const CACHED_CLUSTERS = 1024;
@@ -38,9 +39,17 @@ interface RemovalWatch {
 }
 
 interface ClusterEntry {
+  /** The built-in API set this cluster serves (by its type). */
+  base: ClusterCatalog;
   /** CRD name (`<plural>.<group>`) → stored CRD */
   crds: Map<string, CustomResourceDefinition>;
   catalog?: ClusterCatalog;
+}
+
+/** The built-in API set of a cluster, and the widest one (for the wildcard). */
+export interface BaseCatalogs {
+  baseFor(cluster: string): ClusterCatalog;
+  widest(): ClusterCatalog;
 }
 
 interface WildcardView {
@@ -60,21 +69,28 @@ export class CRDCatalogs {
   /** `<cluster or *>|<plural>.<group>` → watches on that resource. */
   private readonly removalWatches = new Map<string, Set<RemovalWatch>>();
 
+  private lcWatch?: WatchHandle;
+
   constructor(
     private readonly store: Store,
-    private readonly builtinTypes: readonly ResourceType[],
-    private readonly builtinCatalog: ClusterCatalog,
+    private readonly bases: BaseCatalogs,
   ) {}
 
   /** Follows CRD changes from now on (nothing is read up front). */
   start(): void {
-    this.watch = this.store.watch(crdPrefix, this.store.currentRevision(), (events) => {
+    const from = this.store.currentRevision();
+    this.watch = this.store.watch(crdPrefix, from, (events) => {
       for (const e of events) this.changed(e.key, e.value, e.type === 'DELETED');
+    });
+    // A cluster's built-in API set follows its LogicalCluster: forget a cached cluster when that object changes.
+    this.lcWatch = this.store.watch(logicalClustersPrefix, from, (events) => {
+      for (const e of events) this.clusters.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
     });
   }
 
   stop(): void {
     this.watch?.cancel();
+    this.lcWatch?.cancel();
   }
 
   /** Called (inside the storage commit) for every CRD change; listeners must only queue work. */
@@ -92,8 +108,8 @@ export class CRDCatalogs {
       return (view.catalog ??= this.buildWildcard(view));
     }
     const entry = this.entry(cluster);
-    if (entry.crds.size === 0) return this.builtinCatalog;
-    return (entry.catalog ??= this.build([...entry.crds.values()]));
+    if (entry.crds.size === 0) return entry.base;
+    return (entry.catalog ??= this.build(entry.base, [...entry.crds.values()]));
   };
 
   /** How `cluster` serves group/version/resource from a CRD right now (undefined: it does not). */
@@ -107,7 +123,9 @@ export class CRDCatalogs {
    * resource `rt`. Returns the unsubscribe. Built-in types never go away, so this is a no-op for them.
    */
   watchRemoval(cluster: string, rt: ResourceType, onGone: () => void): () => void {
-    if (!rt.isCustomResource) return () => {};
+    // Built-in types (tenancy's CRD-shaped ones included) come with the cluster and never go away.
+    const base = cluster === '*' ? this.bases.widest() : this.entry(cluster).base;
+    if (!rt.isCustomResource || base.find(rt.group, rt.version, rt.resource)) return () => {};
     const key = `${cluster}|${rt.resource}.${rt.group}`;
     const entry: RemovalWatch = { version: rt.version, namespaced: rt.namespaced, onGone };
     let set = this.removalWatches.get(key);
@@ -130,7 +148,7 @@ export class CRDCatalogs {
   private entry(cluster: string): ClusterEntry {
     let entry = this.clusters.get(cluster);
     if (!entry) {
-      entry = { crds: new Map() };
+      entry = { base: this.bases.baseFor(cluster), crds: new Map() };
       for (const kv of this.store.list(`${crdPrefix}${cluster}/`).items) {
         entry.crds.set(kv.key.slice(crdPrefix.length + cluster.length + 1), JSON.parse(kv.value) as CustomResourceDefinition);
       }
@@ -201,9 +219,9 @@ export class CRDCatalogs {
     return { hash, types };
   }
 
-  private build(crds: CustomResourceDefinition[]): ClusterCatalog {
+  private build(base: ClusterCatalog, crds: CustomResourceDefinition[]): ClusterCatalog {
     const established = crds.filter(isEstablished).sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
-    if (established.length === 0) return this.builtinCatalog;
+    if (established.length === 0) return base;
     const revision = createHash('sha256');
     const custom: ResourceType[] = [];
     for (const crd of established) {
@@ -211,13 +229,14 @@ export class CRDCatalogs {
       revision.update(hash);
       custom.push(...types);
     }
-    return new StaticCatalog(this.merge(custom), `${this.builtinCatalog.revision}+crd-${revision.digest('hex').slice(0, 24)}`);
+    return new StaticCatalog(this.merge(base, custom), `${base.revision}+crd-${revision.digest('hex').slice(0, 24)}`);
   }
 
   /** Custom types never shadow a built-in group/version/resource. */
-  private merge(custom: ResourceType[]): ResourceType[] {
-    const builtin = new Set(this.builtinTypes.map((rt) => `${rt.group}/${rt.version}/${rt.resource}`));
-    return [...this.builtinTypes, ...custom.filter((rt) => !builtin.has(`${rt.group}/${rt.version}/${rt.resource}`))];
+  private merge(base: ClusterCatalog, custom: ResourceType[]): ResourceType[] {
+    const builtins = base.resourceTypes();
+    const builtin = new Set(builtins.map((rt) => `${rt.group}/${rt.version}/${rt.resource}`));
+    return [...builtins, ...custom.filter((rt) => !builtin.has(`${rt.group}/${rt.version}/${rt.resource}`))];
   }
 
   /** Every cluster's CRDs, read once per change of any CRD, and only when a wildcard request needs them. */
@@ -253,12 +272,13 @@ export class CRDCatalogs {
         representatives.push(crd);
       }
     }
-    if (representatives.length === 0) return this.builtinCatalog;
+    const base = this.bases.widest();
+    if (representatives.length === 0) return base;
     // Per-object checks read the current view, so a wildcard list sees CRD changes made after the catalog was built.
     const custom = wildcardTypes(representatives, (cluster, group, version, resource) => {
       const crd = this.wildcardView().crds.get(cluster)?.get(`${resource}.${group}`);
       return crd ? servedShape(crd, version, resource) : undefined;
     });
-    return new StaticCatalog(this.merge(custom), `${this.builtinCatalog.revision}+wildcard-${hash.digest('hex').slice(0, 24)}`);
+    return new StaticCatalog(this.merge(base, custom), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}`);
   }
 }

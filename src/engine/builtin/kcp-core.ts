@@ -59,9 +59,14 @@ export const logicalClusterStrategy: Strategy = {
   allowUnconditionalUpdate: false,
   defaults: applySchemaDefaults,
   prepareForCreate(obj) {
-    // A custom resource with a status subresource cannot set status on create; reading it back shows the default.
-    delete obj.status;
+    // A client's create has its status dropped by the store (status subresource); reading it back shows the default.
     applySchemaDefaults(obj);
+  },
+  prepareForDelete(obj) {
+    // kcp's phase while a logical cluster is deleted: Terminating while terminators remain, then Deleting.
+    const status = record(obj.status);
+    const terminators = Array.isArray(status.terminators) ? status.terminators : [];
+    obj.status = { ...status, phase: terminators.length > 0 ? 'Terminating' : 'Deleting' };
   },
   prepareForStatusUpdate(obj) {
     // Status writes skip defaults(); a status without phase still reads back with the schema default.

@@ -48,6 +48,9 @@ export class LogicalClusterController {
     const kv = store.get(`/registry/${logicalClusterType.storagePrefix}/${cluster}/cluster`);
     if (!kv) return;
     const lc = decodeStored(kv);
+    // Workspaces' logical clusters are brought up by the workspace controller, with their type's initializers.
+    if ((lc.spec as { owner?: unknown } | undefined)?.owner) return;
+    if (lc.metadata?.deletionTimestamp) return;
     ensureNamespace(generic, namespaceType, cluster, 'default');
     const status = (lc.status ?? {}) as { phase?: string; URL?: string; initializers?: string[]; conditions?: unknown[] };
     const initializers = (lc.spec as { initializers?: string[] } | undefined)?.initializers ?? [];

@@ -108,7 +108,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     rt,
     cluster: req.cluster ?? '',
     namespace: rt.namespaced ? info.namespace : '',
-    user: { username: req.user.username, groups: req.user.groups },
+    user: { username: req.user.username, groups: req.user.groups, uid: req.user.uid, extra: req.user.extra },
   };
   const render = { accept: req.accept, query: req.query };
 

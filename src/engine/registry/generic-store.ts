@@ -25,6 +25,7 @@ import {
   type KeyValue,
   type Store,
   type WriteOp,
+  type WriteResult,
 } from '../storage/store.js';
 import {
   checkTypeMeta,
@@ -57,6 +58,32 @@ export interface WriteOptions {
   fieldManager?: string;
   /** Server-side apply already computed the object's managedFields: store them as they are. */
   fieldsApplied?: boolean;
+  /**
+   * A write the server makes itself may set status together with the rest of the object (a controller creating
+   * a LogicalCluster already Ready). Clients never get this: for them status goes through its subresource.
+   */
+  withStatus?: boolean;
+  /** Collect the write's storage ops in this batch instead of committing them (see WriteBatch). */
+  batch?: WriteBatch;
+}
+
+/**
+ * Several writes committed as one transaction: each write prepared with `{ batch }` adds its ops here, and
+ * `GenericStore.commitBatch` commits them all (or none). Writes in a batch must not read each other's results.
+ */
+export class WriteBatch {
+  readonly ops: WriteOp[] = [];
+  readonly onCommit: Array<(results: WriteResult[]) => void> = [];
+
+  add(ops: WriteOp[], done: (first: WriteResult) => void): void {
+    const at = this.ops.length;
+    this.ops.push(...ops);
+    this.onCommit.push((results) => done(results[at]!));
+  }
+
+  get size(): number {
+    return this.ops.length;
+  }
 }
 
 export interface DeleteOptions {
@@ -66,6 +93,8 @@ export interface DeleteOptions {
   /** Legacy form of propagationPolicy Orphan. */
   orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Collect the delete's storage ops in this batch instead of committing them. */
+  batch?: WriteBatch;
 }
 
 export type DeleteResult = { removed: true; object: KubeObject } | { removed: false; object: KubeObject };
@@ -127,7 +156,7 @@ export class GenericStore {
     if (rt.strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
     meta.annotations = { ...(meta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
-    if (rt.strategy.hasStatusSubresource && rt.strategy.tracksGeneration) delete obj.status;
+    if (rt.strategy.hasStatusSubresource && rt.strategy.tracksGeneration && !opts.withStatus) delete obj.status;
     rt.strategy.defaults?.(obj, ctx);
     // Ownership is recorded for what the client sent (after defaulting), before the strategy adds server state.
     if (!opts.fieldsApplied) this.fields.recordWrite(rt, undefined, obj, { manager: opts.fieldManager ?? SERVER_MANAGER });
@@ -138,12 +167,14 @@ export class GenericStore {
       delete meta.resourceVersion;
       return obj;
     }
+    const key = this.key(ctx, meta.name!);
+    const ops: WriteOp[] = [{ type: 'create', key, value: encodeStored(toStorage(rt, obj)) }, ...this.indexOps(key, undefined, obj)];
+    if (opts.batch) {
+      opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
+      return obj;
+    }
     try {
-      const key = this.key(ctx, meta.name!);
-      const [result] = this.store.commit([
-        { type: 'create', key, value: encodeStored(toStorage(rt, obj)) },
-        ...this.indexOps(key, undefined, obj),
-      ]);
+      const [result] = this.store.commit(ops);
       meta.resourceVersion = String(result.revision);
       return obj;
     } catch (err) {
@@ -198,7 +229,7 @@ export class GenericStore {
       rt.strategy.prepareForStatusUpdate?.(obj, old);
     } else {
       copySystemMetadata(old, obj);
-      if (rt.strategy.hasStatusSubresource) {
+      if (rt.strategy.hasStatusSubresource && !opts.withStatus) {
         if (old.status === undefined) delete obj.status;
         else obj.status = structuredClone(old.status);
       }
@@ -231,9 +262,20 @@ export class GenericStore {
       if (this.store.get(deletionMarkerKey(key))) ops.push({ type: 'delete', key: deletionMarkerKey(key) });
     }
     ops.push(...this.indexOps(key, old, finished ? undefined : obj));
+    if (opts.batch) {
+      opts.batch.add(ops, (result) => (objMeta.resourceVersion = String(result.revision)));
+      return obj;
+    }
     const results = this.commitOrConflict(ctx, name, ops);
     objMeta.resourceVersion = String(results[0].revision);
     return obj;
+  }
+
+  /** Commits every write collected in `batch` as one transaction; storage errors (a key that exists) fail all. */
+  commitBatch(batch: WriteBatch): void {
+    if (batch.size === 0) return;
+    const results = this.store.commit(batch.ops);
+    for (const done of batch.onCommit) done(results);
   }
 
   delete(ctx: OpContext, name: string, opts: DeleteOptions = {}): DeleteResult {
@@ -283,6 +325,10 @@ export class GenericStore {
       if (!this.store.get(marker)) ops.push({ type: 'create', key: marker, value: '{}' });
       else if (wasDeleting) ops.push({ type: 'update', key: marker, value: '{}' });
       ops.push(...this.indexOps(current.key, before, obj));
+      if (opts.batch) {
+        opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
+        return { removed: false, object: obj };
+      }
       const [result] = this.commitOrConflict(ctx, name, ops);
       meta.resourceVersion = String(result.revision);
       return { removed: false, object: obj };
@@ -292,6 +338,10 @@ export class GenericStore {
     const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
     if (meta.deletionTimestamp && this.store.get(marker)) ops.push({ type: 'delete', key: marker });
     ops.push(...this.indexOps(current.key, obj, undefined));
+    if (opts.batch) {
+      opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
+      return { removed: true, object: obj };
+    }
     const [result] = this.commitOrConflict(ctx, name, ops);
     meta.resourceVersion = String(result.revision);
     return { removed: true, object: obj };
@@ -350,6 +400,7 @@ export class GenericStore {
     }
     errors.push(...(rt.strategy.validate?.(obj, ctx) ?? []));
     if (errors.length > 0) throw invalid(rt, obj.metadata?.name ?? obj.metadata?.generateName ?? '', errors);
+    rt.strategy.admit?.(obj, old, ctx);
   }
 
   private checkNamespaceAcceptsContent(ctx: OpContext): void {

@@ -57,8 +57,8 @@ export interface TablePrinter {
 export interface StrategyContext {
   /** Logical cluster name the request targets. */
   cluster: string;
-  /** The authenticated user, for strategies that record creators. */
-  user?: { username: string; groups: string[] };
+  /** The authenticated user, for strategies that record creators. Absent for the server's own writes. */
+  user?: { username: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
 }
 
 /**
@@ -80,6 +80,11 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
   validate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  /**
+   * Validating admission, after schema validation as in kube-apiserver: rules that need other objects (workspace
+   * types, the parent LogicalCluster). Throws a StatusError (kcp answers these with 403 Forbidden).
+   */
+  admit?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
   /** For the status subresource: copy everything but status from old (default implementation does this). */
   prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
   /**

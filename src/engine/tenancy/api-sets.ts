@@ -1,0 +1,53 @@
+/**
+ * Which built-in API set a logical cluster serves (kcp-reference decision 2): every cluster serves the Kubernetes
+ * built-ins and kcp's system APIs; root and every cluster whose type extends `universal` also serve
+ * `tenancy.kcp.io` (Workspaces, WorkspaceTypes); root also serves Shards. A cluster's set is recorded on its
+ * LogicalCluster when it is created (the `internal.kcpt.dev/apis` annotation), the way kcp records its default
+ * APIBindings, so later changes to types do not change existing workspaces.
+ */
+import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
+import type { ResourceType } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import { logicalClusterKey } from './cluster-paths.js';
+import { APIS_ANNOTATION, ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+
+export const SHARDS_API = 'shards.core.kcp.io';
+
+export class APISets {
+  private readonly byGroups = new Map<string, ClusterCatalog>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly builtins: readonly ResourceType[],
+    private readonly tenancy: readonly ResourceType[],
+    private readonly shards: readonly ResourceType[],
+  ) {}
+
+  /** The set served by a cluster, from its LogicalCluster (root: everything). */
+  baseFor = (cluster: string): ClusterCatalog => {
+    if (cluster === ROOT_CLUSTER) return this.catalog(`${TENANCY_GROUP},${SHARDS_API}`);
+    const kv = this.store.get(logicalClusterKey(cluster));
+    const apis = kv ? ((JSON.parse(kv.value) as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[APIS_ANNOTATION] ?? '') : '';
+    return this.catalog(apis);
+  };
+
+  /** The widest set (root's), for the `*` wildcard. */
+  widest(): ClusterCatalog {
+    return this.catalog(`${TENANCY_GROUP},${SHARDS_API}`);
+  }
+
+  private catalog(apis: string): ClusterCatalog {
+    let catalog = this.byGroups.get(apis);
+    if (!catalog) {
+      const groups = new Set(apis.split(',').filter(Boolean));
+      const types = [
+        ...this.builtins,
+        ...(groups.has(TENANCY_GROUP) ? this.tenancy : []),
+        ...(groups.has(SHARDS_API) ? this.shards : []),
+      ];
+      catalog = new StaticCatalog(types, `builtin-2${groups.size ? `+${[...groups].sort().join('+')}` : ''}`);
+      this.byGroups.set(apis, catalog);
+    }
+    return catalog;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What root holds from the first start (kcp's root phase 1): the built-in WorkspaceTypes and the Shard object of
+ * this server. `universal` is the type every usual workspace extends (its in-process initializer creates the
+ * `default` namespace); `root` can have no parent; `organization` and `team` come with the `workspace-types`
+ * battery, which also makes `organization` root's default child type; `homeroot`, `homebucket` and `home` carry the
+ * home workspaces of decision 1. Types are created once and never overwritten, so an admin may change them.
+ */
+import { StatusError } from '../machinery/status.js';
+import type { GenericStore } from '../registry/generic-store.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import { ROOT_CLUSTER, ROOT_SHARD } from './names.js';
+import type { WorkspaceTypeSpec } from './workspace-types.js';
+
+const root = (name: string) => ({ name, path: ROOT_CLUSTER });
+
+export function builtinWorkspaceTypes(batteries: ReadonlySet<string>): Record<string, WorkspaceTypeSpec> {
+  const typesBattery = batteries.has('workspace-types');
+  const types: Record<string, WorkspaceTypeSpec> = {
+    universal: { initializer: true },
+    root: {
+      extend: { with: [root('universal')] },
+      limitAllowedParents: { none: true },
+      ...(typesBattery ? { defaultChildWorkspaceType: root('organization') } : {}),
+    },
+    homeroot: {
+      extend: { with: [root('universal')] },
+      limitAllowedParents: { types: [root('root')] },
+      limitAllowedChildren: { types: [root('homebucket')] },
+      defaultChildWorkspaceType: root('homebucket'),
+    },
+    homebucket: {
+      extend: { with: [root('universal')] },
+      limitAllowedParents: { types: [root('homeroot'), root('homebucket')] },
+      limitAllowedChildren: { types: [root('homebucket'), root('home')] },
+      defaultChildWorkspaceType: root('homebucket'),
+    },
+    home: {
+      extend: { with: [root('universal')] },
+      limitAllowedParents: { types: [root('homebucket')] },
+      defaultChildWorkspaceType: root('universal'),
+    },
+  };
+  if (typesBattery) {
+    types.organization = {
+      extend: { with: [root('universal')] },
+      defaultChildWorkspaceType: root('universal'),
+      limitAllowedChildren: { types: [root('universal')] },
+      limitAllowedParents: { types: [root('root')] },
+    };
+    types.team = {
+      extend: { with: [root('universal')] },
+      defaultChildWorkspaceType: root('universal'),
+      limitAllowedParents: { types: [root('organization'), root('team')] },
+    };
+  }
+  return types;
+}
+
+function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObject): void {
+  try {
+    generic.create({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj);
+  } catch (err) {
+    if (!(err instanceof StatusError && err.code === 409)) throw err;
+  }
+}
+
+export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: ResourceType, batteries: ReadonlySet<string>): void {
+  for (const [name, spec] of Object.entries(builtinWorkspaceTypes(batteries))) {
+    createIfMissing(generic, workspaceTypes, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'WorkspaceType', metadata: { name }, spec });
+  }
+}
+
+/** The running server as Shard `root` in root, with the URLs of this start. */
+export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
+  const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
+  const spec = { baseURL: url, externalURL: url, virtualWorkspaceURL: url };
+  try {
+    const current = generic.get(ctx, ROOT_SHARD);
+    generic.update(ctx, ROOT_SHARD, { ...current, spec });
+  } catch (err) {
+    if (!(err instanceof StatusError && err.code === 404)) throw err;
+    createIfMissing(generic, shards, {
+      apiVersion: 'core.kcp.io/v1alpha1',
+      kind: 'Shard',
+      metadata: { name: ROOT_SHARD, labels: { name: ROOT_SHARD } },
+      spec,
+    });
+  }
+}

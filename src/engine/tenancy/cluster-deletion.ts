@@ -1,0 +1,120 @@
+/**
+ * Removing everything in a logical cluster whose LogicalCluster is being deleted, as kcp's logical cluster deletion
+ * controller does: every object is deleted (objects with finalizers are marked and waited for, child Workspaces
+ * included, which recurses down the tree); once nothing is held back, namespaces, cluster RBAC and the LogicalCluster
+ * itself go, together with the server's own bookkeeping keys for the cluster, in the same commit. An empty
+ * workspace is therefore removed in one transaction and leaves no row behind.
+ */
+import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
+import { deletionMarkerPrefix } from '../registry/object-rules.js';
+import type { ClusterCatalog } from '../registry/catalog.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { Store, WriteOp } from '../storage/store.js';
+import { StatusError } from '../machinery/status.js';
+import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
+
+/** Server bookkeeping keyed by cluster (owner index, absent-owner markers, pending-work markers). */
+export const clusterBookkeepingPrefixes = (cluster: string) => [
+  `/kcpt/owners/${cluster}/`,
+  `/kcpt/gc/absent-owners/${cluster}/`,
+  `/kcpt/pending/workspaces/${cluster}/`,
+];
+
+/** Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). */
+const keptUntilLast = new Set(['core/namespaces', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
+
+export interface DeletionProgress {
+  /** Objects still there (held by finalizers, child workspaces being deleted). */
+  remaining: number;
+  /** True once the LogicalCluster itself is gone. */
+  done: boolean;
+}
+
+export class ClusterContentDeleter {
+  constructor(
+    private readonly store: Store,
+    private readonly generic: GenericStore,
+    private readonly catalogFor: (cluster: string) => ClusterCatalog,
+    private readonly logicalClusterType: ResourceType,
+  ) {}
+
+  /** One pass: delete what can go; finish the cluster when nothing is left. */
+  run(cluster: string, lc: KubeObject): DeletionProgress {
+    const batch = new WriteBatch();
+    const types = this.deletableTypes(cluster);
+    let remaining = 0;
+    const last: ResourceType[] = [];
+    for (const rt of types) {
+      if (keptUntilLast.has(rt.storagePrefix)) {
+        last.push(rt);
+        continue;
+      }
+      remaining += this.deleteAll(rt, cluster, batch);
+    }
+    if (remaining > 0) {
+      this.generic.commitBatch(batch);
+      return { remaining, done: false };
+    }
+    // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
+    for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, rt.storagePrefix === 'core/namespaces');
+    if (remaining > 0) {
+      this.generic.commitBatch(batch);
+      return { remaining, done: false };
+    }
+    const finalizers = (lc.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_DELETION_FINALIZER);
+    this.generic.update(
+      { rt: this.logicalClusterType, cluster, namespace: '' },
+      'cluster',
+      { ...lc, metadata: { ...lc.metadata, finalizers } },
+      { batch },
+    );
+    if (finalizers.length === 0) this.sweepBookkeeping(cluster, types, batch);
+    this.generic.commitBatch(batch);
+    return { remaining: 0, done: finalizers.length === 0 };
+  }
+
+  private deletableTypes(cluster: string): ResourceType[] {
+    const seen = new Set<string>();
+    const out: ResourceType[] = [];
+    for (const rt of this.catalogFor(cluster).resourceTypes()) {
+      if (rt.virtualCreate || rt.storagePrefix === this.logicalClusterType.storagePrefix || seen.has(rt.storagePrefix)) continue;
+      seen.add(rt.storagePrefix);
+      out.push(rt);
+    }
+    return out;
+  }
+
+  /**
+   * Deletes every object of one type in the cluster; returns how many stay (finalizers). Namespaces whose content
+   * is already gone skip their `kubernetes` finalizer: this deleter did that finalizer's work.
+   */
+  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, skipNamespaceFinalizer = false): number {
+    let remaining = 0;
+    for (const kv of this.store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {
+      const obj = JSON.parse(kv.value) as KubeObject;
+      const name = obj.metadata?.name ?? '';
+      const namespace = rt.namespaced ? (obj.metadata?.namespace ?? '') : '';
+      if (skipNamespaceFinalizer && (obj.metadata?.finalizers ?? []).length === 0) {
+        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
+        continue;
+      }
+      try {
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch }).removed) remaining++;
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 404)) throw err;
+      }
+    }
+    return remaining;
+  }
+
+  /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */
+  private sweepBookkeeping(cluster: string, types: ResourceType[], batch: WriteBatch): void {
+    const deleting = new Set(batch.ops.filter((op) => op.type === 'delete').map((op) => op.key));
+    const prefixes = [...clusterBookkeepingPrefixes(cluster), ...types.map((rt) => `${deletionMarkerPrefix(rt.storagePrefix)}${cluster}/`)];
+    const ops: WriteOp[] = [];
+    for (const prefix of prefixes) {
+      for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push({ type: 'delete', key: kv.key });
+    }
+    if (ops.length > 0) batch.add(ops, () => {});
+  }
+}

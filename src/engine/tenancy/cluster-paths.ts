@@ -1,0 +1,108 @@
+/**
+ * Workspace paths ↔ logical cluster names. `root:org:team` is resolved segment by segment: the first segment is a
+ * cluster name (`root`, or any cluster's name), each further one follows that cluster's Workspace of that name to
+ * its `spec.cluster`. The reverse, a cluster's canonical path, is its LogicalCluster's `kcp.io/path` annotation.
+ * Nothing is held per workspace except what recent requests used: both directions are bounded LRUs, kept right by
+ * one storage watch on Workspaces and LogicalClusters.
+ */
+import { LRUCache } from 'lru-cache';
+import type { KubeObject } from '../registry/types.js';
+import type { Store, WatchHandle } from '../storage/store.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER } from './names.js';
+
+export const workspacesPrefix = '/registry/tenancy.kcp.io/workspaces/';
+export const logicalClustersPrefix = '/registry/core.kcp.io/logicalclusters/';
+
+export function workspaceKey(cluster: string, name: string): string {
+  return `${workspacesPrefix}${cluster}/${name}`;
+}
+
+export function logicalClusterKey(cluster: string): string {
+  return `${logicalClustersPrefix}${cluster}/cluster`;
+}
+
+const CACHED = 16_384;
+
+export class ClusterPaths {
+  /** `<parent cluster>/<workspace name>` → child cluster name ('' when the workspace has none yet) */
+  private readonly edges = new LRUCache<string, string>({ max: CACHED });
+  /** cluster → canonical path ('' when the cluster has no LogicalCluster) */
+  private readonly paths = new LRUCache<string, string>({ max: CACHED });
+  private watches: WatchHandle[] = [];
+
+  constructor(
+    private readonly store: Store,
+    /** `user:<name>` → the canonical path of that user's home (home workspaces). */
+    private readonly homePath: (user: string) => string | undefined = () => undefined,
+  ) {}
+
+  start(): void {
+    const from = this.store.currentRevision();
+    this.watches.push(
+      this.store.watch(workspacesPrefix, from, (events) => {
+        for (const e of events) this.edges.delete(e.key.slice(workspacesPrefix.length));
+      }),
+      this.store.watch(logicalClustersPrefix, from, (events) => {
+        for (const e of events) this.paths.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
+      }),
+    );
+  }
+
+  stop(): void {
+    for (const w of this.watches) w.cancel();
+    this.watches = [];
+  }
+
+  /**
+   * The cluster a path names, or undefined when some segment does not exist (or is still Scheduling, which kcp
+   * does not index either). `user:<name>[:…]` starts at that user's home.
+   */
+  resolve(path: string): string | undefined {
+    const segments = path.split(':');
+    let start = 1;
+    let cluster = segments[0]!;
+    if (cluster === 'user' && segments.length > 1) {
+      const home = this.homePath(segments[1]!);
+      if (!home) return undefined;
+      const resolved = home.includes(':') ? this.resolve(home) : home;
+      if (!resolved) return undefined;
+      cluster = resolved;
+      start = 2;
+    }
+    for (let i = start; i < segments.length; i++) {
+      const child = this.child(cluster, segments[i]!);
+      if (!child) return undefined;
+      cluster = child;
+    }
+    return cluster;
+  }
+
+  /** The cluster of workspace `name` in `parent`, if it has one. */
+  child(parent: string, name: string): string | undefined {
+    const edge = `${parent}/${name}`;
+    let child = this.edges.get(edge);
+    if (child === undefined) {
+      const kv = this.store.get(`${workspacesPrefix}${edge}`);
+      const ws = kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+      const spec = ws?.spec as { cluster?: string } | undefined;
+      child = spec?.cluster ?? '';
+      this.edges.set(edge, child);
+    }
+    return child || undefined;
+  }
+
+  /** Canonical path of a cluster (`root` for root), or undefined when it has no LogicalCluster. */
+  pathOf(cluster: string): string | undefined {
+    let path = this.paths.get(cluster);
+    if (path === undefined) {
+      const kv = this.store.get(logicalClusterKey(cluster));
+      if (!kv) path = '';
+      else {
+        const lc = JSON.parse(kv.value) as KubeObject;
+        path = lc.metadata?.annotations?.[PATH_ANNOTATION] ?? (cluster === ROOT_CLUSTER ? ROOT_CLUSTER : cluster);
+      }
+      this.paths.set(cluster, path);
+    }
+    return path || undefined;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The tenancy layer, assembled: workspace paths and types, the served Workspace / WorkspaceType / Shard types, the
+ * per-cluster API sets, and the workspace lifecycle controller. The server builds it in two steps because the
+ * resource types are needed before the generic store exists, and the controller needs the store.
+ */
+import type { ClusterCatalog } from '../registry/catalog.js';
+import type { GenericStore } from '../registry/generic-store.js';
+import type { IndexWriter } from '../registry/index-writer.js';
+import type { ResourceType } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import { APISets } from './api-sets.js';
+import { bootstrapWorkspaceTypes, registerShard } from './bootstrap.js';
+import { ClusterContentDeleter } from './cluster-deletion.js';
+import { ClusterPaths } from './cluster-paths.js';
+import { WorkspaceController, workspacePendingWriter } from './workspace-controller.js';
+import { workspaceResourceType } from './workspace-resource.js';
+import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
+import { WorkspaceTypes } from './workspace-types.js';
+import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
+
+export interface TenancyControllerDeps {
+  generic: GenericStore;
+  catalogFor(cluster: string): ClusterCatalog;
+  namespaces: ResourceType;
+  logicalClusters: ResourceType;
+  clusterRoleBindings: ResourceType;
+  externalUrl(): string;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+export class Tenancy {
+  readonly paths: ClusterPaths;
+  readonly workspaceTypes: WorkspaceTypes;
+  readonly workspaces: ResourceType;
+  readonly workspaceTypeType: ResourceType;
+  readonly shards: ResourceType;
+  readonly indexWriters: IndexWriter[];
+  private controller?: WorkspaceController;
+
+  constructor(
+    private readonly store: Store,
+    private readonly batteries: ReadonlySet<string>,
+  ) {
+    this.paths = new ClusterPaths(store);
+    this.workspaceTypes = new WorkspaceTypes(store, this.paths);
+    this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes });
+    this.workspaceTypeType = workspaceTypeResourceType(this.paths);
+    this.shards = shardResourceType();
+    this.indexWriters = [workspacePendingWriter(store)];
+  }
+
+  /** Built-in API sets per cluster, layered under each cluster's CRDs. */
+  apiSets(builtins: readonly ResourceType[]): APISets {
+    return new APISets(this.store, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
+  }
+
+  /** Resolves `/clusters/<path>` to a cluster name. */
+  resolvePath = (path: string): string | undefined => this.paths.resolve(path);
+
+  /** Root's workspace types and Shard; then the lifecycle controller. */
+  start(deps: TenancyControllerDeps): void {
+    this.paths.start();
+    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries);
+    registerShard(deps.generic, this.shards, deps.externalUrl());
+    const types: TenancyTypes = {
+      workspaces: this.workspaces,
+      logicalClusters: deps.logicalClusters,
+      namespaces: deps.namespaces,
+      clusterRoleBindings: deps.clusterRoleBindings,
+    };
+    const scheduler = new WorkspaceScheduler({
+      store: this.store,
+      generic: deps.generic,
+      types,
+      paths: this.paths,
+      workspaceTypes: this.workspaceTypes,
+      externalUrl: deps.externalUrl,
+    });
+    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters);
+    this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
+    this.controller.start();
+  }
+
+  stop(): void {
+    this.controller?.stop();
+    this.paths.stop();
+  }
+}

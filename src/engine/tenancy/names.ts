@@ -1,0 +1,77 @@
+/**
+ * The names kcp gives things in the tenancy layer: labels and annotations on Workspaces and LogicalClusters,
+ * logical cluster names, and the workspace path grammar (`root:org:team`).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+export const TENANCY_GROUP = 'tenancy.kcp.io';
+export const CORE_KCP_GROUP = 'core.kcp.io';
+export const ROOT_CLUSTER = 'root';
+export const ROOT_SHARD = 'root';
+
+/** Label kept equal to a Workspace's status.phase. */
+export const PHASE_LABEL = 'tenancy.kcp.io/phase';
+/** JSON authentication/v1 UserInfo of the creator (set for non-privileged creators). */
+export const OWNER_ANNOTATION = 'experimental.tenancy.kcp.io/owner';
+export const SHARD_ANNOTATION = 'core.kcp.io/shard';
+/** Deprecated short shard hash kcp still writes. */
+export const SHARD_HASH_ANNOTATION = 'internal.tenancy.kcp.io/shard';
+/** The cluster name chosen for a Workspace (phase one of kcp's two-phase scheduling). */
+export const CLUSTER_ANNOTATION = 'internal.tenancy.kcp.io/cluster';
+/** On a LogicalCluster: `<type path>:<type name>` of its workspace type. */
+export const TYPE_ANNOTATION = 'internal.tenancy.kcp.io/type';
+/** Canonical path of a logical cluster (on its LogicalCluster), or of the workspace an object lives in. */
+export const PATH_ANNOTATION = 'kcp.io/path';
+export const REQUIRED_GROUPS_ANNOTATION = 'authorization.kcp.io/required-groups';
+/** Finalizer a Workspace carries until its LogicalCluster is gone. */
+export const LOGICAL_CLUSTER_FINALIZER = 'core.kcp.io/logicalcluster';
+/**
+ * kcpt's record of the API groups a logical cluster serves beyond every cluster's built-ins (kcp gets the same
+ * effect from the default APIBindings of the `universal` type).
+ */
+export const APIS_ANNOTATION = 'internal.kcpt.dev/apis';
+
+const segment = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
+const pathRe = new RegExp(`^${segment}(:${segment})*$`);
+/** kcp's Workspace/WorkspaceType name pattern (a DNS-1123 label). */
+export const NAME_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+/** kcp's WorkspaceTypeReference.name pattern. */
+export const TYPE_NAME_PATTERN = '^[a-z]([a-z0-9-]{0,61}[a-z0-9])?';
+/** kcp's WorkspaceTypeReference.path / APIExportReference.path pattern. */
+export const PATH_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(:[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+/** True for `root`, `root:org:team`, `2x8k1q0v9m3fgh7a:child`. */
+export function isValidPath(path: string): boolean {
+  return pathRe.test(path);
+}
+
+export function joinPath(parent: string, name: string): string {
+  return parent ? `${parent}:${name}` : name;
+}
+
+/** `root:org:team` → [`root:org`, `team`]; a single segment has no parent. */
+export function splitPath(path: string): { parent: string | undefined; name: string } {
+  const at = path.lastIndexOf(':');
+  return at < 0 ? { parent: undefined, name: path } : { parent: path.slice(0, at), name: path.slice(at + 1) };
+}
+
+/** Base 36 of a big-endian byte string, one leading `0` per leading zero byte (kcp's encoding). */
+function base36(bytes: Buffer): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const value = BigInt(`0x${bytes.toString('hex') || '0'}`);
+  return '0'.repeat(zeros) + (value === 0n ? '' : value.toString(36));
+}
+
+/** A fresh logical cluster name: the first 16 characters of base36(sha224(32 random bytes)). */
+export function newClusterName(): string {
+  return base36(createHash('sha224').update(randomBytes(32)).digest()).slice(0, 16).padEnd(16, '0');
+}
+
+/** The deprecated `internal.tenancy.kcp.io/shard` value: 8 chars of base36(sha224(shard name)). */
+export function shardHash(shard: string): string {
+  return base36(createHash('sha224').update(shard).digest()).slice(0, 8).padStart(8, '0');
+}
+
+/** `internal.tenancy.kcp.io/shard` of the root shard as kcp writes it. */
+export const ROOT_SHARD_HASH = '1pfxsevk';

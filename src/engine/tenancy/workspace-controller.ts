@@ -1,0 +1,198 @@
+/**
+ * The workspace lifecycle for every logical cluster, from one queue: Scheduling → (Initializing →) Ready, and on
+ * deletion Terminating/Deleting until the workspace's logical cluster and everything in it are gone. Driven by the
+ * storage watch on Workspaces and LogicalClusters; after a restart, pending work is found through marker keys
+ * written with the objects (workspaces not yet Ready, LogicalClusters being deleted), never by a scan.
+ */
+import { WorkQueue } from '../controllers/work-queue.js';
+import { deletionMarkerPrefix, nowTimestamp } from '../registry/object-rules.js';
+import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
+import type { IndexWriter } from '../registry/index-writer.js';
+import { decodeStored } from '../registry/stored-object.js';
+import type { KubeObject } from '../registry/types.js';
+import type { Store, WatchHandle } from '../storage/store.js';
+import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
+import type { ClusterContentDeleter } from './cluster-deletion.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from './names.js';
+import type { Workspace } from './workspace-resource.js';
+import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
+
+const pendingPrefix = '/kcpt/pending/workspaces/';
+
+interface LogicalClusterView extends KubeObject {
+  spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
+  status?: { phase?: string; initializers?: string[]; terminators?: string[]; conditions?: unknown[] };
+}
+
+function isPending(ws: KubeObject | undefined): boolean {
+  if (!ws) return false;
+  return Boolean(ws.metadata?.deletionTimestamp) || (ws.status as { phase?: string } | undefined)?.phase !== 'Ready';
+}
+
+/**
+ * Marker keys for workspaces that still need the controller (not Ready, or being deleted), written in the same
+ * commit as the workspace, so a restart resumes them without listing every workspace.
+ */
+export function workspacePendingWriter(store: Store): IndexWriter {
+  return (key, before, after) => {
+    if (!key.startsWith(workspacesPrefix)) return [];
+    const now = isPending(after);
+    if (isPending(before) === now) return [];
+    const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
+    const exists = store.get(marker) !== undefined;
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
+    if (!now && exists) return [{ type: 'delete', key: marker }];
+    return [];
+  };
+}
+
+export interface WorkspaceControllerDeps {
+  store: Store;
+  generic: GenericStore;
+  types: TenancyTypes;
+  scheduler: WorkspaceScheduler;
+  deleter: ClusterContentDeleter;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+export class WorkspaceController {
+  private readonly queue: WorkQueue;
+  private watches: WatchHandle[] = [];
+
+  constructor(private readonly deps: WorkspaceControllerDeps) {
+    this.queue = new WorkQueue('workspace', (key) => this.reconcile(key), deps.onError);
+  }
+
+  start(): void {
+    const { store } = this.deps;
+    const from = store.currentRevision();
+    this.watches.push(
+      store.watch(workspacesPrefix, from, (events) => {
+        for (const e of events) {
+          const rest = e.key.slice(workspacesPrefix.length);
+          if (e.type === 'DELETED') {
+            // A child workspace finally gone may be what its parent's deletion was waiting for.
+            this.queue.add(`lc|${rest.split('/')[0]}`);
+            continue;
+          }
+          if (isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
+        }
+      }),
+      store.watch(logicalClustersPrefix, from, (events) => {
+        for (const e of events) {
+          const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
+          const lc = JSON.parse(e.value) as LogicalClusterView;
+          const owner = lc.spec?.owner;
+          if (owner?.cluster && owner.name) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
+          if (e.type !== 'DELETED' && lc.metadata?.deletionTimestamp) this.queue.add(`lc|${cluster}`);
+        }
+      }),
+    );
+    // Work a restart interrupted.
+    for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
+    const lcMarkers = deletionMarkerPrefix(this.deps.types.logicalClusters.storagePrefix);
+    for (const kv of store.list(lcMarkers).items) this.queue.add(`lc|${kv.key.slice(lcMarkers.length).split('/')[0]}`);
+  }
+
+  stop(): void {
+    for (const w of this.watches) w.cancel();
+    this.watches = [];
+    this.queue.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private reconcile(key: string) {
+    const [kind, rest] = [key.slice(0, 2), key.slice(3)];
+    if (kind === 'lc') return this.reconcileClusterDeletion(rest);
+    const slash = rest.indexOf('/');
+    return this.reconcileWorkspace(rest.slice(0, slash), rest.slice(slash + 1));
+  }
+
+  private get(key: string): KubeObject | undefined {
+    const kv = this.deps.store.get(key);
+    return kv ? decodeStored(kv) : undefined;
+  }
+
+  private reconcileWorkspace(parent: string, name: string) {
+    const ws = this.get(workspaceKey(parent, name)) as Workspace | undefined;
+    if (!ws) return undefined;
+    if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws);
+    if (!ws.spec?.cluster) {
+      this.deps.scheduler.schedule(parent, ws);
+      return undefined;
+    }
+    if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);
+    return undefined;
+  }
+
+  /** Mirrors the LogicalCluster's initializers; when none is left, both turn Ready in one commit. */
+  private reconcileInitializing(parent: string, ws: Workspace): void {
+    const { generic, types } = this.deps;
+    const cluster = ws.spec!.cluster!;
+    const lc = this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined;
+    if (!lc) return;
+    const initializers = lc.status?.initializers ?? [];
+    const now = nowTimestamp();
+    const batch = new WriteBatch();
+    if (initializers.length === 0 && lc.status?.phase !== 'Ready') {
+      generic.update(
+        { rt: types.logicalClusters, cluster, namespace: '' },
+        'cluster',
+        { ...lc, status: { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] } },
+        { batch, subresource: 'status' },
+      );
+    }
+    const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
+    const status = { ...ws.status, phase, conditions: workspaceConditions(initializers, now), initializers };
+    if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
+    const unchanged = phase === ws.status?.phase && JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers);
+    if (!unchanged) {
+      const next: Workspace = { ...ws, metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } }, status };
+      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
+    }
+    generic.commitBatch(batch);
+  }
+
+  /** Deletes the workspace's LogicalCluster, shows Terminating/Deleting meanwhile, and lets go once it is gone. */
+  private reconcileDeletion(parent: string, ws: Workspace) {
+    const { generic, types } = this.deps;
+    const name = ws.metadata!.name!;
+    const cluster = ws.spec?.cluster;
+    const lc = cluster ? (this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined) : undefined;
+    const ours = lc && lc.spec?.owner?.uid === ws.metadata?.uid;
+    if (lc && ours) {
+      let current = lc;
+      if (!lc.metadata?.deletionTimestamp) {
+        current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster').object as LogicalClusterView;
+      }
+      const phase = (current.status?.terminators ?? []).length > 0 ? 'Terminating' : 'Deleting';
+      if (ws.status?.phase !== phase) {
+        const next: Workspace = {
+          ...ws,
+          metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } },
+          status: { ...ws.status, phase },
+        };
+        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });
+      }
+      return undefined;
+    }
+    const finalizers = (ws.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_FINALIZER);
+    if (finalizers.length !== (ws.metadata?.finalizers ?? []).length) {
+      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, { ...ws, metadata: { ...ws.metadata, finalizers } });
+    }
+    return undefined;
+  }
+
+  /** A LogicalCluster being deleted: wait for its terminators, then remove its content and itself. */
+  private reconcileClusterDeletion(cluster: string) {
+    const lc = this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined;
+    if (!lc?.metadata?.deletionTimestamp) return undefined;
+    if ((lc.status?.terminators ?? []).length > 0) return undefined;
+    const progress = this.deps.deleter.run(cluster, lc);
+    // Child workspaces report back through their own DELETED events; other finalizers are polled.
+    return progress.done ? undefined : { requeueAfterMs: 2000 };
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * tenancy.kcp.io/v1alpha1 workspaces: the CRD-served type plus kcp's Workspace and WorkspaceTypeExists admission.
+ * On create: the owner annotation for non-privileged creators, required groups copied from the parent, the type
+ * defaulted from the parent type's defaultChildWorkspaceType and resolved (path filled in), the type's extra labels,
+ * then the placement limits of both types. On update: spec.cluster/URL only by privileged users, spec.type immutable.
+ * kcp answers all of these with 403 Forbidden.
+ */
+import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
+import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import { logicalClusterKey, type ClusterPaths } from './cluster-paths.js';
+import { tenancyResourceType } from './crds.js';
+import { NAME_PATTERN, OWNER_ANNOTATION, PHASE_LABEL, REQUIRED_GROUPS_ANNOTATION, TENANCY_GROUP, TYPE_ANNOTATION } from './names.js';
+import {
+  canonicalPathOf,
+  referenceString,
+  TypeResolutionError,
+  type TypeReference,
+  type WorkspaceType,
+  type WorkspaceTypes,
+} from './workspace-types.js';
+
+export interface WorkspaceSpec {
+  type?: TypeReference;
+  cluster?: string;
+  URL?: string;
+  location?: { selector?: unknown };
+}
+
+export interface WorkspaceStatus {
+  phase?: string;
+  conditions?: Record<string, unknown>[];
+  initializers?: string[];
+  terminators?: string[];
+}
+
+export interface Workspace extends KubeObject {
+  spec?: WorkspaceSpec;
+  status?: WorkspaceStatus;
+}
+
+export interface TenancyAdmissionDeps {
+  store: Store;
+  paths: ClusterPaths;
+  types: WorkspaceTypes;
+}
+
+const workspacesResource = { group: TENANCY_GROUP, resource: 'workspaces' };
+const nameRe = new RegExp(NAME_PATTERN);
+
+export function isPrivileged(ctx: StrategyContext): boolean {
+  return !ctx.user || ctx.user.groups.includes('system:masters');
+}
+
+/** The owner annotation value: the creator as authentication/v1 UserInfo JSON, empty fields left out. */
+export function ownerAnnotationValue(user: NonNullable<StrategyContext['user']>): string {
+  const info: Record<string, unknown> = { username: user.username };
+  if (user.uid) info.uid = user.uid;
+  if (user.groups.length > 0) info.groups = user.groups;
+  if (user.extra && Object.keys(user.extra).length > 0) info.extra = user.extra;
+  return JSON.stringify(info);
+}
+
+function denied(obj: KubeObject, message: string): Error {
+  return forbidden(workspacesResource, obj.metadata?.name ?? '', message);
+}
+
+function logicalClusterOf(store: Store, cluster: string): KubeObject | undefined {
+  const kv = store.get(logicalClusterKey(cluster));
+  return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+}
+
+/** `<path>:<name>` of the parent cluster's own type, from its LogicalCluster. */
+function parentTypeOf(store: Store, cluster: string, obj: KubeObject): { annotation: string; path: string; name: string } {
+  const lc = logicalClusterOf(store, cluster);
+  if (!lc) throw denied(obj, `workspace type cannot be resolved: logicalclusters.core.kcp.io "cluster" not found`);
+  const annotation = lc.metadata?.annotations?.[TYPE_ANNOTATION];
+  if (!annotation) throw denied(obj, `annotation ${TYPE_ANNOTATION} on LogicalCluster must be set`);
+  const at = annotation.lastIndexOf(':');
+  if (at <= 0) throw denied(obj, `annotation ${TYPE_ANNOTATION} on LogicalCluster must be in the form of cluster:name`);
+  return { annotation, path: annotation.slice(0, at), name: annotation.slice(at + 1) };
+}
+
+function withTypeErrors<T>(obj: KubeObject, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof TypeResolutionError) throw denied(obj, err.message);
+    throw err;
+  }
+}
+
+export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
+  const base = tenancyResourceType('workspaces');
+  const { store, paths, types } = deps;
+
+  /** Mutating admission on create. */
+  const admitCreate = (obj: Workspace, ctx: StrategyContext) => {
+    const meta = obj.metadata!;
+    const annotations = (meta.annotations ??= {});
+    const privileged = isPrivileged(ctx);
+    if (!privileged) annotations[OWNER_ANNOTATION] = ownerAnnotationValue(ctx.user!);
+    if (!(REQUIRED_GROUPS_ANNOTATION in annotations) || !privileged) {
+      const required = logicalClusterOf(store, ctx.cluster)?.metadata?.annotations?.[REQUIRED_GROUPS_ANNOTATION];
+      if (required !== undefined) annotations[REQUIRED_GROUPS_ANNOTATION] = required;
+      else delete annotations[REQUIRED_GROUPS_ANNOTATION];
+    }
+    const spec = (obj.spec ??= {});
+    if (!spec.type?.name) {
+      const parent = parentTypeOf(store, ctx.cluster, obj);
+      const parentType = types.get(parent.path, parent.name);
+      if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.name}" not found`);
+      const child = parentType.spec?.defaultChildWorkspaceType;
+      // kcp's message really contains the unfilled verbs.
+      if (!child) throw denied(obj, 'spec.defaultChildWorkspaceType of workspace type %s:%s must be set');
+      spec.type = { name: child.name, ...(child.path ? { path: child.path } : {}) };
+    }
+    const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
+    const type = withTypeErrors(obj, () => types.resolve(thisPath, spec.type!));
+    if (!spec.type.path) spec.type = { ...spec.type, path: canonicalPathOf(type) };
+    for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
+      meta.labels ??= {};
+      if (!(k in meta.labels)) meta.labels[k] = v;
+    }
+    meta.labels = { ...(meta.labels ?? {}), [PHASE_LABEL]: 'Scheduling' };
+  };
+
+  /** Validating admission on create. */
+  const validateCreate = (obj: Workspace, ctx: StrategyContext) => {
+    const spec = obj.spec ?? {};
+    const privileged = isPrivileged(ctx);
+    if (spec.cluster && !privileged) throw denied(obj, 'spec.Cluster can only be set by system privileged users');
+    if (spec.URL && !privileged) throw denied(obj, 'spec.URL can only be set by system privileged users');
+    const ref = spec.type ?? { name: '' };
+    const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
+    withTypeErrors(obj, () => {
+      const type = types.resolve(thisPath, ref);
+      const aliases = types.aliases(type);
+      if (!ref.path) throw new TypeResolutionError('spec.type.path must be set');
+      const parent = parentTypeOf(store, ctx.cluster, obj);
+      const parentType = types.get(parent.path, parent.name);
+      if (!parentType) throw new TypeResolutionError(`workspace type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.name}" not found`);
+      types.checkPlacement(parent.annotation, types.aliases(parentType), referenceString(ref), aliases);
+    });
+  };
+
+  const validateUpdate = (obj: Workspace, old: Workspace, ctx: StrategyContext) => {
+    const spec = obj.spec ?? {};
+    const was = old.spec ?? {};
+    const privileged = isPrivileged(ctx);
+    if (was.cluster && !spec.cluster) throw denied(obj, 'spec.cluster cannot be unset');
+    if (was.cluster !== spec.cluster && !privileged) throw denied(obj, 'spec.cluster can only be changed by system privileged users');
+    if (was.URL !== spec.URL && !privileged) throw denied(obj, 'spec.URL can only be changed by system privileged users');
+    if (was.type?.name !== spec.type?.name || was.type?.path !== spec.type?.path) throw denied(obj, 'spec.type is immutable');
+    if (old.status?.phase !== 'Ready' && obj.status?.phase === 'Ready') {
+      if (!spec.cluster) throw denied(obj, 'spec.cluster must be set for phase Ready');
+      if (!spec.URL) throw denied(obj, 'spec.URL must be set for phase Ready');
+    }
+  };
+
+  return {
+    ...base,
+    strategy: {
+      ...base.strategy,
+      prepareForCreate(obj, ctx) {
+        base.strategy.prepareForCreate?.(obj, ctx);
+        admitCreate(obj as Workspace, ctx);
+      },
+      validate(obj, ctx) {
+        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
+        const name = obj.metadata?.name ?? '';
+        if (name && !nameRe.test(name)) {
+          errs.push(fieldErrors.invalid('metadata.name', name, `metadata.name in body should match '${NAME_PATTERN}'`));
+        }
+        return errs;
+      },
+      admit(obj, old, ctx) {
+        if (old) validateUpdate(obj as Workspace, old as Workspace, ctx);
+        else validateCreate(obj as Workspace, ctx);
+      },
+    },
+  };
+}
+
+export type { WorkspaceType };

@@ -1,0 +1,229 @@
+/**
+ * Scheduling a Workspace, kcp's two commits folded into one: pick the logical cluster name, create its
+ * LogicalCluster (path, type, owner, initializers), run the in-process initializers right away (`root:universal`
+ * creates the `default` namespace), give a non-privileged creator the `workspace-admin` binding, and move the
+ * Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and spec.URL set.
+ */
+import { nowTimestamp } from '../registry/object-rules.js';
+import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import { logicalClusterKey, type ClusterPaths } from './cluster-paths.js';
+import {
+  APIS_ANNOTATION,
+  CLUSTER_ANNOTATION,
+  LOGICAL_CLUSTER_FINALIZER,
+  OWNER_ANNOTATION,
+  PATH_ANNOTATION,
+  PHASE_LABEL,
+  REQUIRED_GROUPS_ANNOTATION,
+  ROOT_SHARD,
+  SHARD_ANNOTATION,
+  SHARD_HASH_ANNOTATION,
+  TENANCY_GROUP,
+  TYPE_ANNOTATION,
+  joinPath,
+  newClusterName,
+  shardHash,
+} from './names.js';
+import type { Workspace } from './workspace-resource.js';
+import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
+
+export const LOGICAL_CLUSTER_DELETION_FINALIZER = 'core.kcp.io/logicalcluster-deletion';
+export const UNIVERSAL_INITIALIZER = 'root:universal';
+
+export interface TenancyTypes {
+  workspaces: ResourceType;
+  logicalClusters: ResourceType;
+  namespaces: ResourceType;
+  clusterRoleBindings: ResourceType;
+}
+
+export interface SchedulerDeps {
+  store: Store;
+  generic: GenericStore;
+  types: TenancyTypes;
+  paths: ClusterPaths;
+  workspaceTypes: WorkspaceTypes;
+  /** `https://host:port` clients use. */
+  externalUrl(): string;
+}
+
+export function condition(type: string, status: 'True' | 'False', now: string, reason?: string, message?: string, severity?: string) {
+  return { type, status, lastTransitionTime: now, ...(reason ? { reason } : {}), ...(message ? { message } : {}), ...(severity ? { severity } : {}) };
+}
+
+/** `Initializers still exist: [a b]`, Go's rendering of the list. */
+export function initializersMessage(initializers: string[]): string {
+  return `Initializers still exist: [${initializers.join(' ')}]`;
+}
+
+export function workspaceConditions(initializers: string[], now: string): Record<string, unknown>[] {
+  return [
+    condition('WorkspaceScheduled', 'True', now),
+    initializers.length > 0
+      ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
+      : condition('WorkspaceInitialized', 'True', now),
+  ];
+}
+
+/** The creator recorded in the owner annotation (kcp's UserInfo JSON), if any. */
+function ownerOf(ws: Workspace): { username: string; groups?: string[]; uid?: string; extra?: Record<string, string[]> } | undefined {
+  const raw = ws.metadata?.annotations?.[OWNER_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    const info = JSON.parse(raw) as { username?: string };
+    return info.username ? (info as { username: string }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class WorkspaceScheduler {
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. */
+  schedule(parent: string, ws: Workspace): void {
+    const { generic, types, paths, workspaceTypes, store } = this.deps;
+    const name = ws.metadata!.name!;
+    const typeRef = ws.spec?.type;
+    const type = typeRef?.path ? workspaceTypes.get(typeRef.path, typeRef.name) : undefined;
+    if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
+    const aliases = workspaceTypes.aliases(type);
+    let cluster = ws.metadata?.annotations?.[CLUSTER_ANNOTATION];
+    // A name taken by a LogicalCluster that is not ours is given up, as kcp does.
+    if (!cluster || this.ownedByOther(cluster, parent, ws)) cluster = this.freshClusterName();
+    const path = joinPath(paths.pathOf(parent) ?? parent, name);
+    const now = nowTimestamp();
+    const batch = new WriteBatch();
+
+    let initializers = workspaceTypes.initializers(aliases);
+    const terminators = workspaceTypes.terminators(aliases);
+    const inProcess = initializers.includes(UNIVERSAL_INITIALIZER);
+    if (!store.get(logicalClusterKey(cluster))) {
+      if (inProcess) {
+        // root:universal runs here: the cluster's `default` namespace, created in the same commit.
+        initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
+        generic.create(
+          { rt: types.namespaces, cluster, namespace: '' },
+          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } },
+          { batch },
+        );
+      }
+      generic.create(
+        { rt: types.logicalClusters, cluster, namespace: '' },
+        this.logicalCluster(cluster, parent, path, ws, type, aliases, initializers, terminators, now),
+        { batch, withStatus: true },
+      );
+      const owner = ownerOf(ws);
+      if (owner) this.workspaceAdminBinding(cluster, owner.username, batch);
+    } else {
+      initializers = (this.readLogicalCluster(cluster)?.status as { initializers?: string[] } | undefined)?.initializers ?? initializers;
+    }
+
+    const phase = initializers.length > 0 ? 'Initializing' : 'Ready';
+    const meta = ws.metadata!;
+    const next: Workspace = {
+      ...ws,
+      metadata: {
+        ...meta,
+        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase },
+        annotations: {
+          ...(meta.annotations ?? {}),
+          [SHARD_ANNOTATION]: ROOT_SHARD,
+          [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
+          [CLUSTER_ANNOTATION]: cluster,
+        },
+        finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
+      },
+      spec: { ...ws.spec, cluster, URL: `${this.deps.externalUrl()}/clusters/${path}` },
+      status: { ...ws.status, phase, conditions: workspaceConditions(initializers, now), ...(initializers.length ? { initializers } : {}) },
+    };
+    if (initializers.length === 0) delete next.status!.initializers;
+    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
+    generic.commitBatch(batch);
+  }
+
+  private logicalCluster(
+    cluster: string,
+    parent: string,
+    path: string,
+    ws: Workspace,
+    type: WorkspaceType,
+    aliases: WorkspaceType[],
+    initializers: string[],
+    terminators: string[],
+    now: string,
+  ): KubeObject {
+    const wsMeta = ws.metadata!;
+    const annotations: Record<string, string> = {
+      [PATH_ANNOTATION]: path,
+      [TYPE_ANNOTATION]: qualifiedName(type),
+      [SHARD_ANNOTATION]: ROOT_SHARD,
+    };
+    for (const key of [OWNER_ANNOTATION, REQUIRED_GROUPS_ANNOTATION]) {
+      const v = wsMeta.annotations?.[key];
+      if (v !== undefined) annotations[key] = v;
+    }
+    if (aliases.some((a) => qualifiedName(a) === UNIVERSAL_INITIALIZER)) annotations[APIS_ANNOTATION] = TENANCY_GROUP;
+    const owner = ownerOf(ws);
+    const phase = initializers.length > 0 ? 'Initializing' : 'Ready';
+    return {
+      apiVersion: 'core.kcp.io/v1alpha1',
+      kind: 'LogicalCluster',
+      metadata: { name: 'cluster', annotations, finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER] },
+      spec: {
+        directlyDeletable: false,
+        owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name: wsMeta.name, cluster: parent, uid: wsMeta.uid },
+        ...(owner ? { createdBy: owner } : {}),
+        ...(initializers.length ? { initializers } : {}),
+        ...(terminators.length ? { terminators } : {}),
+      },
+      status: {
+        phase,
+        URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
+        conditions: [
+          initializers.length > 0
+            ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
+            : condition('WorkspaceInitialized', 'True', now),
+        ],
+        ...(initializers.length ? { initializers } : {}),
+        ...(terminators.length ? { terminators } : {}),
+      },
+    };
+  }
+
+  /** kcp gives the creator cluster-admin in the new workspace. */
+  private workspaceAdminBinding(cluster: string, username: string, batch: WriteBatch): void {
+    this.deps.generic.create(
+      { rt: this.deps.types.clusterRoleBindings, cluster, namespace: '' },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'workspace-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: username }],
+      },
+      { batch },
+    );
+  }
+
+  private readLogicalCluster(cluster: string): KubeObject | undefined {
+    const kv = this.deps.store.get(logicalClusterKey(cluster));
+    return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+  }
+
+  private ownedByOther(cluster: string, parent: string, ws: Workspace): boolean {
+    const lc = this.readLogicalCluster(cluster);
+    if (!lc) return false;
+    const owner = (lc.spec as { owner?: { cluster?: string; name?: string; uid?: string } } | undefined)?.owner;
+    return owner?.cluster !== parent || owner?.name !== ws.metadata?.name || owner?.uid !== ws.metadata?.uid;
+  }
+
+  private freshClusterName(): string {
+    for (;;) {
+      const name = newClusterName();
+      if (!this.deps.store.get(logicalClusterKey(name))) return name;
+    }
+  }
+}

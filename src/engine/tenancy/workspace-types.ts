@@ -1,0 +1,165 @@
+/**
+ * WorkspaceType resolution as kcp's admission does it: a reference without a path is looked up in the workspace
+ * and then up its parents (root last); a type "is" every type it transitively extends (its aliases); a parent's
+ * `limitAllowedChildren` and a child's `limitAllowedParents` are checked against every alias, with kcp's messages.
+ */
+import type { KubeObject } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import type { ClusterPaths } from './cluster-paths.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, splitPath } from './names.js';
+
+export const workspaceTypesPrefix = '/registry/tenancy.kcp.io/workspacetypes/';
+
+export interface TypeReference {
+  name: string;
+  path?: string;
+}
+
+export interface WorkspaceTypeSpec {
+  initializer?: boolean;
+  terminator?: boolean;
+  extend?: { with?: TypeReference[] };
+  additionalWorkspaceLabels?: Record<string, string>;
+  defaultChildWorkspaceType?: TypeReference;
+  limitAllowedChildren?: { none?: boolean; types?: TypeReference[] };
+  limitAllowedParents?: { none?: boolean; types?: TypeReference[] };
+  defaultAPIBindings?: { path?: string; export: string }[];
+}
+
+export interface WorkspaceType extends KubeObject {
+  spec?: WorkspaceTypeSpec;
+}
+
+/** A reference as kcp prints it: `path:name`, or the bare name without a path. */
+export function referenceString(ref: TypeReference): string {
+  return ref.path ? `${ref.path}:${ref.name}` : ref.name;
+}
+
+/** `<canonical path of its workspace>:<name>`: how kcp names a type (and its initializer). */
+export function qualifiedName(t: WorkspaceType): string {
+  return `${canonicalPathOf(t)}:${t.metadata!.name}`;
+}
+
+export function canonicalPathOf(t: WorkspaceType): string {
+  return t.metadata?.annotations?.[PATH_ANNOTATION] ?? '';
+}
+
+/** A problem kcp reports as Forbidden during workspace admission. */
+export class TypeResolutionError extends Error {}
+
+export class WorkspaceTypes {
+  constructor(
+    private readonly store: Store,
+    private readonly paths: ClusterPaths,
+  ) {}
+
+  /** The type `name` in the workspace at `path` (a path or a cluster name). */
+  get(path: string, name: string): WorkspaceType | undefined {
+    const cluster = this.paths.resolve(path);
+    if (!cluster) return undefined;
+    const kv = this.store.get(`${workspaceTypesPrefix}${cluster}/${name}`);
+    return kv ? (JSON.parse(kv.value) as WorkspaceType) : undefined;
+  }
+
+  /** kcp's resolveTypeRef: an explicit path, else the workspace and its parents, root as the last chance. */
+  resolve(workspacePath: string, ref: TypeReference): WorkspaceType {
+    if (ref.path) {
+      const t = this.get(ref.path, ref.name);
+      if (!t) throw new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
+      return t;
+    }
+    let path: string | undefined = workspacePath;
+    const tried = new Set<string>();
+    while (path !== undefined && !tried.has(path)) {
+      tried.add(path);
+      const t = this.get(path, ref.name);
+      if (t) return t;
+      const { parent } = splitPath(path);
+      path = parent ?? (path === ROOT_CLUSTER ? undefined : ROOT_CLUSTER);
+    }
+    throw new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
+  }
+
+  /** Every type `t` transitively extends, then `t` itself; a cycle or a missing base is an error with kcp's text. */
+  aliases(t: WorkspaceType): WorkspaceType[] {
+    const seen = new Set<string>();
+    const walk = (current: WorkspaceType, trail: string[]): WorkspaceType[] => {
+      const self = qualifiedName(current);
+      seen.add(self);
+      const path = [...trail, self];
+      const out: WorkspaceType[] = [];
+      for (const base of current.spec?.extend?.with ?? []) {
+        const name = referenceString(base);
+        const cycleStart = path.indexOf(name);
+        if (cycleStart >= 0) {
+          throw new TypeResolutionError(`circular dependency detected in workspace type ${name}: ${path.slice(cycleStart).join(' -> ')}`);
+        }
+        if (seen.has(name)) continue;
+        const baseType = base.path ? this.get(base.path, base.name) : undefined;
+        if (!baseType) throw new TypeResolutionError(`unable to find inherited workspace type ${name}`);
+        out.push(baseType, ...walk(baseType, path));
+      }
+      return out;
+    };
+    return [...walk(t, []), t];
+  }
+
+  /** Initializer names of a workspace of this type: every alias with `initializer: true`, extended types first. */
+  initializers(aliases: WorkspaceType[]): string[] {
+    const out = aliases.filter((a) => a.spec?.initializer).map(qualifiedName);
+    if (aliases.some((a) => (a.spec?.defaultAPIBindings ?? []).length > 0)) out.push('system:apibindings');
+    return [...new Set(out)];
+  }
+
+  terminators(aliases: WorkspaceType[]): string[] {
+    return [...new Set(aliases.filter((a) => a.spec?.terminator).map(qualifiedName))];
+  }
+
+  /**
+   * Whether a child of type `childType` (aliases `childAliases`) may live in a parent of type `parentType`; throws
+   * kcp's messages otherwise.
+   */
+  checkPlacement(parentType: string, parentAliases: WorkspaceType[], childType: string, childAliases: WorkspaceType[]): void {
+    const errors: string[] = [];
+    const names = (list: WorkspaceType[]) => goList(list.map(qualifiedName));
+    for (const child of childAliases) {
+      const limit = child.spec?.limitAllowedParents;
+      if (limit?.none) errors.push(`workspace type ${childType} cannot have any parent`);
+      if (!limit || !limit.types || limit.types.length === 0) continue;
+      if (!matchesAny(parentAliases, limit.types)) {
+        const extending = qualifiedName(child) !== childType ? ` extends ${qualifiedName(child)}, which` : '';
+        errors.push(
+          `workspace type ${childType}${extending} only allows ${goList(limit.types.map(referenceString))} parent workspaces, ` +
+            `but parent type ${parentType} only implements ${names(parentAliases)}`,
+        );
+      }
+    }
+    for (const parent of parentAliases) {
+      const limit = parent.spec?.limitAllowedChildren;
+      if (limit?.none) {
+        errors.push(`workspace type ${parentType} cannot have any children`);
+        continue;
+      }
+      if (!limit || !limit.types || limit.types.length === 0) continue;
+      if (!matchesAny(childAliases, limit.types)) {
+        const extending = qualifiedName(parent) !== parentType ? ` extends ${qualifiedName(parent)}, which` : '';
+        errors.push(
+          `workspace type ${parentType}${extending} only allows ${goList(limit.types.map(referenceString))} child workspaces, ` +
+            `but child type ${childType} only implements ${names(childAliases)}`,
+        );
+      }
+    }
+    if (errors.length === 1) throw new TypeResolutionError(errors[0]);
+    if (errors.length > 1) throw new TypeResolutionError(`[${errors.join(', ')}]`);
+  }
+}
+
+function matchesAny(aliases: WorkspaceType[], allowed: TypeReference[]): boolean {
+  const allowedNames = new Set(allowed.map(referenceString));
+  return aliases.some((a) => allowedNames.has(qualifiedName(a)));
+}
+
+/** Go's `%v` of a sorted, de-duplicated string slice: `[a b c]`. */
+function goList(items: string[]): string {
+  return `[${[...new Set(items)].sort().join(' ')}]`;
+}

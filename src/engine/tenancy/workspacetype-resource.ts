@@ -1,0 +1,62 @@
+/**
+ * tenancy.kcp.io/v1alpha1 workspacetypes: the CRD-served type plus kcp's admission for it. Every type carries the
+ * canonical path of its workspace in `kcp.io/path` (that path names the type and its initializer); `root` may only
+ * be defined in root; `system` and `any` are reserved; references in the spec must carry a path.
+ */
+import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
+import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
+import type { ClusterPaths } from './cluster-paths.js';
+import { tenancyResourceType } from './crds.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import type { WorkspaceTypeSpec } from './workspace-types.js';
+
+const resource = { group: TENANCY_GROUP, resource: 'workspacetypes' };
+const reserved = ['system', 'any'];
+
+export function workspaceTypeResourceType(paths: ClusterPaths): ResourceType {
+  const base = tenancyResourceType('workspacetypes');
+  const stampPath = (obj: KubeObject, ctx: StrategyContext) => {
+    const meta = obj.metadata!;
+    meta.annotations = { ...(meta.annotations ?? {}), [PATH_ANNOTATION]: paths.pathOf(ctx.cluster) ?? ctx.cluster };
+  };
+  return {
+    ...base,
+    strategy: {
+      ...base.strategy,
+      prepareForCreate(obj, ctx) {
+        base.strategy.prepareForCreate?.(obj, ctx);
+        stampPath(obj, ctx);
+      },
+      prepareForUpdate(obj, old, ctx) {
+        base.strategy.prepareForUpdate?.(obj, old, ctx);
+        stampPath(obj, ctx);
+      },
+      validate(obj, ctx) {
+        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
+        const name = obj.metadata?.name ?? '';
+        if (reserved.includes(name)) {
+          errs.push(fieldErrors.invalid('metadata.name', name, `metadata.name in body should not be any of [${reserved.join(' ')}]`));
+        }
+        return errs;
+      },
+      admit(obj, _old, ctx) {
+        const name = obj.metadata?.name ?? '';
+        const deny = (message: string) => forbidden(resource, name, message);
+        if (name === 'root' && ctx.cluster !== ROOT_CLUSTER) throw deny('root workspace type can only be created in root cluster');
+        const spec = (obj.spec ?? {}) as WorkspaceTypeSpec;
+        if (spec.defaultChildWorkspaceType && !spec.defaultChildWorkspaceType.path) {
+          throw deny('.spec.defaultChildWorkspaceType.path must be set');
+        }
+        for (const field of ['limitAllowedChildren', 'limitAllowedParents'] as const) {
+          (spec[field]?.types ?? []).forEach((t, i) => {
+            if (!t.path) throw deny(`.spec.${field}.types[${i}].path must be set`);
+          });
+        }
+      },
+    },
+  };
+}
+
+export function shardResourceType(): ResourceType {
+  return tenancyResourceType('shards');
+}
