@@ -28,6 +28,7 @@ import { OwnerResolver } from './controllers/owner-references.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { routeRequest } from './endpoints/api-router.js';
+import type { UserInfo } from './endpoints/resource-handler.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
@@ -36,6 +37,8 @@ import { GenericStore } from './registry/generic-store.js';
 import type { ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
+import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
+import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -57,6 +60,10 @@ export interface ServerOptions {
   minRequestTimeoutSeconds?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
+  /** Home workspaces: where the buckets start (`root:users`), how many levels (1–5) and letters per bucket (1–4). */
+  homeWorkspacesRootPrefix?: string;
+  homeWorkspacesBucketLevels?: number;
+  homeWorkspacesBucketSize?: number;
 }
 
 export interface RunningServer {
@@ -105,7 +112,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ];
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
-    const tenancy = new Tenancy(store, batteries);
+    const tenancy = new Tenancy(store, batteries, {
+      prefix: options.homeWorkspacesRootPrefix ?? defaultHomeOptions.prefix,
+      levels: options.homeWorkspacesBucketLevels ?? defaultHomeOptions.levels,
+      size: options.homeWorkspacesBucketSize ?? defaultHomeOptions.size,
+    });
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types));
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
@@ -130,6 +141,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       watches: new Set<() => void>(),
       watchRemoval: (cluster: string, rt: ResourceType, onGone: () => void) => crdCatalogs.watchRemoval(cluster, rt, onGone),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+      homes: { get: (user: UserInfo) => tenancy.homes!.getWaiting(user) },
+      virtualWorkspaces: new LifecycleVirtualWorkspaces({ store, clusters, logicalClusters: logicalClusterType }),
       serverAddress: '',
       isReady: () => ready,
     };

@@ -36,6 +36,9 @@ export const startFlagSpecs: StartFlagSpec[] = [
     min: 1,
     description: 'Watches that set no timeoutSeconds end after a random time between this many seconds and twice that, as in kube-apiserver.',
   },
+  { name: 'home-workspaces-root-prefix', type: 'string', default: 'root:users', description: 'Workspace path under which home workspaces are created.' },
+  { name: 'home-workspaces-bucket-levels', type: 'integer', default: 2, min: 1, max: 5, description: 'Levels of bucket workspaces between the prefix and a home.' },
+  { name: 'home-workspaces-bucket-size', type: 'integer', default: 2, min: 1, max: 4, description: 'Letters in each bucket workspace name.' },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -69,5 +72,8 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     watchHistoryCompactionIntervalMs: parseDuration(str('watch-history-compaction-interval')!, 'watch-history-compaction-interval'),
     watchHistoryMinRevisions: int('watch-history-min-revisions'),
     minRequestTimeoutSeconds: int('min-request-timeout'),
+    homeWorkspacesRootPrefix: str('home-workspaces-root-prefix'),
+    homeWorkspacesBucketLevels: int('home-workspaces-bucket-levels'),
+    homeWorkspacesBucketSize: int('home-workspaces-bucket-size'),
   };
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized, StatusError } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import type { ClusterResolver } from './cluster-resolver.js';
+import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
 import {
   aggregatedContentType,
   aggregatedDiscovery,
@@ -18,9 +18,25 @@ import {
 } from './discovery.js';
 import type { OpenAPIService } from './openapi-service.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { renderObject } from './render.js';
+import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
+
+export interface VirtualWorkspacePath {
+  /** `initializingworkspaces`, `terminatingworkspaces`, … */
+  workspace: string;
+  /** The initializer, terminator or export the URL names. */
+  name: string;
+  /** `/clusters/<X>/…`: the request as it would be made to a logical cluster. */
+  remainder: string;
+}
+
+export interface VirtualWorkspaces {
+  /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean } | undefined;
+}
 
 export interface Authenticator {
   authenticate(token: string): UserInfo | undefined;
@@ -32,6 +48,10 @@ export interface RouterServices extends ResourceServices {
   openapi: OpenAPIService;
   /** `host:port` advertised in legacy /api discovery. */
   serverAddress: string;
+  /** Home workspaces: GET of the Workspace `~` in root. */
+  homes?: { get(user: UserInfo): Promise<KubeObject> };
+  /** Virtual workspaces under /services/: which cluster and API set a request there reaches. */
+  virtualWorkspaces?: VirtualWorkspaces;
   isReady(): boolean;
 }
 
@@ -40,6 +60,15 @@ const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:una
 export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const url = new URL(request.url, 'https://placeholder');
   const query = url.searchParams;
+  const virtual = parseVirtualWorkspacePath(url.pathname);
+  if (virtual) {
+    // /services/<workspace>/<name>/clusters/…: a virtual workspace maps it onto a cluster of its own choosing.
+    const info = parseRequestInfo(request.method, virtual.remainder, query);
+    const user = authenticate(svc, request, url.pathname);
+    const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
+    if (!target) throw resourceNotFound();
+    return serveResolved(svc, request, reply, info, query, user, target.resolved, target.filter);
+  }
   const info = parseRequestInfo(request.method, url.pathname, query);
   const user = authenticate(svc, request, info.path);
 
@@ -48,8 +77,20 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
+  return serveResolved(svc, request, reply, info, query, user, svc.clusters.resolve(info.cluster, user, info));
+}
 
-  const resolved = svc.clusters.resolve(info.cluster, user, info);
+/** Serves a request whose logical cluster (and API set) is known: OpenAPI, discovery, or a resource. */
+async function serveResolved(
+  svc: RouterServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  info: RequestInfo,
+  query: URLSearchParams,
+  user: UserInfo,
+  resolved: ResolvedCluster,
+  filter?: (obj: KubeObject) => boolean,
+): Promise<unknown> {
   if (info.path === '/openapi/v2' || info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
   if (info.path === '/openapi/v3' || info.path.startsWith('/openapi/v3/')) {
     return svc.openapi.serve(resolved.catalog, info.path, query, request, reply);
@@ -65,6 +106,10 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
       {},
     );
   }
+  if (isHomeRequest(info, resolved.cluster) && svc.homes) {
+    const rt = resolved.catalog.find(info.group, info.version, info.resource);
+    if (rt) return sendJson(reply, 200, renderObject(rt, await svc.homes.get(user), { accept: request.headers.accept, query }));
+  }
   return handleResourceRequest(
     svc,
     {
@@ -78,8 +123,35 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
       user,
       cluster: resolved.cluster,
       catalog: resolved.catalog,
+      filter,
     },
     reply,
+  );
+}
+
+/** `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. */
+export function parseVirtualWorkspacePath(path: string): VirtualWorkspacePath | undefined {
+  const match = /^\/services\/([^/]+)\/([^/]+)(\/clusters\/.*)$/.exec(path);
+  if (!match) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(match[2]!);
+  } catch {
+    return undefined;
+  }
+  return { workspace: match[1]!, name, remainder: match[3]! };
+}
+
+/** `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~`: the one request that creates a home. */
+function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean {
+  return (
+    cluster === 'root' &&
+    info.isResourceRequest &&
+    info.verb === 'get' &&
+    info.group === 'tenancy.kcp.io' &&
+    info.resource === 'workspaces' &&
+    info.name === '~' &&
+    !info.subresource
   );
 }
 

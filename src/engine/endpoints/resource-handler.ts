@@ -16,7 +16,7 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { parseQueryBool } from '../registry/list-options.js';
-import { buildPredicate } from '../registry/predicates.js';
+import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
@@ -57,6 +57,8 @@ export interface ApiRequest {
   /** Resolved logical cluster name; undefined for the `*` wildcard. */
   cluster: string | undefined;
   catalog: ClusterCatalog;
+  /** Objects a virtual workspace lets this request see (lists and watches); absent: all. */
+  filter?: (obj: KubeObject) => boolean;
 }
 
 export interface ResourceServices {
@@ -131,7 +133,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     }
     case 'list': {
-      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, predicateFor(rt, req.query), {
+      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, req.query), req.filter), {
         limit: parseLimit(req.query),
         continueToken: req.query.get('continue') ?? undefined,
         resourceVersion: req.query.get('resourceVersion') ?? undefined,

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import type { OpContext } from '../registry/generic-store.js';
 import { parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { parseQueryBool, validateListOptions } from '../registry/list-options.js';
-import { buildPredicate } from '../registry/predicates.js';
+import { buildPredicate, withFilter } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
 import { parseTimeoutSeconds } from './query.js';
@@ -22,7 +22,7 @@ export async function streamWatch(
   ctx: OpContext,
   reply: FastifyReply,
 ): Promise<void> {
-  const predicate = buildPredicate(rt, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
+  const predicate = withFilter(buildPredicate(rt, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined), req.filter);
   const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
   const allowWatchBookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
   const rv = req.query.get('resourceVersion') ?? undefined;

@@ -30,3 +30,9 @@ export function buildPredicate(rt: ResourceType, labelSelector?: string, fieldSe
     },
   };
 }
+
+/** A virtual workspace's filter on top of a request's selectors. */
+export function withFilter(predicate: ListPredicate, filter: ((obj: KubeObject) => boolean) | undefined): ListPredicate {
+  if (!filter) return predicate;
+  return { matchesEverything: false, matches: (obj) => filter(obj) && predicate.matches(obj) };
+}

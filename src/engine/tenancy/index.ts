@@ -12,6 +12,7 @@ import { APISets } from './api-sets.js';
 import { bootstrapWorkspaceTypes, registerShard } from './bootstrap.js';
 import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
+import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
 import { WorkspaceController, workspacePendingWriter } from './workspace-controller.js';
 import { workspaceResourceType } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
@@ -36,12 +37,15 @@ export class Tenancy {
   readonly shards: ResourceType;
   readonly indexWriters: IndexWriter[];
   private controller?: WorkspaceController;
+  /** Home workspaces (`~`), available once started. */
+  homes?: HomeWorkspaces;
 
   constructor(
     private readonly store: Store,
     private readonly batteries: ReadonlySet<string>,
+    private readonly homeOptions: HomeOptions,
   ) {
-    this.paths = new ClusterPaths(store);
+    this.paths = new ClusterPaths(store, (user) => homePath(user, homeOptions));
     this.workspaceTypes = new WorkspaceTypes(store, this.paths);
     this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes });
     this.workspaceTypeType = workspaceTypeResourceType(this.paths);
@@ -79,6 +83,7 @@ export class Tenancy {
     const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters);
     this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
     this.controller.start();
+    this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
   }
 
   stop(): void {
