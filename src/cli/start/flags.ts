@@ -56,10 +56,16 @@ export function parseDuration(text: string, flag: string): number {
   return Number(match[1]) * unit;
 }
 
+const homePrefixRe = /^root(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
 /** Parsed flag values (defaults applied) → what the engine takes. */
 export function toServerOptions(values: StartFlagValues): ServerOptions {
   const str = (name: string) => values[name] as string | undefined;
   const int = (name: string) => values[name] as number;
+  const homePrefix = str('home-workspaces-root-prefix');
+  if (homePrefix !== undefined && !homePrefixRe.test(homePrefix)) {
+    throw new StartUsageError(`--home-workspaces-root-prefix: "${homePrefix}" must be a workspace path starting with root, like root:users`);
+  }
   return {
     rootDirectory: str('root-directory')!,
     securePort: int('secure-port'),

@@ -81,7 +81,16 @@ export class Tenancy {
       externalUrl: deps.externalUrl,
     });
     const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters);
-    this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
+    this.controller = new WorkspaceController({
+      store: this.store,
+      generic: deps.generic,
+      types,
+      workspaceTypes: this.workspaceTypeType,
+      externalUrl: deps.externalUrl,
+      scheduler,
+      deleter,
+      onError: deps.onError,
+    });
     this.controller.start();
     this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
   }

@@ -9,11 +9,12 @@ import { deletionMarkerPrefix, nowTimestamp } from '../registry/object-rules.js'
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from './names.js';
+import { LOGICAL_CLUSTER_FINALIZER, PATH_ANNOTATION, PHASE_LABEL, ROOT_CLUSTER } from './names.js';
+import { workspaceTypesPrefix } from './workspace-types.js';
 import type { Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
@@ -50,6 +51,9 @@ export interface WorkspaceControllerDeps {
   store: Store;
   generic: GenericStore;
   types: TenancyTypes;
+  workspaceTypes: ResourceType;
+  /** The shard's virtual workspace URL (this server's external URL). */
+  externalUrl(): string;
   scheduler: WorkspaceScheduler;
   deleter: ClusterContentDeleter;
   onError?(controller: string, key: string, err: unknown): void;
@@ -88,6 +92,13 @@ export class WorkspaceController {
         }
       }),
     );
+    this.watches.push(
+      store.watch(workspaceTypesPrefix, from, (events) => {
+        for (const e of events) if (e.type !== 'DELETED') this.queue.add(`wt|${e.key.slice(workspaceTypesPrefix.length)}`);
+      }),
+    );
+    // Root's types were bootstrapped before this started, and the server's URL may have changed since last time.
+    for (const kv of store.list(`${workspaceTypesPrefix}${ROOT_CLUSTER}/`).items) this.queue.add(`wt|${kv.key.slice(workspaceTypesPrefix.length)}`);
     // Work a restart interrupted.
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     const lcMarkers = deletionMarkerPrefix(this.deps.types.logicalClusters.storagePrefix);
@@ -108,6 +119,7 @@ export class WorkspaceController {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
+    if (kind === 'wt') return this.reconcileWorkspaceType(rest.slice(0, slash), rest.slice(slash + 1));
     return this.reconcileWorkspace(rest.slice(0, slash), rest.slice(slash + 1));
   }
 
@@ -183,6 +195,30 @@ export class WorkspaceController {
     if (finalizers.length !== (ws.metadata?.finalizers ?? []).length) {
       generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, { ...ws, metadata: { ...ws.metadata, finalizers } });
     }
+    return undefined;
+  }
+
+  /** A type publishes where its initializer and terminator controllers find their workspaces. */
+  private reconcileWorkspaceType(cluster: string, name: string) {
+    const { generic, externalUrl } = this.deps;
+    const wt = this.get(`${workspaceTypesPrefix}${cluster}/${name}`);
+    if (!wt || wt.metadata?.deletionTimestamp) return undefined;
+    const qualified = `${wt.metadata?.annotations?.[PATH_ANNOTATION] ?? cluster}:${name}`;
+    const virtualWorkspaces = [
+      { type: 'initializing', url: `${externalUrl()}/services/initializingworkspaces/${qualified}` },
+      { type: 'terminating', url: `${externalUrl()}/services/terminatingworkspaces/${qualified}` },
+    ];
+    const status = (wt.status ?? {}) as { virtualWorkspaces?: unknown; conditions?: { type?: string; status?: string }[] };
+    const ready = status.conditions?.some((c) => c.type === 'VirtualWorkspaceURLsReady' && c.status === 'True');
+    if (ready && JSON.stringify(status.virtualWorkspaces) === JSON.stringify(virtualWorkspaces)) return undefined;
+    const now = nowTimestamp();
+    const conditions = [condition('Ready', 'True', now), condition('VirtualWorkspaceURLsReady', 'True', now)];
+    generic.update(
+      { rt: this.deps.workspaceTypes, cluster, namespace: '' },
+      name,
+      { ...wt, status: { ...status, conditions, virtualWorkspaces } },
+      { subresource: 'status' },
+    );
     return undefined;
   }
 
