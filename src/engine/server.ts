@@ -17,6 +17,7 @@ import {
   StaticTokenAuthenticator,
   unionTokenAuthenticator,
 } from './auth/token-store.js';
+import { buildAdmission } from './admission/index.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -27,6 +28,7 @@ import { ownerIndexWriter } from './controllers/owner-index.js';
 import { OwnerResolver } from './controllers/owner-references.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
+import { ResourceQuotaController } from './controllers/resource-quota-controller.js';
 import { routeRequest } from './endpoints/api-router.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
@@ -55,6 +57,8 @@ export interface ServerOptions {
   watchHistoryMinRevisions?: number;
   /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after [this, 2·this) s (default 1800). */
   minRequestTimeoutSeconds?: number;
+  /** kcp's --logical-cluster-total-object-limit: objects per logical cluster, root and system:* exempt (0 = off). */
+  logicalClusterTotalObjectLimit?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
 }
@@ -112,7 +116,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const catalogFor = crdCatalogs.catalogFor;
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
-    const generic = new GenericStore(store, namespaceType, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
+    const limit = options.logicalClusterTotalObjectLimit ?? 0;
+    const { chain: admission, quotaUsage } = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
+    const generic = new GenericStore(store, namespaceType, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true, admission });
 
     let externalUrl = '';
     let ready = false;
@@ -161,16 +167,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
+    const quotas = new ResourceQuotaController({ store, generic, usage: quotaUsage, onError });
     namespaces.start();
     logicalClusters.start();
     crds.start();
     garbageCollector.start();
+    quotas.start();
     await logicalClusters.reconcile('root');
     cleanups.unshift(() => {
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();
       garbageCollector.stop();
+      quotas.stop();
     });
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);

@@ -36,6 +36,14 @@ export const startFlagSpecs: StartFlagSpec[] = [
     min: 1,
     description: 'Watches that set no timeoutSeconds end after a random time between this many seconds and twice that, as in kube-apiserver.',
   },
+  {
+    name: 'logical-cluster-total-object-limit',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    description:
+      'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
+  },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -69,5 +77,6 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     watchHistoryCompactionIntervalMs: parseDuration(str('watch-history-compaction-interval')!, 'watch-history-compaction-interval'),
     watchHistoryMinRevisions: int('watch-history-min-revisions'),
     minRequestTimeoutSeconds: int('min-request-timeout'),
+    logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
   };
 }
