@@ -117,8 +117,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
-    const { chain: admission, quotaUsage } = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
-    const generic = new GenericStore(store, namespaceType, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true, admission });
+    const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
+    const indexWriters = [ownerIndexWriter(store, owners), ...admission.indexWriters];
+    const generic = new GenericStore(store, namespaceType, { indexWriters, garbageCollection: true, admission: admission.chain });
 
     let externalUrl = '';
     let ready = false;
@@ -167,7 +168,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
-    const quotas = new ResourceQuotaController({ store, generic, usage: quotaUsage, onError });
+    const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
     namespaces.start();
     logicalClusters.start();
     crds.start();

@@ -128,6 +128,22 @@ describe('--logical-cluster-total-object-limit', () => {
   });
 });
 
+describe('the object count limit across a restart', () => {
+  it('a full logical cluster is still full after the server restarts, and a delete still frees room', async () => {
+    const cluster = uniqueClusterName();
+    await createLogicalCluster(e2e.server, cluster);
+    const k = e2e.k(cluster);
+    await annotate(cluster, '4');
+    const { refused, name } = await fill(k, 'before', limit);
+    expectError(refused, refusedConfigMap(name, cluster, 4, 4));
+    await e2e.server.restart();
+    expectError(await k(['create', 'configmap', 'after'], { reject: false }), refusedConfigMap('after', cluster, 4, 4));
+    await k(['delete', 'configmap', 'before-0']);
+    expect((await k(['create', 'configmap', 'after'])).stdout).toBe('configmap/after created');
+    expectError(await k(['create', 'configmap', 'after-2'], { reject: false }), refusedConfigMap('after-2', cluster, 4, 4));
+  }, 120_000);
+});
+
 describe.each(matrixBinaries())('the object count limit with kubectl $version', ({ path: binary }) => {
   it('refuses create -f and the typed generator with kcp’s message', async () => {
     const cluster = uniqueClusterName();

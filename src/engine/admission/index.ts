@@ -3,9 +3,11 @@
  * which comes last (as in kube-apiserver) because it charges what it admits.
  */
 import type { ClusterCatalog } from '../registry/catalog.js';
+import type { IndexWriter } from '../registry/index-writer.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { AdmissionChain } from './chain.js';
+import { objectCountWriter } from './object-count.js';
 import { ObjectCountLimit } from './object-count-limit.js';
 import { QuotaUsage } from './quota-usage.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
@@ -22,21 +24,26 @@ export interface AdmissionDeps {
   logicalClusterTotalObjectLimit: number;
 }
 
-export function buildAdmission(deps: AdmissionDeps): { chain: AdmissionChain; quotaUsage: QuotaUsage } {
+export interface Admission {
+  chain: AdmissionChain;
+  /** Index writers admission relies on (the stored object counts of capped clusters): add them to the generic store. */
+  indexWriters: IndexWriter[];
+  quotaUsage: QuotaUsage;
+}
+
+export function buildAdmission(deps: AdmissionDeps): Admission {
   const find = (group: string, resource: string) => {
     const rt = deps.builtinTypes.find((t) => t.group === group && t.resource === resource);
     if (!rt) throw new Error(`admission needs the built-in type ${resource}${group ? `.${group}` : ''}`);
     return rt;
   };
-  const quotaUsage = new QuotaUsage(deps.store, find('', 'resourcequotas'), deps.catalogFor);
+  const { store, catalogFor } = deps;
+  const logicalClusterType = find('core.kcp.io', 'logicalclusters');
+  const defaultLimit = deps.logicalClusterTotalObjectLimit;
+  const quotaUsage = new QuotaUsage(store, find('', 'resourcequotas'), catalogFor);
   const chain = new AdmissionChain([
-    new ObjectCountLimit({
-      store: deps.store,
-      logicalClusterType: find('core.kcp.io', 'logicalclusters'),
-      catalogFor: deps.catalogFor,
-      defaultLimit: deps.logicalClusterTotalObjectLimit,
-    }),
+    new ObjectCountLimit({ store, logicalClusterType, catalogFor, defaultLimit }),
     new ResourceQuotaAdmission(quotaUsage),
   ]);
-  return { chain, quotaUsage };
+  return { chain, indexWriters: [objectCountWriter({ store, logicalClusterType, defaultLimit })], quotaUsage };
 }

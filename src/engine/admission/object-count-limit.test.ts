@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { objectCountKey } from './object-count.js';
 import { countClusterObjects, effectiveLimit, exemptFromDefaultLimit, maxTotalObjectsAnnotation } from './object-count-limit.js';
 import { admissionFixture, thrown } from './test-support.js';
 
@@ -139,5 +140,69 @@ describe('LogicalClusterObjectCountLimit admission', () => {
     f.generic.create(f.ctx(f.types.namespaces, 'nolc'), { metadata: { name: 'default' } });
     f.configMap('nolc', 'default', 'a');
     f.configMap('nolc', 'default', 'b');
+  });
+});
+
+describe('the stored count of a capped cluster', () => {
+  const stored = (f: ReturnType<typeof admissionFixture>, cluster: string) => f.store.get(objectCountKey(cluster))?.value;
+
+  it('appears with the first capped create and follows every create and removal in the same commit', () => {
+    const f = admissionFixture();
+    f.cluster('c1', { namespaces: ['default', 'other'] });
+    f.configMap('c1', 'default', 'before-cap');
+    expect(stored(f, 'c1')).toBeUndefined();
+    f.annotate('c1', { [maxTotalObjectsAnnotation]: '100' });
+    expect(stored(f, 'c1')).toBeUndefined();
+    f.configMap('c1', 'default', 'a');
+    expect(stored(f, 'c1')).toBe('5'); // LogicalCluster, 2 namespaces, 2 ConfigMaps
+    f.generic.create(f.ctx(f.types.gadgets, 'c1'), { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } });
+    f.generic.create(f.ctx(f.types.events, 'c1', 'default'), { metadata: { name: 'e' }, involvedObject: { kind: 'Namespace', name: 'default' } });
+    expect(stored(f, 'c1')).toBe('6');
+    f.generic.delete(f.ctx(f.types.configMaps, 'c1', 'default'), 'a');
+    f.generic.delete(f.ctx(f.types.events, 'c1', 'default'), 'e');
+    expect(stored(f, 'c1')).toBe('5');
+    // Removal through the last finalizer going away counts too.
+    f.generic.create(f.ctx(f.types.configMaps, 'c1', 'default'), { metadata: { name: 'held', finalizers: ['example.com/hold'] } });
+    expect(stored(f, 'c1')).toBe('6');
+    f.generic.delete(f.ctx(f.types.configMaps, 'c1', 'default'), 'held');
+    expect(stored(f, 'c1')).toBe('6');
+    const marked = f.generic.get(f.ctx(f.types.configMaps, 'c1', 'default'), 'held');
+    f.generic.update(f.ctx(f.types.configMaps, 'c1', 'default'), 'held', { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
+    expect(stored(f, 'c1')).toBe('5');
+    expect(countClusterObjects(f.store, f.catalog, 'c1')).toBe(5);
+    // Dry runs leave it alone; uncapped clusters never get one.
+    f.configMap('c1', 'default', 'dry', true);
+    expect(stored(f, 'c1')).toBe('5');
+    f.cluster('c2');
+    f.configMap('c2', 'default', 'x');
+    expect(stored(f, 'c2')).toBeUndefined();
+  });
+
+  it('goes away when the cap is lifted or the LogicalCluster removed', () => {
+    const f = admissionFixture({ defaultLimit: 50 });
+    f.cluster('c1');
+    f.configMap('c1', 'default', 'a');
+    expect(stored(f, 'c1')).toBe('3');
+    f.annotate('c1', { [maxTotalObjectsAnnotation]: '10' });
+    expect(stored(f, 'c1')).toBe('3');
+    f.annotate('c1', { [maxTotalObjectsAnnotation]: '0' });
+    expect(stored(f, 'c1')).toBeUndefined();
+    f.annotate('c1', {});
+    f.configMap('c1', 'default', 'b');
+    expect(stored(f, 'c1')).toBe('4');
+    f.generic.delete(f.ctx(f.types.logicalClusters, 'c1'), 'cluster');
+    expect(stored(f, 'c1')).toBeUndefined();
+  });
+
+  it('is checked against storage before a create is refused, and put right', () => {
+    const f = admissionFixture();
+    f.cluster('c1');
+    f.annotate('c1', { [maxTotalObjectsAnnotation]: '4' });
+    f.configMap('c1', 'default', 'a');
+    const kv = f.store.get(objectCountKey('c1'))!;
+    f.store.commit([{ type: 'update', key: kv.key, value: '40', expectedRevision: kv.revision }]);
+    f.configMap('c1', 'default', 'b');
+    expect(stored(f, 'c1')).toBe('4');
+    expect(thrown(() => f.configMap('c1', 'default', 'c')).message).toBe(`configmaps "c" is forbidden: ${full('c1', 4, 4)}`);
   });
 });

@@ -6,56 +6,29 @@
  * LogicalCluster itself and its `workspace-admin` ClusterRoleBinding, and nothing is enforced before the cluster is
  * Ready, so bootstrapping never trips over it.
  *
- * Cost: no counter is kept anywhere. A create reads the cluster's LogicalCluster row and stops there unless a cap
- * applies; only in capped clusters does it count, one index range count per resource type the cluster serves. kcp
- * keeps in-memory counts corrected by a periodic scan of all keys; counting on demand is exact instead and costs
- * nothing in clusters without a cap.
+ * Cost: a create reads its cluster's LogicalCluster row and, in the common case (no annotation, no default that
+ * applies), decides without parsing it. Under a cap it reads the stored count (object-count.ts), which the first
+ * capped create sets up by counting once; before refusing it counts again, so a refusal is always exact. kcp keeps
+ * in-memory counts corrected by a periodic scan of every key instead.
  */
 import { forbidden } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { Store, WriteOp } from '../storage/store.js';
 import type { CreateAttributes, ValidatingAdmissionPlugin } from './chain.js';
+import {
+  countClusterObjects,
+  effectiveLimit,
+  exemptFromDefaultLimit,
+  isEvent,
+  maxTotalObjectsAnnotation,
+  objectCountKey,
+} from './object-count.js';
 
-export const maxTotalObjectsAnnotation = 'core.kcp.io/max-total-objects';
+export { countClusterObjects, effectiveLimit, exemptFromDefaultLimit, maxTotalObjectsAnnotation } from './object-count.js';
+
 const annotationNeedle = `"${maxTotalObjectsAnnotation}"`;
-
-/** Root and system clusters get bootstrap content written into them; the server-wide default never applies there. */
-export function exemptFromDefaultLimit(cluster: string): boolean {
-  return cluster === 'root' || cluster.startsWith('system:');
-}
-
-/**
- * The cap of one logical cluster: the annotation when it holds an integer (≤ 0 switches the cap off), else the
- * server-wide default unless the cluster is exempt from it. ≤ 0 means no cap.
- */
-export function effectiveLimit(cluster: string, annotations: Record<string, string> | undefined, defaultLimit: number): number {
-  const raw = annotations?.[maxTotalObjectsAnnotation];
-  // strconv.ParseInt(v, 10, 64): an optional sign and decimal digits, nothing else.
-  if (raw !== undefined && /^[+-]?\d+$/.test(raw)) {
-    const value = BigInt(raw);
-    if (value >= -(2n ** 63n) && value < 2n ** 63n) return Number(value);
-  }
-  return exemptFromDefaultLimit(cluster) ? 0 : defaultLimit;
-}
-
-/** Events (both groups share one key space) are left out of the count, as kcp's scanner leaves them out. */
-function isEvent(rt: Pick<ResourceType, 'group' | 'resource'>): boolean {
-  return rt.resource === 'events' && (rt.group === '' || rt.group === 'events.k8s.io');
-}
-
-/** Every stored object of the cluster, namespaced and cluster-scoped, custom resources included; events left out. */
-export function countClusterObjects(store: Store, catalog: ClusterCatalog, cluster: string): number {
-  const seen = new Set<string>();
-  let total = 0;
-  for (const rt of catalog.resourceTypes()) {
-    if (rt.virtualCreate || isEvent(rt) || seen.has(rt.storagePrefix)) continue;
-    seen.add(rt.storagePrefix);
-    total += store.count(`/registry/${rt.storagePrefix}/${cluster}/`);
-  }
-  return total;
-}
 
 export interface ObjectCountLimitDeps {
   store: Store;
@@ -70,7 +43,7 @@ export class ObjectCountLimit implements ValidatingAdmissionPlugin {
 
   constructor(private readonly deps: ObjectCountLimitDeps) {}
 
-  validateCreate({ rt, cluster, object }: CreateAttributes): void {
+  validateCreate({ rt, cluster, object }: CreateAttributes): WriteOp[] | void {
     if (isEvent(rt)) return;
     if (rt.group === 'core.kcp.io' && rt.resource === 'logicalclusters') return;
     const name = object.metadata?.name ?? '';
@@ -86,7 +59,16 @@ export class ObjectCountLimit implements ValidatingAdmissionPlugin {
     if ((lc.status as { phase?: string } | undefined)?.phase !== 'Ready') return;
     const limit = effectiveLimit(cluster, lc.metadata?.annotations, defaultLimit);
     if (limit <= 0) return;
-    const count = countClusterObjects(store, this.deps.catalogFor(cluster), cluster);
+
+    const stored = store.get(objectCountKey(cluster));
+    let count = stored ? Number(stored.value) : this.count(cluster);
+    if (stored && count >= limit) {
+      // About to refuse: count for real. The stored number can only be off if something wrote objects past the
+      // generic store; if it is, it is put right on the spot.
+      const exact = this.count(cluster);
+      if (exact !== count) store.commit([{ type: 'update', key: stored.key, value: String(exact), expectedRevision: stored.revision }]);
+      count = exact;
+    }
     if (count >= limit) {
       throw forbidden(
         rt,
@@ -94,5 +76,12 @@ export class ObjectCountLimit implements ValidatingAdmissionPlugin {
         `logical cluster "${cluster}" has reached its total object count limit (${count}/${limit} objects); delete objects to free up capacity`,
       );
     }
+    // From now on the cluster's count is kept in storage, in the same commit as each object (object-count.ts).
+    if (!stored) return [{ type: 'create', key: objectCountKey(cluster), value: String(count + 1) }];
+    return undefined;
+  }
+
+  private count(cluster: string): number {
+    return countClusterObjects(this.deps.store, this.deps.catalogFor(cluster), cluster);
   }
 }

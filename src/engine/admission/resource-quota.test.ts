@@ -138,6 +138,18 @@ describe('ResourceQuota admission', () => {
     f.configMap('c1', 'default', 'c');
   });
 
+  it('a status.used left high (a delete not yet reconciled) is measured before anything is refused', () => {
+    const f = admissionFixture(); // no controller: status only changes by admission and by hand
+    f.cluster('c1');
+    createQuota(f, 'c1', 'default', 'q', { hard: { configmaps: '2' } });
+    const q = f.generic.get(f.ctx(f.types.quotas, 'c1', 'default'), 'q');
+    f.generic.update(f.ctx(f.types.quotas, 'c1', 'default'), 'q', { ...q, status: { hard: { configmaps: '2' }, used: { configmaps: '2' } } }, { subresource: 'status' });
+    f.configMap('c1', 'default', 'a');
+    expect(quotaStatus(f, 'c1', 'default', 'q')).toEqual({ hard: { configmaps: '2' }, used: { configmaps: '1' } });
+    f.configMap('c1', 'default', 'b');
+    expect(thrown(() => f.configMap('c1', 'default', 'c')).message).toBe(exceeded('configmaps', 'c', 'q', ['configmaps'], 2, 2));
+  });
+
   it('every quota of the namespace applies; the first one exceeded is named', async () => {
     const f = withController();
     f.cluster('c1');

@@ -6,9 +6,8 @@
  * not change on update), only namespaced resources, never namespaces themselves or events. As in kube a quota
  * takes effect once the controller has published its `status.hard`, and a quota with scopes never counts objects.
  *
- * Unlike kube, `used` is measured from storage when it matters (a namespace with a quota that counts this
- * resource) instead of trusted from `status.used`: kcpt's commit is synchronous, so the count is exact and a
- * stale status (a delete the controller has not seen yet) can never refuse a create that fits.
+ * As in kube, admission reads `used` from the quota's status; unlike kube, it measures storage before it refuses, so
+ * a status the controller has not brought down yet after a delete never refuses a create that fits.
  */
 import { record } from '../builtin/printing.js';
 import {
@@ -19,7 +18,6 @@ import {
   isIgnoredByQuota,
   prettyPrint,
   resourceList,
-  sameList,
   type ResourceList,
 } from '../builtin/quota-names.js';
 import { forbidden } from '../machinery/status.js';
@@ -64,22 +62,28 @@ export class ResourceQuotaAdmission implements ValidatingAdmissionPlugin {
     }
     if (matching.length === 0) return;
 
-    const present = this.usage.countStored(rt, cluster, namespace);
+    // status.used is exact after every admitted create (charged in that create's commit); only a removal the
+    // controller has not caught up with yet can leave it high. So it is trusted to admit, and measured in storage
+    // before anything is refused.
+    let present: number | undefined;
+    const measure = () => (present ??= this.usage.countStored(rt, cluster, namespace));
     const ops: WriteOp[] = [];
     for (const { stored, hard, used, restricted } of matching) {
-      const exceeded = restricted.filter((n) => present + 1 > amount(hard, n));
-      if (exceeded.length > 0) {
-        const requested = Object.fromEntries(restricted.map((n) => [n, '1']));
-        const measured = Object.fromEntries(restricted.map((n) => [n, formatCount(present)]));
-        throw forbidden(
-          rt,
-          name,
-          `exceeded quota: ${stored.quota.metadata?.name ?? ''}, requested: ${prettyPrint(requested, exceeded)}, ` +
-            `used: ${prettyPrint(measured, exceeded)}, limited: ${prettyPrint(hard, exceeded)}`,
-        );
+      let current: ResourceList = used;
+      if (restricted.some((n) => amount(current, n) + 1 > amount(hard, n))) {
+        current = Object.fromEntries(restricted.map((n) => [n, formatCount(measure())]));
+        const exceeded = restricted.filter((n) => amount(current, n) + 1 > amount(hard, n));
+        if (exceeded.length > 0) {
+          const requested = Object.fromEntries(restricted.map((n) => [n, '1']));
+          throw forbidden(
+            rt,
+            name,
+            `exceeded quota: ${stored.quota.metadata?.name ?? ''}, requested: ${prettyPrint(requested, exceeded)}, ` +
+              `used: ${prettyPrint(current, exceeded)}, limited: ${prettyPrint(hard, exceeded)}`,
+          );
+        }
       }
-      const charged = { ...used, ...Object.fromEntries(restricted.map((n) => [n, formatCount(present + 1)])) };
-      if (sameList(charged, used)) continue;
+      const charged = { ...used, ...Object.fromEntries(restricted.map((n) => [n, formatCount(amount(current, n) + 1)])) };
       const quota = { ...stored.quota, status: { ...record(stored.quota.status), used: charged } };
       ops.push({ type: 'update', key: stored.kv.key, value: encodeStored(quota), expectedRevision: stored.kv.revision });
     }

@@ -35,13 +35,13 @@ export function admissionFixture(opts: { defaultLimit?: number } = {}) {
   const catalog = new StaticCatalog([...builtins, widgets, gadgets], 'test');
   const type = (group: string, resource: string) => builtins.find((t) => t.group === group && t.resource === resource)!;
   const namespaces = type('', 'namespaces');
-  const { chain, quotaUsage } = buildAdmission({
+  const { chain, quotaUsage, indexWriters } = buildAdmission({
     store,
     builtinTypes: builtins,
     catalogFor: () => catalog,
     logicalClusterTotalObjectLimit: opts.defaultLimit ?? 0,
   });
-  const generic = new GenericStore(store, namespaces, { admission: chain });
+  const generic = new GenericStore(store, namespaces, { admission: chain, indexWriters });
   const types = {
     namespaces,
     configMaps: type('', 'configmaps'),

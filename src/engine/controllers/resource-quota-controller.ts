@@ -70,6 +70,7 @@ export class ResourceQuotaController {
     const cluster = key.slice(0, slash);
     const namespace = key.slice(slash + 1);
     const { usage, generic } = this.deps;
+    if (!usage.hasQuotas(cluster, namespace)) return;
     for (const { quota } of usage.quotasIn(cluster, namespace)) {
       const observed = usage.observedStatus(cluster, quota);
       const status = record(quota.status);
