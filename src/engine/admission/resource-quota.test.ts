@@ -217,6 +217,16 @@ describe('ResourceQuota admission', () => {
     expect(thrown(() => createQuota(f, 'c1', 'default', 'q2', { hard: { configmaps: '1' } })).message).toBe(
       exceeded('resourcequotas', 'q2', 'q', ['resourcequotas'], 1, 1),
     );
+    // A deleted quota is replenished in the quotas that count quotas.
+    const q = f.generic.get(f.ctx(f.types.quotas, 'c1', 'default'), 'q');
+    f.generic.update(f.ctx(f.types.quotas, 'c1', 'default'), 'q', { ...q, spec: { hard: { resourcequotas: '2' } } });
+    await f.settle();
+    createQuota(f, 'c1', 'default', 'q2', { hard: { configmaps: '1' } });
+    await f.settle();
+    expect(quotaStatus(f, 'c1', 'default', 'q')).toEqual({ hard: { resourcequotas: '2' }, used: { resourcequotas: '2' } });
+    f.generic.delete(f.ctx(f.types.quotas, 'c1', 'default'), 'q2');
+    await f.settle();
+    expect(quotaStatus(f, 'c1', 'default', 'q')).toEqual({ hard: { resourcequotas: '2' }, used: { resourcequotas: '1' } });
   });
 
   it('a quota is enforced once its status.hard is published; hard names without used are "status unknown"', () => {

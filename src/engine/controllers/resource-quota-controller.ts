@@ -55,8 +55,8 @@ export class ResourceQuotaController {
 
   /** Inside the commit: string work only. */
   private observe(e: StoreEvent): void {
-    const isQuota = e.key.startsWith(this.quotaRoot);
-    if (isQuota ? e.type === 'DELETED' : e.type !== 'DELETED') return;
+    // Every quota write (a deleted quota is one object fewer for the quotas that count quotas), other objects' removals.
+    if (e.type !== 'DELETED' && !e.key.startsWith(this.quotaRoot)) return;
     // `/registry/<group>/<resource>/<cluster>/<namespace>/<name>`: cluster-scoped keys have one segment less.
     const parts = e.key.split('/');
     if (parts.length !== 7) return;
