@@ -55,7 +55,7 @@ export class ResourceQuotaController {
 
   /** Inside the commit: string work only. */
   private observe(e: StoreEvent): void {
-    // Every quota write (a deleted quota is one object fewer for the quotas that count quotas), other objects' removals.
+    // Every quota write (a deleted quota is one object fewer for quotas that count quotas); other objects' removals.
     if (e.type !== 'DELETED' && !e.key.startsWith(this.quotaRoot)) return;
     // `/registry/<group>/<resource>/<cluster>/<namespace>/<name>`: cluster-scoped keys have one segment less.
     const parts = e.key.split('/');
