@@ -17,6 +17,7 @@ import {
   StaticTokenAuthenticator,
   unionTokenAuthenticator,
 } from './auth/token-store.js';
+import { buildAdmission } from './admission/index.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -27,6 +28,7 @@ import { ownerIndexWriter } from './controllers/owner-index.js';
 import { OwnerResolver } from './controllers/owner-references.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
+import { ResourceQuotaController } from './controllers/resource-quota-controller.js';
 import { routeRequest } from './endpoints/api-router.js';
 import type { UserInfo } from './endpoints/resource-handler.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
@@ -58,6 +60,8 @@ export interface ServerOptions {
   watchHistoryMinRevisions?: number;
   /** kube-apiserver's --min-request-timeout: watches without timeoutSeconds end after [this, 2·this) s (default 1800). */
   minRequestTimeoutSeconds?: number;
+  /** kcp's --logical-cluster-total-object-limit: objects per logical cluster, root and system:* exempt (0 = off). */
+  logicalClusterTotalObjectLimit?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
   /** Home workspaces: where the buckets start (`root:users`), how many levels (1–5) and letters per bucket (1–4). */
@@ -123,9 +127,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const catalogFor = crdCatalogs.catalogFor;
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
+    const limit = options.logicalClusterTotalObjectLimit ?? 0;
+    const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...tenancy.indexWriters],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters],
       garbageCollection: true,
+      admission: admission.chain,
     });
 
     let externalUrl = '';
@@ -177,10 +184,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
+    const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
     namespaces.start();
     logicalClusters.start();
     crds.start();
     garbageCollector.start();
+    quotas.start();
     await logicalClusters.reconcile('root');
     tenancy.start({
       generic,
@@ -196,6 +205,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       logicalClusters.stop();
       crds.stop();
       garbageCollector.stop();
+      quotas.stop();
       tenancy.stop();
     });
 

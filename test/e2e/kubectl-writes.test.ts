@@ -100,7 +100,8 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       expect(
         (await k(['create', 'clusterrolebinding', clusterRole, `--clusterrole=${clusterRole}`, '--group=team'])).stdout,
       ).toBe(`clusterrolebinding.rbac.authorization.k8s.io/${clusterRole} created`);
-      expect((await k(['create', 'quota', role, '-n', ns, '--hard=configmaps=10'])).stdout).toBe(
+      // Quotas are enforced: this one sits in the suite's namespace, so it stays far above what the suite creates there.
+      expect((await k(['create', 'quota', role, '-n', ns, '--hard=configmaps=500'])).stdout).toBe(
         `resourcequota/${role} created`,
       );
       expect((await getJson(['role', role, '-n', ns])).rules).toEqual([
@@ -116,7 +117,7 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       expect((await getJson(['clusterrolebinding', clusterRole])).subjects).toEqual([
         { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'team' },
       ]);
-      expect((await getJson(['quota', role, '-n', ns])).spec).toEqual({ hard: { configmaps: '10' } });
+      expect((await getJson(['quota', role, '-n', ns])).spec).toEqual({ hard: { configmaps: '500' } });
       await expectNotFound(other, 'clusterroles.rbac.authorization.k8s.io', clusterRole);
     });
 

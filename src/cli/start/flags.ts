@@ -39,6 +39,14 @@ export const startFlagSpecs: StartFlagSpec[] = [
   { name: 'home-workspaces-root-prefix', type: 'string', default: 'root:users', description: 'Workspace path under which home workspaces are created.' },
   { name: 'home-workspaces-bucket-levels', type: 'integer', default: 2, min: 1, max: 5, description: 'Levels of bucket workspaces between the prefix and a home.' },
   { name: 'home-workspaces-bucket-size', type: 'integer', default: 2, min: 1, max: 4, description: 'Letters in each bucket workspace name.' },
+  {
+    name: 'logical-cluster-total-object-limit',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    description:
+      'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
+  },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -81,5 +89,6 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     homeWorkspacesRootPrefix: str('home-workspaces-root-prefix'),
     homeWorkspacesBucketLevels: int('home-workspaces-bucket-levels'),
     homeWorkspacesBucketSize: int('home-workspaces-bucket-size'),
+    logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
   };
 }

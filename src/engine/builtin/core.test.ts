@@ -206,10 +206,20 @@ describe('resourcequotas', () => {
     ]);
   });
 
-  it('print NAME AGE REQUEST LIMIT from status, sorted by resource', () => {
+  it('print NAME AGE REQUEST LIMIT: spec.hard names with status numbers, sorted by resource', () => {
     expect(headers(resourceQuotas)).toEqual(['NAME', 'AGE', 'REQUEST', 'LIMIT']);
+    const hard = { 'limits.cpu': '2', pods: '10', 'requests.memory': '1Gi', 'limits.memory': '2Gi' };
+    const fresh = { metadata: { name: 'q', creationTimestamp: '2024-01-01T00:00:00Z' }, spec: { hard } };
+    // Before the controller has published status, kube prints 0/0 for every name.
+    expect(resourceQuotas.printer?.cells(fresh, now)).toEqual([
+      'q',
+      '60m',
+      'pods: 0/0, requests.memory: 0/0',
+      'limits.cpu: 0/0, limits.memory: 0/0',
+    ]);
     const q = {
       metadata: { name: 'q', creationTimestamp: '2024-01-01T00:00:00Z' },
+      spec: { hard },
       status: {
         hard: { 'limits.cpu': '2', pods: '10', 'requests.memory': '1Gi', 'limits.memory': '2Gi' },
         used: { pods: '3', 'limits.cpu': '500m' },

@@ -109,16 +109,19 @@ export const resourceQuotaStrategy: Strategy = {
   },
 };
 
-/** `cpu: 100m/1, memory: 0/1Gi` — used/hard per resource, requests and limits in separate columns. */
+/**
+ * `cpu: 100m/1, memory: 0/1Gi` — used/hard per resource, requests and limits in separate columns. As kube's
+ * printResourceQuota: the names come from spec.hard, both numbers from status (0 until the controller fills it).
+ */
 function quotaColumns(obj: KubeObject): [string, string] {
   const status = record(obj.status);
   const hard = record(status.hard);
   const used = record(status.used);
   const requests: string[] = [];
   const limits: string[] = [];
-  for (const name of Object.keys(hard).sort()) {
+  for (const name of Object.keys(record(record(obj.spec).hard)).sort()) {
     const parts = name.split('.');
-    const entry = `${name}: ${String(used[name] ?? '0')}/${String(hard[name])}`;
+    const entry = `${name}: ${String(used[name] ?? '0')}/${String(hard[name] ?? '0')}`;
     (parts.length > 1 && parts[0] === 'limits' ? limits : requests).push(entry);
   }
   return [requests.join(', '), limits.join(', ')];

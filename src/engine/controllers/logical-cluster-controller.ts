@@ -4,7 +4,7 @@
  */
 import { StatusError } from '../machinery/status.js';
 import { nowTimestamp, type GenericStore } from '../registry/generic-store.js';
-import { decodeStored } from '../registry/stored-object.js';
+import { decodeStored, objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { WorkQueue } from './work-queue.js';
@@ -65,6 +65,8 @@ export class LogicalClusterController {
 }
 
 export function ensureNamespace(generic: GenericStore, namespaceType: ResourceType, cluster: string, name: string): void {
+  // Look first: a create of what exists meets admission before storage, and a full object cap would refuse it.
+  if (generic.store.get(objectKey(namespaceType, cluster, '', name))) return;
   try {
     generic.create({ rt: namespaceType, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   } catch (err) {

@@ -40,6 +40,7 @@ import {
 import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import type { IndexWriter } from './index-writer.js';
+import type { AdmissionChain } from '../admission/chain.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 
@@ -106,6 +107,8 @@ export interface GenericStoreExtensions {
   indexWriters?: readonly IndexWriter[];
   /** A garbage collector runs, so DELETE may add the `orphan` and `foregroundDeletion` finalizers it removes. */
   garbageCollection?: boolean;
+  /** Validating admission on create (admission/chain.ts): may refuse, may add writes to the object's commit. */
+  admission?: AdmissionChain;
 }
 
 export class GenericStore {
@@ -163,12 +166,17 @@ export class GenericStore {
     rt.strategy.prepareForCreate?.(obj, ctx);
     this.validate(ctx, obj, undefined);
     if (rt.namespaced) this.checkNamespaceAcceptsContent(ctx);
+    const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
       delete meta.resourceVersion;
       return obj;
     }
     const key = this.key(ctx, meta.name!);
-    const ops: WriteOp[] = [{ type: 'create', key, value: encodeStored(toStorage(rt, obj)) }, ...this.indexOps(key, undefined, obj)];
+    const ops: WriteOp[] = [
+      { type: 'create', key, value: encodeStored(toStorage(rt, obj)) },
+      ...this.indexOps(key, undefined, obj),
+      ...admitted,
+    ];
     if (opts.batch) {
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
       return obj;
