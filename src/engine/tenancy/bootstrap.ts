@@ -56,7 +56,9 @@ export function builtinWorkspaceTypes(batteries: ReadonlySet<string>): Record<st
   return types;
 }
 
+/** Creates `obj` in root unless it exists. Looks first: admission (a full object cap) answers before storage's 409. */
 function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObject): void {
+  if (generic.store.get(generic.key({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj.metadata!.name!))) return;
   try {
     generic.create({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj);
   } catch (err) {
