@@ -14,7 +14,7 @@ import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
 import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from './names.js';
-import type { Workspace } from './workspace-resource.js';
+import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
 const pendingPrefix = '/kcpt/pending/workspaces/';
@@ -150,7 +150,12 @@ export class WorkspaceController {
     if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
     const unchanged = phase === ws.status?.phase && JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers);
     if (!unchanged) {
-      const next: Workspace = { ...ws, metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } }, status };
+      const metadata = {
+        ...ws.metadata,
+        labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
+        annotations: annotationsForPhase(ws.metadata?.annotations, phase),
+      };
+      const next: Workspace = { ...ws, metadata, status };
       generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
     }
     generic.commitBatch(batch);
@@ -168,12 +173,16 @@ export class WorkspaceController {
       if (!lc.metadata?.deletionTimestamp) {
         current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster').object as LogicalClusterView;
       }
-      const phase = (current.status?.terminators ?? []).length > 0 ? 'Terminating' : 'Deleting';
-      if (ws.status?.phase !== phase) {
+      const terminators = current.status?.terminators ?? [];
+      const phase = terminators.length > 0 ? 'Terminating' : 'Deleting';
+      if (ws.status?.phase !== phase || JSON.stringify(ws.status?.terminators ?? []) !== JSON.stringify(terminators)) {
+        // The terminators still to run are mirrored from the LogicalCluster, as while the workspace was alive.
+        const status: Workspace['status'] = { ...ws.status, phase, terminators };
+        if (terminators.length === 0) delete status.terminators;
         const next: Workspace = {
           ...ws,
           metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } },
-          status: { ...ws.status, phase },
+          status,
         };
         generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });
       }

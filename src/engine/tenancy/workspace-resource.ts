@@ -61,6 +61,24 @@ export function ownerAnnotationValue(user: NonNullable<StrategyContext['user']>)
   return JSON.stringify(info);
 }
 
+/**
+ * A Workspace's annotations for `phase`: once Ready, kcp's metadata reconciler trims the owner annotation to
+ * `{"username":…}` (groups, uid and extra were only needed to set the workspace up) and drops a value it cannot
+ * read. Before Ready the annotations are returned as they are.
+ */
+export function annotationsForPhase(annotations: Record<string, string> | undefined, phase: string | undefined): Record<string, string> | undefined {
+  const raw = annotations?.[OWNER_ANNOTATION];
+  if (phase !== 'Ready' || raw === undefined) return annotations;
+  const next = { ...annotations };
+  try {
+    const info = JSON.parse(raw) as { username?: unknown };
+    next[OWNER_ANNOTATION] = JSON.stringify(typeof info.username === 'string' && info.username ? { username: info.username } : {});
+  } catch {
+    delete next[OWNER_ANNOTATION];
+  }
+  return next;
+}
+
 function denied(obj: KubeObject, message: string): Error {
   return forbidden(workspacesResource, obj.metadata?.name ?? '', message);
 }

@@ -1,8 +1,9 @@
 /**
  * Scheduling a Workspace, kcp's two commits folded into one: pick the logical cluster name, create its
  * LogicalCluster (path, type, owner, initializers), run the in-process initializers right away (`root:universal`
- * creates the `default` namespace), give a non-privileged creator the `workspace-admin` binding, and move the
- * Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and spec.URL set.
+ * creates the `default` and `kube-system` namespaces), give a non-privileged creator the `workspace-admin` binding,
+ * and move the Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and
+ * spec.URL set.
  */
 import { nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
@@ -26,11 +27,13 @@ import {
   newClusterName,
   shardHash,
 } from './names.js';
-import type { Workspace } from './workspace-resource.js';
+import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
 
 export const LOGICAL_CLUSTER_DELETION_FINALIZER = 'core.kcp.io/logicalcluster-deletion';
 export const UNIVERSAL_INITIALIZER = 'root:universal';
+/** What kcp's config/universal bootstrap creates in every universal workspace. */
+const UNIVERSAL_NAMESPACES = ['default', 'kube-system'];
 
 export interface TenancyTypes {
   workspaces: ResourceType;
@@ -98,17 +101,16 @@ export class WorkspaceScheduler {
     const batch = new WriteBatch();
 
     let initializers = workspaceTypes.initializers(aliases);
-    const terminators = workspaceTypes.terminators(aliases);
+    let terminators = workspaceTypes.terminators(aliases);
     const inProcess = initializers.includes(UNIVERSAL_INITIALIZER);
     if (!store.get(logicalClusterKey(cluster))) {
       if (inProcess) {
-        // root:universal runs here: the cluster's `default` namespace, created in the same commit.
+        // root:universal runs here: kcp's universal bootstrap (namespaces `default` and `kube-system`), created in
+        // the same commit.
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
-        generic.create(
-          { rt: types.namespaces, cluster, namespace: '' },
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } },
-          { batch },
-        );
+        for (const name of UNIVERSAL_NAMESPACES) {
+          generic.create({ rt: types.namespaces, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
+        }
       }
       generic.create(
         { rt: types.logicalClusters, cluster, namespace: '' },
@@ -118,7 +120,9 @@ export class WorkspaceScheduler {
       const owner = ownerOf(ws);
       if (owner) this.workspaceAdminBinding(cluster, owner.username, batch);
     } else {
-      initializers = (this.readLogicalCluster(cluster)?.status as { initializers?: string[] } | undefined)?.initializers ?? initializers;
+      const status = this.readLogicalCluster(cluster)?.status as { initializers?: string[]; terminators?: string[] } | undefined;
+      initializers = status?.initializers ?? initializers;
+      terminators = status?.terminators ?? terminators;
     }
 
     const phase = initializers.length > 0 ? 'Initializing' : 'Ready';
@@ -128,18 +132,29 @@ export class WorkspaceScheduler {
       metadata: {
         ...meta,
         labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase },
-        annotations: {
-          ...(meta.annotations ?? {}),
-          [SHARD_ANNOTATION]: ROOT_SHARD,
-          [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
-          [CLUSTER_ANNOTATION]: cluster,
-        },
+        annotations: annotationsForPhase(
+          {
+            ...(meta.annotations ?? {}),
+            [SHARD_ANNOTATION]: ROOT_SHARD,
+            [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
+            [CLUSTER_ANNOTATION]: cluster,
+          },
+          phase,
+        ),
         finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
       },
       spec: { ...ws.spec, cluster, URL: `${this.deps.externalUrl()}/clusters/${path}` },
-      status: { ...ws.status, phase, conditions: workspaceConditions(initializers, now), ...(initializers.length ? { initializers } : {}) },
+      // kcp mirrors the LogicalCluster's initializers and terminators on the Workspace.
+      status: {
+        ...ws.status,
+        phase,
+        conditions: workspaceConditions(initializers, now),
+        ...(initializers.length ? { initializers } : {}),
+        ...(terminators.length ? { terminators } : {}),
+      },
     };
     if (initializers.length === 0) delete next.status!.initializers;
+    if (terminators.length === 0) delete next.status!.terminators;
     generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
     generic.commitBatch(batch);
   }
