@@ -95,6 +95,9 @@ describe.each(matrixBinaries())('an initializer with kubectl $version', ({ path:
     await waitForPhase(vwAt(e2e.url('root')), mine.metadata.name);
     const ready = await getJson(k, ['ws', mine.metadata.name]);
     expect(ready.status.initializers).toBeUndefined();
+    const readyCluster = await getJson(e2e.at(`root:${mine.metadata.name}`), ['logicalcluster', 'cluster']);
+    expect(readyCluster.metadata.labels).toEqual({ 'tenancy.kcp.io/phase': 'Ready' });
+    expect(readyCluster.status.phase).toBe('Ready');
     expect(condition(ready, 'WorkspaceInitialized')).toBe('True');
     expect((await getJson(e2e.at(`root:${mine.metadata.name}`), ['configmap', 'seeded', '-n', 'default'])).data).toEqual({ by: 'initializer' });
     // Done: the workspace has left the virtual workspace.
@@ -169,8 +172,11 @@ describe('a terminator', () => {
     const held = await getJson(k, ['ws', name]);
     expect(held.metadata.deletionTimestamp).toBeDefined();
     expect(held.status.terminators).toEqual([`root:${term}`]);
+    // kcp labels anything being deleted `Deleting`, whatever the phase says.
+    expect(held.metadata.labels['tenancy.kcp.io/phase']).toBe('Deleting');
     const lc = await getJson(e2e.at(`root:${name}`), ['logicalcluster', 'cluster']);
     expect(lc.metadata.deletionTimestamp).toBeDefined();
+    expect(lc.metadata.labels['tenancy.kcp.io/phase']).toBe('Deleting');
     expect(lc.status).toMatchObject({ phase: 'Terminating', terminators: [`root:${term}`] });
 
     const vw = await publishedUrl(term, 'terminatingworkspaces');

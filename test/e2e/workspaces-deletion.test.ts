@@ -81,7 +81,9 @@ describe('a finalizer inside the workspace', () => {
     // The workspace stays reachable while its content is being deleted; the held object is marked.
     const guarded = await getJson(inside, ['configmap', 'guarded', '-n', 'default']);
     expect(guarded.metadata.deletionTimestamp).toBeDefined();
-    expect((await getJson(inside, ['logicalcluster', 'cluster'])).status.phase).toBe('Deleting');
+    const lc = await getJson(inside, ['logicalcluster', 'cluster']);
+    expect(lc.status.phase).toBe('Deleting');
+    expect(lc.metadata.labels['tenancy.kcp.io/phase']).toBe('Deleting');
 
     await e2e.server.restart();
 

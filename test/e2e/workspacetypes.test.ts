@@ -4,6 +4,7 @@
  * labels, the default child type (not inherited), admin-defined types found by name up the parent chain, cycles and
  * missing bases, and the virtual workspace URLs published in the type's status.
  */
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';
 import { escapeRegExp, expectError } from '../helpers/suite.js';
@@ -129,6 +130,18 @@ describe('what a type gives its workspaces', () => {
     const lc = await getJson(e2e.at(`root:${name}`), ['logicalcluster', 'cluster']);
     expect(lc.spec.initializers).toEqual(expected);
     expect(lc.status).toMatchObject({ phase: 'Initializing', initializers: expected, terminators: [`root:${second}`] });
+    // What the initializing virtual workspace selects on: the phase and one hashed label per initializer (the key
+    // holds as much of the hash as fits 63 characters with the prefix, the value all of it).
+    const hash = (s: string) => createHash('sha224').update(s).digest('hex');
+    expect(lc.metadata.labels).toEqual({
+      'tenancy.kcp.io/phase': 'Initializing',
+      ...Object.fromEntries(expected.map((i) => [`initializer.internal.kcp.io/${hash(i).slice(0, 35)}`, hash(i)])),
+    });
+    // The creator's full UserInfo stays until the workspace is Ready.
+    expect(JSON.parse(ws.metadata.annotations['experimental.tenancy.kcp.io/owner'])).toMatchObject({
+      username: 'kcp-admin',
+      groups: expect.arrayContaining(['system:kcp:admin']),
+    });
   });
 });
 

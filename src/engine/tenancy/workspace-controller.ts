@@ -13,7 +13,7 @@ import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from './names.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
@@ -137,15 +137,20 @@ export class WorkspaceController {
     const initializers = lc.status?.initializers ?? [];
     const now = nowTimestamp();
     const batch = new WriteBatch();
-    if (initializers.length === 0 && lc.status?.phase !== 'Ready') {
-      generic.update(
-        { rt: types.logicalClusters, cluster, namespace: '' },
-        'cluster',
-        { ...lc, status: { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] } },
-        { batch, subresource: 'status' },
-      );
-    }
     const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
+    // The LogicalCluster follows in the same commit: Ready once no initializer is left, and its metadata as kcp's
+    // LogicalCluster controller keeps it (initializer labels of those left, the owner trimmed once Ready).
+    const lcStatus = phase === 'Ready' && lc.status?.phase !== 'Ready'
+      ? { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] }
+      : lc.status;
+    const lcMetadata = {
+      ...lc.metadata,
+      labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
+      annotations: annotationsForPhase(lc.metadata?.annotations, phase),
+    };
+    if (lcStatus !== lc.status || JSON.stringify(lcMetadata) !== JSON.stringify(lc.metadata)) {
+      generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', { ...lc, metadata: lcMetadata, status: lcStatus }, { batch, withStatus: true });
+    }
     const status = { ...ws.status, phase, conditions: workspaceConditions(initializers, now), initializers };
     if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
     const unchanged = phase === ws.status?.phase && JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers);
@@ -179,9 +184,10 @@ export class WorkspaceController {
         // The terminators still to run are mirrored from the LogicalCluster, as while the workspace was alive.
         const status: Workspace['status'] = { ...ws.status, phase, terminators };
         if (terminators.length === 0) delete status.terminators;
+        // kcp's metadata reconciler labels every workspace being deleted `Deleting`, whatever its phase.
         const next: Workspace = {
           ...ws,
-          metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } },
+          metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: 'Deleting' } },
           status,
         };
         generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });

@@ -24,6 +24,7 @@ import {
   TENANCY_GROUP,
   TYPE_ANNOTATION,
   joinPath,
+  logicalClusterLabels,
   newClusterName,
   shardHash,
 } from './names.js';
@@ -186,7 +187,13 @@ export class WorkspaceScheduler {
     return {
       apiVersion: 'core.kcp.io/v1alpha1',
       kind: 'LogicalCluster',
-      metadata: { name: 'cluster', annotations, finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER] },
+      // kcp's LogicalCluster metadata: phase and initializer labels, the owner trimmed once Ready.
+      metadata: {
+        name: 'cluster',
+        labels: logicalClusterLabels(undefined, phase, initializers),
+        annotations: annotationsForPhase(annotations, phase),
+        finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER],
+      },
       spec: {
         directlyDeletable: false,
         owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name: wsMeta.name, cluster: parent, uid: wsMeta.uid },
