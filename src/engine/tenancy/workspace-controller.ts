@@ -18,6 +18,7 @@ import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
 const pendingPrefix = '/kcpt/pending/workspaces/';
+const shardsPrefix = '/registry/core.kcp.io/shards/';
 
 interface LogicalClusterView extends KubeObject {
   spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
@@ -86,6 +87,13 @@ export class WorkspaceController {
           if (owner?.cluster && owner.name) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
           if (e.type !== 'DELETED' && lc.metadata?.deletionTimestamp) this.queue.add(`lc|${cluster}`);
         }
+      }),
+    );
+    // A Shard changed (labels, the unschedulable annotation): workspaces waiting for one may fit now. Only the
+    // workspaces not yet Ready are looked at, through their markers.
+    this.watches.push(
+      store.watch(shardsPrefix, from, () => {
+        for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
       }),
     );
     // Work a restart interrupted.

@@ -28,6 +28,7 @@ import {
   newClusterName,
   shardHash,
 } from './names.js';
+import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
 
@@ -90,6 +91,9 @@ export class WorkspaceScheduler {
   schedule(parent: string, ws: Workspace): void {
     const { generic, types, paths, workspaceTypes, store } = this.deps;
     const name = ws.metadata!.name!;
+    // kcp picks a shard first; with none matching, the workspace waits in Scheduling and says why.
+    const placement = ws.metadata?.annotations?.[SHARD_ANNOTATION] ? { shard: ROOT_SHARD } : placeWorkspace(store, ws);
+    if ('unschedulable' in placement) return this.markUnschedulable(parent, ws, placement.unschedulable);
     const typeRef = ws.spec?.type;
     const type = typeRef?.path ? workspaceTypes.get(typeRef.path, typeRef.name) : undefined;
     if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
@@ -132,7 +136,7 @@ export class WorkspaceScheduler {
       ...ws,
       metadata: {
         ...meta,
-        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase },
+        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase, ...(placement.region !== undefined ? { region: placement.region } : {}) },
         annotations: annotationsForPhase(
           {
             ...(meta.annotations ?? {}),
@@ -213,6 +217,16 @@ export class WorkspaceScheduler {
         ...(terminators.length ? { terminators } : {}),
       },
     };
+  }
+
+  /** WorkspaceScheduled=False/Unschedulable with kcp's reason; written only when it changes. */
+  private markUnschedulable(parent: string, ws: Workspace, message: string): void {
+    const conditions = (ws.status?.conditions ?? []).filter((c) => c.type !== 'WorkspaceScheduled');
+    const had = ws.status?.conditions?.find((c) => c.type === 'WorkspaceScheduled');
+    if (had?.status === 'False' && had.message === message) return;
+    const scheduled = condition('WorkspaceScheduled', 'False', nowTimestamp(), 'Unschedulable', message, 'Error');
+    const next: Workspace = { ...ws, status: { ...ws.status, phase: 'Scheduling', conditions: [scheduled, ...conditions] } };
+    this.deps.generic.update({ rt: this.deps.types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { withStatus: true });
   }
 
   /** kcp gives the creator cluster-admin in the new workspace. */
