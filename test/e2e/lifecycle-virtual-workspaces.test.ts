@@ -113,6 +113,38 @@ describe.each(matrixBinaries())('an initializer with kubectl $version', ({ path:
   });
 });
 
+describe('two initializers', () => {
+  it('each removes only itself; the workspace stays Initializing until the last one is done', async () => {
+    const both = uniqueName('both');
+    await create(k, workspaceType(both, { extend: { with: [root(initA)] }, initializer: true }));
+    const ws = await workspaceIn('Initializing', both);
+    const name = ws.metadata.name as string;
+    expect(ws.status.initializers).toEqual([`root:${initA}`, `root:${both}`]);
+    const vwA = await publishedUrl(initA, 'initializingworkspaces');
+    await e2e.atUrl(`${vwA}/clusters/${ws.spec.cluster}`)([
+      'patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', removeFirst('initializers'),
+    ]);
+    const halfway = await eventually('the first initializer gone', async () => {
+      const got = await getJson(k, ['ws', name]);
+      return got.status.initializers?.length === 1 ? got : undefined;
+    });
+    expect(halfway.status.phase).toBe('Initializing');
+    expect(condition(halfway, 'WorkspaceInitialized')).toBe(`False InitializerExists Initializers still exist: [root:${both}]`);
+    const lc = await getJson(e2e.at(`root:${name}`), ['logicalcluster', 'cluster']);
+    expect(Object.keys(lc.metadata.labels).filter((l) => l.startsWith('initializer.internal.kcp.io/'))).toHaveLength(1);
+    // initA is done here: the workspace left its virtual workspace, but not the other one.
+    expectError(
+      await e2e.atUrl(`${vwA}/clusters/${ws.spec.cluster}`)(['get', 'logicalcluster', 'cluster'], { reject: false }),
+      'Error from server (NotFound): logicalclusters.core.kcp.io "cluster" not found',
+    );
+    const vwBoth = await publishedUrl(both, 'initializingworkspaces');
+    await e2e.atUrl(`${vwBoth}/clusters/${ws.spec.cluster}`)([
+      'patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', removeFirst('initializers'),
+    ]);
+    await waitForPhase(k, name);
+  });
+});
+
 describe('an initializer with @kubernetes/client-node', () => {
   /** The admin kubeconfig with its current context pointed at `server`. */
   function kubeConfigFor(server: string): k8s.KubeConfig {

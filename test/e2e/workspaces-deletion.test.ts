@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
-import { createWorkspace, getJson, root, useTenancyServer, waitForPhase, type Json } from './tenancy-fixtures.js';
+import { create, createWorkspace, getJson, root, useTenancyServer, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 const k = e2e.at('root');
@@ -92,5 +92,24 @@ describe('a finalizer inside the workspace', () => {
     await k(['wait', '--for=delete', `workspace/${name}`, '--timeout=60s']);
     await expectPathGone(`root:${name}`);
     expect(await leftovers([ws.spec.cluster])).toEqual({});
+  });
+});
+
+describe('workspaces that never became Ready', () => {
+  it('an Initializing one and an unschedulable one are deleted all the same', async () => {
+    const type = uniqueName('waits');
+    await create(k, workspaceType(type, { extend: { with: [root('universal')] }, initializer: true }));
+    const initializing = uniqueName('init');
+    await create(k, workspace(initializing, root(type)));
+    await waitForPhase(k, initializing, 'Initializing');
+    const cluster = (await getJson(k, ['ws', initializing])).spec.cluster as string;
+    const nowhere = uniqueName('nowhere');
+    await create(k, workspace(nowhere, undefined, { spec: { location: { selector: { matchLabels: { region: 'nowhere' } } } } }));
+
+    await k(['delete', 'workspace', initializing, nowhere]);
+    for (const name of [initializing, nowhere]) {
+      expectError(await k(['get', 'ws', name], { reject: false }), `Error from server (NotFound): workspaces.tenancy.kcp.io "${name}" not found`);
+    }
+    expect(await leftovers([cluster])).toEqual({});
   });
 });
