@@ -67,6 +67,8 @@ export const logicalClusterStrategy: Strategy = {
     const status = record(obj.status);
     const terminators = Array.isArray(status.terminators) ? status.terminators : [];
     obj.status = { ...status, phase: terminators.length > 0 ? 'Terminating' : 'Deleting' };
+    // kcp's LogicalCluster controller labels a cluster being deleted `Deleting`, whatever its phase.
+    obj.metadata = { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), 'tenancy.kcp.io/phase': 'Deleting' } };
   },
   prepareForStatusUpdate(obj) {
     // Status writes skip defaults(); a status without phase still reads back with the schema default.

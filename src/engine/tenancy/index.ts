@@ -18,6 +18,7 @@ import { workspaceResourceType } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
 import { WorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
+import { WorkspaceTypeStatusController } from './workspacetype-status.js';
 
 export interface TenancyControllerDeps {
   generic: GenericStore;
@@ -37,6 +38,7 @@ export class Tenancy {
   readonly shards: ResourceType;
   readonly indexWriters: IndexWriter[];
   private controller?: WorkspaceController;
+  private typeStatus?: WorkspaceTypeStatusController;
   /** Home workspaces (`~`), available once started. */
   homes?: HomeWorkspaces;
 
@@ -85,18 +87,26 @@ export class Tenancy {
       store: this.store,
       generic: deps.generic,
       types,
-      workspaceTypes: this.workspaceTypeType,
-      externalUrl: deps.externalUrl,
       scheduler,
       deleter,
       onError: deps.onError,
     });
     this.controller.start();
+    // Virtual workspaces run in-process, so this server's URL is also the shard's virtualWorkspaceURL.
+    this.typeStatus = new WorkspaceTypeStatusController({
+      store: this.store,
+      generic: deps.generic,
+      workspaceTypes: this.workspaceTypeType,
+      virtualWorkspaceUrl: deps.externalUrl,
+      onError: deps.onError,
+    });
+    this.typeStatus.start();
     this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
   }
 
   stop(): void {
     this.controller?.stop();
+    this.typeStatus?.stop();
     this.paths.stop();
   }
 }

@@ -23,6 +23,8 @@ export const TYPE_ANNOTATION = 'internal.tenancy.kcp.io/type';
 /** Canonical path of a logical cluster (on its LogicalCluster), or of the workspace an object lives in. */
 export const PATH_ANNOTATION = 'kcp.io/path';
 export const REQUIRED_GROUPS_ANNOTATION = 'authorization.kcp.io/required-groups';
+/** Prefix of the labels marking a LogicalCluster as waiting on an initializer (what its virtual workspace selects). */
+export const INITIALIZER_LABEL_PREFIX = 'initializer.internal.kcp.io/';
 /** Finalizer a Workspace carries until its LogicalCluster is gone. */
 export const LOGICAL_CLUSTER_FINALIZER = 'core.kcp.io/logicalcluster';
 /**
@@ -75,3 +77,32 @@ export function shardHash(shard: string): string {
 
 /** `internal.tenancy.kcp.io/shard` of the root shard as kcp writes it. */
 export const ROOT_SHARD_HASH = '1pfxsevk';
+
+/**
+ * kcp's label for "waits on this initializer": the key is the prefix plus as much of hex(sha224(name)) as fits a
+ * 63-character name part, the value the full hash (so the pair is hard to forge).
+ */
+export function initializerLabel(initializer: string): [key: string, value: string] {
+  const hash = createHash('sha224').update(initializer).digest('hex');
+  return [INITIALIZER_LABEL_PREFIX + hash.slice(0, 63 - INITIALIZER_LABEL_PREFIX.length), hash];
+}
+
+/**
+ * The labels kcp's LogicalCluster controller keeps: the phase (`Deleting` once deletion started) and one
+ * initializer label per entry of status.initializers, stale ones dropped; other labels are kept.
+ */
+export function logicalClusterLabels(
+  labels: Record<string, string> | undefined,
+  phase: string,
+  initializers: readonly string[],
+  deleting = false,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels ?? {})) if (!k.startsWith(INITIALIZER_LABEL_PREFIX)) out[k] = v;
+  out[PHASE_LABEL] = deleting ? 'Deleting' : phase;
+  for (const initializer of initializers) {
+    const [k, v] = initializerLabel(initializer);
+    out[k] = v;
+  }
+  return out;
+}

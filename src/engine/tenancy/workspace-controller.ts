@@ -9,16 +9,16 @@ import { deletionMarkerPrefix, nowTimestamp } from '../registry/object-rules.js'
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PATH_ANNOTATION, PHASE_LABEL, ROOT_CLUSTER } from './names.js';
-import { workspaceTypesPrefix } from './workspace-types.js';
-import type { Workspace } from './workspace-resource.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
+import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
 const pendingPrefix = '/kcpt/pending/workspaces/';
+const shardsPrefix = '/registry/core.kcp.io/shards/';
 
 interface LogicalClusterView extends KubeObject {
   spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
@@ -51,9 +51,6 @@ export interface WorkspaceControllerDeps {
   store: Store;
   generic: GenericStore;
   types: TenancyTypes;
-  workspaceTypes: ResourceType;
-  /** The shard's virtual workspace URL (this server's external URL). */
-  externalUrl(): string;
   scheduler: WorkspaceScheduler;
   deleter: ClusterContentDeleter;
   onError?(controller: string, key: string, err: unknown): void;
@@ -92,13 +89,13 @@ export class WorkspaceController {
         }
       }),
     );
+    // A Shard changed (labels, the unschedulable annotation): workspaces waiting for one may fit now. Only the
+    // workspaces not yet Ready are looked at, through their markers.
     this.watches.push(
-      store.watch(workspaceTypesPrefix, from, (events) => {
-        for (const e of events) if (e.type !== 'DELETED') this.queue.add(`wt|${e.key.slice(workspaceTypesPrefix.length)}`);
+      store.watch(shardsPrefix, from, () => {
+        for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
       }),
     );
-    // Root's types were bootstrapped before this started, and the server's URL may have changed since last time.
-    for (const kv of store.list(`${workspaceTypesPrefix}${ROOT_CLUSTER}/`).items) this.queue.add(`wt|${kv.key.slice(workspaceTypesPrefix.length)}`);
     // Work a restart interrupted.
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     const lcMarkers = deletionMarkerPrefix(this.deps.types.logicalClusters.storagePrefix);
@@ -119,7 +116,6 @@ export class WorkspaceController {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
-    if (kind === 'wt') return this.reconcileWorkspaceType(rest.slice(0, slash), rest.slice(slash + 1));
     return this.reconcileWorkspace(rest.slice(0, slash), rest.slice(slash + 1));
   }
 
@@ -149,20 +145,30 @@ export class WorkspaceController {
     const initializers = lc.status?.initializers ?? [];
     const now = nowTimestamp();
     const batch = new WriteBatch();
-    if (initializers.length === 0 && lc.status?.phase !== 'Ready') {
-      generic.update(
-        { rt: types.logicalClusters, cluster, namespace: '' },
-        'cluster',
-        { ...lc, status: { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] } },
-        { batch, subresource: 'status' },
-      );
-    }
     const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
+    // The LogicalCluster follows in the same commit: Ready once no initializer is left, and its metadata as kcp's
+    // LogicalCluster controller keeps it (initializer labels of those left, the owner trimmed once Ready).
+    const lcStatus = phase === 'Ready' && lc.status?.phase !== 'Ready'
+      ? { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] }
+      : lc.status;
+    const lcMetadata = {
+      ...lc.metadata,
+      labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
+      annotations: annotationsForPhase(lc.metadata?.annotations, phase),
+    };
+    if (lcStatus !== lc.status || JSON.stringify(lcMetadata) !== JSON.stringify(lc.metadata)) {
+      generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', { ...lc, metadata: lcMetadata, status: lcStatus }, { batch, withStatus: true });
+    }
     const status = { ...ws.status, phase, conditions: workspaceConditions(initializers, now), initializers };
     if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
     const unchanged = phase === ws.status?.phase && JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers);
     if (!unchanged) {
-      const next: Workspace = { ...ws, metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } }, status };
+      const metadata = {
+        ...ws.metadata,
+        labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
+        annotations: annotationsForPhase(ws.metadata?.annotations, phase),
+      };
+      const next: Workspace = { ...ws, metadata, status };
       generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
     }
     generic.commitBatch(batch);
@@ -180,12 +186,17 @@ export class WorkspaceController {
       if (!lc.metadata?.deletionTimestamp) {
         current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster').object as LogicalClusterView;
       }
-      const phase = (current.status?.terminators ?? []).length > 0 ? 'Terminating' : 'Deleting';
-      if (ws.status?.phase !== phase) {
+      const terminators = current.status?.terminators ?? [];
+      const phase = terminators.length > 0 ? 'Terminating' : 'Deleting';
+      if (ws.status?.phase !== phase || JSON.stringify(ws.status?.terminators ?? []) !== JSON.stringify(terminators)) {
+        // The terminators still to run are mirrored from the LogicalCluster, as while the workspace was alive.
+        const status: Workspace['status'] = { ...ws.status, phase, terminators };
+        if (terminators.length === 0) delete status.terminators;
+        // kcp's metadata reconciler labels every workspace being deleted `Deleting`, whatever its phase.
         const next: Workspace = {
           ...ws,
-          metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } },
-          status: { ...ws.status, phase },
+          metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: 'Deleting' } },
+          status,
         };
         generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });
       }
@@ -195,30 +206,6 @@ export class WorkspaceController {
     if (finalizers.length !== (ws.metadata?.finalizers ?? []).length) {
       generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, { ...ws, metadata: { ...ws.metadata, finalizers } });
     }
-    return undefined;
-  }
-
-  /** A type publishes where its initializer and terminator controllers find their workspaces. */
-  private reconcileWorkspaceType(cluster: string, name: string) {
-    const { generic, externalUrl } = this.deps;
-    const wt = this.get(`${workspaceTypesPrefix}${cluster}/${name}`);
-    if (!wt || wt.metadata?.deletionTimestamp) return undefined;
-    const qualified = `${wt.metadata?.annotations?.[PATH_ANNOTATION] ?? cluster}:${name}`;
-    const virtualWorkspaces = [
-      { type: 'initializing', url: `${externalUrl()}/services/initializingworkspaces/${qualified}` },
-      { type: 'terminating', url: `${externalUrl()}/services/terminatingworkspaces/${qualified}` },
-    ];
-    const status = (wt.status ?? {}) as { virtualWorkspaces?: unknown; conditions?: { type?: string; status?: string }[] };
-    const ready = status.conditions?.some((c) => c.type === 'VirtualWorkspaceURLsReady' && c.status === 'True');
-    if (ready && JSON.stringify(status.virtualWorkspaces) === JSON.stringify(virtualWorkspaces)) return undefined;
-    const now = nowTimestamp();
-    const conditions = [condition('Ready', 'True', now), condition('VirtualWorkspaceURLsReady', 'True', now)];
-    generic.update(
-      { rt: this.deps.workspaceTypes, cluster, namespace: '' },
-      name,
-      { ...wt, status: { ...status, conditions, virtualWorkspaces } },
-      { subresource: 'status' },
-    );
     return undefined;
   }
 

@@ -3,7 +3,7 @@
  * On create: the owner annotation for non-privileged creators, required groups copied from the parent, the type
  * defaulted from the parent type's defaultChildWorkspaceType and resolved (path filled in), the type's extra labels,
  * then the placement limits of both types. On update: spec.cluster/URL only by privileged users, spec.type immutable.
- * kcp answers all of these with 403 Forbidden.
+ * kcp answers all of these with 403 Forbidden; before them, the CRD's CEL transition rules answer 422 Invalid.
  */
 import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
@@ -61,6 +61,24 @@ export function ownerAnnotationValue(user: NonNullable<StrategyContext['user']>)
   return JSON.stringify(info);
 }
 
+/**
+ * A Workspace's annotations for `phase`: once Ready, kcp's metadata reconciler trims the owner annotation to
+ * `{"username":…}` (groups, uid and extra were only needed to set the workspace up) and drops a value it cannot
+ * read. Before Ready the annotations are returned as they are.
+ */
+export function annotationsForPhase(annotations: Record<string, string> | undefined, phase: string | undefined): Record<string, string> | undefined {
+  const raw = annotations?.[OWNER_ANNOTATION];
+  if (phase !== 'Ready' || raw === undefined) return annotations;
+  const next = { ...annotations };
+  try {
+    const info = JSON.parse(raw) as { username?: unknown };
+    next[OWNER_ANNOTATION] = JSON.stringify(typeof info.username === 'string' && info.username ? { username: info.username } : {});
+  } catch {
+    delete next[OWNER_ANNOTATION];
+  }
+  return next;
+}
+
 function denied(obj: KubeObject, message: string): Error {
   return forbidden(workspacesResource, obj.metadata?.name ?? '', message);
 }
@@ -90,6 +108,31 @@ function withTypeErrors<T>(obj: KubeObject, fn: () => T): T {
   }
 }
 
+/**
+ * The x-kubernetes-validations (CEL) transition rules of kcp's Workspace CRD, with their messages. They are part of
+ * schema validation, so they answer 422 Invalid before admission's 403s are reached (kube validates the object,
+ * then calls validating admission).
+ */
+function transitionRules(obj: Workspace, old: Workspace): FieldError[] {
+  const spec = obj.spec ?? {};
+  const was = old.spec ?? {};
+  const errs: FieldError[] = [];
+  if (was.URL !== undefined && spec.URL === undefined) errs.push(fieldErrors.invalid('spec', 'object', 'URL cannot be unset'));
+  if (was.cluster !== undefined && spec.cluster === undefined) errs.push(fieldErrors.invalid('spec', 'object', 'cluster cannot be unset'));
+  if (was.cluster !== undefined && spec.cluster !== undefined && was.cluster !== spec.cluster) {
+    errs.push(fieldErrors.invalid('spec.cluster', 'string', 'cluster is immutable'));
+  }
+  if (was.type && spec.type) {
+    if (was.type.name !== spec.type.name) errs.push(fieldErrors.invalid('spec.type', 'object', 'name is immutable'));
+    const hadPath = was.type.path !== undefined;
+    const hasPath = spec.type.path !== undefined;
+    if (hadPath !== hasPath || (hadPath && was.type.path !== spec.type.path)) {
+      errs.push(fieldErrors.invalid('spec.type', 'object', 'path is immutable'));
+    }
+  }
+  return errs;
+}
+
 export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
   const base = tenancyResourceType('workspaces');
   const { store, paths, types } = deps;
@@ -109,7 +152,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     if (!spec.type?.name) {
       const parent = parentTypeOf(store, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
-      if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.name}" not found`);
+      if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
       const child = parentType.spec?.defaultChildWorkspaceType;
       // kcp's message really contains the unfilled verbs.
       if (!child) throw denied(obj, 'spec.defaultChildWorkspaceType of workspace type %s:%s must be set');
@@ -139,7 +182,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       if (!ref.path) throw new TypeResolutionError('spec.type.path must be set');
       const parent = parentTypeOf(store, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
-      if (!parentType) throw new TypeResolutionError(`workspace type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.name}" not found`);
+      if (!parentType) throw new TypeResolutionError(`workspace type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
       types.checkPlacement(parent.annotation, types.aliases(parentType), referenceString(ref), aliases);
     });
   };
@@ -173,6 +216,9 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
           errs.push(fieldErrors.invalid('metadata.name', name, `metadata.name in body should match '${NAME_PATTERN}'`));
         }
         return errs;
+      },
+      validateUpdate(obj, old, ctx) {
+        return [...(base.strategy.validateUpdate?.(obj, old, ctx) ?? []), ...transitionRules(obj as Workspace, old as Workspace)];
       },
       admit(obj, old, ctx) {
         if (old) validateUpdate(obj as Workspace, old as Workspace, ctx);

@@ -1,8 +1,9 @@
 /**
  * Scheduling a Workspace, kcp's two commits folded into one: pick the logical cluster name, create its
  * LogicalCluster (path, type, owner, initializers), run the in-process initializers right away (`root:universal`
- * creates the `default` namespace), give a non-privileged creator the `workspace-admin` binding, and move the
- * Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and spec.URL set.
+ * creates the `default` and `kube-system` namespaces), give a non-privileged creator the `workspace-admin` binding,
+ * and move the Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and
+ * spec.URL set.
  */
 import { nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
@@ -23,14 +24,18 @@ import {
   TENANCY_GROUP,
   TYPE_ANNOTATION,
   joinPath,
+  logicalClusterLabels,
   newClusterName,
   shardHash,
 } from './names.js';
-import type { Workspace } from './workspace-resource.js';
+import { placeWorkspace } from './shard-placement.js';
+import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
 
 export const LOGICAL_CLUSTER_DELETION_FINALIZER = 'core.kcp.io/logicalcluster-deletion';
 export const UNIVERSAL_INITIALIZER = 'root:universal';
+/** What kcp's config/universal bootstrap creates in every universal workspace. */
+const UNIVERSAL_NAMESPACES = ['default', 'kube-system'];
 
 export interface TenancyTypes {
   workspaces: ResourceType;
@@ -86,6 +91,9 @@ export class WorkspaceScheduler {
   schedule(parent: string, ws: Workspace): void {
     const { generic, types, paths, workspaceTypes, store } = this.deps;
     const name = ws.metadata!.name!;
+    // kcp picks a shard first; with none matching, the workspace waits in Scheduling and says why.
+    const placement = ws.metadata?.annotations?.[SHARD_ANNOTATION] ? { shard: ROOT_SHARD } : placeWorkspace(store, ws);
+    if ('unschedulable' in placement) return this.markUnschedulable(parent, ws, placement.unschedulable);
     const typeRef = ws.spec?.type;
     const type = typeRef?.path ? workspaceTypes.get(typeRef.path, typeRef.name) : undefined;
     if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
@@ -98,17 +106,16 @@ export class WorkspaceScheduler {
     const batch = new WriteBatch();
 
     let initializers = workspaceTypes.initializers(aliases);
-    const terminators = workspaceTypes.terminators(aliases);
+    let terminators = workspaceTypes.terminators(aliases);
     const inProcess = initializers.includes(UNIVERSAL_INITIALIZER);
     if (!store.get(logicalClusterKey(cluster))) {
       if (inProcess) {
-        // root:universal runs here: the cluster's `default` namespace, created in the same commit.
+        // root:universal runs here: kcp's universal bootstrap (namespaces `default` and `kube-system`), created in
+        // the same commit.
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
-        generic.create(
-          { rt: types.namespaces, cluster, namespace: '' },
-          { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } },
-          { batch },
-        );
+        for (const name of UNIVERSAL_NAMESPACES) {
+          generic.create({ rt: types.namespaces, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
+        }
       }
       generic.create(
         { rt: types.logicalClusters, cluster, namespace: '' },
@@ -118,7 +125,9 @@ export class WorkspaceScheduler {
       const owner = ownerOf(ws);
       if (owner) this.workspaceAdminBinding(cluster, owner.username, batch);
     } else {
-      initializers = (this.readLogicalCluster(cluster)?.status as { initializers?: string[] } | undefined)?.initializers ?? initializers;
+      const status = this.readLogicalCluster(cluster)?.status as { initializers?: string[]; terminators?: string[] } | undefined;
+      initializers = status?.initializers ?? initializers;
+      terminators = status?.terminators ?? terminators;
     }
 
     const phase = initializers.length > 0 ? 'Initializing' : 'Ready';
@@ -127,19 +136,30 @@ export class WorkspaceScheduler {
       ...ws,
       metadata: {
         ...meta,
-        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase },
-        annotations: {
-          ...(meta.annotations ?? {}),
-          [SHARD_ANNOTATION]: ROOT_SHARD,
-          [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
-          [CLUSTER_ANNOTATION]: cluster,
-        },
+        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase, ...(placement.region !== undefined ? { region: placement.region } : {}) },
+        annotations: annotationsForPhase(
+          {
+            ...(meta.annotations ?? {}),
+            [SHARD_ANNOTATION]: ROOT_SHARD,
+            [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
+            [CLUSTER_ANNOTATION]: cluster,
+          },
+          phase,
+        ),
         finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
       },
       spec: { ...ws.spec, cluster, URL: `${this.deps.externalUrl()}/clusters/${path}` },
-      status: { ...ws.status, phase, conditions: workspaceConditions(initializers, now), ...(initializers.length ? { initializers } : {}) },
+      // kcp mirrors the LogicalCluster's initializers and terminators on the Workspace.
+      status: {
+        ...ws.status,
+        phase,
+        conditions: workspaceConditions(initializers, now),
+        ...(initializers.length ? { initializers } : {}),
+        ...(terminators.length ? { terminators } : {}),
+      },
     };
     if (initializers.length === 0) delete next.status!.initializers;
+    if (terminators.length === 0) delete next.status!.terminators;
     generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
     generic.commitBatch(batch);
   }
@@ -171,7 +191,13 @@ export class WorkspaceScheduler {
     return {
       apiVersion: 'core.kcp.io/v1alpha1',
       kind: 'LogicalCluster',
-      metadata: { name: 'cluster', annotations, finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER] },
+      // kcp's LogicalCluster metadata: phase and initializer labels, the owner trimmed once Ready.
+      metadata: {
+        name: 'cluster',
+        labels: logicalClusterLabels(undefined, phase, initializers),
+        annotations: annotationsForPhase(annotations, phase),
+        finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER],
+      },
       spec: {
         directlyDeletable: false,
         owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name: wsMeta.name, cluster: parent, uid: wsMeta.uid },
@@ -191,6 +217,16 @@ export class WorkspaceScheduler {
         ...(terminators.length ? { terminators } : {}),
       },
     };
+  }
+
+  /** WorkspaceScheduled=False/Unschedulable with kcp's reason; written only when it changes. */
+  private markUnschedulable(parent: string, ws: Workspace, message: string): void {
+    const conditions = (ws.status?.conditions ?? []).filter((c) => c.type !== 'WorkspaceScheduled');
+    const had = ws.status?.conditions?.find((c) => c.type === 'WorkspaceScheduled');
+    if (had?.status === 'False' && had.message === message) return;
+    const scheduled = condition('WorkspaceScheduled', 'False', nowTimestamp(), 'Unschedulable', message, 'Error');
+    const next: Workspace = { ...ws, status: { ...ws.status, phase: 'Scheduling', conditions: [scheduled, ...conditions] } };
+    this.deps.generic.update({ rt: this.deps.types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { withStatus: true });
   }
 
   /** kcp gives the creator cluster-admin in the new workspace. */

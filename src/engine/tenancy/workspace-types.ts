@@ -65,7 +65,8 @@ export class WorkspaceTypes {
   resolve(workspacePath: string, ref: TypeReference): WorkspaceType {
     if (ref.path) {
       const t = this.get(ref.path, ref.name);
-      if (!t) throw new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
+      // kcp wraps the lookup's NotFound in an InternalError here (only a path-less name is "cannot be resolved").
+      if (!t) throw new TypeResolutionError(`Internal error occurred: workspacetypes.tenancy.kcp.io "${referenceString(ref)}" not found`);
       return t;
     }
     let path: string | undefined = workspacePath;

@@ -2,25 +2,32 @@
  * The initializing and terminating virtual workspaces (kcp-reference §2), served in-process under /services:
  *
  *   /services/initializingworkspaces/<initializer>/clusters/*\/apis/core.kcp.io/v1alpha1/logicalclusters
- *     list/watch of the LogicalClusters still waiting for that initializer, across every workspace;
+ *     list/watch of the LogicalClusters still waiting for that initializer, across every workspace (one that stops
+ *     waiting leaves a watch with a DELETED event, as with a label selector);
  *   /services/initializingworkspaces/<initializer>/clusters/<cluster>/…
- *     the workspace being initialized, whole: its LogicalCluster (to remove the initializer from
- *     status.initializers, which lets it turn Ready) and its content;
+ *     the workspace being initialized: its LogicalCluster, read-only except that the initializer may remove itself
+ *     (and only itself) from status.initializers, which lets the workspace turn Ready; and its content;
  *
- * and the same under /services/terminatingworkspaces/<terminator>/ for workspaces being deleted.
+ * and the same under /services/terminatingworkspaces/<terminator>/ for workspaces being deleted. A workspace not
+ * waiting on that initializer (terminator) is out of reach, with kcp's answers: its LogicalCluster is NotFound,
+ * anything else is Forbidden.
  */
 import type { ResolvedCluster, ClusterResolver } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { UserInfo } from '../endpoints/resource-handler.js';
 import type { VirtualWorkspacePath, VirtualWorkspaces } from '../endpoints/api-router.js';
-import { forbidden } from '../machinery/status.js';
-import { StaticCatalog } from '../registry/catalog.js';
+import { invalid, notFound, StatusError } from '../machinery/status.js';
+import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 
 interface Lifecycle {
   /** The LogicalCluster list this phase's controllers act on. */
   listField: 'initializers' | 'terminators';
+  /** `initializer` or `terminator`, as kcp's messages say it. */
+  role: string;
+  /** The kind kcp names in the 422 for a forbidden status change (it differs between the two). */
+  errorKind: { group: string; kind: string };
   /** Whether a LogicalCluster is in that phase. */
   inPhase(lc: KubeObject): boolean;
 }
@@ -28,13 +35,83 @@ interface Lifecycle {
 const lifecycles: Record<string, Lifecycle> = {
   initializingworkspaces: {
     listField: 'initializers',
+    role: 'initializer',
+    errorKind: { group: 'tenancy.kcp.io', kind: 'Workspace' },
     inPhase: (lc) => (lc.status as { phase?: string } | undefined)?.phase === 'Initializing' && !lc.metadata?.deletionTimestamp,
   },
   terminatingworkspaces: {
     listField: 'terminators',
+    role: 'terminator',
+    errorKind: { group: 'core.kcp.io', kind: 'LogicalCluster' },
     inPhase: (lc) => Boolean(lc.metadata?.deletionTimestamp),
   },
 };
+
+/** Go's `%#v` of a `[]string`, which kcp's field error prints: `[]string{"a", "b"}`, `[]string(nil)`. */
+function goStringSlice(items: string[] | undefined): string {
+  return items === undefined ? '[]string(nil)' : `[]string{${items.map((i) => JSON.stringify(i)).join(', ')}}`;
+}
+
+function namesIn(obj: KubeObject | undefined, field: Lifecycle['listField']): string[] | undefined {
+  const value = (obj?.status as Record<string, unknown> | undefined)?.[field];
+  return Array.isArray(value) ? (value as string[]) : undefined;
+}
+
+/**
+ * The LogicalCluster type as this virtual workspace serves it: get, list and watch; status writes allowed only when
+ * they remove exactly `name` from the lifecycle list (kcp's update validation). Other writes are not served (405).
+ */
+function lifecycleLogicalClusters(base: ResourceType, lifecycle: Lifecycle, name: string): ResourceType {
+  return {
+    ...base,
+    verbs: ['get', 'list', 'watch'],
+    strategy: {
+      ...base.strategy,
+      admit(obj, old, ctx) {
+        base.strategy.admit?.(obj, old, ctx);
+        if (!old) return;
+        const previous = namesIn(old, lifecycle.listField) ?? [];
+        const current = namesIn(obj, lifecycle.listField);
+        if (previous.length - (current?.length ?? 0) === 1 && !(current ?? []).includes(name)) return;
+        throw invalid(lifecycle.errorKind, obj.metadata?.name ?? '', [
+          {
+            type: 'FieldValueInvalid',
+            field: `status.${lifecycle.listField}`,
+            detail: `Invalid value: ${goStringSlice(current)}: only removing the "${name}" ${lifecycle.role} is supported`,
+          },
+        ]);
+      },
+    },
+  };
+}
+
+/** A cluster's catalog with its LogicalCluster type replaced by the virtual workspace's restricted one. */
+class LifecycleCatalog implements ClusterCatalog {
+  readonly revision: string;
+
+  constructor(
+    private readonly base: ClusterCatalog,
+    private readonly logicalClusters: ResourceType,
+  ) {
+    this.revision = `${base.revision}+lifecycle-vw`;
+  }
+
+  resourceTypes(): readonly ResourceType[] {
+    return this.base.resourceTypes().map((rt) => this.swap(rt)!);
+  }
+
+  find(group: string, version: string, resource: string): ResourceType | undefined {
+    return this.swap(this.base.find(group, version, resource));
+  }
+
+  groups() {
+    return this.base.groups();
+  }
+
+  private swap(rt: ResourceType | undefined): ResourceType | undefined {
+    return rt && rt.storagePrefix === this.logicalClusters.storagePrefix && rt.version === this.logicalClusters.version ? this.logicalClusters : rt;
+  }
+}
 
 export interface LifecycleWorkspacesDeps {
   store: Store;
@@ -53,26 +130,23 @@ export class LifecycleVirtualWorkspaces implements VirtualWorkspaces {
   resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo) {
     const lifecycle = lifecycles[path.workspace];
     if (!lifecycle) return undefined;
-    const waitingFor = (lc: KubeObject) => {
-      const names = (lc.status as Record<string, string[] | undefined> | undefined)?.[lifecycle.listField] ?? [];
-      return lifecycle.inPhase(lc) && names.includes(path.name);
-    };
+    const waitingFor = (lc: KubeObject) => lifecycle.inPhase(lc) && (namesIn(lc, lifecycle.listField) ?? []).includes(path.name);
     if (info.cluster.wildcard) {
       const resolved: ResolvedCluster = { cluster: undefined, catalog: this.wildcardCatalog, baseUrl: false };
       return { resolved, filter: waitingFor };
     }
-    // A single workspace: the cluster must be waiting on this initializer (terminator); then it is served whole.
+    // A single workspace: reachable while it waits on this initializer (terminator).
     const resolved = this.deps.clusters.resolve(info.cluster, user, info);
     const kv = resolved.cluster ? this.deps.store.get(`/registry/core.kcp.io/logicalclusters/${resolved.cluster}/cluster`) : undefined;
     const lc = kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
-    if (!lc || !waitingFor(lc)) {
-      const phase = path.workspace === 'initializingworkspaces' ? 'initializing' : 'terminating';
-      throw forbidden(
-        { group: info.group, resource: info.resource || 'logicalclusters' },
-        info.name,
-        `logical cluster "${info.cluster.path}" is not ${phase} with "${path.name}"`,
-      );
+    const waiting = lc !== undefined && waitingFor(lc);
+    const aboutLogicalCluster = info.isResourceRequest && info.group === 'core.kcp.io' && info.resource === 'logicalclusters';
+    if (!waiting) {
+      // kcp filters the LogicalCluster by the lifecycle's labels (so it is not found) and refuses its content proxy.
+      if (aboutLogicalCluster && info.name) throw notFound({ group: 'core.kcp.io', resource: 'logicalclusters' }, info.name);
+      if (!aboutLogicalCluster) throw new StatusError(403, 'Forbidden', `${lifecycle.role} "${path.name}" cannot access this workspace`, {});
     }
-    return { resolved };
+    const catalog = new LifecycleCatalog(resolved.catalog, lifecycleLogicalClusters(this.deps.logicalClusters, lifecycle, path.name));
+    return { resolved: { ...resolved, catalog }, ...(aboutLogicalCluster ? { filter: waitingFor } : {}) };
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * The status of every WorkspaceType, as kcp's workspacetype controller writes it: `status.virtualWorkspaces` lists
+ * where the initializing and terminating virtual workspaces of the type are served on this shard
+ * (`<virtualWorkspaceURL>/services/initializingworkspaces/<path>:<name>` and
+ * `…/terminatingworkspaces/<path>:<name>`, for every type, sorted by URL), with the `VirtualWorkspaceURLsReady`
+ * condition and the `Ready` summary. Initializer and terminator controllers read their URL from there.
+ */
+import { WorkQueue } from '../controllers/work-queue.js';
+import { StatusError } from '../machinery/status.js';
+import { nowTimestamp } from '../registry/object-rules.js';
+import type { GenericStore } from '../registry/generic-store.js';
+import { decodeStored } from '../registry/stored-object.js';
+import type { ResourceType } from '../registry/types.js';
+import type { Store, WatchHandle } from '../storage/store.js';
+import { qualifiedName, workspaceTypesPrefix, type WorkspaceType } from './workspace-types.js';
+
+interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime: string;
+  reason?: string;
+  message?: string;
+  severity?: string;
+}
+
+interface WorkspaceTypeStatus {
+  conditions?: Condition[];
+  virtualWorkspaces?: { url: string }[];
+}
+
+export interface WorkspaceTypeStatusDeps {
+  store: Store;
+  generic: GenericStore;
+  workspaceTypes: ResourceType;
+  /** The shard's `spec.virtualWorkspaceURL` (virtual workspaces run in-process, so the server's own URL). */
+  virtualWorkspaceUrl(): string;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+/** The URLs kcp publishes for a type: one per lifecycle virtual workspace, sorted. */
+export function virtualWorkspaceUrls(baseUrl: string, t: WorkspaceType): { url: string }[] {
+  const name = qualifiedName(t);
+  return ['initializingworkspaces', 'terminatingworkspaces'].map((vw) => ({ url: `${baseUrl}/services/${vw}/${name}` })).sort((a, b) => (a.url < b.url ? -1 : 1));
+}
+
+export class WorkspaceTypeStatusController {
+  private readonly queue: WorkQueue;
+  private watch?: WatchHandle;
+
+  constructor(private readonly deps: WorkspaceTypeStatusDeps) {
+    this.queue = new WorkQueue('workspacetype-status', (key) => this.reconcile(key), deps.onError);
+  }
+
+  start(): void {
+    const { store } = this.deps;
+    this.watch = store.watch(workspaceTypesPrefix, store.currentRevision(), (events) => {
+      for (const e of events) if (e.type !== 'DELETED') this.queue.add(e.key.slice(workspaceTypesPrefix.length));
+    });
+    // The URL may differ from the last start (another port or address): every type is looked at once. Types are few
+    // (kcp's controller lists them all too).
+    for (const kv of store.list(workspaceTypesPrefix).items) this.queue.add(kv.key.slice(workspaceTypesPrefix.length));
+  }
+
+  stop(): void {
+    this.watch?.cancel();
+    this.queue.stop();
+  }
+
+  private reconcile(key: string): void {
+    const kv = this.deps.store.get(`${workspaceTypesPrefix}${key}`);
+    if (!kv) return;
+    const wst = decodeStored(kv) as WorkspaceType & { status?: WorkspaceTypeStatus };
+    if (wst.metadata?.deletionTimestamp) return;
+    const current = wst.status ?? {};
+    const virtualWorkspaces = virtualWorkspaceUrls(this.deps.virtualWorkspaceUrl(), wst);
+    const now = nowTimestamp();
+    const keep = (type: string): Condition => {
+      const had = current.conditions?.find((c) => c.type === type);
+      return had?.status === 'True' ? had : { type, status: 'True', lastTransitionTime: now };
+    };
+    // kcp sorts conditions with the Ready summary first.
+    const status: WorkspaceTypeStatus = { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces };
+    if (JSON.stringify(status) === JSON.stringify(current)) return;
+    const slash = key.indexOf('/');
+    try {
+      this.deps.generic.update(
+        { rt: this.deps.workspaceTypes, cluster: key.slice(0, slash), namespace: '' },
+        key.slice(slash + 1),
+        { ...wst, status },
+        { subresource: 'status' },
+      );
+    } catch (err) {
+      // Gone or changed meanwhile: the watch brings the next version.
+      if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+    }
+  }
+}

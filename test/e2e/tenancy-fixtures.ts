@@ -1,0 +1,131 @@
+/**
+ * Shared pieces of the tenancy suites (workspaces*, workspacetypes*, home-workspaces, lifecycle-virtual-workspaces):
+ * one server per file with two extra token users, kubectl pointed at a workspace path, a cluster name, the `*`
+ * wildcard or a virtual workspace URL as kcp-admin, the shard admin or a token user, and builders for the
+ * Workspace and WorkspaceType YAML a user writes.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { cleanupTempFiles, kubectl, sleep, tempFile, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+import { startServer, type StartServerOptions, type TestServer } from '../helpers/server.js';
+
+export type Json = Record<string, any>;
+
+/** The users of the token file every tenancy server starts with (kcp's e2e token file has the same first user). */
+export const users = {
+  user1: { token: 'user-1-token', name: 'user-1', uid: '1111-1111-1111-1111', groups: ['team-1'] },
+  user2: { token: 'user-2-token', name: 'user-2', uid: '2222-2222-2222-2222', groups: ['team-2'] },
+};
+
+export interface TenancyE2E {
+  readonly server: TestServer;
+  /** kubectl as kcp-admin at `/clusters/<path>` (a workspace path, a cluster name or `*`); `binary` picks a kubectl. */
+  at(path: string, binary?: string): ClusterKubectl;
+  /** kubectl as the shard admin (`system:masters`, context shard-base) at `/clusters/<path>`. */
+  asShardAdmin(path: string): ClusterKubectl;
+  /** kubectl with a bearer token from the token file at `/clusters/<path>`. */
+  asUser(token: string, path: string): ClusterKubectl;
+  /** kubectl as kcp-admin at any URL of the server (virtual workspaces under /services). */
+  atUrl(url: string): ClusterKubectl;
+  /** `<server>/clusters/<path>` */
+  url(path: string): string;
+}
+
+export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    const tokens = Object.values(users)
+      .map((u) => `${u.token},${u.name},${u.uid},"${u.groups.join(',')}"`)
+      .join('\n');
+    const file = await tempFile('tokens.csv', `${tokens}\n`);
+    server = await startServer({ ...opts, extraArgs: ['--token-auth-file', file, ...(opts.extraArgs ?? [])] });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await cleanupTempFiles();
+  }, 30_000);
+
+  const e2e: TenancyE2E = {
+    get server() {
+      if (!server) throw new Error('the server did not start (see the beforeAll error)');
+      return server;
+    },
+    url: (path) => `${e2e.server.url}/clusters/${path}`,
+    at: (path, binary) => (args, o) => kubectl(e2e.server, ['--context', 'root', '--server', e2e.url(path), ...args], { binary, ...o }),
+    asShardAdmin: (path) => (args, o) => kubectl(e2e.server, ['--context', 'shard-base', '--server', e2e.url(path), ...args], o),
+    asUser: (token, path) => (args, o) =>
+      kubectl(e2e.server, ['--context', 'root', '--token', token, '--server', e2e.url(path), ...args], o),
+    atUrl: (url) => (args, o) => kubectl(e2e.server, ['--context', 'root', '--server', url, ...args], o),
+  };
+  return e2e;
+}
+
+export interface TypeRef {
+  name: string;
+  path?: string;
+}
+
+export function workspace(name: string, type?: TypeRef, extra: Json = {}): Json {
+  const { metadata, spec, ...rest } = extra;
+  return {
+    apiVersion: 'tenancy.kcp.io/v1alpha1',
+    kind: 'Workspace',
+    metadata: { name, ...(metadata ?? {}) },
+    ...(type || spec ? { spec: { ...(type ? { type } : {}), ...(spec ?? {}) } } : {}),
+    ...rest,
+  };
+}
+
+export function workspaceType(name: string, spec: Json = {}): Json {
+  return { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'WorkspaceType', metadata: { name }, spec };
+}
+
+export const root = (name: string): TypeRef => ({ name, path: 'root' });
+
+/** `kubectl create -f <file>` with `obj` written to a file, as a user does. */
+export async function create(k: ClusterKubectl, obj: Json, opts: KubectlOptions = {}) {
+  const file = await tempFile(`${String(obj.metadata?.name ?? 'object')}.yaml`, toYaml(obj));
+  return k(['create', '-f', file], opts);
+}
+
+export async function getJson(k: ClusterKubectl, args: string[]): Promise<Json> {
+  return JSON.parse((await k(['get', ...args, '-o', 'json'])).stdout) as Json;
+}
+
+export async function getYaml(k: ClusterKubectl, args: string[]): Promise<Json> {
+  return parseYaml((await k(['get', ...args, '-o', 'yaml'])).stdout) as Json;
+}
+
+/** `kubectl wait --for=jsonpath='{.status.phase}'=<phase> ws/<name>`. */
+export async function waitForPhase(k: ClusterKubectl, name: string, phase = 'Ready') {
+  return k(['wait', `--for=jsonpath={.status.phase}=${phase}`, `workspace/${name}`, '--timeout=60s']);
+}
+
+/** Creates a Workspace (default type unless given), waits for Ready and returns it as kubectl shows it. */
+export async function createWorkspace(k: ClusterKubectl, name: string, type?: TypeRef): Promise<Json> {
+  await create(k, workspace(name, type));
+  await waitForPhase(k, name);
+  return getJson(k, ['workspace', name]);
+}
+
+/** Polls `probe` until it returns a value other than undefined (controllers work asynchronously; no fixed sleeps). */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(200);
+  }
+}
+
+/** Condition `type` of an object as `status reason message`. */
+export function condition(obj: Json, type: string): string | undefined {
+  const c = (obj.status?.conditions as Json[] | undefined)?.find((x) => x.type === type);
+  return c ? [c.status, c.reason ?? '', c.message ?? ''].join(' ').trim() : undefined;
+}
