@@ -30,7 +30,12 @@ export class LogicalClusterController {
   start(): void {
     const prefix = `/registry/${this.deps.logicalClusterType.storagePrefix}/`;
     this.watch = this.deps.store.watch(prefix, this.deps.store.currentRevision(), (events) => {
-      for (const e of events) if (e.type === 'ADDED') this.queue.add(e.key.slice(prefix.length).split('/')[0]);
+      for (const e of events) {
+        // Workspaces' logical clusters (they have an owner) are brought up by the workspace controller.
+        if (e.type === 'ADDED' && !(JSON.parse(e.value) as { spec?: { owner?: unknown } }).spec?.owner) {
+          this.queue.add(e.key.slice(prefix.length).split('/')[0]);
+        }
+      }
     });
   }
 

@@ -51,7 +51,7 @@ export class Tenancy {
 
   /** Built-in API sets per cluster, layered under each cluster's CRDs. */
   apiSets(builtins: readonly ResourceType[]): APISets {
-    return new APISets(this.store, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
+    return new APISets((cluster) => this.paths.facts(cluster)?.apis, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
   }
 
   /** Resolves `/clusters/<path>` to a cluster name. */
@@ -60,6 +60,7 @@ export class Tenancy {
   /** Root's workspace types and Shard; then the lifecycle controller. */
   start(deps: TenancyControllerDeps): void {
     this.paths.start();
+    this.workspaceTypes.start();
     bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries);
     registerShard(deps.generic, this.shards, deps.externalUrl());
     const types: TenancyTypes = {
@@ -83,6 +84,7 @@ export class Tenancy {
 
   stop(): void {
     this.controller?.stop();
+    this.workspaceTypes.stop();
     this.paths.stop();
   }
 }

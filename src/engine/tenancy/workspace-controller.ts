@@ -80,6 +80,8 @@ export class WorkspaceController {
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
         for (const e of events) {
+          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then.
+          if (e.type === 'ADDED') continue;
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
           const lc = JSON.parse(e.value) as LogicalClusterView;
           const owner = lc.spec?.owner;

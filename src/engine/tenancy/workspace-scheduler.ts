@@ -24,7 +24,7 @@ import {
   TYPE_ANNOTATION,
   joinPath,
   newClusterName,
-  shardHash,
+  ROOT_SHARD_HASH,
 } from './names.js';
 import type { Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
@@ -131,7 +131,7 @@ export class WorkspaceScheduler {
         annotations: {
           ...(meta.annotations ?? {}),
           [SHARD_ANNOTATION]: ROOT_SHARD,
-          [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
+          [SHARD_HASH_ANNOTATION]: ROOT_SHARD_HASH,
           [CLUSTER_ANNOTATION]: cluster,
         },
         finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
