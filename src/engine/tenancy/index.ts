@@ -6,6 +6,7 @@
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
+import { OccupiedResources } from '../registry/occupied-resources.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { APISets } from './api-sets.js';
@@ -36,6 +37,7 @@ export class Tenancy {
   readonly shards: ResourceType;
   readonly indexWriters: IndexWriter[];
   private controller?: WorkspaceController;
+  private occupied?: OccupiedResources;
 
   constructor(
     private readonly store: Store,
@@ -77,13 +79,16 @@ export class Tenancy {
       workspaceTypes: this.workspaceTypes,
       externalUrl: deps.externalUrl,
     });
-    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters);
+    this.occupied = new OccupiedResources(this.store);
+    this.occupied.start();
+    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);
     this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
     this.controller.start();
   }
 
   stop(): void {
     this.controller?.stop();
+    this.occupied?.stop();
     this.workspaceTypes.stop();
     this.paths.stop();
   }

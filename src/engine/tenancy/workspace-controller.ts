@@ -71,8 +71,8 @@ export class WorkspaceController {
         for (const e of events) {
           const rest = e.key.slice(workspacesPrefix.length);
           if (e.type === 'DELETED') {
-            // A child workspace finally gone may be what its parent's deletion was waiting for.
-            this.queue.add(`lc|${rest.split('/')[0]}`);
+            // A child workspace finally gone may be what its parent's deletion was waiting for (the last one is).
+            this.queue.add(`lg|${rest.split('/')[0]}`);
             continue;
           }
           if (isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
@@ -109,8 +109,14 @@ export class WorkspaceController {
   private reconcile(key: string) {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
+    // A child of a cluster being deleted is gone: while others are still going, they will call again.
+    if (kind === 'lg') return this.hasWorkspaces(rest) ? undefined : this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
     return this.reconcileWorkspace(rest.slice(0, slash), rest.slice(slash + 1));
+  }
+
+  private hasWorkspaces(cluster: string): boolean {
+    return this.deps.store.list(`${workspacesPrefix}${cluster}/`, { limit: 1 }).items.length > 0;
   }
 
   private get(key: string): KubeObject | undefined {
@@ -166,9 +172,11 @@ export class WorkspaceController {
     const lc = cluster ? (this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined) : undefined;
     const ours = lc && lc.spec?.owner?.uid === ws.metadata?.uid;
     if (lc && ours) {
+      // Marking the LogicalCluster deleted and showing it on the workspace: one commit.
+      const batch = new WriteBatch();
       let current = lc;
       if (!lc.metadata?.deletionTimestamp) {
-        current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster').object as LogicalClusterView;
+        current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster', { batch }).object as LogicalClusterView;
       }
       const phase = (current.status?.terminators ?? []).length > 0 ? 'Terminating' : 'Deleting';
       if (ws.status?.phase !== phase) {
@@ -177,8 +185,9 @@ export class WorkspaceController {
           metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase } },
           status: { ...ws.status, phase },
         };
-        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });
+        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
       }
+      generic.commitBatch(batch);
       return undefined;
     }
     const finalizers = (ws.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_FINALIZER);
