@@ -133,21 +133,22 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
   let lcGone = 0;
   let last = performance.now();
   let failure;
+  const deletedOnly = (line) => line.startsWith('{"type":"DELETED"');
   // wildcard reads need system:masters (shard-admin)
   const ctx = { url: server.url, token: server.shardToken, agent };
   const watches = [
     resumingWatch(ctx, `${wildcard}${WS_API}`, wsRv, (ev, now) => {
-      if (ev.type === 'DELETED' && inTree(ev.object.metadata.name)) {
+      if (inTree(ev.object.metadata.name)) {
         wsGone++;
         last = now;
       }
-    }, (e) => (failure ??= e)),
+    }, (e) => (failure ??= e), { wanted: deletedOnly }),
     resumingWatch(ctx, `${wildcard}${LC_API}`, lcRv, (ev, now) => {
-      if (ev.type === 'DELETED' && inTree(ev.object.spec?.owner?.name)) {
+      if (inTree(ev.object.spec?.owner?.name)) {
         lcGone++;
         last = now;
       }
-    }, (e) => (failure ??= e)),
+    }, (e) => (failure ??= e), { wanted: deletedOnly }),
   ];
   try {
     await sleep(300);
