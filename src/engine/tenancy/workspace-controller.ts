@@ -75,7 +75,8 @@ export class WorkspaceController {
             this.queue.add(`lg|${rest.split('/')[0]}`);
             continue;
           }
-          if (isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
+          // A new workspace is always Scheduling (status comes from its defaults): no need to parse it.
+          if (e.type === 'ADDED' || isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
         }
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
