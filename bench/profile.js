@@ -2,8 +2,11 @@
 // Where does kcpt's time go? Starts kcpt under `node --cpu-prof`, drives one benchmark's load at it, stops it
 // (SIGTERM, so V8 writes the profile) and prints the top self-time frames and the time per module.
 //
-//   node bench/profile.js [get|list|create|watch|startup ...] [--duration S] [--top N] [--keep]
+//   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
+//   (ws-create: --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
+//    until a watch sees it Ready; ws-delete: such a tree under one top workspace, then the top deleted and waited
+//    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
 //
 // Profiles are written to a temp dir and deleted unless --keep is given (then open them in Chrome DevTools).
@@ -12,7 +15,8 @@ import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { client, ensureNamespace, parallel, startKcpt } from './lib/kcpt.js';
+import { client, ensureNamespace, parallel, startHooked, startKcpt } from './lib/kcpt.js';
+import { createWorkspaces, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
 import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
@@ -119,8 +123,48 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
   }
 }
 
-export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false } = {}) {
+/** ws-create / ws-delete: the server profiles itself only while the measured phase runs. */
+async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
+  const dir = tempDir('kcpt-bench-prof-');
+  const file = path.join(dir, `${kind}.cpuprofile`);
+  const server = await startHooked({ rootDir: dir, timeoutMs: 60_000 });
+  const c = client(server.url, { token: server.token, maxSockets: 20 });
+  const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  let label;
+  try {
+    const common = { server, c, agent, basePath: 'root', concurrency: 16 };
+    if (kind === 'ws-create') {
+      await server.hook('profile-start');
+      const r = await createWorkspaces({ ...common, prefix: 'p', plan: treePlan(wsCount, 7) });
+      await server.hook(`profile-stop ${file}`);
+      label = `ws-create (${wsCount} workspaces, ${r.rate.toFixed(0)} ws/s under the profiler)`;
+    } else {
+      await createWorkspaces({ ...common, prefix: 'd', plan: singleTopPlan(wsCount, 7) });
+      await server.hook('profile-start');
+      const t0 = performance.now();
+      const res = await c.request('DELETE', `/clusters/root${WS_API}/d0`);
+      if (res.status >= 300) throw new Error(`delete: HTTP ${res.status}`);
+      while ((await c.request('GET', `/clusters/root${WS_API}/d0`)).status !== 404) await sleep(100);
+      const s = (performance.now() - t0) / 1000;
+      await server.hook(`profile-stop ${file}`);
+      label = `ws-delete (a ${wsCount}-workspace tree gone in ${s.toFixed(1)} s under the profiler)`;
+    }
+  } finally {
+    c.close();
+    agent.destroy();
+    await server.stop();
+  }
+  printSummary(label, summarise(JSON.parse(readFileSync(file, 'utf8'))), top);
+  if (keep) log(`  profile kept: ${file}`);
+  else removeDir(dir);
+}
+
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount } = {}) {
   for (const kind of kinds) {
+    if (kind === 'ws-create' || kind === 'ws-delete') {
+      await profileWorkspaces(kind, { wsCount, top, keep });
+      continue;
+    }
     const dir = tempDir('kcpt-bench-prof-');
     const profDir = path.join(dir, 'profiles');
     const interval = kind === 'startup' ? ['--cpu-prof-interval', '200'] : [];
@@ -152,7 +196,13 @@ export async function profileAll({ kinds = ['get', 'list', 'create'], durationS 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { duration: { type: 'string', default: '5' }, top: { type: 'string', default: '15' }, keep: { type: 'boolean', default: false }, 'node-load': { type: 'boolean', default: false } },
+    options: {
+      duration: { type: 'string', default: '5' },
+      top: { type: 'string', default: '15' },
+      keep: { type: 'boolean', default: false },
+      'node-load': { type: 'boolean', default: false },
+      'ws-count': { type: 'string', default: '3000' },
+    },
   });
   await profileAll({
     kinds: positionals.length ? positionals : ['get', 'list', 'create'],
@@ -161,5 +211,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     keep: values.keep,
     useWrk: !values['node-load'] && Boolean(findWrk()),
     pad: 724,
+    wsCount: Number(values['ws-count']),
   });
 }

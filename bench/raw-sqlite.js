@@ -5,6 +5,14 @@
 //                                         (and .pluck() values) -> scans/s. The table holds 20 clusters x 1,000
 //                                         rows (B.1 used 100 x 1,000; a scan touches one 1,000-row prefix either
 //                                         way, and filling 100k rows costs ~5 s per run on this box).
+//   node bench/raw-sqlite.js workspaces [n] <objects.json>
+//                                         the rows of n workspaces in the B.1 table: per workspace one transaction
+//                                         inserting the Workspace, then one inserting its LogicalCluster, `default`
+//                                         Namespace and ClusterRoleBinding and updating the Workspace (kcpt's two
+//                                         commits, without an event log), with the JSON kcpt serves for them
+//                                         (objects.json: {workspaceScheduling, workspace, logicalCluster,
+//                                         namespace, binding}) -> workspaces/s, and bytes per workspace on disk
+//                                         after a checkpoint.
 // Prints one JSON line.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -71,6 +79,31 @@ if (mode === 'insert') {
   for (let j = 0; j < scans; j++) pluck.all(clusterId(j % clusters), 'configmaps');
   const pluckRate = scans / ((performance.now() - t0) / 1000);
   result = { mode, scans, tableRows: data.length, rowsPerScan: rowsSeen / scans, rate: allRate, cpuRate, pluckRate, valueBytes: data[0][5].length };
+} else if (mode === 'workspaces') {
+  const { readFileSync, statSync } = await import('node:fs');
+  const n = Number(nArg ?? 20_000);
+  const o = JSON.parse(readFileSync(process.argv[4], 'utf8'));
+  const update = db.prepare('UPDATE objects SET revision = ?, value = ? WHERE cluster = ? AND resource = ? AND namespace = ? AND name = ?');
+  const scheduling = db.transaction((i, rev) => ins.run('root', 'workspaces', '', `ws-${i}`, rev, o.workspaceScheduling));
+  const ready = db.transaction((i, cluster, rev) => {
+    ins.run(cluster, 'namespaces', '', 'default', rev + 1, o.namespace);
+    ins.run(cluster, 'logicalclusters', '', 'cluster', rev + 2, o.logicalCluster);
+    ins.run(cluster, 'clusterrolebindings', '', 'workspace-admin', rev + 3, o.binding);
+    update.run(rev + 4, o.workspace, 'root', 'workspaces', '', `ws-${i}`);
+  });
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    scheduling(i, i * 5 + 1);
+    // random-looking, unique cluster ids, as kcp's are: inserts land all over the key index
+    ready(i, (Math.imul(i, 2654435761) >>> 0).toString(36).padStart(16, '0'), i * 5 + 1);
+  }
+  const s = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(c0);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const bytes = statSync(path.join(dir, 'bench.db')).size;
+  const valueBytes = o.workspace.length + o.logicalCluster.length + o.namespace.length + o.binding.length;
+  result = { mode, n, rate: n / s, cpuRate: n / cpu, usPerOp: (s * 1e6) / n, bytesPerWorkspace: bytes / n, valueBytes };
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// `npm run bench` -> node bench/run.js [options]. Runs the five kcpt benchmarks, each beside its raw baseline
+// `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup   subset (default: all)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces   subset (default: all)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 50; a list runs each rate)
 //   --watch-seconds S seconds of writing per watch run (default 4)
 //   --watchers N      concurrent watchers (default 100)
+//   --ws-count N      workspaces for the memory / disk / restart figures (default 10000; the targets are at 100000)
+//   --ws-rate-count N workspaces per creation-rate run, flat and tree (default 2000)
+//   --ws-delete-count N  size of the tree deleted at the end (default 2000; the target is for 10000)
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text
@@ -17,17 +20,21 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { client, logServerTail, startKcpt } from './lib/kcpt.js';
 import { findWrk, wrkVersion } from './lib/load.js';
+import { tableLines } from './lib/table.js';
 import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup' },
+    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
     'watch-rate': { type: 'string', default: '50' },
     'watch-seconds': { type: 'string', default: '4' },
     watchers: { type: 'string', default: '100' },
+    'ws-count': { type: 'string', default: '10000' },
+    'ws-rate-count': { type: 'string', default: '2000' },
+    'ws-delete-count': { type: 'string', default: '2000' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -68,6 +75,7 @@ const ctx = {
   tmp: tempDir(),
   calibration: { pad: 560, body: undefined },
   rawClient: (url) => client(url, { maxSockets: 2 }),
+  workspaces: { count: Number(opts['ws-count']), rateCount: Number(opts['ws-rate-count']), deleteCount: Number(opts['ws-delete-count']) },
 };
 
 process.once('exit', () => removeDir(ctx.tmp));
@@ -111,6 +119,7 @@ if (needsServer) {
   }
 }
 await section('startup', async () => (await import('./startup.js')).run(ctx));
+await section('workspaces', async () => (await import('./workspaces.js')).run(ctx));
 
 if (opts.profile) {
   log('\n== profile ==');
@@ -123,51 +132,11 @@ env.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
 env.totalSeconds = Math.round((performance.now() - started) / 1000);
 
 // ---- summary table ----
-function fmtValue(row, v) {
-  return row.unit === 'ms' ? fmtMs(v) : fmtRate(v);
-}
-function verdict(row) {
-  if (row.failed) return { ratio: '-', target: '-', status: 'FAIL' };
-  const ratio = row.kcpt / row.baseline;
-  const t = row.target;
-  if (t.kind === 'ratio') {
-    return { ratio: `${fmtNum(ratio * 100)} %`, target: `>= ${t.min * 100} % of baseline`, status: ratio >= t.min ? 'PASS' : 'MISS' };
-  }
-  if (t.kind === 'info-ratio') return { ratio: `${fmtNum(ratio * 100)} %`, target: '(info)', status: '-' };
-  const ratioText = Number.isFinite(ratio) ? `${fmtNum(ratio, 1)}x` : 'n/a';
-  if (t.kind === 'max') return { ratio: ratioText, target: `<= ${fmtMs(t.max)}`, status: row.kcpt <= t.max ? 'PASS' : 'MISS' };
-  return { ratio: ratioText, target: '(info)', status: '-' };
-}
-const table = rows.map((row) => {
-  const v = verdict(row);
-  return {
-    name: row.name,
-    kcpt: row.failed ? 'failed' : fmtValue(row, row.kcpt),
-    baseline: row.failed ? '-' : `${fmtValue(row, row.baseline)} ${row.baselineName ?? ''}`.trim(),
-    ratio: v.ratio,
-    target: v.target,
-    status: v.status,
-    note: row.note ?? '',
-  };
-});
-const cols = [
-  ['name', 'benchmark'],
-  ['kcpt', 'kcpt'],
-  ['baseline', 'baseline (same run)'],
-  ['ratio', 'kcpt/base'],
-  ['target', 'target'],
-  ['status', 'result'],
-  ['note', 'note'],
-];
-const width = Object.fromEntries(cols.map(([k, h]) => [k, Math.max(h.length, ...table.map((r) => String(r[k]).length))]));
-const line = (r) => `| ${cols.map(([k]) => String(r[k]).padEnd(width[k])).join(' | ')} |`;
 const out = [];
 out.push('');
 out.push(`kcpt benchmark summary (${env.date}, node ${env.node}, ${env.cpus} CPUs, generator: ${env.generator})`);
 out.push(`load average start/end: ${env.loadavgStart} / ${env.loadavgEnd}; total ${env.totalSeconds} s; medians of ${ctx.runs} runs (start-up: ${ctx.startRuns})`);
-out.push(line(Object.fromEntries(cols.map(([k, h]) => [k, h]))));
-out.push(`|${cols.map(([k]) => '-'.repeat(width[k] + 2)).join('|')}|`);
-for (const r of table) out.push(line(r));
+out.push(...tableLines(rows));
 const details = rows
   .filter((r) => r.extra && !r.failed)
   .map((r) => {

@@ -56,7 +56,7 @@ export async function timeStart({ rootDir, storage, timeoutMs = 30_000 }) {
   return { readyMs, lineMs };
 }
 
-function timeProcess(args) {
+export function timeProcess(args) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { stdio: 'ignore' });

@@ -1,10 +1,11 @@
 // Starting `node bin/run.js start` as a child process and talking to it over HTTPS.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { freePort, log, repoDir, tempDir, trackChild, waitExit } from './util.js';
+import { benchDir, freePort, log, repoDir, sleep, tempDir, trackChild, waitExit } from './util.js';
 
 export const runJs = path.join(repoDir, 'bin', 'run.js');
 
@@ -26,13 +27,13 @@ export function readAdminKubeconfig(rootDir) {
 
 /**
  * Spawns kcpt and resolves once it printed its ready line. Returns {url, port, token, ca, rootDir, child, stop()}.
- * nodeArgs go before bin/run.js (e.g. --cpu-prof).
+ * nodeArgs go before bin/run.js (e.g. --cpu-prof); extraArgs after `start` (e.g. hidden flags); env is added to ours.
  */
-export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], timeoutMs = 30_000 } = {}) {
+export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], extraArgs = [], env, timeoutMs = 30_000 } = {}) {
   port ??= await freePort();
-  const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port)];
+  const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port), ...extraArgs];
   if (storage) args.push('--storage', storage);
-  const child = trackChild(spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = trackChild(spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env }));
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -70,6 +71,35 @@ export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs =
       await waitExit(child, 15_000);
     },
   };
+}
+
+/**
+ * startKcpt with bench/lib/server-hook.js preloaded (and --expose-gc): the result has hook(command), which sends
+ * the server a hook command (`gc`, `profile-start`, `profile-stop <file>`) and resolves with its answer.
+ */
+export async function startHooked({ rootDir = tempDir(), nodeArgs = [], ...rest } = {}) {
+  const hookFile = path.join(rootDir, `hook-${process.pid}-${Date.now()}`);
+  const server = await startKcpt({
+    rootDir,
+    nodeArgs: ['--expose-gc', '--import', pathToFileURL(path.join(benchDir, 'lib', 'server-hook.js')).href, ...nodeArgs],
+    env: { KCPT_BENCH_HOOK_FILE: hookFile },
+    ...rest,
+  });
+  server.hook = async (command, timeoutMs = 120_000) => {
+    rmSync(`${hookFile}.out`, { force: true });
+    writeFileSync(hookFile, command);
+    server.child.kill('SIGUSR2');
+    const t0 = performance.now();
+    while (!existsSync(`${hookFile}.out`)) {
+      if (performance.now() - t0 > timeoutMs) throw new Error(`kcpt did not answer the hook command ${command}`);
+      await sleep(20);
+    }
+    await sleep(5);
+    const answer = JSON.parse(readFileSync(`${hookFile}.out`, 'utf8'));
+    if (!answer.ok) throw new Error(`hook command ${command}: ${answer.error}`);
+    return answer;
+  };
+  return server;
 }
 
 /** A keep-alive HTTPS client bound to one kcpt (or raw) server. */

@@ -41,6 +41,7 @@ import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
+import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -87,7 +88,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const releaseLock = acquireRootLock(root);
   const cleanups: Array<() => void | Promise<void>> = [releaseLock];
   try {
-    const store = openStore(options.storage, root, { keepNewestRevisions: options.watchHistoryMinRevisions });
+    // The objects every workspace has are stored compressed against samples of themselves (a few hundred bytes each).
+    const store = openStore(options.storage, root, {
+      keepNewestRevisions: options.watchHistoryMinRevisions,
+      valueReferences: workspaceStorageReferences(),
+    });
     cleanups.unshift(() => store.close());
     const stopCompactor = startCompactor(store, {
       retentionMs: options.watchHistoryRetentionMs,

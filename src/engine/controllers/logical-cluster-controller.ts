@@ -9,6 +9,8 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { WorkQueue } from './work-queue.js';
 
+const WORKSPACE_OWNER = '"owner":{"apiVersion":"tenancy.kcp.io/v1alpha1"';
+
 export interface LogicalClusterControllerDeps {
   store: Store;
   generic: GenericStore;
@@ -30,7 +32,13 @@ export class LogicalClusterController {
   start(): void {
     const prefix = `/registry/${this.deps.logicalClusterType.storagePrefix}/`;
     this.watch = this.deps.store.watch(prefix, this.deps.store.currentRevision(), (events) => {
-      for (const e of events) if (e.type === 'ADDED') this.queue.add(e.key.slice(prefix.length).split('/')[0]);
+      for (const e of events) {
+        // Workspaces' logical clusters (they have an owner) are brought up by the workspace controller. The
+        // scheduler's owner reference is recognised without parsing (quotes inside JSON strings are escaped, so
+        // this text is structure, and only spec.owner has that shape); anything else is parsed to be sure.
+        if (e.type !== 'ADDED' || e.value.includes(WORKSPACE_OWNER)) continue;
+        if (!(JSON.parse(e.value) as { spec?: { owner?: unknown } }).spec?.owner) this.queue.add(e.key.slice(prefix.length).split('/')[0]);
+      }
     });
   }
 

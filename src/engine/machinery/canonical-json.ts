@@ -15,6 +15,42 @@ export function canonical(value: unknown): unknown {
   return out;
 }
 
+/**
+ * `value` in canonical form without copying what already is: the same object when its keys are sorted and its
+ * members canonical (an object read back from storage, mostly), else a sorted copy that shares the canonical parts.
+ * The result may be (or contain) the input: never mutate it.
+ */
+export function canonicalView(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = canonicalView(value[i]);
+      if (out) out.push(v);
+      else if (v !== value[i]) {
+        out = value.slice(0, i);
+        out.push(v);
+      }
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let copy = false;
+  for (let i = 0; i < keys.length && !copy; i++) copy = (i > 0 && keys[i - 1]! > keys[i]!) || record[keys[i]!] === undefined;
+  const views: unknown[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const v = record[keys[i]!];
+    views[i] = v === undefined ? undefined : canonicalView(v);
+    if (views[i] !== v) copy = true;
+  }
+  if (!copy) return value;
+  const order = keys.map((key, i) => [key, views[i]] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of order) if (v !== undefined) out[key] = v;
+  return out;
+}
+
 /** Canonical JSON text; `undefined` renders as `null` so it can be used as a map key. */
 export function canonicalJSON(value: unknown): string {
   return JSON.stringify(canonical(value)) ?? 'null';

@@ -4,6 +4,7 @@
  * configuration and owns exactly its fields (`operation: Apply`), both in `metadata.managedFields`. The SSA
  * algorithms live in machinery/ssa; this module adds kube's request-level rules around them.
  */
+import { LRUCache } from 'lru-cache';
 import { compareValues } from '../machinery/ssa/compare.js';
 import { FieldSet, type Path } from '../machinery/ssa/fieldset.js';
 import { applyConfig, Managers, recordUpdate, type ManagedFieldsEntry } from '../machinery/ssa/apply.js';
@@ -28,8 +29,13 @@ export interface WriteFields {
 
 type Obj = Record<string, unknown>;
 
+/** Create results remembered per resource type (see recordCreate). */
+const CACHED_CREATE_SHAPES = 256;
+
 export class FieldManager {
   private readonly types = new WeakMap<ResourceType, TypeInfo>();
+  /** Per type: shape of a created object (+ manager, subresource) → its managedFields, minus the time. */
+  private readonly createShapes = new WeakMap<ResourceType, LRUCache<string, readonly ManagedFieldsEntry[]>>();
 
 
   /** The schema facts SSA needs for a resource type (list and map types), built once per type. */
@@ -51,6 +57,7 @@ export class FieldManager {
    */
   recordWrite(rt: ResourceType, old: KubeObject | undefined, obj: KubeObject, write: WriteFields): void {
     const sent = obj.metadata?.managedFields;
+    if (!old && sent === undefined) return this.recordCreate(rt, obj, write);
     const live = Managers.decode(old?.metadata?.managedFields) ?? new Managers();
     let base = live;
     if (!write.subresource) {
@@ -72,6 +79,38 @@ export class FieldManager {
       ignore: resetFieldsFilter(rt, write.subresource),
     });
     setManagedFields(obj, managers.encode());
+  }
+
+  /**
+   * A create that brings no managedFields: its one entry owns every field the object has, so it depends only on the
+   * object's shape (its map keys, and lists in full: set and map lists are owned by value), the manager and the
+   * subresource. Objects of one shape are created over and over (every workspace's LogicalCluster, namespace,
+   * binding), so the field-set computation runs once per shape and later creates only stamp the time.
+   */
+  private recordCreate(rt: ResourceType, obj: KubeObject, write: WriteFields): void {
+    let shapes = this.createShapes.get(rt);
+    if (!shapes) this.createShapes.set(rt, (shapes = new LRUCache({ max: CACHED_CREATE_SHAPES })));
+    const view = comparable(obj);
+    const key = `${write.manager}\u0000${write.subresource ?? ''}\u0000${shapeOf(view)}`;
+    let entries = shapes.get(key);
+    if (!entries) {
+      const managers = recordUpdate({
+        old: undefined,
+        updated: view,
+        managers: new Managers(),
+        manager: write.manager,
+        apiVersion: apiVersionOf(rt),
+        subresource: write.subresource,
+        now: '',
+        typeInfo: this.typeInfo(rt),
+        ignore: resetFieldsFilter(rt, write.subresource),
+      });
+      entries = deepFreeze(managers.encode());
+      shapes.set(key, entries);
+    }
+    const now = nowTimestamp();
+    // The (frozen) fieldsV1 trees are shared by every object of the shape; only the entry itself is new.
+    setManagedFields(obj, entries.map((e) => ({ ...e, time: now })));
   }
 
   /**
@@ -130,6 +169,26 @@ function comparable(obj: KubeObject): Obj {
     else delete rest.annotations;
   }
   return out;
+}
+
+/**
+ * What a field set can depend on: every map key (recursively), every list in full, and for other values only that
+ * they are there. Two objects with the same shape own the same fields.
+ */
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return value === undefined ? 'u' : '0';
+  let out = '{';
+  for (const key of Object.keys(value)) out += `${JSON.stringify(key)}:${shapeOf((value as Obj)[key])},`;
+  return `${out}}`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
 }
 
 function setManagedFields(obj: KubeObject, entries: ManagedFieldsEntry[]): void {

@@ -6,8 +6,17 @@ import { badRequest } from '../machinery/status.js';
 import { jsonEqual } from './stored-object.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
 
+let stampSecond = -1;
+let stamp = '';
+
+/** The current time as kube writes timestamps (RFC 3339, whole seconds); formatted once per second. */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stamp = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return stamp;
 }
 
 /** Types stored in another shape (events.k8s.io Events live as core Events) convert on the way in and out. */

@@ -3,7 +3,7 @@
  * `metadata.resourceVersion` (the store's revision is the resourceVersion), serialized with `metadata` right after
  * apiVersion/kind so that reads can splice the revision in without parsing the whole object.
  */
-import { canonical } from '../machinery/canonical-json.js';
+import { canonicalView } from '../machinery/canonical-json.js';
 import type { KeyValue } from '../storage/store.js';
 import type { KubeObject, ResourceType } from './types.js';
 
@@ -34,9 +34,12 @@ export function listPrefix(rt: ResourceType, cluster: string | undefined, namesp
  */
 export function encodeStored(obj: KubeObject): string {
   const { apiVersion, kind, metadata, ...rest } = obj;
-  const meta = canonical({ ...(metadata ?? {}) }) as Record<string, unknown>;
-  delete meta.resourceVersion;
-  return JSON.stringify({ apiVersion, kind, metadata: meta, ...(canonical(rest) as object) });
+  let meta = canonicalView(metadata ?? {}) as Record<string, unknown>;
+  if (meta.resourceVersion !== undefined) {
+    const { resourceVersion: _rv, ...withoutVersion } = meta;
+    meta = withoutVersion;
+  }
+  return JSON.stringify({ apiVersion, kind, metadata: meta, ...(canonicalView(rest) as object) });
 }
 
 export { jsonEqual } from '../machinery/canonical-json.js';

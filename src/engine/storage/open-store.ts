@@ -6,6 +6,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { createMemoryStore } from './memory-store.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 import type { Store } from './store.js';
+import type { WantedReference } from './value-codec.js';
 
 /** Default file name under the server's root directory. */
 export const DEFAULT_DATABASE_FILE = 'kcpt.db';
@@ -14,12 +15,14 @@ export const DEFAULT_DATABASE_FILE = 'kcpt.db';
 export interface CommonStoreOptions {
   /** Compaction never drops the newest this-many revisions (default 1000). */
   keepNewestRevisions?: number;
+  /** Texts values under a key prefix are stored compressed against (SQLite only; value-codec.ts). */
+  valueReferences?: readonly WantedReference[];
 }
 
 type Driver = (location: string, query: URLSearchParams, rootDirectory: string, common: CommonStoreOptions) => Store;
 
 const drivers: Record<string, Driver> = {
-  memory: (_location, _query, _root, common) => createMemoryStore(common),
+  memory: (_location, _query, _root, common) => createMemoryStore({ keepNewestRevisions: common.keepNewestRevisions }),
   sqlite: (location, query, rootDirectory, common) => {
     const path = location === ':memory:' ? location : resolvePath(location, rootDirectory);
     return openSqliteStore(path, { ...sqliteOptions(query), ...common });

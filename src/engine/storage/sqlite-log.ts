@@ -1,6 +1,12 @@
 /**
  * Reading the SQLite event log for a prefix after a revision (watch replay, LIST at a past revision).
  *
+ * Each version of a key is stored once (schema 2): an ADDED or MODIFIED row leaves its value empty, because that
+ * version is the current row in `objects` until the key changes again, and from then on it is the next event's
+ * prev_value (MODIFIED) or value (DELETED). Compaction drops a prefix of revisions, so an event that is still
+ * logged always has its successor logged too. A LIST at a past revision needs only previous values, which stay
+ * inline; a watch replay fills the values in (`ValueSource`), from later events of the same page when it can.
+ *
  * Two plans, picked by how much of the log lies after the revision:
  * - few revisions: walk the log by revision (rowid range) and filter keys — cost ∝ revisions walked;
  * - many revisions: find the prefix's revisions in the key index (covering, no values read), then fetch only
@@ -14,11 +20,50 @@ import type { StoreEvent } from './store.js';
 
 export const LOG_PAGE = 1000;
 
-export function toLoggedEvent(row: EventRow): LoggedEvent {
-  const event: StoreEvent = { type: EVENT_TYPES[row.type]!, key: row.key, revision: row.revision, value: row.value };
-  if (row.type === MODIFIED) event.prevValue = row.prevValue ?? undefined;
-  else if (row.type === DELETED) event.prevValue = row.value;
+/** Turns a stored value (possibly compressed, value-codec.ts) back into the value written. */
+export type Decode = (stored: string) => string;
+
+export function toLoggedEvent(row: EventRow, decode: Decode): LoggedEvent {
+  const value = decode(row.value);
+  const event: StoreEvent = { type: EVENT_TYPES[row.type]!, key: row.key, revision: row.revision, value };
+  if (row.type === MODIFIED) event.prevValue = row.prevValue === null ? undefined : decode(row.prevValue);
+  else if (row.type === DELETED) event.prevValue = value;
   return { event, prevRevision: row.prevRevision, createRevision: row.createRevision, ts: row.ts };
+}
+
+/** Where the values of events logged without one are found. */
+export interface ValueSource {
+  /** Events at or below this revision carry their value inline. */
+  inlineUpTo: number;
+  statements: Statements;
+  /** The current stored value of a key (as stored: not decoded). */
+  current(key: string): string | undefined;
+}
+
+/** The value a key had just before `row` (undefined: it did not exist), as far as the row itself tells. */
+function valueBefore(row: EventRow): string | undefined {
+  if (row.type === MODIFIED) return row.prevValue ?? undefined;
+  if (row.type === DELETED) return row.value;
+  return undefined;
+}
+
+/** Fills in, in place, the values of a page's events that were logged without one. */
+function fillValues(rows: EventRow[], source: ValueSource): void {
+  // Later events of the same page hold earlier versions: walk backwards, remembering each key's older version.
+  const before = new Map<string, string | undefined>();
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const row = rows[i]!;
+    if (row.type !== DELETED && row.revision > source.inlineUpTo) {
+      let value = before.has(row.key) ? before.get(row.key) : undefined;
+      if (value === undefined) {
+        const next = source.statements.nextEventOfKey.get(row.key, row.revision);
+        value = next ? (next.type === DELETED ? next.value : (next.prevValue ?? undefined)) : source.current(row.key);
+      }
+      if (value === undefined) throw new Error(`event log row ${row.revision} for ${row.key}: its value is neither logged later nor current`);
+      row.value = value;
+    }
+    before.set(row.key, valueBefore(row));
+  }
 }
 
 /** Events with after < revision ≤ upTo whose key starts with prefix, in revision order, in pages. */
@@ -28,7 +73,14 @@ export function* readEventPages(
   after: number,
   upTo: number,
   scanLimit: number,
+  decode: Decode,
+  /** Given: every event comes with its value (watch replay). Omitted: only previous values are needed (past LIST). */
+  values?: ValueSource,
 ): Generator<LoggedEvent[]> {
+  const page = (rows: EventRow[]) => {
+    if (values) fillValues(rows, values);
+    return rows.map((row) => toLoggedEvent(row, decode));
+  };
   if (after >= upTo) return;
   const end = prefixEnd(prefix);
   if (upTo - after <= scanLimit) {
@@ -40,7 +92,7 @@ export function* readEventPages(
           : statements.scanEvents.all(cursor, upTo, prefix, end, LOG_PAGE);
       if (rows.length === 0) return;
       cursor = rows[rows.length - 1]!.revision;
-      yield rows.map(toLoggedEvent);
+      yield page(rows);
       if (rows.length < LOG_PAGE) return;
     }
     return;
@@ -52,6 +104,6 @@ export function* readEventPages(
   revisions.sort((a, b) => a - b);
   for (let i = 0; i < revisions.length; i += LOG_PAGE) {
     const chunk = revisions.slice(i, i + LOG_PAGE);
-    yield statements.eventsByRevision.all(JSON.stringify(chunk)).map(toLoggedEvent);
+    yield page(statements.eventsByRevision.all(JSON.stringify(chunk)));
   }
 }

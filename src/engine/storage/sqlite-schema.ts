@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import type { ReferenceTable, ValueReference } from './value-codec.js';
 
 export type Synchronous = 'NORMAL' | 'FULL';
 
@@ -24,7 +25,15 @@ export const ADDED = 0;
 export const MODIFIED = 1;
 export const DELETED = 2;
 
-const SCHEMA_VERSION = 1;
+/**
+ * 1: every event row carries its value. 2: ADDED and MODIFIED rows logged after the `inline_values_up_to` meta
+ * revision leave `value` empty: that version's bytes are stored once, in the key's next event (its prev_value, or
+ * the value of a DELETED) or, while it is current, in `objects` (see sqlite-log.ts); and values may be stored
+ * compressed against a `value_references` text (value-codec.ts).
+ */
+const SCHEMA_VERSION = 2;
+/** Meta row: events at or below this revision carry their value inline (logged by schema 1). */
+export const INLINE_VALUES_UP_TO = 'inline_values_up_to';
 
 const SCHEMA = `
   -- Current state: one row per live key. A rowid table: WITHOUT ROWID triples the size of ~1 KB rows.
@@ -50,6 +59,9 @@ const SCHEMA = `
   -- (key, rowid) = (key, revision): lets a narrow prefix find its events without reading the whole log.
   CREATE INDEX IF NOT EXISTS events_key ON events (key);
   CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+  -- Texts values under a key prefix are compressed against (value-codec.ts). Rows are never changed or removed:
+  -- stored values name them by id.
+  CREATE TABLE IF NOT EXISTS value_references (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, text TEXT NOT NULL);
 `;
 
 // Not named `require`: the esbuild bundle defines its own top-level `require` in a banner.
@@ -93,7 +105,14 @@ export function openDatabase(path: string, tuning: SqliteTuning): Database.Datab
       throw new Error(`${path} was written by a newer kcpt (schema ${version}, this build knows ${SCHEMA_VERSION})`);
     }
     db.exec(SCHEMA);
-    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    if (version < SCHEMA_VERSION) {
+      db.transaction(() => {
+        // A schema-1 log keeps its inline values; only events logged from now on store each version once.
+        const last = (db.prepare('SELECT max(revision) FROM events').pluck().get() as number | null) ?? 0;
+        db.prepare('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)').run(INLINE_VALUES_UP_TO, version === 0 ? 0 : last);
+        db.pragma(`user_version = ${SCHEMA_VERSION}`);
+      }).immediate();
+    }
     return db;
   } catch (error) {
     db.close();
@@ -148,6 +167,7 @@ export interface Statements {
   eventRevisions: Stmt<[string, string, number, number], number>;
   eventRevisionsOpen: Stmt<[string, number, number], number>;
   eventsByRevision: Stmt<[string], EventRow>;
+  nextEventOfKey: Stmt<[string, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>;
   firstEventTsAtOrAfter: Stmt<[number], number>;
   lastEvent: Stmt<[], { revision: number; ts: number }>;
   maxRevision: Stmt<[], number | null>;
@@ -205,6 +225,10 @@ export function prepareStatements(db: Database.Database): Statements {
     eventsByRevision: db.prepare<[string], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE revision IN (SELECT value FROM json_each(?)) ORDER BY revision`,
     ),
+    // Where a version logged without its value lives: the key's next event (covering index seek on key, rowid).
+    nextEventOfKey: db.prepare<[string, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>(
+      'SELECT type, value, prev_value AS prevValue FROM events INDEXED BY events_key WHERE key = ? AND revision > ? ORDER BY revision LIMIT 1',
+    ),
     firstEventTsAtOrAfter: db
       .prepare<[number], number>('SELECT ts FROM events WHERE revision >= ? ORDER BY revision LIMIT 1')
       .pluck(),
@@ -221,3 +245,15 @@ export function prepareStatements(db: Database.Database): Statements {
   };
 }
 
+
+/** The `value_references` table, as value-codec.ts needs it. */
+export function referenceTable(db: Database.Database): ReferenceTable {
+  return {
+    all: () => db.prepare<[], ValueReference>('SELECT id, prefix, text FROM value_references ORDER BY id').all(),
+    insert: (prefix, text) => {
+      const id = db.prepare<[], number>('SELECT ifnull(max(id) + 1, 0) FROM value_references').pluck().get()!;
+      db.prepare('INSERT INTO value_references (id, prefix, text) VALUES (?, ?, ?)').run(id, prefix, text);
+      return id;
+    },
+  };
+}

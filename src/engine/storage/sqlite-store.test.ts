@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreContract } from './contract.js';
 import { cm, inCluster } from './contract-support.js';
@@ -109,6 +110,126 @@ describe('sqlite store on disk', () => {
       expect(survivor.currentRevision()).toBeGreaterThanOrEqual(acked[acked.length - 1]![1]);
     } finally {
       survivor.close();
+    }
+  });
+});
+
+describe('sqlite store: each version stored once, values compressed against references', () => {
+  const doc = (name: string, version: number, extra = '') =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default', uid: `uid-${name}`, labels: { app: 'kcpt', tier: 'backend' }, annotations: { 'kcp.io/cluster': 'c1' } },
+      data: { version: String(version), text: extra, padding: 'the same boilerplate in every object of this test' },
+    });
+  const references = [{ prefix: '/registry/core/configmaps/', text: doc('sample', 0) }];
+  const tableBytes = (path: string) => {
+    const db = new Database(path, { readonly: true });
+    try {
+      return {
+        objects: db.prepare<[], number>('SELECT sum(length(value)) FROM objects').pluck().get()!,
+        events: db.prepare<[], number>("SELECT sum(length(value) + ifnull(length(prev_value), 0)) FROM events WHERE key LIKE '/registry/%'").pluck().get()!,
+      };
+    } finally {
+      db.close();
+    }
+  };
+
+  it('serves every read path with the values written while storing each version once, compressed', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path, { valueReferences: references });
+    const written: string[] = [];
+    for (let i = 0; i < 20; i++) written.push(doc(`o${i}`, 1, i % 3 === 0 ? 'unicode é 𝄞' : ''));
+    store.commit(written.map((value, i) => ({ type: 'create' as const, key: cm('c1', `o${i}`), value })));
+    const afterCreate = store.currentRevision();
+    for (let i = 0; i < 20; i += 2) store.commit([{ type: 'update', key: cm('c1', `o${i}`), value: doc(`o${i}`, 2, 'changed') }]);
+    store.commit([{ type: 'delete', key: cm('c1', 'o1') }]);
+    // a second update of one key: its first update's value now lives in this event's previous value
+    store.commit([{ type: 'update', key: cm('c1', 'o0'), value: doc('o0', 3) }]);
+
+    expect(store.get(cm('c1', 'o2'))?.value).toBe(doc('o2', 2, 'changed'));
+    expect(store.get(cm('c1', 'o3'))?.value).toBe(doc('o3', 1, 'unicode é 𝄞'));
+    expect(store.list(inCluster('c1')).items.find((kv) => kv.key === cm('c1', 'o0'))?.value).toBe(doc('o0', 3));
+    // the past: every object as first written
+    expect(store.list(inCluster('c1'), { revision: afterCreate }).items.map((kv) => kv.value).sort()).toEqual([...written].sort());
+
+    const replayed: StoreEvent[] = [];
+    store.watch(inCluster('c1'), 0, (events) => replayed.push(...events));
+    const byRevision = replayed.map((e) => [e.type, e.key.split('/').pop(), e.value, e.prevValue]);
+    expect(byRevision.slice(0, 20)).toEqual(written.map((value, i) => ['ADDED', `o${i}`, value, undefined]));
+    expect(byRevision[20]).toEqual(['MODIFIED', 'o0', doc('o0', 2, 'changed'), written[0]]);
+    expect(byRevision[30]).toEqual(['DELETED', 'o1', written[1], written[1]]);
+    expect(byRevision[31]).toEqual(['MODIFIED', 'o0', doc('o0', 3), doc('o0', 2, 'changed')]);
+    store.close();
+
+    // the same replay after a restart, and through the key index
+    const reopened = openSqliteStore(path, { valueReferences: references, logScanLimit: 0 });
+    try {
+      const again: StoreEvent[] = [];
+      reopened.watch(inCluster('c1'), 0, (events) => again.push(...events));
+      expect(again.map((e) => [e.type, e.key.split('/').pop(), e.value, e.prevValue])).toEqual(byRevision);
+    } finally {
+      reopened.close();
+    }
+    const bytes = tableBytes(path);
+    const plain = written.reduce((n, v) => n + v.length, 0);
+    // current rows compressed; the log holds only replaced versions (10 first updates' old values, o0 twice, o1)
+    expect(bytes.objects).toBeLessThan(plain / 2);
+    expect(bytes.events).toBeLessThan(plain / 2);
+  });
+
+  it('reads a schema-1 file (every event with its value) and logs new events the new way', () => {
+    const path = freshPath();
+    const old = new Database(path);
+    old.exec(`
+      CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
+      CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
+        prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
+      CREATE INDEX events_key ON events (key);
+      CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+      PRAGMA user_version = 1;
+    `);
+    const a = cm('c1', 'a');
+    old.prepare('INSERT INTO events VALUES (1, ?, 0, ?, NULL, 0, 1, 1)').run(a, 'a1');
+    old.prepare('INSERT INTO events VALUES (2, ?, 1, ?, ?, 1, 1, 2)').run(a, 'a2', 'a1');
+    old.prepare('INSERT INTO objects VALUES (?, 2, 1, ?)').run(a, 'a2');
+    old.close();
+
+    const store = openSqliteStore(path, { valueReferences: references });
+    try {
+      store.commit([{ type: 'update', key: a, value: 'a3' }]);
+      store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+      const replayed: StoreEvent[] = [];
+      store.watch(inCluster('c1'), 0, (events) => replayed.push(...events));
+      expect(replayed.map((e) => [e.type, e.revision, e.value, e.prevValue])).toEqual([
+        ['ADDED', 1, 'a1', undefined],
+        ['MODIFIED', 2, 'a2', 'a1'],
+        ['MODIFIED', 3, 'a3', 'a2'],
+        ['ADDED', 4, 'b1', undefined],
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('keeps decoding old values when the references change between starts', () => {
+    const path = freshPath();
+    const first = openSqliteStore(path, { valueReferences: references });
+    first.commit([{ type: 'create', key: cm('c1', 'x'), value: doc('x', 1) }]);
+    first.close();
+    const second = openSqliteStore(path, { valueReferences: [{ prefix: '/registry/core/configmaps/', text: doc('other', 9, 'new') }] });
+    try {
+      expect(second.get(cm('c1', 'x'))?.value).toBe(doc('x', 1));
+      second.commit([{ type: 'update', key: cm('c1', 'x'), value: doc('x', 2) }]);
+      expect(second.get(cm('c1', 'x'))?.value).toBe(doc('x', 2));
+    } finally {
+      second.close();
+    }
+    const third = openSqliteStore(path);
+    try {
+      expect(third.get(cm('c1', 'x'))?.value).toBe(doc('x', 2));
+    } finally {
+      third.close();
     }
   });
 });

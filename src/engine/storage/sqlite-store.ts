@@ -8,13 +8,16 @@
 import type Database from 'better-sqlite3';
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
 import { assertRevision, COMPACT_BATCH_ROWS, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS, prefixEnd } from './keys.js';
-import { readEventPages } from './sqlite-log.js';
+import { readEventPages, type ValueSource } from './sqlite-log.js';
+import { openValueCodec, type ValueCodec, type WantedReference } from './value-codec.js';
 import {
   ADDED,
   DELETED,
+  INLINE_VALUES_UP_TO,
   MODIFIED,
   openDatabase,
   prepareStatements,
+  referenceTable,
   type Statements,
   type Synchronous,
 } from './sqlite-schema.js';
@@ -65,6 +68,8 @@ export interface SqliteStoreOptions {
   onListenerError?: ListenerErrorHandler;
   /** Compaction never drops the newest this-many revisions. Default 1000 (kine's figure). */
   keepNewestRevisions?: number;
+  /** Texts to compress the values under a key prefix against (value-codec.ts); recorded in the file once used. */
+  valueReferences?: readonly WantedReference[];
 }
 
 export interface SqliteStore extends Store {
@@ -105,6 +110,9 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private readonly deleteSlice: Database.Transaction<(from: number, upTo: number) => number>;
   private readonly logScanLimit: number;
   private readonly keepNewest: number;
+  private readonly values: ValueSource;
+  private readonly codec: ValueCodec;
+  private readonly decode = (stored: string): string => (stored.charCodeAt(0) === 1 ? this.codec.decode(stored) : stored);
   private revision: number;
   private compacted: number;
   private lastTs: number;
@@ -122,6 +130,12 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.compacted = this.statements.readMeta.get(COMPACTED) ?? 0;
     this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
     this.lastTs = this.statements.lastEvent.get()?.ts ?? 0;
+    this.codec = openValueCodec(referenceTable(db), options.valueReferences ?? []);
+    this.values = {
+      inlineUpTo: this.statements.readMeta.get(INLINE_VALUES_UP_TO) ?? 0,
+      statements: this.statements,
+      current: (key) => this.statements.get.get(key)?.value,
+    };
     this.applyOps = db.transaction((ops: WriteOp[], ts: number) => this.writeOps(ops, ts));
     this.deleteSlice = db.transaction((from: number, upTo: number) => {
       const removed = this.statements.deleteEvents.run(from, upTo).changes;
@@ -140,7 +154,9 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   get(key: string): KeyValue | undefined {
     this.assertOpen();
-    return this.statements.get.get(key);
+    const row = this.statements.get.get(key);
+    if (row) row.value = this.decode(row.value);
+    return row;
   }
 
   list(prefix: string, options: ListOptions = {}): ListResult {
@@ -150,7 +166,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     assertRevision(at, 'list revision');
     if (at > this.revision) throw new FutureRevisionError(at, this.revision);
     if (at < this.compacted) throw new CompactedError(at, this.compacted);
-    const events = readEventPages(this.statements, prefix, at, this.revision, this.logScanLimit);
+    const events = readEventPages(this.statements, prefix, at, this.revision, this.logScanLimit, this.decode);
     return pageList(this, prefix, options, at, collectChanges(flatten(events)));
   }
 
@@ -171,25 +187,37 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     return results;
   }
 
-  /** Runs inside the transaction; throwing rolls everything back and leaves this.revision untouched. */
+  /**
+   * Runs inside the transaction; throwing rolls everything back and leaves this.revision untouched. Rows hold
+   * stored (possibly compressed) values; what goes back to callers and watchers is decoded.
+   */
   private writeOps(ops: WriteOp[], ts: number): Applied {
     const s = this.statements;
+    const { codec, decode } = this;
     const results: WriteResult[] = [];
     const events: StoreEvent[] = [];
     // Revisions are assigned here: the file lock makes this process the only writer, and a stale counter would
     // hit the primary key instead of silently reusing a revision.
     let revision = this.revision;
     for (const op of ops) {
-      const existing = s.get.get(op.key);
       if (op.type === 'create') {
-        if (existing) throw new KeyExistsError(`key ${op.key} already exists`, op.key);
         revision++;
-        s.insertEvent.run(revision, op.key, ADDED, op.value, null, 0, revision, ts);
-        s.insertObject.run(op.key, revision, revision, op.value);
+        // The primary key finds an existing key; no read first.
+        try {
+          s.insertObject.run(op.key, revision, revision, codec.encode(op.key, op.value));
+        } catch (error) {
+          if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+            throw new KeyExistsError(`key ${op.key} already exists`, op.key);
+          }
+          throw error;
+        }
+        // The value is stored once: in objects now, in the next event of this key later (sqlite-log.ts).
+        s.insertEvent.run(revision, op.key, ADDED, '', null, 0, revision, ts);
         results.push({ key: op.key, revision });
         events.push({ type: 'ADDED', key: op.key, revision, value: op.value });
         continue;
       }
+      const existing = s.get.get(op.key);
       if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
       if (op.expectedRevision !== undefined && op.expectedRevision !== existing.revision) {
         throw new RevisionConflictError(
@@ -199,16 +227,17 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       }
       revision++;
       if (op.type === 'update') {
-        s.insertEvent.run(revision, op.key, MODIFIED, op.value, existing.value, existing.revision, existing.createRevision, ts);
-        s.updateObject.run(revision, op.value, op.key);
-        events.push({ type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: existing.value });
+        s.insertEvent.run(revision, op.key, MODIFIED, '', existing.value, existing.revision, existing.createRevision, ts);
+        s.updateObject.run(revision, codec.encode(op.key, op.value), op.key);
+        events.push({ type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: decode(existing.value) });
       } else {
         // A delete logs the last value (watchers and past-revision LISTs need it); prev_value stays NULL.
         s.insertEvent.run(revision, op.key, DELETED, existing.value, null, existing.revision, existing.createRevision, ts);
         s.deleteObject.run(op.key);
-        events.push({ type: 'DELETED', key: op.key, revision, value: existing.value, prevValue: existing.value });
+        const last = decode(existing.value);
+        events.push({ type: 'DELETED', key: op.key, revision, value: last, prevValue: last });
       }
-      results.push({ key: op.key, revision, prev: existing });
+      results.push({ key: op.key, revision, prev: { ...existing, value: decode(existing.value) } });
     }
     return { results, events };
   }
@@ -218,7 +247,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     assertRevision(fromRevision, 'watch fromRevision');
     if (fromRevision < this.compacted) throw new CompactedError(fromRevision, this.compacted);
     const upTo = this.revision;
-    const pages = readEventPages(this.statements, prefix, fromRevision, upTo, this.logScanLimit);
+    const pages = readEventPages(this.statements, prefix, fromRevision, upTo, this.logScanLimit, this.decode, this.values);
     return this.hub.subscribe(prefix, fromRevision, upTo, listener, eventsOf(pages));
   }
 
@@ -275,10 +304,14 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const s = this.statements;
     const end = prefixEnd(prefix);
     const max = limit > 0 ? limit : -1;
+    let rows: KeyValue[];
     if (startAfter === undefined) {
-      return end === undefined ? s.rangeFromOpen.all(prefix, max) : s.rangeFrom.all(prefix, end, max);
+      rows = end === undefined ? s.rangeFromOpen.all(prefix, max) : s.rangeFrom.all(prefix, end, max);
+    } else {
+      rows = end === undefined ? s.rangeAfterOpen.all(startAfter, max) : s.rangeAfter.all(startAfter, end, max);
     }
-    return end === undefined ? s.rangeAfterOpen.all(startAfter, max) : s.rangeAfter.all(startAfter, end, max);
+    for (const row of rows) if (row.value.charCodeAt(0) === 1) row.value = this.codec.decode(row.value);
+    return rows;
   }
 
   countAfter(prefix: string, after: string): number {

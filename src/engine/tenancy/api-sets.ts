@@ -7,9 +7,7 @@
  */
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ResourceType } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
-import { logicalClusterKey } from './cluster-paths.js';
-import { APIS_ANNOTATION, ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
 
 export const SHARDS_API = 'shards.core.kcp.io';
 
@@ -17,7 +15,8 @@ export class APISets {
   private readonly byGroups = new Map<string, ClusterCatalog>();
 
   constructor(
-    private readonly store: Store,
+    /** The `internal.kcpt.dev/apis` annotation of a cluster's LogicalCluster (ClusterPaths caches it). */
+    private readonly apisOf: (cluster: string) => string | undefined,
     private readonly builtins: readonly ResourceType[],
     private readonly tenancy: readonly ResourceType[],
     private readonly shards: readonly ResourceType[],
@@ -26,9 +25,7 @@ export class APISets {
   /** The set served by a cluster, from its LogicalCluster (root: everything). */
   baseFor = (cluster: string): ClusterCatalog => {
     if (cluster === ROOT_CLUSTER) return this.catalog(`${TENANCY_GROUP},${SHARDS_API}`);
-    const kv = this.store.get(logicalClusterKey(cluster));
-    const apis = kv ? ((JSON.parse(kv.value) as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[APIS_ANNOTATION] ?? '') : '';
-    return this.catalog(apis);
+    return this.catalog(this.apisOf(cluster) ?? '');
   };
 
   /** The widest set (root's), for the `*` wildcard. */

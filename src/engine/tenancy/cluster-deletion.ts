@@ -8,10 +8,14 @@
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import { deletionMarkerPrefix } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
+import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WriteOp } from '../storage/store.js';
 import { StatusError } from '../machinery/status.js';
+import { workspaceKey } from './cluster-paths.js';
+import { LOGICAL_CLUSTER_FINALIZER } from './names.js';
 import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
+import { decodeStored } from '../registry/stored-object.js';
 
 /** Server bookkeeping keyed by cluster (owner index, absent-owner markers, pending-work markers). */
 export const clusterBookkeepingPrefixes = (cluster: string) => [
@@ -36,6 +40,10 @@ export class ClusterContentDeleter {
     private readonly generic: GenericStore,
     private readonly catalogFor: (cluster: string) => ClusterCatalog,
     private readonly logicalClusterType: ResourceType,
+    /** Resources no cluster has objects of are not looked at (most built-ins, in a workspace-only server). */
+    private readonly occupied?: OccupiedResources,
+    /** Workspaces: the owner of a finished cluster is let go in the same commit. */
+    private readonly workspaceType?: ResourceType,
   ) {}
 
   /** One pass: delete what can go; finish the cluster when nothing is left. */
@@ -68,7 +76,10 @@ export class ClusterContentDeleter {
       { ...lc, metadata: { ...lc.metadata, finalizers } },
       { batch },
     );
-    if (finalizers.length === 0) this.sweepBookkeeping(cluster, types, batch);
+    if (finalizers.length === 0) {
+      this.sweepBookkeeping(cluster, types, batch);
+      this.releaseOwner(lc, batch);
+    }
     this.generic.commitBatch(batch);
     return { remaining: 0, done: finalizers.length === 0 };
   }
@@ -79,6 +90,7 @@ export class ClusterContentDeleter {
     for (const rt of this.catalogFor(cluster).resourceTypes()) {
       if (rt.virtualCreate || rt.storagePrefix === this.logicalClusterType.storagePrefix || seen.has(rt.storagePrefix)) continue;
       seen.add(rt.storagePrefix);
+      if (this.occupied && !this.occupied.mayHaveObjects(rt.storagePrefix)) continue;
       out.push(rt);
     }
     return out;
@@ -105,6 +117,27 @@ export class ClusterContentDeleter {
       }
     }
     return remaining;
+  }
+
+  /**
+   * The workspace whose LogicalCluster this was, if it is being deleted, loses its `core.kcp.io/logicalcluster`
+   * finalizer in the commit that removes the LogicalCluster (the workspace controller would do the same one commit
+   * later, after reading both again; watchers see the same events in the same order).
+   */
+  private releaseOwner(lc: KubeObject, batch: WriteBatch): void {
+    const owner = (lc.spec as { owner?: { cluster?: string; name?: string; uid?: string } } | undefined)?.owner;
+    if (!this.workspaceType || !owner?.cluster || !owner.name) return;
+    const kv = this.store.get(workspaceKey(owner.cluster, owner.name));
+    if (!kv) return;
+    const ws = decodeStored(kv);
+    const finalizers = ws.metadata?.finalizers ?? [];
+    if (ws.metadata?.uid !== owner.uid || !ws.metadata?.deletionTimestamp || !finalizers.includes(LOGICAL_CLUSTER_FINALIZER)) return;
+    this.generic.update(
+      { rt: this.workspaceType, cluster: owner.cluster, namespace: '' },
+      owner.name,
+      { ...ws, metadata: { ...ws.metadata, finalizers: finalizers.filter((f) => f !== LOGICAL_CLUSTER_FINALIZER) } },
+      { batch },
+    );
   }
 
   /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */

@@ -1,14 +1,16 @@
 /**
  * Workspace paths ↔ logical cluster names. `root:org:team` is resolved segment by segment: the first segment is a
  * cluster name (`root`, or any cluster's name), each further one follows that cluster's Workspace of that name to
- * its `spec.cluster`. The reverse, a cluster's canonical path, is its LogicalCluster's `kcp.io/path` annotation.
- * Nothing is held per workspace except what recent requests used: both directions are bounded LRUs, kept right by
- * one storage watch on Workspaces and LogicalClusters.
+ * its `spec.cluster`. The reverse, a cluster's canonical path, is its LogicalCluster's `kcp.io/path` annotation;
+ * the other LogicalCluster annotations admission and the API sets read come with it (`facts`), so a workspace
+ * create does not parse its parent's LogicalCluster several times. Nothing is held per workspace except what
+ * recent requests used: both directions are bounded LRUs, kept right by one storage watch on Workspaces and
+ * LogicalClusters.
  */
 import { LRUCache } from 'lru-cache';
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER } from './names.js';
+import { APIS_ANNOTATION, PATH_ANNOTATION, REQUIRED_GROUPS_ANNOTATION, ROOT_CLUSTER, TYPE_ANNOTATION } from './names.js';
 
 export const workspacesPrefix = '/registry/tenancy.kcp.io/workspaces/';
 export const logicalClustersPrefix = '/registry/core.kcp.io/logicalclusters/';
@@ -23,11 +25,26 @@ export function logicalClusterKey(cluster: string): string {
 
 const CACHED = 16_384;
 
+/** What the tenancy layer reads from a cluster's LogicalCluster. */
+export interface ClusterFacts {
+  /** Canonical path (`root` for root). */
+  path: string;
+  /** `internal.tenancy.kcp.io/type`: `<type path>:<type name>`. */
+  type?: string;
+  /** `authorization.kcp.io/required-groups`. */
+  requiredGroups?: string;
+  /** `internal.kcpt.dev/apis`: the built-in API groups it serves beyond every cluster's. */
+  apis?: string;
+}
+
+/** Cached for clusters without a LogicalCluster. */
+const NO_CLUSTER: ClusterFacts = Object.freeze({ path: '' });
+
 export class ClusterPaths {
   /** `<parent cluster>/<workspace name>` → child cluster name ('' when the workspace has none yet) */
   private readonly edges = new LRUCache<string, string>({ max: CACHED });
-  /** cluster → canonical path ('' when the cluster has no LogicalCluster) */
-  private readonly paths = new LRUCache<string, string>({ max: CACHED });
+  /** cluster → its LogicalCluster's facts (NO_CLUSTER when it has none) */
+  private readonly clusterFacts = new LRUCache<string, ClusterFacts>({ max: CACHED });
   private watches: WatchHandle[] = [];
 
   constructor(
@@ -43,7 +60,7 @@ export class ClusterPaths {
         for (const e of events) this.edges.delete(e.key.slice(workspacesPrefix.length));
       }),
       this.store.watch(logicalClustersPrefix, from, (events) => {
-        for (const e of events) this.paths.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
+        for (const e of events) this.clusterFacts.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
       }),
     );
   }
@@ -93,16 +110,26 @@ export class ClusterPaths {
 
   /** Canonical path of a cluster (`root` for root), or undefined when it has no LogicalCluster. */
   pathOf(cluster: string): string | undefined {
-    let path = this.paths.get(cluster);
-    if (path === undefined) {
+    return this.facts(cluster)?.path || undefined;
+  }
+
+  /** The LogicalCluster annotations of a cluster (frozen, shared), or undefined when it has no LogicalCluster. */
+  facts(cluster: string): ClusterFacts | undefined {
+    let facts = this.clusterFacts.get(cluster);
+    if (facts === undefined) {
       const kv = this.store.get(logicalClusterKey(cluster));
-      if (!kv) path = '';
+      if (!kv) facts = NO_CLUSTER;
       else {
-        const lc = JSON.parse(kv.value) as KubeObject;
-        path = lc.metadata?.annotations?.[PATH_ANNOTATION] ?? (cluster === ROOT_CLUSTER ? ROOT_CLUSTER : cluster);
+        const annotations = (JSON.parse(kv.value) as KubeObject).metadata?.annotations ?? {};
+        facts = Object.freeze({
+          path: annotations[PATH_ANNOTATION] ?? (cluster === ROOT_CLUSTER ? ROOT_CLUSTER : cluster),
+          type: annotations[TYPE_ANNOTATION],
+          requiredGroups: annotations[REQUIRED_GROUPS_ANNOTATION],
+          apis: annotations[APIS_ANNOTATION],
+        });
       }
-      this.paths.set(cluster, path);
+      this.clusterFacts.set(cluster, facts);
     }
-    return path || undefined;
+    return facts === NO_CLUSTER ? undefined : facts;
   }
 }

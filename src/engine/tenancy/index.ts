@@ -6,6 +6,7 @@
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
+import { OccupiedResources } from '../registry/occupied-resources.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { APISets } from './api-sets.js';
@@ -41,6 +42,7 @@ export class Tenancy {
   private typeStatus?: WorkspaceTypeStatusController;
   /** Home workspaces (`~`), available once started. */
   homes?: HomeWorkspaces;
+  private occupied?: OccupiedResources;
 
   constructor(
     private readonly store: Store,
@@ -57,7 +59,7 @@ export class Tenancy {
 
   /** Built-in API sets per cluster, layered under each cluster's CRDs. */
   apiSets(builtins: readonly ResourceType[]): APISets {
-    return new APISets(this.store, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
+    return new APISets((cluster) => this.paths.facts(cluster)?.apis, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
   }
 
   /** Resolves `/clusters/<path>` to a cluster name. */
@@ -66,6 +68,7 @@ export class Tenancy {
   /** Root's workspace types and Shard; then the lifecycle controller. */
   start(deps: TenancyControllerDeps): void {
     this.paths.start();
+    this.workspaceTypes.start();
     bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries);
     registerShard(deps.generic, this.shards, deps.externalUrl());
     const types: TenancyTypes = {
@@ -82,15 +85,10 @@ export class Tenancy {
       workspaceTypes: this.workspaceTypes,
       externalUrl: deps.externalUrl,
     });
-    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters);
-    this.controller = new WorkspaceController({
-      store: this.store,
-      generic: deps.generic,
-      types,
-      scheduler,
-      deleter,
-      onError: deps.onError,
-    });
+    this.occupied = new OccupiedResources(this.store);
+    this.occupied.start();
+    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);
+    this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
     this.controller.start();
     // Virtual workspaces run in-process, so this server's URL is also the shard's virtualWorkspaceURL.
     this.typeStatus = new WorkspaceTypeStatusController({
@@ -107,6 +105,8 @@ export class Tenancy {
   stop(): void {
     this.controller?.stop();
     this.typeStatus?.stop();
+    this.occupied?.stop();
+    this.workspaceTypes.stop();
     this.paths.stop();
   }
 }

@@ -65,9 +65,21 @@ function base36(bytes: Buffer): string {
   return '0'.repeat(zeros) + (value === 0n ? '' : value.toString(36));
 }
 
+/** Random bytes drawn 4 KiB at a time: one getrandom call per 128 names instead of one per name. */
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+function random32(): Buffer {
+  if (poolAt + 32 > pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  poolAt += 32;
+  return pool.subarray(poolAt - 32, poolAt);
+}
+
 /** A fresh logical cluster name: the first 16 characters of base36(sha224(32 random bytes)). */
 export function newClusterName(): string {
-  return base36(createHash('sha224').update(randomBytes(32)).digest()).slice(0, 16).padEnd(16, '0');
+  return base36(createHash('sha224').update(random32()).digest()).slice(0, 16).padEnd(16, '0');
 }
 
 /** The deprecated `internal.tenancy.kcp.io/shard` value: 8 chars of base36(sha224(shard name)). */

@@ -72,15 +72,18 @@ export class WorkspaceController {
         for (const e of events) {
           const rest = e.key.slice(workspacesPrefix.length);
           if (e.type === 'DELETED') {
-            // A child workspace finally gone may be what its parent's deletion was waiting for.
-            this.queue.add(`lc|${rest.split('/')[0]}`);
+            // A child workspace finally gone may be what its parent's deletion was waiting for (the last one is).
+            this.queue.add(`lg|${rest.split('/')[0]}`);
             continue;
           }
-          if (isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
+          // A new workspace is always Scheduling (status comes from its defaults): no need to parse it.
+          if (e.type === 'ADDED' || isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
         }
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
         for (const e of events) {
+          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then.
+          if (e.type === 'ADDED') continue;
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
           const lc = JSON.parse(e.value) as LogicalClusterView;
           const owner = lc.spec?.owner;
@@ -115,8 +118,14 @@ export class WorkspaceController {
   private reconcile(key: string) {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
+    // A child of a cluster being deleted is gone: while others are still going, they will call again.
+    if (kind === 'lg') return this.hasWorkspaces(rest) ? undefined : this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
     return this.reconcileWorkspace(rest.slice(0, slash), rest.slice(slash + 1));
+  }
+
+  private hasWorkspaces(cluster: string): boolean {
+    return this.deps.store.list(`${workspacesPrefix}${cluster}/`, { limit: 1 }).items.length > 0;
   }
 
   private get(key: string): KubeObject | undefined {
@@ -182,9 +191,11 @@ export class WorkspaceController {
     const lc = cluster ? (this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined) : undefined;
     const ours = lc && lc.spec?.owner?.uid === ws.metadata?.uid;
     if (lc && ours) {
+      // Marking the LogicalCluster deleted and showing it on the workspace: one commit.
+      const batch = new WriteBatch();
       let current = lc;
       if (!lc.metadata?.deletionTimestamp) {
-        current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster').object as LogicalClusterView;
+        current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster', { batch }).object as LogicalClusterView;
       }
       const terminators = current.status?.terminators ?? [];
       const phase = terminators.length > 0 ? 'Terminating' : 'Deleting';
@@ -198,8 +209,9 @@ export class WorkspaceController {
           metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: 'Deleting' } },
           status,
         };
-        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { withStatus: true });
+        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
       }
+      generic.commitBatch(batch);
       return undefined;
     }
     const finalizers = (ws.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_FINALIZER);

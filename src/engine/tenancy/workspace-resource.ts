@@ -8,7 +8,7 @@
 import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { logicalClusterKey, type ClusterPaths } from './cluster-paths.js';
+import type { ClusterPaths } from './cluster-paths.js';
 import { tenancyResourceType } from './crds.js';
 import { NAME_PATTERN, OWNER_ANNOTATION, PHASE_LABEL, REQUIRED_GROUPS_ANNOTATION, TENANCY_GROUP, TYPE_ANNOTATION } from './names.js';
 import {
@@ -83,16 +83,11 @@ function denied(obj: KubeObject, message: string): Error {
   return forbidden(workspacesResource, obj.metadata?.name ?? '', message);
 }
 
-function logicalClusterOf(store: Store, cluster: string): KubeObject | undefined {
-  const kv = store.get(logicalClusterKey(cluster));
-  return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
-}
-
 /** `<path>:<name>` of the parent cluster's own type, from its LogicalCluster. */
-function parentTypeOf(store: Store, cluster: string, obj: KubeObject): { annotation: string; path: string; name: string } {
-  const lc = logicalClusterOf(store, cluster);
-  if (!lc) throw denied(obj, `workspace type cannot be resolved: logicalclusters.core.kcp.io "cluster" not found`);
-  const annotation = lc.metadata?.annotations?.[TYPE_ANNOTATION];
+function parentTypeOf(paths: ClusterPaths, cluster: string, obj: KubeObject): { annotation: string; path: string; name: string } {
+  const facts = paths.facts(cluster);
+  if (!facts) throw denied(obj, `workspace type cannot be resolved: logicalclusters.core.kcp.io "cluster" not found`);
+  const annotation = facts.type;
   if (!annotation) throw denied(obj, `annotation ${TYPE_ANNOTATION} on LogicalCluster must be set`);
   const at = annotation.lastIndexOf(':');
   if (at <= 0) throw denied(obj, `annotation ${TYPE_ANNOTATION} on LogicalCluster must be in the form of cluster:name`);
@@ -135,7 +130,7 @@ function transitionRules(obj: Workspace, old: Workspace): FieldError[] {
 
 export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
   const base = tenancyResourceType('workspaces');
-  const { store, paths, types } = deps;
+  const { paths, types } = deps;
 
   /** Mutating admission on create. */
   const admitCreate = (obj: Workspace, ctx: StrategyContext) => {
@@ -144,13 +139,13 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     const privileged = isPrivileged(ctx);
     if (!privileged) annotations[OWNER_ANNOTATION] = ownerAnnotationValue(ctx.user!);
     if (!(REQUIRED_GROUPS_ANNOTATION in annotations) || !privileged) {
-      const required = logicalClusterOf(store, ctx.cluster)?.metadata?.annotations?.[REQUIRED_GROUPS_ANNOTATION];
+      const required = paths.facts(ctx.cluster)?.requiredGroups;
       if (required !== undefined) annotations[REQUIRED_GROUPS_ANNOTATION] = required;
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
     if (!spec.type?.name) {
-      const parent = parentTypeOf(store, ctx.cluster, obj);
+      const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
       const child = parentType.spec?.defaultChildWorkspaceType;
@@ -180,7 +175,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       const type = types.resolve(thisPath, ref);
       const aliases = types.aliases(type);
       if (!ref.path) throw new TypeResolutionError('spec.type.path must be set');
-      const parent = parentTypeOf(store, ctx.cluster, obj);
+      const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw new TypeResolutionError(`workspace type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
       types.checkPlacement(parent.annotation, types.aliases(parentType), referenceString(ref), aliases);

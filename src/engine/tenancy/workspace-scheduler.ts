@@ -26,7 +26,7 @@ import {
   joinPath,
   logicalClusterLabels,
   newClusterName,
-  shardHash,
+  ROOT_SHARD_HASH,
 } from './names.js';
 import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
@@ -141,7 +141,7 @@ export class WorkspaceScheduler {
           {
             ...(meta.annotations ?? {}),
             [SHARD_ANNOTATION]: ROOT_SHARD,
-            [SHARD_HASH_ANNOTATION]: shardHash(ROOT_SHARD),
+            [SHARD_HASH_ANNOTATION]: ROOT_SHARD_HASH,
             [CLUSTER_ANNOTATION]: cluster,
           },
           phase,

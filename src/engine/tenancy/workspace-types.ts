@@ -3,8 +3,9 @@
  * and then up its parents (root last); a type "is" every type it transitively extends (its aliases); a parent's
  * `limitAllowedChildren` and a child's `limitAllowedParents` are checked against every alias, with kcp's messages.
  */
+import { LRUCache } from 'lru-cache';
 import type { KubeObject } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { Store, WatchHandle } from '../storage/store.js';
 import type { ClusterPaths } from './cluster-paths.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER, splitPath } from './names.js';
 
@@ -47,18 +48,50 @@ export function canonicalPathOf(t: WorkspaceType): string {
 /** A problem kcp reports as Forbidden during workspace admission. */
 export class TypeResolutionError extends Error {}
 
+/** Parsed types kept (a handful are used by nearly every workspace create: root's universal, organization, …). */
+const CACHED_TYPES = 1024;
+const NO_TYPE: WorkspaceType = Object.freeze({});
+
 export class WorkspaceTypes {
+  /**
+   * `<cluster>/<name>` → the stored type, parsed once and frozen (NO_TYPE: none). Filled only while the watch that
+   * keeps it right runs (between start and stop).
+   */
+  private readonly cache = new LRUCache<string, WorkspaceType>({ max: CACHED_TYPES });
+  /** Each type's aliases, computed once per parsed type. */
+  private readonly aliasCache = new WeakMap<WorkspaceType, WorkspaceType[]>();
+  private watch?: WatchHandle;
+
   constructor(
     private readonly store: Store,
     private readonly paths: ClusterPaths,
   ) {}
 
-  /** The type `name` in the workspace at `path` (a path or a cluster name). */
+  start(): void {
+    this.watch = this.store.watch(workspaceTypesPrefix, this.store.currentRevision(), (events) => {
+      // A change of any type may change another's aliases (extend.with): forget them all; types change rarely.
+      if (events.length > 0) this.cache.clear();
+    });
+  }
+
+  stop(): void {
+    this.watch?.cancel();
+    this.watch = undefined;
+    this.cache.clear();
+  }
+
+  /** The type `name` in the workspace at `path` (a path or a cluster name). Shared and frozen: never mutate it. */
   get(path: string, name: string): WorkspaceType | undefined {
     const cluster = this.paths.resolve(path);
     if (!cluster) return undefined;
-    const kv = this.store.get(`${workspaceTypesPrefix}${cluster}/${name}`);
-    return kv ? (JSON.parse(kv.value) as WorkspaceType) : undefined;
+    const key = `${cluster}/${name}`;
+    let type = this.watch ? this.cache.get(key) : undefined;
+    if (type === undefined) {
+      const kv = this.store.get(`${workspaceTypesPrefix}${key}`);
+      type = kv ? deepFreeze(JSON.parse(kv.value) as WorkspaceType) : NO_TYPE;
+      if (this.watch) this.cache.set(key, type);
+    }
+    return type === NO_TYPE ? undefined : type;
   }
 
   /** kcp's resolveTypeRef: an explicit path, else the workspace and its parents, root as the last chance. */
@@ -83,6 +116,15 @@ export class WorkspaceTypes {
 
   /** Every type `t` transitively extends, then `t` itself; a cycle or a missing base is an error with kcp's text. */
   aliases(t: WorkspaceType): WorkspaceType[] {
+    const known = this.aliasCache.get(t);
+    if (known) return known;
+    const computed = Object.freeze(this.computeAliases(t)) as WorkspaceType[];
+    // Cached with the (frozen, cached) type object: a changed type is a new object.
+    if (Object.isFrozen(t)) this.aliasCache.set(t, computed);
+    return computed;
+  }
+
+  private computeAliases(t: WorkspaceType): WorkspaceType[] {
     const seen = new Set<string>();
     const walk = (current: WorkspaceType, trail: string[]): WorkspaceType[] => {
       const self = qualifiedName(current);
@@ -163,4 +205,12 @@ function matchesAny(aliases: WorkspaceType[], allowed: TypeReference[]): boolean
 /** Go's `%v` of a sorted, de-duplicated string slice: `[a b c]`. */
 function goList(items: string[]): string {
   return `[${[...new Set(items)].sort().join(' ')}]`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
 }

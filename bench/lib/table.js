@@ -1,0 +1,57 @@
+// The summary table every benchmark row ends up in: `benchmark | kcpt | baseline | kcpt/base | target | result`.
+// Row: {name, unit: 'rate'|'ms'|'bytes', kcpt, baseline, baselineName?, target: {kind, min?, max?}, note?, failed?}.
+//   target kinds: 'ratio' (kcpt/baseline >= min), 'min' (kcpt >= min), 'max' (kcpt <= max), 'info', 'info-ratio'.
+import { fmtMs, fmtNum, fmtRate } from './util.js';
+
+export function fmtValue(row, v) {
+  if (row.unit === 'ms') return v >= 10_000 ? `${fmtNum(v / 1000, 1)} s` : fmtMs(v);
+  if (row.unit === 'bytes') return Number.isFinite(v) ? (v >= 1024 ? `${fmtNum(v / 1024, 2)} KiB` : `${fmtNum(v)} B`) : 'n/a';
+  return fmtRate(v);
+}
+
+export function verdict(row) {
+  if (row.failed) return { ratio: '-', target: '-', status: 'FAIL' };
+  const ratio = row.kcpt / row.baseline;
+  const t = row.target;
+  if (t.kind === 'ratio') {
+    return { ratio: `${fmtNum(ratio * 100)} %`, target: `>= ${t.min * 100} % of baseline`, status: ratio >= t.min ? 'PASS' : 'MISS' };
+  }
+  if (t.kind === 'info-ratio') return { ratio: `${fmtNum(ratio * 100)} %`, target: '(info)', status: '-' };
+  // rates are compared as a share of the baseline, latencies, sizes and times as "times the baseline"
+  const ratioText = !Number.isFinite(ratio) ? 'n/a' : row.unit === 'rate' ? `${fmtNum(ratio * 100)} %` : `${fmtNum(ratio, 1)}x`;
+  if (t.kind === 'max') return { ratio: ratioText, target: `<= ${fmtValue(row, t.max)}`, status: row.kcpt <= t.max ? 'PASS' : 'MISS' };
+  if (t.kind === 'min') return { ratio: ratioText, target: `>= ${fmtValue(row, t.min)}`, status: row.kcpt >= t.min ? 'PASS' : 'MISS' };
+  return { ratio: ratioText, target: '(info)', status: '-' };
+}
+
+/** The table as lines of text. */
+export function tableLines(rows) {
+  const table = rows.map((row) => {
+    const v = verdict(row);
+    return {
+      name: row.name,
+      kcpt: row.failed && !Number.isFinite(row.kcpt) ? 'failed' : fmtValue(row, row.kcpt),
+      baseline: row.failed && !Number.isFinite(row.kcpt) ? '-' : `${Number.isFinite(row.baseline) ? fmtValue(row, row.baseline) : ''} ${row.baselineName ?? ''}`.trim(),
+      ratio: v.ratio,
+      target: v.target,
+      status: v.status,
+      note: row.failed ? `${row.note ? `${row.note}; ` : ''}${row.failed}` : (row.note ?? ''),
+    };
+  });
+  const cols = [
+    ['name', 'benchmark'],
+    ['kcpt', 'kcpt'],
+    ['baseline', 'baseline (same run)'],
+    ['ratio', 'kcpt/base'],
+    ['target', 'target'],
+    ['status', 'result'],
+    ['note', 'note'],
+  ];
+  const width = Object.fromEntries(cols.map(([k, h]) => [k, Math.max(h.length, ...table.map((r) => String(r[k]).length))]));
+  const line = (r) => `| ${cols.map(([k]) => String(r[k]).padEnd(width[k])).join(' | ')} |`;
+  return [line(Object.fromEntries(cols.map(([k, h]) => [k, h]))), `|${cols.map(([k]) => '-'.repeat(width[k] + 2)).join('|')}|`, ...table.map(line)];
+}
+
+export function printTable(rows, title) {
+  process.stdout.write(`\n${title}\n${tableLines(rows).join('\n')}\n`);
+}

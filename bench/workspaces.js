@@ -1,0 +1,481 @@
+#!/usr/bin/env node
+// 8. What a workspace costs. One kcpt (started with --expose-gc and bench/lib/gc-hook.js, so the bench can ask
+//    it for a full GC and its memory) gets, in this order:
+//      a. create -> Ready latency: workspaces created one at a time in root, each POST timed until a watch on
+//         root's workspaces delivers it Ready;                              baseline: raw HTTPS write -> watch line
+//      b. creation rate, flat: --rate-count workspaces directly under root, --concurrency in flight (posted and
+//         not yet seen Ready);                                              baseline: the same rows in raw SQLite
+//      c. creation rate, tree: --rate-count workspaces in a tree of fan-out --fanout under root (kcp's load test
+//         used depth 5 x fan-out 7), children posted as soon as their parent is Ready
+//      d. more tree until --count workspaces exist; then every watch is closed, the server GCs, and
+//         (RSS - RSS of the same server empty) / count is the memory per workspace;   baseline: bench/raw-memory.js
+//    then kcpt is stopped and the database measured (file size / count: "right after creation"), restarted
+//    (restart -> /readyz, --runs times; baseline: the listen-and-exit floor), started once with the watch history
+//    compacted to nothing (--watch-history-retention 0s ...) and measured again, and finally started once more to
+//    build a --delete-count tree under one top workspace, delete the top and time until every Workspace and
+//    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
+//
+//   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
+//                            [--concurrency C] [--runs N] [--json FILE]
+//   (also `npm run bench -- --only workspaces --ws-count N --ws-delete-count N`)
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import { client, startHooked, startKcpt } from './lib/kcpt.js';
+import { startRawServer } from './lib/raw.js';
+import { timeProcess, timeStart } from './startup.js';
+import { collectionCount, collectionRv, createWorkspaces, flatPlan, openWatch, resumingWatch, singleTopPlan, treePlan, waitFor, WS_API } from './lib/workspace-driver.js';
+import { benchDir, fmtNum, log, median, percentile, procCpuMs, removeDir, runNodeJson, sleep, tempDir } from './lib/util.js';
+
+export const WORKSPACE_DEFAULTS = { count: 10_000, rateCount: 2_000, latencyCount: 300, deleteCount: 2_000, fanout: 7, concurrency: 16 };
+const LC_API = '/apis/core.kcp.io/v1alpha1/logicalclusters';
+const KiB = 1024;
+
+/** Starts kcpt with bench/lib/server-hook.js: memory() makes it GC and returns its process.memoryUsage(). */
+async function startMeasured(rootDir, extraArgs = []) {
+  const server = await startHooked({ rootDir, extraArgs, timeoutMs: 120_000 });
+  server.memory = () => server.hook('gc');
+  return server;
+}
+
+/** Database file sizes and page/row counts of a stopped server's root directory. */
+function dbStats(rootDir, { keys = false } = {}) {
+  const file = path.join(rootDir, 'root', 'kcpt.db');
+  const size = (f) => (existsSync(f) ? statSync(f).size : 0);
+  const bytes = size(file) + size(`${file}-wal`);
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    const pageSize = db.pragma('page_size', { simple: true });
+    const pages = db.pragma('page_count', { simple: true });
+    const free = db.pragma('freelist_count', { simple: true });
+    const objects = db.prepare('SELECT count(*) AS n, sum(length(key) + length(value)) AS b FROM objects').get();
+    const events = db.prepare('SELECT count(*) AS n, sum(length(key) + length(value) + ifnull(length(prev_value), 0)) AS b FROM events').get();
+    return {
+      bytes,
+      liveBytes: (pages - free) * pageSize,
+      objects: objects.n,
+      objectBytes: objects.b ?? 0,
+      events: events.n,
+      eventBytes: events.b ?? 0,
+      keySet: keys ? new Set(db.prepare('SELECT key FROM objects').pluck().all()) : undefined,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const fmtKiB = (b) => `${fmtNum(b / KiB, b < 10 * KiB ? 2 : 0)} KiB`;
+const fmtMiB = (b) => `${fmtNum(b / 2 ** 20, 1)} MiB`;
+const pct = (arr, p) => percentile([...arr], p);
+
+/** Raw HTTPS floor of "write -> watch event": POST /write to bench/raw-server.js with one /watch stream open. */
+async function rawWriteToWatch(certDir, n) {
+  const objFile = path.join(tempDir('kcpt-bench-rawobj-'), 'obj.json');
+  writeFileSync(objFile, JSON.stringify({ metadata: { name: 'x' } }));
+  const raw = await startRawServer({ certDir, objFile });
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: false });
+  const c = client(raw.url, {});
+  const arrivals = new Map();
+  let waiter;
+  const watch = openWatch(
+    { url: raw.url, token: '', agent },
+    '/watch',
+    (ev, now) => {
+      arrivals.set(ev.object.metadata.name, now);
+      waiter?.();
+    },
+    () => {},
+  );
+  try {
+    await sleep(200);
+    const latencies = [];
+    for (let i = 0; i < n; i++) {
+      const name = `w-${i}`;
+      const t0 = performance.now();
+      await c.request('POST', '/write', { metadata: { name, namespace: 'default' }, spec: { type: { name: 'universal', path: 'root' } } });
+      while (!arrivals.has(name)) await new Promise((r) => (waiter = r));
+      latencies.push(arrivals.get(name) - t0);
+    }
+    return latencies;
+  } finally {
+    watch.close();
+    c.close();
+    agent.destroy();
+    await raw.stop();
+    removeDir(path.dirname(objFile));
+  }
+}
+
+/** The served JSON of one Ready workspace's objects, for the raw-SQLite floor of the same rows. */
+async function sampleObjects(c, parentPath, name, schedulingJson) {
+  const wsPath = `${parentPath}:${name}`;
+  const get = async (p) => JSON.stringify(await c.json('GET', p));
+  return {
+    workspaceScheduling: schedulingJson,
+    workspace: await get(`/clusters/${parentPath}${WS_API}/${name}`),
+    logicalCluster: await get(`/clusters/${wsPath}${LC_API}/cluster`),
+    namespace: await get(`/clusters/${wsPath}/api/v1/namespaces/default`),
+    binding: await get(`/clusters/${wsPath}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/workspace-admin`),
+  };
+}
+
+/** Deletes `top` (in root) and waits until every Workspace and LogicalCluster of its tree of n is gone. */
+async function deleteTree(server, c, admin, agent, prefix, n) {
+  const wildcard = `/clusters/*`;
+  const wsRv = await collectionRv(admin, `${wildcard}${WS_API}`);
+  const lcRv = await collectionRv(admin, `${wildcard}${LC_API}`);
+  const inTree = (name) => name?.startsWith(prefix) && Number(name.slice(prefix.length)) < n;
+  let wsGone = 0;
+  let lcGone = 0;
+  let last = performance.now();
+  let failure;
+  const deletedOnly = (line) => line.startsWith('{"type":"DELETED"');
+  // wildcard reads need system:masters (shard-admin)
+  const ctx = { url: server.url, token: server.shardToken, agent };
+  const watches = [
+    resumingWatch(ctx, `${wildcard}${WS_API}`, wsRv, (ev, now) => {
+      if (inTree(ev.object.metadata.name)) {
+        wsGone++;
+        last = now;
+      }
+    }, (e) => (failure ??= e), { wanted: deletedOnly }),
+    resumingWatch(ctx, `${wildcard}${LC_API}`, lcRv, (ev, now) => {
+      if (inTree(ev.object.spec?.owner?.name)) {
+        lcGone++;
+        last = now;
+      }
+    }, (e) => (failure ??= e), { wanted: deletedOnly }),
+  ];
+  try {
+    await sleep(300);
+    const t0 = performance.now();
+    const res = await c.request('DELETE', `/clusters/root${WS_API}/${prefix}0`);
+    if (res.status !== 200 && res.status !== 202) throw new Error(`delete ${prefix}0: HTTP ${res.status} ${res.body}`);
+    let lastCount = -1;
+    let lastChange = performance.now();
+    while (wsGone < n || lcGone < n) {
+      if (failure) throw failure;
+      if (wsGone + lcGone !== lastCount) {
+        lastCount = wsGone + lcGone;
+        lastChange = performance.now();
+      } else if (performance.now() - lastChange > 180_000) {
+        throw new Error(`deletion stalled: ${wsGone}/${n} Workspaces and ${lcGone}/${n} LogicalClusters gone`);
+      }
+      await sleep(50);
+    }
+    return { seconds: (last - t0) / 1000, resumes: watches[0].resumes + watches[1].resumes };
+  } finally {
+    for (const w of watches) w.close();
+  }
+}
+
+export async function runWorkspaces(options = {}) {
+  const o = { ...WORKSPACE_DEFAULTS, ...options };
+  const runs = o.runs ?? 3;
+  const dir = tempDir('kcpt-bench-ws-');
+  const watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  const fig = { options: o, loadavgStart: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
+  let server;
+  let c;
+  const rootPath = path.join(dir, 'root');
+  try {
+    // ---- one server: latency, rates, mass creation, memory ----
+    server = await startMeasured(dir);
+    c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
+    const created = { count: 0 };
+    const mem0 = await server.memory();
+    fig.rssEmpty = mem0.rss;
+    log(`  empty server after GC: RSS ${fmtMiB(mem0.rss)}, heap ${fmtMiB(mem0.heapUsed)}`);
+    const common = { server, c, agent: watchAgent, basePath: 'root' };
+
+    const lat = await createWorkspaces({ ...common, prefix: 'l', plan: flatPlan(o.latencyCount), concurrency: 1 });
+    created.count += lat.n;
+    fig.latency = { p50: pct(lat.latencies, 50), p99: pct(lat.latencies, 99), max: pct(lat.latencies, 100), n: lat.n };
+    log(`  create -> Ready, one at a time (${lat.n}): p50 ${fig.latency.p50.toFixed(2)} ms, p99 ${fig.latency.p99.toFixed(2)} ms, max ${fig.latency.max.toFixed(1)} ms`);
+    const rawLat = await rawWriteToWatch(server.certDir, o.latencyCount);
+    fig.rawLatency = { p50: pct(rawLat, 50), p99: pct(rawLat, 99) };
+    log(`  raw HTTPS write -> watch line (${rawLat.length}): p50 ${fig.rawLatency.p50.toFixed(2)} ms, p99 ${fig.rawLatency.p99.toFixed(2)} ms`);
+
+    // Server CPU per workspace is far less sensitive to other work on the box than workspaces/s.
+    const phase = async (label, prefix, plan) => {
+      const cpu0 = procCpuMs(server.child.pid);
+      const r = await createWorkspaces({ ...common, prefix, plan, concurrency: o.concurrency });
+      const cpuUs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / r.n;
+      created.count += r.n;
+      const res = { rate: r.rate, seconds: r.seconds, n: r.n, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), cpuUs };
+      log(`  ${label} (${r.n}, ${o.concurrency} in flight): ${fmtNum(r.rate)} ws/s in ${r.seconds.toFixed(1)} s; create -> Ready p50 ${res.p50.toFixed(1)} ms, p99 ${res.p99.toFixed(1)} ms; server CPU ${fmtNum(cpuUs)} us per workspace`);
+      return res;
+    };
+    fig.flat = await phase('flat under root', 'f', flatPlan(o.rateCount));
+    fig.tree = await phase(`tree, fan-out ${o.fanout}`, 't', treePlan(o.rateCount, o.fanout));
+
+    // the rows one workspace consists of, in raw SQLite (same run)
+    const schedulingJson = JSON.stringify({ ...JSON.parse(JSON.stringify(await c.json('GET', `/clusters/root${WS_API}/f0`))), status: { phase: 'Scheduling' } });
+    const objects = await sampleObjects(c, 'root', 'f0', schedulingJson);
+    fig.objectBytes = Object.fromEntries(Object.entries(objects).map(([k, v]) => [k, v.length]));
+    const objFile = path.join(dir, 'objects.json');
+    writeFileSync(objFile, JSON.stringify(objects));
+    const rawRows = [];
+    for (let i = 0; i < runs; i++) rawRows.push(await runNodeJson(path.join(benchDir, 'raw-sqlite.js'), ['workspaces', String(Math.min(20_000, o.count)), objFile]));
+    fig.rawRate = median(rawRows.map((r) => r.rate));
+    fig.rawBytesPerWs = median(rawRows.map((r) => r.bytesPerWorkspace));
+    log(`  raw SQLite, the same 4 rows per workspace in 2 transactions: ${fmtNum(fig.rawRate)} ws/s, ${fmtKiB(fig.rawBytesPerWs)} per workspace (values ${fmtNum(rawRows[0].valueBytes)} B)`);
+
+    const rest = o.count - created.count;
+    if (rest > 0) {
+      const t0 = performance.now();
+      const cpu0 = procCpuMs(server.child.pid);
+      let shown = 0;
+      const r = await createWorkspaces({
+        ...common,
+        prefix: 'm',
+        plan: treePlan(rest, o.fanout),
+        concurrency: o.concurrency,
+        onProgress: (k) => {
+          if (k - shown >= 50_000) {
+            shown = k;
+            log(`    ${fmtNum(k)} / ${fmtNum(rest)} after ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+          }
+        },
+      });
+      created.count += r.n;
+      const cpuUs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / r.n;
+      fig.mass = { rate: r.rate, seconds: r.seconds, n: r.n, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), cpuUs };
+      log(`  bulk tree to ${fmtNum(created.count)} workspaces: ${fmtNum(r.rate)} ws/s over ${r.seconds.toFixed(0)} s; p50 ${fig.mass.p50.toFixed(1)} ms, p99 ${fig.mass.p99.toFixed(1)} ms; server CPU ${fmtNum(cpuUs)} us per workspace`);
+    }
+    fig.count = created.count;
+    const admin = client(server.url, { token: server.shardToken });
+    const wsTotal = await collectionCount(admin, `/clusters/*${WS_API}`);
+    admin.close();
+    if (wsTotal !== fig.count) log(`  warning: ${wsTotal} workspaces listed, ${fig.count} created`);
+    await sleep(1000);
+    const mem1 = await server.memory();
+    fig.rss = mem1.rss;
+    fig.heapUsed = mem1.heapUsed;
+    fig.rssPerWs = (mem1.rss - mem0.rss) / fig.count;
+    fig.rssTotalPerWs = mem1.rss / fig.count;
+    log(`  after GC with ${fmtNum(fig.count)} workspaces: RSS ${fmtMiB(mem1.rss)} (heap ${fmtMiB(mem1.heapUsed)}, external ${fmtMiB(mem1.external)}): ${fmtNum(fig.rssPerWs)} B per workspace over the empty server, ${fmtNum(fig.rssTotalPerWs)} B total RSS / count`);
+    const rawMem = await runNodeJson(path.join(benchDir, 'raw-memory.js'), [String(fig.count)], { nodeArgs: ['--expose-gc'] });
+    fig.rawRssPerRecord = rawMem.rssPerRecord;
+    c.close();
+    c = undefined;
+    await server.stop();
+    server = undefined;
+
+    // ---- disk right after creation ----
+    const disk1 = dbStats(dir);
+    fig.diskAfterCreate = disk1.bytes / fig.count;
+    fig.disk1 = { ...disk1, keySet: undefined };
+    log(`  database after creation: ${fmtMiB(disk1.bytes)} = ${fmtKiB(fig.diskAfterCreate)} per workspace (${fmtNum(disk1.objects)} current rows, ${fmtNum(disk1.events)} logged events)`);
+
+    // ---- restart ----
+    const restarts = [];
+    const floors = [];
+    for (let i = 0; i < runs; i++) {
+      floors.push(await timeProcess([path.join(benchDir, 'listen-and-exit.js'), path.join(dir, `floor-${i}.db`), '0']));
+      restarts.push((await timeStart({ rootDir: rootPath, timeoutMs: 120_000 })).readyMs);
+    }
+    fig.restartMs = median(restarts);
+    fig.restartRuns = restarts;
+    fig.floorMs = median(floors);
+    log(`  restart with ${fmtNum(fig.count)} workspaces -> /readyz: ${restarts.map((x) => x.toFixed(0)).join(', ')} ms (floor ${fig.floorMs.toFixed(0)} ms)`);
+
+    // ---- disk after the watch history is compacted ----
+    {
+      const t0 = performance.now();
+      const s = await startKcpt({
+        rootDir: dir,
+        extraArgs: ['--watch-history-retention', '0s', '--watch-history-compaction-interval', '100ms', '--watch-history-min-revisions', '0'],
+        timeoutMs: 120_000,
+      });
+      const sc = client(s.url, { token: s.token });
+      try {
+        const rv = Number(await collectionRv(sc, `/clusters/root${WS_API}`));
+        await waitFor(
+          async () => (await sc.request('GET', `/clusters/root${WS_API}?limit=1&resourceVersion=${rv - 1}&resourceVersionMatch=Exact`)).status === 410,
+          { timeoutMs: 3_600_000, everyMs: 500, what: 'the watch history to be compacted' },
+        );
+        fig.compactionSeconds = (performance.now() - t0) / 1000;
+      } finally {
+        sc.close();
+        await s.stop();
+      }
+      const disk2 = dbStats(dir, { keys: true });
+      fig.diskAfterCompaction = disk2.bytes / fig.count;
+      fig.disk2 = { ...disk2, keySet: undefined };
+      log(`  database after compaction (${fig.compactionSeconds.toFixed(0)} s): ${fmtMiB(disk2.bytes)} = ${fmtKiB(fig.diskAfterCompaction)} per workspace (live pages ${fmtKiB(disk2.liveBytes / fig.count)}; ${fmtNum(disk2.objects)} rows, ${fmtNum(disk2.events)} events left)`);
+      fig.keysBefore = disk2.keySet;
+    }
+
+    // ---- deletion of a tree ----
+    {
+      server = await startMeasured(dir);
+      c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
+      const r = await createWorkspaces({
+        server,
+        c,
+        agent: watchAgent,
+        basePath: 'root',
+        prefix: 'd',
+        plan: singleTopPlan(o.deleteCount, o.fanout),
+        concurrency: o.concurrency,
+      });
+      log(`  delete tree: ${fmtNum(r.n)} workspaces under root:d0 created at ${fmtNum(r.rate)} ws/s`);
+      const admin = client(server.url, { token: server.shardToken });
+      const del = await deleteTree(server, c, admin, watchAgent, 'd', o.deleteCount);
+      fig.deleteSeconds = del.seconds;
+      fig.deleteCount = o.deleteCount;
+      const wsLeft = await collectionCount(admin, `/clusters/*${WS_API}`);
+      admin.close();
+      c.close();
+      c = undefined;
+      await server.stop();
+      server = undefined;
+      const after = dbStats(dir, { keys: true });
+      const left = [...after.keySet].filter((k) => !fig.keysBefore.has(k));
+      fig.rowsLeftBehind = left.length;
+      fig.rowsLeftSample = left.slice(0, 5);
+      log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${del.seconds.toFixed(2)} s (watch resumes ${del.resumes}); workspaces listed afterwards ${fmtNum(wsLeft)} (before the tree ${fmtNum(fig.count)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
+      delete fig.keysBefore;
+    }
+    fig.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+    return fig;
+  } finally {
+    c?.close();
+    await server?.stop();
+    watchAgent.destroy();
+    removeDir(dir);
+  }
+}
+
+/** The figures as rows of bench/run.js's summary table. */
+export function workspaceRows(f) {
+  const n = fmtNum(f.count);
+  return [
+    {
+      name: `WS create, flat under root (${fmtNum(f.flat.n)})`,
+      unit: 'rate',
+      kcpt: f.flat.rate,
+      baseline: f.rawRate,
+      baselineName: 'same rows, raw SQLite',
+      target: { kind: 'min', min: 500 },
+      note: `p50 ${f.flat.p50.toFixed(1)} ms, p99 ${f.flat.p99.toFixed(1)} ms with ${f.options.concurrency} in flight; server CPU ${fmtNum(f.flat.cpuUs)} us/ws`,
+    },
+    {
+      name: `WS create, tree fan-out ${f.options.fanout} (${fmtNum(f.tree.n)})`,
+      unit: 'rate',
+      kcpt: f.tree.rate,
+      baseline: f.rawRate,
+      baselineName: 'same rows, raw SQLite',
+      target: { kind: 'min', min: 500 },
+      note: `p50 ${f.tree.p50.toFixed(1)} ms, p99 ${f.tree.p99.toFixed(1)} ms; server CPU ${fmtNum(f.tree.cpuUs)} us/ws`,
+    },
+    {
+      name: 'WS create -> Ready p50 (one at a time)',
+      unit: 'ms',
+      kcpt: f.latency.p50,
+      baseline: f.rawLatency.p50,
+      baselineName: 'raw HTTPS write -> watch',
+      target: { kind: 'max', max: 10 },
+    },
+    {
+      name: 'WS create -> Ready p99 (one at a time)',
+      unit: 'ms',
+      kcpt: f.latency.p99,
+      baseline: f.rawLatency.p99,
+      baselineName: 'raw HTTPS write -> watch',
+      target: { kind: 'max', max: 50 },
+      note: 'target: perf-baselines C.1',
+    },
+    {
+      name: `WS RSS per workspace at ${n} (after GC)`,
+      unit: 'bytes',
+      kcpt: f.rssPerWs,
+      baseline: f.rawRssPerRecord,
+      baselineName: 'one Map record in Node',
+      target: { kind: 'max', max: 2 * KiB },
+      note: `RSS ${fmtMiB(f.rss)} vs ${fmtMiB(f.rssEmpty)} empty; total RSS / count ${fmtKiB(f.rssTotalPerWs)}`,
+    },
+    {
+      name: `WS disk per workspace after creation`,
+      unit: 'bytes',
+      kcpt: f.diskAfterCreate,
+      baseline: f.rawBytesPerWs,
+      baselineName: 'same rows, raw SQLite',
+      target: { kind: 'max', max: 4 * KiB },
+      note: `${fmtNum(f.disk1.events)} events in the log`,
+    },
+    {
+      name: `WS disk per workspace after compaction`,
+      unit: 'bytes',
+      kcpt: f.diskAfterCompaction,
+      baseline: f.rawBytesPerWs,
+      baselineName: 'same rows, raw SQLite',
+      target: { kind: 'max', max: 4 * KiB },
+      note: `live pages ${fmtKiB(f.disk2.liveBytes / f.count)}`,
+    },
+    {
+      name: `WS restart with ${n} workspaces -> /readyz`,
+      unit: 'ms',
+      kcpt: f.restartMs,
+      baseline: f.floorMs,
+      baselineName: 'listen-and-exit floor',
+      target: { kind: 'max', max: 1000 },
+      runs: { kcpt: f.restartRuns, baseline: [] },
+    },
+    {
+      name: `WS delete a ${fmtNum(f.deleteCount)}-workspace tree`,
+      unit: 'ms',
+      kcpt: f.deleteSeconds * 1000,
+      baseline: NaN,
+      baselineName: '(kcp: ~1 h for 10k)',
+      target: { kind: 'max', max: 30_000 },
+      note: `rows left behind: ${f.rowsLeftBehind}`,
+      ...(f.rowsLeftBehind > 0 ? { failed: `${f.rowsLeftBehind} rows left behind, e.g. ${f.rowsLeftSample.join(', ')}` } : {}),
+    },
+  ];
+}
+
+export async function run(ctx) {
+  const fig = await runWorkspaces({ ...ctx.workspaces, runs: ctx.runs });
+  const rows = workspaceRows(fig);
+  rows[0].extra = { figures: fig };
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = parseArgs({
+    options: {
+      count: { type: 'string' },
+      'rate-count': { type: 'string' },
+      'latency-count': { type: 'string' },
+      'delete-count': { type: 'string' },
+      fanout: { type: 'string' },
+      concurrency: { type: 'string' },
+      runs: { type: 'string', default: '3' },
+      json: { type: 'string' },
+    },
+  });
+  const num = (v, d) => (v === undefined ? d : Number(v));
+  const d = WORKSPACE_DEFAULTS;
+  const t0 = performance.now();
+  log(`kcpt workspace benchmark - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  const fig = await runWorkspaces({
+    count: num(values.count, d.count),
+    rateCount: num(values['rate-count'], d.rateCount),
+    latencyCount: num(values['latency-count'], d.latencyCount),
+    deleteCount: num(values['delete-count'], d.deleteCount),
+    fanout: num(values.fanout, d.fanout),
+    concurrency: num(values.concurrency, d.concurrency),
+    runs: Number(values.runs),
+  });
+  fig.totalSeconds = (performance.now() - t0) / 1000;
+  const { printTable } = await import('./lib/table.js');
+  printTable(workspaceRows(fig), `workspaces (${new Date().toISOString()}, load average ${fig.loadavgStart} -> ${fig.loadavgEnd}, ${fig.totalSeconds.toFixed(0)} s)`);
+  if (values.json) writeFileSync(values.json, JSON.stringify(fig, null, 2));
+  process.exit(0);
+}
