@@ -73,12 +73,19 @@ export class ClusterRoleAggregation {
       .list(`${CLUSTER_ROLES_PREFIX}${cluster}/`)
       .items.map((kv) => JSON.parse(kv.value) as KubeObject)
       .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
-    for (const role of roles) {
-      if (!role.aggregationRule) continue;
-      const rules = aggregatedRules(role, roles);
-      if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
-      const ctx = { rt: this.deps.clusterRoles, cluster, namespace: '' };
-      this.deps.generic.update(ctx, role.metadata!.name!, { ...role, rules });
+    // Aggregating roles may aggregate each other (admin ← edit ← view): repeat until nothing changes.
+    for (let pass = 0; pass <= roles.length; pass++) {
+      let changed = false;
+      for (const role of roles) {
+        if (!role.aggregationRule) continue;
+        const rules = aggregatedRules(role, roles);
+        if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
+        const ctx = { rt: this.deps.clusterRoles, cluster, namespace: '' };
+        this.deps.generic.update(ctx, role.metadata!.name!, { ...role, rules });
+        role.rules = rules;
+        changed = true;
+      }
+      if (!changed) return;
     }
   }
 }
