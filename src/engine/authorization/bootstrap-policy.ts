@@ -58,7 +58,10 @@ function kubeClusterRoles(): KubeObject[] {
       urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*']),
     ]),
     clusterRole('system:monitoring', [urls(['get'], ['/metrics', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'])]),
-    clusterRole('system:basic-user', [rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'])]),
+    clusterRole('system:basic-user', [
+      rule(['create'], ['authorization.k8s.io'], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
+      rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
+    ]),
     clusterRole('system:public-info-viewer', [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/'])]),
     clusterRole('admin', [], { aggregateFrom: 'admin' }),
     clusterRole('edit', [], { aggregateFrom: 'edit', labels: aggregateLabel('admin') }),
