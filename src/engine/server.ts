@@ -23,6 +23,16 @@ import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
+import { BearerTokenAuthenticator } from './auth/bearer-authenticator.js';
+import { bootstrapMetricsViewer } from './auth/metrics-viewer.js';
+import { ServiceAccountAuthenticator } from './auth/service-account-authenticator.js';
+import { loadOrCreateServiceAccountKey } from './auth/service-account-key.js';
+import { ServiceAccountTokens } from './auth/service-account-tokens.js';
+import { createTokenRequest } from './auth/token-request.js';
+import { DEFAULT_BATTERIES } from './batteries.js';
+import { ServiceAccountController } from './controllers/service-account-controller.js';
+import { TokenSecretController } from './controllers/token-secret-controller.js';
+import { RequestMetrics } from './endpoints/metrics.js';
 import { CRDController } from './controllers/crd-controller.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { ownerIndexWriter } from './controllers/owner-index.js';
@@ -37,7 +47,7 @@ import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
 import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
 import { GenericStore } from './registry/generic-store.js';
-import type { ResourceType } from './registry/types.js';
+import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
@@ -103,18 +113,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     cleanups.unshift(stopCompactor);
 
-    const batteries = new Set(options.batteries ?? ['admin', 'workspace-types']);
-    const [certs, tokens, fileEntries] = await Promise.all([
+    const batteries = new Set(options.batteries ?? DEFAULT_BATTERIES);
+    const [certs, tokens, fileEntries, saKey] = await Promise.all([
       ensureServingCertificates(root, { hosts: [options.bindAddress] }),
       loadOrCreateAdminTokens(root, { withUser: batteries.has('user') }),
       options.tokenAuthFile
         ? readFile(options.tokenAuthFile, 'utf8').then((text) => parseTokenAuthFile(text, { source: options.tokenAuthFile }))
         : Promise.resolve([]),
+      loadOrCreateServiceAccountKey(root),
     ]);
-    const authenticator = unionTokenAuthenticator(
-      new StaticTokenAuthenticator(adminTokenEntries(tokens)),
-      new StaticTokenAuthenticator(fileEntries),
-    );
 
     // Authorization reads LogicalClusters through the tenancy layer's cache; tenancy asks it about `use`.
     const authorization: Authorization = new Authorization(store, (cluster) => tenancy.paths.facts(cluster));
@@ -129,10 +136,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
     const crdType = customResourceDefinitionType(store);
+    const builtins = builtinResourceTypes();
+    const serviceAccountType = findType(builtins, '', 'serviceaccounts');
+    const secretType = findType(builtins, '', 'secrets');
+    // Service-account tokens are issued for, and by default accepted for, the issuer as audience (kube's default).
+    const saTokens = new ServiceAccountTokens(saKey);
+    const apiAudiences = [saTokens.issuer];
+    const authenticator = new BearerTokenAuthenticator(
+      unionTokenAuthenticator(new StaticTokenAuthenticator(adminTokenEntries(tokens)), new StaticTokenAuthenticator(fileEntries)),
+      new ServiceAccountAuthenticator({ store, tokens: saTokens, serviceAccounts: serviceAccountType, secrets: secretType }),
+      apiAudiences,
+    );
     const types: ResourceType[] = [
-      ...authorization.guard(builtinResourceTypes()),
+      ...authorization.guard(builtins),
       crdType,
-      ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token), ...authorization.reviews() }),
+      ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
     ];
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
@@ -165,7 +183,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         path: '',
       }).allowed,
     );
-    const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log);
+    const metrics = new RequestMetrics();
+    const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
     const services = {
       store,
       generic,
@@ -187,6 +206,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return cluster ? { cluster, type: tenancy.workspaceTypes.get(path, name) } : undefined;
         },
       }),
+      tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
+        createTokenRequest({ store, tokens: saTokens, serviceAccounts: serviceAccountType, secrets: secretType, apiAudiences }, target, input),
+      metrics,
       serverAddress: '',
       isReady: () => ready,
     };
@@ -206,7 +228,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     // Bootstrap: the root logical cluster and its default namespace exist from the first start.
     ensureRootLogicalCluster(generic, logicalClusterType);
-    ensureNamespace(generic, namespaceType, 'root', 'default');
+    ensureNamespace(generic, { namespaceType, serviceAccountType }, 'root', 'default');
     authorization.start({
       generic,
       clusterRoles: findType(types, 'rbac.authorization.k8s.io', 'clusterroles'),
@@ -224,7 +246,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       generic,
       logicalClusterType,
       namespaceType,
+      serviceAccountType,
       externalUrl: () => externalUrl,
+      onError,
+    });
+    const serviceAccounts = new ServiceAccountController({ store, generic, namespaceType, serviceAccountType, onError });
+    const tokenSecrets = new TokenSecretController({
+      store,
+      generic,
+      secretType,
+      serviceAccountType,
+      tokens: saTokens,
+      caCertPem: certs.caCertPem,
       onError,
     });
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
@@ -235,6 +268,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     crds.start();
     garbageCollector.start();
     quotas.start();
+    serviceAccounts.start();
+    tokenSecrets.start();
     await logicalClusters.reconcile('root');
     tenancy.start({
       generic,
@@ -242,6 +277,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       namespaces: namespaceType,
       logicalClusters: logicalClusterType,
       clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
+      serviceAccounts: serviceAccountType,
       externalUrl: () => externalUrl,
       onError,
     });
@@ -251,8 +287,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       crds.stop();
       garbageCollector.stop();
       quotas.stop();
+      serviceAccounts.stop();
+      tokenSecrets.stop();
       tenancy.stop();
     });
+    if (batteries.has('metrics-viewer')) {
+      bootstrapMetricsViewer(generic, {
+        serviceAccounts: serviceAccountType,
+        secrets: secretType,
+        clusterRoles: findType(types, 'rbac.authorization.k8s.io', 'clusterroles'),
+        clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
+      });
+    }
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);
     await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: externalUrl, caCertPem: certs.caCertPem, tokens, batteries });
@@ -285,7 +331,12 @@ async function runCleanups(cleanups: Array<() => void | Promise<void>>): Promise
   }
 }
 
-function buildHttpApp(tls: { key: string; cert: string }, verbosity: number, log: (line: string) => void): FastifyInstance {
+function buildHttpApp(
+  tls: { key: string; cert: string },
+  verbosity: number,
+  log: (line: string) => void,
+  metrics: RequestMetrics,
+): FastifyInstance {
   const app = Fastify({
     https: tls,
     bodyLimit: maxRequestBodyBytes,
@@ -298,6 +349,10 @@ function buildHttpApp(tls: { key: string; cert: string }, verbosity: number, log
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   if (verbosity > 0) {
     app.addHook('onResponse', (request, reply, done) => {
       log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);

@@ -2,6 +2,7 @@
  * `kcpt start`'s flags, defined once: the oclif command builds its flags from this table, and the fast path in
  * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
  */
+import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
 import type { ServerOptions } from '../../engine/server.js';
 
 export interface StartFlagSpec {
@@ -27,7 +28,13 @@ export const startFlagSpecs: StartFlagSpec[] = [
     description: 'Where objects are stored: a SQLite file in the root directory by default, `memory://` for a throwaway run, or `sqlite:///path/to/file.db`.',
   },
   { name: 'token-auth-file', type: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
-  { name: 'batteries-included', type: 'string', default: 'admin,workspace-types', description: 'Optional pieces to install: admin, workspace-types, user.' },
+  {
+    name: 'batteries-included',
+    type: 'string',
+    default: 'admin,workspace-types',
+    description:
+      'Optional pieces to install: admin, workspace-types, user (a non-admin "user" context in admin.kubeconfig; needs admin), metrics-viewer (service account default/metrics in root with a token Secret and a ClusterRoleBinding to read /metrics). A full list, or +x,-y to add to or remove from the default.',
+  },
   { name: 'v', char: 'v', type: 'integer', default: 0, min: 0, description: 'Log verbosity (0 quiet, 1 logs every request).' },
   {
     name: 'min-request-timeout',
@@ -72,6 +79,15 @@ export function parseDuration(text: string, flag: string): number {
 
 const homePrefixRe = /^root(:[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
+function batteriesFlag(value: string): string[] {
+  try {
+    return [...parseBatteries(value.split(',').map((b) => b.trim()).filter(Boolean))].sort();
+  } catch (err) {
+    if (err instanceof BatteriesError) throw new StartUsageError(err.message);
+    throw err;
+  }
+}
+
 /** Parsed flag values (defaults applied) → what the engine takes. */
 export function toServerOptions(values: StartFlagValues): ServerOptions {
   const str = (name: string) => values[name] as string | undefined;
@@ -86,7 +102,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     bindAddress: str('bind-address')!,
     storage: str('storage') ?? '',
     tokenAuthFile: str('token-auth-file'),
-    batteries: (str('batteries-included') ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+    batteries: batteriesFlag(str('batteries-included') ?? ''),
     verbosity: int('v'),
     watchHistoryRetentionMs: parseDuration(str('watch-history-retention')!, 'watch-history-retention'),
     watchHistoryCompactionIntervalMs: parseDuration(str('watch-history-compaction-interval')!, 'watch-history-compaction-interval'),

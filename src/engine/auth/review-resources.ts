@@ -5,10 +5,11 @@
  * through `decide` and `rules` (without them, everything is allowed).
  */
 import type { KubeObject, ResourceType, VirtualCreateContext } from '../registry/types.js';
+import type { TokenReviewResult } from './bearer-authenticator.js';
 
 export interface ReviewDeps {
-  /** Resolve a bearer token (for TokenReview). */
-  authenticate?(token: string): { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } | undefined;
+  /** TokenReview: who a bearer token is for the given audiences (empty: the API audiences). */
+  reviewToken?(token: string, audiences: string[]): Promise<TokenReviewResult>;
   /** The access decision for a review of `kind`; default: allowed. May throw a StatusError for a bad spec. */
   decide?(ctx: VirtualCreateContext, spec: Record<string, unknown>, kind: AccessReviewKind): { allowed: boolean; reason?: string; denied?: boolean };
   /** SelfSubjectRulesReview's status for the requesting user; default: everything. */
@@ -63,10 +64,18 @@ export function reviewResourceTypes(deps: ReviewDeps = {}): ResourceType[] {
       const user = ctx.user ?? { username: 'system:anonymous', groups: [] };
       return echo(obj, 'SelfSubjectReview', authn, { userInfo: { ...user } });
     }),
-    reviewType(authn, 'tokenreviews', 'TokenReview', false, (obj) => {
-      const token = (obj.spec as { token?: string } | undefined)?.token ?? '';
-      const user = deps.authenticate?.(token);
-      return echo(obj, 'TokenReview', authn, user ? { authenticated: true, user, audiences: [] } : { authenticated: false, error: 'invalid bearer token' });
+    reviewType(authn, 'tokenreviews', 'TokenReview', false, async (obj) => {
+      const spec = (obj.spec ?? {}) as { token?: unknown; audiences?: unknown };
+      const token = typeof spec.token === 'string' ? spec.token : '';
+      const audiences = Array.isArray(spec.audiences) ? spec.audiences.filter((a): a is string => typeof a === 'string') : [];
+      const result = deps.reviewToken ? await deps.reviewToken(token, audiences) : { authenticated: false as const, error: 'invalid bearer token' };
+      // kube leaves `authenticated` out when false and always sends a (possibly empty) user.
+      return echo(
+        obj,
+        'TokenReview',
+        authn,
+        result.authenticated ? { authenticated: true, user: result.user, audiences: result.audiences } : { user: {}, error: result.error },
+      );
     }),
     reviewType(authz, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, (obj, ctx) =>
       echo(obj, 'SelfSubjectAccessReview', authz, decide(ctx, specOf(obj), 'SelfSubjectAccessReview')),

@@ -128,6 +128,7 @@ export const serviceAccounts = defineBuiltin({
   kind: 'ServiceAccount',
   namespaced: true,
   shortNames: ['sa'],
+  subresources: { token: true },
   strategy: serviceAccountStrategy,
   printer: serviceAccountPrinter,
   openapiSchemaName: 'io.k8s.api.core.v1.ServiceAccount',

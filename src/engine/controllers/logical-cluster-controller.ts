@@ -1,9 +1,12 @@
 /**
- * Brings a new LogicalCluster to life: fills its status (URL, phase) and creates the `default` namespace, so a
+ * Brings a new LogicalCluster to life: fills its status (URL, phase) and creates the `default` namespace (with its
+ * `default` ServiceAccount), so a
  * cluster created by a privileged user is usable at once. The tenancy layer's initializers build on this.
  */
 import { StatusError } from '../machinery/status.js';
-import { nowTimestamp, type GenericStore } from '../registry/generic-store.js';
+import { nowTimestamp, WriteBatch, type GenericStore } from '../registry/generic-store.js';
+import { KeyExistsError } from '../storage/store.js';
+import { defaultServiceAccount } from './service-account-controller.js';
 import { decodeStored, objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
@@ -16,6 +19,7 @@ export interface LogicalClusterControllerDeps {
   generic: GenericStore;
   logicalClusterType: ResourceType;
   namespaceType: ResourceType;
+  serviceAccountType: ResourceType;
   /** `https://host:port`, for status.URL. */
   externalUrl(): string;
   onError?(controller: string, key: string, err: unknown): void;
@@ -52,14 +56,14 @@ export class LogicalClusterController {
   }
 
   async reconcile(cluster: string): Promise<void> {
-    const { store, generic, logicalClusterType, namespaceType } = this.deps;
+    const { store, generic, logicalClusterType } = this.deps;
     const kv = store.get(`/registry/${logicalClusterType.storagePrefix}/${cluster}/cluster`);
     if (!kv) return;
     const lc = decodeStored(kv);
     // Workspaces' logical clusters are brought up by the workspace controller, with their type's initializers.
     if ((lc.spec as { owner?: unknown } | undefined)?.owner) return;
     if (lc.metadata?.deletionTimestamp) return;
-    ensureNamespace(generic, namespaceType, cluster, 'default');
+    ensureNamespace(generic, this.deps, cluster, 'default');
     const status = (lc.status ?? {}) as { phase?: string; URL?: string; initializers?: string[]; conditions?: unknown[] };
     const initializers = (lc.spec as { initializers?: string[] } | undefined)?.initializers ?? [];
     const wanted = {
@@ -72,13 +76,22 @@ export class LogicalClusterController {
   }
 }
 
-export function ensureNamespace(generic: GenericStore, namespaceType: ResourceType, cluster: string, name: string): void {
+/** Creates namespace `name` with its `default` ServiceAccount, in one commit, unless the namespace exists. */
+export function ensureNamespace(
+  generic: GenericStore,
+  types: { namespaceType: ResourceType; serviceAccountType: ResourceType },
+  cluster: string,
+  name: string,
+): void {
   // Look first: a create of what exists meets admission before storage, and a full object cap would refuse it.
-  if (generic.store.get(objectKey(namespaceType, cluster, '', name))) return;
+  if (generic.store.get(objectKey(types.namespaceType, cluster, '', name))) return;
+  const batch = new WriteBatch();
   try {
-    generic.create({ rt: namespaceType, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    generic.create({ rt: types.namespaceType, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
+    defaultServiceAccount(generic, types.serviceAccountType, cluster, name, batch);
+    generic.commitBatch(batch);
   } catch (err) {
-    if (err instanceof StatusError && err.code === 409) return;
+    if ((err instanceof StatusError && err.code === 409) || err instanceof KeyExistsError) return;
     throw err;
   }
 }

@@ -27,12 +27,14 @@ import {
   negotiateDiscovery,
 } from './discovery.js';
 import type { OpenAPIService } from './openapi-service.js';
+import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
+import { CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
   /** `initializingworkspaces`, `terminatingworkspaces`, … */
@@ -49,7 +51,7 @@ export interface VirtualWorkspaces {
 }
 
 export interface Authenticator {
-  authenticate(token: string): UserInfo | undefined;
+  authenticate(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
 export interface RouterServices extends ResourceServices {
@@ -63,6 +65,8 @@ export interface RouterServices extends ResourceServices {
   homes?: { get(user: UserInfo, mayCreate: () => void): Promise<KubeObject> };
   /** Virtual workspaces under /services/: which cluster and API set a request there reaches. */
   virtualWorkspaces?: VirtualWorkspaces;
+  /** Request counters and latencies, served at /metrics. */
+  metrics?: RequestMetrics;
   isReady(): boolean;
 }
 
@@ -75,27 +79,45 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (virtual) {
     // /services/<workspace>/<name>/clusters/…: a virtual workspace maps it onto a cluster of its own choosing.
     const info = parseRequestInfo(request.method, virtual.remainder, query);
-    const user = authenticate(svc, request, url.pathname);
+    svc.metrics?.noteRequest(request, info);
+    const user = await authenticate(svc, request, url.pathname);
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
     const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
-    return serveResolved(svc, request, reply, info, query, user, target.resolved, target.filter);
+    const identity = identityInCluster(user, target.resolved.cluster);
+    return serveResolved(svc, request, reply, info, query, identity, target.resolved, target.filter);
   }
-  const info = parseRequestInfo(request.method, url.pathname, query);
-  const actor = authenticate(svc, request, info.path);
+  let info = parseRequestInfo(request.method, url.pathname, query);
+  const authenticated = await authenticate(svc, request, info.path);
+  const home = info.cluster.path === '' ? homeClusterOf(authenticated) : undefined;
+  // kcp's in-cluster rewrite: clients configured from inside a workspace (a service-account token, no
+  // /clusters/ prefix) reach the cluster their token belongs to.
+  if (home) info = parseRequestInfo(request.method, `/clusters/${home}${url.pathname}`, query);
+  svc.metrics?.noteRequest(request, info);
 
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
-  const resolved = svc.clusters.resolve(info.cluster, actor, info);
+  const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
+  // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
+  const actor = identityInCluster(authenticated, resolved.cluster);
   const asked = impersonationHeaders(request.raw.rawHeaders);
   const user = asked ? impersonate(svc.authorizer, resolved.cluster, actor, asked) : actor;
   const attrs = requestAttributes(info);
   const decision = svc.authorizer.authorize(resolved.cluster, user, attrs);
   if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
+  // The shard's metrics, under any /clusters/<x>/ prefix where RBAC grants the non-resource URL /metrics (an
+  // in-cluster client's path was rewritten to its own cluster above).
+  if (svc.metrics && info.path === '/metrics' && request.method === 'GET') return svc.metrics.serve(reply);
   return serveResolved(svc, request, reply, info, query, user, resolved);
+}
+
+/** The one cluster a cluster-bound identity (a service account) belongs to. */
+function homeClusterOf(user: UserInfo): string | undefined {
+  const clusters = user.extra?.[CLUSTER_NAME_EXTRA];
+  return clusters?.length === 1 ? clusters[0] : undefined;
 }
 
 /** Serves a request whose logical cluster (and API set) is known: OpenAPI, discovery, or a resource. */
@@ -182,14 +204,14 @@ function mayCreateHome(authorizer: Authorizer, user: UserInfo, info: RequestInfo
   if (!authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
 }
 
-function authenticate(svc: RouterServices, request: FastifyRequest, path: string): UserInfo {
+async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
   const header = request.headers.authorization;
   if (!header) {
     if (isPublicPath(path)) return anonymous;
     throw unauthorized();
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const user = match ? svc.authenticator.authenticate(match[1]) : undefined;
+  const user = match ? await svc.authenticator.authenticate(match[1]!) : undefined;
   if (!user) throw unauthorized();
   return user;
 }

@@ -27,6 +27,8 @@ export function negotiateDiscovery(accept: string | undefined): DiscoveryFormat 
   return 'legacy';
 }
 
+const tokenRequestKind = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+
 function resourceEntry(rt: ResourceType) {
   const entry: Record<string, unknown> = {
     resource: rt.resource,
@@ -51,6 +53,9 @@ function resourceEntry(rt: ResourceType) {
       responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
       verbs: ['get', 'patch', 'update'],
     });
+  }
+  if (rt.subresources?.token) {
+    subresources.push({ subresource: 'token', responseKind: tokenRequestKind, verbs: ['create'] });
   }
   if (subresources.length) entry.subresources = subresources;
   return entry;
@@ -129,6 +134,9 @@ export function legacyResourceList(catalog: ClusterCatalog, group: string, versi
     }
     if (rt.subresources?.scale) {
       resources.push({ name: `${rt.resource}/scale`, singularName: '', namespaced: rt.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    }
+    if (rt.subresources?.token) {
+      resources.push({ name: `${rt.resource}/token`, singularName: '', namespaced: rt.namespaced, ...tokenRequestKind, verbs: ['create'] });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };

@@ -70,6 +70,8 @@ export interface ResourceServices {
   watchRemoval?(cluster: string, rt: ResourceType, onGone: () => void): () => void;
   /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts a random [this, 2·this) seconds. */
   minRequestTimeoutSeconds?: number;
+  /** TokenRequest (`serviceaccounts/<name>/token`): signs a token for the named ServiceAccount. */
+  tokenRequests?(target: { cluster: string; namespace: string; name: string }, input: KubeObject): Promise<KubeObject>;
 }
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
@@ -102,7 +104,8 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     sub &&
     !(sub === 'status' && rt.subresources?.status) &&
     !(sub === 'finalize' && rt.subresources?.finalize) &&
-    !(sub === 'scale' && rt.subresources?.scale)
+    !(sub === 'scale' && rt.subresources?.scale) &&
+    !(sub === 'token' && rt.subresources?.token && svc.tokenRequests)
   ) {
     throw resourceNotFound();
   }
@@ -122,6 +125,12 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   }
 
   if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply);
+  if (sub === 'token') {
+    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
+    const input = await decodeObjectBody(req.contentType, req.body);
+    const target = { cluster: ctx.cluster, namespace: ctx.namespace, name: info.name };
+    return sendJson(reply, 201, await svc.tokenRequests!(target, input));
+  }
 
   switch (verb) {
     case 'get': {

@@ -70,11 +70,15 @@ export interface WriteOptions {
 
 /**
  * Several writes committed as one transaction: each write prepared with `{ batch }` adds its ops here, and
- * `GenericStore.commitBatch` commits them all (or none). Writes in a batch must not read each other's results.
+ * `GenericStore.commitBatch` commits them all (or none). Writes in a batch must not read each other's results, with
+ * one exception: content may be created in a namespace the same batch creates (a workspace's namespaces and
+ * their `default` ServiceAccounts are one commit).
  */
 export class WriteBatch {
   readonly ops: WriteOp[] = [];
   readonly onCommit: Array<(results: WriteResult[]) => void> = [];
+  /** `<cluster>/<namespace>` of the Namespaces this batch creates. */
+  readonly namespaces = new Set<string>();
 
   add(ops: WriteOp[], done: (first: WriteResult) => void): void {
     const at = this.ops.length;
@@ -165,7 +169,7 @@ export class GenericStore {
     if (!opts.fieldsApplied) this.fields.recordWrite(rt, undefined, obj, { manager: opts.fieldManager ?? SERVER_MANAGER });
     rt.strategy.prepareForCreate?.(obj, ctx);
     this.validate(ctx, obj, undefined);
-    if (rt.namespaced) this.checkNamespaceAcceptsContent(ctx);
+    if (rt.namespaced && !opts.batch?.namespaces.has(`${ctx.cluster}/${ctx.namespace}`)) this.checkNamespaceAcceptsContent(ctx);
     const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
       delete meta.resourceVersion;
@@ -178,6 +182,7 @@ export class GenericStore {
       ...admitted,
     ];
     if (opts.batch) {
+      if (rt.storagePrefix === this.namespaceType.storagePrefix) opts.batch.namespaces.add(`${ctx.cluster}/${meta.name}`);
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
       return obj;
     }

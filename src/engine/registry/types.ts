@@ -123,7 +123,13 @@ export interface ResourceType {
   categories?: string[];
   verbs: string[];
   /** Subresources served in addition to the main resource. */
-  subresources?: { status?: boolean; scale?: ScaleSubresource; finalize?: boolean };
+  subresources?: {
+    status?: boolean;
+    scale?: ScaleSubresource;
+    finalize?: boolean;
+    /** ServiceAccounts' `token` (TokenRequest, create only). */
+    token?: boolean;
+  };
   strategy: Strategy;
   printer?: TablePrinter;
   /** Extra field selectors beyond metadata.name / metadata.namespace: label → value extractor. */

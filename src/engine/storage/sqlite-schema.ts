@@ -3,7 +3,7 @@
  * statement the store uses. Statements are prepared once; each LIST shape has its own so SQLite always plans an
  * index range scan (a generic `key > ? OR …` statement would fall back to a table scan).
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -82,7 +82,12 @@ function loadDriver(): typeof Database {
 
 export function openDatabase(path: string, tuning: SqliteTuning): Database.Database {
   const inMemory = path === ':memory:' || path === '';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  if (!inMemory) {
+    mkdirSync(dirname(path), { recursive: true });
+    // The database holds Secrets: a new file is created private (0600) before SQLite opens it, and SQLite gives its
+    // -wal and -shm files the database file's permissions.
+    if (!existsSync(path)) closeSync(openSync(path, 'wx', 0o600));
+  }
   const Driver = loadDriver();
   const db = new Driver(path, { timeout: tuning.busyTimeoutMs });
   try {

@@ -27,6 +27,7 @@ export interface TenancyControllerDeps {
   namespaces: ResourceType;
   logicalClusters: ResourceType;
   clusterRoleBindings: ResourceType;
+  serviceAccounts: ResourceType;
   externalUrl(): string;
   onError?(controller: string, key: string, err: unknown): void;
 }
@@ -77,6 +78,7 @@ export class Tenancy {
       logicalClusters: deps.logicalClusters,
       namespaces: deps.namespaces,
       clusterRoleBindings: deps.clusterRoleBindings,
+      serviceAccounts: deps.serviceAccounts,
     };
     const scheduler = new WorkspaceScheduler({
       store: this.store,

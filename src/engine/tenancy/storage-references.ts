@@ -1,7 +1,7 @@
 /**
  * What the objects every workspace has look like in storage, handed to the SQLite store as compression references
- * (storage/value-codec.ts): a workspace's Workspace (Scheduling and Ready), LogicalCluster, `default` (and, close enough, `kube-system`) Namespace and
- * `workspace-admin` ClusterRoleBinding are stored as the few hundred bytes that differ from these samples (names,
+ * (storage/value-codec.ts): a workspace's Workspace (Scheduling and Ready), LogicalCluster, `default` (and, close enough, `kube-system`) Namespace,
+ * the namespaces' `default` ServiceAccounts and the `workspace-admin` ClusterRoleBinding are stored as the few hundred bytes that differ from these samples (names,
  * uids, times, cluster names) instead of ~4.5 KB of JSON. The samples only need to be close to the real objects:
  * whatever differs is stored literally, so a change in what the scheduler writes costs bytes, never correctness.
  * Once a store has used a sample it keeps it (values refer to it), so changing one here adds a new reference.
@@ -173,6 +173,13 @@ const namespace: KubeObject = {
   status: { phase: 'Active' },
 };
 
+/** Every namespace's `default` ServiceAccount (kube's serviceaccounts controller; kcpt creates it with the namespace). */
+const serviceAccount: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { annotations: { 'kcp.io/cluster': cluster }, creationTimestamp: time, name: 'default', namespace: 'default', uid },
+};
+
 const RBAC_API = 'rbac.authorization.k8s.io/v1';
 const adminBinding: KubeObject = {
   apiVersion: RBAC_API,
@@ -194,6 +201,7 @@ export function workspaceStorageReferences(): WantedReference[] {
     { prefix: '/registry/tenancy.kcp.io/workspaces/', text: encodeStored(readyWorkspace) + encodeStored(schedulingWorkspace) },
     { prefix: '/registry/core.kcp.io/logicalclusters/', text: encodeStored(logicalCluster) },
     { prefix: '/registry/core/namespaces/', text: encodeStored(namespace) },
+    { prefix: '/registry/core/serviceaccounts/', text: encodeStored(serviceAccount) },
     { prefix: '/registry/rbac.authorization.k8s.io/clusterrolebindings/', text: encodeStored(adminBinding) },
   ];
 }

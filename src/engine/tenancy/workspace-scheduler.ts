@@ -1,7 +1,7 @@
 /**
  * Scheduling a Workspace, kcp's two commits folded into one: pick the logical cluster name, create its
  * LogicalCluster (path, type, owner, initializers), run the in-process initializers right away (`root:universal`
- * creates the `default` and `kube-system` namespaces), give a non-privileged creator the `workspace-admin` binding,
+ * creates the `default` and `kube-system` namespaces, each with its `default` ServiceAccount), give a non-privileged creator the `workspace-admin` binding,
  * and move the Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and
  * spec.URL set.
  */
@@ -28,6 +28,7 @@ import {
   newClusterName,
   ROOT_SHARD_HASH,
 } from './names.js';
+import { defaultServiceAccount } from '../controllers/service-account-controller.js';
 import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
@@ -42,6 +43,7 @@ export interface TenancyTypes {
   logicalClusters: ResourceType;
   namespaces: ResourceType;
   clusterRoleBindings: ResourceType;
+  serviceAccounts: ResourceType;
 }
 
 export interface SchedulerDeps {
@@ -115,6 +117,7 @@ export class WorkspaceScheduler {
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
         for (const name of UNIVERSAL_NAMESPACES) {
           generic.create({ rt: types.namespaces, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
+          defaultServiceAccount(generic, types.serviceAccounts, cluster, name, batch);
         }
       }
       generic.create(
