@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized, StatusError } from '../machinery/status.js';
-import type { ClusterCatalog } from '../registry/catalog.js';
+import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
 import {
   aggregatedContentType,
@@ -21,7 +21,7 @@ import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
-import { handleResourceRequest, resourceNotFound, type ResourceServices, type UserInfo } from './resource-handler.js';
+import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
 
 export interface VirtualWorkspacePath {
@@ -33,9 +33,30 @@ export interface VirtualWorkspacePath {
   remainder: string;
 }
 
+/**
+ * Where a virtual workspace sends a request: onto a cluster and API set of its choosing (served like any request,
+ * optionally seeing only some objects), or to a handler of its own (views no stored prefix holds, like the index).
+ */
+export type VirtualTarget =
+  | { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean; handle?: undefined }
+  | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
+
 export interface VirtualWorkspaces {
   /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean } | undefined;
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined;
+}
+
+/** Several virtual workspaces under /services/, each answering for the paths it knows. */
+export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
+  return {
+    resolve(path, info, user) {
+      for (const member of members) {
+        const target = member.resolve(path, info, user);
+        if (target) return target;
+      }
+      return undefined;
+    },
+  };
 }
 
 export interface Authenticator {
@@ -67,6 +88,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const user = authenticate(svc, request, url.pathname);
     const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
+    if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     return serveResolved(svc, request, reply, info, query, user, target.resolved, target.filter);
   }
   const info = parseRequestInfo(request.method, url.pathname, query);
@@ -110,23 +132,33 @@ async function serveResolved(
     const rt = resolved.catalog.find(info.group, info.version, info.resource);
     if (rt) return sendJson(reply, 200, renderObject(rt, await svc.homes.get(user), { accept: request.headers.accept, query }));
   }
-  return handleResourceRequest(
-    svc,
-    {
-      method: request.method,
-      info,
-      query,
-      accept: request.headers.accept,
-      contentType: request.headers['content-type'],
-      body: request.body as Buffer | undefined,
-      userAgent: request.headers['user-agent'],
-      user,
-      cluster: resolved.cluster,
-      catalog: resolved.catalog,
-      filter,
-    },
-    reply,
-  );
+  return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
+}
+
+const emptyCatalog = new StaticCatalog([], 'empty');
+
+function apiRequest(
+  request: FastifyRequest,
+  info: RequestInfo,
+  query: URLSearchParams,
+  user: UserInfo,
+  cluster: string | undefined,
+  catalog: ClusterCatalog,
+  filter?: (obj: KubeObject) => boolean,
+): ApiRequest {
+  return {
+    method: request.method,
+    info,
+    query,
+    accept: request.headers.accept,
+    contentType: request.headers['content-type'],
+    body: request.body as Buffer | undefined,
+    userAgent: request.headers['user-agent'],
+    user,
+    cluster,
+    catalog,
+    filter,
+  };
 }
 
 /** `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. */
