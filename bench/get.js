@@ -1,5 +1,7 @@
 // 1. GET one ~1 KB ConfigMap over HTTPS, 8 keep-alive connections, vs raw fastify serving the same JSON over
 //    HTTPS with kcpt's own serving certificate (same key type), same generator, runs interleaved.
+// 2. The same GET as a non-admin token user whose only rights are workspace access and a Role + RoleBinding
+//    allowing get on configmaps, vs the same GET as kcp-admin: what RBAC costs on every request.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configMap, DEFAULT_PAD, TARGET_BYTES } from './lib/payload.js';
@@ -8,6 +10,28 @@ import { startRawServer } from './lib/raw.js';
 import { log, median, withServerCpu } from './lib/util.js';
 
 const CM_PATH = '/clusters/root/api/v1/namespaces/default/configmaps';
+const READER = { token: 'bench-reader-token', name: 'bench-reader' };
+
+/** The token file kcpt starts with: one user that RBAC alone lets read the benchmark ConfigMap. */
+export function writeTokenFile(dir) {
+  const file = path.join(dir, 'bench-tokens.csv');
+  writeFileSync(file, `${READER.token},${READER.name},bench-reader-uid,"bench-readers"\n`);
+  return file;
+}
+
+/** Workspace access via a ClusterRoleBinding, get on configmaps via a Role and RoleBinding in `default`. */
+async function grantReader(c) {
+  const rbac = '/clusters/root/apis/rbac.authorization.k8s.io/v1';
+  const objects = [
+    [`${rbac}/clusterrolebindings`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'bench-reader-access' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:kcp:workspace:access' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER.name }] }],
+    [`${rbac}/namespaces/default/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'bench-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] }],
+    [`${rbac}/namespaces/default/rolebindings`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'bench-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bench-reader' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER.name }] }],
+  ];
+  for (const [p, obj] of objects) {
+    const res = await c.request('POST', p, obj);
+    if (res.status !== 201 && res.status !== 409) throw new Error(`create ${obj.kind} ${obj.metadata.name}: HTTP ${res.status} ${res.body}`);
+  }
+}
 
 /** Creates `bench-get` and tunes its pad so the GET body is ~1,039 bytes. Returns {pad, body}. */
 export async function calibrate(ctx) {
@@ -53,6 +77,7 @@ export async function run(ctx) {
     }
     const bad = k.reduce((a, x) => a + x.non2xx + x.errors, 0);
     if (bad) log(`  WARNING: kcpt answered ${bad} GETs with errors`);
+    const rbacRow = await runRbacBound(ctx, kcptUrl, headers);
     return [
       {
         name: 'GET 1 KB ConfigMap, 8 conns',
@@ -73,8 +98,44 @@ export async function run(ctx) {
           errors: bad,
         },
       },
+      rbacRow,
     ];
   } finally {
     await raw.stop();
   }
+}
+
+/** kcp-admin vs the RBAC-bound reader on the same GET, interleaved. */
+async function runRbacBound(ctx, url, adminHeaders) {
+  await grantReader(ctx.c);
+  const readerHeaders = { ...adminHeaders, Authorization: `Bearer ${READER.token}` };
+  await load({ ...ctx, durationS: 2 }, url, readerHeaders);
+  const a = [];
+  const u = [];
+  for (let i = 0; i < ctx.runs; i++) {
+    a.push(await withServerCpu(ctx.server.child.pid, () => load(ctx, url, adminHeaders)));
+    u.push(await withServerCpu(ctx.server.child.pid, () => load(ctx, url, readerHeaders)));
+    log(`  run ${i + 1}: kcp-admin ${a.at(-1).rps.toFixed(0)} req/s, RBAC-bound user ${u.at(-1).rps.toFixed(0)} req/s`);
+  }
+  const bad = u.reduce((acc, x) => acc + x.non2xx + x.errors, 0);
+  if (bad) log(`  WARNING: the RBAC-bound user got ${bad} errors (is the Role in place?)`);
+  return {
+    name: 'GET 1 KB ConfigMap as RBAC-bound user',
+    unit: 'rate',
+    kcpt: median(u.map((x) => x.rps)),
+    baseline: median(a.map((x) => x.rps)),
+    baselineName: 'same GET as kcp-admin',
+    target: { kind: 'ratio', min: 0.85 },
+    runs: { kcpt: u.map((x) => x.rps), baseline: a.map((x) => x.rps) },
+    extra: {
+      kcptP50: median(u.map((x) => x.p50)),
+      kcptP99: median(u.map((x) => x.p99)),
+      rawP50: median(a.map((x) => x.p50)),
+      rawP99: median(a.map((x) => x.p99)),
+      kcptCpuUs: median(u.map((x) => x.cpuUsPerReq)),
+      rawCpuUs: median(a.map((x) => x.cpuUsPerReq)),
+      rawCpuLabel: 'kcp-admin',
+      errors: bad,
+    },
+  };
 }

@@ -99,7 +99,9 @@ async function section(name, fn) {
 const needsServer = ['get', 'list', 'create', 'crd', 'ssa', 'watch'].some((b) => only.has(b));
 if (needsServer) {
   log('\nstarting kcpt (fresh root directory, default SQLite storage)...');
-  const server = await startKcpt({ rootDir: ctx.tmp });
+  // A non-admin user for the RBAC-bound GET figure (bench/get.js grants it a Role).
+  const { writeTokenFile } = await import('./get.js');
+  const server = await startKcpt({ rootDir: ctx.tmp, extraArgs: ['--token-auth-file', writeTokenFile(ctx.tmp)] });
   ctx.server = server;
   ctx.c = client(server.url, { token: server.token });
   try {

@@ -18,6 +18,7 @@ import {
   unionTokenAuthenticator,
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
+import { Authorization } from './authorization/index.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -69,6 +70,8 @@ export interface ServerOptions {
   homeWorkspacesRootPrefix?: string;
   homeWorkspacesBucketLevels?: number;
   homeWorkspacesBucketSize?: number;
+  /** Groups whose members get a home workspace created on their first `~` (default `system:authenticated`). */
+  homeWorkspacesHomeCreatorGroups?: string[];
 }
 
 export interface RunningServer {
@@ -113,19 +116,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       new StaticTokenAuthenticator(fileEntries),
     );
 
+    // Authorization reads LogicalClusters through the tenancy layer's cache; tenancy asks it about `use`.
+    const authorization: Authorization = new Authorization(store, (cluster) => tenancy.paths.facts(cluster));
+    const tenancy = new Tenancy(
+      store,
+      batteries,
+      {
+        prefix: options.homeWorkspacesRootPrefix ?? defaultHomeOptions.prefix,
+        levels: options.homeWorkspacesBucketLevels ?? defaultHomeOptions.levels,
+        size: options.homeWorkspacesBucketSize ?? defaultHomeOptions.size,
+      },
+      { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
+    );
     const crdType = customResourceDefinitionType(store);
     const types: ResourceType[] = [
-      ...builtinResourceTypes(),
+      ...authorization.guard(builtinResourceTypes()),
       crdType,
-      ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token) }),
+      ...reviewResourceTypes({ authenticate: (token) => authenticator.authenticate(token), ...authorization.reviews() }),
     ];
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
-    const tenancy = new Tenancy(store, batteries, {
-      prefix: options.homeWorkspacesRootPrefix ?? defaultHomeOptions.prefix,
-      levels: options.homeWorkspacesBucketLevels ?? defaultHomeOptions.levels,
-      size: options.homeWorkspacesBucketSize ?? defaultHomeOptions.size,
-    });
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types));
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
@@ -142,19 +152,41 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let externalUrl = '';
     let ready = false;
-    const clusters = new ShardClusterResolver(store, catalogFor, tenancy.resolvePath);
+    const { authorizer } = authorization;
+    const clusters = new ShardClusterResolver(catalogFor, tenancy.resolvePath, (user, cluster, name) =>
+      authorizer.authorize(cluster, user, {
+        verb: 'get',
+        resourceRequest: true,
+        apiGroup: 'tenancy.kcp.io',
+        resource: 'workspaces',
+        subresource: '',
+        name,
+        namespace: '',
+        path: '',
+      }).allowed,
+    );
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log);
     const services = {
       store,
       generic,
       authenticator,
+      authorizer,
       clusters,
       openapi: new OpenAPIService(),
       watches: new Set<() => void>(),
       watchRemoval: (cluster: string, rt: ResourceType, onGone: () => void) => crdCatalogs.watchRemoval(cluster, rt, onGone),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
-      homes: { get: (user: UserInfo) => tenancy.homes!.getWaiting(user) },
-      virtualWorkspaces: new LifecycleVirtualWorkspaces({ store, clusters, logicalClusters: logicalClusterType }),
+      homes: { get: (user: UserInfo, mayCreate: () => void) => tenancy.homes!.getWaiting(user, mayCreate) },
+      virtualWorkspaces: new LifecycleVirtualWorkspaces({
+        store,
+        clusters,
+        logicalClusters: logicalClusterType,
+        mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name),
+        workspaceType: (path, name) => {
+          const cluster = path.includes(':') ? tenancy.resolvePath(path) : path;
+          return cluster ? { cluster, type: tenancy.workspaceTypes.get(path, name) } : undefined;
+        },
+      }),
       serverAddress: '',
       isReady: () => ready,
     };
@@ -175,6 +207,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Bootstrap: the root logical cluster and its default namespace exist from the first start.
     ensureRootLogicalCluster(generic, logicalClusterType);
     ensureNamespace(generic, namespaceType, 'root', 'default');
+    authorization.start({
+      generic,
+      clusterRoles: findType(types, 'rbac.authorization.k8s.io', 'clusterroles'),
+      clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
+      homeCreatorGroups: options.homeWorkspacesHomeCreatorGroups ?? ['system:authenticated'],
+      onError: (controller, key, err) => log(`controller ${controller}: ${key}: ${(err as Error).message}`),
+    });
+    cleanups.unshift(() => authorization.stop());
     const onError = (controller: string, key: string, err: unknown) => {
       if ((options.verbosity ?? 0) > 0) log(`controller ${controller}: ${key}: ${(err as Error).message}`);
     };

@@ -66,7 +66,9 @@ describe('paths under /clusters/', () => {
 
 describe('spec.cluster and spec.URL', () => {
   it('only system:masters may set them on create; kcp-admin and a token user are refused', async () => {
-    for (const creator of [k, e2e.asUser(users.user1.token, 'root')]) {
+    // The token user may create workspaces only where they are admin: in their home.
+    await getJson(e2e.asUser(users.user1.token, 'root'), ['workspace', '~']);
+    for (const creator of [k, e2e.asUser(users.user1.token, `user:${users.user1.name}`)]) {
       const name = uniqueName('ws');
       const withCluster = await create(creator, workspace(name, undefined, { spec: { cluster: 'abcdefghij012345' } }), { reject: false });
       expectError(withCluster, refusedCreate('workspaces.tenancy.kcp.io', name, 'spec.Cluster can only be set by system privileged users'));

@@ -38,6 +38,12 @@ export const startFlagSpecs: StartFlagSpec[] = [
   },
   { name: 'home-workspaces-root-prefix', type: 'string', default: 'root:users', description: 'Workspace path under which home workspaces are created.' },
   { name: 'home-workspaces-bucket-levels', type: 'integer', default: 2, min: 1, max: 5, description: 'Levels of bucket workspaces between the prefix and a home.' },
+  {
+    name: 'home-workspaces-home-creator-groups',
+    type: 'string',
+    default: 'system:authenticated',
+    description: 'Comma-separated groups whose members get a home workspace created the first time they ask for ~ (empty: nobody).',
+  },
   { name: 'home-workspaces-bucket-size', type: 'integer', default: 2, min: 1, max: 4, description: 'Letters in each bucket workspace name.' },
   {
     name: 'logical-cluster-total-object-limit',
@@ -89,6 +95,10 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     homeWorkspacesRootPrefix: str('home-workspaces-root-prefix'),
     homeWorkspacesBucketLevels: int('home-workspaces-bucket-levels'),
     homeWorkspacesBucketSize: int('home-workspaces-bucket-size'),
+    homeWorkspacesHomeCreatorGroups: (str('home-workspaces-home-creator-groups') ?? 'system:authenticated')
+      .split(',')
+      .map((g) => g.trim())
+      .filter(Boolean),
     logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
   };
 }

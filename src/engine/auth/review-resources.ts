@@ -1,17 +1,21 @@
 /**
  * Create-only review kinds that are computed, never stored: SelfSubjectReview (`kubectl auth whoami`),
  * SelfSubjectAccessReview and SelfSubjectRulesReview (`kubectl auth can-i`), SubjectAccessReview,
- * LocalSubjectAccessReview and TokenReview. Until per-workspace RBAC is enforced every authenticated request is
- * allowed, so the access reviews answer exactly that; the authorization layer replaces `decide`.
+ * LocalSubjectAccessReview and TokenReview. The access and rules reviews are answered by the authorization layer
+ * through `decide` and `rules` (without them, everything is allowed).
  */
 import type { KubeObject, ResourceType, VirtualCreateContext } from '../registry/types.js';
 
 export interface ReviewDeps {
   /** Resolve a bearer token (for TokenReview). */
   authenticate?(token: string): { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> } | undefined;
-  /** The access decision for a subject; default: allowed. */
-  decide?(ctx: VirtualCreateContext, spec: Record<string, unknown>): { allowed: boolean; reason: string };
+  /** The access decision for a review of `kind`; default: allowed. May throw a StatusError for a bad spec. */
+  decide?(ctx: VirtualCreateContext, spec: Record<string, unknown>, kind: AccessReviewKind): { allowed: boolean; reason?: string; denied?: boolean };
+  /** SelfSubjectRulesReview's status for the requesting user; default: everything. */
+  rules?(ctx: VirtualCreateContext, spec: Record<string, unknown>): Record<string, unknown>;
 }
+
+export type AccessReviewKind = 'SelfSubjectAccessReview' | 'SubjectAccessReview' | 'LocalSubjectAccessReview';
 
 function reviewType(group: string, resource: string, kind: string, namespaced: boolean, create: ResourceType['virtualCreate']): ResourceType {
   return {
@@ -31,7 +35,13 @@ function reviewType(group: string, resource: string, kind: string, namespaced: b
   };
 }
 
-const allowAll = () => ({ allowed: true, reason: 'kcpt: every authenticated request is allowed until workspace RBAC is enforced' });
+const allowAll = () => ({ allowed: true });
+const everything = () => ({
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+  incomplete: false,
+});
+const specOf = (obj: KubeObject) => (obj.spec as Record<string, unknown> | undefined) ?? {};
 
 function echo(obj: KubeObject, kind: string, group: string, status: unknown): KubeObject {
   return {
@@ -45,6 +55,7 @@ function echo(obj: KubeObject, kind: string, group: string, status: unknown): Ku
 
 export function reviewResourceTypes(deps: ReviewDeps = {}): ResourceType[] {
   const decide = deps.decide ?? allowAll;
+  const rules = deps.rules ?? everything;
   const authn = 'authentication.k8s.io';
   const authz = 'authorization.k8s.io';
   return [
@@ -58,20 +69,16 @@ export function reviewResourceTypes(deps: ReviewDeps = {}): ResourceType[] {
       return echo(obj, 'TokenReview', authn, user ? { authenticated: true, user, audiences: [] } : { authenticated: false, error: 'invalid bearer token' });
     }),
     reviewType(authz, 'selfsubjectaccessreviews', 'SelfSubjectAccessReview', false, (obj, ctx) =>
-      echo(obj, 'SelfSubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+      echo(obj, 'SelfSubjectAccessReview', authz, decide(ctx, specOf(obj), 'SelfSubjectAccessReview')),
     ),
-    reviewType(authz, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, (obj) =>
-      echo(obj, 'SelfSubjectRulesReview', authz, {
-        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-        nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-        incomplete: false,
-      }),
+    reviewType(authz, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', false, (obj, ctx) =>
+      echo(obj, 'SelfSubjectRulesReview', authz, rules(ctx, specOf(obj))),
     ),
     reviewType(authz, 'subjectaccessreviews', 'SubjectAccessReview', false, (obj, ctx) =>
-      echo(obj, 'SubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+      echo(obj, 'SubjectAccessReview', authz, decide(ctx, specOf(obj), 'SubjectAccessReview')),
     ),
     reviewType(authz, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', true, (obj, ctx) =>
-      echo(obj, 'LocalSubjectAccessReview', authz, decide(ctx, (obj.spec as Record<string, unknown>) ?? {})),
+      echo(obj, 'LocalSubjectAccessReview', authz, decide(ctx, specOf(obj), 'LocalSubjectAccessReview')),
     ),
   ];
 }

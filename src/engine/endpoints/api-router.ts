@@ -1,9 +1,19 @@
 /**
- * The request pipeline after TLS: resolve the logical cluster → authenticate → route (non-resource endpoints,
- * discovery, OpenAPI, resources). Kept independent of how the server listens so tests can drive it in-process.
+ * The request pipeline after TLS: authenticate → resolve the logical cluster → impersonate → authorize → route
+ * (non-resource endpoints, discovery, OpenAPI, resources). Every request but the public health and version paths
+ * is authorized, in the cluster it reaches. Kept independent of how the server listens so tests can drive it
+ * in-process.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  forbiddenError,
+  impersonate,
+  impersonationHeaders,
+  requestAttributes,
+  WORKSPACE_ACCESS_NOT_PERMITTED,
+  type Authorizer,
+} from '../authorization/index.js';
 import { unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
@@ -65,12 +75,13 @@ export interface Authenticator {
 
 export interface RouterServices extends ResourceServices {
   authenticator: Authenticator;
+  authorizer: Authorizer;
   clusters: ClusterResolver;
   openapi: OpenAPIService;
   /** `host:port` advertised in legacy /api discovery. */
   serverAddress: string;
   /** Home workspaces: GET of the Workspace `~` in root. */
-  homes?: { get(user: UserInfo): Promise<KubeObject> };
+  homes?: { get(user: UserInfo, mayCreate: () => void): Promise<KubeObject> };
   /** Virtual workspaces under /services/: which cluster and API set a request there reaches. */
   virtualWorkspaces?: VirtualWorkspaces;
   isReady(): boolean;
@@ -86,20 +97,27 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     // /services/<workspace>/<name>/clusters/…: a virtual workspace maps it onto a cluster of its own choosing.
     const info = parseRequestInfo(request.method, virtual.remainder, query);
     const user = authenticate(svc, request, url.pathname);
+    // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
     const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     return serveResolved(svc, request, reply, info, query, user, target.resolved, target.filter);
   }
   const info = parseRequestInfo(request.method, url.pathname, query);
-  const user = authenticate(svc, request, info.path);
+  const actor = authenticate(svc, request, info.path);
 
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
-  return serveResolved(svc, request, reply, info, query, user, svc.clusters.resolve(info.cluster, user, info));
+  const resolved = svc.clusters.resolve(info.cluster, actor, info);
+  const asked = impersonationHeaders(request.raw.rawHeaders);
+  const user = asked ? impersonate(svc.authorizer, resolved.cluster, actor, asked) : actor;
+  const attrs = requestAttributes(info);
+  const decision = svc.authorizer.authorize(resolved.cluster, user, attrs);
+  if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
+  return serveResolved(svc, request, reply, info, query, user, resolved);
 }
 
 /** Serves a request whose logical cluster (and API set) is known: OpenAPI, discovery, or a resource. */
@@ -130,7 +148,10 @@ async function serveResolved(
   }
   if (isHomeRequest(info, resolved.cluster) && svc.homes) {
     const rt = resolved.catalog.find(info.group, info.version, info.resource);
-    if (rt) return sendJson(reply, 200, renderObject(rt, await svc.homes.get(user), { accept: request.headers.accept, query }));
+    if (rt) {
+      const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
+      return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
+    }
   }
   return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
 }
@@ -185,6 +206,12 @@ function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean 
     info.name === '~' &&
     !info.subresource
   );
+}
+
+/** A missing home is created only for the home-creator groups (`create` on the Workspace `~` in root). */
+function mayCreateHome(authorizer: Authorizer, user: UserInfo, info: RequestInfo): void {
+  const attrs = { ...requestAttributes(info), verb: 'create' };
+  if (!authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
 }
 
 function authenticate(svc: RouterServices, request: FastifyRequest, path: string): UserInfo {

@@ -1,11 +1,15 @@
 /**
  * Which logical cluster a `/clusters/<path>` request reaches, as kcp's shard decides it (kcp-reference §2): a
  * single segment is a cluster name; a multi-segment path is resolved through the workspace tree; `*` is the
- * wildcard for privileged list/watch; no prefix is the bare server URL.
+ * wildcard for privileged list/watch; no prefix is the bare server URL. Whether the user may go there is the
+ * authorizer's question, asked by the router next; the catalog is only computed once someone reads it.
+ *
+ * A path to no workspace is 404 only for a user who could have listed the workspaces where it ends (they learn
+ * nothing new); anyone else gets kcp's front-proxy answer, 403 "workspace access not permitted", so that probing
+ * paths tells nothing about workspaces one cannot see.
  */
-import { forbidden, notFound, StatusError } from '../machinery/status.js';
+import { notFound, StatusError } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import type { Store } from '../storage/store.js';
 import type { ClusterTarget, RequestInfo } from './request-info.js';
 import type { UserInfo } from './resource-handler.js';
 
@@ -24,53 +28,54 @@ export interface ClusterResolver {
 /** Resolves a multi-segment workspace path to a cluster name (the tenancy layer provides it). */
 export type WorkspacePathLookup = (path: string) => string | undefined;
 
+/** Whether the user may see (get) the Workspace `name` in `cluster`, i.e. learn that it does not exist. */
+export type WorkspaceVisibility = (user: UserInfo, cluster: string, name: string) => boolean;
+
 export const logicalClusterKey = (cluster: string) => `/registry/core.kcp.io/logicalclusters/${cluster}/cluster`;
 
-export function isPrivileged(user: UserInfo): boolean {
-  return user.groups.includes('system:masters');
+/** kube's verb for a method, as a non-resource request names it. */
+const methodVerbs: Record<string, string> = { list: 'get', watch: 'get', create: 'post', update: 'put', deletecollection: 'delete' };
+
+function lazyResolved(cluster: string | undefined, baseUrl: boolean, catalogFor: (c: string) => ClusterCatalog, catalogCluster: string): ResolvedCluster {
+  let catalog: ClusterCatalog | undefined;
+  return {
+    cluster,
+    baseUrl,
+    get catalog() {
+      return (catalog ??= catalogFor(catalogCluster));
+    },
+  };
 }
 
 export class ShardClusterResolver implements ClusterResolver {
   constructor(
-    private readonly store: Store,
     private readonly catalogFor: (cluster: string) => ClusterCatalog,
     private readonly lookupPath: WorkspacePathLookup = () => undefined,
+    private readonly visible: WorkspaceVisibility = () => true,
   ) {}
 
   resolve(target: ClusterTarget, user: UserInfo, info: RequestInfo): ResolvedCluster {
-    if (target.path === '') {
-      // kcp authorizes nothing but health checks without a cluster ("empty cluster name"); only privileged
-      // users get further, and then find no cluster to serve.
-      if (!isPrivileged(user)) throw denied(user, info);
-      return { cluster: undefined, catalog: this.catalogFor('root'), baseUrl: true };
-    }
-    if (target.wildcard) {
-      if (!isPrivileged(user)) throw denied(user, info);
-      return { cluster: undefined, catalog: this.catalogFor('*'), baseUrl: false };
-    }
+    if (target.path === '') return lazyResolved(undefined, true, this.catalogFor, 'root');
+    if (target.wildcard) return lazyResolved(undefined, false, this.catalogFor, '*');
     let name = target.path;
     if (name.includes(':') && !name.startsWith('system:')) {
       const resolved = this.lookupPath(name);
-      if (!resolved) throw notFound({ group: 'tenancy.kcp.io', resource: 'workspaces' }, name);
+      if (!resolved) throw this.unknownPath(name, user, info);
       name = resolved;
     }
-    // Only privileged users reach a cluster whose LogicalCluster does not exist (that is how one gets created).
-    if (!isPrivileged(user) && (name.startsWith('system:') || !this.store.get(logicalClusterKey(name)))) {
-      throw denied(user, info);
-    }
-    return { cluster: name, catalog: this.catalogFor(name), baseUrl: false };
+    return lazyResolved(name, false, this.catalogFor, name);
   }
-}
 
-/** kcp's anonymised denial ("access denied"), worded like kube's authorizer. */
-export function denied(user: UserInfo, info: RequestInfo): StatusError {
-  if (!info.isResourceRequest) {
-    return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${info.verb} path "${info.path}": access denied`, {});
+  private unknownPath(path: string, user: UserInfo, info: RequestInfo): StatusError {
+    const segments = path.split(':');
+    for (let k = segments.length - 1; k >= 1; k--) {
+      const prefix = segments.slice(0, k).join(':');
+      const parent = k === 1 ? (prefix === 'user' ? undefined : prefix) : this.lookupPath(prefix);
+      if (parent === undefined) continue;
+      if (this.visible(user, parent, segments[k]!)) return notFound({ group: 'tenancy.kcp.io', resource: 'workspaces' }, path);
+      break;
+    }
+    const verb = info.isResourceRequest ? (methodVerbs[info.verb] ?? info.verb) : info.verb;
+    return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${verb} path "/clusters/${path}${info.path}": workspace access not permitted`, {});
   }
-  const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
-  return forbidden(
-    { group: info.group, resource: info.resource },
-    info.name,
-    `User "${user.username}" cannot ${info.verb} resource "${info.resource}${info.subresource ? `/${info.subresource}` : ''}" in API group "${info.group}" ${scope}: access denied`,
-  );
 }

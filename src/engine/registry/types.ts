@@ -59,6 +59,11 @@ export interface StrategyContext {
   cluster: string;
   /** The authenticated user, for strategies that record creators. Absent for the server's own writes. */
   user?: { username: string; groups: string[]; uid?: string; extra?: Record<string, string[]> };
+  /**
+   * The server writes this on the user's behalf after authorizing it itself (a home workspace): the user is still
+   * recorded as creator, but permission checks meant for the user's own requests are skipped.
+   */
+  onBehalfOfUser?: boolean;
 }
 
 /**

@@ -35,6 +35,13 @@ export interface ClusterFacts {
   requiredGroups?: string;
   /** `internal.kcpt.dev/apis`: the built-in API groups it serves beyond every cluster's. */
   apis?: string;
+  /** status.phase (authorization lets requests in only in some phases). */
+  phase?: string;
+  /** status.initializers / status.terminators: whom the lifecycle groups of authorization admit. */
+  initializers?: readonly string[];
+  terminators?: readonly string[];
+  /** The LogicalCluster has a deletionTimestamp. */
+  deleting?: boolean;
 }
 
 /** Cached for clusters without a LogicalCluster. */
@@ -120,12 +127,18 @@ export class ClusterPaths {
       const kv = this.store.get(logicalClusterKey(cluster));
       if (!kv) facts = NO_CLUSTER;
       else {
-        const annotations = (JSON.parse(kv.value) as KubeObject).metadata?.annotations ?? {};
+        const lc = JSON.parse(kv.value) as KubeObject;
+        const annotations = lc.metadata?.annotations ?? {};
+        const status = (lc.status ?? {}) as { phase?: string; initializers?: string[]; terminators?: string[] };
         facts = Object.freeze({
           path: annotations[PATH_ANNOTATION] ?? (cluster === ROOT_CLUSTER ? ROOT_CLUSTER : cluster),
           type: annotations[TYPE_ANNOTATION],
           requiredGroups: annotations[REQUIRED_GROUPS_ANNOTATION],
           apis: annotations[APIS_ANNOTATION],
+          phase: status.phase,
+          initializers: status.initializers,
+          terminators: status.terminators,
+          deleting: Boolean(lc.metadata?.deletionTimestamp),
         });
       }
       this.clusterFacts.set(cluster, facts);

@@ -70,11 +70,11 @@ export class HomeWorkspaces {
   constructor(private readonly deps: HomeDeps) {}
 
   /** Like get, but gives the controller a moment first, so a new user's first `~` usually answers 200 at once. */
-  async getWaiting(user: Requester, budgetMs = WAIT_MS): Promise<KubeObject> {
+  async getWaiting(user: Requester, mayCreate: () => void = () => {}, budgetMs = WAIT_MS): Promise<KubeObject> {
     const deadline = Date.now() + budgetMs;
     for (;;) {
       try {
-        return this.get(user);
+        return this.get(user, mayCreate);
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 429) || Date.now() >= deadline) throw err;
         await new Promise((resolve) => setTimeout(resolve, 2));
@@ -84,9 +84,11 @@ export class HomeWorkspaces {
 
   /**
    * GET `~` in root: the user's home Workspace once it is Ready; until then a 429 that tells the client to come
-   * back in a second, after making sure every missing piece of the chain is being created.
+   * back in a second, after making sure every missing piece of the chain is being created. `mayCreate` throws
+   * when the user may not have a home created (kcp's home-creator groups); it is asked only when something is
+   * missing, so an existing home is always answered.
    */
-  get(user: Requester): KubeObject {
+  get(user: Requester, mayCreate: () => void = () => {}): KubeObject {
     const path = homePath(user.username, this.deps.options);
     const segments = path.split(':');
     if (segments[0] !== ROOT_CLUSTER || !segments.at(-1)) {
@@ -98,6 +100,7 @@ export class HomeWorkspaces {
       const isHome = i === segments.length - 1;
       const kv = this.deps.store.get(workspaceKey(cluster, name));
       if (!kv) {
+        mayCreate();
         this.create(cluster, name, i === 1 ? 'homeroot' : isHome ? 'home' : 'homebucket', isHome ? user : undefined);
         throw creating();
       }
@@ -119,7 +122,7 @@ export class HomeWorkspaces {
   private create(cluster: string, name: string, type: string, owner: Requester | undefined): void {
     try {
       this.deps.generic.create(
-        { rt: this.deps.workspaces, cluster, namespace: '', ...(owner ? { user: owner } : {}) },
+        { rt: this.deps.workspaces, cluster, namespace: '', ...(owner ? { user: owner, onBehalfOfUser: true } : {}) },
         { apiVersion: `${TENANCY_GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name }, spec: { type: { name: type, path: ROOT_CLUSTER } } },
       );
     } catch (err) {

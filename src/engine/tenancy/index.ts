@@ -16,7 +16,7 @@ import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
 import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
 import { WorkspaceController, workspacePendingWriter } from './workspace-controller.js';
-import { workspaceResourceType } from './workspace-resource.js';
+import { workspaceResourceType, type TenancyAccess } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
 import { WorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
@@ -49,10 +49,11 @@ export class Tenancy {
     private readonly store: Store,
     private readonly batteries: ReadonlySet<string>,
     private readonly homeOptions: HomeOptions,
+    access?: TenancyAccess,
   ) {
     this.paths = new ClusterPaths(store, (user) => homePath(user, homeOptions));
     this.workspaceTypes = new WorkspaceTypes(store, this.paths);
-    this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes });
+    this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes, access });
     this.workspaceTypeType = workspaceTypeResourceType(this.paths);
     this.shards = shardResourceType();
     this.indexWriters = [workspacePendingWriter(store), accessSubjectsWriter()];

@@ -13,6 +13,7 @@ import { tenancyResourceType } from './crds.js';
 import { NAME_PATTERN, OWNER_ANNOTATION, PHASE_LABEL, REQUIRED_GROUPS_ANNOTATION, TENANCY_GROUP, TYPE_ANNOTATION } from './names.js';
 import {
   canonicalPathOf,
+  qualifiedName,
   referenceString,
   TypeResolutionError,
   type TypeReference,
@@ -43,6 +44,13 @@ export interface TenancyAdmissionDeps {
   store: Store;
   paths: ClusterPaths;
   types: WorkspaceTypes;
+  access?: TenancyAccess;
+}
+
+/** What workspace admission asks authorization (kcp's `use` check on every alias of the type). */
+export interface TenancyAccess {
+  /** Whether RBAC in `cluster` lets the user `verb` the WorkspaceType `name`. */
+  mayOnWorkspaceType(user: NonNullable<StrategyContext['user']>, verb: string, cluster: string, name: string): boolean;
 }
 
 const workspacesResource = { group: TENANCY_GROUP, resource: 'workspaces' };
@@ -175,6 +183,14 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       const type = types.resolve(thisPath, ref);
       const aliases = types.aliases(type);
       if (!ref.path) throw new TypeResolutionError('spec.type.path must be set');
+      if (ctx.user && !privileged && !ctx.onBehalfOfUser && deps.access) {
+        for (const alias of aliases) {
+          const cluster = alias.metadata?.annotations?.['kcp.io/cluster'] ?? '';
+          if (!deps.access.mayOnWorkspaceType(ctx.user, 'use', cluster, alias.metadata!.name!)) {
+            throw new TypeResolutionError(`unable to use workspace type ${qualifiedName(alias)}: missing verb='use' permission on workspacetype`);
+          }
+        }
+      }
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw new TypeResolutionError(`workspace type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);

@@ -11,11 +11,17 @@
  * and the same under /services/terminatingworkspaces/<terminator>/ for workspaces being deleted. A workspace not
  * waiting on that initializer (terminator) is out of reach, with kcp's answers: its LogicalCluster is NotFound,
  * anything else is Forbidden.
+ *
+ * Everything here needs the verb `initialize` (`terminate`) on the WorkspaceType `<path>:<name>` names, in that
+ * type's workspace; requests into a workspace's content must further fit the type's `initializerPermissions`
+ * (`terminatorPermissions`) when it lists any.
  */
 import type { ResolvedCluster, ClusterResolver } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { UserInfo } from '../endpoints/resource-handler.js';
 import type { VirtualWorkspacePath, VirtualWorkspaces } from '../endpoints/api-router.js';
+import { forbiddenError, requestAttributes } from '../authorization/forbidden.js';
+import { ruleAllows, normalizeRules } from '../authorization/rules.js';
 import { invalid, notFound, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -26,6 +32,10 @@ interface Lifecycle {
   listField: 'initializers' | 'terminators';
   /** `initializer` or `terminator`, as kcp's messages say it. */
   role: string;
+  /** The verb on the WorkspaceType that opens this virtual workspace. */
+  verb: 'initialize' | 'terminate';
+  /** The WorkspaceType field limiting what the initializer (terminator) may do inside a workspace. */
+  permissionsField: 'initializerPermissions' | 'terminatorPermissions';
   /** The kind kcp names in the 422 for a forbidden status change (it differs between the two). */
   errorKind: { group: string; kind: string };
   /** Whether a LogicalCluster is in that phase. */
@@ -36,12 +46,16 @@ const lifecycles: Record<string, Lifecycle> = {
   initializingworkspaces: {
     listField: 'initializers',
     role: 'initializer',
+    verb: 'initialize',
+    permissionsField: 'initializerPermissions',
     errorKind: { group: 'tenancy.kcp.io', kind: 'Workspace' },
     inPhase: (lc) => (lc.status as { phase?: string } | undefined)?.phase === 'Initializing' && !lc.metadata?.deletionTimestamp,
   },
   terminatingworkspaces: {
     listField: 'terminators',
     role: 'terminator',
+    verb: 'terminate',
+    permissionsField: 'terminatorPermissions',
     errorKind: { group: 'core.kcp.io', kind: 'LogicalCluster' },
     inPhase: (lc) => Boolean(lc.metadata?.deletionTimestamp),
   },
@@ -117,6 +131,10 @@ export interface LifecycleWorkspacesDeps {
   store: Store;
   clusters: ClusterResolver;
   logicalClusters: ResourceType;
+  /** Whether RBAC in `cluster` lets the user `verb` the WorkspaceType `name`. */
+  mayOnWorkspaceType(user: UserInfo, verb: string, cluster: string, name: string): boolean;
+  /** The WorkspaceType `<path>:<name>` names and the cluster it lives in, if it exists. */
+  workspaceType(path: string, name: string): { cluster: string; type: KubeObject | undefined } | undefined;
 }
 
 export class LifecycleVirtualWorkspaces implements VirtualWorkspaces {
@@ -130,6 +148,7 @@ export class LifecycleVirtualWorkspaces implements VirtualWorkspaces {
   resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo) {
     const lifecycle = lifecycles[path.workspace];
     if (!lifecycle) return undefined;
+    const type = this.authorize(lifecycle, path.name, info, user);
     const waitingFor = (lc: KubeObject) => lifecycle.inPhase(lc) && (namesIn(lc, lifecycle.listField) ?? []).includes(path.name);
     if (info.cluster.wildcard) {
       const resolved: ResolvedCluster = { cluster: undefined, catalog: this.wildcardCatalog, baseUrl: false };
@@ -146,7 +165,23 @@ export class LifecycleVirtualWorkspaces implements VirtualWorkspaces {
       if (aboutLogicalCluster && info.name) throw notFound({ group: 'core.kcp.io', resource: 'logicalclusters' }, info.name);
       if (!aboutLogicalCluster) throw new StatusError(403, 'Forbidden', `${lifecycle.role} "${path.name}" cannot access this workspace`, {});
     }
+    if (!aboutLogicalCluster) {
+      const limits = normalizeRules((type?.spec as Record<string, unknown> | undefined)?.[lifecycle.permissionsField]);
+      const attrs = requestAttributes(info);
+      if (limits.length > 0 && !limits.some((rule) => ruleAllows(rule, attrs))) throw forbiddenError(user.username, attrs);
+    }
     const catalog = new LifecycleCatalog(resolved.catalog, lifecycleLogicalClusters(this.deps.logicalClusters, lifecycle, path.name));
-    return { resolved: { ...resolved, catalog }, ...(aboutLogicalCluster ? { filter: waitingFor } : {}) };
+    return { resolved: { cluster: resolved.cluster, baseUrl: resolved.baseUrl, catalog }, ...(aboutLogicalCluster ? { filter: waitingFor } : {}) };
+  }
+
+  /** `initialize` (`terminate`) on the type the URL names, in its workspace; returns the type. */
+  private authorize(lifecycle: Lifecycle, name: string, info: RequestInfo, user: UserInfo): KubeObject | undefined {
+    const at = name.lastIndexOf(':');
+    const found = at > 0 ? this.deps.workspaceType(name.slice(0, at), name.slice(at + 1)) : undefined;
+    if (user.groups.includes('system:masters')) return found?.type;
+    if (!found || !this.deps.mayOnWorkspaceType(user, lifecycle.verb, found.cluster, name.slice(at + 1))) {
+      throw forbiddenError(user.username, requestAttributes(info));
+    }
+    return found.type;
   }
 }

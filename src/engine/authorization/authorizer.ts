@@ -1,0 +1,156 @@
+/**
+ * kcp's authorizer chain (kcp-reference §6), consulted on every request:
+ *
+ *   1. `system:masters` is always allowed;
+ *   2. required groups: the LogicalCluster's `authorization.kcp.io/required-groups` (`,` separates alternatives,
+ *      `;` groups that must all be held; `system:kcp:admin` always qualifies; service accounts skip it);
+ *   3. workspace content: the LogicalCluster must exist and be in a serving phase; a service account of this
+ *      workspace and the lifecycle groups of its initializers/terminators go straight to RBAC, a service account of
+ *      another workspace is a foreign identity (`system:anonymous` in `system:cluster:<origin>`), everyone else
+ *      needs the non-resource verb `access` on `/` here;
+ *   4. Kubernetes RBAC of the cluster together with the shard's bootstrap policy.
+ *
+ * Decisions carry kcp's anonymised reasons (`access granted` / `access denied`); the detailed reason is kept for
+ * tests and logs. Nothing here knows HTTP: the router, the reviews and admission all ask the same object.
+ */
+import type { RbacEvaluator, Subject } from './rbac-evaluator.js';
+import type { RequestAttributes } from './rules.js';
+
+export interface UserIdentity {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What the chain reads from a cluster's LogicalCluster (undefined: it has none). */
+export interface LogicalClusterFacts {
+  phase?: string;
+  requiredGroups?: string;
+  initializers?: readonly string[];
+  terminators?: readonly string[];
+  deleting?: boolean;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** Deny (as opposed to no opinion): the SubjectAccessReview's `denied`. */
+  denied: boolean;
+  /** kcp's anonymised reason: `access granted` or `access denied`. */
+  reason: string;
+  /** Which step decided, and why (not shown to clients). */
+  detail: string;
+}
+
+export const MASTERS_GROUP = 'system:masters';
+export const KCP_ADMIN_GROUP = 'system:kcp:admin';
+export const WORKSPACE_BOOTSTRAPPER_GROUP = 'system:kcp:tenancy:workspace-bootstrapper';
+export const LOGICAL_CLUSTER_ADMIN_GROUP = 'system:kcp:logical-cluster-admin';
+export const AUTHENTICATED_GROUP = 'system:authenticated';
+/** kcp's extra key naming the logical cluster a service account belongs to. */
+export const CLUSTER_NAME_EXTRA = 'authentication.kcp.io/cluster-name';
+export const INITIALIZER_GROUP_PREFIX = 'system:kcp:initializer:';
+export const TERMINATOR_GROUP_PREFIX = 'system:kcp:terminator:';
+
+/** Phases in which a workspace's content is served (Scheduling and Unavailable are not). */
+const SERVING_PHASES = new Set(['Initializing', 'Ready', 'Inactive', 'Terminating', 'Deleting']);
+
+const allow = (detail: string): Decision => ({ allowed: true, denied: false, reason: 'access granted', detail });
+const noOpinion = (detail: string): Decision => ({ allowed: false, denied: false, reason: 'access denied', detail });
+const deny = (detail: string): Decision => ({ allowed: false, denied: true, reason: 'access denied', detail });
+
+const accessAttributes: RequestAttributes = {
+  verb: 'access',
+  resourceRequest: false,
+  apiGroup: '',
+  resource: '',
+  subresource: '',
+  name: '',
+  namespace: '',
+  path: '/',
+};
+
+export interface AuthorizerDeps {
+  rbac: RbacEvaluator;
+  /** The LogicalCluster facts of a cluster, or undefined when it has none. */
+  clusterFacts(cluster: string): LogicalClusterFacts | undefined;
+}
+
+export class Authorizer {
+  constructor(private readonly deps: AuthorizerDeps) {}
+
+  /**
+   * Decides a request in `cluster` (undefined: no cluster — the bare URL or the `*` wildcard, where kcp lets only
+   * privileged users in).
+   */
+  authorize(cluster: string | undefined, user: UserIdentity, attrs: RequestAttributes): Decision {
+    if (user.groups.includes(MASTERS_GROUP)) return allow('system:masters');
+    const entered = this.enter(cluster, user);
+    if ('allowed' in entered) return entered;
+    return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);
+  }
+
+  /**
+   * Who the user is to RBAC inside `cluster` (a foreign service account becomes anonymous), or undefined when the
+   * chain stops them before RBAC (no such workspace, wrong phase, no `access`). `system:masters` enters anywhere.
+   */
+  subjectInside(cluster: string | undefined, user: UserIdentity): Subject | undefined {
+    if (user.groups.includes(MASTERS_GROUP)) return user;
+    const entered = this.enter(cluster, user);
+    return 'allowed' in entered ? undefined : entered.subject;
+  }
+
+  /** Required groups, then workspace content: the steps before RBAC. */
+  private enter(cluster: string | undefined, user: UserIdentity): Decision | { cluster: string; subject: Subject; via: string } {
+    if (!cluster) return noOpinion('empty cluster name');
+    const facts = this.deps.clusterFacts(cluster);
+    const origins = user.extra?.[CLUSTER_NAME_EXTRA] ?? [];
+    const isServiceAccount = origins.length > 0;
+    const clusterAdmin = !isServiceAccount && user.groups.includes(LOGICAL_CLUSTER_ADMIN_GROUP);
+
+    if (!isServiceAccount && !clusterAdmin) {
+      if (!facts) return noOpinion('this workspace not found');
+      if (facts.requiredGroups !== undefined && !holdsRequiredGroups(user.groups, facts.requiredGroups)) {
+        return deny(`subject is not a member of required groups: ${facts.requiredGroups}`);
+      }
+    }
+
+    if (cluster.startsWith('system:')) return noOpinion('empty or system workspace');
+    if (clusterAdmin) return { cluster, subject: user, via: 'logical cluster admin access' };
+    if (!facts) return deny('LogicalCluster not found');
+    if (!SERVING_PHASES.has(facts.phase ?? '')) return noOpinion(`not permitted due to phase "${facts.phase ?? ''}"`);
+    if (isServiceAccount && origins.includes(cluster)) return { cluster, subject: user, via: 'service account access to thisworkspace' };
+    if (inLifecycleGroup(user.groups, facts)) return { cluster, subject: user, via: 'lifecycle group access' };
+    const subject: Subject = isServiceAccount ? foreignIdentity(origins) : user;
+    if (!this.deps.rbac.allows(cluster, subject, accessAttributes)) return noOpinion('no verb=access permission on /');
+    return { cluster, subject, via: 'user access to thisworkspace' };
+  }
+
+  /** Whether RBAC alone (local and bootstrap policy) allows it: what admission checks such as `use` ask. */
+  allowedByRbac(cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
+    return user.groups.includes(MASTERS_GROUP) || this.deps.rbac.allows(cluster, user, attrs);
+  }
+}
+
+/** `a;b,c`: members of both a and b, or of c. kcp's admins and its bootstrapper always qualify. */
+export function holdsRequiredGroups(groups: readonly string[], annotation: string): boolean {
+  const clauses = [...annotation.split(','), KCP_ADMIN_GROUP, WORKSPACE_BOOTSTRAPPER_GROUP];
+  return clauses.some((clause) => clause.split(';').every((g) => groups.includes(g)));
+}
+
+function inLifecycleGroup(groups: readonly string[], facts: LogicalClusterFacts): boolean {
+  for (const g of groups) {
+    if (g.startsWith(INITIALIZER_GROUP_PREFIX) && facts.phase === 'Initializing') {
+      if ((facts.initializers ?? []).includes(g.slice(INITIALIZER_GROUP_PREFIX.length))) return true;
+    }
+    if (g.startsWith(TERMINATOR_GROUP_PREFIX) && facts.deleting) {
+      if ((facts.terminators ?? []).includes(g.slice(TERMINATOR_GROUP_PREFIX.length))) return true;
+    }
+  }
+  return false;
+}
+
+/** A service account seen outside its own workspace: anonymous, known only by where it comes from. */
+export function foreignIdentity(origins: readonly string[]): Subject {
+  return { username: 'system:anonymous', groups: [AUTHENTICATED_GROUP, ...origins.map((c) => `system:cluster:${c}`)] };
+}

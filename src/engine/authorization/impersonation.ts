@@ -1,0 +1,86 @@
+/**
+ * Impersonation (`kubectl --as/--as-group/--as-uid`, `Impersonate-*` headers) as kube's impersonation filter does
+ * it: every piece of the requested identity needs the verb `impersonate` — `users` (or `serviceaccounts` in their
+ * namespace for `system:serviceaccount:<ns>:<name>`), `groups`, `uids` and `userextras/<key>` — asked of the
+ * acting user in the request's logical cluster. The request then runs as the impersonated user.
+ */
+import { badRequest } from '../machinery/status.js';
+import { AUTHENTICATED_GROUP, type Authorizer, type UserIdentity } from './authorizer.js';
+import { forbiddenError } from './forbidden.js';
+import type { RequestAttributes } from './rules.js';
+
+export interface ImpersonationRequest {
+  user?: string;
+  groups: string[];
+  uid?: string;
+  extra: Record<string, string[]>;
+}
+
+const EXTRA_PREFIX = 'impersonate-extra-';
+
+/** Reads the Impersonate-* headers from Node's raw header list (repeated headers stay separate); undefined: none. */
+export function impersonationHeaders(rawHeaders: readonly string[]): ImpersonationRequest | undefined {
+  const req: ImpersonationRequest = { groups: [], extra: {} };
+  let any = false;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    const value = rawHeaders[i + 1]!;
+    if (name === 'impersonate-user') req.user = value;
+    else if (name === 'impersonate-group') req.groups.push(value);
+    else if (name === 'impersonate-uid') req.uid = value;
+    else if (name.startsWith(EXTRA_PREFIX)) {
+      let key = name.slice(EXTRA_PREFIX.length);
+      try {
+        key = decodeURIComponent(key);
+      } catch {
+        // kube keeps a key it cannot unescape as it is.
+      }
+      (req.extra[key] ??= []).push(value);
+    } else continue;
+    any = true;
+  }
+  return any ? req : undefined;
+}
+
+function attrs(verbTarget: Partial<RequestAttributes> & { resource: string; name: string }): RequestAttributes {
+  return { verb: 'impersonate', resourceRequest: true, apiGroup: '', subresource: '', namespace: '', path: '', ...verbTarget };
+}
+
+/** The identity the request runs as, after checking the acting user may assume each part of it (403 if not). */
+export function impersonate(authorizer: Authorizer, cluster: string | undefined, actor: UserIdentity, req: ImpersonationRequest): UserIdentity {
+  if (req.user === undefined) {
+    throw badRequest('requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User is required)');
+  }
+  const checks: RequestAttributes[] = [];
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(req.user);
+  const groups: string[] = [];
+  if (sa) {
+    checks.push(attrs({ resource: 'serviceaccounts', namespace: sa[1]!, name: sa[2]! }));
+    groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
+  } else {
+    checks.push(attrs({ resource: 'users', name: req.user }));
+  }
+  for (const g of req.groups) {
+    checks.push(attrs({ resource: 'groups', name: g }));
+    if (!groups.includes(g)) groups.push(g);
+  }
+  if (req.uid !== undefined) checks.push(attrs({ apiGroup: 'authentication.k8s.io', resource: 'uids', name: req.uid }));
+  for (const [key, values] of Object.entries(req.extra)) {
+    for (const v of values) checks.push(attrs({ apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: key, name: v }));
+  }
+  for (const check of checks) {
+    const decision = authorizer.authorize(cluster, actor, check);
+    if (!decision.allowed) throw forbiddenError(actor.username, check, decision.reason);
+  }
+  if (req.user === 'system:anonymous') {
+    if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
+  } else if (!groups.includes(AUTHENTICATED_GROUP)) {
+    groups.push(AUTHENTICATED_GROUP);
+  }
+  return {
+    username: req.user,
+    groups,
+    ...(req.uid !== undefined ? { uid: req.uid } : {}),
+    ...(Object.keys(req.extra).length > 0 ? { extra: req.extra } : {}),
+  };
+}

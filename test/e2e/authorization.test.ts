@@ -1,0 +1,172 @@
+/**
+ * Authorization per workspace with the real kubectl and token-file users (kcp-reference §6): kcp-admin may do
+ * everything; a user without access to a workspace is refused with kcp's texts and works in their own home; a Role
+ * and RoleBinding give read-only configmaps in one namespace; `system:kcp:workspace:access` + `view` give read-only
+ * access; a type the user may not `use` cannot be instantiated; `kubectl auth can-i [--list]` and `--as` answer
+ * from the same authorizer.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueName } from '../helpers/kubectl.js';
+import { expectError, lines } from '../helpers/suite.js';
+import { create, createWorkspace, getJson, root, useTenancyServer, users, workspace, workspaceType } from './tenancy-fixtures.js';
+
+const e2e = useTenancyServer();
+const admin = () => e2e.at('root');
+/** `kubectl get --raw` of a path under /clusters/<cluster> as a token user (--raw ignores the server URL's path). */
+const raw = (token: string, cluster: string, path: string, extra: string[] = []) =>
+  e2e.asUser(token, 'root')(['get', '--raw', `/clusters/${cluster}${path}`, '--server', e2e.server.url, ...extra], { reject: false });
+const u1 = users.user1;
+const u2 = users.user2;
+
+let org: string;
+let ws: string;
+beforeAll(async () => {
+  org = uniqueName('org');
+  await createWorkspace(admin(), org);
+  await e2e.at(`root:${org}`)(['create', 'namespace', 'team']);
+  await e2e.at(`root:${org}`)(['create', 'configmap', 'settings', '-n', 'team', '--from-literal=a=b']);
+  ws = `root:${org}`;
+}, 90_000);
+
+describe('kcp-admin', () => {
+  it('may do everything in every workspace', async () => {
+    const k = e2e.at(ws);
+    expect((await k(['auth', 'can-i', '*', '*'])).stdout.trim()).toBe('yes');
+    await k(['create', 'secret', 'generic', uniqueName('s'), '-n', 'team']);
+    await k(['create', 'clusterrole', uniqueName('cr'), '--verb=*', '--resource=*']);
+  });
+});
+
+describe('a user without access', () => {
+  it('is refused in the workspace with kcp’s text, for resources and discovery alike', async () => {
+    expectError(
+      await raw(u1.token, ws, '/api/v1/namespaces/team/configmaps'),
+      'Error from server (Forbidden): configmaps is forbidden: User "user-1" cannot list resource "configmaps" in API group "" in the namespace "team": access denied',
+    );
+    expectError(
+      await raw(u1.token, ws, '/api/v1/namespaces/team/configmaps/settings'),
+      'Error from server (Forbidden): configmaps "settings" is forbidden: User "user-1" cannot get resource "configmaps" in API group "" in the namespace "team": access denied',
+    );
+    expectError(await raw(u1.token, ws, '/apis'), 'Error from server (Forbidden): forbidden: User "user-1" cannot get path "/apis": access denied');
+    expectError(await raw(u1.token, ws, '/openapi/v3'), 'Error from server (Forbidden): forbidden: User "user-1" cannot get path "/openapi/v3": access denied');
+  });
+
+  it('learns nothing from paths: a missing child of a workspace they cannot see is 403, not 404', async () => {
+    expectError(
+      await raw(u1.token, `${ws}:nothing-here`, '/api/v1/namespaces'),
+      `Error from server (Forbidden): forbidden: User "user-1" cannot get path "/clusters/${ws}:nothing-here/api/v1/namespaces": workspace access not permitted`,
+    );
+    // In root every authenticated user may read workspaces, so there a missing one is simply not found.
+    expectError(
+      await raw(u1.token, 'root:nothing-here', '/api/v1/namespaces'),
+      'Error from server (NotFound): workspaces.tenancy.kcp.io "root:nothing-here" not found',
+    );
+    // The wildcard and the bare server are for system:masters only.
+    expectError(
+      await raw(u1.token, '*', '/api/v1/configmaps'),
+      'Error from server (Forbidden): configmaps is forbidden: User "user-1" cannot list resource "configmaps" in API group "" at the cluster scope: access denied',
+    );
+  });
+
+  it('works in their own home', async () => {
+    const home = await getJson(e2e.asUser(u1.token, 'root'), ['workspace', '~']);
+    const k = e2e.asUser(u1.token, `user:${u1.name}`);
+    const name = uniqueName('cm');
+    await k(['create', 'configmap', name, '-n', 'default']);
+    expect((await getJson(k, ['configmap', name, '-n', 'default'])).metadata.annotations['kcp.io/cluster']).toBe(home.spec.cluster);
+    // …and nobody else does.
+    expectError(
+      await raw(u2.token, home.spec.cluster, '/api/v1/namespaces/default/configmaps'),
+      'Error from server (Forbidden): configmaps is forbidden: User "user-2" cannot list resource "configmaps" in API group "" in the namespace "default": access denied',
+    );
+  });
+});
+
+describe('granted by RBAC', () => {
+  it('a Role and RoleBinding let a user read but not write configmaps, in that namespace only', async () => {
+    const k = e2e.at(ws);
+    await k(['create', 'namespace', 'other']);
+    await k(['create', 'clusterrolebinding', 'user-1-access', '--clusterrole=system:kcp:workspace:access', '--user=user-1']);
+    await k(['create', 'role', 'cm-reader', '-n', 'team', '--verb=get,list,watch', '--resource=configmaps']);
+    await k(['create', 'rolebinding', 'cm-reader', '-n', 'team', '--role=cm-reader', '--user=user-1']);
+    const u = e2e.asUser(u1.token, ws);
+    expect(lines((await u(['get', 'configmaps', '-n', 'team', '-o', 'name'])).stdout)).toContain('configmap/settings');
+    expectError(
+      await u(['create', 'configmap', 'mine', '-n', 'team'], { reject: false }),
+      'error: failed to create configmap: configmaps is forbidden: User "user-1" cannot create resource "configmaps" in API group "" in the namespace "team": access denied',
+    );
+    expectError(
+      await u(['get', 'configmaps', '-n', 'other'], { reject: false }),
+      'Error from server (Forbidden): configmaps is forbidden: User "user-1" cannot list resource "configmaps" in API group "" in the namespace "other": access denied',
+    );
+    expect((await u(['auth', 'can-i', 'list', 'configmaps', '-n', 'team'])).stdout.trim()).toBe('yes');
+    const no = await u(['auth', 'can-i', 'delete', 'configmaps', '-n', 'team'], { reject: false });
+    expect(no.stdout.trim()).toBe('no - access denied');
+  });
+
+  it('system:kcp:workspace:access plus view give read-only access to the workspace', async () => {
+    const k = e2e.at(ws);
+    await k(['create', 'clusterrolebinding', 'user-2-access', '--clusterrole=system:kcp:workspace:access', '--user=user-2']);
+    await k(['create', 'clusterrolebinding', 'user-2-view', '--clusterrole=view', '--user=user-2']);
+    const u = e2e.asUser(u2.token, ws);
+    expect(lines((await u(['get', 'configmaps', '-A', '-o', 'name'])).stdout)).toContain('configmap/settings');
+    expect(lines((await u(['get', 'namespaces', '-o', 'name'])).stdout)).toContain('namespace/team');
+    expectError(
+      await u(['delete', 'configmap', 'settings', '-n', 'team'], { reject: false }),
+      'Error from server (Forbidden): configmaps "settings" is forbidden: User "user-2" cannot delete resource "configmaps" in API group "" in the namespace "team": access denied',
+    );
+    // view does not include secrets.
+    expectError(
+      await u(['get', 'secrets', '-n', 'team'], { reject: false }),
+      'Error from server (Forbidden): secrets is forbidden: User "user-2" cannot list resource "secrets" in API group "" in the namespace "team": access denied',
+    );
+  });
+
+  it('kubectl auth can-i --list shows what the user holds there', async () => {
+    const out = (await e2e.asUser(u1.token, ws)(['auth', 'can-i', '--list', '-n', 'team'])).stdout;
+    const rows = lines(out).map((l) => l.split(/\s{2,}/));
+    expect(rows[0]).toEqual(['Resources', 'Non-Resource URLs', 'Resource Names', 'Verbs']);
+    expect(rows).toContainEqual(['configmaps', '[]', '[]', '[get list watch]']);
+    expect(rows).toContainEqual(['', '[/]', '[]', '[access]']);
+    expect(out).not.toMatch(/secrets/);
+  });
+});
+
+describe('workspace types', () => {
+  it('a user lacking use on a type cannot create a workspace of it (kcp’s message); allowed types work', async () => {
+    const type = uniqueName('custom');
+    await create(admin(), workspaceType(type, { extend: { with: [root('universal')] } }));
+    await getJson(e2e.asUser(u1.token, 'root'), ['workspace', '~']);
+    const home = e2e.asUser(u1.token, `user:${u1.name}`);
+    const name = uniqueName('ws');
+    const refused = await create(home, workspace(name, root(type)), { reject: false });
+    expectError(
+      refused,
+      new RegExp(`workspaces\\.tenancy\\.kcp\\.io "${name}" is forbidden: unable to use workspace type root:${type}: missing verb='use' permission on workspacetype$`),
+    );
+    await createWorkspace(home, uniqueName('ok'), root('universal'));
+    // Granting use in the type's workspace lets it through.
+    await create(admin(), {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `use-${type}` },
+      rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspacetypes'], resourceNames: [type], verbs: ['use'] }],
+    });
+    await admin()(['create', 'clusterrolebinding', `use-${type}`, `--clusterrole=use-${type}`, '--user=user-1']);
+    await createWorkspace(home, name, root(type));
+  });
+});
+
+describe('impersonation', () => {
+  it('needs impersonate on the user; with it, the request runs as that user', async () => {
+    expectError(
+      await raw(u1.token, ws, '/api/v1/namespaces/team/configmaps', ['--as', 'user-2']),
+      'Error from server (Forbidden): users "user-2" is forbidden: User "user-1" cannot impersonate resource "users" in API group "" at the cluster scope: access denied',
+    );
+    expect((await e2e.at(ws)(['auth', 'whoami', '--as', 'user-2', '--as-group', 'team-x', '-o', 'json'])).stdout).toMatch(/"team-x"/);
+    expect((await e2e.at(ws)(['auth', 'can-i', 'create', 'configmaps', '-n', 'team', '--as', 'user-2'], { reject: false })).stdout.trim()).toBe(
+      'no - access denied',
+    );
+    expect((await e2e.at(ws)(['auth', 'can-i', 'list', 'configmaps', '-n', 'team', '--as', 'user-2'])).stdout.trim()).toBe('yes');
+  });
+});
