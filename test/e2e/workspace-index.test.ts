@@ -63,7 +63,10 @@ describe('the workspace index virtual workspace', () => {
     const mine = (list.items as Json[]).filter((w) => w.metadata.annotations['kcp.io/path'].startsWith(`root:${org}`));
     expect(mine.map((w) => w.metadata.annotations['kcp.io/path']).sort()).toEqual([`root:${org}`, `root:${org}:c2`, `root:${org}:c4`]);
     for (const w of mine) expect(w.spec.URL).toBe(e2e.url(w.metadata.annotations['kcp.io/path']));
-    expect(list.metadata.resourceVersion).toMatch(/^\d+$/);
+    // One consistent read: the list carries the revision a watch resumes from.
+    const raw = JSON.parse((await indexAs(users.user1.token)(['get', '--raw', '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces'])).stdout);
+    expect(raw.kind).toBe('WorkspaceList');
+    expect(raw.metadata.resourceVersion).toMatch(/^\d+$/);
     // The table kubectl prints, as in a parent.
     const table = parseTable((await indexAs(users.user1.token)(['get', 'workspaces'])).stdout);
     expect(table.records.map((r) => r.NAME)).toEqual(expect.arrayContaining([org, 'c2', 'c4']));
@@ -84,7 +87,7 @@ describe('the workspace index virtual workspace', () => {
       'get', 'workspaces', '--watch', '--output-watch-events', '-o', 'json',
     ]);
     try {
-      await watch.waitForLine(/"name": "c4"/, 30_000);
+      await watch.waitForLine(/"name":"c4"/, 30_000);
       await create(e2e.at(`root:${org}:c5`), accessBinding('user-1-access', users.user1.name));
       await eventually('c5 ADDED', async () => (events(watch.stdout()).some((e) => e.type === 'ADDED' && e.object.metadata.name === 'c5') ? true : undefined));
       await e2e.at(`root:${org}:c2`)(['delete', 'clusterrolebinding', 'user-1-access']);
@@ -105,7 +108,7 @@ describe('the workspace index virtual workspace', () => {
   });
 });
 
-/** kubectl's `-o json --output-watch-events` prints one pretty JSON document per event. */
+/** kubectl's `-o json --output-watch-events` prints one JSON document per event. */
 function events(stdout: string): Json[] {
   const out: Json[] = [];
   let depth = 0;

@@ -84,6 +84,8 @@ export interface RouterServices extends ResourceServices {
   homes?: { get(user: UserInfo, mayCreate: () => void): Promise<KubeObject> };
   /** Virtual workspaces under /services/: which cluster and API set a request there reaches. */
   virtualWorkspaces?: VirtualWorkspaces;
+  /** Which child Workspaces a user's lists and watches show (undefined: all of them). */
+  workspaceChildren?(user: UserInfo): ((ws: KubeObject) => boolean) | undefined;
   isReady(): boolean;
 }
 
@@ -117,7 +119,20 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   const attrs = requestAttributes(info);
   const decision = svc.authorizer.authorize(resolved.cluster, user, attrs);
   if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
-  return serveResolved(svc, request, reply, info, query, user, resolved);
+  const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
+  return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/** A list or watch of Workspaces in one workspace (what `kubectl get workspaces` sends). */
+function isWorkspaceList(info: RequestInfo): boolean {
+  return (
+    info.isResourceRequest &&
+    (info.verb === 'list' || info.verb === 'watch') &&
+    info.group === 'tenancy.kcp.io' &&
+    info.resource === 'workspaces' &&
+    !info.subresource &&
+    !info.cluster.wildcard
+  );
 }
 
 /** Serves a request whose logical cluster (and API set) is known: OpenAPI, discovery, or a resource. */

@@ -31,10 +31,21 @@ import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/ty
 import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION } from '../tenancy/names.js';
+import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
+/** kcp's workspace access: the non-resource verb `access` on `/`. */
+export const workspaceAccessAttributes = {
+  verb: 'access',
+  resourceRequest: false,
+  apiGroup: '',
+  resource: '',
+  subresource: '',
+  name: '',
+  namespace: '',
+  path: '/',
+};
 /** The one index served today: every workspace the user may enter. */
 const ALL = 'all';
 const CLUSTER_ROLE_BINDINGS = '/registry/rbac.authorization.k8s.io/clusterrolebindings/';
@@ -46,7 +57,10 @@ export interface WorkspaceIndexDeps {
   workspaces: ResourceType;
   /** Whether the user may enter the logical cluster (kcp's workspace access: `access` on `/`, phases, required groups). */
   canAccess(user: UserInfo, cluster: string): boolean;
-  /** Whether the user may enter every workspace (system:masters, kcp's admins): the index is then every workspace. */
+  /**
+   * Whether the shard-wide policy lets the user enter every workspace (system:masters, kcp's admins): candidates from
+   * bindings would miss nothing, but every workspace is a candidate then, so the index lists them all.
+   */
   entersEverywhere(user: UserInfo): boolean;
 }
 
@@ -96,6 +110,22 @@ export class WorkspaceIndex {
     return entries;
   }
 
+  /** Whether the user may enter the workspace a stored Workspace leads to (none before it is scheduled). */
+  private entered(user: UserInfo, ws: KubeObject): boolean {
+    const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
+    return cluster !== undefined && this.deps.canAccess(user, cluster);
+  }
+
+  /**
+   * What `kubectl get workspaces` in a parent shows this user (seeds: "only workspaces are shown that the user has
+   * access to"): the children they may enter, and the ones they created that are not ready to be entered yet.
+   * Undefined (no filter) for users who enter everywhere.
+   */
+  childFilter(user: UserInfo): ((ws: KubeObject) => boolean) | undefined {
+    if (this.deps.entersEverywhere(user)) return undefined;
+    return (ws) => this.entered(user, ws) || createdBy(ws, user.username);
+  }
+
   /** A logical cluster's Workspace (root and system clusters have none). */
   private entryOf(cluster: string): Entry | undefined {
     const kv = this.deps.store.get(logicalClusterKey(cluster));
@@ -131,7 +161,10 @@ export class WorkspaceIndex {
     const shown = this.reachable(user);
     const items: KubeObject[] = [];
     if (shown === undefined) {
-      for (const kv of store.list(workspacesPrefix).items) items.push(this.withPath(kv, undefined));
+      for (const kv of store.list(workspacesPrefix).items) {
+        const ws = this.withPath(kv, undefined);
+        if (this.entered(user, ws)) items.push(ws);
+      }
     } else {
       for (const entry of [...shown.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
         const kv = store.get(entry.key);
@@ -280,7 +313,7 @@ export class WorkspaceIndex {
       }
       const ws = decodeStored(kv);
       const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
-      const visible = all || (cluster !== undefined && candidates.has(cluster) && this.deps.canAccess(user, cluster));
+      const visible = cluster !== undefined && (all || candidates.has(cluster)) && this.deps.canAccess(user, cluster);
       const obj = visible ? this.withPath(kv, undefined) : undefined;
       if (obj && predicate.matches(obj)) {
         shownObjects.set(event.key, obj);
@@ -318,6 +351,17 @@ export class WorkspaceIndex {
       timers.push(setTimeout(tick, 60_000).unref());
     }
     timers.push(setTimeout(close, timeoutSeconds * 1000).unref());
+  }
+}
+
+/** Whether the Workspace's owner annotation (kcp's `experimental.tenancy.kcp.io/owner`) names this user. */
+function createdBy(ws: KubeObject, username: string): boolean {
+  const owner = ws.metadata?.annotations?.[OWNER_ANNOTATION];
+  if (!owner) return false;
+  try {
+    return (JSON.parse(owner) as { username?: string }).username === username;
+  } catch {
+    return false;
   }
 }
 
