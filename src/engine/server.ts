@@ -18,7 +18,7 @@ import {
   unionTokenAuthenticator,
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
-import { Authorization } from './authorization/index.js';
+import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -40,7 +40,7 @@ import { OwnerResolver } from './controllers/owner-references.js';
 import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
 import { NamespaceController } from './controllers/namespace-controller.js';
 import { ResourceQuotaController } from './controllers/resource-quota-controller.js';
-import { routeRequest } from './endpoints/api-router.js';
+import { routeRequest, virtualWorkspaceSet } from './endpoints/api-router.js';
 import type { UserInfo } from './endpoints/resource-handler.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
@@ -51,6 +51,7 @@ import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
+import { WorkspaceIndex, workspaceAccessAttributes } from './virtual/workspace-index.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
@@ -183,6 +184,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         path: '',
       }).allowed,
     );
+    // The workspace index and `kubectl get workspaces`: who may enter which workspace is the authorizer's answer.
+    const workspaceIndex = new WorkspaceIndex({
+      store,
+      workspaces: tenancy.workspaces,
+      canAccess: (user, cluster) => authorizer.subjectInside(cluster, user) !== undefined,
+      entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, workspaceAccessAttributes),
+    });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
     const services = {
@@ -196,16 +204,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       watchRemoval: (cluster: string, rt: ResourceType, onGone: () => void) => crdCatalogs.watchRemoval(cluster, rt, onGone),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
       homes: { get: (user: UserInfo, mayCreate: () => void) => tenancy.homes!.getWaiting(user, mayCreate) },
-      virtualWorkspaces: new LifecycleVirtualWorkspaces({
-        store,
-        clusters,
-        logicalClusters: logicalClusterType,
-        mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name),
-        workspaceType: (path, name) => {
-          const cluster = path.includes(':') ? tenancy.resolvePath(path) : path;
-          return cluster ? { cluster, type: tenancy.workspaceTypes.get(path, name) } : undefined;
-        },
-      }),
+      virtualWorkspaces: virtualWorkspaceSet(
+        new LifecycleVirtualWorkspaces({
+          store,
+          clusters,
+          logicalClusters: logicalClusterType,
+          mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name),
+          workspaceType: (path, name) => {
+            const cluster = path.includes(':') ? tenancy.resolvePath(path) : path;
+            return cluster ? { cluster, type: tenancy.workspaceTypes.get(path, name) } : undefined;
+          },
+        }),
+        workspaceIndex,
+      ),
+      workspaceChildren: (user: UserInfo) => workspaceIndex.childFilter(user),
       tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
         createTokenRequest({ store, tokens: saTokens, serviceAccounts: serviceAccountType, secrets: secretType, apiAudiences }, target, input),
       metrics,

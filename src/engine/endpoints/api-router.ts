@@ -15,7 +15,7 @@ import {
   type Authorizer,
 } from '../authorization/index.js';
 import { unauthorized, StatusError } from '../machinery/status.js';
-import type { ClusterCatalog } from '../registry/catalog.js';
+import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
 import {
   aggregatedContentType,
@@ -32,7 +32,7 @@ import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
-import { handleResourceRequest, resourceNotFound, type ResourceServices, type UserInfo } from './resource-handler.js';
+import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
 import { CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
@@ -45,9 +45,30 @@ export interface VirtualWorkspacePath {
   remainder: string;
 }
 
+/**
+ * Where a virtual workspace sends a request: onto a cluster and API set of its choosing (served like any request,
+ * optionally seeing only some objects), or to a handler of its own (views no stored prefix holds, like the index).
+ */
+export type VirtualTarget =
+  | { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean; handle?: undefined }
+  | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
+
 export interface VirtualWorkspaces {
   /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean } | undefined;
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined;
+}
+
+/** Several virtual workspaces under /services/, each answering for the paths it knows. */
+export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
+  return {
+    resolve(path, info, user) {
+      for (const member of members) {
+        const target = member.resolve(path, info, user);
+        if (target) return target;
+      }
+      return undefined;
+    },
+  };
 }
 
 export interface Authenticator {
@@ -67,6 +88,8 @@ export interface RouterServices extends ResourceServices {
   virtualWorkspaces?: VirtualWorkspaces;
   /** Request counters and latencies, served at /metrics. */
   metrics?: RequestMetrics;
+  /** Which child Workspaces a user's lists and watches show (undefined: all of them). */
+  workspaceChildren?(user: UserInfo): ((ws: KubeObject) => boolean) | undefined;
   isReady(): boolean;
 }
 
@@ -84,6 +107,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
     const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
+    // The index decides who may see what itself, from the identity as authenticated.
+    if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
     return serveResolved(svc, request, reply, info, query, identity, target.resolved, target.filter);
   }
@@ -111,7 +136,20 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   // The shard's metrics, under any /clusters/<x>/ prefix where RBAC grants the non-resource URL /metrics (an
   // in-cluster client's path was rewritten to its own cluster above).
   if (svc.metrics && info.path === '/metrics' && request.method === 'GET') return svc.metrics.serve(reply);
-  return serveResolved(svc, request, reply, info, query, user, resolved);
+  const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
+  return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/** A list or watch of Workspaces in one workspace (what `kubectl get workspaces` sends). */
+function isWorkspaceList(info: RequestInfo): boolean {
+  return (
+    info.isResourceRequest &&
+    (info.verb === 'list' || info.verb === 'watch') &&
+    info.group === 'tenancy.kcp.io' &&
+    info.resource === 'workspaces' &&
+    !info.subresource &&
+    !info.cluster.wildcard
+  );
 }
 
 /** The one cluster a cluster-bound identity (a service account) belongs to. */
@@ -153,23 +191,33 @@ async function serveResolved(
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
   }
-  return handleResourceRequest(
-    svc,
-    {
-      method: request.method,
-      info,
-      query,
-      accept: request.headers.accept,
-      contentType: request.headers['content-type'],
-      body: request.body as Buffer | undefined,
-      userAgent: request.headers['user-agent'],
-      user,
-      cluster: resolved.cluster,
-      catalog: resolved.catalog,
-      filter,
-    },
-    reply,
-  );
+  return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
+}
+
+const emptyCatalog = new StaticCatalog([], 'empty');
+
+function apiRequest(
+  request: FastifyRequest,
+  info: RequestInfo,
+  query: URLSearchParams,
+  user: UserInfo,
+  cluster: string | undefined,
+  catalog: ClusterCatalog,
+  filter?: (obj: KubeObject) => boolean,
+): ApiRequest {
+  return {
+    method: request.method,
+    info,
+    query,
+    accept: request.headers.accept,
+    contentType: request.headers['content-type'],
+    body: request.body as Buffer | undefined,
+    userAgent: request.headers['user-agent'],
+    user,
+    cluster,
+    catalog,
+    filter,
+  };
 }
 
 /** `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. */

@@ -6,6 +6,7 @@
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
+import { accessSubjectsWriter, backfillAccessSubjects } from './access-subjects.js';
 import { OccupiedResources } from '../registry/occupied-resources.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
@@ -56,7 +57,7 @@ export class Tenancy {
     this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes, access });
     this.workspaceTypeType = workspaceTypeResourceType(this.paths);
     this.shards = shardResourceType();
-    this.indexWriters = [workspacePendingWriter(store)];
+    this.indexWriters = [workspacePendingWriter(store), accessSubjectsWriter()];
   }
 
   /** Built-in API sets per cluster, layered under each cluster's CRDs. */
@@ -70,6 +71,7 @@ export class Tenancy {
   /** Root's workspace types and Shard; then the lifecycle controller. */
   start(deps: TenancyControllerDeps): void {
     this.paths.start();
+    backfillAccessSubjects(this.store);
     this.workspaceTypes.start();
     bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries);
     registerShard(deps.generic, this.shards, deps.externalUrl());

@@ -1,0 +1,370 @@
+/**
+ * The workspace index (seeds: "Virtual Workspace", "Index"): every workspace the requesting user may enter, anywhere in
+ * the tree, as one consistent LIST and WATCH:
+ *
+ *   /services/workspaces/all/clusters/*\/apis/tenancy.kcp.io/v1alpha1/workspaces
+ *
+ * Each item is the Workspace object as its parent stores it (`kcp.io/cluster` names the parent), with `kcp.io/path`
+ * set to the workspace's own path; `spec.URL` is where to go. Discovery and OpenAPI are served under the same prefix,
+ * so `kubectl --server <url>/services/workspaces/all/clusters/'*' get workspaces [-w]` works.
+ *
+ * Cost: the user's candidate clusters come from the access-subjects index (ClusterRoleBindings naming the user or their
+ * groups); the authorizer decides each; the Workspace is found through the LogicalCluster's owner. Nothing scans the
+ * tree, except for users who may enter every workspace (they get a wildcard list). A watch keeps the set it has shown
+ * and recomputes it when a ClusterRoleBinding naming the user, or a ClusterRole where they hold a binding, changes: a
+ * workspace that becomes reachable is ADDED, one that stops being reachable is DELETED.
+ */
+import type { FastifyReply } from 'fastify';
+import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
+import type { RequestInfo } from '../endpoints/request-info.js';
+import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
+import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
+import { parseTimeoutSeconds } from '../endpoints/query.js';
+import { badRequest, methodNotAllowed } from '../machinery/status.js';
+import { parseResourceVersion, waitForRevision } from '../registry/list.js';
+import { parseQueryBool } from '../registry/list-options.js';
+import { StaticCatalog } from '../registry/catalog.js';
+import { buildPredicate, type ListPredicate } from '../registry/predicates.js';
+import { decodeStored } from '../registry/stored-object.js';
+import { expiredStatusJson } from '../registry/watch-stream.js';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
+import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
+import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
+import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
+import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
+
+export const WORKSPACE_INDEX = 'workspaces';
+/** kcp's workspace access: the non-resource verb `access` on `/`. */
+export const workspaceAccessAttributes = {
+  verb: 'access',
+  resourceRequest: false,
+  apiGroup: '',
+  resource: '',
+  subresource: '',
+  name: '',
+  namespace: '',
+  path: '/',
+};
+/** The one index served today: every workspace the user may enter. */
+const ALL = 'all';
+const CLUSTER_ROLE_BINDINGS = '/registry/rbac.authorization.k8s.io/clusterrolebindings/';
+const CLUSTER_ROLES = '/registry/rbac.authorization.k8s.io/clusterroles/';
+const LOGICAL_CLUSTERS = '/registry/core.kcp.io/logicalclusters/';
+
+export interface WorkspaceIndexDeps {
+  store: Store;
+  workspaces: ResourceType;
+  /** Whether the user may enter the logical cluster (kcp's workspace access: `access` on `/`, phases, required groups). */
+  canAccess(user: UserInfo, cluster: string): boolean;
+  /**
+   * Whether the shard-wide policy lets the user enter every workspace (system:masters, kcp's admins): candidates from
+   * bindings would miss nothing, but every workspace is a candidate then, so the index lists them all.
+   */
+  entersEverywhere(user: UserInfo): boolean;
+}
+
+interface Entry {
+  /** The Workspace's storage key in its parent. */
+  key: string;
+  /** The workspace's own path (`kcp.io/path` of its LogicalCluster). */
+  path: string;
+}
+
+export class WorkspaceIndex {
+  private readonly catalog: StaticCatalog;
+  private readonly served: ResourceType;
+
+  constructor(private readonly deps: WorkspaceIndexDeps) {
+    this.served = { ...deps.workspaces, verbs: ['list', 'watch'] };
+    this.catalog = new StaticCatalog([this.served], 'workspace-index-1');
+  }
+
+  /** The virtual workspace's answer for a request under /services/workspaces/. */
+  resolve(path: VirtualWorkspacePath, info: RequestInfo): VirtualTarget | undefined {
+    if (path.workspace !== WORKSPACE_INDEX || path.name !== ALL || !info.cluster.wildcard) return undefined;
+    const resolved: ResolvedCluster = { cluster: undefined, catalog: this.catalog, baseUrl: false };
+    if (!info.isResourceRequest) return { resolved };
+    const rt = this.catalog.find(info.group, info.version, info.resource);
+    if (!rt || info.subresource || info.namespace) return { resolved };
+    return {
+      handle: async (req, reply, svc) => {
+        if (info.verb === 'list') return this.serveList(req, reply);
+        if (info.verb === 'watch') return this.serveWatch(req, reply, svc);
+        throw methodNotAllowed(`the server does not allow this method on the requested resource`);
+      },
+    };
+  }
+
+  /**
+   * The user's reachable workspaces, read in one synchronous pass so the set is the state at `revision`. `undefined`
+   * for users who may enter everywhere (the caller lists every Workspace instead).
+   */
+  reachable(user: UserInfo): Map<string, Entry> | undefined {
+    if (this.deps.entersEverywhere(user)) return undefined;
+    const entries = new Map<string, Entry>();
+    for (const cluster of candidateClusters(this.deps.store, user)) {
+      const entry = this.entryOf(cluster);
+      if (entry && this.deps.canAccess(user, cluster)) entries.set(entry.key, entry);
+    }
+    return entries;
+  }
+
+  /** Whether the user may enter the workspace a stored Workspace leads to (none before it is scheduled). */
+  private entered(user: UserInfo, ws: KubeObject): boolean {
+    const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
+    return cluster !== undefined && this.deps.canAccess(user, cluster);
+  }
+
+  /**
+   * What `kubectl get workspaces` in a parent shows this user (seeds: "only workspaces are shown that the user has
+   * access to"): the children they may enter, and the ones they created that are not ready to be entered yet.
+   * Undefined (no filter) for users who enter everywhere.
+   */
+  childFilter(user: UserInfo): ((ws: KubeObject) => boolean) | undefined {
+    if (this.deps.entersEverywhere(user)) return undefined;
+    return (ws) => this.entered(user, ws) || createdBy(ws, user.username);
+  }
+
+  /** A logical cluster's Workspace (root and system clusters have none). */
+  private entryOf(cluster: string): Entry | undefined {
+    const kv = this.deps.store.get(logicalClusterKey(cluster));
+    if (!kv) return undefined;
+    const lc = JSON.parse(kv.value) as KubeObject;
+    const owner = (lc.spec as { owner?: { cluster?: string; name?: string; resource?: string } } | undefined)?.owner;
+    if (!owner?.cluster || !owner.name || owner.resource !== 'workspaces') return undefined;
+    return { key: workspaceKey(owner.cluster, owner.name), path: lc.metadata?.annotations?.[PATH_ANNOTATION] ?? '' };
+  }
+
+  /** The path of the workspace a stored Workspace leads to, for users who see every workspace. */
+  private pathOf(ws: KubeObject): string {
+    const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
+    if (!cluster) return '';
+    const kv = this.deps.store.get(logicalClusterKey(cluster));
+    return kv ? ((JSON.parse(kv.value) as KubeObject).metadata?.annotations?.[PATH_ANNOTATION] ?? '') : '';
+  }
+
+  private withPath(kv: KeyValue, path: string | undefined): KubeObject {
+    const ws = decodeStored(kv);
+    const annotations = { ...(ws.metadata?.annotations ?? {}), [PATH_ANNOTATION]: path ?? this.pathOf(ws) };
+    return { ...ws, metadata: { ...ws.metadata, annotations } };
+  }
+
+  private predicate(req: ApiRequest): ListPredicate {
+    return buildPredicate(this.served, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
+  }
+
+  /** Every reachable workspace at one revision (`limit` and `continue` are not needed: one page is the answer). */
+  private snapshot(user: UserInfo, predicate: ListPredicate): { revision: number; items: KubeObject[]; shown: Map<string, Entry> | undefined } {
+    const store = this.deps.store;
+    const revision = store.currentRevision();
+    const shown = this.reachable(user);
+    const items: KubeObject[] = [];
+    if (shown === undefined) {
+      for (const kv of store.list(workspacesPrefix).items) {
+        const ws = this.withPath(kv, undefined);
+        if (this.entered(user, ws)) items.push(ws);
+      }
+    } else {
+      for (const entry of [...shown.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+        const kv = store.get(entry.key);
+        if (kv) items.push(this.withPath(kv, entry.path));
+      }
+    }
+    return { revision, items: items.filter((o) => predicate.matches(o)), shown };
+  }
+
+  private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
+    const { revision, items } = this.snapshot(req.user, this.predicate(req));
+    const body = renderList(
+      this.served,
+      { resourceVersion: String(revision), items: items.map((o) => JSON.stringify(o)), parsed: items },
+      { accept: req.accept, query: req.query },
+    );
+    return reply.code(200).header('content-type', 'application/json').send(body);
+  }
+
+  private async serveWatch(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<void> {
+    const store = this.deps.store;
+    const user = req.user;
+    const predicate = this.predicate(req);
+    const rv = req.query.get('resourceVersion') ?? undefined;
+    const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
+    const bookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
+    if (rv && rv !== '0') await waitForRevision(store, parseResourceVersion(rv));
+    if (sendInitialEvents && !(rv === undefined || rv === '' || rv === '0')) {
+      throw badRequest('sendInitialEvents is only supported with resourceVersion "" or "0" on the workspace index');
+    }
+    const timeoutSeconds = parseTimeoutSeconds(req.query) || 1800 * (1 + Math.random());
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    raw.flushHeaders();
+    const table = wantsTable(req.accept);
+    const render = { accept: req.accept, query: req.query };
+    let first = true;
+    let closed = false;
+    const timers: NodeJS.Timeout[] = [];
+    let cancel = () => {};
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      cancel();
+      for (const t of timers) clearTimeout(t);
+      if (!raw.writableEnded) raw.end();
+    };
+    raw.on('close', close);
+    // Shutdown ends every watch so the server can close.
+    svc.watches?.add(close);
+    raw.on('close', () => svc.watches?.delete(close));
+    const send = (type: string, obj: KubeObject | string) => {
+      if (closed) return;
+      const json = typeof obj === 'string' ? obj : JSON.stringify(obj);
+      const object = type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(this.served, json, render, table, first);
+      if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
+      raw.write(`{"type":"${type}","object":${object}}\n`);
+      if (raw.writableLength > 16 * 1024 * 1024) close();
+    };
+    const bookmark = (revision: number, initialEnd: boolean) =>
+      JSON.stringify({
+        kind: this.served.kind,
+        apiVersion: apiVersionOf(this.served),
+        metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
+      });
+
+    // What this watcher has shown (key → last object), so that losing access can be told as DELETED.
+    const shownObjects = new Map<string, KubeObject>();
+    let all = this.deps.entersEverywhere(user);
+    const subjects = new Set(identitySubjects(user));
+    let candidates = all ? new Set<string>() : candidateClusters(store, user);
+
+    let from: number;
+    const initial = sendInitialEvents ?? (!rv || rv === '0');
+    if (initial) {
+      const snap = this.snapshot(user, predicate);
+      for (const obj of snap.items) {
+        shownObjects.set(workspaceKey(obj.metadata?.annotations?.['kcp.io/cluster'] ?? '', obj.metadata?.name ?? ''), obj);
+        send('ADDED', obj);
+      }
+      from = snap.revision;
+      if (sendInitialEvents && bookmarks) send('BOOKMARK', bookmark(from, true));
+    } else if (!rv || rv === '0') {
+      from = store.currentRevision();
+    } else {
+      from = Number(rv);
+      // Resuming: what the client holds is what it could see then; the current set is the best account of it.
+      const snap = this.snapshot(user, predicate);
+      for (const obj of snap.items) shownObjects.set(workspaceKey(obj.metadata?.annotations?.['kcp.io/cluster'] ?? '', obj.metadata?.name ?? ''), obj);
+    }
+
+    let recomputeQueued = false;
+    const recompute = (revision: number) => {
+      recomputeQueued = false;
+      if (closed) return;
+      all = this.deps.entersEverywhere(user);
+      candidates = all ? new Set<string>() : candidateClusters(store, user);
+      const reachable = this.reachable(user);
+      if (reachable === undefined) return; // every workspace: events flow as they come
+      for (const [key, obj] of shownObjects) {
+        if (reachable.has(key)) continue;
+        shownObjects.delete(key);
+        send('DELETED', withRevision(obj, revision));
+      }
+      for (const [key, entry] of reachable) {
+        if (shownObjects.has(key)) continue;
+        const kv = store.get(key);
+        if (!kv) continue;
+        const obj = this.withPath(kv, entry.path);
+        if (!predicate.matches(obj)) continue;
+        shownObjects.set(key, obj);
+        send('ADDED', obj);
+      }
+    };
+    const deliver = (event: StoreEvent) => {
+      if (event.key.startsWith(CLUSTER_ROLE_BINDINGS)) {
+        if (all) return;
+        const before = event.prevValue ? (JSON.parse(event.prevValue) as KubeObject) : undefined;
+        const after = event.type === 'DELETED' ? undefined : (JSON.parse(event.value) as KubeObject);
+        if (event.type === 'DELETED' ? bindingMentions(subjects, JSON.parse(event.value) as KubeObject) : bindingMentions(subjects, before, after)) {
+          queueRecompute(event.revision);
+        }
+        return;
+      }
+      if (event.key.startsWith(CLUSTER_ROLES)) {
+        const cluster = event.key.slice(CLUSTER_ROLES.length).split('/')[0]!;
+        if (!all && candidates.has(cluster)) queueRecompute(event.revision);
+        return;
+      }
+      if (event.key.startsWith(LOGICAL_CLUSTERS)) {
+        // A phase change (Initializing → Ready, deletion) can open or close a workspace the user is bound in.
+        const cluster = event.key.slice(LOGICAL_CLUSTERS.length).split('/')[0]!;
+        if (!all && candidates.has(cluster)) queueRecompute(event.revision);
+        return;
+      }
+      if (!event.key.startsWith(workspacesPrefix)) return;
+      const kv = { key: event.key, value: event.value, revision: event.revision, createRevision: event.revision };
+      const known = shownObjects.get(event.key);
+      if (event.type === 'DELETED') {
+        if (!known) return;
+        shownObjects.delete(event.key);
+        send('DELETED', this.withPath(kv, known.metadata?.annotations?.[PATH_ANNOTATION]));
+        return;
+      }
+      const ws = decodeStored(kv);
+      const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
+      const visible = cluster !== undefined && (all || candidates.has(cluster)) && this.deps.canAccess(user, cluster);
+      const obj = visible ? this.withPath(kv, undefined) : undefined;
+      if (obj && predicate.matches(obj)) {
+        shownObjects.set(event.key, obj);
+        send(known ? 'MODIFIED' : 'ADDED', obj);
+      } else if (known) {
+        shownObjects.delete(event.key);
+        send('DELETED', this.withPath(kv, known.metadata?.annotations?.[PATH_ANNOTATION]));
+      }
+    };
+    const queueRecompute = (revision: number) => {
+      if (recomputeQueued) return;
+      recomputeQueued = true;
+      // After the whole commit is delivered: one recompute per transaction, seeing all of it.
+      queueMicrotask(() => recompute(revision));
+    };
+
+    try {
+      const handle = store.watch('/registry/', from, (events) => {
+        for (const e of events) if (!closed) deliver(e);
+      });
+      cancel = () => handle.cancel();
+    } catch (err) {
+      if (err instanceof CompactedError) {
+        send('ERROR', expiredStatusJson(err.requested, err.compacted + 1));
+        close();
+        return;
+      }
+      throw err;
+    }
+    if (bookmarks) {
+      const tick = () => {
+        send('BOOKMARK', bookmark(store.currentRevision(), false));
+        timers.push(setTimeout(tick, 60_000).unref());
+      };
+      timers.push(setTimeout(tick, 60_000).unref());
+    }
+    timers.push(setTimeout(close, timeoutSeconds * 1000).unref());
+  }
+}
+
+/** Whether the Workspace's owner annotation (kcp's `experimental.tenancy.kcp.io/owner`) names this user. */
+function createdBy(ws: KubeObject, username: string): boolean {
+  const owner = ws.metadata?.annotations?.[OWNER_ANNOTATION];
+  if (!owner) return false;
+  try {
+    return (JSON.parse(owner) as { username?: string }).username === username;
+  } catch {
+    return false;
+  }
+}
+
+function withRevision(obj: KubeObject, revision: number): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+}

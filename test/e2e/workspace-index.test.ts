@@ -1,0 +1,130 @@
+/**
+ * The workspace index (seeds: "Index", "Virtual Workspace") and what `kubectl get workspaces` shows, with the real
+ * kubectl for kcp-admin and two token users: in a parent, a user sees only the children they may enter; under
+ * /services/workspaces/all/clusters/* a user lists and watches every workspace they may enter anywhere in the tree,
+ * each with its path and URL, and the watch follows bindings as they are added and removed.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { kubectlBackground, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { parseTable } from '../helpers/table.js';
+import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
+
+const e2e = useTenancyServer();
+const org = uniqueName('idx');
+const children = ['c1', 'c2', 'c3', 'c4', 'c5'];
+const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;
+const asUser1 = (path: string) => e2e.asUser(users.user1.token, path);
+const indexAs = (token: string): ClusterKubectl => (args, o) => e2e.atUrl(indexUrl())(['--token', token, ...args], o);
+
+function accessBinding(name: string, user: string, role = 'system:kcp:workspace:access'): Json {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  };
+}
+
+const names = (list: Json) => (list.items as Json[]).map((w) => w.metadata.name as string).sort();
+
+beforeAll(async () => {
+  const k = e2e.at('root');
+  await createWorkspace(k, org, root('organization'));
+  for (const c of children) await createWorkspace(e2e.at(`root:${org}`), c);
+  // user-1 may enter the organisation and list its workspaces, and may enter c2 and c4 only.
+  const inOrg = e2e.at(`root:${org}`);
+  await create(inOrg, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'workspace-lister' },
+    rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspaces'], verbs: ['get', 'list', 'watch'] }],
+  });
+  await create(inOrg, accessBinding('user-1-access', users.user1.name));
+  await create(inOrg, accessBinding('user-1-lists', users.user1.name, 'workspace-lister'));
+  for (const c of ['c2', 'c4']) await create(e2e.at(`root:${org}:${c}`), accessBinding('user-1-access', users.user1.name));
+}, 120_000);
+
+describe('kubectl get workspaces in a parent', () => {
+  it('shows a user only the children they may enter', async () => {
+    const table = parseTable((await asUser1(`root:${org}`)(['get', 'workspaces'])).stdout);
+    expect(table.records.map((r) => r.NAME)).toEqual(['c2', 'c4']);
+    expect(names(await getJson(asUser1(`root:${org}`), ['workspaces']))).toEqual(['c2', 'c4']);
+  });
+
+  it('shows kcp-admin every child', async () => {
+    expect(names(await getJson(e2e.at(`root:${org}`), ['workspaces']))).toEqual(children);
+  });
+});
+
+describe('the workspace index virtual workspace', () => {
+  it('lists exactly the workspaces a user may enter across the tree, with path and URL', async () => {
+    const list = await getJson(indexAs(users.user1.token), ['workspaces']);
+    const mine = (list.items as Json[]).filter((w) => w.metadata.annotations['kcp.io/path'].startsWith(`root:${org}`));
+    expect(mine.map((w) => w.metadata.annotations['kcp.io/path']).sort()).toEqual([`root:${org}`, `root:${org}:c2`, `root:${org}:c4`]);
+    for (const w of mine) expect(w.spec.URL).toBe(e2e.url(w.metadata.annotations['kcp.io/path']));
+    // One consistent read: the list carries the revision a watch resumes from.
+    const raw = JSON.parse((await indexAs(users.user1.token)(['get', '--raw', '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces'])).stdout);
+    expect(raw.kind).toBe('WorkspaceList');
+    expect(raw.metadata.resourceVersion).toMatch(/^\d+$/);
+    // The table kubectl prints, as in a parent.
+    const table = parseTable((await indexAs(users.user1.token)(['get', 'workspaces'])).stdout);
+    expect(table.records.map((r) => r.NAME)).toEqual(expect.arrayContaining([org, 'c2', 'c4']));
+    expect(table.records.map((r) => r.NAME)).not.toContain('c1');
+  });
+
+  it('shows another user none of them, and kcp-admin all of them', async () => {
+    const user2 = await getJson(indexAs(users.user2.token), ['workspaces']);
+    expect((user2.items as Json[]).filter((w) => String(w.metadata.annotations['kcp.io/path']).startsWith(`root:${org}`))).toEqual([]);
+    const admin = await getJson(e2e.atUrl(indexUrl()), ['workspaces']);
+    const paths = (admin.items as Json[]).map((w) => w.metadata.annotations['kcp.io/path']);
+    expect(paths).toEqual(expect.arrayContaining(children.map((c) => `root:${org}:${c}`)));
+  });
+
+  it('is watched live: a new binding adds a workspace, a removed one deletes it', async () => {
+    const watch = kubectlBackground(e2e.server, [
+      '--context', 'root', '--token', users.user1.token, '--server', indexUrl(),
+      'get', 'workspaces', '--watch', '--output-watch-events', '-o', 'json',
+    ]);
+    try {
+      await watch.waitForLine(/"name":"c4"/, 30_000);
+      await create(e2e.at(`root:${org}:c5`), accessBinding('user-1-access', users.user1.name));
+      await eventually('c5 ADDED', async () => (events(watch.stdout()).some((e) => e.type === 'ADDED' && e.object.metadata.name === 'c5') ? true : undefined));
+      await e2e.at(`root:${org}:c2`)(['delete', 'clusterrolebinding', 'user-1-access']);
+      await eventually('c2 DELETED', async () => (events(watch.stdout()).some((e) => e.type === 'DELETED' && e.object.metadata.name === 'c2') ? true : undefined));
+      const added = events(watch.stdout()).find((e) => e.type === 'ADDED' && e.object.metadata.name === 'c5')!;
+      expect(added.object.metadata.annotations['kcp.io/path']).toBe(`root:${org}:c5`);
+    } finally {
+      await watch.stop();
+    }
+    expect(names(await getJson(asUser1(`root:${org}`), ['workspaces']))).toEqual(['c4', 'c5']);
+  });
+
+  it('answers only list and watch, and only at the wildcard', async () => {
+    const get = await indexAs(users.user1.token)(['get', 'workspace', 'c4'], { reject: false });
+    expect(get.exitCode).not.toBe(0);
+    const elsewhere = await e2e.atUrl(`${e2e.server.url}/services/workspaces/all/clusters/root`)(['get', 'workspaces'], { reject: false });
+    expect(elsewhere.exitCode).not.toBe(0);
+  });
+});
+
+/** kubectl's `-o json --output-watch-events` prints one JSON document per event. */
+function events(stdout: string): Json[] {
+  const out: Json[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < stdout.length; i++) {
+    const ch = stdout[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '{') {
+      if (depth++ === 0) start = i;
+    } else if (ch === '}' && --depth === 0) out.push(JSON.parse(stdout.slice(start, i + 1)));
+  }
+  return out;
+}
