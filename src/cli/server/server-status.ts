@@ -1,0 +1,87 @@
+/**
+ * `kcpt status`: is a server using this root directory, where does it listen, is it ready, since when, and how
+ * many workspaces it holds. Cheap by design: two small requests to the server, no listing of objects.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { SHARD_ADMIN_USER } from '../../engine/auth/token-store.js';
+import { countWorkspaces, isReady, readRootCA } from './server-probe.js';
+import { findRunningServer } from './server-record.js';
+
+export interface ServerStatus {
+  rootDirectory: string;
+  running: boolean;
+  ready: boolean;
+  pid?: number;
+  url?: string;
+  startedAt?: string;
+  uptimeSeconds?: number;
+  workspaces?: number;
+  kubeconfig?: string;
+  logFile?: string;
+  /** Why a running server's details are missing (e.g. it answered the workspace count with an error). */
+  warning?: string;
+}
+
+export async function serverStatus(rootDirectory: string): Promise<ServerStatus> {
+  const running = findRunningServer(rootDirectory);
+  if (!running) return { rootDirectory, running: false, ready: false };
+  const { record } = running;
+  if (!record) {
+    return { rootDirectory, running: true, ready: false, pid: running.pid, warning: 'it wrote no server record, so its address is unknown' };
+  }
+  const ca = readRootCA(rootDirectory);
+  const status: ServerStatus = {
+    rootDirectory,
+    running: true,
+    ready: await isReady(record.url, ca),
+    pid: record.pid,
+    url: record.url,
+    startedAt: record.startedAt,
+    uptimeSeconds: Math.max(0, Math.round((Date.now() - Date.parse(record.startedAt)) / 1000)),
+    kubeconfig: record.kubeconfig,
+    ...(record.logFile ? { logFile: record.logFile } : {}),
+  };
+  if (!status.ready) return status;
+  try {
+    status.workspaces = await countWorkspaces(record.url, ca, await shardAdminToken(record.kubeconfig));
+  } catch (err) {
+    status.warning = `could not count workspaces: ${(err as Error).message}`;
+  }
+  return status;
+}
+
+/** The system:masters token kcpt writes into admin.kubeconfig (user `shard-admin`). */
+async function shardAdminToken(kubeconfig: string): Promise<string> {
+  const config = parse(await readFile(kubeconfig, 'utf8')) as { users?: { name: string; user?: { token?: string } }[] };
+  const token = config.users?.find((u) => u.name === SHARD_ADMIN_USER)?.user?.token;
+  if (!token) throw new Error(`${kubeconfig} has no ${SHARD_ADMIN_USER} token`);
+  return token;
+}
+
+export function describeStatus(status: ServerStatus): string[] {
+  if (!status.running) return [`kcpt is not running in ${status.rootDirectory}`];
+  if (!status.url) return [`kcpt is running in ${status.rootDirectory} (pid ${status.pid}), but ${status.warning}`];
+  const lines = [
+    `kcpt is running at ${status.url} (pid ${status.pid}, up ${formatUptime(status.uptimeSeconds ?? 0)}, ${status.ready ? 'ready' : 'not ready'})`,
+  ];
+  const field = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) lines.push(`  ${`${name}:`.padEnd(16)}${value}`);
+  };
+  field('workspaces', status.workspaces);
+  field('root directory', status.rootDirectory);
+  field('kubeconfig', status.kubeconfig);
+  field('logs', status.logFile);
+  if (status.warning) lines.push(`  warning: ${status.warning}`);
+  return lines;
+}
+
+/** `1h 2m 3s`, `4m 5s`, `6s`. */
+export function formatUptime(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h ${m}m ${s}s`;
+  if (m > 0) return `${m}m ${s}s`;
+  return `${s}s`;
+}
