@@ -138,7 +138,9 @@ describe('kcpt start --detach, status, stop', () => {
     const after = await kcpt(['status', '--root-directory', root, '-o', 'json']);
     expect(after.exitCode).toBe(1);
     expect(JSON.parse(after.stdout)).toEqual({ rootDirectory: root, running: false, ready: false });
-    expect((await kcpt(['status', '--root-directory', root])).stdout.trim()).toBe(`kcpt is not running in ${root}`);
+    expect(after.stderr.trim()).toBe(`Error: kcpt is not running in ${root}`);
+    const words = await kcpt(['status', '--root-directory', root]);
+    expect([words.exitCode, words.stdout, words.stderr.trim()]).toEqual([1, '', `Error: kcpt is not running in ${root}`]);
 
     const again = await kcpt(['stop', '--root-directory', root]);
     expect([again.exitCode, again.stdout.trim()]).toEqual([0, `no kcpt server is running in ${root}`]);
@@ -216,7 +218,7 @@ describe('kcpt start --detach, status, stop', () => {
     // As after a crash and a reboot: the record survived, its pid is now someone else's (this test process).
     await writeFile(join(root, 'kcpt-server.json'), JSON.stringify({ ...started, pid: process.pid, startedAt: new Date().toISOString(), detached: true }));
     const status = await kcpt(['status', '--root-directory', root]);
-    expect([status.exitCode, status.stdout.trim()]).toEqual([1, `kcpt is not running in ${root}`]);
+    expect([status.exitCode, status.stderr.trim()]).toEqual([1, `Error: kcpt is not running in ${root}`]);
     const stop = await kcpt(['stop', '--root-directory', root]);
     expect(stop.stdout.trim()).toBe(`no kcpt server is running in ${root}`);
     expect(await alive(process.pid)).toBe(true);
@@ -226,7 +228,7 @@ describe('kcpt start --detach, status, stop', () => {
   it('rejects bad flags as usage errors (exit 2)', async () => {
     const root = await newRoot();
     const badTimeout = await kcpt(['stop', '--root-directory', root, '--timeout', 'soon']);
-    expect([badTimeout.exitCode, badTimeout.stderr]).toEqual([2, expect.stringContaining('--timeout: "soon" is not a duration')]);
+    expect([badTimeout.exitCode, badTimeout.stderr.trim()]).toEqual([2, 'Error: --timeout: "soon" is not a duration like 100ms, 30s, 5m or 1h']);
     const outputWithoutDetach = await kcpt(['start', '--root-directory', root, '-o', 'json']);
     expect(outputWithoutDetach.exitCode).toBe(2);
     expect(outputWithoutDetach.stderr).toContain('use it with --detach');

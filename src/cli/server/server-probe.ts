@@ -4,53 +4,34 @@
  * root directory), so we know we reached *this* server and not whatever else answers on the port.
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import path from 'node:path';
+import { KubeClient } from '../common/http-client.js';
 
 const CA_FILE = 'ca.crt';
 
-export function readRootCA(rootDirectory: string): string | undefined {
+export function readRootCA(rootDirectory: string): Buffer | undefined {
   try {
-    return readFileSync(path.join(rootDirectory, CA_FILE), 'utf8');
+    return readFileSync(path.join(rootDirectory, CA_FILE));
   } catch {
     return undefined;
   }
 }
 
-interface Answer {
-  status: number;
-  body: string;
+function client(url: string, ca: Buffer | undefined, token?: string): KubeClient {
+  // Without the CA (someone removed ca.crt) we cannot verify, and a readiness probe is no reason to trust blindly.
+  return new KubeClient({ server: url, ca, insecureSkipTLSVerify: false, token });
 }
 
-function get(url: URL, opts: { ca?: string; token?: string; timeoutMs: number }): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        ca: opts.ca,
-        rejectUnauthorized: opts.ca !== undefined,
-        agent: false,
-        headers: { accept: 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(opts.timeoutMs, () => req.destroy(new Error(`no answer from ${url.origin} within ${opts.timeoutMs} ms`)));
-    req.end();
-  });
-}
-
-/** True when `<url>/readyz` answers 200 within `timeoutMs`; false on any other answer or a connection error. */
-export async function isReady(url: string, ca: string | undefined, timeoutMs = 2_000): Promise<boolean> {
+/** True when `<url>/readyz` answers 200; false on any other answer or a connection error. */
+export async function isReady(url: string, ca: Buffer | undefined): Promise<boolean> {
+  const probe = client(url, ca);
   try {
-    return (await get(new URL('/readyz', url), { ca, timeoutMs })).status === 200;
+    await probe.get('/readyz');
+    return true;
   } catch {
     return false;
+  } finally {
+    probe.close();
   }
 }
 
@@ -58,21 +39,15 @@ export async function isReady(url: string, ca: string | undefined, timeoutMs = 2
  * Number of Workspace objects in all logical clusters (root itself is not one). A wildcard list of one item as
  * a system:masters user: the server answers with the rest as `remainingItemCount`, without sending them.
  */
-export async function countWorkspaces(url: string, ca: string | undefined, shardAdminToken: string): Promise<number> {
-  const answer = await get(new URL('/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces?limit=1', url), {
-    ca,
-    token: shardAdminToken,
-    timeoutMs: 5_000,
-  });
-  if (answer.status !== 200) throw new Error(`listing workspaces answered ${answer.status}: ${statusMessage(answer.body)}`);
-  const list = JSON.parse(answer.body) as { items?: unknown[]; metadata?: { remainingItemCount?: number } };
-  return (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0);
-}
-
-function statusMessage(body: string): string {
+export async function countWorkspaces(url: string, ca: Buffer | undefined, shardAdminToken: string): Promise<number> {
+  const api = client(url, ca, shardAdminToken);
   try {
-    return (JSON.parse(body) as { message?: string }).message ?? body;
-  } catch {
-    return body.slice(0, 200);
+    const list = await api.get<{ items?: unknown[]; metadata?: { remainingItemCount?: number } }>(
+      '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      { query: { limit: 1 } },
+    );
+    return (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0);
+  } finally {
+    api.close();
   }
 }

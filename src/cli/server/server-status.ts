@@ -3,8 +3,12 @@
  * many workspaces it holds. Cheap by design: two small requests to the server, no listing of objects.
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parse } from 'yaml';
 import { SHARD_ADMIN_USER } from '../../engine/auth/token-store.js';
+import { CliError } from '../common/errors.js';
+import type { Io } from '../common/io.js';
+import { printData, type OutputFormat } from '../common/output.js';
 import { countWorkspaces, isReady, readRootCA } from './server-probe.js';
 import { findRunningServer } from './server-record.js';
 
@@ -59,8 +63,20 @@ async function shardAdminToken(kubeconfig: string): Promise<string> {
   return token;
 }
 
+/**
+ * The `kcpt status` command. The answer goes to stdout (words, or data with -o); a server that is not running
+ * or not ready also ends the command with an error line and exit code 1, so `kcpt status || …` works in scripts.
+ */
+export async function runStatus(io: Io, opts: { rootDirectory: string; output?: OutputFormat }): Promise<void> {
+  const status = await serverStatus(path.resolve(opts.rootDirectory));
+  if (opts.output) await printData(io, opts.output, status);
+  else if (status.running) io.out(describeStatus(status).map((line) => `${line}\n`).join(''));
+  if (!status.running) throw new CliError(`kcpt is not running in ${status.rootDirectory}`);
+  if (!status.ready) throw new CliError(`kcpt (pid ${status.pid}) is running in ${status.rootDirectory} but not ready`);
+}
+
+/** A running server in words. */
 export function describeStatus(status: ServerStatus): string[] {
-  if (!status.running) return [`kcpt is not running in ${status.rootDirectory}`];
   if (!status.url) return [`kcpt is running in ${status.rootDirectory} (pid ${status.pid}), but ${status.warning}`];
   const lines = [
     `kcpt is running at ${status.url} (pid ${status.pid}, up ${formatUptime(status.uptimeSeconds ?? 0)}, ${status.ready ? 'ready' : 'not ready'})`,

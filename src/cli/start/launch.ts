@@ -1,16 +1,17 @@
 /** What `kcpt start` does with its parsed flags: serve in the foreground, or start a detached server and report it. */
 import type { ServerOptions } from '../../engine/server.js';
-import type { DataFormat } from '../server/render-data.js';
+import type { OutputFormat } from '../common/output.js';
 import type { StartFlagValues } from './flags.js';
 import { runStart, type StartOutput } from './run-start.js';
 
 export async function launchStart(values: StartFlagValues, options: ServerOptions, out: StartOutput): Promise<void> {
   if (!values.detach) return runStart(options, out);
-  const [{ startDetached, describeDetached }, { renderData }] = await Promise.all([
+  const [{ startDetached, describeDetached }, { printData }, { processIo }] = await Promise.all([
     import('../server/detached-start.js'),
-    import('../server/render-data.js'),
+    import('../common/output.js'),
+    import('../common/io.js'),
   ]);
   const server = await startDetached(values);
-  if (values.output) out.log(await renderData(server, values.output as DataFormat));
+  if (values.output) await printData(processIo(), values.output as OutputFormat, server);
   else for (const line of describeDetached(server)) out.log(line);
 }
