@@ -3,5 +3,6 @@
  * list; commands/ builds oclif classes from the same specs. Keep imports here cheap: spec modules only.
  */
 import type { CommandSpec } from './common/command-spec.js';
+import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [];
+export const commandSpecs: CommandSpec[] = [...wsSpecs];
