@@ -6,7 +6,7 @@ if (process.argv[2] === 'start') {
   const fast = await import('../dist/src/cli/start/fast-path.js').catch(() => undefined);
   if (fast && (await fast.tryFastStart(process.argv.slice(3)))) process.exit(process.exitCode ?? 0);
 } else {
-  const fast = await import('../dist/src/cli/fast-path.js').catch(() => undefined);
+  const fast = await import('../dist/cli-bundle/fast-path.js').catch(() => import('../dist/src/cli/fast-path.js')).catch(() => undefined);
   if (fast && (await fast.tryFastPath(process.argv.slice(2)))) process.exit(process.exitCode ?? 0);
 }
 

@@ -4,5 +4,6 @@
  */
 import type { CommandSpec } from './common/command-spec.js';
 import { serverSpecs } from './server/specs.js';
+import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [...serverSpecs];
+export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs];

@@ -12,7 +12,7 @@ export async function executeSpec(spec: CommandSpec, input: CommandInput): Promi
     return 0;
   } catch (err) {
     const line = errorLine(err);
-    const c = colors(input.io, 'stderr');
+    const c = await colors(input.io, 'stderr');
     input.io.err(`${c.red(line.slice(0, line.indexOf(':') + 1))}${line.slice(line.indexOf(':') + 1)}\n`);
     if (err instanceof CliError) return err.exitCode;
     if (process.env.KCPT_DEBUG && err instanceof Error) input.io.err(`${err.stack}\n`);

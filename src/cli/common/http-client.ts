@@ -2,10 +2,11 @@
  * A small Kubernetes REST client over node:https: the kubeconfig's CA, token, basic auth or client certificate,
  * JSON in and out, kube's Status errors, and client-go's retry of 429 answers that carry Retry-After (kcp
  * answers the home workspace with one while it is being created). One keep-alive agent per client, so a command's
- * requests share a TLS connection; close() lets the process exit at once.
+ * requests share a TLS connection; close() lets the process exit at once. node:https is loaded on the first request
+ * (~15 ms of Node's own module loading that commands which only read the kubeconfig should not pay).
  */
-import { Agent, request as httpsRequest } from 'node:https';
-import { request as httpRequest, Agent as HttpAgent } from 'node:http';
+import type { Agent } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
 import { ApiError, ConnectionError, type StatusBody } from './errors.js';
 import type { Connection } from './connection.js';
 
@@ -23,23 +24,14 @@ const requestTimeoutMs = 60_000;
 export class KubeClient {
   /** The server URL with any `/clusters/…` suffix removed (a proxy path prefix is kept), without a trailing slash. */
   readonly baseUrl: string;
-  private readonly agent: Agent | HttpAgent;
+  private transport: Promise<{ agent: Agent | HttpAgent; send: typeof import('node:https').request }> | undefined;
+  private agent: Agent | HttpAgent | undefined;
   private readonly secure: boolean;
   private readonly headers: Record<string, string>;
 
   constructor(private readonly connection: Connection) {
     this.baseUrl = baseUrlOf(connection.server);
     this.secure = this.baseUrl.startsWith('https:');
-    this.agent = this.secure
-      ? new Agent({
-          keepAlive: true,
-          ca: connection.ca,
-          cert: connection.clientCert,
-          key: connection.clientKey,
-          rejectUnauthorized: !connection.insecureSkipTLSVerify,
-          servername: connection.tlsServerName,
-        })
-      : new HttpAgent({ keepAlive: true });
     this.headers = { Accept: 'application/json', 'User-Agent': 'kcpt' };
     if (connection.token) this.headers.Authorization = `Bearer ${connection.token}`;
     else if (connection.basicAuth) {
@@ -79,10 +71,34 @@ export class KubeClient {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.agent?.destroy();
   }
 
-  private once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  private loadTransport(): Promise<{ agent: Agent | HttpAgent; send: typeof import('node:https').request }> {
+    this.transport ??= (async () => {
+      const c = this.connection;
+      if (this.secure) {
+        const https = await import('node:https');
+        const agent = new https.Agent({
+          keepAlive: true,
+          ca: c.ca,
+          cert: c.clientCert,
+          key: c.clientKey,
+          rejectUnauthorized: !c.insecureSkipTLSVerify,
+          servername: c.tlsServerName,
+        });
+        this.agent = agent;
+        return { agent, send: https.request };
+      }
+      const http = await import('node:http');
+      const agent = new http.Agent({ keepAlive: true });
+      this.agent = agent;
+      return { agent, send: http.request as typeof import('node:https').request };
+    })();
+    return this.transport;
+  }
+
+  private async once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
@@ -91,9 +107,9 @@ export class KubeClient {
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
-    const send = this.secure ? httpsRequest : httpRequest;
+    const { agent, send } = await this.loadTransport();
     return new Promise((resolve, reject) => {
-      const req = send(url, { method, headers, agent: this.agent, timeout: requestTimeoutMs }, (res) => {
+      const req = send(url, { method, headers, agent, timeout: requestTimeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));

@@ -1,11 +1,9 @@
 /**
  * Where a command writes, and what kind of terminal it writes to. Both oclif and the fast path run commands
  * against the process streams; tests capture them (oclif's runCommand stubs process.stdout/stderr.write).
- * Colours follow chalk's detection and are off when NO_COLOR is set or the stream is not a TTY; nothing prompts
- * or animates unless stdin and the stream are TTYs and CI is unset.
+ * Colours come from chalk, loaded only when they are on: a TTY stream, NO_COLOR unset (FORCE_COLOR forces them).
+ * Nothing prompts or animates unless stdin and the stream are TTYs and CI is unset.
  */
-import { Chalk, type ChalkInstance } from 'chalk';
-
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -40,10 +38,27 @@ export function canAnimate(io: Io): boolean {
   return io.stderrIsTTY && !isCI(io.env) && io.env.TERM !== 'dumb';
 }
 
-/** A chalk instance for stdout or stderr that honours NO_COLOR, FORCE_COLOR and non-TTY streams. */
-export function colors(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): ChalkInstance {
+export function colorsEnabled(io: Io, stream: 'stdout' | 'stderr'): boolean {
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return true;
   const tty = stream === 'stdout' ? io.stdoutIsTTY : io.stderrIsTTY;
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return new Chalk({ level: 0 });
-  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '0') return new Chalk({ level: 1 });
-  return new Chalk({ level: tty && io.env.TERM !== 'dumb' ? 1 : 0 });
+  return tty && io.env.TERM !== 'dumb';
+}
+
+/** The few styles the CLI uses; identity functions when colours are off. */
+export interface Palette {
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+  bold(text: string): string;
+  dim(text: string): string;
+}
+
+const plain: Palette = { red: (t) => t, green: (t) => t, yellow: (t) => t, cyan: (t) => t, bold: (t) => t, dim: (t) => t };
+
+export async function colors(io: Io, stream: 'stdout' | 'stderr' = 'stdout'): Promise<Palette> {
+  if (!colorsEnabled(io, stream)) return plain;
+  const { Chalk } = await import('chalk');
+  return new Chalk({ level: 1 });
 }

@@ -1,6 +1,6 @@
 /**
  * `-o json|yaml` for every command that prints data: the flag, and the printer. JSON uses kubectl's four-space
- * indentation; YAML is loaded only when asked for.
+ * indentation; YAML goes through js-yaml, the library the kubeconfig module already loads.
  */
 import type { Io } from './io.js';
 import type { FlagSpec } from './command-spec.js';
@@ -21,6 +21,6 @@ export async function printData(io: Io, format: OutputFormat, data: unknown): Pr
     io.out(`${JSON.stringify(data, null, 4)}\n`);
     return;
   }
-  const { stringify } = await import('yaml');
-  io.out(stringify(data, { lineWidth: 0 }));
+  const { dump } = await import('js-yaml');
+  io.out(dump(data, { lineWidth: -1, noRefs: true }));
 }
