@@ -2,11 +2,9 @@
  * `kcpt status`: is a server using this root directory, where does it listen, is it ready, since when, and how
  * many workspaces it holds. Cheap by design: two small requests to the server, no listing of objects.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse } from 'yaml';
-import { SHARD_ADMIN_USER } from '../../engine/auth/token-store.js';
 import { CliError } from '../common/errors.js';
+import { Kubeconfig } from '../common/kubeconfig.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { countWorkspaces, isReady, readRootCA } from './server-probe.js';
@@ -48,18 +46,20 @@ export async function serverStatus(rootDirectory: string): Promise<ServerStatus>
   };
   if (!status.ready) return status;
   try {
-    status.workspaces = await countWorkspaces(record.url, ca, await shardAdminToken(record.kubeconfig));
+    status.workspaces = await countWorkspaces(record.url, ca, shardAdminToken(record.kubeconfig));
   } catch (err) {
     status.warning = `could not count workspaces: ${(err as Error).message}`;
   }
   return status;
 }
 
-/** The system:masters token kcpt writes into admin.kubeconfig (user `shard-admin`). */
-async function shardAdminToken(kubeconfig: string): Promise<string> {
-  const config = parse(await readFile(kubeconfig, 'utf8')) as { users?: { name: string; user?: { token?: string } }[] };
-  const token = config.users?.find((u) => u.name === SHARD_ADMIN_USER)?.user?.token;
-  if (!token) throw new Error(`${kubeconfig} has no ${SHARD_ADMIN_USER} token`);
+/** The user kcpt's admin.kubeconfig has for system:masters (the engine's SHARD_ADMIN_USER). */
+const shardAdminUser = 'shard-admin';
+
+/** The shard-admin token from the server's admin.kubeconfig. */
+function shardAdminToken(kubeconfig: string): string {
+  const token = Kubeconfig.load({ explicitPath: kubeconfig }).users.get(shardAdminUser)?.value.token;
+  if (!token) throw new Error(`${kubeconfig} has no ${shardAdminUser} token`);
   return token;
 }
 
