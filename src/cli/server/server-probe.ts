@@ -26,27 +26,50 @@ function client(url: string, ca: Buffer | undefined, token?: string): KubeClient
 export async function isReady(url: string, ca: Buffer | undefined): Promise<boolean> {
   const probe = client(url, ca);
   try {
-    await probe.get('/readyz');
-    return true;
-  } catch {
-    return false;
+    return await readyOn(probe);
   } finally {
     probe.close();
   }
 }
 
-/**
- * Number of Workspace objects in all logical clusters (root itself is not one). A wildcard list of one item as
- * a system:masters user: the server answers with the rest as `remainingItemCount`, without sending them.
- */
-export async function countWorkspaces(url: string, ca: Buffer | undefined, shardAdminToken: string): Promise<number> {
-  const api = client(url, ca, shardAdminToken);
+async function readyOn(api: KubeClient): Promise<boolean> {
   try {
+    await api.get('/readyz');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface Probe {
+  ready: boolean;
+  workspaces?: number;
+  /** Why the workspaces could not be counted. */
+  error?: string;
+}
+
+/**
+ * Readiness, then the number of Workspace objects in all logical clusters (root itself is not one), over one
+ * connection. The count is a wildcard list of one item as a system:masters user: the server answers with the
+ * rest as `remainingItemCount`, without sending them.
+ */
+export async function probeServer(url: string, ca: Buffer | undefined, shardAdminToken: () => string): Promise<Probe> {
+  let token: string;
+  try {
+    token = shardAdminToken();
+  } catch (err) {
+    return { ready: await isReady(url, ca), error: (err as Error).message };
+  }
+  const api = client(url, ca, token);
+  try {
+    if (!(await readyOn(api))) return { ready: false };
     const list = await api.get<{ items?: unknown[]; metadata?: { remainingItemCount?: number } }>(
       '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
       { query: { limit: 1 } },
     );
-    return (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0);
+    return { ready: true, workspaces: (list.items?.length ?? 0) + (list.metadata?.remainingItemCount ?? 0) };
+  } catch (err) {
+    return { ready: true, error: (err as Error).message };
   } finally {
     api.close();
   }

@@ -7,7 +7,7 @@ import { CliError } from '../common/errors.js';
 import { Kubeconfig } from '../common/kubeconfig.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
-import { countWorkspaces, isReady, readRootCA } from './server-probe.js';
+import { probeServer, readRootCA } from './server-probe.js';
 import { findRunningServer } from './server-record.js';
 
 export interface ServerStatus {
@@ -32,25 +32,20 @@ export async function serverStatus(rootDirectory: string): Promise<ServerStatus>
   if (!record) {
     return { rootDirectory, running: true, ready: false, pid: running.pid, warning: 'it wrote no server record, so its address is unknown' };
   }
-  const ca = readRootCA(rootDirectory);
-  const status: ServerStatus = {
+  const probe = await probeServer(record.url, readRootCA(rootDirectory), () => shardAdminToken(record.kubeconfig));
+  return {
     rootDirectory,
     running: true,
-    ready: await isReady(record.url, ca),
+    ready: probe.ready,
     pid: record.pid,
     url: record.url,
     startedAt: record.startedAt,
     uptimeSeconds: Math.max(0, Math.round((Date.now() - Date.parse(record.startedAt)) / 1000)),
     kubeconfig: record.kubeconfig,
     ...(record.logFile ? { logFile: record.logFile } : {}),
+    ...(probe.workspaces !== undefined ? { workspaces: probe.workspaces } : {}),
+    ...(probe.error ? { warning: `could not count workspaces: ${probe.error}` } : {}),
   };
-  if (!status.ready) return status;
-  try {
-    status.workspaces = await countWorkspaces(record.url, ca, shardAdminToken(record.kubeconfig));
-  } catch (err) {
-    status.warning = `could not count workspaces: ${(err as Error).message}`;
-  }
-  return status;
 }
 
 /** The user kcpt's admin.kubeconfig has for system:masters (the engine's SHARD_ADMIN_USER). */
