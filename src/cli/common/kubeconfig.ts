@@ -8,7 +8,7 @@
  *   `current-context`.
  * - A change goes back to the file that defined the entry; a new entry goes to the default file (the explicit
  *   file, else the first existing file of the list, else `~/.kube/config`). `current-context` goes to the file
- *   that already sets one. Files are written with mode 0600.
+ *   that already sets one. A file the CLI creates gets mode 0600.
  * Reading and writing use the same file set, so `--kubeconfig X` and `KUBECONFIG=X` behave the same (kcp #3594).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -129,7 +129,7 @@ export class Kubeconfig {
     target.dirty = true;
   }
 
-  /** Writes every changed file (mode 0600, parent directories created). */
+  /** Writes every changed file (a new one with mode 0600 and its parent directories). */
   save(): void {
     for (const file of this.files) {
       if (!file.dirty) continue;

@@ -59,4 +59,101 @@ export const wsCurrentSpec: CommandSpec = {
   },
 };
 
-export const wsSpecs: CommandSpec[] = [wsSpec, wsUseSpec, wsCurrentSpec];
+export const wsTreeSpec: CommandSpec = {
+  id: 'ws tree',
+  summary: 'Print the workspace tree below the current workspace.',
+  examples: ['<%= config.bin %> ws tree', '<%= config.bin %> ws tree --full --wide', '<%= config.bin %> ws tree -w :root -o json'],
+  args: [],
+  flags: [
+    { name: 'full', char: 'f', kind: 'boolean', description: 'Show full workspace names.' },
+    { name: 'wide', kind: 'boolean', description: 'Show the phases of each Workspace (ws=) and LogicalCluster (lc=).' },
+    workspaceFlag,
+    outputFlag,
+    ...connectionFlags,
+  ],
+  run: async ({ flags, io }) => {
+    const [{ withSession }, { showTree }] = await Promise.all([import('../common/session.js'), import('./tree.js')]);
+    await withSession(flags, (s) => showTree(s, io, { full: flags.full === true, wide: flags.wide === true, output: output(flags) }));
+  },
+};
+
+export const wsListSpec: CommandSpec = {
+  id: 'ws list',
+  summary: 'List every workspace you can enter, with its path, type and phase.',
+  examples: ['<%= config.bin %> ws list', '<%= config.bin %> ws list -o json'],
+  args: [],
+  flags: [outputFlag, ...connectionFlags],
+  run: async ({ flags, io }) => {
+    const [{ withSession }, { listWorkspaces }] = await Promise.all([import('../common/session.js'), import('./list.js')]);
+    await withSession(flags, (s) => listWorkspaces(s, io, { output: output(flags) }));
+  },
+};
+
+export const wsCreateSpec: CommandSpec = {
+  id: 'ws create',
+  summary: 'Create a workspace in the current workspace and wait until it is ready.',
+  examples: [
+    '<%= config.bin %> ws create org --enter',
+    '<%= config.bin %> ws create team --type universal --enter',
+    '<%= config.bin %> ws create ci --type root:universal --ignore-existing --create-context ci',
+  ],
+  args: [{ name: 'name', description: 'Name of the new workspace (asked for in a terminal when missing).' }],
+  flags: [
+    { name: 'type', kind: 'string', description: 'A workspace type. The default type depends on where this child workspace is created.' },
+    { name: 'enter', kind: 'boolean', description: 'Immediately enter the created workspace.' },
+    {
+      name: 'ignore-existing',
+      kind: 'boolean',
+      description: 'Ignore if the workspace already exists. Requires none or absolute type path. Overwrites the context if --create-context is set.',
+    },
+    { name: 'location-selector', kind: 'string', description: 'A label selector to select the scheduling location of the created workspace.' },
+    { name: 'create-context', kind: 'string', description: 'Create a kubeconfig context for the new workspace with the given name.' },
+    workspaceFlag,
+    outputFlag,
+    ...connectionFlags,
+  ],
+  run: async ({ args, flags, io }) => {
+    const [{ withSession }, { createWorkspaceCommand }, { askForMissing }] = await Promise.all([
+      import('../common/session.js'),
+      import('./create.js'),
+      import('../common/prompt.js'),
+    ]);
+    const name =
+      args.name ??
+      (await askForMissing(io, {
+        what: 'workspace name (argument NAME)',
+        message: 'Name of the new workspace:',
+        validate: (v) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(v) || 'lower-case letters, digits and dashes, starting and ending with a letter or digit',
+      }));
+    await withSession(flags, (s) =>
+      createWorkspaceCommand(s, io, {
+        name,
+        type: flags.type as string | undefined,
+        enter: flags.enter === true,
+        ignoreExisting: flags['ignore-existing'] === true,
+        locationSelector: flags['location-selector'] as string | undefined,
+        createContext: flags['create-context'] as string | undefined,
+        output: output(flags),
+      }),
+    );
+  },
+};
+
+export const wsCreateContextSpec: CommandSpec = {
+  id: 'ws create-context',
+  summary: 'Create a kubeconfig context for the current workspace and switch to it.',
+  examples: ['<%= config.bin %> ws create-context', '<%= config.bin %> ws create-context my-team --overwrite'],
+  args: [{ name: 'name', description: 'Name of the context (default: the current workspace path).' }],
+  flags: [{ name: 'overwrite', kind: 'boolean', description: 'Overwrite the context if it already exists.' }, outputFlag, ...connectionFlags],
+  run: async ({ args, flags, io }) => {
+    const [{ resolveConfig }, { connectionFlagValues }, { runCreateContext }] = await Promise.all([
+      import('../common/connection.js'),
+      import('../common/connection-flags.js'),
+      import('./create-context.js'),
+    ]);
+    const config = resolveConfig(connectionFlagValues(flags));
+    await runCreateContext(config, io, { name: args.name, overwrite: flags.overwrite === true, output: output(flags) });
+  },
+};
+
+export const wsSpecs: CommandSpec[] = [wsSpec, wsUseSpec, wsCurrentSpec, wsTreeSpec, wsListSpec, wsCreateSpec, wsCreateContextSpec];
