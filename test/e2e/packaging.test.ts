@@ -98,7 +98,7 @@ describe('packaging: npm pack, global install into a scratch prefix, everything 
     expect(existsSync(join(prefix, 'lib', 'node_modules', 'kcpt', '.oclif.manifest.json'))).toBe(true);
     const help = await run('kcpt', ['--help']);
     expect(help.exitCode, help.stderr).toBe(0);
-    for (const command of ['start', 'stop', 'status', 'autocomplete']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['start', 'stop', 'status', 'kubeconfig', 'ws', 'autocomplete']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 
   it('starts detached, serves kubectl and the shims, reports status and stops', async () => {
@@ -106,10 +106,21 @@ describe('packaging: npm pack, global install into a scratch prefix, everything 
     const started = await run('kcpt', ['start', '--detach', '--root-directory', root, '--secure-port', String(port)], { timeoutMs: 90_000 });
     expect(started.exitCode, started.stderr).toBe(0);
     expect(started.stdout).toContain(`kcpt is running in the background at https://127.0.0.1:${port}`);
-    env.KUBECONFIG = join(root, 'admin.kubeconfig');
+    // A copy: the ws commands rewrite the kubeconfig they use.
+    env.KUBECONFIG = join(scratch, 'user.kubeconfig');
+    copyFileSync(join(root, 'admin.kubeconfig'), env.KUBECONFIG);
 
     const namespaces = await run('kubectl', ['get', 'namespace', 'default', '-o', 'name']);
     expect(namespaces.stdout.trim(), namespaces.stderr).toBe('namespace/default');
+
+    const created = await run('kubectl', ['create', 'workspace', 'demo', '--enter']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(created.stdout).toContain("Current workspace is 'root:demo' (type root:organization).");
+    const back = await run('kubectl', ['ws', '..']);
+    expect(back.stdout, back.stderr).toBe("Current workspace is 'root' (type root).");
+    const tree = await run('kubectl', ['ws', 'tree']);
+    expect(tree.stdout, tree.stderr).toBe('.\n└── root\n    └── demo\n');
+    expect((await run('kubectl', ['kcp', 'ws', 'current', '--short'])).stdout).toBe('root');
 
     const notYet = await run('kubectl', ['kcp', 'bind', 'apiexport', 'root:org:export']);
     expect(notYet.exitCode).toBe(2);
@@ -135,5 +146,6 @@ describe('packaging: npm pack, global install into a scratch prefix, everything 
       ]);
     expect((await complete(['kcpt', 'st'])).stdout.trim().split(' ').sort()).toEqual(['start', 'status', 'stop']);
     expect((await complete(['kcpt', 'stop', '--t'])).stdout.trim()).toBe('--timeout');
+    expect((await complete(['kcpt', 'ws', 'u'])).stdout.trim()).toBe('use');
   });
 });
