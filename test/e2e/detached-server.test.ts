@@ -3,7 +3,7 @@
  * start returns once the server answers, everything else is polled), kubectl pointed at what start printed.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +223,25 @@ describe('kcpt start --detach, status, stop', () => {
     expect(stop.stdout.trim()).toBe(`no kcpt server is running in ${root}`);
     expect(await alive(process.pid)).toBe(true);
     expect(existsSync(join(root, 'kcpt-server.json'))).toBe(false);
+  });
+
+  it('treats the holder of the root lock as the server when it wrote no record (e.g. startServer in a test suite)', async () => {
+    const root = await newRoot();
+    await mkdir(root, { recursive: true });
+    // Any live process stands in for an in-process server: the engine's lock holds only its pid.
+    const holder = execa('sleep', ['60'], { reject: false });
+    await writeFile(join(root, 'kcpt.lock'), `${holder.pid}\n`);
+    const status = await kcpt(['status', '--root-directory', root]);
+    expect([status.exitCode, status.stdout.trim(), status.stderr.trim()]).toEqual([
+      1,
+      `kcpt is running in ${root} (pid ${holder.pid})`,
+      `Error: kcpt (pid ${holder.pid}) is running in ${root}, but it wrote no server record, so its address is unknown`,
+    ]);
+    const refused = await kcpt(['start', '--detach', '--root-directory', root]);
+    expect([refused.exitCode, refused.stderr]).toEqual([1, expect.stringContaining(`kcpt is already running in ${root} (pid ${holder.pid}); stop it with`)]);
+    const stopped = await kcpt(['stop', '--root-directory', root]);
+    expect(stopped.stdout).toContain(`kcpt stopped (pid ${holder.pid}`);
+    expect((await holder).signal).toBe('SIGTERM');
   });
 
   it('rejects bad flags as usage errors (exit 2)', async () => {

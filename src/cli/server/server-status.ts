@@ -67,12 +67,13 @@ export async function runStatus(io: Io, opts: { rootDirectory: string; output?: 
   if (opts.output) await printData(io, opts.output, status);
   else if (status.running) io.out(describeStatus(status).map((line) => `${line}\n`).join(''));
   if (!status.running) throw new CliError(`kcpt is not running in ${status.rootDirectory}`);
+  if (!status.url) throw new CliError(`kcpt (pid ${status.pid}) is running in ${status.rootDirectory}, but ${status.warning}`);
   if (!status.ready) throw new CliError(`kcpt (pid ${status.pid}) is running in ${status.rootDirectory} but not ready`);
 }
 
 /** A running server in words. */
 export function describeStatus(status: ServerStatus): string[] {
-  if (!status.url) return [`kcpt is running in ${status.rootDirectory} (pid ${status.pid}), but ${status.warning}`];
+  if (!status.url) return [`kcpt is running in ${status.rootDirectory} (pid ${status.pid})`];
   const lines = [
     `kcpt is running at ${status.url} (pid ${status.pid}, up ${formatUptime(status.uptimeSeconds ?? 0)}, ${status.ready ? 'ready' : 'not ready'})`,
   ];
