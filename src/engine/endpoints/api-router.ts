@@ -126,18 +126,33 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
-  // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
-  const actor = identityInCluster(authenticated, resolved.cluster);
-  const asked = impersonationHeaders(request.raw.rawHeaders);
-  const user = asked ? impersonate(svc.authorizer, resolved.cluster, actor, asked) : actor;
-  const attrs = requestAttributes(info);
-  const decision = svc.authorizer.authorize(resolved.cluster, user, attrs);
-  if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
+  const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
   // The shard's metrics, under any /clusters/<x>/ prefix where RBAC grants the non-resource URL /metrics (an
   // in-cluster client's path was rewritten to its own cluster above).
   if (svc.metrics && info.path === '/metrics' && request.method === 'GET') return svc.metrics.serve(reply);
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/**
+ * Who the request runs as (impersonation applied), once the authorizer allows it in `cluster`. A refusal in a
+ * workspace the user may not enter, reached by a path they could not have listed, is answered as if nothing were
+ * there: otherwise "access denied" versus "workspace access not permitted" would tell which workspaces exist.
+ */
+function authorizeRequest(svc: RouterServices, request: FastifyRequest, info: RequestInfo, authenticated: UserInfo, cluster: string | undefined): UserInfo {
+  try {
+    // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
+    const actor = identityInCluster(authenticated, cluster);
+    const asked = impersonationHeaders(request.raw.rawHeaders);
+    const user = asked ? impersonate(svc.authorizer, cluster, actor, asked) : actor;
+    const attrs = requestAttributes(info);
+    const decision = svc.authorizer.authorize(cluster, user, attrs);
+    if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
+    return user;
+  } catch (err) {
+    const entered = cluster !== undefined && svc.authorizer.subjectInside(cluster, authenticated) !== undefined;
+    throw (entered ? undefined : svc.clusters.concealed?.(info.cluster, authenticated, info)) ?? err;
+  }
 }
 
 /** A list or watch of Workspaces in one workspace (what `kubectl get workspaces` sends). */
