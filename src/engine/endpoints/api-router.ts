@@ -127,9 +127,13 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
-  // The shard's metrics, under any /clusters/<x>/ prefix where RBAC grants the non-resource URL /metrics (an
-  // in-cluster client's path was rewritten to its own cluster above).
-  if (svc.metrics && info.path === '/metrics' && request.method === 'GET') return svc.metrics.serve(reply);
+  // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
+  // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
+  // admin of some workspace of their own, such as their home.
+  if (svc.metrics && info.path === '/metrics' && request.method === 'GET') {
+    if (resolved.cluster !== undefined && resolved.cluster !== 'root') throw resourceNotFound();
+    return svc.metrics.serve(reply);
+  }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
 }
