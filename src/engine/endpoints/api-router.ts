@@ -34,7 +34,7 @@ import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
-import { CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
+import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
   /** `initializingworkspaces`, `terminatingworkspaces`, … */
@@ -206,6 +206,8 @@ async function serveResolved(
   if (isHomeRequest(info, resolved.cluster) && svc.homes) {
     const rt = resolved.catalog.find(info.group, info.version, info.resource);
     if (rt) {
+      // Those who may have no home are refused even where one exists (made before they were refused).
+      if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
       const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
@@ -265,10 +267,18 @@ function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean 
   );
 }
 
-/** A missing home is created only for the home-creator groups (`create` on the Workspace `~` in root). */
+/**
+ * A missing home is created only for the home-creator groups (`create` on the Workspace `~` in root), and only for
+ * people: a service account belongs to its workspace, and outside it is `system:anonymous`, a name every foreign
+ * account shares, so a home for it would be one workspace shared by all tenants.
+ */
 function mayCreateHome(authorizer: Authorizer, user: UserInfo, info: RequestInfo): void {
   const attrs = { ...requestAttributes(info), verb: 'create' };
-  if (!authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
+  if (!mayHaveHome(user) || !authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
+}
+
+function mayHaveHome(user: UserInfo): boolean {
+  return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
 async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
