@@ -40,6 +40,11 @@ export interface ListOptions {
    * needed is gone, FutureRevisionError when it is beyond the current revision.
    */
   revision?: number;
+  /**
+   * False: leave `remaining` out, so a page of a big prefix costs only the page (counting the rest is a scan of the
+   * whole range; an existence probe with `limit: 1` must not pay it).
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -121,4 +126,9 @@ export class FutureRevisionError extends Error {
   ) {
     super(`revision ${requested} is in the future (current ${current})`);
   }
+}
+
+/** Whether any current key starts with `prefix`: one index seek, whatever the size of the range. */
+export function hasKeys(store: Pick<Store, 'list'>, prefix: string): boolean {
+  return store.list(prefix, { limit: 1, countRemaining: false }).items.length > 0;
 }

@@ -10,7 +10,7 @@ import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
 import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
@@ -125,7 +125,7 @@ export class WorkspaceController {
   }
 
   private hasWorkspaces(cluster: string): boolean {
-    return this.deps.store.list(`${workspacesPrefix}${cluster}/`, { limit: 1 }).items.length > 0;
+    return hasKeys(this.deps.store, `${workspacesPrefix}${cluster}/`);
   }
 
   private get(key: string): KubeObject | undefined {
