@@ -114,6 +114,11 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private readonly codec: ValueCodec;
   private readonly decode = (stored: string): string => (stored.charCodeAt(0) === 1 ? this.codec.decode(stored) : stored);
   private revision: number;
+  /** Revision of the last event watchers were given (behind `revision` only inside a group). */
+  private published: number;
+  /** Events of the group being run, published once it commits. */
+  private deferred?: StoreEvent[];
+  private readonly runGroup: Database.Transaction<(fn: () => unknown) => unknown>;
   private compacted: number;
   private lastTs: number;
   private closed = false;
@@ -129,6 +134,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
     this.compacted = this.statements.readMeta.get(COMPACTED) ?? 0;
     this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
+    this.published = this.revision;
     this.lastTs = this.statements.lastEvent.get()?.ts ?? 0;
     this.codec = openValueCodec(referenceTable(db), options.valueReferences ?? []);
     this.values = {
@@ -136,7 +142,9 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       statements: this.statements,
       current: (key) => this.statements.get.get(key)?.value,
     };
+    // Inside a group, each commit is a savepoint of the group's transaction (better-sqlite3 nests them).
     this.applyOps = db.transaction((ops: WriteOp[], ts: number) => this.writeOps(ops, ts));
+    this.runGroup = db.transaction((fn: () => unknown) => fn());
     this.deleteSlice = db.transaction((from: number, upTo: number) => {
       const removed = this.statements.deleteEvents.run(from, upTo).changes;
       this.statements.writeMeta.run(COMPACTED, upTo);
@@ -183,8 +191,32 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction.
     const { results, events } = this.applyOps.immediate(ops, ts);
     this.revision = events[events.length - 1]!.revision;
-    this.hub.publish(events);
+    if (this.deferred) this.deferred.push(...events);
+    else this.publish(events);
     return results;
+  }
+
+  group<T>(fn: () => T): T {
+    this.assertOpen();
+    if (this.deferred) return fn();
+    const deferred: StoreEvent[] = (this.deferred = []);
+    let result: T;
+    try {
+      result = this.runGroup.immediate(fn) as T;
+    } catch (error) {
+      // Rolled back as a whole: the revisions its commits took are free again, and nobody heard of them.
+      this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
+      throw error;
+    } finally {
+      this.deferred = undefined;
+    }
+    if (deferred.length > 0) this.publish(deferred);
+    return result;
+  }
+
+  private publish(events: StoreEvent[]): void {
+    this.published = events[events.length - 1]!.revision;
+    this.hub.publish(events);
   }
 
   /**
@@ -246,7 +278,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.assertOpen();
     assertRevision(fromRevision, 'watch fromRevision');
     if (fromRevision < this.compacted) throw new CompactedError(fromRevision, this.compacted);
-    const upTo = this.revision;
+    // A watch opened inside a group replays what watchers were given; the group's own events follow on publish.
+    const upTo = this.published;
     const pages = readEventPages(this.statements, prefix, fromRevision, upTo, this.logScanLimit, this.decode, this.values);
     return this.hub.subscribe(prefix, fromRevision, upTo, listener, eventsOf(pages));
   }
