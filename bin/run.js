@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// `kcpt start` takes a fast path that skips loading oclif (start-up time is a feature of a dev server);
-// everything else, and any start invocation the fast path does not understand, goes through oclif.
+// `kcpt start` and the commands in src/cli/registry.ts take a fast path that skips loading oclif (start-up time
+// is a feature: a command that talks to the server has a 150 ms budget); help, usage errors and anything the
+// fast path does not understand go through oclif.
 if (process.argv[2] === 'start') {
   const fast = await import('../dist/src/cli/start/fast-path.js').catch(() => undefined);
   if (fast && (await fast.tryFastStart(process.argv.slice(3)))) process.exit(process.exitCode ?? 0);
+} else {
+  const fast = await import('../dist/cli-bundle/fast-path.js').catch(() => import('../dist/src/cli/fast-path.js')).catch(() => undefined);
+  if (fast && (await fast.tryFastPath(process.argv.slice(2)))) process.exit(process.exitCode ?? 0);
 }
 
 const { execute } = await import('@oclif/core');

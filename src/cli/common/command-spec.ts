@@ -1,0 +1,47 @@
+/**
+ * A CLI command described once, as data plus a run function, so that two front ends can run it: oclif (help,
+ * completion, usage errors, the manifest) and the fast path in bin/run.js, which parses argv with node:util and
+ * skips loading oclif (~100 ms), keeping commands that talk to a server within their latency budget. Spec modules
+ * must stay cheap to import: the run function loads the implementation with `await import()`.
+ */
+import type { Io } from './io.js';
+
+export interface FlagSpec {
+  name: string;
+  char?: string;
+  kind: 'string' | 'boolean';
+  /** Allowed values of a string flag. */
+  options?: readonly string[];
+  description: string;
+  /** Shown under this heading in --help (connection flags go under GLOBAL). */
+  helpGroup?: string;
+  hidden?: boolean;
+}
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+}
+
+export type FlagValues = Record<string, string | boolean | undefined>;
+export type ArgValues = Record<string, string | undefined>;
+
+export interface CommandInput {
+  args: ArgValues;
+  flags: FlagValues;
+  io: Io;
+}
+
+export interface CommandSpec {
+  /** Words after `kcpt`: `ws`, `ws use`. */
+  id: string;
+  /** Other ids that run the same command: `ws cd`. */
+  aliases?: string[];
+  summary: string;
+  description?: string;
+  examples?: string[];
+  args: ArgSpec[];
+  flags: FlagSpec[];
+  run(input: CommandInput): Promise<void>;
+}

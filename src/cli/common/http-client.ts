@@ -1,0 +1,155 @@
+/**
+ * A small Kubernetes REST client over node:https: the kubeconfig's CA, token, basic auth or client certificate,
+ * JSON in and out, kube's Status errors, and client-go's retry of 429 answers that carry Retry-After (kcp
+ * answers the home workspace with one while it is being created). One keep-alive agent per client, so a command's
+ * requests share a TLS connection; close() lets the process exit at once. node:https is loaded on the first request
+ * (~15 ms of Node's own module loading that commands which only read the kubeconfig should not pay).
+ */
+import type { Agent } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
+import { ApiError, ConnectionError, type StatusBody } from './errors.js';
+import type { Connection } from './connection.js';
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Content-Type of the body (JSON by default). */
+  contentType?: string;
+}
+
+/** client-go's default number of retries for 429 + Retry-After. */
+const maxRetries = 10;
+const requestTimeoutMs = 60_000;
+
+export class KubeClient {
+  /** The server URL with any `/clusters/…` suffix removed (a proxy path prefix is kept), without a trailing slash. */
+  readonly baseUrl: string;
+  private transport: Promise<{ agent: Agent | HttpAgent; send: typeof import('node:https').request }> | undefined;
+  private agent: Agent | HttpAgent | undefined;
+  private readonly secure: boolean;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly connection: Connection) {
+    this.baseUrl = baseUrlOf(connection.server);
+    this.secure = this.baseUrl.startsWith('https:');
+    this.headers = { Accept: 'application/json', 'User-Agent': 'kcpt' };
+    if (connection.token) this.headers.Authorization = `Bearer ${connection.token}`;
+    else if (connection.basicAuth) {
+      const { username, password } = connection.basicAuth;
+      this.headers.Authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    }
+  }
+
+  /** `/clusters/<path><rest>` under the base URL. */
+  clusterUrlPath(clusterPath: string, rest = ''): string {
+    return `/clusters/${clusterPath}${rest}`;
+  }
+
+  get<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('GET', path, opts);
+  }
+
+  post<T>(path: string, body: unknown, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('POST', path, { ...opts, body });
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(method, path, opts);
+      if (res.status === 429 && attempt < maxRetries) {
+        const retryAfter = Number(res.headers['retry-after']);
+        if (Number.isFinite(retryAfter) && retryAfter > 0) {
+          await new Promise((r) => setTimeout(r, Math.min(retryAfter, 10) * 1000));
+          continue;
+        }
+      }
+      const parsed = parseJson(res.text);
+      if (res.status >= 200 && res.status < 300) return parsed as T;
+      const status = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
+      throw new ApiError(res.status, status, status ? '' : res.text);
+    }
+  }
+
+  close(): void {
+    this.agent?.destroy();
+  }
+
+  private loadTransport(): Promise<{ agent: Agent | HttpAgent; send: typeof import('node:https').request }> {
+    this.transport ??= (async () => {
+      const c = this.connection;
+      if (this.secure) {
+        const https = await import('node:https');
+        const agent = new https.Agent({
+          keepAlive: true,
+          ca: c.ca,
+          cert: c.clientCert,
+          key: c.clientKey,
+          rejectUnauthorized: !c.insecureSkipTLSVerify,
+          servername: c.tlsServerName,
+        });
+        this.agent = agent;
+        return { agent, send: https.request };
+      }
+      const http = await import('node:http');
+      const agent = new http.Agent({ keepAlive: true });
+      this.agent = agent;
+      return { agent, send: http.request as typeof import('node:https').request };
+    })();
+    return this.transport;
+  }
+
+  private async once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const headers: Record<string, string> = { ...this.headers };
+    if (body !== undefined) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const { agent, send } = await this.loadTransport();
+    return new Promise((resolve, reject) => {
+      const req = send(url, { method, headers, agent, timeout: requestTimeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (err) => reject(new ConnectionError(err.message)));
+      });
+      req.on('timeout', () => req.destroy(new Error(`request to ${url.host} timed out after ${requestTimeoutMs / 1000}s`)));
+      req.on('error', (err: NodeJS.ErrnoException) => reject(new ConnectionError(describeNetworkError(err, url))));
+      req.end(body);
+    });
+  }
+}
+
+/** The part of a server URL before `/clusters/`, as kcp's plugins compute the base (a path prefix is kept). */
+export function baseUrlOf(server: string): string {
+  const url = new URL(server);
+  const at = url.pathname.indexOf('/clusters/');
+  const path = at >= 0 ? url.pathname.slice(0, at) : url.pathname;
+  return `${url.protocol}//${url.host}${path.replace(/\/+$/, '')}`;
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkError(err: NodeJS.ErrnoException, url: URL): string {
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${url.host}: connect: connection refused`;
+    case 'ENOTFOUND':
+      return `dial tcp: lookup ${url.hostname}: no such host`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return `tls: failed to verify certificate: x509: certificate signed by unknown authority (${err.code})`;
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Builds the oclif command class for a command spec (commands/*.ts export these), so --help, the manifest,
+ * completion and usage errors come from oclif while the behaviour stays in the spec.
+ */
+import { Args, Command, Flags } from '@oclif/core';
+import type { CommandSpec } from './command-spec.js';
+import { executeSpec } from './execute.js';
+import { processIo } from './io.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyFlags = Record<string, any>;
+
+export function oclifFlags(spec: CommandSpec): AnyFlags {
+  return Object.fromEntries(
+    spec.flags.map((f) => {
+      const common = {
+        description: f.description,
+        hidden: f.hidden,
+        helpGroup: f.helpGroup,
+        ...(f.char ? { char: f.char as 'o' } : {}),
+      };
+      if (f.kind === 'boolean') return [f.name, Flags.boolean(common)];
+      if (f.options) return [f.name, Flags.string({ ...common, options: [...f.options] })];
+      return [f.name, Flags.string(common)];
+    }),
+  );
+}
+
+export function commandClass(spec: CommandSpec): typeof Command {
+  const args = Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description, required: a.required })]));
+  const SpecCommand = class extends Command {
+    static override summary = spec.summary;
+    static override description = spec.description;
+    static override examples = spec.examples ?? [];
+    static override aliases = (spec.aliases ?? []).map((a) => a.split(' ').join(':'));
+    static override args = args;
+    static override flags = oclifFlags(spec);
+
+    async run(): Promise<void> {
+      const parsed = await this.parse(SpecCommand);
+      const code = await executeSpec(spec, {
+        args: parsed.args as Record<string, string | undefined>,
+        flags: parsed.flags as Record<string, string | boolean | undefined>,
+        io: processIo(),
+      });
+      if (code !== 0) this.exit(code);
+    }
+  };
+  return SpecCommand;
+}

@@ -1,0 +1,8 @@
+/**
+ * Every command described by a spec (src/cli/common/command-spec.ts). The fast path matches argv against this
+ * list; commands/ builds oclif classes from the same specs. Keep imports here cheap: spec modules only.
+ */
+import type { CommandSpec } from './common/command-spec.js';
+import { wsSpecs } from './ws/specs.js';
+
+export const commandSpecs: CommandSpec[] = [...wsSpecs];

@@ -1,0 +1,118 @@
+/**
+ * `kcpt ws create NAME`: kcp's `kubectl create workspace`. Creates the Workspace in the current workspace (or
+ * `-w`), waits up to a minute for phase Ready with kcp's messages, then optionally creates a context for it
+ * (--create-context) and/or enters it (--enter). The wait polls quickly at first (a kcpt workspace is usually Ready
+ * within milliseconds) and settles at kcp's 500 ms.
+ */
+import { ApiError, CliError } from '../common/errors.js';
+import type { Io } from '../common/io.js';
+import { printData, type OutputFormat } from '../common/output.js';
+import { withProgress } from '../common/progress.js';
+import type { Session } from '../common/session.js';
+import { parseClusterUrl } from '../common/workspace-path.js';
+import { runCreateContext } from './create-context.js';
+import { parseLabelSelector } from './label-selector.js';
+import { useWorkspace } from './use.js';
+import { createWorkspace, getWorkspace, typeString, type TypeReference, type Workspace } from './workspace-api.js';
+
+export interface CreateOptions {
+  name: string;
+  type?: string;
+  enter: boolean;
+  ignoreExisting: boolean;
+  locationSelector?: string;
+  createContext?: string;
+  output?: OutputFormat;
+  readyTimeoutMs?: number;
+}
+
+const pollScheduleMs = [20, 40, 80, 160, 320, 500];
+
+/** `--type root:organization` → { path: 'root', name: 'organization' }; a bare name leaves the path to admission. */
+export function parseTypeFlag(type: string): TypeReference {
+  const at = type.lastIndexOf(':');
+  if (at < 0) return { name: type.toLowerCase() };
+  return { name: type.slice(at + 1).toLowerCase(), path: type.slice(0, at) };
+}
+
+export async function createWorkspaceCommand(session: Session, io: Io, opts: CreateOptions): Promise<void> {
+  const server = session.config.connection.server;
+  const parsed = parseClusterUrl(server);
+  if (!parsed) throw new CliError(`current URL "${server}" does not point to a workspace`);
+  const parent = parsed.path;
+  if (opts.ignoreExisting && opts.type && !(opts.type === 'root' || opts.type.startsWith('root:'))) {
+    throw new CliError('--ignore-existing must not be used with non-absolute type path');
+  }
+  const type = opts.type ? parseTypeFlag(opts.type) : undefined;
+  const body: Workspace = {
+    apiVersion: 'tenancy.kcp.io/v1alpha1',
+    kind: 'Workspace',
+    metadata: { name: opts.name },
+    spec: {
+      ...(type ? { type } : {}),
+      ...(opts.locationSelector ? { location: { selector: parseLabelSelector(opts.locationSelector) } } : {}),
+    },
+  };
+  // With -o, the object is the output and the progress lines go to stderr.
+  const say = (line: string) => (opts.output ? io.err(line) : io.out(line));
+
+  let ws: Workspace;
+  let preExisting = false;
+  try {
+    ws = await createWorkspace(session.client, parent, body);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.alreadyExists && opts.ignoreExisting)) throw err;
+    preExisting = true;
+    ws = await getWorkspace(session.client, parent, opts.name);
+  }
+  const reference = `Workspace "${opts.name}" (type ${typeString(ws.spec?.type) ?? ''})`;
+  const ready = () => ws.status?.phase === 'Ready';
+  if (preExisting) {
+    const existing = ws.spec?.type;
+    if (type && ((existing?.name && existing.name !== type.name) || (existing?.path ?? '') !== (type.path ?? ''))) {
+      throw new CliError(
+        `workspace "${opts.name}" cannot be created with type ${typeString(type)}, it already exists with different type ${typeString(existing)}`,
+      );
+    }
+    say(ready() ? `${reference} already exists.\n` : `${reference} already exists. Waiting for it to be ready...\n`);
+  } else if (!ready()) {
+    say(`${reference} created. Waiting for it to be ready...\n`);
+  }
+
+  if (!ready()) {
+    ws = await withProgress(io, `Waiting for workspace "${opts.name}" to be ready`, () =>
+      waitForReady(session, parent, opts.name, opts.readyTimeoutMs ?? 60_000),
+    );
+  }
+  say(`${reference} is ready to use.\n`);
+  if (opts.output) await printData(io, opts.output, ws);
+
+  if (opts.createContext) {
+    await runCreateContext(session.config, { ...io, out: say }, {
+      name: opts.createContext,
+      overwrite: opts.ignoreExisting,
+      url: ws.spec?.URL,
+      keepCurrent: !opts.enter,
+    });
+    return;
+  }
+  if (opts.enter) {
+    await useWorkspace(session, opts.output ? { ...io, out: say } : io, { name: `:${parent}:${opts.name}`, short: false });
+  }
+}
+
+/** Polls until phase Ready; a 404 right after creation is tolerated (kcp waits up to 5 s for the object to show). */
+async function waitForReady(session: Session, parent: string, name: string, timeoutMs: number): Promise<Workspace> {
+  const deadline = Date.now() + timeoutMs;
+  const notFoundDeadline = Date.now() + 5_000;
+  for (let attempt = 0; ; attempt++) {
+    await new Promise((r) => setTimeout(r, pollScheduleMs[Math.min(attempt, pollScheduleMs.length - 1)]));
+    try {
+      const ws = await getWorkspace(session.client, parent, name);
+      if (ws.status?.phase === 'Ready') return ws;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.notFound && Date.now() < notFoundDeadline)) throw err;
+    }
+    if (Date.now() > deadline) throw new CliError(`timed out waiting for workspace "${name}" to be ready: context deadline exceeded`);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * `kcpt ws tree`: the workspaces below the current one (or `-w`), drawn like kcp's plugin (treeprint: a `.` line,
+ * then `├──`/`└──` branches; labels are workspace names, or `parent:child` paths with --full). Workspaces being
+ * deleted are skipped; mounted ones are leaves labelled `<name> [mount]`. --wide adds `ws=<Workspace phase>` and
+ * `lc=<LogicalCluster phase>` columns. Children of a level are fetched concurrently.
+ */
+import type { Io } from '../common/io.js';
+import type { KubeClient } from '../common/http-client.js';
+import { printData, type OutputFormat } from '../common/output.js';
+import type { Session } from '../common/session.js';
+import { baseName, parseClusterUrl } from '../common/workspace-path.js';
+import { listChildren, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
+
+export interface TreeOptions {
+  full: boolean;
+  wide: boolean;
+  output?: OutputFormat;
+}
+
+export interface TreeNode {
+  name: string;
+  path: string;
+  type?: string;
+  phase?: string;
+  logicalClusterPhase?: string;
+  mount?: boolean;
+  children: TreeNode[];
+}
+
+const concurrency = 16;
+
+export async function showTree(session: Session, io: Io, opts: TreeOptions): Promise<void> {
+  const server = session.config.connection.server;
+  let current = parseClusterUrl(server)?.path;
+  if (!current) {
+    io.err(`Warning: current context URL ${JSON.stringify(server)} does not point directly to a kcp workspace (may be a mount). Showing tree from root.\n`);
+    current = 'root';
+  }
+  const limit = limiter(concurrency);
+  const root: TreeNode = { name: opts.full ? current : baseName(current), path: current, children: [] };
+  await populate(session.client, root, opts, limit);
+  if (opts.wide) root.logicalClusterPhase = await limit(() => logicalClusterPhase(session.client, current));
+  if (opts.output) {
+    await printData(io, opts.output, root);
+    return;
+  }
+  // kcp prints treeprint's string (which ends in a newline) with Println: the tree ends with an empty line.
+  io.out(`${renderTree(root, opts.wide)}\n`);
+}
+
+async function populate(client: KubeClient, node: TreeNode, opts: TreeOptions, limit: Limiter): Promise<void> {
+  const children = await limit(() => listChildren(client, node.path));
+  node.children = children
+    .filter((ws) => !ws.metadata.deletionTimestamp)
+    .map((ws) => childNode(node, ws, opts.full));
+  await Promise.all(
+    node.children.map(async (child) => {
+      if (opts.wide && !child.mount) child.logicalClusterPhase = await limit(() => logicalClusterPhase(client, child.path));
+      if (!child.mount) await populate(client, child, opts, limit);
+    }),
+  );
+}
+
+function childNode(parent: TreeNode, ws: Workspace, full: boolean): TreeNode {
+  const label = full ? `${parent.name}:${ws.metadata.name}` : ws.metadata.name;
+  const path = parseClusterUrl(ws.spec?.URL ?? '')?.path;
+  const type = typeString(ws.spec?.type);
+  const phase = ws.status?.phase;
+  if (!path) {
+    if (ws.spec?.mount) return { name: `${label} [mount]`, path: `${parent.path}:${ws.metadata.name}`, type, phase, mount: true, children: [] };
+    throw new Error(`current config context URL ${JSON.stringify(ws.spec?.URL ?? '')} does not point to workspace`);
+  }
+  return { name: label, path, type, phase, children: [] };
+}
+
+/** treeprint's drawing of one branch (the current workspace) under a `.` root. */
+export function renderTree(root: TreeNode, wide: boolean): string {
+  const lines = ['.'];
+  const label = (n: TreeNode) => (wide ? `${n.name}\tws=${n.phase || '-'}\tlc=${n.logicalClusterPhase || 'Unknown'}` : n.name);
+  const walk = (node: TreeNode, prefix: string, last: boolean) => {
+    lines.push(`${prefix}${last ? '└── ' : '├── '}${label(node)}`);
+    const childPrefix = prefix + (last ? '    ' : '│   ');
+    node.children.forEach((c, i) => walk(c, childPrefix, i === node.children.length - 1));
+  };
+  walk(root, '', true);
+  return `${lines.join('\n')}\n`;
+}
+
+type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
+
+/** At most `n` tasks in flight (a tree of 1,000 workspaces must not open 1,000 requests at once). */
+function limiter(n: number): Limiter {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= n) await new Promise<void>((r) => waiting.push(r));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}

@@ -1,0 +1,76 @@
+/** The tenancy.kcp.io Workspace as the CLI reads it, and the requests the ws commands make. */
+import { ApiError } from '../common/errors.js';
+import type { KubeClient } from '../common/http-client.js';
+
+export interface TypeReference {
+  name: string;
+  path?: string;
+}
+
+export interface Workspace {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; annotations?: Record<string, string>; deletionTimestamp?: string; [k: string]: unknown };
+  spec?: { type?: TypeReference; URL?: string; cluster?: string; mount?: unknown; location?: unknown; [k: string]: unknown };
+  status?: { phase?: string; [k: string]: unknown };
+}
+
+interface List<T> {
+  items?: T[];
+  metadata?: { continue?: string };
+}
+
+const group = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
+
+/** `root:organization`; a type without a path prints as its bare name (kcp's logicalcluster Join of an empty path). */
+export function typeString(type: TypeReference | undefined): string | undefined {
+  if (!type) return undefined;
+  return type.path ? `${type.path}:${type.name}` : type.name;
+}
+
+export function getWorkspace(client: KubeClient, parentPath: string, name: string): Promise<Workspace> {
+  return client.get<Workspace>(`/clusters/${parentPath}${group}/${encodeURIComponent(name)}`);
+}
+
+export function createWorkspace(client: KubeClient, parentPath: string, body: Workspace): Promise<Workspace> {
+  return client.post<Workspace>(`/clusters/${parentPath}${group}`, body);
+}
+
+/** The children of a workspace; an empty list where the Workspace API is not served (404). */
+export async function listChildren(client: KubeClient, path: string): Promise<Workspace[]> {
+  const items: Workspace[] = [];
+  let token: string | undefined;
+  do {
+    let page: List<Workspace>;
+    try {
+      page = await client.get<List<Workspace>>(`/clusters/${path}${group}`, { query: { limit: 500, continue: token } });
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) return items;
+      throw err;
+    }
+    items.push(...(page.items ?? []));
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return items;
+}
+
+/** Every workspace the user may enter, from the workspace index virtual workspace. */
+export async function listReachable(client: KubeClient): Promise<Workspace[]> {
+  const list = await client.get<List<Workspace>>(`/services/workspaces/all/clusters/*${group}`);
+  return list.items ?? [];
+}
+
+/** The user's home workspace (kcp answers 429 + Retry-After while creating it; the client retries). */
+export function getHome(client: KubeClient): Promise<Workspace> {
+  return client.get<Workspace>(`/clusters/root${group}/~`);
+}
+
+/** The phase of a workspace's LogicalCluster (`Unknown` when it cannot be read). */
+export async function logicalClusterPhase(client: KubeClient, path: string): Promise<string> {
+  try {
+    const lc = await client.get<{ status?: { phase?: string } }>(`/clusters/${path}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
+    return lc.status?.phase || 'Unknown';
+  } catch {
+    return 'Unknown';
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * `kcpt ws …` as a new user runs it: real processes (`node bin/run.js ws …`, no TTY) against `kcpt start`, each
+ * step followed by the real kubectl using the kubeconfig kcpt rewrote, to prove `kubectl get configmaps` lands in
+ * the workspace kcpt said it switched to. Every workspace gets its own marker ConfigMap (created as kcp-admin at
+ * its explicit path), so a wrong switch shows up as the wrong marker.
+ */
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
+import { dump, load } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from '../helpers/kubectl.js';
+import { repoRoot } from '../helpers/server.js';
+import { users, useTenancyServer } from './tenancy-fixtures.js';
+
+const e2e = useTenancyServer();
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'kcpt-cli-ws-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** `node bin/run.js <args>` with stdin not a TTY; `env` replaces KUBECONFIG etc. */
+async function kcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  const r = await execa('node', ['bin/run.js', ...args], {
+    cwd: repoRoot,
+    env: { ...e2e.server.env, ...env },
+    extendEnv: true,
+    stdin: 'ignore',
+    reject: false,
+    stripFinalNewline: false,
+    timeout: 90_000,
+  });
+  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+}
+
+async function ok(args: string[], env: Record<string, string | undefined>): Promise<string> {
+  const r = await kcpt(args, env);
+  expect(r.exitCode, `kcpt ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
+  return r.stdout;
+}
+
+/** A marker ConfigMap named after the workspace, created as kcp-admin at the workspace's path. */
+async function mark(path: string): Promise<void> {
+  await e2e.at(path)(['create', 'configmap', `marker-${path.replaceAll(':', '-')}`]);
+}
+
+/** What plain `kubectl get configmaps` sees through a kubeconfig (no --server, no --context). */
+async function markersSeen(env: Record<string, string>): Promise<string[]> {
+  const r = await kubectl(e2e.server, ['get', 'configmaps', '-o', 'name'], { env });
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.includes('marker-'))
+    .map((l) => l.replace('configmap/marker-', ''));
+}
+
+const copyAdmin = (name: string) => {
+  const file = join(scratch, name);
+  copyFileSync(e2e.server.kubeconfig, file);
+  return file;
+};
+
+describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
+  it('creates, enters and navigates workspaces with KUBECONFIG, and kubectl follows every switch', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-a') };
+    expect(await ok(['ws', 'create', 'org', '--enter'], env)).toBe(
+      [
+        'Workspace "org" (type root:organization) created. Waiting for it to be ready...',
+        'Workspace "org" (type root:organization) is ready to use.',
+        "Current workspace is 'root:org' (type root:organization).",
+        '',
+      ].join('\n'),
+    );
+    await mark('root:org');
+    expect(await markersSeen(env)).toEqual(['root-org']);
+
+    expect(await ok(['ws', 'create', 'team', '--type', 'universal', '--enter'], env)).toContain(
+      "Current workspace is 'root:org:team' (type root:universal).",
+    );
+    await mark('root:org:team');
+    expect(await markersSeen(env)).toEqual(['root-org-team']);
+
+    expect(await ok(['ws', '..'], env)).toBe("Current workspace is 'root:org' (type root:organization).\n");
+    expect(await markersSeen(env)).toEqual(['root-org']);
+
+    expect(await ok(['ws', '-'], env)).toBe("Current workspace is 'root:org:team'.\n");
+    expect(await markersSeen(env)).toEqual(['root-org-team']);
+
+    expect(await ok(['ws', '.'], env)).toBe("Current workspace is 'root:org:team'.\n");
+    expect(await ok(['ws', 'current', '--short'], env)).toBe('root:org:team\n');
+
+    expect(await ok(['ws', ':'], env)).toBe("Current workspace is 'root'.\n");
+    // treeprint's drawing, printed with Println as kcp does (so it ends with an empty line).
+    expect(await ok(['ws', 'tree'], env)).toBe('.\n└── root\n    └── org\n        └── team\n\n');
+    expect(await ok(['ws', 'tree', '-w', 'org', '--full'], env)).toBe('.\n└── root:org\n    └── root:org:team\n\n');
+
+    // The old spelling still works, with kcp's note on stderr.
+    const legacy = await kcpt(['ws', 'root:org'], env);
+    expect(legacy.exitCode).toBe(0);
+    expect(legacy.stderr).toContain("Note: Using 'root:' to define an absolute path is no longer supported.");
+    expect(await markersSeen(env)).toEqual(['root-org']);
+
+    const missing = await kcpt(['ws', 'nope'], env);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toBe('Error: workspace "root:org:nope" not found\n');
+    const tooHigh = await kcpt(['ws', '..:..:..'], env);
+    expect([tooHigh.exitCode, tooHigh.stderr]).toEqual([1, 'Error: cannot go up from root\n']);
+  });
+
+  it('works the same with --kubeconfig (kcp #3594) and writes back to the file that defined the context', async () => {
+    const file = copyAdmin('admin-b');
+    const env = { KUBECONFIG: undefined };
+    expect(await ok(['ws', ':root:org', '--kubeconfig', file], env)).toBe("Current workspace is 'root:org' (type root:organization).\n");
+    expect(await ok(['ws', '.', '--kubeconfig', file], env)).toBe("Current workspace is 'root:org'.\n");
+    expect(await markersSeen({ KUBECONFIG: file })).toEqual(['root-org']);
+
+    // Two files: the first only chooses the context, the second defines it. New entries land in the first.
+    const chooser = join(scratch, 'chooser');
+    writeFileSync(chooser, dump({ apiVersion: 'v1', kind: 'Config', 'current-context': 'root' }));
+    const list = { KUBECONFIG: [chooser, copyAdmin('admin-c')].join(delimiter) };
+    expect(await ok(['ws', 'org:team'], list)).toBe("Current workspace is 'root:org:team' (type root:universal).\n");
+    expect(await markersSeen(list)).toEqual(['root-org-team']);
+    const written = load(readFileSync(chooser, 'utf8')) as { 'current-context': string; contexts: { name: string }[] };
+    expect(written['current-context']).toBe('workspace.kcp.io/current');
+    expect(written.contexts.map((c) => c.name).sort()).toEqual(['workspace.kcp.io/current', 'workspace.kcp.io/previous']);
+  });
+
+  it('takes a token-file user home with ~ and lists what they can reach', async () => {
+    const file = join(scratch, 'user-1');
+    writeFileSync(
+      file,
+      dump({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'kcp', cluster: { server: e2e.url('root'), 'certificate-authority-data': caData() } }],
+        users: [{ name: 'user-1', user: { token: users.user1.token } }],
+        contexts: [{ name: 'kcp', context: { cluster: 'kcp', user: 'user-1' } }],
+        'current-context': 'kcp',
+      }),
+    );
+    const env = { KUBECONFIG: file };
+    // No type: the user may not read their home's Workspace object in its bucket (kcp shows a type only when it can).
+    expect(await ok(['ws', '~'], env)).toBe("Current workspace is 'root:users:bi:ie:user-1'.\n");
+    await mark('root:users:bi:ie:user-1');
+    expect(await markersSeen(env)).toEqual(['root-users-bi-ie-user-1']);
+    expect(await ok(['ws', 'create', 'scratch', '--enter'], env)).toContain("Current workspace is 'root:users:bi:ie:user-1:scratch'");
+
+    // The home as a shell expands an unquoted ~ (HOME/…) and with no argument at all (plus kcp's note).
+    expect(await ok(['ws', e2e.server.env.HOME!], env)).toContain("Current workspace is 'root:users:bi:ie:user-1'");
+    const bare = await kcpt(['ws'], env);
+    expect(bare.stdout).toContain("Current workspace is 'root:users:bi:ie:user-1'");
+    expect(bare.stderr).toContain("Note: 'kubectl ws' now matches 'cd' semantics");
+
+    const listed = JSON.parse(await ok(['ws', 'list', '-o', 'json'], env)) as { path: string; type: string; phase: string }[];
+    expect(listed.map((w) => w.path)).toContain('root:users:bi:ie:user-1:scratch');
+    expect(listed.map((w) => w.path)).not.toContain('root:org');
+    expect(listed.every((w) => w.phase === 'Ready' && w.type.startsWith('root:'))).toBe(true);
+
+    const denied = await kcpt(['ws', ':root:org'], env);
+    expect([denied.exitCode, denied.stderr]).toEqual([1, 'Error: access to workspace "root:org" denied\n']);
+  });
+
+  it('prints data as JSON with -o json, and never prompts without a terminal', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-d') };
+    const created = JSON.parse(await ok(['ws', 'create', 'jsonws', '-o', 'json'], env)) as { metadata: { name: string }; status: { phase: string } };
+    expect([created.metadata.name, created.status.phase]).toEqual(['jsonws', 'Ready']);
+    const current = JSON.parse(await ok(['ws', 'use', 'jsonws', '-o', 'json'], env)) as Record<string, string>;
+    expect(current).toEqual({ workspace: 'root:jsonws', type: 'root:organization', url: e2e.url('root:jsonws') });
+    const tree = JSON.parse(await ok(['ws', 'tree', '-w', ':root:org', '-o', 'json'], env)) as { path: string; children: { path: string }[] };
+    expect([tree.path, tree.children.map((c) => c.path)]).toEqual(['root:org', ['root:org:team']]);
+    const ctx = JSON.parse(await ok(['ws', 'create-context', 'mine', '-o', 'json'], env)) as Record<string, unknown>;
+    expect(ctx).toEqual({ context: 'mine', created: true, switched: true });
+
+    const noName = await kcpt(['ws', 'create'], env);
+    expect([noName.exitCode, noName.stderr]).toEqual([2, 'Error: workspace name (argument NAME) is required\n']);
+  });
+});
+
+function caData(): string {
+  const admin = load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };
+  return admin.clusters[0]!.cluster['certificate-authority-data'];
+}
