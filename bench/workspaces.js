@@ -152,6 +152,7 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
   ];
   try {
     await sleep(300);
+    const cpu0 = procCpuMs(server.child.pid);
     const t0 = performance.now();
     const res = await c.request('DELETE', `/clusters/root${WS_API}/${prefix}0`);
     if (res.status !== 200 && res.status !== 202) throw new Error(`delete ${prefix}0: HTTP ${res.status} ${res.body}`);
@@ -167,7 +168,9 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
       }
       await sleep(50);
     }
-    return { seconds: (last - t0) / 1000, resumes: watches[0].resumes + watches[1].resumes };
+    // Server CPU per workspace: what the deletion costs, far less sensitive than the seconds to other work on the box.
+    const cpuUsPerWs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / n;
+    return { seconds: (last - t0) / 1000, resumes: watches[0].resumes + watches[1].resumes, cpuUsPerWs };
   } finally {
     for (const w of watches) w.close();
   }
@@ -328,6 +331,7 @@ export async function runWorkspaces(options = {}) {
       const admin = client(server.url, { token: server.shardToken });
       const del = await deleteTree(server, c, admin, watchAgent, 'd', o.deleteCount);
       fig.deleteSeconds = del.seconds;
+      fig.deleteCpuUsPerWs = del.cpuUsPerWs;
       fig.deleteCount = o.deleteCount;
       const wsLeft = await collectionCount(admin, `/clusters/*${WS_API}`);
       admin.close();
@@ -339,7 +343,7 @@ export async function runWorkspaces(options = {}) {
       const left = [...after.keySet].filter((k) => !fig.keysBefore.has(k));
       fig.rowsLeftBehind = left.length;
       fig.rowsLeftSample = left.slice(0, 5);
-      log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${del.seconds.toFixed(2)} s (watch resumes ${del.resumes}); workspaces listed afterwards ${fmtNum(wsLeft)} (before the tree ${fmtNum(fig.count)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
+      log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${del.seconds.toFixed(2)} s (watch resumes ${del.resumes}; server CPU ${fmtNum(del.cpuUsPerWs)} us per workspace); workspaces listed afterwards ${fmtNum(wsLeft)} (before the tree ${fmtNum(fig.count)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
       delete fig.keysBefore;
     }
     fig.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -434,7 +438,7 @@ export function workspaceRows(f) {
       baseline: NaN,
       baselineName: '(kcp: ~1 h for 10k)',
       target: { kind: 'max', max: 30_000 },
-      note: `rows left behind: ${f.rowsLeftBehind}`,
+      note: `rows left behind: ${f.rowsLeftBehind}; server CPU ${fmtNum(f.deleteCpuUsPerWs)} us/ws`,
       ...(f.rowsLeftBehind > 0 ? { failed: `${f.rowsLeftBehind} rows left behind, e.g. ${f.rowsLeftSample.join(', ')}` } : {}),
     },
   ];

@@ -4,8 +4,10 @@
 //   gc                  full GCs (the event loop turns in between), then process.memoryUsage() as JSON
 //   profile-start       starts the V8 CPU profiler (node:inspector)
 //   profile-stop <path> stops it and writes the .cpuprofile to <path>
+//   heap-snapshot <path> full GCs, then writes a V8 heap snapshot to <path> (what stays resident, and why)
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { writeHeapSnapshot } from 'node:v8';
 
 const file = process.env.KCPT_BENCH_HOOK_FILE;
 let session;
@@ -19,6 +21,10 @@ async function handle(command) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return process.memoryUsage();
+  }
+  if (verb === 'heap-snapshot') {
+    for (let i = 0; i < 4; i++) globalThis.gc?.();
+    return { written: writeHeapSnapshot(arg) };
   }
   if (verb === 'profile-start') {
     session ??= new Session();

@@ -34,6 +34,8 @@ export interface HttpOptions {
   body?: string | Buffer;
   /** kubeconfig user: kcp-admin (default) or shard-admin. */
   user?: string;
+  /** A bearer token to send instead of the kubeconfig user's credentials (token-file users, service accounts). */
+  token?: string;
 }
 
 export function apiRequest(server: TestServer, path: string, opts: HttpOptions = {}): Promise<HttpAnswer> {
@@ -43,7 +45,8 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
   if (!user) throw new Error(`user ${userName} is not in ${server.kubeconfig}`);
   const caData = config.clusters.find((c) => c.name === 'root')?.cluster['certificate-authority-data'];
   const headers: Record<string, string> = { ...opts.headers };
-  if (user.token) headers.authorization = `Bearer ${user.token}`;
+  const token = opts.token ?? user.token;
+  if (token) headers.authorization = `Bearer ${token}`;
   const url = new URL(path, server.url);
   return new Promise((resolveAnswer, reject) => {
     const req = request(
@@ -52,8 +55,8 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
         method: opts.method ?? 'GET',
         headers,
         ca: caData ? Buffer.from(caData, 'base64') : undefined,
-        cert: user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64') : undefined,
-        key: user['client-key-data'] ? Buffer.from(user['client-key-data'], 'base64') : undefined,
+        cert: !opts.token && user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64') : undefined,
+        key: !opts.token && user['client-key-data'] ? Buffer.from(user['client-key-data'], 'base64') : undefined,
       },
       (res) => {
         const chunks: Buffer[] = [];

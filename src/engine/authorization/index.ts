@@ -3,6 +3,7 @@
  * for RBAC writes, the access reviews, and the policy objects written at start (the bootstrap policy into
  * `system:admin`, root's own objects into root), looked up before they are created so a restart changes nothing.
  */
+import { identityInCluster } from '../auth/foreign-identity.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -57,9 +58,13 @@ export class Authorization {
     return types.map((rt) => (rt.group === 'rbac.authorization.k8s.io' ? this.escalation.guard(rt) : rt));
   }
 
-  /** Whether RBAC in `cluster` lets the user `verb` the WorkspaceType `name` (`use`, `initialize`, `terminate`). */
+  /**
+   * Whether RBAC in `cluster` lets the user `verb` the WorkspaceType `name` (`use`, `initialize`, `terminate`, `get`).
+   * A service account from another workspace is asked about as the foreign identity it is there, so a namesake
+   * account of that workspace lends it nothing.
+   */
   mayOnWorkspaceType(user: UserIdentity, verb: string, cluster: string, name: string): boolean {
-    return this.authorizer.allowedByRbac(cluster, user, {
+    return this.authorizer.allowedByRbac(cluster, identityInCluster(user, cluster), {
       verb,
       resourceRequest: true,
       apiGroup: 'tenancy.kcp.io',

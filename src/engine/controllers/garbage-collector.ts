@@ -17,7 +17,7 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/gc-finalizer
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { clusterOfKey, decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ObjectMeta, OwnerReference } from '../registry/types.js';
-import type { StoreEvent, Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type StoreEvent, type Store, type WatchHandle } from '../storage/store.js';
 import { decideForDependent, type ClassifiedReference, type OwnerState } from './gc-decisions.js';
 import {
   absentOwnerKey,
@@ -256,7 +256,7 @@ export class GarbageCollector {
   }
 
   private hasDependents(prefix: string): boolean {
-    return this.deps.store.list(prefix, { limit: 1 }).items.length > 0;
+    return hasKeys(this.deps.store, prefix);
   }
 
   private hasDependentDeletingInForeground(cluster: string, uid: string): boolean {

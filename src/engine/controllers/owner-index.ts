@@ -23,7 +23,7 @@ import type { IndexWriter } from '../registry/index-writer.js';
 import { deletionMarkerKey } from '../registry/object-rules.js';
 import { clusterOfKey } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
-import type { Store, WriteOp } from '../storage/store.js';
+import { hasKeys, type Store, type WriteOp } from '../storage/store.js';
 import type { OwnerResolver } from './owner-references.js';
 
 export const ownerIndexRoot = '/kcpt/owners/';
@@ -130,7 +130,7 @@ export function ownerIndexWriter(store: Store, owners: OwnerResolver): IndexWrit
         else if (owner.state === 'present' && isDeletingInForeground(owner.owner)) ops.touch(deletionMarkerKey(owner.key));
       }
     }
-    if (removedUid && store.list(dependentsPrefix(cluster, removedUid), { limit: 1 }).items.length > 0) {
+    if (removedUid && hasKeys(store, dependentsPrefix(cluster, removedUid))) {
       ops.put(absentOwnerKey(cluster, removedUid), JSON.stringify({ reason: 'deleted' }));
     }
     return ops.ops;

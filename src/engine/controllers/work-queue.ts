@@ -10,6 +10,9 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
+/** Runs a synchronous burst of work as one storage transaction (Store.group). */
+export type Group = <T>(fn: () => T) => T;
+
 export class WorkQueue {
   private readonly pending = new Set<string>();
   private readonly active = new Set<string>();
@@ -23,6 +26,11 @@ export class WorkQueue {
     private readonly name: string,
     private readonly reconcile: Reconcile,
     private readonly onError: (name: string, key: string, err: unknown) => void = () => {},
+    /**
+     * Given: the synchronous part of every reconcile of one drain runs inside one group, so a burst of keys (the
+     * workspaces scheduled or deleted together) commits once instead of once per key.
+     */
+    private readonly group?: Group,
   ) {}
 
   add(key: string): void {
@@ -69,7 +77,24 @@ export class WorkQueue {
   private async drain(): Promise<void> {
     const keys = [...this.pending];
     this.pending.clear();
-    await Promise.all(keys.map((key) => this.process(key)));
+    if (!this.group) {
+      await Promise.all(keys.map((key) => this.process(key)));
+      return;
+    }
+    let running: Promise<void>[] = [];
+    try {
+      // process() runs its reconcile synchronously up to the first await; errors it catches itself.
+      this.group(() => (running = keys.map((key) => this.process(key))));
+    } catch (err) {
+      // The group could not be committed: none of its work persisted, so every key runs again.
+      await Promise.allSettled(running);
+      for (const key of keys) {
+        this.onError(this.name, key, err);
+        this.addAfter(key, 100);
+      }
+      return;
+    }
+    await Promise.all(running);
   }
 
   private async process(key: string): Promise<void> {

@@ -34,7 +34,7 @@ import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
-import { CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
+import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
   /** `initializingworkspaces`, `terminatingworkspaces`, … */
@@ -126,18 +126,37 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
-  // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
-  const actor = identityInCluster(authenticated, resolved.cluster);
-  const asked = impersonationHeaders(request.raw.rawHeaders);
-  const user = asked ? impersonate(svc.authorizer, resolved.cluster, actor, asked) : actor;
-  const attrs = requestAttributes(info);
-  const decision = svc.authorizer.authorize(resolved.cluster, user, attrs);
-  if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
-  // The shard's metrics, under any /clusters/<x>/ prefix where RBAC grants the non-resource URL /metrics (an
-  // in-cluster client's path was rewritten to its own cluster above).
-  if (svc.metrics && info.path === '/metrics' && request.method === 'GET') return svc.metrics.serve(reply);
+  const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
+  // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
+  // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
+  // admin of some workspace of their own, such as their home.
+  if (svc.metrics && info.path === '/metrics' && request.method === 'GET') {
+    if (resolved.cluster !== undefined && resolved.cluster !== 'root') throw resourceNotFound();
+    return svc.metrics.serve(reply);
+  }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/**
+ * Who the request runs as (impersonation applied), once the authorizer allows it in `cluster`. A refusal in a
+ * workspace the user may not enter, reached by a path they could not have listed, is answered as if nothing were
+ * there: otherwise "access denied" versus "workspace access not permitted" would tell which workspaces exist.
+ */
+function authorizeRequest(svc: RouterServices, request: FastifyRequest, info: RequestInfo, authenticated: UserInfo, cluster: string | undefined): UserInfo {
+  try {
+    // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
+    const actor = identityInCluster(authenticated, cluster);
+    const asked = impersonationHeaders(request.raw.rawHeaders);
+    const user = asked ? impersonate(svc.authorizer, cluster, actor, asked) : actor;
+    const attrs = requestAttributes(info);
+    const decision = svc.authorizer.authorize(cluster, user, attrs);
+    if (!decision.allowed) throw forbiddenError(user.username, attrs, decision.reason);
+    return user;
+  } catch (err) {
+    const entered = cluster !== undefined && svc.authorizer.subjectInside(cluster, authenticated) !== undefined;
+    throw (entered ? undefined : svc.clusters.concealed?.(info.cluster, authenticated, info)) ?? err;
+  }
 }
 
 /** A list or watch of Workspaces in one workspace (what `kubectl get workspaces` sends). */
@@ -187,6 +206,8 @@ async function serveResolved(
   if (isHomeRequest(info, resolved.cluster) && svc.homes) {
     const rt = resolved.catalog.find(info.group, info.version, info.resource);
     if (rt) {
+      // Those who may have no home are refused even where one exists (made before they were refused).
+      if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
       const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
@@ -246,10 +267,18 @@ function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean 
   );
 }
 
-/** A missing home is created only for the home-creator groups (`create` on the Workspace `~` in root). */
+/**
+ * A missing home is created only for the home-creator groups (`create` on the Workspace `~` in root), and only for
+ * people: a service account belongs to its workspace, and outside it is `system:anonymous`, a name every foreign
+ * account shares, so a home for it would be one workspace shared by all tenants.
+ */
 function mayCreateHome(authorizer: Authorizer, user: UserInfo, info: RequestInfo): void {
   const attrs = { ...requestAttributes(info), verb: 'create' };
-  if (!authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
+  if (!mayHaveHome(user) || !authorizer.authorize('root', user, attrs).allowed) throw forbiddenError(user.username, attrs, WORKSPACE_ACCESS_NOT_PERMITTED);
+}
+
+function mayHaveHome(user: UserInfo): boolean {
+  return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
 async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {

@@ -6,7 +6,8 @@
  *
  * A path to no workspace is 404 only for a user who could have listed the workspaces where it ends (they learn
  * nothing new); anyone else gets kcp's front-proxy answer, 403 "workspace access not permitted", so that probing
- * paths tells nothing about workspaces one cannot see.
+ * paths tells nothing about workspaces one cannot see. For the same reason a path to a workspace that exists, but
+ * that the user can neither enter nor see in its parent, is refused with that very answer (`concealed`).
  */
 import { notFound, StatusError } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
@@ -23,6 +24,11 @@ export interface ResolvedCluster {
 
 export interface ClusterResolver {
   resolve(target: ClusterTarget, user: UserInfo, info: RequestInfo): ResolvedCluster;
+  /**
+   * The answer a missing workspace would get, for a path whose last workspace the user could not have seen in its
+   * parent; undefined for cluster names, the wildcard and paths the user could have listed.
+   */
+  concealed?(target: ClusterTarget, user: UserInfo, info: RequestInfo): StatusError | undefined;
 }
 
 /** Resolves a multi-segment workspace path to a cluster name (the tenancy layer provides it). */
@@ -66,16 +72,34 @@ export class ShardClusterResolver implements ClusterResolver {
     return lazyResolved(name, false, this.catalogFor, name);
   }
 
+  concealed(target: ClusterTarget, user: UserInfo, info: RequestInfo): StatusError | undefined {
+    if (target.wildcard || !target.path.includes(':') || target.path.startsWith('system:')) return undefined;
+    const segments = target.path.split(':');
+    const parent = this.parentOf(segments, segments.length - 1);
+    if (parent !== undefined && this.visible(user, parent, segments.at(-1)!)) return undefined;
+    return accessNotPermitted(target.path, user, info);
+  }
+
   private unknownPath(path: string, user: UserInfo, info: RequestInfo): StatusError {
     const segments = path.split(':');
     for (let k = segments.length - 1; k >= 1; k--) {
-      const prefix = segments.slice(0, k).join(':');
-      const parent = k === 1 ? (prefix === 'user' ? undefined : prefix) : this.lookupPath(prefix);
+      const parent = this.parentOf(segments, k);
       if (parent === undefined) continue;
       if (this.visible(user, parent, segments[k]!)) return notFound({ group: 'tenancy.kcp.io', resource: 'workspaces' }, path);
       break;
     }
-    const verb = info.isResourceRequest ? (methodVerbs[info.verb] ?? info.verb) : info.verb;
-    return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${verb} path "/clusters/${path}${info.path}": workspace access not permitted`, {});
+    return accessNotPermitted(path, user, info);
   }
+
+  /** The cluster holding the workspace `segments[k]` (none for `user:`, the home alias, whose parent is no workspace). */
+  private parentOf(segments: string[], k: number): string | undefined {
+    const prefix = segments.slice(0, k).join(':');
+    return k === 1 ? (prefix === 'user' ? undefined : prefix) : this.lookupPath(prefix);
+  }
+}
+
+/** kcp's front-proxy answer for a path it cannot route. */
+function accessNotPermitted(path: string, user: UserInfo, info: RequestInfo): StatusError {
+  const verb = info.isResourceRequest ? (methodVerbs[info.verb] ?? info.verb) : info.verb;
+  return new StatusError(403, 'Forbidden', `forbidden: User "${user.username}" cannot ${verb} path "/clusters/${path}${info.path}": workspace access not permitted`, {});
 }

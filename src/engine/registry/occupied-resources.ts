@@ -5,7 +5,7 @@
  * asked; one watch on /registry/ marks resources as written to from then on. A resource once occupied stays so
  * (the answer may be "look", never a wrong "nothing there").
  */
-import type { Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
 
 const registryRoot = '/registry/';
 
@@ -44,7 +44,7 @@ export class OccupiedResources {
   mayHaveObjects(storagePrefix: string): boolean {
     if (!this.watch || this.occupied.has(storagePrefix)) return true;
     if (this.empty.has(storagePrefix)) return false;
-    const any = this.store.list(`${registryRoot}${storagePrefix}/`, { limit: 1 }).items.length > 0;
+    const any = hasKeys(this.store, `${registryRoot}${storagePrefix}/`);
     (any ? this.occupied : this.empty).add(storagePrefix);
     return any;
   }

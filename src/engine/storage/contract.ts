@@ -8,6 +8,7 @@ import { runWatchContract } from './contract-watch.js';
 import {
   CompactedError,
   FutureRevisionError,
+  hasKeys,
   KeyExistsError,
   KeyNotFoundError,
   RevisionConflictError,
@@ -175,6 +176,18 @@ export function runStoreContract(name: string, factory: StoreFactory, options: S
         // A cursor before the prefix starts at the beginning; one past it yields nothing.
         expect(store.list(inCluster('c10'), { startAfter: '/a' }).items).toHaveLength(3);
         expect(store.list(inCluster('c10'), { startAfter: '/z' }).items).toHaveLength(0);
+      });
+
+      test('an existence probe skips counting the rest of the range', () => {
+        const store = newStore();
+        seed(store);
+        const prefix = '/registry/core/configmaps/';
+        const probe = store.list(prefix, { limit: 1, countRemaining: false });
+        expect(probe.items).toHaveLength(1);
+        expect(probe.more).toBe(true);
+        expect(probe.remaining).toBeUndefined();
+        expect(hasKeys(store, inCluster('c10'))).toBe(true);
+        expect(hasKeys(store, inCluster('c3'))).toBe(false);
       });
 
       test('lists the exact state at a past revision, deleted and updated keys included', () => {

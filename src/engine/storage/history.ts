@@ -85,6 +85,7 @@ export function pageList(
   if (!limit || merged.length <= limit) return { items: merged, revision, more: false };
 
   const items = merged.slice(0, limit);
+  if (options.countRemaining === false) return { items, revision, more: true };
   const last = items[limit - 1]!.key;
   let remaining = rows.countAfter(prefix, last);
   for (const [key, state] of changed) {

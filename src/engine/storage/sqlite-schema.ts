@@ -159,6 +159,11 @@ export interface Statements {
   rangeFromOpen: Stmt<[string, number], ObjectRow>;
   rangeAfter: Stmt<[string, string, number], ObjectRow>;
   rangeAfterOpen: Stmt<[string, number], ObjectRow>;
+  /** The same four ranges without LIMIT (see SqliteStoreImpl.range for why both exist). */
+  rangeFromAll: Stmt<[string, string], ObjectRow>;
+  rangeFromOpenAll: Stmt<[string], ObjectRow>;
+  rangeAfterAll: Stmt<[string, string], ObjectRow>;
+  rangeAfterOpenAll: Stmt<[string], ObjectRow>;
   countFrom: Stmt<[string, string], number>;
   countFromOpen: Stmt<[string], number>;
   countAfter: Stmt<[string, string], number>;
@@ -186,6 +191,8 @@ export function prepareStatements(db: Database.Database): Statements {
     db.prepare<[string, string, number], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`);
   const open = (where: string) =>
     db.prepare<[string, number], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key LIMIT ?`);
+  const unlimited = <P extends unknown[]>(where: string) =>
+    db.prepare<P, ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE ${where} ORDER BY key`);
   const countBounded = (where: string) => db.prepare<[string, string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
   const countOpen = (where: string) => db.prepare<[string], number>(`SELECT count(*) FROM objects WHERE ${where}`).pluck();
   return {
@@ -195,6 +202,10 @@ export function prepareStatements(db: Database.Database): Statements {
     rangeFromOpen: open('key >= ?'),
     rangeAfter: bounded('key > ? AND key < ?'),
     rangeAfterOpen: open('key > ?'),
+    rangeFromAll: unlimited<[string, string]>('key >= ? AND key < ?'),
+    rangeFromOpenAll: unlimited<[string]>('key >= ?'),
+    rangeAfterAll: unlimited<[string, string]>('key > ? AND key < ?'),
+    rangeAfterOpenAll: unlimited<[string]>('key > ?'),
     countFrom: countBounded('key >= ? AND key < ?'),
     countFromOpen: countOpen('key >= ?'),
     countAfter: countBounded('key > ? AND key < ?'),

@@ -21,6 +21,54 @@ runStoreContract('sqlite', fresh());
 runStoreContract('sqlite, key-index log reads', fresh({ logScanLimit: 0 }));
 runStoreContract('sqlite :memory:', () => openSqliteStore(':memory:'));
 
+describe('sqlite store: commits grouped into one transaction', () => {
+  it('lets commits in a group read each other, and tells watchers once the group is durable', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const seen: StoreEvent[] = [];
+    store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
+    store.group!(() => {
+      store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+      expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
+      // A failing commit inside the group leaves only itself out.
+      expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow();
+      store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
+      expect(seen).toEqual([]);
+    });
+    expect(seen.map((e) => [e.type, e.key, e.value])).toEqual([
+      ['ADDED', cm('c1', 'a'), 'a1'],
+      ['MODIFIED', cm('c1', 'a'), 'a2'],
+    ]);
+    expect(seen.map((e) => e.revision)).toEqual([1, 2]);
+    store.close();
+    const reopened = openSqliteStore(path);
+    expect(reopened.get(cm('c1', 'a'))).toMatchObject({ value: 'a2', revision: 2 });
+    expect(reopened.get(cm('c1', 'b'))).toBeUndefined();
+    reopened.close();
+  });
+
+  it('rolls the whole group back when it throws, and reuses its revisions', () => {
+    const store = openSqliteStore(freshPath());
+    const seen: StoreEvent[] = [];
+    store.watch(inCluster('c1'), 0, (events) => seen.push(...events));
+    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+    expect(() =>
+      store.group!(() => {
+        store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+        throw new Error('reconcile failed');
+      }),
+    ).toThrow('reconcile failed');
+    expect(store.get(cm('c1', 'b'))).toBeUndefined();
+    expect(store.currentRevision()).toBe(1);
+    store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
+    expect(seen.map((e) => [e.key, e.revision])).toEqual([
+      [cm('c1', 'a'), 1],
+      [cm('c1', 'c'), 2],
+    ]);
+    store.close();
+  });
+});
+
 describe('sqlite store on disk', () => {
   it('keeps objects, revisions, history and the compaction point across close and reopen', () => {
     const path = freshPath();

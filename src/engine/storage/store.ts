@@ -40,6 +40,11 @@ export interface ListOptions {
    * needed is gone, FutureRevisionError when it is beyond the current revision.
    */
   revision?: number;
+  /**
+   * False: leave `remaining` out, so a page of a big prefix costs only the page (counting the rest is a scan of the
+   * whole range; an existence probe with `limit: 1` must not pay it).
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -85,8 +90,17 @@ export interface Store {
    */
   commit(ops: WriteOp[]): WriteResult[];
   /**
+   * Optional: runs `fn` (synchronous) with every commit it makes folded into one storage transaction, so a burst
+   * of small commits (a controller draining its queue) pays the transaction's fixed cost once. Inside `fn` each
+   * commit is still atomic on its own and reads see earlier ones; watchers hear of them, in revision order, once
+   * the group is durable. If `fn` throws (or the group cannot be made durable), none of its commits persist and
+   * no watcher hears of them. Groups do not nest: a group inside a group is part of the outer one.
+   */
+  group?<T>(fn: () => T): T;
+  /**
    * Deliver every event with revision > fromRevision whose key starts with prefix, then live events, in
-   * revision order, synchronously after each commit. Throws CompactedError if fromRevision < compactedRevision().
+   * revision order, synchronously after each commit (after its group, for commits made in a group). Throws
+   * CompactedError if fromRevision < compactedRevision().
    */
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;
   /** Drop event history at or below `revision` (bounded work per call; returns rows removed). */
@@ -121,4 +135,9 @@ export class FutureRevisionError extends Error {
   ) {
     super(`revision ${requested} is in the future (current ${current})`);
   }
+}
+
+/** Whether any current key starts with `prefix`: one index seek, whatever the size of the range. */
+export function hasKeys(store: Pick<Store, 'list'>, prefix: string): boolean {
+  return store.list(prefix, { limit: 1, countRemaining: false }).items.length > 0;
 }

@@ -43,6 +43,9 @@ describe('access subjects index', () => {
     expect([...candidateClusters(store, { username: 'alice', groups: ['devs', 'system:authenticated'] })].sort()).toEqual(['c1', 'c2']);
     const bot = { username: 'system:serviceaccount:default:bot', groups: ['system:serviceaccounts'], extra: { [CLUSTER_NAME_EXTRA]: ['c4'] } };
     expect([...candidateClusters(store, bot)].sort()).toEqual(['c4']);
+    // Elsewhere it is its origin's group: a binding of system:cluster:c4 makes that cluster a candidate.
+    write(store, crbKey('c6', 'x'), undefined, binding('x', [{ kind: 'Group', name: 'system:cluster:c4' }]));
+    expect([...candidateClusters(store, bot)].sort()).toEqual(['c4', 'c6']);
   });
 
   it('backfills bindings stored before the index existed, once', () => {

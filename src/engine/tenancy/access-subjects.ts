@@ -89,6 +89,8 @@ export function accessSubjectsWriter(): IndexWriter {
 /** The subject keys an identity answers to. */
 export function identitySubjects(user: SubjectIdentity): string[] {
   const keys = [`u:${user.username}`, ...user.groups.map((g) => `g:${g}`)];
+  // Outside its own workspace a service account is known by its origin's group (kcp's foreign identity).
+  for (const origin of user.extra?.[CLUSTER_NAME_EXTRA] ?? []) keys.push(`g:system:cluster:${origin}`);
   if (user.username.startsWith(SERVICE_ACCOUNT_PREFIX)) {
     const [namespace, name] = user.username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':');
     if (namespace && name) keys.push(`sa:${namespace}:${name}`);

@@ -102,11 +102,14 @@ export class ClusterContentDeleter {
    */
   private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, skipNamespaceFinalizer = false): number {
     let remaining = 0;
-    for (const kv of this.store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {
-      const obj = JSON.parse(kv.value) as KubeObject;
-      const name = obj.metadata?.name ?? '';
-      const namespace = rt.namespaced ? (obj.metadata?.namespace ?? '') : '';
-      if (skipNamespaceFinalizer && (obj.metadata?.finalizers ?? []).length === 0) {
+    const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
+    for (const kv of this.store.list(prefix).items) {
+      // Namespace and name are the key's last segments (objectKey): no need to parse what delete() reads anyway.
+      const rest = kv.key.slice(prefix.length);
+      const slash = rt.namespaced ? rest.indexOf('/') : -1;
+      const namespace = slash >= 0 ? rest.slice(0, slash) : '';
+      const name = rest.slice(slash + 1);
+      if (skipNamespaceFinalizer && ((JSON.parse(kv.value) as KubeObject).metadata?.finalizers ?? []).length === 0) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
         continue;
       }

@@ -10,7 +10,7 @@ import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
 import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
@@ -25,20 +25,25 @@ interface LogicalClusterView extends KubeObject {
   status?: { phase?: string; initializers?: string[]; terminators?: string[]; conditions?: unknown[] };
 }
 
+const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
+
+/** Whether the controller still has work on this workspace: not Ready yet, or being deleted. */
 function isPending(ws: KubeObject | undefined): boolean {
   if (!ws) return false;
-  return Boolean(ws.metadata?.deletionTimestamp) || (ws.status as { phase?: string } | undefined)?.phase !== 'Ready';
+  return Boolean(ws.metadata?.deletionTimestamp) || !isReady(ws);
 }
 
 /**
- * Marker keys for workspaces that still need the controller (not Ready, or being deleted), written in the same
- * commit as the workspace, so a restart resumes them without listing every workspace.
+ * Marker keys for workspaces not Ready yet, written in the same commit as the workspace, so a restart resumes
+ * them without listing every workspace. Workspaces being deleted need none: the generic store's deletion marker
+ * (written with the deletionTimestamp) already names them.
  */
 export function workspacePendingWriter(store: Store): IndexWriter {
   return (key, before, after) => {
     if (!key.startsWith(workspacesPrefix)) return [];
-    const now = isPending(after);
-    if (isPending(before) === now) return [];
+    const now = after !== undefined && !isReady(after);
+    // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
+    if (after !== undefined && before !== undefined && !isReady(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
     const exists = store.get(marker) !== undefined;
     if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
@@ -61,7 +66,8 @@ export class WorkspaceController {
   private watches: WatchHandle[] = [];
 
   constructor(private readonly deps: WorkspaceControllerDeps) {
-    this.queue = new WorkQueue('workspace', (key) => this.reconcile(key), deps.onError);
+    const group = deps.store.group?.bind(deps.store);
+    this.queue = new WorkQueue('workspace', (key) => this.reconcile(key), deps.onError, group);
   }
 
   start(): void {
@@ -99,8 +105,10 @@ export class WorkspaceController {
         for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
       }),
     );
-    // Work a restart interrupted.
+    // Work a restart interrupted: workspaces not Ready yet, and those being deleted.
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
+    const wsMarkers = deletionMarkerPrefix(this.deps.types.workspaces.storagePrefix);
+    for (const kv of store.list(wsMarkers).items) this.queue.add(`ws|${kv.key.slice(wsMarkers.length)}`);
     const lcMarkers = deletionMarkerPrefix(this.deps.types.logicalClusters.storagePrefix);
     for (const kv of store.list(lcMarkers).items) this.queue.add(`lc|${kv.key.slice(lcMarkers.length).split('/')[0]}`);
   }
@@ -125,7 +133,7 @@ export class WorkspaceController {
   }
 
   private hasWorkspaces(cluster: string): boolean {
-    return this.deps.store.list(`${workspacesPrefix}${cluster}/`, { limit: 1 }).items.length > 0;
+    return hasKeys(this.deps.store, `${workspacesPrefix}${cluster}/`);
   }
 
   private get(key: string): KubeObject | undefined {

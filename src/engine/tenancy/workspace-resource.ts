@@ -16,6 +16,7 @@ import {
   qualifiedName,
   referenceString,
   TypeResolutionError,
+  typeNotFound,
   type TypeReference,
   type WorkspaceType,
   type WorkspaceTypes,
@@ -140,6 +141,16 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
   const base = tenancyResourceType('workspaces');
   const { paths, types } = deps;
 
+  /**
+   * A type the creator may not read (one in a workspace of another tenant) is as unknown to them as a missing one:
+   * otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that workspace holds.
+   */
+  const concealUnreadable = (type: WorkspaceType, ref: TypeReference, ctx: StrategyContext) => {
+    if (!ctx.user || isPrivileged(ctx) || ctx.onBehalfOfUser || !deps.access) return;
+    const cluster = type.metadata?.annotations?.['kcp.io/cluster'] ?? '';
+    if (!deps.access.mayOnWorkspaceType(ctx.user, 'get', cluster, type.metadata!.name!)) throw typeNotFound(ref);
+  };
+
   /** Mutating admission on create. */
   const admitCreate = (obj: Workspace, ctx: StrategyContext) => {
     const meta = obj.metadata!;
@@ -152,6 +163,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
+    const named = spec.type?.name ? { ...spec.type } : undefined;
     if (!spec.type?.name) {
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
@@ -163,6 +175,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     }
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
     const type = withTypeErrors(obj, () => types.resolve(thisPath, spec.type!));
+    if (named) withTypeErrors(obj, () => concealUnreadable(type, named, ctx));
     if (!spec.type.path) spec.type = { ...spec.type, path: canonicalPathOf(type) };
     for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
       meta.labels ??= {};
@@ -181,6 +194,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
     withTypeErrors(obj, () => {
       const type = types.resolve(thisPath, ref);
+      concealUnreadable(type, ref, ctx);
       const aliases = types.aliases(type);
       if (!ref.path) throw new TypeResolutionError('spec.type.path must be set');
       if (ctx.user && !privileged && !ctx.onBehalfOfUser && deps.access) {

@@ -48,6 +48,12 @@ export function canonicalPathOf(t: WorkspaceType): string {
 /** A problem kcp reports as Forbidden during workspace admission. */
 export class TypeResolutionError extends Error {}
 
+/** kcp's answer for a reference to no type: with a path its lookup's NotFound wrapped in an InternalError. */
+export function typeNotFound(ref: TypeReference): TypeResolutionError {
+  if (ref.path) return new TypeResolutionError(`Internal error occurred: workspacetypes.tenancy.kcp.io "${referenceString(ref)}" not found`);
+  return new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
+}
+
 /** Parsed types kept (a handful are used by nearly every workspace create: root's universal, organization, …). */
 const CACHED_TYPES = 1024;
 const NO_TYPE: WorkspaceType = Object.freeze({});
@@ -98,8 +104,7 @@ export class WorkspaceTypes {
   resolve(workspacePath: string, ref: TypeReference): WorkspaceType {
     if (ref.path) {
       const t = this.get(ref.path, ref.name);
-      // kcp wraps the lookup's NotFound in an InternalError here (only a path-less name is "cannot be resolved").
-      if (!t) throw new TypeResolutionError(`Internal error occurred: workspacetypes.tenancy.kcp.io "${referenceString(ref)}" not found`);
+      if (!t) throw typeNotFound(ref);
       return t;
     }
     let path: string | undefined = workspacePath;
@@ -111,7 +116,7 @@ export class WorkspaceTypes {
       const { parent } = splitPath(path);
       path = parent ?? (path === ROOT_CLUSTER ? undefined : ROOT_CLUSTER);
     }
-    throw new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
+    throw typeNotFound(ref);
   }
 
   /** Every type `t` transitively extends, then `t` itself; a cycle or a missing base is an error with kcp's text. */
