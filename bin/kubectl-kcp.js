@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// kubectl plugin shim: `kubectl kcp …` runs `kcpt …` (kubectl kcp ws, kubectl kcp bind, …).
-import { execute } from '@oclif/core';
-
-await execute({ dir: import.meta.url, args: process.argv.slice(2) });
+// kubectl plugin shim: `kubectl kcp ws|workspace …` runs `kcpt ws …`; kcp's other subcommands get a clear answer.
+const { routeKcpPlugin } = await import('../dist/src/cli/plugins/kubectl-kcp.js');
+const route = routeKcpPlugin(process.argv.slice(2));
+if (route.kind === 'exit') {
+  if (route.stdout) process.stdout.write(route.stdout);
+  if (route.stderr) process.stderr.write(route.stderr);
+  process.exit(route.code);
+}
+process.argv.splice(2, Infinity, ...route.argv);
+await import('./run.js');

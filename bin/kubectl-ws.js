@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// kubectl plugin shim: `kubectl ws …` runs `kcpt ws …`.
-import { execute } from '@oclif/core';
-
-await execute({ dir: import.meta.url, args: ['ws', ...process.argv.slice(2)] });
+// kubectl plugin shim: `kubectl ws …` runs `kcpt ws …` (kubectl passes every argument through; the same fast path
+// and output as kcpt). `kcpt ws` maps a shell-expanded ~ ($HOME) back to ~ itself.
+process.argv.splice(2, 0, 'ws');
+await import('./run.js');

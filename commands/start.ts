@@ -1,6 +1,6 @@
 import { Command, Flags } from '@oclif/core';
 import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from '../src/cli/start/flags.js';
-import { runStart } from '../src/cli/start/run-start.js';
+import { launchStart } from '../src/cli/start/launch.js';
 
 // oclif flags built from the one flag table (bin/run.js's fast path parses the same table). Loosely typed on
 // purpose: the values go through toServerOptions, which is typed.
@@ -12,7 +12,9 @@ const flags: Record<string, any> = Object.fromEntries(
       f.name,
       f.type === 'integer'
         ? Flags.integer({ ...common, default: f.default as number | undefined, min: f.min, max: f.max })
-        : Flags.string({ ...common, default: f.default as string | undefined }),
+        : f.type === 'boolean'
+          ? Flags.boolean(common)
+          : Flags.string({ ...common, default: f.default as string | undefined, options: f.options }),
     ];
   }),
 );
@@ -24,6 +26,7 @@ export default class Start extends Command {
     '<%= config.bin %> start',
     '<%= config.bin %> start --root-directory /tmp/kcpt --secure-port 7443',
     '<%= config.bin %> start --storage memory://',
+    '<%= config.bin %> start --detach --root-directory /tmp/kcpt   # returns once ready; then: kcpt status, kcpt stop',
   ];
 
   static override flags = flags;
@@ -37,6 +40,6 @@ export default class Start extends Command {
       if (err instanceof StartUsageError) this.error(err.message, { exit: 2 });
       throw err;
     }
-    await runStart(options, { log: (line) => this.log(line) }).catch((err: Error) => this.error(err.message, { exit: 1 }));
+    await launchStart(parsed.flags as StartFlagValues, options, { log: (line) => this.log(line) }).catch((err: Error) => this.error(err.message, { exit: 1 }));
   }
 }

@@ -3,6 +3,8 @@
  * list; commands/ builds oclif classes from the same specs. Keep imports here cheap: spec modules only.
  */
 import type { CommandSpec } from './common/command-spec.js';
+import { kubeconfigSpec } from './kubeconfig/spec.js';
+import { serverSpecs } from './server/specs.js';
 import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [...wsSpecs];
+export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec];

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
-import { runStart } from './run-start.js';
+import { launchStart } from './launch.js';
 
 export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
   if (argv.some((a) => a === '--help' || a === '-h')) return undefined;
@@ -16,7 +16,10 @@ export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
       strict: true,
       allowPositionals: false,
       options: Object.fromEntries(
-        startFlagSpecs.map((f) => [f.name, { type: 'string' as const, ...(f.char && f.char !== f.name ? { short: f.char } : {}) }]),
+        startFlagSpecs.map((f) => [
+          f.name,
+          { type: f.type === 'boolean' ? ('boolean' as const) : ('string' as const), ...(f.char && f.char !== f.name ? { short: f.char } : {}) },
+        ]),
       ),
     });
   } catch {
@@ -24,17 +27,20 @@ export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
   }
   const values: StartFlagValues = {};
   for (const spec of startFlagSpecs) {
-    const raw = (parsed.values as Record<string, string | undefined>)[spec.name];
+    const raw = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
     if (raw === undefined) {
       values[spec.name] = spec.default;
       continue;
     }
-    if (spec.type === 'integer') {
+    if (typeof raw === 'boolean') {
+      values[spec.name] = raw;
+    } else if (spec.type === 'integer') {
       if (!/^-?\d+$/.test(raw)) return undefined;
       const n = Number(raw);
       if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) return undefined;
       values[spec.name] = n;
     } else {
+      if (spec.options && !spec.options.includes(raw)) return undefined;
       values[spec.name] = raw;
     }
   }
@@ -53,7 +59,7 @@ export async function tryFastStart(argv: string[]): Promise<boolean> {
     throw err;
   }
   try {
-    await runStart(options, { log: (line) => process.stdout.write(`${line}\n`) });
+    await launchStart(values, options, { log: (line) => process.stdout.write(`${line}\n`) });
   } catch (err) {
     process.stderr.write(` ›   Error: ${(err as Error).message}\n`);
     process.exitCode = 1;

@@ -8,8 +8,10 @@ import type { ServerOptions } from '../../engine/server.js';
 export interface StartFlagSpec {
   name: string;
   char?: string;
-  type: 'string' | 'integer';
+  type: 'string' | 'integer' | 'boolean';
   default?: string | number;
+  /** Allowed values of a string flag. */
+  options?: string[];
   description: string;
   min?: number;
   max?: number;
@@ -60,12 +62,31 @@ export const startFlagSpecs: StartFlagSpec[] = [
     description:
       'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
   },
+  {
+    name: 'detach',
+    type: 'boolean',
+    description:
+      'Run the server in the background (logs to kcpt.log in the root directory); returns once it answers /readyz. Stop it with `kcpt stop`.',
+  },
+  { name: 'output', char: 'o', type: 'string', options: ['json', 'yaml'], description: 'With --detach: print where the server runs as json or yaml.' },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
 ];
 
-export type StartFlagValues = Record<string, string | number | undefined>;
+export type StartFlagValues = Record<string, string | number | boolean | undefined>;
+
+/** Flags that shape how `kcpt start` runs, not the server itself: the detached child does not get them. */
+export const launchOnlyFlags = new Set(['detach', 'output']);
+
+/** The server flags of `values` as argv (`--name value`), for the detached child to parse the same way. */
+export function serverArgv(values: StartFlagValues): string[] {
+  return startFlagSpecs.flatMap((spec) => {
+    const value = values[spec.name];
+    if (launchOnlyFlags.has(spec.name) || value === undefined || value === false) return [];
+    return value === true ? [`--${spec.name}`] : [`--${spec.name}`, String(value)];
+  });
+}
 
 export class StartUsageError extends Error {}
 
@@ -92,6 +113,9 @@ function batteriesFlag(value: string): string[] {
 export function toServerOptions(values: StartFlagValues): ServerOptions {
   const str = (name: string) => values[name] as string | undefined;
   const int = (name: string) => values[name] as number;
+  if (values.output !== undefined && !values.detach) {
+    throw new StartUsageError('-o/--output prints where a detached server runs: use it with --detach');
+  }
   const homePrefix = str('home-workspaces-root-prefix');
   if (homePrefix !== undefined && !homePrefixRe.test(homePrefix)) {
     throw new StartUsageError(`--home-workspaces-root-prefix: "${homePrefix}" must be a workspace path starting with root, like root:users`);

@@ -1,6 +1,10 @@
 /** Starts the engine, prints the ready line, and serves until SIGINT/SIGTERM. Shared by oclif and the fast path. */
 import { existsSync } from 'node:fs';
 import type { ServerOptions } from '../../engine/server.js';
+import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
+
+/** Set by `kcpt start --detach` for its background child: the log file its output goes to. */
+export const DETACHED_LOG_ENV = 'KCPT_DETACHED_LOG';
 
 type Engine = typeof import('../../engine/server.js');
 
@@ -19,11 +23,28 @@ export async function runStart(options: ServerOptions, out: StartOutput): Promis
   const { startServer } = await loadEngine();
   const started = Date.now();
   const server = await startServer(options);
+  const logFile = process.env[DETACHED_LOG_ENV];
+  const record = writeServerRecord({
+    pid: process.pid,
+    url: server.url,
+    port: server.port,
+    rootDirectory: server.rootDirectory,
+    kubeconfig: server.kubeconfigPath,
+    startedAt: new Date().toISOString(),
+    detached: logFile !== undefined,
+    ...(logFile !== undefined ? { logFile } : {}),
+  });
+  // Without its record a server is invisible to `kcpt status` and `kcpt stop`: better not to run at all.
+  await record.catch(async (err: Error) => {
+    await server.close();
+    throw new Error(`could not write the server record in ${server.rootDirectory}: ${err.message}`);
+  });
   out.log(`kcpt is ready at ${server.url} (started in ${Date.now() - started} ms). Point kubectl at it with:`);
   out.log(`  export KUBECONFIG=${server.kubeconfigPath}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       process.stderr.write(`received ${signal}, shutting down\n`);
+      removeServerRecord(server.rootDirectory, process.pid);
       server.close().then(resolve, resolve);
     };
     process.once('SIGINT', () => stop('SIGINT'));

@@ -106,7 +106,8 @@ function makeRelease(lockPath: string): () => void {
   return release;
 }
 
-function readLockPid(lockPath: string): number | undefined {
+/** The pid written in a lock file, or undefined when there is none (or it is unreadable). */
+export function readLockPid(lockPath: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { targetWorkspace } from './run-kubeconfig.js';
+
+const at = (path: string) => `https://127.0.0.1:6443/clusters/${path}`;
+
+describe('the workspace kcpt kubeconfig points at', () => {
+  it('takes root:… and :root:… as absolute, anything else relative to the current workspace', () => {
+    expect(targetWorkspace(at('root:org'), 'root:a:b')).toBe('root:a:b');
+    expect(targetWorkspace(at('root:org'), ':root:a')).toBe('root:a');
+    expect(targetWorkspace(at('root:org'), 'root')).toBe('root');
+    expect(targetWorkspace(at('root:org'), 'team')).toBe('root:org:team');
+    expect(targetWorkspace(at('root:org:team'), '..')).toBe('root:org');
+    expect(targetWorkspace(at('root:org'), '..:other:.')).toBe('root:other');
+    expect(targetWorkspace(at('root:org'), undefined)).toBe('root:org');
+    // A workspace literally named like a root-prefixed word is still relative.
+    expect(targetWorkspace(at('root:org'), 'rooted')).toBe('root:org:rooted');
+  });
+
+  it('needs an absolute path when the server URL points at no workspace', () => {
+    expect(targetWorkspace('https://127.0.0.1:6443', 'root:org')).toBe('root:org');
+    expect(() => targetWorkspace('https://127.0.0.1:6443', 'org')).toThrow(
+      '"org" is relative, but the server URL https://127.0.0.1:6443 points at no workspace: give an absolute path like root:org',
+    );
+    expect(() => targetWorkspace('https://127.0.0.1:6443', undefined)).toThrow('points at no workspace: name one');
+  });
+
+  it('rejects paths that are not workspace paths, and going above root', () => {
+    expect(() => targetWorkspace(at('root'), 'Bad_Name')).toThrow('invalid workspace path: Bad_Name');
+    expect(() => targetWorkspace(at('root'), '..')).toThrow('cannot go above the root workspace');
+  });
+});

@@ -1,0 +1,20 @@
+/** The directory of kcpt's own package.json, found from this module (works from dist/ and from src/ with tsx). */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export function kcptPackageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'kcpt') return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`cannot find kcpt's package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+}
+
+/** `bin/run.js`, the entry a child `kcpt` process is started with. */
+export function kcptEntry(): string {
+  return path.join(kcptPackageRoot(), 'bin', 'run.js');
+}

@@ -1,0 +1,17 @@
+/** What `kcpt start` does with its parsed flags: serve in the foreground, or start a detached server and report it. */
+import type { ServerOptions } from '../../engine/server.js';
+import type { OutputFormat } from '../common/output.js';
+import type { StartFlagValues } from './flags.js';
+import { runStart, type StartOutput } from './run-start.js';
+
+export async function launchStart(values: StartFlagValues, options: ServerOptions, out: StartOutput): Promise<void> {
+  if (!values.detach) return runStart(options, out);
+  const [{ startDetached, describeDetached }, { printData }, { processIo }] = await Promise.all([
+    import('../server/detached-start.js'),
+    import('../common/output.js'),
+    import('../common/io.js'),
+  ]);
+  const server = await startDetached(values);
+  if (values.output) await printData(processIo(), values.output as OutputFormat, server);
+  else for (const line of describeDetached(server)) out.log(line);
+}

@@ -1,0 +1,163 @@
+/**
+ * The kubectl plugin shims on PATH, linked the way `npm install -g` links package bins: the real kubectl finds
+ * `kubectl-ws`, `kubectl-kcp` and `kubectl-create-workspace` and runs them with every argument after the plugin
+ * name. Each navigation step runs twice, through `kubectl …` on one kubeconfig and through `kcpt …` on a copy:
+ * the output must be identical, and plain `kubectl get configmaps` must land in the workspace both reported.
+ */
+import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from '../helpers/kubectl.js';
+import { repoRoot } from '../helpers/server.js';
+import { useTenancyServer } from './tenancy-fixtures.js';
+
+const e2e = useTenancyServer();
+let scratch: string;
+let pluginPath: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'kcpt-plugins-'));
+  const bin = join(scratch, 'bin');
+  mkdirSync(bin);
+  for (const plugin of ['kubectl-ws', 'kubectl-kcp', 'kubectl-create-workspace']) {
+    symlinkSync(join(repoRoot, 'bin', `${plugin}.js`), join(bin, plugin));
+  }
+  pluginPath = [bin, process.env.PATH ?? ''].join(delimiter);
+});
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+function copyAdmin(name: string): string {
+  const file = join(scratch, name);
+  copyFileSync(e2e.server.kubeconfig, file);
+  return file;
+}
+
+/** The real kubectl with the shims on PATH. */
+async function viaKubectl(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  const r = await kubectl(e2e.server, args, { env: { PATH: pluginPath, ...env }, reject: false });
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
+}
+
+async function viaKcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  const r = await execa('node', ['bin/run.js', ...args], {
+    cwd: repoRoot,
+    env: { ...e2e.server.env, ...env },
+    stdin: 'ignore',
+    reject: false,
+  });
+  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+}
+
+async function markersSeen(kubeconfig: string): Promise<string[]> {
+  const r = await kubectl(e2e.server, ['get', 'configmaps', '-o', 'name'], { env: { KUBECONFIG: kubeconfig } });
+  return r.stdout
+    .split('\n')
+    .filter((l) => l.includes('marker-'))
+    .map((l) => l.replace('configmap/marker-', ''));
+}
+
+async function mark(path: string): Promise<void> {
+  await e2e.at(path)(['create', 'configmap', `marker-${path.replaceAll(':', '-')}`]);
+}
+
+describe('kubectl plugin shims on PATH', () => {
+  it('runs a workspace session through kubectl create workspace and kubectl ws, with kcpt’s exact output', async () => {
+    const viaPlugin = copyAdmin('plugin.kubeconfig');
+    const viaCli = copyAdmin('cli.kubeconfig');
+
+    const created = await viaKubectl(['create', 'workspace', 'org', '--enter'], { KUBECONFIG: viaPlugin });
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(created.stdout).toBe(
+      [
+        'Workspace "org" (type root:organization) created. Waiting for it to be ready...',
+        'Workspace "org" (type root:organization) is ready to use.',
+        "Current workspace is 'root:org' (type root:organization).",
+      ].join('\n'),
+    );
+    await mark('root:org');
+    expect(await markersSeen(viaPlugin)).toEqual(['root-org']);
+
+    const team = await viaKubectl(['create', 'workspace', 'team', '--type', 'universal', '--enter'], { KUBECONFIG: viaPlugin });
+    expect(team.stdout, team.stderr).toContain("Current workspace is 'root:org:team' (type root:universal).");
+    await mark('root:org:team');
+    expect(await markersSeen(viaPlugin)).toEqual(['root-org-team']);
+
+    // The kcpt side walks to the same place first, so both kubeconfigs have the same current and previous.
+    await viaKcpt(['ws', ':root:org'], { KUBECONFIG: viaCli });
+    await viaKcpt(['ws', 'team'], { KUBECONFIG: viaCli });
+
+    const steps: { args: string[]; lands: string }[] = [
+      { args: ['..'], lands: 'root-org' },
+      { args: ['-'], lands: 'root-org-team' },
+      { args: ['.'], lands: 'root-org-team' },
+      { args: [':'], lands: 'root' },
+      { args: ['use', ':root:org:team'], lands: 'root-org-team' },
+      { args: ['cd', '..'], lands: 'root-org' },
+      { args: ['current', '--short'], lands: 'root-org' },
+      { args: ['tree'], lands: 'root-org' },
+      { args: ['tree', '--full', '-w', ':root'], lands: 'root-org' },
+      { args: ['nope'], lands: 'root-org' },
+    ];
+    for (const { args, lands } of steps) {
+      const plugin = await viaKubectl(['ws', ...args], { KUBECONFIG: viaPlugin });
+      const cli = await viaKcpt(['ws', ...args], { KUBECONFIG: viaCli });
+      expect({ args, ...plugin }).toEqual({ args, ...cli });
+      const seen = await markersSeen(viaPlugin);
+      expect({ args, seen }).toEqual({ args, seen: lands === 'root' ? [] : [lands] });
+    }
+    expect((await viaKubectl(['ws', 'nope'], { KUBECONFIG: viaPlugin })).stderr.trim()).toBe('Error: workspace "root:org:nope" not found');
+
+    // kubectl kcp ws|workspace|workspaces is the same command.
+    const expected = await viaKcpt(['ws', '.'], { KUBECONFIG: viaCli });
+    for (const word of ['ws', 'workspace', 'workspaces']) {
+      expect(await viaKubectl(['kcp', word, '.'], { KUBECONFIG: viaPlugin })).toEqual(expected);
+    }
+  });
+
+  it('takes kubectl’s connection flags and a shell-expanded ~', async () => {
+    const file = copyAdmin('flags.kubeconfig');
+    // kubectl refuses flags before the plugin name, so they follow it; KUBECONFIG is unset.
+    const entered = await viaKubectl(['ws', 'use', ':root:org', '--kubeconfig', file], { KUBECONFIG: undefined });
+    expect(entered.stdout, entered.stderr).toBe("Current workspace is 'root:org' (type root:organization).");
+    const viaContext = await viaKubectl(['ws', '.', '--kubeconfig', file, '--context', 'system:admin'], { KUBECONFIG: undefined });
+    expect(viaContext.stdout, viaContext.stderr).toBe("Current workspace is 'system:admin'.");
+
+    // `kubectl ws ~` unquoted reaches the plugin as $HOME; it means home, as it does for kcpt.
+    const home = e2e.server.env.HOME!;
+    const plugin = await viaKubectl(['ws', home], { KUBECONFIG: file });
+    expect(plugin.exitCode, plugin.stderr).toBe(0);
+    expect(plugin.stdout).toMatch(/^Current workspace is 'root:users:[a-z0-9]{2}:[a-z0-9]{2}:kcp-admin'/);
+    expect((await markersSeen(file)).length).toBe(0);
+    const tree = await viaKubectl(['ws', `${home}/..`], { KUBECONFIG: file });
+    expect(tree.stdout).toMatch(/^Current workspace is 'root:users:[a-z0-9]{2}:[a-z0-9]{2}'/);
+  });
+
+  it('answers kcp’s other plugin commands with a clear usage error, exit 2', async () => {
+    const env = { KUBECONFIG: e2e.server.kubeconfig };
+    const bind = await viaKubectl(['kcp', 'bind', 'apiexport', 'root:org:cowboys'], env);
+    expect([bind.exitCode, bind.stdout, bind.stderr.trim()]).toEqual([
+      2,
+      '',
+      'Error: "kubectl kcp bind apiexport" is not yet available in kcpt; "kubectl kcp ws" is. See "kubectl kcp --help".',
+    ]);
+    const crd = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', 'crds.yaml', '--prefix', 'v1'], env);
+    expect([crd.exitCode, crd.stderr.trim()]).toEqual([
+      2,
+      'Error: "kubectl kcp crd snapshot" is not yet available in kcpt; "kubectl kcp ws" is. See "kubectl kcp --help".',
+    ]);
+    const help = await viaKubectl(['kcp'], env);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('kubectl kcp workspace|ws [command] [flags]');
+  });
+});
