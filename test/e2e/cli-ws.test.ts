@@ -136,19 +136,7 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
   });
 
   it('takes a token-file user home with ~ and lists what they can reach', async () => {
-    const file = join(scratch, 'user-1');
-    writeFileSync(
-      file,
-      dump({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'kcp', cluster: { server: e2e.url('root'), 'certificate-authority-data': caData() } }],
-        users: [{ name: 'user-1', user: { token: users.user1.token } }],
-        contexts: [{ name: 'kcp', context: { cluster: 'kcp', user: 'user-1' } }],
-        'current-context': 'kcp',
-      }),
-    );
-    const env = { KUBECONFIG: file };
+    const env = { KUBECONFIG: user1Kubeconfig('user-1', 'root') };
     // No type: the user may not read their home's Workspace object in its bucket (kcp shows a type only when it can).
     expect(await ok(['ws', '~'], env)).toBe("Current workspace is 'root:users:bi:ie:user-1'.\n");
     await mark('root:users:bi:ie:user-1');
@@ -170,6 +158,32 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect([denied.exitCode, denied.stderr]).toEqual([1, 'Error: access to workspace "root:org" denied\n']);
   });
 
+  it('tree shows a workspace the user may list but no longer enter (level by level), and admins the same tree (one index request)', async () => {
+    const env = { KUBECONFIG: user1Kubeconfig('user-1-tree', 'root:users:bi:ie:user-1') };
+    const home = 'root:users:bi:ie:user-1';
+    await ok(['ws', '~'], env);
+    await ok(['ws', 'create', 'tree-locked'], env);
+    await ok(['ws', 'create', 'tree-open'], env);
+    await ok(['ws', 'create', 'deeper', '-w', 'tree-open'], env);
+    type Node = { path: string; children: Node[] };
+    const paths = (n: Node): string[] => [n.path, ...n.children.flatMap(paths)];
+    const admin = { KUBECONFIG: copyAdmin('admin-tree') };
+    const mine = JSON.parse(await ok(['ws', 'tree', '-o', 'json'], env)) as Node;
+    expect(paths(mine)).toEqual(expect.arrayContaining([home, `${home}:tree-locked`, `${home}:tree-open`, `${home}:tree-open:deeper`]));
+    expect(paths(JSON.parse(await ok(['ws', 'tree', '-w', `:${home}`, '-o', 'json'], admin)) as Node)).toEqual(paths(mine));
+    expect(await ok(['ws', 'tree', '-w', `:${home}:tree-open`, '--full', '--wide'], admin)).toBe(
+      `.\n└── ${home}:tree-open\tws=-\tlc=Ready\n    └── ${home}:tree-open:deeper\tws=Ready\tlc=Ready\n\n`,
+    );
+
+    // Without its workspace-admin binding the creator cannot enter tree-locked any more: the workspace index leaves it
+    // out for them, but listing the home still shows it (they created it). Their tree must not silently drop it: it
+    // is listed level by level and fails on that level as kcp's plugin does; the admin's one-request tree shows it.
+    await e2e.at(`${home}:tree-locked`)(['delete', 'clusterrolebinding', 'workspace-admin']);
+    const locked = await kcpt(['ws', 'tree'], env);
+    expect([locked.exitCode, locked.stderr]).toEqual([1, expect.stringContaining('User "user-1" cannot list resource "workspaces"')]);
+    expect(paths(JSON.parse(await ok(['ws', 'tree', '-w', `:${home}`, '-o', 'json'], admin)) as Node)).toEqual(paths(mine));
+  });
+
   it('prints data as JSON with -o json, and never prompts without a terminal', async () => {
     const env = { KUBECONFIG: copyAdmin('admin-d') };
     const created = JSON.parse(await ok(['ws', 'create', 'jsonws', '-o', 'json'], env)) as { metadata: { name: string }; status: { phase: string } };
@@ -185,6 +199,23 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect([noName.exitCode, noName.stderr]).toEqual([2, 'Error: workspace name (argument NAME) is required\n']);
   });
 });
+
+/** A kubeconfig of its own for the token-file user user-1, pointing at `path`. */
+function user1Kubeconfig(name: string, path: string): string {
+  const file = join(scratch, name);
+  writeFileSync(
+    file,
+    dump({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'kcp', cluster: { server: e2e.url(path), 'certificate-authority-data': caData() } }],
+      users: [{ name: 'user-1', user: { token: users.user1.token } }],
+      contexts: [{ name: 'kcp', context: { cluster: 'kcp', user: 'user-1' } }],
+      'current-context': 'kcp',
+    }),
+  );
+  return file;
+}
 
 function caData(): string {
   const admin = load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { clusters: { cluster: { 'certificate-authority-data': string } }[] };

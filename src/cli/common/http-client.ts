@@ -17,6 +17,8 @@ export interface RequestOptions {
   contentType?: string;
 }
 
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
 /** client-go's default number of retries for 429 + Retry-After. */
 const maxRetries = 10;
 const requestTimeoutMs = 60_000;
@@ -54,6 +56,11 @@ export class KubeClient {
   }
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    return (await this.requestWithHeaders<T>(method, path, opts)).body;
+  }
+
+  /** A request whose answer's headers matter too (e.g. the workspace index saying how much it lists). */
+  async requestWithHeaders<T>(method: string, path: string, opts: RequestOptions = {}): Promise<{ body: T; headers: ResponseHeaders }> {
     for (let attempt = 0; ; attempt++) {
       const res = await this.once(method, path, opts);
       if (res.status === 429 && attempt < maxRetries) {
@@ -64,7 +71,7 @@ export class KubeClient {
         }
       }
       const parsed = parseJson(res.text);
-      if (res.status >= 200 && res.status < 300) return parsed as T;
+      if (res.status >= 200 && res.status < 300) return { body: parsed as T, headers: res.headers };
       const status = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
       throw new ApiError(res.status, status, status ? '' : res.text);
     }
@@ -98,7 +105,7 @@ export class KubeClient {
     return this.transport;
   }
 
-  private async once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  private async once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: ResponseHeaders; text: string }> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);

@@ -2,14 +2,18 @@
  * `kcpt ws tree`: the workspaces below the current one (or `-w`), drawn like kcp's plugin (treeprint: a `.` line,
  * then `├──`/`└──` branches; labels are workspace names, or `parent:child` paths with --full). Workspaces being
  * deleted are skipped; mounted ones are leaves labelled `<name> [mount]`. --wide adds `ws=<Workspace phase>` and
- * `lc=<LogicalCluster phase>` columns. Children of a level are fetched concurrently.
+ * `lc=<LogicalCluster phase>` columns.
+ *
+ * Where the workspace index answers with every workspace (a user who enters everywhere), the whole tree comes from
+ * that one request, and `lc=` is the Workspace's phase (the workspace controller moves both in one commit). Otherwise
+ * (kcp, or a user who sees only what they may enter) it is listed level by level, children of a level concurrently.
  */
 import type { Io } from '../common/io.js';
 import type { KubeClient } from '../common/http-client.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
 import { baseName, parseClusterUrl } from '../common/workspace-path.js';
-import { listChildren, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
+import { listChildren, listEveryWorkspace, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
 
 export interface TreeOptions {
   full: boolean;
@@ -38,14 +42,51 @@ export async function showTree(session: Session, io: Io, opts: TreeOptions): Pro
   }
   const limit = limiter(concurrency);
   const root: TreeNode = { name: opts.full ? current : baseName(current), path: current, children: [] };
-  await populate(session.client, root, opts, limit);
-  if (opts.wide) root.logicalClusterPhase = await limit(() => logicalClusterPhase(session.client, current));
+  const [fromIndex, phase] = await Promise.all([
+    fillFromIndex(session.client, root, opts),
+    opts.wide ? logicalClusterPhase(session.client, current) : undefined,
+  ]);
+  if (!fromIndex) await populate(session.client, root, opts, limit);
+  if (opts.wide) root.logicalClusterPhase = phase;
   if (opts.output) {
     await printData(io, opts.output, root);
     return;
   }
   // kcp prints treeprint's string (which ends in a newline) with Println: the tree ends with an empty line.
   io.out(`${renderTree(root, opts.wide)}\n`);
+}
+
+/** Fills the tree below `root` from one listing of every workspace; false where the index cannot give that. */
+async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptions): Promise<boolean> {
+  const every = await listEveryWorkspace(client);
+  if (!every) return false;
+  const byParent = new Map<string, Workspace[]>();
+  let known = root.path === 'root';
+  for (const ws of every) {
+    const path = ws.metadata.annotations?.['kcp.io/path'];
+    const at = path?.lastIndexOf(':') ?? -1;
+    if (!path || at < 0) return false;
+    if (path === root.path) known = true;
+    const parent = path.slice(0, at);
+    const siblings = byParent.get(parent);
+    if (siblings) siblings.push(ws);
+    else byParent.set(parent, [ws]);
+  }
+  // A cluster name in the URL, or a workspace the index does not hold (a system cluster): list level by level.
+  if (!known) return false;
+  const attach = (node: TreeNode) => {
+    node.children = (byParent.get(node.path) ?? [])
+      .filter((ws) => !ws.metadata.deletionTimestamp)
+      // The order a per-level LIST gives: by name (storage key order).
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+      .map((ws) => childNode(node, ws, opts.full));
+    for (const child of node.children) {
+      if (opts.wide) child.logicalClusterPhase = child.phase;
+      if (!child.mount) attach(child);
+    }
+  };
+  attach(root);
+  return true;
 }
 
 async function populate(client: KubeClient, node: TreeNode, opts: TreeOptions, limit: Limiter): Promise<void> {

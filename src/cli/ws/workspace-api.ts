@@ -54,10 +54,30 @@ export async function listChildren(client: KubeClient, path: string): Promise<Wo
   return items;
 }
 
+const indexUrl = `/services/workspaces/all/clusters/*${group}`;
+/** kcpt's workspace index header (src/engine/virtual/workspace-index.ts): the list holds every scheduled workspace. */
+const indexScopeHeader = 'kcpt-workspace-index-scope';
+const everyWorkspace = 'every-workspace';
+
 /** Every workspace the user may enter, from the workspace index virtual workspace. */
 export async function listReachable(client: KubeClient): Promise<Workspace[]> {
-  const list = await client.get<List<Workspace>>(`/services/workspaces/all/clusters/*${group}`);
+  const list = await client.get<List<Workspace>>(indexUrl);
   return list.items ?? [];
+}
+
+/**
+ * Every scheduled workspace of the server in one request, when the workspace index says its answer is all of them
+ * (the user enters everywhere). Undefined where it cannot: no index (kcp, 404), not allowed (403), or an answer
+ * limited to what this user may enter (a child they may list in its parent but not enter would be missing).
+ */
+export async function listEveryWorkspace(client: KubeClient): Promise<Workspace[] | undefined> {
+  try {
+    const { body, headers } = await client.requestWithHeaders<List<Workspace>>('GET', indexUrl);
+    return headers[indexScopeHeader] === everyWorkspace ? (body.items ?? []) : undefined;
+  } catch (err) {
+    if (err instanceof ApiError && (err.notFound || err.forbidden)) return undefined;
+    throw err;
+  }
 }
 
 /** The user's home workspace (kcp answers 429 + Retry-After while creating it; the client retries). */

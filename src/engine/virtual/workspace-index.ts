@@ -35,6 +35,13 @@ import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
+/**
+ * Response header on a LIST of the index whose items are every scheduled Workspace of the shard (the user enters
+ * everywhere), so a client can draw the whole tree from this one answer instead of listing level by level. Absent
+ * when the list is only the workspaces this user may enter (a child they may list but not enter is missing then).
+ */
+export const INDEX_SCOPE_HEADER = 'kcpt-workspace-index-scope';
+export const INDEX_SCOPE_EVERY_WORKSPACE = 'every-workspace';
 /** kcp's workspace access: the non-resource verb `access` on `/`. */
 export const workspaceAccessAttributes = {
   verb: 'access',
@@ -176,7 +183,8 @@ export class WorkspaceIndex {
   }
 
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
-    const { revision, items } = this.snapshot(req.user, this.predicate(req));
+    const { revision, items, shown } = this.snapshot(req.user, this.predicate(req));
+    if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
     const body = renderList(
       this.served,
       { resourceVersion: String(revision), items: items.map((o) => JSON.stringify(o)), parsed: items },
