@@ -19,6 +19,7 @@ import {
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
 import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
+import { accessAttributes } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -51,7 +52,7 @@ import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
-import { WorkspaceIndex, workspaceAccessAttributes } from './virtual/workspace-index.js';
+import { WorkspaceIndex } from './virtual/workspace-index.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
@@ -189,7 +190,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       workspaces: tenancy.workspaces,
       canAccess: (user, cluster) => authorizer.subjectInside(cluster, user) !== undefined,
-      entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, workspaceAccessAttributes),
+      entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, accessAttributes),
     });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);

@@ -13,6 +13,7 @@
  * Decisions carry kcp's anonymised reasons (`access granted` / `access denied`); the detailed reason is kept for
  * tests and logs. Nothing here knows HTTP: the router, the reviews and admission all ask the same object.
  */
+import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
 import type { RbacEvaluator, Subject } from './rbac-evaluator.js';
 import type { RequestAttributes } from './rules.js';
 
@@ -47,8 +48,6 @@ export const KCP_ADMIN_GROUP = 'system:kcp:admin';
 export const WORKSPACE_BOOTSTRAPPER_GROUP = 'system:kcp:tenancy:workspace-bootstrapper';
 export const LOGICAL_CLUSTER_ADMIN_GROUP = 'system:kcp:logical-cluster-admin';
 export const AUTHENTICATED_GROUP = 'system:authenticated';
-/** kcp's extra key naming the logical cluster a service account belongs to. */
-export const CLUSTER_NAME_EXTRA = 'authentication.kcp.io/cluster-name';
 export const INITIALIZER_GROUP_PREFIX = 'system:kcp:initializer:';
 export const TERMINATOR_GROUP_PREFIX = 'system:kcp:terminator:';
 
@@ -59,7 +58,8 @@ const allow = (detail: string): Decision => ({ allowed: true, denied: false, rea
 const noOpinion = (detail: string): Decision => ({ allowed: false, denied: false, reason: 'access denied', detail });
 const deny = (detail: string): Decision => ({ allowed: false, denied: true, reason: 'access denied', detail });
 
-const accessAttributes: RequestAttributes = {
+/** kcp's workspace access: the non-resource verb `access` on `/`. */
+export const accessAttributes: RequestAttributes = {
   verb: 'access',
   resourceRequest: false,
   apiGroup: '',

@@ -145,7 +145,7 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   );
 }
 
-function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {
+export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {
   const metadata: Record<string, unknown> = { resourceVersion: String(revision), creationTimestamp: null };
   if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
   return JSON.stringify({ kind: rt.kind, apiVersion: apiVersionOf(rt), metadata });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore, type MemoryStore } from '../storage/memory-store.js';
 import type { KubeObject } from '../registry/types.js';
-import { accessSubjectsWriter, ACCESS_SUBJECTS_PREFIX, backfillAccessSubjects, candidateClusters, CLUSTER_NAME_EXTRA } from './access-subjects.js';
+import { accessSubjectsWriter, ACCESS_SUBJECTS_PREFIX, backfillAccessSubjects, candidateClusters } from './access-subjects.js';
+import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
 
 const crbKey = (cluster: string, name: string) => `/registry/rbac.authorization.k8s.io/clusterrolebindings/${cluster}/${name}`;
 const binding = (name: string, subjects: object[]): KubeObject =>

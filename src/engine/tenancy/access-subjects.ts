@@ -9,6 +9,7 @@
  * same commit as the binding, so the index never disagrees with the bindings, even across a crash. Subjects are
  * `u:<user>`, `g:<group>` and `sa:<namespace>:<name>`, URI-encoded so a `/` in a name cannot split a key.
  */
+import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WriteOp } from '../storage/store.js';
@@ -32,8 +33,6 @@ export interface SubjectIdentity {
 }
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
-/** kcp's extra naming the logical cluster a service account belongs to. */
-export const CLUSTER_NAME_EXTRA = 'authentication.kcp.io/cluster-name';
 
 function subjectKey(subject: Subject): string | undefined {
   if (!subject.name) return undefined;

@@ -26,8 +26,8 @@ import { parseQueryBool } from '../registry/list-options.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { buildPredicate, type ListPredicate } from '../registry/predicates.js';
 import { decodeStored } from '../registry/stored-object.js';
-import { expiredStatusJson } from '../registry/watch-stream.js';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { bookmarkJson, expiredStatusJson } from '../registry/watch-stream.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
 import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
@@ -42,17 +42,6 @@ export const WORKSPACE_INDEX = 'workspaces';
  */
 export const INDEX_SCOPE_HEADER = 'kcpt-workspace-index-scope';
 export const INDEX_SCOPE_EVERY_WORKSPACE = 'every-workspace';
-/** kcp's workspace access: the non-resource verb `access` on `/`. */
-export const workspaceAccessAttributes = {
-  verb: 'access',
-  resourceRequest: false,
-  apiGroup: '',
-  resource: '',
-  subresource: '',
-  name: '',
-  namespace: '',
-  path: '/',
-};
 /** The one index served today: every workspace the user may enter. */
 const ALL = 'all';
 const CLUSTER_ROLE_BINDINGS = '/registry/rbac.authorization.k8s.io/clusterrolebindings/';
@@ -235,12 +224,7 @@ export class WorkspaceIndex {
       raw.write(`{"type":"${type}","object":${object}}\n`);
       if (raw.writableLength > 16 * 1024 * 1024) close();
     };
-    const bookmark = (revision: number, initialEnd: boolean) =>
-      JSON.stringify({
-        kind: this.served.kind,
-        apiVersion: apiVersionOf(this.served),
-        metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(initialEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}) },
-      });
+    const bookmark = (revision: number, initialEnd: boolean) => bookmarkJson(this.served, revision, initialEnd);
 
     // What this watcher has shown (key → last object), so that losing access can be told as DELETED.
     const shownObjects = new Map<string, KubeObject>();
