@@ -13,7 +13,7 @@ import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
-import { users, useTenancyServer } from './tenancy-fixtures.js';
+import { create, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 let scratch: string;
@@ -182,6 +182,36 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     const locked = await kcpt(['ws', 'tree'], env);
     expect([locked.exitCode, locked.stderr]).toEqual([1, expect.stringContaining('User "user-1" cannot list resource "workspaces"')]);
     expect(paths(JSON.parse(await ok(['ws', 'tree', '-w', `:${home}`, '-o', 'json'], admin)) as Node)).toEqual(paths(mine));
+  });
+
+  it('ws create waits while the workspace initializes and returns once its initializer is done', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-init') };
+    const admin = e2e.at('root');
+    await create(admin, workspaceType('slow-init', { extend: { with: [root('universal')] }, initializer: true }));
+    const creating = kcpt(['ws', 'create', 'patient', '--type', 'root:slow-init', '--enter'], env);
+    // The workspace sits in Initializing (the command keeps waiting) until the initializer removes itself.
+    const cluster = await eventually('workspace "patient" in phase Initializing', async () => {
+      const got = await admin(['get', 'workspace', 'patient', '-o', 'json'], { reject: false });
+      const ws = got.exitCode === 0 ? JSON.parse(got.stdout) : undefined;
+      return ws?.status?.phase === 'Initializing' ? (ws.spec.cluster as string) : undefined;
+    });
+    const vw = `${e2e.server.url}/services/initializingworkspaces/root:slow-init/clusters/${cluster}`;
+    await eventually('the workspace in the initializing virtual workspace', async () =>
+      (await e2e.atUrl(vw)(['get', 'logicalcluster', 'cluster'], { reject: false })).exitCode === 0 ? true : undefined,
+    );
+    await e2e.atUrl(vw)(['patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', '[{"op":"remove","path":"/status/initializers/0"}]']);
+    const done = await creating;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stdout).toBe(
+      [
+        'Workspace "patient" (type root:slow-init) created. Waiting for it to be ready...',
+        'Workspace "patient" (type root:slow-init) is ready to use.',
+        "Current workspace is 'root:patient' (type root:slow-init).",
+        '',
+      ].join('\n'),
+    );
+    await mark('root:patient');
+    expect(await markersSeen(env)).toEqual(['root-patient']);
   });
 
   it('prints data as JSON with -o json, and never prompts without a terminal', async () => {
