@@ -4,7 +4,6 @@
  * Trying first means a CI job finds out about a wrong token or a missing grant here, not in its first kubectl call.
  */
 import path from 'node:path';
-import { writeFileAtomic } from '../../engine/auth/files.js';
 import type { FlagValues } from '../common/command-spec.js';
 import { connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig, type ResolvedConfig } from '../common/connection.js';
@@ -12,6 +11,7 @@ import { ApiError, CliError, UsageError } from '../common/errors.js';
 import { baseUrlOf, KubeClient } from '../common/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData } from '../common/output.js';
+import { writePrivateFile } from '../common/private-file.js';
 import { clusterUrl, isValidPath, joinPath, parseClusterUrl, resolveDots } from '../common/workspace-path.js';
 import { parseDuration, StartUsageError } from '../start/flags.js';
 import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from './standalone-kubeconfig.js';
@@ -54,9 +54,11 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const text = dump(kubeconfig, { lineWidth: -1, noRefs: true, noArrayIndent: true });
   if (output === undefined || output === '-') return io.out(text);
   const file = path.resolve(output);
-  await writeFileAtomic(file, text, 0o600).catch((err: Error) => {
-    throw new CliError(`cannot write ${file}: ${err.message}`);
-  });
+  try {
+    writePrivateFile(file, text);
+  } catch (err) {
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+  }
   const until = expires ? `, token valid until ${expires}` : '';
   io.out(`Wrote kubeconfig for user "${userName}" in workspace "${workspace}" to ${output}${until}.\n`);
 }
