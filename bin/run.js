@@ -7,6 +7,8 @@ if (process.argv[2] === 'start') {
   if (fast && (await fast.tryFastStart(process.argv.slice(3)))) process.exit(process.exitCode ?? 0);
 } else {
   const fast = await loadFastPath();
+  // kcp's `kubectl ws --context x use y`: connection flags before the subcommand, for the fast path and oclif alike.
+  if (fast) process.argv.splice(2, Infinity, ...fast.reorderFlags(process.argv.slice(2)));
   if (fast && (await fast.tryFastPath(process.argv.slice(2)))) process.exit(process.exitCode ?? 0);
 }
 
