@@ -12,9 +12,10 @@ import { baseUrlOf, KubeClient } from '../common/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData } from '../common/output.js';
 import { writePrivateFile } from '../common/private-file.js';
-import { clusterUrl, isValidPath, joinPath, parseClusterUrl, resolveDots } from '../common/workspace-path.js';
+import { clusterUrl } from '../common/workspace-path.js';
 import { parseDuration, StartUsageError } from '../start/flags.js';
 import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from './standalone-kubeconfig.js';
+import { resolveTargetWorkspace } from './target-workspace.js';
 
 interface ServiceAccountRef {
   namespace: string;
@@ -25,7 +26,7 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const serviceAccount = parseServiceAccount(flags['service-account'] as string | undefined);
   const expirationSeconds = tokenSeconds(flags.duration as string | undefined, serviceAccount);
   const config = resolveCredentials(flags, serviceAccount);
-  const workspace = targetWorkspace(config.connection.server, workspaceArg);
+  const workspace = await resolveTargetWorkspace(config.connection, workspaceArg);
   const server = clusterUrl(new URL(baseUrlOf(config.connection.server)), workspace);
 
   let credentials: StandaloneKubeconfigInput['connection'];
@@ -96,22 +97,6 @@ function resolveCredentials(flags: FlagValues, serviceAccount: ServiceAccountRef
     }
     throw err;
   }
-}
-
-/** `root:a` / `:root:a` absolute; anything else relative to the workspace the server URL points at. */
-export function targetWorkspace(server: string, arg: string | undefined): string {
-  const current = parseClusterUrl(server)?.path;
-  let name = arg ?? '.';
-  if (name === 'root' || name.startsWith('root:')) name = `:${name}`;
-  let joined: string;
-  if (name.startsWith(':')) joined = name.slice(1);
-  else if (current !== undefined) joined = joinPath(current, name);
-  else if (arg === undefined) throw new UsageError(`the server URL ${server} points at no workspace: name one, e.g. kcpt kubeconfig root:org`);
-  else throw new UsageError(`"${arg}" is relative, but the server URL ${server} points at no workspace: give an absolute path like root:org`);
-  const workspace = resolveDots(joined, 'cannot go above the root workspace');
-  if (workspace === '') throw new CliError('cannot go above the root workspace');
-  if (!isValidPath(workspace)) throw new UsageError(`invalid workspace path: ${arg}`);
-  return workspace;
 }
 
 async function requestToken(

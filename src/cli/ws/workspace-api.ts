@@ -1,5 +1,5 @@
 /** The tenancy.kcp.io Workspace as the CLI reads it, and the requests the ws commands make. */
-import { ApiError } from '../common/errors.js';
+import { ApiError, CliError } from '../common/errors.js';
 import type { KubeClient, WatchEvent } from '../common/http-client.js';
 
 export interface TypeReference {
@@ -106,12 +106,38 @@ export function getHome(client: KubeClient): Promise<Workspace> {
   return client.get<Workspace>(`/clusters/root${group}/~`);
 }
 
+/** The home workspace's path, from the `spec.URL` of the `~` Workspace in root. */
+export async function homePath(client: KubeClient): Promise<string> {
+  const home = await getHome(client);
+  const url = home.spec?.URL ?? '';
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    throw new CliError(`invalid home workspace URL "${url}"`);
+  }
+  return pathname.slice(pathname.indexOf('/clusters/') + '/clusters/'.length);
+}
+
+interface LogicalCluster {
+  metadata?: { annotations?: Record<string, string> };
+  status?: { phase?: string };
+}
+
+function getLogicalCluster(client: KubeClient, path: string): Promise<LogicalCluster> {
+  return client.get<LogicalCluster>(`/clusters/${path}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
+}
+
 /** The phase of a workspace's LogicalCluster (`Unknown` when it cannot be read). */
 export async function logicalClusterPhase(client: KubeClient, path: string): Promise<string> {
   try {
-    const lc = await client.get<{ status?: { phase?: string } }>(`/clusters/${path}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
-    return lc.status?.phase || 'Unknown';
+    return (await getLogicalCluster(client, path)).status?.phase || 'Unknown';
   } catch {
     return 'Unknown';
   }
+}
+
+/** The canonical path (`kcp.io/path`) of the workspace an alias such as `user:<name>` reaches. */
+export async function canonicalPath(client: KubeClient, alias: string): Promise<string | undefined> {
+  return (await getLogicalCluster(client, alias)).metadata?.annotations?.['kcp.io/path'] || undefined;
 }
