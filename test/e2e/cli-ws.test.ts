@@ -4,13 +4,14 @@
  * the workspace kcpt said it switched to. Every workspace gets its own marker ConfigMap (created as kcp-admin at
  * its explicit path), so a wrong switch shows up as the wrong marker.
  */
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureServingCertificates } from '../../src/engine/auth/certificates.js';
 import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { create, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
@@ -212,6 +213,31 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     );
     await mark('root:patient');
     expect(await markersSeen(env)).toEqual(['root-patient']);
+  });
+
+  it('verifies the server as kubectl does: another CA or server name fails, --tls-server-name and --insecure-skip-tls-verify work', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-tls') };
+    const elsewhere = join(scratch, 'other-pki');
+    mkdirSync(elsewhere);
+    await ensureServingCertificates(elsewhere, { hosts: [] });
+    const otherCa = await kcpt(['ws', 'tree', '-w', ':root:org', '--certificate-authority', join(elsewhere, 'ca.crt')], env);
+    expect([otherCa.exitCode, otherCa.stdout]).toEqual([1, '']);
+    expect(otherCa.stderr).toMatch(/^Error: Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority/);
+    const otherName = await kcpt(['ws', 'tree', '-w', ':root:org', '--tls-server-name', 'kcp.invalid'], env);
+    expect([otherName.exitCode, otherName.stdout]).toEqual([1, '']);
+    expect(otherName.stderr).toContain("Host: kcp.invalid. is not in the cert's altnames");
+
+    const tree = '.\n└── org\n    └── team\n\n';
+    expect(await ok(['ws', 'tree', '-w', ':root:org', '--tls-server-name', 'localhost'], env)).toBe(tree);
+    const token = (load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { users: { name: string; user: { token?: string } }[] }).users.find(
+      (u) => u.name === 'kcp-admin',
+    )!.user.token!;
+    const bare = { KUBECONFIG: join(scratch, 'no-such-kubeconfig') };
+    const flags = ['--server', e2e.url('root:org'), '--token', token];
+    expect(await ok(['ws', 'tree', ...flags, '--insecure-skip-tls-verify'], bare)).toBe(tree);
+    // Without a CA (none in a kubeconfig, none given) the server's own CA is unknown to Node's roots.
+    const noCa = await kcpt(['ws', 'tree', ...flags], bare);
+    expect([noCa.exitCode, noCa.stderr]).toEqual([1, expect.stringContaining('Error: Unable to connect to the server: ')]);
   });
 
   it('prints data as JSON with -o json, and never prompts without a terminal', async () => {

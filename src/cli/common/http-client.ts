@@ -127,15 +127,8 @@ export class KubeClient {
     this.transport ??= (async () => {
       const c = this.connection;
       if (this.secure) {
-        const [https, tls] = await Promise.all([import('node:https'), import('node:tls')]);
-        const agent = new https.Agent({
-          keepAlive: true,
-          // One secure context for every connection of the command: building one parses the CA (and Node builds
-          // its root store alongside), which is milliseconds per connection when a command opens several at once.
-          secureContext: tls.createSecureContext({ ca: c.ca, cert: c.clientCert, key: c.clientKey }),
-          rejectUnauthorized: !c.insecureSkipTLSVerify,
-          servername: c.tlsServerName,
-        });
+        const [https, { createHttpsAgent }] = await Promise.all([import('node:https'), import('./https-agent.js')]);
+        const agent = createHttpsAgent(c);
         this.agent = agent;
         return { agent, send: https.request };
       }
