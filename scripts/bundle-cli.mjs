@@ -17,8 +17,9 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  minifyWhitespace: true,
-  minifySyntax: true,
+  // Fully minified (176 → 114 KB): V8 pre-parses all of it on every command. keepNames keeps function and class
+  // names for stack traces (KCPT_DEBUG), and the source map maps the rest back.
+  minify: true,
   keepNames: true,
   sourcemap: 'linked',
   external: ['ora', '@inquirer/prompts'],
