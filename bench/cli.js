@@ -4,7 +4,7 @@
 //      - `kcpt ws use` switching between two workspaces (kubeconfig read, existence check, kubeconfig written)
 //      - `kcpt ws tree` from a workspace with 1,000 workspaces below it (single top, fan-out 10)
 //      - `kcpt ws create` of a new workspace, including the wait until it is Ready
-//      - `kcpt status` and `kcpt kubeconfig` for information
+//      - `kcpt ws .` (reads the kubeconfig, no request), `kcpt status` and `kcpt kubeconfig`
 //    The kubeconfig is a copy of admin.kubeconfig (the `ws` commands rewrite it). Every command must exit 0.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -55,7 +55,8 @@ function row(name, result, target = { kind: 'max', max: targetMs }) {
     baseline: median(result.floor),
     baselineName: 'node -e 0',
     target,
-    note: `p90 ${percentile([...result.kcpt], 90).toFixed(0)} ms over ${result.kcpt.length} runs`,
+    // The box is shared: the minimum is the command's own cost, the median what a user saw during the run.
+    note: `min ${Math.min(...result.kcpt).toFixed(0)} ms, p90 ${percentile([...result.kcpt], 90).toFixed(0)} ms over ${result.kcpt.length} runs`,
     runs: { kcpt: result.kcpt, baseline: result.floor },
   };
 }
@@ -108,6 +109,9 @@ export async function run(ctx) {
       await timeNode([runJs, 'ws', 'use', ':root'], env);
       return row('CLI kcpt ws create (until Ready)', await measure(samples, (i) => ['ws', 'create', `cli-new-${i}`], env));
     });
+    await section('CLI kcpt ws . (kubeconfig only)', async () =>
+      row('CLI kcpt ws . (kubeconfig only)', await measure(samples, () => ['ws', '.'], env)),
+    );
     await section('CLI kcpt status', async () =>
       row('CLI kcpt status', await measure(samples, () => ['status', '--root-directory', path.join(dir, 'root')], env)),
     );

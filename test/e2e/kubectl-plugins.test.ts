@@ -133,6 +133,23 @@ describe('kubectl plugin shims on PATH', () => {
     const viaContext = await viaKubectl(['ws', '.', '--kubeconfig', file, '--context', 'system:admin'], { KUBECONFIG: undefined });
     expect(viaContext.stdout, viaContext.stderr).toBe("Current workspace is 'system:admin'.");
 
+    // Connection flags before the subcommand, as kcp's persistent cobra flags allow (kubectl ws --context x use y).
+    const before = await viaKubectl(['ws', '--kubeconfig', file, 'use', ':root:org:team'], { KUBECONFIG: undefined });
+    expect(before.stdout, before.stderr).toBe("Current workspace is 'root:org:team' (type root:universal).");
+    expect(await markersSeen(file)).toEqual(['root-org-team']);
+    const short = await viaKubectl(['ws', '--kubeconfig', file, '--context', 'system:admin', 'current', '--short'], { KUBECONFIG: undefined });
+    expect([short.exitCode, short.stdout, short.stderr]).toEqual([0, 'system:admin', '']);
+    const rootTree = await viaKubectl(['ws', '--server', e2e.url('root:org'), 'tree', '--full'], { KUBECONFIG: file });
+    expect(rootTree.stdout, rootTree.stderr).toBe('.\n└── root:org\n    └── root:org:team\n');
+    const kcp = await viaKubectl(['kcp', '--kubeconfig', file, 'ws', '--context', 'system:admin', '.'], { KUBECONFIG: undefined });
+    expect(kcp.stdout, kcp.stderr).toBe("Current workspace is 'system:admin'.");
+    expect(await viaKcpt(['ws', '--kubeconfig', file, 'cd', '..'], { KUBECONFIG: undefined })).toEqual({
+      stdout: "Current workspace is 'root:org' (type root:organization).",
+      stderr: '',
+      exitCode: 0,
+    });
+    expect(await markersSeen(file)).toEqual(['root-org']);
+
     // `kubectl ws ~` unquoted reaches the plugin as $HOME; it means home, as it does for kcpt.
     const home = e2e.server.env.HOME!;
     const plugin = await viaKubectl(['ws', home], { KUBECONFIG: file });

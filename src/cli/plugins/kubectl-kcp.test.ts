@@ -12,6 +12,14 @@ describe('kubectl kcp routing', () => {
     expect(routeKcpPlugin(['ws'])).toEqual({ kind: 'kcpt', argv: ['ws'] });
   });
 
+  it('takes connection flags before the subcommand, as kcp\'s persistent flags', () => {
+    expect(routeKcpPlugin(['--context', 'team', 'ws', 'use', 'a'])).toEqual({ kind: 'kcpt', argv: ['ws', 'use', 'a', '--context', 'team'] });
+    expect(routeKcpPlugin(['--server=https://h:6443', 'bind', 'apiexport', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('"kubectl kcp bind apiexport" is not yet available'),
+    });
+  });
+
   it('answers the subcommands kcpt does not serve yet with a usage error naming them', () => {
     expect(routeKcpPlugin(['bind', 'apiexport', 'root:org:export'])).toEqual({
       kind: 'exit',

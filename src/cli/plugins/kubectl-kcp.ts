@@ -2,8 +2,11 @@
  * `kubectl kcp …` (the kubectl-kcp plugin): which kcpt command a kubectl-kcp command line is. kcp's plugin has
  * the subcommands workspace (aliases ws, workspaces), bind, crd, claims and quickstart; kcpt serves the workspace
  * ones today and answers the others with a usage error that says so, instead of a stack trace or oclif's
- * "command not found".
+ * "command not found". Connection flags may come before the subcommand, as cobra's persistent flags do in kcp's.
  */
+import { connectionFlags } from '../common/connection-flags.js';
+import { hoistFlags } from '../common/flag-order.js';
+
 export type KcpPluginRoute =
   | { kind: 'kcpt'; argv: string[] }
   | { kind: 'exit'; code: number; stdout?: string; stderr?: string };
@@ -22,7 +25,7 @@ Run "kubectl kcp ws --help" for the workspace commands.
 `;
 
 export function routeKcpPlugin(argv: string[]): KcpPluginRoute {
-  const [command, ...rest] = argv;
+  const [command, ...rest] = hoistFlags(argv, connectionFlags, [...workspaceWords, ...notYetAvailable]);
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     return { kind: 'exit', code: 0, stdout: usage };
   }
