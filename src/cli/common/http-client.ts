@@ -17,6 +17,11 @@ export interface RequestOptions {
   contentType?: string;
 }
 
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
 /** client-go's default number of retries for 429 + Retry-After. */
@@ -75,6 +80,56 @@ export class KubeClient {
       const status = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
       throw new ApiError(res.status, status, status ? '' : res.text);
     }
+  }
+
+  /**
+   * A watch (`?watch=1`): calls `onEvent` for each event line until it returns true (done), the server ends the
+   * stream, or `timeoutMs` passes; resolves with whether `onEvent` said done. A non-2xx answer throws its ApiError.
+   */
+  async watch<T>(path: string, query: RequestOptions['query'], timeoutMs: number, onEvent: (event: WatchEvent<T>) => boolean): Promise<boolean> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries({ ...query, watch: 1 })) if (v !== undefined) url.searchParams.set(k, String(v));
+    const { agent, send } = await this.loadTransport();
+    return new Promise((resolve, reject) => {
+      let finished = false;
+      const finish = (err: Error | undefined, done = false) => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        req.destroy();
+        if (err) reject(err);
+        else resolve(done);
+      };
+      const timer = setTimeout(() => finish(undefined, false), timeoutMs);
+      const req = send(url, { method: 'GET', headers: this.headers, agent }, (res) => {
+        const status = res.statusCode ?? 0;
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          if (status < 200 || status >= 300) return;
+          for (let nl = buffered.indexOf('\n'); nl >= 0 && !finished; nl = buffered.indexOf('\n')) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (!line) continue;
+            const event = parseJson(line) as WatchEvent<T> | undefined;
+            if (event?.type === 'ERROR') {
+              const body = event.object as unknown as StatusBody;
+              finish(new ApiError(body.code ?? 500, body, line));
+            } else if (event && onEvent(event)) finish(undefined, true);
+          }
+        });
+        res.on('end', () => {
+          if (status >= 200 && status < 300) return finish(undefined, false);
+          const parsed = parseJson(buffered);
+          const body = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
+          finish(new ApiError(status, body, body ? '' : buffered));
+        });
+        res.on('error', (err) => finish(new ConnectionError(err.message)));
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => finish(new ConnectionError(describeNetworkError(err, url))));
+      req.end();
+    });
   }
 
   close(): void {
