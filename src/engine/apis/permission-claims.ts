@@ -10,14 +10,12 @@
  * (`exportPermissionClaims`, `appliedPermissionClaims`, conditions PermissionClaimsValid / PermissionClaimsApplied).
  */
 import { labelSelectorFromObject, matches, type LabelSelectorObject } from '../machinery/label-selector.js';
+import type { KubeObject } from '../registry/types.js';
+import type { KcpCondition } from './names.js';
+import type { PermissionClaim as CorePermissionClaim } from './types.js';
 
-export interface PermissionClaim {
-  group?: string;
-  resource: string;
-  /** Empty for built-in resources; the producing export's identity hash for bound ones. */
-  identityHash?: string;
-  verbs?: string[];
-  /** Used by WorkspaceType default bindings; compared with the accepted selector (PermissionClaimsMismatch). */
+/** An export's claim as kcp defines it (v1alpha2), with the selector WorkspaceType default bindings start from. */
+export interface PermissionClaim extends CorePermissionClaim {
   defaultSelector?: ClaimSelector;
 }
 
@@ -27,7 +25,7 @@ export interface ClaimSelector extends LabelSelectorObject {
 
 export interface AcceptablePermissionClaim extends PermissionClaim {
   selector?: ClaimSelector;
-  state?: 'Accepted' | 'Rejected' | string;
+  state?: string;
 }
 
 /** A claim in force in one consumer workspace. */
@@ -39,15 +37,6 @@ export interface ClaimInForce {
   verbs: string[];
   /** Whether an object (by its labels) is within the accepted selector. */
   selects(labels: Record<string, string> | undefined): boolean;
-}
-
-export interface KcpCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  severity?: string;
-  lastTransitionTime: string;
-  reason?: string;
-  message?: string;
 }
 
 /** kcp's set key for a claim: resource, group and identity (verbs and selectors are not part of it). */
@@ -78,13 +67,13 @@ export function claimSelectorMatcher(selector: ClaimSelector | undefined): (labe
   return (labels) => matches(compiled, labels ?? {});
 }
 
-function claimsOf(obj: { spec?: unknown } | undefined): AcceptablePermissionClaim[] {
+function claimsOf(obj: KubeObject | undefined): AcceptablePermissionClaim[] {
   const claims = (obj?.spec as { permissionClaims?: unknown } | undefined)?.permissionClaims;
   return Array.isArray(claims) ? (claims as AcceptablePermissionClaim[]) : [];
 }
 
 /** The claims of `exportObj` that `binding` accepted: key → claim in force. */
-export function claimsInForce(binding: { spec?: unknown }, exportObj: { spec?: unknown } | undefined): Map<string, ClaimInForce> {
+export function claimsInForce(binding: KubeObject, exportObj: KubeObject | undefined): Map<string, ClaimInForce> {
   const exported = new Map(claimsOf(exportObj).map((c) => [claimKey(c), c]));
   const inForce = new Map<string, ClaimInForce>();
   for (const accepted of claimsOf(binding)) {
@@ -117,8 +106,8 @@ export interface PermissionClaimStatus {
  * times are kept from `previous` when a condition's status does not change.
  */
 export function permissionClaimStatus(
-  binding: { spec?: unknown },
-  exportObj: { spec?: unknown },
+  binding: KubeObject,
+  exportObj: KubeObject,
   previous: readonly KcpCondition[] | undefined,
   now: string,
 ): PermissionClaimStatus {
@@ -142,7 +131,7 @@ export function permissionClaimStatus(
     if (problems.length > 0) mismatched.push(`${claim.resource}.${claim.group ?? ''} (${problems.join('; ')})`);
   }
 
-  const conditions: KcpCondition[] = [];
+  const conditions: Array<Omit<KcpCondition, 'lastTransitionTime'>> = [];
   if (unexpected.length > 0) {
     const shown = unexpected.slice(0, 10);
     conditions.push(
@@ -215,7 +204,7 @@ function trueCondition(type: string): Omit<KcpCondition, 'lastTransitionTime'> {
   return { type, status: 'True' };
 }
 
-function falseCondition(type: string, reason: string, severity: string, message: string): Omit<KcpCondition, 'lastTransitionTime'> {
+function falseCondition(type: string, reason: string, severity: KcpCondition['severity'], message: string): Omit<KcpCondition, 'lastTransitionTime'> {
   return { type, status: 'False', severity, reason, message };
 }
 

@@ -24,7 +24,8 @@ import { StaticCatalog } from '../../registry/catalog.js';
 import { objectKey } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
-import { APIS_GROUP, clusterOf, type ExportView, type ExportViews, type ServedAs } from './export-view.js';
+import { APIS_GROUP } from '../../apis/names.js';
+import { clusterOf, type ExportView, type ExportViews, type ServedAs } from './export-view.js';
 
 export const APIEXPORT_VIRTUAL_WORKSPACE = 'apiexport';
 const READ_ONLY = new Set(['get', 'list', 'watch']);

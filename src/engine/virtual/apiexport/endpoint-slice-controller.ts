@@ -16,14 +16,13 @@ import type { GenericStore } from '../../registry/generic-store.js';
 import { jsonEqual } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store, WatchHandle } from '../../storage/store.js';
-import { type KcpCondition } from '../../apis/permission-claims.js';
+import { APIS_GROUP, EXPORTS_PREFIX, type KcpCondition } from '../../apis/names.js';
 import { APIEXPORT_VIRTUAL_WORKSPACE } from './apiexport-workspace.js';
 import { exportKey, type ExportBindingsReader, type ExportKey } from './export-bindings.js';
-import { APIS_GROUP } from './export-view.js';
 
 export const SKIP_ENDPOINT_SLICE_ANNOTATION = 'apiexports.apis.kcp.io/skip-endpointslice';
 const PATH_ANNOTATION = 'kcp.io/path';
-const EXPORTS = `/registry/${APIS_GROUP}/apiexports/`;
+const EXPORTS = EXPORTS_PREFIX;
 const SLICES = `/registry/${APIS_GROUP}/apiexportendpointslices/`;
 
 export interface EndpointSliceControllerDeps {

@@ -11,7 +11,7 @@
 import type { KubeObject } from '../../registry/types.js';
 import type { Store, StoreEvent, WatchHandle } from '../../storage/store.js';
 
-export const API_BINDINGS_PREFIX = '/registry/apis.kcp.io/apibindings/';
+import { BINDINGS_PREFIX as API_BINDINGS_PREFIX } from '../../apis/names.js';
 
 /** `<export cluster>|<export name>` */
 export type ExportKey = string;

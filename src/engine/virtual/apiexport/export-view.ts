@@ -14,9 +14,10 @@ import type { ClusterCatalog } from '../../registry/catalog.js';
 import { clusterAnnotation } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
+import { APIS_GROUP, boundStoragePrefix, EXPORTS_PREFIX, SCHEMAS_PREFIX } from '../../apis/names.js';
+import type { APIResourceSchema, ExportResource } from '../../apis/types.js';
 import type { ExportBindingsReader } from './export-bindings.js';
 
-export const APIS_GROUP = 'apis.kcp.io';
 const READ_ONLY_VERBS = ['get', 'list', 'watch'];
 
 export interface ExportViewDeps {
@@ -24,18 +25,7 @@ export interface ExportViewDeps {
   bindings: ExportBindingsReader;
   catalogFor(cluster: string): ClusterCatalog;
   /** The served types of an APIResourceSchema bound under `identityHash` (apis-core's resourceTypesForSchema). */
-  typesForSchema(schema: KubeObject, identityHash: string): ResourceType[];
-}
-
-interface ExportResource {
-  group?: string;
-  name: string;
-  schema: string;
-}
-
-/** `<group or core>/<resource>:<identityHash>`: where a bound resource's objects are stored. */
-export function boundStoragePrefix(group: string, resource: string, identityHash: string): string {
-  return `${group || 'core'}/${resource}:${identityHash}`;
+  typesForSchema(schema: APIResourceSchema, identityHash: string): ResourceType[];
 }
 
 /** The kind of thing a served type is in this virtual workspace. */
@@ -143,9 +133,9 @@ export class ExportView {
   }
 
   private typesOf(resource: ExportResource): ResourceType[] {
-    const kv = this.deps.store.get(`/registry/${APIS_GROUP}/apiresourceschemas/${this.cluster}/${resource.schema}`);
+    const kv = this.deps.store.get(`${SCHEMAS_PREFIX}${this.cluster}/${resource.schema}`);
     if (!kv) return [];
-    return this.deps.typesForSchema(JSON.parse(kv.value) as KubeObject, this.identityHash);
+    return this.deps.typesForSchema(JSON.parse(kv.value) as APIResourceSchema, this.identityHash);
   }
 }
 
@@ -161,7 +151,7 @@ export class ExportViews {
   constructor(private readonly deps: ExportViewDeps) {}
 
   get(cluster: string, name: string): ExportView | undefined {
-    const kv = this.deps.store.get(`/registry/${APIS_GROUP}/apiexports/${cluster}/${name}`);
+    const kv = this.deps.store.get(`${EXPORTS_PREFIX}${cluster}/${name}`);
     if (!kv) return undefined;
     const key = `${cluster}|${name}`;
     const cached = this.cache.get(key);
