@@ -21,7 +21,7 @@ describe('parseVirtualWorkspacePath', () => {
   });
 
   it('refuses paths without the export name or the clusters part', () => {
-    expect(parseVirtualWorkspacePath('/services/apiexport/root:provider/clusters/*/apis')?.name).toBe('root:provider/clusters');
+    expect(parseVirtualWorkspacePath('/services/apiexport/root:provider/clusters/*/apis')).toBeUndefined();
     expect(parseVirtualWorkspacePath('/services/apiexport/root:provider/clusters')).toBeUndefined();
     expect(parseVirtualWorkspacePath('/clusters/root/api')).toBeUndefined();
   });
