@@ -59,6 +59,7 @@ import { ExportBindings } from './virtual/apiexport/export-bindings.js';
 import { ExportViews } from './virtual/apiexport/export-view.js';
 import { resourceTypesForSchema } from './apis/schema-types.js';
 import { APIS_GROUP } from './apis/names.js';
+import { PermissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
@@ -287,11 +288,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
+    // The apis.kcp.io types as stored (every workspace serves them; root's catalog is always at hand).
+    const apisType = (resource: string) =>
+      catalogFor('root')
+        .resourceTypes()
+        .find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
+    const permissionClaims = new PermissionClaimsController({
+      store,
+      generic,
+      bindingType: () => apisType('apibindings'),
+      bindingsOf: (cluster, name) => exportBindings.bindingsOf(cluster, name),
+      resolvePath: tenancy.resolvePath,
+      onError,
+    });
     const endpointSlices = new EndpointSliceController({
       store,
       generic,
       bindings: exportBindings,
-      apisType: (resource) => catalogFor('root').resourceTypes().find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion),
+      apisType,
       resolvePath: tenancy.resolvePath,
       externalUrl: () => externalUrl,
       onError,
@@ -302,6 +316,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     garbageCollector.start();
     quotas.start();
     endpointSlices.start();
+    permissionClaims.start();
     serviceAccounts.start();
     tokenSecrets.start();
     await logicalClusters.reconcile('root');
@@ -322,6 +337,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       garbageCollector.stop();
       quotas.stop();
       endpointSlices.stop();
+      permissionClaims.stop();
       serviceAccounts.stop();
       tokenSecrets.stop();
       tenancy.stop();

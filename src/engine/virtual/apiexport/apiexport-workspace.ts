@@ -24,6 +24,7 @@ import { StaticCatalog } from '../../registry/catalog.js';
 import { objectKey } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
+import { exportClusterOf } from '../../apis/export-reference.js';
 import { APIS_GROUP } from '../../apis/names.js';
 import { clusterOf, type ExportView, type ExportViews, type ServedAs } from './export-view.js';
 
@@ -49,7 +50,7 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     const slash = path.name.indexOf('/');
     const workspace = path.name.slice(0, slash);
     const exportName = path.name.slice(slash + 1);
-    const exportCluster = workspace.includes(':') && !workspace.startsWith('system:') ? this.deps.resolvePath(workspace) : workspace;
+    const exportCluster = exportClusterOf(workspace, '', this.deps.resolvePath) || undefined;
     this.authorize(exportCluster, exportName, info, user);
     const view = exportCluster ? this.deps.views.get(exportCluster, exportName) : undefined;
     if (!view) throw resourceNotFound();

@@ -16,6 +16,7 @@ import type { GenericStore } from '../../registry/generic-store.js';
 import { jsonEqual } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store, WatchHandle } from '../../storage/store.js';
+import { exportClusterOf } from '../../apis/export-reference.js';
 import { APIS_GROUP, EXPORTS_PREFIX, type KcpCondition } from '../../apis/names.js';
 import { APIEXPORT_VIRTUAL_WORKSPACE } from './apiexport-workspace.js';
 import { exportKey, type ExportBindingsReader, type ExportKey } from './export-bindings.js';
@@ -111,9 +112,8 @@ export class EndpointSliceController {
   private exportOf(sliceCluster: string, slice: KubeObject): { cluster: string; name: string; path: string } | undefined {
     const ref = (slice.spec as SliceSpec | undefined)?.export;
     if (!ref?.name) return undefined;
-    const path = ref.path || sliceCluster;
-    const cluster = path.includes(':') && !path.startsWith('system:') ? this.deps.resolvePath(path) : path;
-    return cluster ? { cluster, name: ref.name, path } : { cluster: '', name: ref.name, path };
+    const cluster = exportClusterOf(ref.path, sliceCluster, this.deps.resolvePath);
+    return { cluster: cluster ?? '', name: ref.name, path: ref.path || sliceCluster };
   }
 
   private reconcile(key: string): void {

@@ -11,6 +11,7 @@
 import type { KubeObject } from '../../registry/types.js';
 import type { Store, StoreEvent, WatchHandle } from '../../storage/store.js';
 
+import { bindingExportReference } from '../../apis/export-reference.js';
 import { BINDINGS_PREFIX as API_BINDINGS_PREFIX } from '../../apis/names.js';
 
 /** `<export cluster>|<export name>` */
@@ -23,6 +24,8 @@ export interface ExportBindingsReader {
   boundConsumers(exportCluster: string, exportName: string): ReadonlyMap<string, KubeObject>;
   /** The consumer's Bound binding to the export (one map lookup: asked per object of a watch). */
   boundBinding(exportCluster: string, exportName: string, consumer: string): KubeObject | undefined;
+  /** Every APIBinding (in any phase) that references the export. */
+  bindingsOf(exportCluster: string, exportName: string): Array<{ cluster: string; name: string }>;
   /** Whether any APIBinding (in any phase) references the export. */
   hasBindings(exportCluster: string, exportName: string): boolean;
   /** Called (inside the storage commit; only queue work) with the export whose bindings changed. */
@@ -82,6 +85,15 @@ export class ExportBindings implements ExportBindingsReader {
     this.ensureLoaded();
     const bindings = this.byExport.get(exportKey(exportCluster, exportName))?.get(consumer);
     return bindings ? firstBound(bindings) : undefined;
+  }
+
+  bindingsOf(exportCluster: string, exportName: string): Array<{ cluster: string; name: string }> {
+    this.ensureLoaded();
+    const found: Array<{ cluster: string; name: string }> = [];
+    for (const [cluster, bindings] of this.byExport.get(exportKey(exportCluster, exportName)) ?? []) {
+      for (const name of bindings.keys()) found.push({ cluster, name });
+    }
+    return found;
   }
 
   hasBindings(exportCluster: string, exportName: string): boolean {
@@ -144,13 +156,9 @@ export class ExportBindings implements ExportBindingsReader {
     if (consumers?.size === 0) this.byExport.delete(reference.key);
   }
 
-  /** The export a binding references: the cluster its status names, else its path resolved (empty: its own). */
   private referenceOf(consumer: string, binding: KubeObject): Reference | undefined {
-    const ref = (binding.spec as { reference?: { export?: { path?: string; name?: string } } } | undefined)?.reference?.export;
-    if (!ref?.name) return undefined;
-    const statusCluster = (binding.status as { apiExportClusterName?: string } | undefined)?.apiExportClusterName;
-    const cluster = statusCluster || (ref.path ? (ref.path.includes(':') ? this.resolvePath(ref.path) : ref.path) : consumer);
-    return cluster ? { key: exportKey(cluster, ref.name), cluster, name: ref.name } : undefined;
+    const ref = bindingExportReference(consumer, binding, this.resolvePath);
+    return ref ? { key: exportKey(ref.cluster, ref.name), ...ref } : undefined;
   }
 }
 
