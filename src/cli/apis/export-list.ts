@@ -77,7 +77,7 @@ export function renderExportTable(summaries: ExportSummary[]): string {
     if (s.resources.length === 0) rows.push([s.name, '-', '-', s.bindings === null ? '-' : String(s.bindings)]);
     s.resources.forEach((r, i) => {
       const key = `${r.resource}.${r.group}`;
-      const counts = s.bindingsBySchema?.[key];
+      const counts = s.bindingsBySchema ? (s.bindingsBySchema[key] ?? {}) : undefined;
       rows.push([i === 0 ? s.name : '', key, r.schema, counts ? String(counts[r.schema] ?? 0) : '-']);
       for (const [schema, n] of Object.entries(counts ?? {})) {
         if (schema !== r.schema) rows.push(['', '', schema, `${n} (not yet rolled to ${r.schema})`]);

@@ -88,6 +88,14 @@ describe('export list table', () => {
         bindings: null,
         bindingsBySchema: null,
       },
+      {
+        name: 'fresh',
+        export: 'root:provider:fresh',
+        virtualWorkspaceURL: 'https://h/services/apiexport/abc/fresh',
+        resources: [{ group: 'x.dev', resource: 'news', schema: 'v1.news.x.dev' }],
+        bindings: 0,
+        bindingsBySchema: {},
+      },
     ]);
     expect(table).toBe(
       [
@@ -95,10 +103,12 @@ describe('export list table', () => {
         'widgets   widgets.demo.kcpt.dev   v2.widgets.demo.kcpt.dev   2',
         '                                  v1.widgets.demo.kcpt.dev   1 (not yet rolled to v2.widgets.demo.kcpt.dev)',
         'other     things.x.dev            v1.things.x.dev            -',
+        'fresh     news.x.dev              v1.news.x.dev              0',
         '',
         'Virtual workspaces:',
         '  root:provider:widgets  https://h/services/apiexport/abc/widgets',
         '  root:provider:other  https://h/services/apiexport/abc/other',
+        '  root:provider:fresh  https://h/services/apiexport/abc/fresh',
         '',
       ].join('\n'),
     );
