@@ -172,4 +172,3 @@ describe('kubectl plugin shims on PATH', () => {
     expect(help.stdout).toContain('kubectl kcp bind apiexport <path>:<export> [flags]');
   });
 });
-});
