@@ -150,7 +150,7 @@ describe('kubectl plugin shims on PATH', () => {
     const snapshot = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', crd, '--prefix', 'v1'], env);
     expect(snapshot.exitCode, snapshot.stderr).toBe(0);
     expect(snapshot.stdout).toMatch(/^apiVersion: apis.kcp.io\/v1alpha1\nkind: APIResourceSchema\nmetadata:\n  name: v1.widgets.demo.kcpt.dev\n/);
-    expect(snapshot.stdout.endsWith('---\n')).toBe(true);
+    expect(snapshot.stdout.endsWith('\n---')).toBe(true);
     expect(snapshot.stdout).toBe((await viaKcpt(['export', 'snapshot', '-f', crd, '--prefix', 'v1'], env)).stdout);
     const noPrefix = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', crd], env);
     expect([noPrefix.exitCode, noPrefix.stderr.trim()]).toEqual([2, 'Error: --prefix is required']);
