@@ -236,7 +236,7 @@ describe('permission claims', () => {
       return got.status?.appliedPermissionClaims ? got : undefined;
     });
     expect(b.status.exportPermissionClaims).toEqual([configmapClaim]);
-    expect(b.status.appliedPermissionClaims).toEqual([accept()]);
+    expect(b.status.appliedPermissionClaims).toEqual([{ ...configmapClaim, selector: { matchAll: true } }]);
     expect(condition(b, 'PermissionClaimsValid')).toBe('True');
     expect(condition(b, 'PermissionClaimsApplied')).toBe('True');
     const rejected = await eventually('claims status in c2', async () => {
