@@ -58,7 +58,7 @@ describe('permission claim status', () => {
     ]);
     const status = permissionClaimStatus(binding, exp, undefined, now);
     expect(status.exportPermissionClaims).toHaveLength(2);
-    expect(status.appliedPermissionClaims.map((c) => c.resource)).toEqual(['configmaps']);
+    expect(status.appliedPermissionClaims).toEqual([{ group: '', resource: 'configmaps', verbs: ['*'], selector: { matchAll: true } }]);
     expect(status.conditions).toEqual([
       { type: 'PermissionClaimsValid', status: 'True', lastTransitionTime: now },
       { type: 'PermissionClaimsApplied', status: 'True', lastTransitionTime: now },

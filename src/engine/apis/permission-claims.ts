@@ -126,7 +126,9 @@ export function permissionClaimStatus(
       unexpected.push(`unexpected/invalid claim for ${claim.resource}.${claim.group ?? ''} (identity "${claim.identityHash ?? ''}")`);
       continue;
     }
-    applied.push(claim);
+    // Applied claims are scoped claims (kcp's ScopedPermissionClaim): the claim and its selector, no state.
+    const { state: _state, ...scoped } = claim;
+    applied.push(scoped);
     const problems = mismatchOf(claim, offer);
     if (problems.length > 0) mismatched.push(`${claim.resource}.${claim.group ?? ''} (${problems.join('; ')})`);
   }
