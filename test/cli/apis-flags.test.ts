@@ -50,6 +50,9 @@ describe('export and bind through oclif', () => {
     expect((await run(['export'])).error?.oclif?.exit).toBe(2);
     const noFile = await run(['export', 'widgets']);
     expect([noFile.error?.oclif?.exit, noFile.stderr]).toEqual([2, 'Error: --filename is required\n']);
+    const badName = await run(['export', 'Widgets', '-f', join(dir, 'a.yaml'), '--server', 'https://127.0.0.1:1/clusters/root']);
+    expect(badName.error?.oclif?.exit).toBe(2);
+    expect(badName.stderr).toMatch(/^Error: invalid APIExport name "Widgets": a lowercase RFC 1123 subdomain must consist of/);
     const bind = await run(['bind', 'widgets']);
     expect(bind.error?.oclif?.exit).toBe(2);
     expect(bind.stderr).toMatch(/^Error: fully qualified reference to workspace where APIExport exists is required/);

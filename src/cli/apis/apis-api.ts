@@ -45,13 +45,22 @@ export interface APIBinding {
   apiVersion?: string;
   kind?: string;
   metadata: Meta;
-  spec: { reference: { export: { path?: string; name: string } }; permissionClaims?: AcceptablePermissionClaim[] };
+  /** permissionClaims: v1alpha2's AcceptablePermissionClaim, or v1alpha1's shape (`all: true`) when posted as v1alpha1. */
+  spec: { reference: { export: { path?: string; name: string } }; permissionClaims?: (AcceptablePermissionClaim | V1alpha1Claim)[] };
   status?: {
     phase?: string;
     conditions?: Condition[];
     apiExportClusterName?: string;
     boundResources?: { group: string; resource: string; schema?: { name?: string; UID?: string; identityHash?: string } }[];
   };
+}
+
+export interface V1alpha1Claim {
+  group: string;
+  resource: string;
+  identityHash?: string;
+  all: true;
+  state: AcceptablePermissionClaim['state'];
 }
 
 export interface APIExportEndpointSlice {

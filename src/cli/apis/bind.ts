@@ -9,7 +9,7 @@ import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { withProgress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
-import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding } from './apis-api.js';
+import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type V1alpha1Claim } from './apis-api.js';
 import { claim, type AcceptablePermissionClaim, type ExportReference } from './bind-args.js';
 import { currentPath } from './export.js';
 
@@ -47,7 +47,7 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
     metadata: { name },
     spec: {
       reference: { export: { path: opts.reference.path, name: opts.reference.name } },
-      ...(claims.length > 0 ? { permissionClaims: version === 'v1alpha2' ? claims : (claims.map(v1alpha1Claim) as never) } : {}),
+      ...(claims.length > 0 ? { permissionClaims: version === 'v1alpha2' ? claims : claims.map(v1alpha1Claim) } : {}),
     },
   };
   let binding: APIBinding;
@@ -110,6 +110,6 @@ export function describeBindingState(binding: APIBinding): string {
 }
 
 /** v1alpha1's claim shape: `all: true` instead of verbs and a selector. */
-function v1alpha1Claim(c: AcceptablePermissionClaim) {
+function v1alpha1Claim(c: AcceptablePermissionClaim): V1alpha1Claim {
   return { group: c.group, resource: c.resource, ...(c.identityHash ? { identityHash: c.identityHash } : {}), all: true, state: c.state };
 }

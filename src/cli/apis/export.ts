@@ -4,7 +4,8 @@
  * to the new schemas, and prints the export's reference (`<path>:<name>`, what `kcpt bind` takes) and the URL of its
  * virtual workspace (where a provider's controller sees every consumer's objects).
  */
-import { ApiError, CliError } from '../common/errors.js';
+import { isDNS1123Subdomain } from '../../engine/machinery/validation.js';
+import { ApiError, CliError, UsageError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
@@ -24,6 +25,7 @@ export interface ExportOptions {
 export async function runExport(session: Session, io: Io, opts: ExportOptions): Promise<void> {
   const { client, config } = session;
   const path = currentPath(config.connection.server);
+  checkExportName(opts.name);
   const crds = readCrdFiles(opts.files);
 
   const [existingSchemas, current] = await Promise.all([listSchemas(client, path), getExportIfAny(session, path, opts.name)]);
@@ -83,6 +85,12 @@ async function getExportIfAny(session: Session, path: string, name: string): Pro
     if (err instanceof ApiError && err.notFound && err.body?.details?.name === name) return undefined;
     throw err;
   }
+}
+
+/** Checked before anything is created, so a bad name never leaves schemas behind without their export. */
+export function checkExportName(name: string): void {
+  const problems = isDNS1123Subdomain(name);
+  if (problems.length > 0) throw new UsageError(`invalid APIExport name "${name}": ${problems.join(', ')}`);
 }
 
 export function currentPath(server: string): string {

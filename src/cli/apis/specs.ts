@@ -63,7 +63,8 @@ export const exportSpec: CommandSpec = {
   ],
   async run({ args, flags, io }) {
     if (!strings(flags.filename)?.length) throw new UsageError('--filename is required');
-    const [{ withSession }, { runExport }] = await Promise.all([import('../common/session.js'), import('./export.js')]);
+    const [{ withSession }, { runExport, checkExportName }] = await Promise.all([import('../common/session.js'), import('./export.js')]);
+    checkExportName(args.name!);
     await withSession(flags, (s) =>
       runExport(s, io, { name: args.name!, files: strings(flags.filename), prefix: flags.prefix as string | undefined, output: output(flags) }),
     );
