@@ -36,17 +36,21 @@ function schema(name: string, sizeDescription: string): Json {
   };
 }
 
-const widgetCRD = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-  },
-};
+/** The same group/resource as a workspace's own CRD (the schema's names, any content). */
+const widgetCRD: Json = (() => {
+  const { names, group, scope } = schema('unused', '').spec;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group,
+      scope,
+      names,
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+})();
 
 const exportOf = (schemaName: string): Json => ({
   apiVersion: 'apis.kcp.io/v1alpha2',
