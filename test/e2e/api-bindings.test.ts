@@ -328,4 +328,16 @@ describe('rolling the export forward and deleting bindings', () => {
     expect(await widgetRows(c2)).toEqual([]);
     expect(await widgetRows(at('root:c1'))).toEqual(['one 5']);
   });
+
+  it('deleting a workspace deletes the objects of its bindings', async () => {
+    const exp = await getJson(at('root:provider'), ['apiexport', 'widgets']);
+    const wildcard = async () => {
+      const raw = await e2e.asShardAdmin('root')(['get', '--raw', `/clusters/*/apis/example.com/v1/widgets:${exp.status.identityHash}`]);
+      return (JSON.parse(raw.stdout).items as Json[]).map((i) => i.metadata.name as string).sort();
+    };
+    expect(await wildcard()).toContain('bound');
+    await at('root')(['delete', 'workspace', 'c4', '--timeout=60s']);
+    await eventually('c4 gone', async () => ((await at('root')(['get', 'workspace', 'c4'], { reject: false })).exitCode !== 0 ? true : undefined), 60_000);
+    expect(await wildcard()).toEqual(['one']);
+  });
 });
