@@ -248,9 +248,9 @@ describe('permission claims', () => {
 
   it('respects the accepted selector', async () => {
     const c5 = await consumer('c5');
-    await bind(c5, 'widgets', [accept({ matchLabels: { share: 'yes' } })]);
+    await bind(c5, 'widgets', [accept({ matchLabels: { share: 'provider' } })]);
     await c5.k(['create', 'configmap', 'labelled', '-n', 'default']);
-    await c5.k(['label', 'configmap', 'labelled', '-n', 'default', 'share=yes']);
+    await c5.k(['label', 'configmap', 'labelled', '-n', 'default', 'share=provider']);
     await c5.k(['create', 'configmap', 'unlabelled', '-n', 'default']);
     const names = ((await getJson(at(c5.cluster), ['configmaps', '-n', 'default'])).items as Json[]).map((i) => i.metadata.name);
     expect(names).toEqual(['labelled']);
