@@ -8,6 +8,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest, openWatch } from '../helpers/http.js';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
 import { condition, create, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
@@ -117,6 +118,26 @@ describe('the endpoint slice', () => {
   }, 90_000);
 });
 
+describe('a slice a user creates elsewhere', () => {
+  it('points at the export by path and gets the same endpoint; a slice for a missing export says so', async () => {
+    const slice = (name: string, exportName: string): Json => ({
+      apiVersion: 'apis.kcp.io/v1alpha1',
+      kind: 'APIExportEndpointSlice',
+      metadata: { name },
+      spec: { export: { path: 'root:provider', name: exportName } },
+    });
+    await create(c1.k, slice('provider-widgets', 'widgets'));
+    const url = await eventually('the endpoint', async () => {
+      const got = await getJson(c1.k, ['apiexportendpointslice', 'provider-widgets']);
+      return (got.status?.endpoints as Json[] | undefined)?.[0]?.url as string | undefined;
+    });
+    expect(url).toBe(vwUrl);
+    await create(c1.k, slice('nothing', 'nope'));
+    const invalid = await eventually('APIExportValid False', async () => condition(await getJson(c1.k, ['apiexportendpointslice', 'nothing']), 'APIExportValid'));
+    expect(invalid).toBe('False APIExportNotFound Error getting APIExport root:provider|nope');
+  });
+});
+
 describe('the bound resource through the virtual workspace', () => {
   beforeAll(async () => {
     await create(c1.k, widget('w1', 1));
@@ -207,6 +228,21 @@ describe('a client-node informer on the virtual workspace across consumers', () 
       await informer.stop();
     }
   }, 120_000);
+});
+
+describe('a watch across consumers', () => {
+  it('resumes from a resourceVersion and sends bookmarks when asked', async () => {
+    const base = `/services/apiexport/${providerCluster}/widgets/clusters/*/apis/example.io/v1/widgets`;
+    const listed = (await apiRequest(e2e.server, base)).json();
+    const watch = await openWatch(e2e.server, `${base}?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${listed.metadata.resourceVersion}`);
+    await create(c2.k, widget('w2b', 7));
+    await watch.ended;
+    expect(watch.status).toBe(200);
+    expect(watch.events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.annotations?.['kcp.io/cluster']])).toEqual([
+      ['ADDED', 'w2b', c2.cluster],
+      ['BOOKMARK', undefined, undefined],
+    ]);
+  });
 });
 
 describe('permission claims', () => {
