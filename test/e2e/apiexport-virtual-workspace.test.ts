@@ -294,6 +294,27 @@ describe('permission claims', () => {
   }, 90_000);
 });
 
+describe('a claim on another export’s resource', () => {
+  it('shows that export’s objects, by identity, in consumers that accepted the claim', async () => {
+    const identityHash = (await getJson(provider, ['apiexport', 'widgets'])).status.identityHash as string;
+    expect(identityHash).toMatch(/^[0-9a-f]{64}$/);
+    const widgetClaim = { group: 'example.io', resource: 'widgets', identityHash, verbs: ['get', 'list', 'watch'] };
+    await create(provider, schema('v1', 'sprockets', 'Sprocket'));
+    await create(provider, apiExport('sprockets', 'sprockets', [widgetClaim]));
+    await bind(c1, 'sprockets', [{ ...widgetClaim, state: 'Accepted', selector: { matchAll: true } }]);
+    await bind(c2, 'sprockets', [{ ...widgetClaim, state: 'Rejected', selector: { matchAll: true } }]);
+    const sprocketsVw = `${e2e.server.url}/services/apiexport/${providerCluster}/sprockets/clusters`;
+    const listed = await getJson(e2e.atUrl(`${sprocketsVw}/*`), ['widgets', '-A']);
+    const clusters = new Set((listed.items as Json[]).map((i) => i.metadata.annotations['kcp.io/cluster']));
+    expect([...clusters]).toEqual([c1.cluster]);
+    expect((listed.items as Json[]).map((i) => i.metadata.name)).toContain('w1');
+    expectError(
+      await create(e2e.atUrl(`${sprocketsVw}/${c1.cluster}`), widget('not-allowed', 1), { reject: false }),
+      /cannot create resource "widgets" in API group "example.io" in the namespace "default": failed to find suitable reason to allow access in APIBinding/,
+    );
+  }, 90_000);
+});
+
 describe('authorization', () => {
   const asUser1 = (cluster: string): ClusterKubectl => (args, o) =>
     e2e.atUrl(`${vwUrl}/clusters/${cluster}`)(['--token', users.user1.token, ...args], o);
