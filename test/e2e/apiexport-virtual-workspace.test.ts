@@ -8,6 +8,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest, openWatch } from '../helpers/http.js';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
 import { condition, create, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
@@ -117,6 +118,26 @@ describe('the endpoint slice', () => {
   }, 90_000);
 });
 
+describe('a slice a user creates elsewhere', () => {
+  it('points at the export by path and gets the same endpoint; a slice for a missing export says so', async () => {
+    const slice = (name: string, exportName: string): Json => ({
+      apiVersion: 'apis.kcp.io/v1alpha1',
+      kind: 'APIExportEndpointSlice',
+      metadata: { name },
+      spec: { export: { path: 'root:provider', name: exportName } },
+    });
+    await create(c1.k, slice('provider-widgets', 'widgets'));
+    const url = await eventually('the endpoint', async () => {
+      const got = await getJson(c1.k, ['apiexportendpointslice', 'provider-widgets']);
+      return (got.status?.endpoints as Json[] | undefined)?.[0]?.url as string | undefined;
+    });
+    expect(url).toBe(vwUrl);
+    await create(c1.k, slice('nothing', 'nope'));
+    const invalid = await eventually('APIExportValid False', async () => condition(await getJson(c1.k, ['apiexportendpointslice', 'nothing']), 'APIExportValid'));
+    expect(invalid).toBe('False APIExportNotFound Error getting APIExport root:provider|nope');
+  });
+});
+
 describe('the bound resource through the virtual workspace', () => {
   beforeAll(async () => {
     await create(c1.k, widget('w1', 1));
@@ -209,6 +230,21 @@ describe('a client-node informer on the virtual workspace across consumers', () 
   }, 120_000);
 });
 
+describe('a watch across consumers', () => {
+  it('resumes from a resourceVersion and sends bookmarks when asked', async () => {
+    const base = `/services/apiexport/${providerCluster}/widgets/clusters/*/apis/example.io/v1/widgets`;
+    const listed = (await apiRequest(e2e.server, base)).json();
+    const watch = await openWatch(e2e.server, `${base}?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${listed.metadata.resourceVersion}`);
+    await create(c2.k, widget('w2b', 7));
+    await watch.ended;
+    expect(watch.status).toBe(200);
+    expect(watch.events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.annotations?.['kcp.io/cluster']])).toEqual([
+      ['ADDED', 'w2b', c2.cluster],
+      ['BOOKMARK', undefined, undefined],
+    ]);
+  });
+});
+
 describe('permission claims', () => {
   it('shows claimed configmaps only where the claim was accepted', async () => {
     await c1.k(['create', 'configmap', 'shared', '-n', 'default', '--from-literal=a=1']);
@@ -248,13 +284,34 @@ describe('permission claims', () => {
 
   it('respects the accepted selector', async () => {
     const c5 = await consumer('c5');
-    await bind(c5, 'widgets', [accept({ matchLabels: { share: 'yes' } })]);
+    await bind(c5, 'widgets', [accept({ matchLabels: { share: 'provider' } })]);
     await c5.k(['create', 'configmap', 'labelled', '-n', 'default']);
-    await c5.k(['label', 'configmap', 'labelled', '-n', 'default', 'share=yes']);
+    await c5.k(['label', 'configmap', 'labelled', '-n', 'default', 'share=provider']);
     await c5.k(['create', 'configmap', 'unlabelled', '-n', 'default']);
     const names = ((await getJson(at(c5.cluster), ['configmaps', '-n', 'default'])).items as Json[]).map((i) => i.metadata.name);
     expect(names).toEqual(['labelled']);
     expectError(await at(c5.cluster)(['get', 'configmap', 'unlabelled', '-n', 'default'], { reject: false }), /configmaps "unlabelled" not found/);
+  }, 90_000);
+});
+
+describe('a claim on another export’s resource', () => {
+  it('shows that export’s objects, by identity, in consumers that accepted the claim', async () => {
+    const identityHash = (await getJson(provider, ['apiexport', 'widgets'])).status.identityHash as string;
+    expect(identityHash).toMatch(/^[0-9a-f]{64}$/);
+    const widgetClaim = { group: 'example.io', resource: 'widgets', identityHash, verbs: ['get', 'list', 'watch'] };
+    await create(provider, schema('v1', 'sprockets', 'Sprocket'));
+    await create(provider, apiExport('sprockets', 'sprockets', [widgetClaim]));
+    await bind(c1, 'sprockets', [{ ...widgetClaim, state: 'Accepted', selector: { matchAll: true } }]);
+    await bind(c2, 'sprockets', [{ ...widgetClaim, state: 'Rejected', selector: { matchAll: true } }]);
+    const sprocketsVw = `${e2e.server.url}/services/apiexport/${providerCluster}/sprockets/clusters`;
+    const listed = await getJson(e2e.atUrl(`${sprocketsVw}/*`), ['widgets', '-A']);
+    const clusters = new Set((listed.items as Json[]).map((i) => i.metadata.annotations['kcp.io/cluster']));
+    expect([...clusters]).toEqual([c1.cluster]);
+    expect((listed.items as Json[]).map((i) => i.metadata.name)).toContain('w1');
+    expectError(
+      await create(e2e.atUrl(`${sprocketsVw}/${c1.cluster}`), widget('not-allowed', 1), { reject: false }),
+      /cannot create resource "widgets" in API group "example.io" in the namespace "default": failed to find suitable reason to allow access in APIBinding/,
+    );
   }, 90_000);
 });
 
