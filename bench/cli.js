@@ -5,6 +5,8 @@
 //      - `kcpt ws tree` from a workspace with 1,000 workspaces below it (single top, fan-out 10)
 //      - `kcpt ws create` of a new workspace, including the wait until it is Ready
 //      - `kcpt ws .` (reads the kubeconfig, no request), `kcpt status` and `kcpt kubeconfig`
+//      - `kcpt export` of an unchanged CRD (schemas listed, export read, URL found), `kcpt export list` (bindings counted
+//        through the virtual workspace) and `kcpt bind` into a fresh workspace until the binding is Bound (issue 7)
 //    The kubeconfig is a copy of admin.kubeconfig (the `ws` commands rewrite it). Every command must exit 0.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -118,6 +120,20 @@ export async function run(ctx) {
     await section('CLI kcpt kubeconfig', async () =>
       row('CLI kcpt kubeconfig', await measure(samples, () => ['kubeconfig', 'root:cli-other', '-o', path.join(dir, 'out.kubeconfig')], env)),
     );
+    await section('CLI kcpt export (unchanged CRD)', async () => {
+      await timeNode([runJs, 'ws', 'use', ':root'], env);
+      await timeNode([runJs, 'ws', 'create', 'cli-provider'], env);
+      const exportArgs = ['export', 'widgets', '-f', path.join(repoDir, 'templates', 'api-provider', 'crd.yaml'), '-w', ':root:cli-provider'];
+      await timeNode([runJs, ...exportArgs], env);
+      return row('CLI kcpt export (unchanged CRD)', await measure(samples, () => exportArgs, env));
+    });
+    await section('CLI kcpt export list', async () =>
+      row('CLI kcpt export list', await measure(samples, () => ['export', 'list', '-w', ':root:cli-provider'], env)),
+    );
+    await section('CLI kcpt bind (until Bound)', async () => {
+      for (let i = 0; i <= samples; i++) await timeNode([runJs, 'ws', 'create', `cli-bind-${i}`], env);
+      return row('CLI kcpt bind (until Bound)', await measure(samples, (i) => ['bind', 'root:cli-provider:widgets', '-w', `:root:cli-bind-${i}`], env));
+    });
   } finally {
     c.close();
     await server.stop();
