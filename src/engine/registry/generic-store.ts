@@ -284,6 +284,30 @@ export class GenericStore {
     return obj;
   }
 
+  /**
+   * A controller lets go of its finalizer on an object being deleted. When it was the last thing holding the object,
+   * the object goes in one delete, as kube's store does when an update empties the finalizers: watchers see only
+   * DELETED (carrying the object as last stored) and none of update's pipeline runs for a state nobody will read.
+   * Otherwise it is an ordinary update (and the object stays). `current` is the stored row `obj` was read from: the
+   * delete is conditional on its revision. Returns whether the object is removed.
+   */
+  releaseFinalizer(ctx: OpContext, current: KeyValue, obj: KubeObject, finalizer: string, opts: { batch?: WriteBatch } = {}): boolean {
+    const meta = obj.metadata ?? {};
+    const finalizers = (meta.finalizers ?? []).filter((f) => f !== finalizer);
+    const next = { ...obj, metadata: { ...meta, finalizers } };
+    if (!meta.deletionTimestamp || this.blockers(ctx.rt, next).length > 0) {
+      this.update(ctx, meta.name!, next, opts);
+      return false;
+    }
+    const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
+    const marker = deletionMarkerKey(current.key);
+    if (this.store.get(marker)) ops.push({ type: 'delete', key: marker });
+    ops.push(...this.indexOps(current.key, obj, undefined));
+    if (opts.batch) opts.batch.add(ops, () => {});
+    else this.commitOrConflict(ctx, meta.name!, ops);
+    return true;
+  }
+
   /** Commits every write collected in `batch` as one transaction; storage errors (a key that exists) fail all. */
   commitBatch(batch: WriteBatch): void {
     if (batch.size === 0) return;

@@ -10,7 +10,7 @@ import { deletionMarkerPrefix } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WriteOp } from '../storage/store.js';
+import type { KeyValue, Store, WriteOp } from '../storage/store.js';
 import { StatusError } from '../machinery/status.js';
 import { workspaceKey } from './cluster-paths.js';
 import { LOGICAL_CLUSTER_FINALIZER } from './names.js';
@@ -24,8 +24,16 @@ export const clusterBookkeepingPrefixes = (cluster: string) => [
   `/kcpt/pending/workspaces/${cluster}/`,
 ];
 
-/** Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). */
-const keptUntilLast = new Set(['core/namespaces', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
+/**
+ * Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). ServiceAccounts go
+ * with their namespaces: the serviceaccounts controller recreates a deleted `default` in a namespace still there.
+ */
+const keptUntilLast = new Set([
+  'core/namespaces',
+  'core/serviceaccounts',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
 
 export interface DeletionProgress {
   /** Objects still there (held by finalizers, child workspaces being deleted). */
@@ -46,8 +54,8 @@ export class ClusterContentDeleter {
     private readonly workspaceType?: ResourceType,
   ) {}
 
-  /** One pass: delete what can go; finish the cluster when nothing is left. */
-  run(cluster: string, lc: KubeObject): DeletionProgress {
+  /** One pass: delete what can go; finish the cluster when nothing is left. `lc` is decoded from `lcRow`. */
+  run(cluster: string, lcRow: KeyValue, lc: KubeObject): DeletionProgress {
     const batch = new WriteBatch();
     const types = this.deletableTypes(cluster);
     let remaining = 0;
@@ -69,19 +77,14 @@ export class ClusterContentDeleter {
       this.generic.commitBatch(batch);
       return { remaining, done: false };
     }
-    const finalizers = (lc.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_DELETION_FINALIZER);
-    this.generic.update(
-      { rt: this.logicalClusterType, cluster, namespace: '' },
-      'cluster',
-      { ...lc, metadata: { ...lc.metadata, finalizers } },
-      { batch },
-    );
-    if (finalizers.length === 0) {
+    const ctx = { rt: this.logicalClusterType, cluster, namespace: '' };
+    const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch });
+    if (done) {
       this.sweepBookkeeping(cluster, types, batch);
       this.releaseOwner(lc, batch);
     }
     this.generic.commitBatch(batch);
-    return { remaining: 0, done: finalizers.length === 0 };
+    return { remaining: 0, done };
   }
 
   private deletableTypes(cluster: string): ResourceType[] {
@@ -135,12 +138,7 @@ export class ClusterContentDeleter {
     const ws = decodeStored(kv);
     const finalizers = ws.metadata?.finalizers ?? [];
     if (ws.metadata?.uid !== owner.uid || !ws.metadata?.deletionTimestamp || !finalizers.includes(LOGICAL_CLUSTER_FINALIZER)) return;
-    this.generic.update(
-      { rt: this.workspaceType, cluster: owner.cluster, namespace: '' },
-      owner.name,
-      { ...ws, metadata: { ...ws.metadata, finalizers: finalizers.filter((f) => f !== LOGICAL_CLUSTER_FINALIZER) } },
-      { batch },
-    );
+    this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
   }
 
   /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */

@@ -39,11 +39,13 @@ function isPending(ws: KubeObject | undefined): boolean {
  * (written with the deletionTimestamp) already names them.
  */
 export function workspacePendingWriter(store: Store): IndexWriter {
+  // A workspace being deleted is not Ready either (Deleting), but its deletion marker already names it.
+  const needsMarker = (ws: KubeObject) => !isReady(ws) && !ws.metadata?.deletionTimestamp;
   return (key, before, after) => {
     if (!key.startsWith(workspacesPrefix)) return [];
-    const now = after !== undefined && !isReady(after);
+    const now = after !== undefined && needsMarker(after);
     // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
-    if (after !== undefined && before !== undefined && !isReady(before) === now) return [];
+    if (after !== undefined && before !== undefined && needsMarker(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
     const exists = store.get(marker) !== undefined;
     if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
@@ -231,10 +233,11 @@ export class WorkspaceController {
 
   /** A LogicalCluster being deleted: wait for its terminators, then remove its content and itself. */
   private reconcileClusterDeletion(cluster: string) {
-    const lc = this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined;
-    if (!lc?.metadata?.deletionTimestamp) return undefined;
+    const row = this.deps.store.get(logicalClusterKey(cluster));
+    const lc = row ? (decodeStored(row) as LogicalClusterView) : undefined;
+    if (!row || !lc?.metadata?.deletionTimestamp) return undefined;
     if ((lc.status?.terminators ?? []).length > 0) return undefined;
-    const progress = this.deps.deleter.run(cluster, lc);
+    const progress = this.deps.deleter.run(cluster, row, lc);
     // Child workspaces report back through their own DELETED events; other finalizers are polled.
     return progress.done ? undefined : { requeueAfterMs: 2000 };
   }
