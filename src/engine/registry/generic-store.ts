@@ -66,6 +66,11 @@ export interface WriteOptions {
   withStatus?: boolean;
   /** Collect the write's storage ops in this batch instead of committing them (see WriteBatch). */
   batch?: WriteBatch;
+  /**
+   * The stored row and the object decoded from it (as served, never modified), when the caller has just read them:
+   * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
+   */
+  current?: { row: KeyValue; object: KubeObject };
 }
 
 /**
@@ -100,6 +105,8 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Collect the delete's storage ops in this batch instead of committing them. */
   batch?: WriteBatch;
+  /** The object's stored row, when the caller has just read it (a LIST): saves reading it again. */
+  current?: KeyValue;
 }
 
 export type DeleteResult = { removed: true; object: KubeObject } | { removed: false; object: KubeObject };
@@ -204,8 +211,9 @@ export class GenericStore {
    */
   update(ctx: OpContext, name: string, input: KubeObject, opts: WriteOptions = {}, expectedRevision?: number): KubeObject {
     const { rt } = ctx;
-    const current = this.getRaw(ctx, name);
-    const old = fromStorage(rt, decodeStored(current));
+    const held = opts.current?.row.key === this.key(ctx, name) ? opts.current : undefined;
+    const current = held?.row ?? this.getRaw(ctx, name);
+    const old = held?.object ?? fromStorage(rt, decodeStored(current));
     let obj = structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
@@ -317,7 +325,7 @@ export class GenericStore {
 
   delete(ctx: OpContext, name: string, opts: DeleteOptions = {}): DeleteResult {
     const { rt } = ctx;
-    const current = this.getRaw(ctx, name);
+    const current = opts.current?.key === this.key(ctx, name) ? opts.current : this.getRaw(ctx, name);
     const obj = fromStorage(rt, decodeStored(current));
     const meta = obj.metadata!;
     const pre = opts.preconditions;

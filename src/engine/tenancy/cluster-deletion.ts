@@ -38,6 +38,11 @@ const keptUntilLast = new Set([
 export interface DeletionProgress {
   /** Objects still there (held by finalizers, child workspaces being deleted). */
   remaining: number;
+  /**
+   * Of those, the ones other than child workspaces: only these need polling. A child workspace's own DELETED
+   * event brings the deletion back (the workspace controller files its parent cluster again).
+   */
+  heldByOthers: number;
   /** True once the LogicalCluster itself is gone. */
   done: boolean;
 }
@@ -59,23 +64,26 @@ export class ClusterContentDeleter {
     const batch = new WriteBatch();
     const types = this.deletableTypes(cluster);
     let remaining = 0;
+    let heldByOthers = 0;
     const last: ResourceType[] = [];
     for (const rt of types) {
       if (keptUntilLast.has(rt.storagePrefix)) {
         last.push(rt);
         continue;
       }
-      remaining += this.deleteAll(rt, cluster, batch);
+      const left = this.deleteAll(rt, cluster, batch);
+      remaining += left;
+      if (rt.storagePrefix !== this.workspaceType?.storagePrefix) heldByOthers += left;
     }
     if (remaining > 0) {
       this.generic.commitBatch(batch);
-      return { remaining, done: false };
+      return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
     for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, rt.storagePrefix === 'core/namespaces');
     if (remaining > 0) {
       this.generic.commitBatch(batch);
-      return { remaining, done: false };
+      return { remaining, heldByOthers: remaining, done: false };
     }
     const ctx = { rt: this.logicalClusterType, cluster, namespace: '' };
     const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch });
@@ -84,7 +92,8 @@ export class ClusterContentDeleter {
       this.releaseOwner(lc, batch);
     }
     this.generic.commitBatch(batch);
-    return { remaining: 0, done };
+    // Another finalizer on the LogicalCluster itself keeps it (its removal is an event too, but polling is cheap).
+    return { remaining: 0, heldByOthers: done ? 0 : 1, done };
   }
 
   private deletableTypes(cluster: string): ResourceType[] {
@@ -117,7 +126,7 @@ export class ClusterContentDeleter {
         continue;
       }
       try {
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch }).removed) remaining++;
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current: kv }).removed) remaining++;
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
