@@ -155,6 +155,13 @@ describe('binding in root:c1 and root:c2', () => {
       },
     ]);
     expect(b.metadata.annotations['kcp.io/path']).toBe('root:c1');
+    const labelValue = (s: string) => {
+      let n = BigInt(`0x${createHash('sha224').update(s).digest('hex')}`);
+      let out = '';
+      for (const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'; n > 0n; n /= 62n) out = digits[Number(n % 62n)] + out;
+      return out;
+    };
+    expect(b.metadata.labels['internal.apis.kcp.io/export']).toBe(labelValue(`${lc.spec.cluster}:widgets`));
     const table = await at('root:c1')(['get', 'apibindings']);
     expect(table.stdout.split('\n')[0]!.split(/\s+/)).toEqual(['NAME', 'AGE', 'READY']);
   });

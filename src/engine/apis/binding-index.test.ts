@@ -63,3 +63,34 @@ describe('the bindings-per-export index', () => {
     expect(pendingKeys((p) => store.list(p).items, 'apibindings')).toEqual([]);
   });
 });
+
+describe('rollout rows', () => {
+  const exportKey = '/registry/apis.kcp.io/apiexports/prov/widgets';
+  const exp = (schema: string, identityHash?: string): KubeObject => ({
+    apiVersion: 'apis.kcp.io/v1alpha2',
+    kind: 'APIExport',
+    metadata: { name: 'widgets' },
+    spec: { resources: [{ name: 'widgets', group: 'example.com', schema }] },
+    ...(identityHash ? { status: { identityHash } } : {}),
+  });
+
+  it('opens when an export’s resources change (not on identity or other writes) and closes when it is deleted', () => {
+    const store = createMemoryStore();
+    const writer = pendingWriter(store);
+    const step = (before: KubeObject | undefined, after: KubeObject | undefined) => {
+      const ops = writer(exportKey, before, after);
+      if (ops.length > 0) store.commit(ops);
+    };
+    const rollouts = () => pendingKeys((p) => store.list(p).items, 'rollouts');
+    step(undefined, exp('v1.widgets.example.com'));
+    expect(pendingKeys((p) => store.list(p).items, 'apiexports')).toEqual(['prov|widgets']);
+    step(exp('v1.widgets.example.com'), exp('v1.widgets.example.com', 'h'));
+    expect(rollouts()).toEqual([]);
+    expect(pendingKeys((p) => store.list(p).items, 'apiexports')).toEqual([]);
+    step(exp('v1.widgets.example.com', 'h'), exp('v2.widgets.example.com', 'h'));
+    step(exp('v2.widgets.example.com', 'h'), exp('v3.widgets.example.com', 'h'));
+    expect(rollouts()).toEqual(['prov|widgets']);
+    step(exp('v3.widgets.example.com', 'h'), undefined);
+    expect(rollouts()).toEqual([]);
+  });
+});
