@@ -336,6 +336,13 @@ describe('rolling the export forward and deleting bindings', () => {
     expect(await widgetRows(at('root:c1'))).toEqual(['one 5']);
   });
 
+  it('serves bound resources again after a restart', async () => {
+    await e2e.server.restart();
+    expect(await widgetRows(at('root:c1'))).toEqual(['one 5']);
+    expect(condition(await getJson(at('root:c1'), ['apibinding', 'widgets']), 'Ready')).toBe('True');
+    expect((await at('root:c1')(['explain', 'widgets.spec.size'])).stdout).toContain('Size in units.');
+  });
+
   it('deleting a workspace deletes the objects of its bindings', async () => {
     const exp = await getJson(at('root:provider'), ['apiexport', 'widgets']);
     const wildcard = async () => {
