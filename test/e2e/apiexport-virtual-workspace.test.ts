@@ -356,3 +356,15 @@ describe('the endpoint slice of an export whose last binding goes', () => {
     await eventually('no endpoint', async () => ((await endpointsOf('gadgets')).length === 0 ? true : undefined), 60_000);
   }, 120_000);
 });
+
+describe('after a restart', () => {
+  it('serves the same consumers and keeps the published endpoint', async () => {
+    const before = ((await getJson(at('*'), ['widgets', '-A'])).items as Json[]).map((i) => `${i.metadata.annotations['kcp.io/cluster']}/${i.metadata.name}`).sort();
+    await e2e.server.restart();
+    const after = ((await getJson(at('*'), ['widgets', '-A'])).items as Json[]).map((i) => `${i.metadata.annotations['kcp.io/cluster']}/${i.metadata.name}`).sort();
+    expect(after).toEqual(before);
+    expect(await endpointsOf('widgets')).toEqual([vwUrl]);
+    await create(at(c2.cluster), widget('after-restart', 9));
+    expect((await getJson(c2.k, ['widget', 'after-restart', '-n', 'default'])).spec.size).toBe(9);
+  }, 90_000);
+});
