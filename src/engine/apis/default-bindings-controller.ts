@@ -33,11 +33,10 @@ import {
   setCondition,
   typeInvalid,
   waitingOnBindings,
-  type APIBindingView,
-  type APIExportView,
   type Condition,
   type DefaultExportRef,
 } from './default-bindings.js';
+import type { APIBinding, APIExport } from './types.js';
 
 /** `/kcpt/apibindings/maintained/<cluster>`: a workspace whose type keeps its default bindings (`Maintain`). */
 const maintainedPrefix = '/kcpt/apibindings/maintained/';
@@ -220,10 +219,10 @@ export class DefaultAPIBindingsController {
     const { generic, apiBindings, apiExports, paths } = this.deps;
     const errors: string[] = [];
     let exportsMissing = false;
-    let parentBindings: APIBindingView[] | undefined;
+    let parentBindings: APIBinding[] | undefined;
     for (const ref of refs) {
       const exportCluster = paths.resolve(ref.path);
-      const exportObj = exportCluster ? this.getObject<APIExportView>(apiExports, exportCluster, ref.export) : undefined;
+      const exportObj = exportCluster ? this.getObject<APIExport>(apiExports, exportCluster, ref.export) : undefined;
       if (!exportObj) {
         if (!exportsMissing) errors.push(EXPORTS_MISSING);
         exportsMissing = true;
@@ -232,7 +231,7 @@ export class DefaultAPIBindingsController {
       parentBindings ??= this.parentBindings(lc);
       const wanted = desiredBinding(cluster, ref, exportObj, (claim) => inheritedSelector(parentBindings!, ref, claim));
       const name = wanted.metadata!.name!;
-      const existing = this.getObject<APIBindingView>(apiBindings, cluster, name);
+      const existing = this.getObject<APIBinding>(apiBindings, cluster, name);
       const ctx = { rt: apiBindings, cluster, namespace: '', user: lc.spec?.createdBy && { groups: [], ...lc.spec.createdBy } };
       try {
         if (!existing) {
@@ -249,20 +248,20 @@ export class DefaultAPIBindingsController {
   }
 
   /** The parent workspace's bindings, for kcp's claim-selector inheritance. */
-  private parentBindings(lc: LogicalClusterView): APIBindingView[] {
+  private parentBindings(lc: LogicalClusterView): APIBinding[] {
     const { parent } = splitPath(lc.metadata?.annotations?.[PATH_ANNOTATION] ?? '');
     const parentCluster = parent ? this.deps.paths.resolve(parent) : undefined;
     if (!parentCluster) return [];
     const prefix = `/registry/${this.deps.apiBindings.storagePrefix}/${parentCluster}/`;
-    return this.deps.store.list(prefix).items.map((kv) => decodeStored(kv) as APIBindingView);
+    return this.deps.store.list(prefix).items.map((kv) => decodeStored(kv) as APIBinding);
   }
 
   /** Default bindings not bound yet, named as kcp reports them. */
   private incomplete(cluster: string, refs: DefaultExportRef[]): string[] {
     const prefix = `/registry/${this.deps.apiBindings.storagePrefix}/${cluster}/`;
-    const byExport = new Map<string, APIBindingView>();
+    const byExport = new Map<string, APIBinding>();
     for (const kv of this.deps.store.list(prefix).items) {
-      const b = decodeStored(kv) as APIBindingView;
+      const b = decodeStored(kv) as APIBinding;
       const exp = b.spec?.reference?.export;
       if (exp?.name) byExport.set(`${exp.path ?? ''}|${exp.name}`, b);
     }

@@ -4,9 +4,9 @@
  * export's permission claims accepted), and the LogicalCluster conditions that say how far it got, with kcp's
  * reasons and messages.
  */
-import type { KubeObject } from '../registry/types.js';
 import type { WorkspaceType } from '../tenancy/workspace-types.js';
 import { defaultAPIBindingName } from './default-binding-names.js';
+import type { AcceptablePermissionClaim, APIBinding, APIExport, PermissionClaim } from './types.js';
 
 export const APIBINDINGS_INITIALIZER = 'system:apibindings';
 export const BINDINGS_INITIALIZED = 'APIBindingsInitialized';
@@ -21,32 +21,8 @@ export interface DefaultExportRef {
   maintain: boolean;
 }
 
-export interface PermissionClaim {
-  group?: string;
-  resource: string;
-  identityHash?: string;
-  verbs?: string[];
-  /** Proposed selector for default bindings (kcpt reads it when the export sets one). */
-  defaultSelector?: Record<string, unknown>;
-}
-
-export interface APIExportView extends KubeObject {
-  spec?: { permissionClaims?: PermissionClaim[]; maximalPermissionPolicy?: { local?: Record<string, never> } };
-}
-
-export interface AcceptedClaim {
-  group: string;
-  resource: string;
-  identityHash: string;
-  verbs: string[];
-  selector: Record<string, unknown>;
-  state: 'Accepted';
-}
-
-export interface APIBindingView extends KubeObject {
-  spec?: { reference?: { export?: { path?: string; name?: string } }; permissionClaims?: AcceptedClaim[] };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
-}
+/** An export's claim; `defaultSelector` is what the export proposes for default bindings (kcpt reads it when set). */
+type ExportClaim = PermissionClaim & { defaultSelector?: AcceptablePermissionClaim['selector'] };
 
 /**
  * The default bindings of a workspace whose type has these aliases, in alias order, each export once. A reference
@@ -80,10 +56,10 @@ export function maintainsBindings(aliases: readonly WorkspaceType[]): boolean {
 export function desiredBinding(
   cluster: string,
   ref: DefaultExportRef,
-  exportObj: APIExportView,
-  parentSelector: (claim: PermissionClaim) => Record<string, unknown> | undefined,
-): APIBindingView {
-  const permissionClaims = (exportObj.spec?.permissionClaims ?? []).map((claim): AcceptedClaim => ({
+  exportObj: APIExport,
+  parentSelector: (claim: PermissionClaim) => AcceptablePermissionClaim['selector'],
+): APIBinding {
+  const permissionClaims = ((exportObj.spec?.permissionClaims ?? []) as ExportClaim[]).map((claim): AcceptablePermissionClaim => ({
     group: claim.group ?? '',
     resource: claim.resource,
     identityHash: claim.identityHash ?? '',
@@ -103,13 +79,13 @@ export function desiredBinding(
 }
 
 /** kcp's test for "bound": the binding's InitialBindingCompleted condition is True (it never goes back). */
-export function isBound(binding: APIBindingView): boolean {
+export function isBound(binding: APIBinding): boolean {
   return (binding.status?.conditions ?? []).some((c) => c.type === 'InitialBindingCompleted' && c.status === 'True');
 }
 
 /** Selector of the parent binding's accepted claim on the same resource: one narrower than matchAll wins. */
-export function inheritedSelector(parentBindings: readonly APIBindingView[], ref: DefaultExportRef, claim: PermissionClaim) {
-  let matchAll: Record<string, unknown> | undefined;
+export function inheritedSelector(parentBindings: readonly APIBinding[], ref: DefaultExportRef, claim: PermissionClaim) {
+  let matchAll: AcceptablePermissionClaim['selector'];
   for (const b of parentBindings) {
     const exp = b.spec?.reference?.export;
     if (exp?.name !== ref.export || (exp.path ?? '') !== ref.path) continue;

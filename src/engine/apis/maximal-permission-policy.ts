@@ -14,7 +14,7 @@ import { decodeStored, objectKey } from '../registry/stored-object.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
-import type { APIBindingView, APIExportView } from './default-bindings.js';
+import type { APIBinding, APIExport } from './types.js';
 
 /** The export whose workspace's RBAC caps a request. */
 export interface ExportPolicy {
@@ -81,7 +81,7 @@ export class MaximalPermissionPolicies {
     let policy = this.exports.get(key);
     if (!policy) {
       const kv = this.store.get(objectKey(this.apiExports, exportCluster, '', ref.name));
-      const exp = kv ? (decodeStored(kv) as APIExportView) : undefined;
+      const exp = kv ? (decodeStored(kv) as APIExport) : undefined;
       policy = exp?.spec?.maximalPermissionPolicy?.local ? { cluster: exportCluster, path: ref.path, name: ref.name } : NO_POLICY;
       this.exports.set(key, policy);
     }
@@ -93,7 +93,7 @@ export class MaximalPermissionPolicies {
     if (!map) {
       map = new Map();
       for (const kv of this.store.list(`/registry/${this.apiBindings.storagePrefix}/${cluster}/`).items) {
-        const b = JSON.parse(kv.value) as APIBindingView & { status?: { boundResources?: { group?: string; resource: string }[] } };
+        const b = JSON.parse(kv.value) as APIBinding;
         const exp = b.spec?.reference?.export;
         if (!exp?.name) continue;
         for (const r of b.status?.boundResources ?? []) map.set(`${r.group ?? ''}/${r.resource}`, { path: exp.path ?? '', name: exp.name });
