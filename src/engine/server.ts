@@ -21,6 +21,7 @@ import { buildAdmission } from './admission/index.js';
 import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
 import { accessAttributes } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
+import { apisResourceTypes } from './apis/resources.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
@@ -153,6 +154,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...authorization.guard(builtins),
       crdType,
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
+      ...apisResourceTypes({
+        store,
+        pathOf: (cluster) => tenancy.paths.pathOf(cluster),
+        resolvePath: (path) => tenancy.resolvePath(path),
+        mayBind: (user, cluster, name) => authorization.mayOnAPIExport(user, 'bind', cluster, name),
+      }),
     ];
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');

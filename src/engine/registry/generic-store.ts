@@ -307,6 +307,7 @@ export class GenericStore {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
       );
     }
+    rt.strategy.admitDelete?.(obj, ctx);
     if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
       throw forbidden(namespacesType, name, 'this namespace may not be deleted');
     }
