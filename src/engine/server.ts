@@ -55,6 +55,13 @@ import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
 import { WorkspaceIndex } from './virtual/workspace-index.js';
+import { APIExportVirtualWorkspace } from './virtual/apiexport/apiexport-workspace.js';
+import { EndpointSliceController } from './virtual/apiexport/endpoint-slice-controller.js';
+import { ExportBindings } from './virtual/apiexport/export-bindings.js';
+import { ExportViews } from './virtual/apiexport/export-view.js';
+import { resourceTypesForSchema } from './apis/schema-types.js';
+import { APIS_GROUP } from './apis/names.js';
+import { PermissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
@@ -206,6 +213,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       canAccess: (user, cluster) => authorizer.subjectInside(cluster, user) !== undefined,
       entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, accessAttributes),
     });
+    // API sharing: which workspaces bind which export, and the export's virtual workspace for its controllers.
+    const exportBindings = new ExportBindings(store, tenancy.resolvePath);
+    cleanups.unshift(() => exportBindings.stop());
+    const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
     const services = {
@@ -231,6 +242,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           },
         }),
         workspaceIndex,
+        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: tenancy.resolvePath }),
       ),
       workspaceChildren: (user: UserInfo) => workspaceIndex.childFilter(user),
       tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
@@ -290,11 +302,35 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
+    // The apis.kcp.io types as stored (every workspace serves them; root's catalog is always at hand).
+    const apisType = (resource: string) =>
+      catalogFor('root')
+        .resourceTypes()
+        .find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
+    const permissionClaims = new PermissionClaimsController({
+      store,
+      generic,
+      bindingType: () => apisType('apibindings'),
+      bindingsOf: (cluster, name) => exportBindings.bindingsOf(cluster, name),
+      resolvePath: tenancy.resolvePath,
+      onError,
+    });
+    const endpointSlices = new EndpointSliceController({
+      store,
+      generic,
+      bindings: exportBindings,
+      apisType,
+      resolvePath: tenancy.resolvePath,
+      externalUrl: () => externalUrl,
+      onError,
+    });
     namespaces.start();
     logicalClusters.start();
     crds.start();
     garbageCollector.start();
     quotas.start();
+    endpointSlices.start();
+    permissionClaims.start();
     serviceAccounts.start();
     tokenSecrets.start();
     await logicalClusters.reconcile('root');
@@ -316,6 +352,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       crds.stop();
       garbageCollector.stop();
       quotas.stop();
+      endpointSlices.stop();
+      permissionClaims.stop();
       serviceAccounts.stop();
       tokenSecrets.stop();
       tenancy.stop();
