@@ -21,7 +21,7 @@ import { buildAdmission } from './admission/index.js';
 import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
 import { accessAttributes } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
-import { apisResourceTypes } from './apis/resources.js';
+import { APIs } from './apis/index.js';
 import { DefaultAPIs } from './apis/defaults.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
@@ -151,7 +151,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
-    const crdType = customResourceDefinitionType(store);
+    const apis = new APIs(store, {
+      pathOf: (cluster) => tenancy.paths.pathOf(cluster),
+      resolvePath: (path) => tenancy.resolvePath(path),
+      mayBind: (user, cluster, name) => authorization.mayOnAPIExport(user, 'bind', cluster, name),
+    });
+    const crdType = customResourceDefinitionType(store, (cluster, group) => apis.bound.namesIn(cluster, group));
     const builtins = builtinResourceTypes();
     const serviceAccountType = findType(builtins, '', 'serviceaccounts');
     const secretType = findType(builtins, '', 'secrets');
@@ -167,26 +172,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...authorization.guard(builtins),
       crdType,
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
-      ...apisResourceTypes({
-        store,
-        pathOf: (cluster) => tenancy.paths.pathOf(cluster),
-        resolvePath: (path) => tenancy.resolvePath(path),
-        mayBind: (user, cluster, name) => authorization.mayOnAPIExport(user, 'bind', cluster, name),
-      }),
+      ...apis.types,
     ];
     const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types });
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
-    const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types));
+    const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);
+    apis.startBoundAPIs();
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
+    cleanups.unshift(() => apis.stop());
     const catalogFor = crdCatalogs.catalogFor;
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
     const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, defaultAPIs.indexWriter],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, defaultAPIs.indexWriter],
       garbageCollection: true,
       admission: admission.chain,
     });
@@ -299,7 +301,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       caCertPem: certs.caCertPem,
       onError,
     });
-    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
+    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, boundNames: (c, g) => apis.bound.namesIn(c, g), onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
     // The apis.kcp.io types as stored (every workspace serves them; root's catalog is always at hand).
@@ -342,6 +344,18 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
       serviceAccounts: serviceAccountType,
       externalUrl: () => externalUrl,
+      onError,
+    });
+    apis.start({
+      generic,
+      namespaceType,
+      serviceAccountType,
+      secretType,
+      resolvePath: (path) => tenancy.resolvePath(path),
+      pathOf: (cluster) => tenancy.paths.pathOf(cluster),
+      crdsOf: (cluster) => crdCatalogs.crdsOf(cluster),
+      onCRDChange: (listener) => crdCatalogs.onChange((cluster) => listener(cluster)),
+      recheckCRDs: (cluster, group) => crds.recheckGroup(cluster, group),
       onError,
     });
     defaultAPIs.start({ generic, logicalClusters: logicalClusterType, onError });
