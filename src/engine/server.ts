@@ -174,7 +174,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
       ...apis.types,
     ];
-    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types });
+    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound });
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);

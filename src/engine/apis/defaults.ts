@@ -10,6 +10,7 @@ import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
 import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
+import type { BoundAPIs } from './bound-apis.js';
 import { DefaultAPIBindingsController, maintainedWorkspacesWriter } from './default-bindings-controller.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
@@ -20,6 +21,8 @@ export interface DefaultAPIsDeps {
   workspaceTypes: WorkspaceTypes;
   /** Every served type (the apis.kcp.io ones among them). */
   types: readonly ResourceType[];
+  /** What each cluster has bound (the catalogs' cache). */
+  bound: BoundAPIs;
 }
 
 function storedType(types: readonly ResourceType[], resource: string): ResourceType {
@@ -38,7 +41,7 @@ export class DefaultAPIs {
   constructor(private readonly deps: DefaultAPIsDeps) {
     this.apiBindings = storedType(deps.types, BINDINGS);
     this.apiExports = storedType(deps.types, EXPORTS);
-    this.policies = new MaximalPermissionPolicies(deps.store, deps.paths, this.apiBindings, this.apiExports);
+    this.policies = new MaximalPermissionPolicies(deps.store, deps.bound, this.apiExports);
     this.indexWriter = maintainedWorkspacesWriter(deps.store, deps.workspaceTypes);
   }
 
@@ -47,8 +50,11 @@ export class DefaultAPIs {
 
   start(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): void {
     this.policies.start();
+    const { store, paths, workspaceTypes } = this.deps;
     this.controller = new DefaultAPIBindingsController({
-      ...this.deps,
+      store,
+      paths,
+      workspaceTypes,
       generic: opts.generic,
       logicalClusters: opts.logicalClusters,
       apiBindings: this.apiBindings,

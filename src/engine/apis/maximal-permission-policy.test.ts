@@ -11,11 +11,10 @@ import { GenericStore } from '../registry/generic-store.js';
 import { encodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { ClusterPaths } from '../tenancy/cluster-paths.js';
+import { BoundAPIs } from './bound-apis.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 
 const rbac = 'rbac.authorization.k8s.io';
-const apiBindings = { storagePrefix: 'apis.kcp.io/apibindings', namespaced: false } as ResourceType;
 const apiExports = { storagePrefix: 'apis.kcp.io/apiexports', namespaced: false } as ResourceType;
 const alice: UserIdentity = { username: 'alice', groups: ['system:authenticated', 'team-a'] };
 const cowboys = (verb: string, namespace = 'default'): RequestAttributes => ({
@@ -31,9 +30,9 @@ const cowboys = (verb: string, namespace = 'default'): RequestAttributes => ({
 
 function fixture() {
   const store = createMemoryStore();
-  const paths = new ClusterPaths(store);
-  paths.start();
-  const policies = new MaximalPermissionPolicies(store, paths, apiBindings, apiExports);
+  const bound = new BoundAPIs(store);
+  bound.start();
+  const policies = new MaximalPermissionPolicies(store, bound, apiExports);
   policies.start();
   const authorization = new Authorization(store, () => ({ phase: 'Ready' }), (cluster, attrs) => policies.policyFor(cluster, attrs));
   const builtins = authorization.guard(builtinResourceTypes());
@@ -54,12 +53,27 @@ function fixture() {
   };
   // The consumer's own RBAC lets alice do everything there.
   grant('consumer', 'alice-admin', { kind: 'User', name: 'alice' }, [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { nonResourceURLs: ['*'], verbs: ['*'] }]);
+  put('/registry/apis.kcp.io/apiresourceschemas/provider/today.cowboys.wildwest.dev', {
+    apiVersion: 'apis.kcp.io/v1alpha1',
+    kind: 'APIResourceSchema',
+    metadata: { name: 'today.cowboys.wildwest.dev', uid: 'schema-uid' },
+    spec: {
+      group: 'wildwest.dev',
+      names: { plural: 'cowboys', singular: 'cowboy', kind: 'Cowboy', listKind: 'CowboyList' },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1alpha1', served: true, storage: true, schema: { type: 'object' } }],
+    },
+  } as KubeObject);
   put('/registry/apis.kcp.io/apibindings/consumer/cowboys', {
     apiVersion: 'apis.kcp.io/v1alpha2',
     kind: 'APIBinding',
     metadata: { name: 'cowboys' },
-    spec: { reference: { export: { path: 'provider', name: 'today-cowboys' } } },
-    status: { phase: 'Bound', boundResources: [{ group: 'wildwest.dev', resource: 'cowboys' }] },
+    spec: { reference: { export: { path: 'root:provider', name: 'today-cowboys' } } },
+    status: {
+      phase: 'Bound',
+      apiExportClusterName: 'provider',
+      boundResources: [{ group: 'wildwest.dev', resource: 'cowboys', schema: { name: 'today.cowboys.wildwest.dev', UID: 'schema-uid', identityHash: 'h' }, storageVersions: ['v1alpha1'] }],
+    },
   } as KubeObject);
   const exportWith = (local: boolean): KubeObject => ({
     apiVersion: 'apis.kcp.io/v1alpha2',
