@@ -192,7 +192,7 @@ describe('maximalPermissionPolicy.local', () => {
     expect((await asUser1(['get', 'gizmos', '-n', 'default'])).stderr).toMatch(/No resources found/);
     expectError(
       await create(asUser1, gizmo('g1'), { reject: false }),
-      /gizmos\.limited\.example\.com "g1" is forbidden: User "user-1" cannot create resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied/,
+      /gizmos\.limited\.example\.com is forbidden: User "user-1" cannot create resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied$/,
     );
     // The same admin's other resources are not capped.
     await asUser1(['create', 'configmap', 'free', '-n', 'default']);
