@@ -119,8 +119,8 @@ async function throughput(ctx, server, c) {
     runs.boundCreate.push(await withServerCpu(server.child.pid, () => create(CONSUMER, `r${i}-`)));
     runs.localGet.push(await withServerCpu(server.child.pid, () => getLoad(LOCAL)));
     runs.boundGet.push(await withServerCpu(server.child.pid, () => getLoad(CONSUMER)));
-    const r = (k) => runs[k].at(-1).rps.toFixed(0);
-    log(`  run ${i + 1}: create local ${r('localCreate')}/s, bound ${r('boundCreate')}/s; GET local ${r('localGet')}/s, bound ${r('boundGet')}/s`);
+    const r = (k) => `${runs[k].at(-1).rps.toFixed(0)}/s (${runs[k].at(-1).cpuUsPerReq.toFixed(0)} us CPU/req)`;
+    log(`  run ${i + 1}: create local ${r('localCreate')}, bound ${r('boundCreate')}; GET local ${r('localGet')}, bound ${r('boundGet')}`);
   }
   const bad = Object.values(runs).flat().reduce((a, x) => a + x.non2xx + x.errors, 0);
   if (bad) throw new Error(`${bad} requests failed (every create must be 201 and every GET 200)`);
