@@ -57,13 +57,13 @@ const apiExport = {
   metadata: { name: 'gizmos' },
   spec: { resources: [{ name: 'gizmos', group: GROUP, schema: `v1.gizmos.${GROUP}`, storage: { crd: {} } }] },
 };
-const gizmo = (name, ts = 0) => ({
+export const gizmo = (name, ts = 0) => ({
   apiVersion: `${GROUP}/v1`,
   kind: 'Gizmo',
   metadata: { name, namespace: NS, labels: { app: 'kcpt-bench' } },
   spec: { name: 'value', size: 4242, enabled: true, tier: 'medium', slug: 'abc-def', ratio: 3.25, tags: ['a', 'b'], endpoint: { host: 'example.org', port: 8443 }, ts },
 });
-const objects = (path) => `/clusters/${path}/apis/${GROUP}/v1/namespaces/${NS}/gizmos`;
+export const objects = (path) => `/clusters/${path}/apis/${GROUP}/v1/namespaces/${NS}/gizmos`;
 
 async function post(c, path, body) {
   const res = await c.request('POST', path, body);
@@ -76,7 +76,7 @@ async function workspace(c, parent, name, type) {
 }
 
 /** Provider with schema + export, a consumer bound to it, and a workspace with the same schema as a local CRD. */
-async function setUp(c) {
+export async function setUp(c) {
   await workspace(c, 'root', 'bench-provider', { name: 'organization', path: 'root' });
   await post(c, `/clusters/${PROVIDER}/apis/apis.kcp.io/v1alpha1/apiresourceschemas`, schema);
   await post(c, `/clusters/${PROVIDER}/apis/apis.kcp.io/v1alpha2/apiexports`, apiExport);

@@ -15,6 +15,7 @@ import type { Store, WatchHandle } from '../storage/store.js';
 import { BINDINGS_PREFIX, EXPORTS_PREFIX, type KcpCondition } from './names.js';
 import { bindingExportReference } from './export-reference.js';
 import { permissionClaimStatus } from './permission-claims.js';
+import { sortConditions } from './conditions.js';
 
 const CLAIM_CONDITIONS = new Set(['PermissionClaimsValid', 'PermissionClaimsApplied']);
 
@@ -86,7 +87,7 @@ export class PermissionClaimsController {
     // Empty lists are left out, as kcp's omitempty does.
     if (claims.exportPermissionClaims.length > 0) next.exportPermissionClaims = claims.exportPermissionClaims;
     if (claims.appliedPermissionClaims.length > 0) next.appliedPermissionClaims = claims.appliedPermissionClaims;
-    next.conditions = [...(status.conditions ?? []).filter((c) => !CLAIM_CONDITIONS.has(c.type)), ...claims.conditions];
+    next.conditions = sortConditions([...(status.conditions ?? []).filter((c) => !CLAIM_CONDITIONS.has(c.type)), ...claims.conditions]);
     if (jsonEqual(next, status)) return;
     this.deps.generic.update(
       { rt, cluster, namespace: '' },
