@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { uniqueName } from '../helpers/kubectl.js';
+import { sleep, uniqueName } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
 import { condition, create, eventually, getJson, root, useTenancyServer, users, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
 
@@ -98,6 +98,9 @@ describe('defaultAPIBindings', () => {
     const binding = bindings.items[0] as Json;
     expect(binding.spec.reference.export).toEqual({ path: 'root:provider', name: 'widgets' });
     expect(binding.status.phase).toBe('Bound');
+    // Bound and left alone, a binding stays as it is (no controller keeps rewriting its status).
+    await sleep(1500);
+    expect((await getJson(consumer, ['apibinding', binding.metadata.name])).metadata.resourceVersion).toBe(binding.metadata.resourceVersion);
     await create(consumer, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 3 } });
     expect((await consumer(['get', 'widgets', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe('widget.example.com/w1');
     const ws = await getJson(k, ['workspace', name]);
