@@ -56,6 +56,8 @@ export interface BoundTypes {
   typesIn(cluster: string): { hash: string; types: ResourceType[] } | undefined;
   /** Called inside the commit of a binding change with the `<plural>.<group>` names it bound before or after. */
   onChange(listener: (cluster: string, resources: string[]) => void): void;
+  /** Bound resources at the `*` wildcard (`<resource>:<identityHash>`), and a content hash of them. */
+  wildcardTypes?(): { hash: string; types: ResourceType[] } | undefined;
 }
 
 /** The built-in API set of a cluster, and the widest one (for the wildcard). */
@@ -70,6 +72,8 @@ interface WildcardView {
   /** CRD name → clusters that have one by that name */
   clustersByName: Map<string, Set<string>>;
   catalog?: ClusterCatalog;
+  /** The bound wildcard types the catalog was built with. */
+  bound?: { hash: string; types: ResourceType[] };
 }
 
 export class CRDCatalogs {
@@ -123,6 +127,9 @@ export class CRDCatalogs {
   catalogFor = (cluster: string): ClusterCatalog => {
     if (cluster === '*') {
       const view = this.wildcardView();
+      const bound = this.bound?.wildcardTypes?.();
+      if (view.catalog && view.bound !== bound) view.catalog = undefined;
+      view.bound = bound;
       return (view.catalog ??= this.buildWildcard(view));
     }
     const entry = this.entry(cluster);
@@ -296,12 +303,14 @@ export class CRDCatalogs {
       }
     }
     const base = this.bases.widest();
-    if (representatives.length === 0) return base;
+    const bound = view.bound;
+    if (representatives.length === 0 && !bound) return base;
     // Per-object checks read the current view, so a wildcard list sees CRD changes made after the catalog was built.
     const custom = wildcardTypes(representatives, (cluster, group, version, resource) => {
       const crd = this.wildcardView().crds.get(cluster)?.get(`${resource}.${group}`);
       return crd ? servedShape(crd, version, resource) : undefined;
     });
-    return new StaticCatalog(this.merge(base, custom), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}`);
+    const boundPart = bound ? `+bound-${bound.hash}` : '';
+    return new StaticCatalog(this.merge(base, [...custom, ...(bound?.types ?? [])]), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}${boundPart}`);
   }
 }

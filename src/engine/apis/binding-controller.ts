@@ -20,7 +20,7 @@ import type { BoundAPIs } from './bound-apis.js';
 import { BindingIndex } from './binding-index.js';
 import { conditionOf, setCondition, type ConditionChange } from './conditions.js';
 import { BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, boundStoragePrefix, EXPORTS_PREFIX } from './names.js';
-import { pendingKeys } from './pending.js';
+import { pendingKeys, ROLLOUTS, rolloutRow } from './pending.js';
 import type { APIBinding, APIExport, APIResourceSchema, BoundResource } from './types.js';
 
 export interface BindingControllerDeps {
@@ -41,6 +41,9 @@ export interface BindingControllerDeps {
 }
 
 type Status = NonNullable<APIBinding['status']>;
+
+/** Queue keys of export jobs (`@export|<cluster>|<name>`); binding keys are `<cluster>|<name>`. */
+const EXPORT_KEY = '@export|';
 
 /** Retry delay while the export, its identity or a schema is missing. */
 const WAIT_MS = 2000;
@@ -67,11 +70,11 @@ export class BindingController {
       store.watch(EXPORTS_PREFIX, from, (events) => {
         for (const e of events) {
           const rest = e.key.slice(EXPORTS_PREFIX.length);
-          const slash = rest.indexOf('/');
-          for (const b of this.index.bindingsOf(rest.slice(0, slash), rest.slice(slash + 1))) this.queue.add(`${b.cluster}|${b.binding}`);
+          this.queue.add(`${EXPORT_KEY}${rest.replace('/', '|')}`);
         }
       }),
     );
+    for (const key of pendingKeys((p) => store.list(p).items, ROLLOUTS)) this.queue.add(`${EXPORT_KEY}${key}`);
     // A CRD came or went: bindings of that workspace waiting on a naming conflict look again.
     this.deps.onCRDChange((cluster) => {
       for (const b of bound.bindingsIn(cluster)) {
@@ -95,12 +98,30 @@ export class BindingController {
   }
 
   private reconcile(key: string) {
+    if (key.startsWith(EXPORT_KEY)) return this.rollOut(key.slice(EXPORT_KEY.length));
     const { cluster, name } = splitClusterKey(key);
     const kv = this.deps.store.get(`${BINDINGS_PREFIX}${cluster}/${name}`);
     if (!kv) return undefined;
     const binding = decodeStored(kv) as APIBinding;
     if (binding.metadata?.deletionTimestamp) return this.cleanUp(cluster, binding);
     return this.bind(cluster, binding);
+  }
+
+  /**
+   * Moves every binding of an export to its current resources, one after the other in this job, then forgets the
+   * export's rollout row: a restart in the middle resumes from the row.
+   */
+  private rollOut(key: string) {
+    const { cluster, name } = splitClusterKey(key);
+    let retry: { requeueAfterMs: number } | undefined;
+    for (const b of this.index.bindingsOf(cluster, name)) {
+      const result = this.reconcile(`${b.cluster}|${b.binding}`);
+      if (result) retry = result;
+    }
+    if (retry) return retry;
+    const row = rolloutRow(cluster, name);
+    if (this.deps.store.get(row)) this.deps.store.commit([{ type: 'delete', key: row }]);
+    return undefined;
   }
 
   private bind(cluster: string, binding: APIBinding) {

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
-import { BINDINGS_PREFIX, SCHEMAS_PREFIX } from './names.js';
+import { BINDINGS_PREFIX, EXPORTS_PREFIX, SCHEMAS_PREFIX } from './names.js';
 import { resourceTypesForSchema } from './schema-types.js';
-import type { APIBinding, APIResourceSchema } from './types.js';
+import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
 
 const CACHED_CLUSTERS = 1024;
 const CACHED_SCHEMAS = 512;
@@ -43,6 +43,9 @@ export class BoundAPIs {
   private readonly compiled = new LRUCache<string, ResourceType[]>({ max: CACHED_SCHEMAS });
   private readonly listeners: BoundAPIsListener[] = [];
   private watch?: WatchHandle;
+  private exportWatch?: WatchHandle;
+  /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
+  private wildcard?: { hash: string; types: ResourceType[] } | null;
 
   constructor(private readonly store: Store) {}
 
@@ -59,10 +62,60 @@ export class BoundAPIs {
         for (const listener of this.listeners) listener(cluster, [...resources], binding, e.type === 'DELETED');
       }
     });
+    this.exportWatch = this.store.watch(EXPORTS_PREFIX, this.store.currentRevision(), () => (this.wildcard = undefined));
   }
 
   stop(): void {
     this.watch?.cancel();
+    this.exportWatch?.cancel();
+  }
+
+  /**
+   * kcp's wildcard form of bound resources, `<resource>:<identityHash>` under the `*` cluster: one type
+   * per exported schema version and identity, reading `<group>/<resource>:<identityHash>` across every cluster and
+   * keeping the objects of clusters that bind it right now. Every export is read once after any export changes, and
+   * only when a wildcard request asks (like the CRD catalogs' wildcard view).
+   */
+  wildcardTypes(): { hash: string; types: ResourceType[] } | undefined {
+    if (this.wildcard === undefined) this.wildcard = this.buildWildcard();
+    return this.wildcard ?? undefined;
+  }
+
+  private buildWildcard(): { hash: string; types: ResourceType[] } | null {
+    const byName = new Map<string, ResourceType>();
+    const hash = createHash('sha256');
+    for (const kv of this.store.list(EXPORTS_PREFIX).items) {
+      const exp = JSON.parse(kv.value) as APIExport;
+      const identityHash = exp.status?.identityHash;
+      if (!identityHash) continue;
+      const rest = kv.key.slice(EXPORTS_PREFIX.length);
+      const exportCluster = rest.slice(0, rest.indexOf('/'));
+      for (const r of exp.spec?.resources ?? []) {
+        const schema = this.schema(exportCluster, r.schema);
+        if (!schema) continue;
+        for (const rt of this.typesForSchema(schema, identityHash)) {
+          const key = `${rt.group}/${rt.version}/${rt.resource}:${identityHash}`;
+          if (byName.has(key)) continue;
+          hash.update(`${key}|${schema.metadata?.uid};`);
+          byName.set(key, this.asWildcardType(rt, identityHash));
+        }
+      }
+    }
+    return byName.size > 0 ? { hash: hash.digest('hex').slice(0, 24), types: [...byName.values()] } : null;
+  }
+
+  private asWildcardType(rt: ResourceType, identityHash: string): ResourceType {
+    const apiVersion = `${rt.group}/${rt.version}`;
+    return {
+      ...rt,
+      resource: `${rt.resource}:${identityHash}`,
+      convert: { toStorage: (obj) => obj, fromStorage: (obj) => (obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }) },
+      servedIn: (cluster) => {
+        const api = this.apisIn(cluster).find((a) => a.identityHash === identityHash && a.group === rt.group && a.resource === rt.resource);
+        const served = api?.types.find((t) => t.version === rt.version);
+        return served && served.namespaced === rt.namespaced ? { namespaced: served.namespaced } : undefined;
+      },
+    };
   }
 
   /** Called inside the storage commit of every binding change; listeners must only queue work or drop caches. */

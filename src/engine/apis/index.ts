@@ -24,7 +24,7 @@ export type APIsControllerDeps = Omit<BindingControllerDeps, 'store' | 'bindingT
 export class APIs {
   readonly bound: BoundAPIs;
   readonly types: ResourceType[];
-  readonly indexWriters: IndexWriter[] = [pendingWriter(), bindingIndexWriter()];
+  readonly indexWriters: IndexWriter[];
   private identities?: IdentityController;
   private bindings?: BindingController;
 
@@ -33,6 +33,7 @@ export class APIs {
     admission: Omit<APIsAdmissionDeps, 'store'>,
   ) {
     this.bound = new BoundAPIs(store);
+    this.indexWriters = [pendingWriter(store), bindingIndexWriter()];
     this.types = apisResourceTypes({ store, ...admission });
   }
 

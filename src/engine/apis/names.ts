@@ -1,4 +1,6 @@
 /** The names kcp gives things in API sharing (apis.kcp.io): group, kinds, annotations, condition types and reasons. */
+import { createHash } from 'node:crypto';
+
 export const APIS_GROUP = 'apis.kcp.io';
 
 export const RESOURCE_SCHEMAS = 'apiresourceschemas';
@@ -37,4 +39,21 @@ export interface KcpCondition {
 /** `<group>/<resource>:<identityHash>`: the storage prefix of a bound resource (core group = `core`). */
 export function boundStoragePrefix(group: string, resource: string, identityHash: string): string {
   return `${group || 'core'}/${resource}:${identityHash}`;
+}
+
+/** Go's big.Int base-62 digits, the alphabet kcp's Base62 encoder uses. */
+const BASE62 = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/**
+ * The `internal.apis.kcp.io/export` label value of a binding to `<export cluster>:<export name>`: base 62 of
+ * sha224 of that string, leading zero bytes dropped (kcp's Base62Sha224).
+ */
+export function exportLabelValue(exportCluster: string, exportName: string): string {
+  let n = BigInt(`0x${createHash('sha224').update(`${exportCluster}:${exportName}`).digest('hex')}`);
+  let out = '';
+  while (n > 0n) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return out;
 }

@@ -16,7 +16,7 @@ import type { Store } from '../storage/store.js';
 import { PATH_ANNOTATION } from '../tenancy/names.js';
 import { bindingToV1alpha1, bindingToV1alpha2, exportToV1alpha1, exportToV1alpha2 } from './conversion.js';
 import { apisCRD, type APIKind } from './crds.js';
-import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, EXPORTS_PREFIX, RESOURCE_SCHEMAS } from './names.js';
+import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
 import { crdForSchema } from './schema-types.js';
 import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
 
@@ -128,13 +128,25 @@ function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
   const versions = typesOf('apibindings');
   const gr = { group: APIS_GROUP, resource: BINDINGS };
   const path = stampPath(deps);
+  /** kcp's mutating admission: the label the export's virtual workspace selects the binding by. */
+  const labelExport = (obj: KubeObject, ctx: StrategyContext) => {
+    const ref = (obj as APIBinding).spec?.reference?.export;
+    const exportCluster = ref?.path ? deps.resolvePath(ref.path) : ctx.cluster;
+    if (!ref?.name || !exportCluster) return;
+    const meta = obj.metadata!;
+    meta.labels = { ...(meta.labels ?? {}), [EXPORT_LABEL]: exportLabelValue(exportCluster, ref.name) };
+  };
   const hooks: Hooks = {
     prepareForCreate(obj, ctx) {
       path(obj, ctx);
+      labelExport(obj, ctx);
       const meta = obj.metadata!;
       if (!(meta.finalizers ?? []).includes(BINDING_FINALIZER)) meta.finalizers = [...(meta.finalizers ?? []), BINDING_FINALIZER];
     },
-    prepareForUpdate: (obj, _old, ctx) => path(obj, ctx),
+    prepareForUpdate(obj, _old, ctx) {
+      path(obj, ctx);
+      labelExport(obj, ctx);
+    },
     validateUpdate(obj, old) {
       const was = (old as APIBinding).spec?.reference;
       const now = (obj as APIBinding).spec?.reference;

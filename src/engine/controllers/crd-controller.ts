@@ -92,7 +92,8 @@ export class CRDController {
     const rt = this.deps.catalogs
       .catalogFor(cluster)
       .resourceTypes()
-      .find((t) => t.group === crd.spec.group && t.resource === plural);
+      // The CRD's own storage only: a binding serving the same group/resource there keeps its objects.
+      .find((t) => t.storagePrefix === `${crd.spec.group}/${plural}`);
     let remaining = 0;
     if (rt) {
       for (const item of store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {
