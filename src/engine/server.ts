@@ -58,6 +58,7 @@ import { WorkspaceIndex } from './virtual/workspace-index.js';
 import { APIExportVirtualWorkspace } from './virtual/apiexport/apiexport-workspace.js';
 import { EndpointSliceController } from './virtual/apiexport/endpoint-slice-controller.js';
 import { ExportBindings } from './virtual/apiexport/export-bindings.js';
+import { BindingIndex } from './apis/binding-index.js';
 import { ExportViews } from './virtual/apiexport/export-view.js';
 import { resourceTypesForSchema } from './apis/schema-types.js';
 import { APIS_GROUP } from './apis/names.js';
@@ -216,7 +217,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, accessAttributes),
     });
     // API sharing: which workspaces bind which export, and the export's virtual workspace for its controllers.
-    const exportBindings = new ExportBindings(store, tenancy.resolvePath);
+    const exportBindings = new ExportBindings(store);
+    const bindingIndex = new BindingIndex(store);
     cleanups.unshift(() => exportBindings.stop());
     const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
     const metrics = new RequestMetrics();
@@ -313,7 +315,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       generic,
       bindingType: () => apisType('apibindings'),
-      bindingsOf: (cluster, name) => exportBindings.bindingsOf(cluster, name),
+      bindingsOf: (cluster, name) => bindingIndex.bindingsOf(cluster, name).map((b) => ({ cluster: b.cluster, name: b.binding })),
       resolvePath: tenancy.resolvePath,
       onError,
     });

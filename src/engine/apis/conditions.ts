@@ -24,14 +24,7 @@ export function setCondition(conditions: readonly KcpCondition[] | undefined, ch
   const at = list.findIndex((c) => c.type === change.type);
   if (at >= 0) list[at] = next;
   else list.push(next);
-  return sortConditions(list);
-}
-
-/**
- * kcp's order: by type, Ready first. Every writer of a binding's conditions must use it, or two controllers that
- * each keep their own order rewrite the same conditions back and forth forever.
- */
-export function sortConditions<T extends { type: string }>(list: T[]): T[] {
+  // kcp sorts conditions by type, Ready first.
   return list.sort((a, b) => (a.type === 'Ready' ? -1 : b.type === 'Ready' ? 1 : a.type < b.type ? -1 : 1));
 }
 

@@ -170,13 +170,14 @@ const boundResource = obj('A resource bound from the export.', {
   storageVersions: stringList('Versions objects were stored in.'),
 });
 
-const bindingStatus = (claim: Schema): Schema =>
+/** `applied` is the scoped claim (claim + selector) kcp records for applied claims; v1alpha1 has no selector. */
+const bindingStatus = (claim: Schema, applied: Schema = claim): Schema =>
   obj('Observed state of the binding.', {
     apiExportClusterName: str('Logical cluster of the export.'),
     boundResources: list('Resources bound.', boundResource),
     phase: str('"", Binding or Bound.', { enum: ['', 'Binding', 'Bound'] }),
     conditions,
-    appliedPermissionClaims: list('Claims applied in this workspace.', claim),
+    appliedPermissionClaims: list('Claims applied in this workspace.', applied),
     exportPermissionClaims: list('The claims the export makes.', claim),
   });
 
@@ -208,7 +209,7 @@ const apiBindingV1alpha2 = obj('Binds an APIExport’s resources into this works
     },
     { required: ['reference'] },
   ),
-  status: bindingStatus(v1alpha2Claim()),
+  status: bindingStatus(v1alpha2Claim(), v1alpha2Claim({ selector: claimSelector })),
 });
 
 export const definitions = {

@@ -13,11 +13,9 @@ import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { BINDINGS_PREFIX, EXPORTS_PREFIX, type KcpCondition } from './names.js';
+import { setCondition } from './conditions.js';
 import { bindingExportReference } from './export-reference.js';
 import { permissionClaimStatus } from './permission-claims.js';
-import { sortConditions } from './conditions.js';
-
-const CLAIM_CONDITIONS = new Set(['PermissionClaimsValid', 'PermissionClaimsApplied']);
 
 export interface PermissionClaimsControllerDeps {
   store: Store;
@@ -80,14 +78,15 @@ export class PermissionClaimsController {
     if (!exportObj) return;
     const status = (binding.status ?? {}) as Record<string, unknown> & { conditions?: KcpCondition[] };
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const claims = permissionClaimStatus(binding, exportObj, status.conditions, now);
+    const claims = permissionClaimStatus(binding, exportObj);
     const next: Record<string, unknown> = { ...status };
     delete next.exportPermissionClaims;
     delete next.appliedPermissionClaims;
     // Empty lists are left out, as kcp's omitempty does.
     if (claims.exportPermissionClaims.length > 0) next.exportPermissionClaims = claims.exportPermissionClaims;
     if (claims.appliedPermissionClaims.length > 0) next.appliedPermissionClaims = claims.appliedPermissionClaims;
-    next.conditions = sortConditions([...(status.conditions ?? []).filter((c) => !CLAIM_CONDITIONS.has(c.type)), ...claims.conditions]);
+    // The binding controller's setCondition too, so both order the list the same way and never undo each other.
+    next.conditions = claims.conditions.reduce((list, change) => setCondition(list, change, now), status.conditions ?? []);
     if (jsonEqual(next, status)) return;
     this.deps.generic.update(
       { rt, cluster, namespace: '' },

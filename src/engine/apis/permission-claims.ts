@@ -11,6 +11,7 @@
  */
 import { labelSelectorFromObject, matches, type LabelSelectorObject } from '../machinery/label-selector.js';
 import type { KubeObject } from '../registry/types.js';
+import type { ConditionChange } from './conditions.js';
 import type { KcpCondition } from './names.js';
 import type { PermissionClaim as CorePermissionClaim } from './types.js';
 
@@ -95,22 +96,17 @@ export function claimsInForce(binding: KubeObject, exportObj: KubeObject | undef
 export interface PermissionClaimStatus {
   exportPermissionClaims: PermissionClaim[];
   appliedPermissionClaims: AcceptablePermissionClaim[];
-  conditions: KcpCondition[];
+  /** PermissionClaimsValid and PermissionClaimsApplied, to be set with setCondition (which keeps transition times). */
+  conditions: ConditionChange[];
 }
 
 /**
  * The permission-claim part of an APIBinding's status, given its export: the export's claims copied, the claims
  * that are both exported and accepted (as the binding states them), PermissionClaimsValid (False when the binding
  * accepts a claim the export does not make — InvalidPermissionClaims — or accepts one with other verbs or a selector
- * other than the export's default — PermissionClaimsMismatch, a warning) and PermissionClaimsApplied. Transition
- * times are kept from `previous` when a condition's status does not change.
+ * other than the export's default — PermissionClaimsMismatch, a warning) and PermissionClaimsApplied.
  */
-export function permissionClaimStatus(
-  binding: KubeObject,
-  exportObj: KubeObject,
-  previous: readonly KcpCondition[] | undefined,
-  now: string,
-): PermissionClaimStatus {
+export function permissionClaimStatus(binding: KubeObject, exportObj: KubeObject): PermissionClaimStatus {
   const exported = claimsOf(exportObj);
   const exportedByKey = new Map(exported.map((c) => [claimKey(c), c]));
   const accepted = new Map<string, AcceptablePermissionClaim>();
@@ -126,12 +122,14 @@ export function permissionClaimStatus(
       unexpected.push(`unexpected/invalid claim for ${claim.resource}.${claim.group ?? ''} (identity "${claim.identityHash ?? ''}")`);
       continue;
     }
-    applied.push(claim);
+    // Applied claims are scoped claims (kcp's ScopedPermissionClaim): the claim and its selector, no state.
+    const { state: _state, ...scoped } = claim;
+    applied.push(scoped);
     const problems = mismatchOf(claim, offer);
     if (problems.length > 0) mismatched.push(`${claim.resource}.${claim.group ?? ''} (${problems.join('; ')})`);
   }
 
-  const conditions: Array<Omit<KcpCondition, 'lastTransitionTime'>> = [];
+  const conditions: ConditionChange[] = [];
   if (unexpected.length > 0) {
     const shown = unexpected.slice(0, 10);
     conditions.push(
@@ -160,7 +158,7 @@ export function permissionClaimStatus(
   return {
     exportPermissionClaims: exported,
     appliedPermissionClaims: applied,
-    conditions: conditions.map((c) => keepTransitionTime(c, previous, now)),
+    conditions,
   };
 }
 
@@ -200,15 +198,10 @@ function sorted(value: unknown): unknown {
   return value;
 }
 
-function trueCondition(type: string): Omit<KcpCondition, 'lastTransitionTime'> {
+function trueCondition(type: string): ConditionChange {
   return { type, status: 'True' };
 }
 
-function falseCondition(type: string, reason: string, severity: KcpCondition['severity'], message: string): Omit<KcpCondition, 'lastTransitionTime'> {
+function falseCondition(type: string, reason: string, severity: KcpCondition['severity'], message: string): ConditionChange {
   return { type, status: 'False', severity, reason, message };
-}
-
-function keepTransitionTime(c: Omit<KcpCondition, 'lastTransitionTime'>, previous: readonly KcpCondition[] | undefined, now: string): KcpCondition {
-  const before = previous?.find((p) => p.type === c.type);
-  return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now };
 }

@@ -141,9 +141,14 @@ function findServed(served: readonly Served[], info: RequestInfo): Served | unde
   return served.find(({ rt }) => rt.group === info.group && rt.version === info.version && rt.resource === info.resource);
 }
 
-/** Which consumers' objects a wildcard read of `rt` includes (asked per stored key, so only map lookups). */
-function servedInFor(view: ExportView, rt: ResourceType, as: ServedAs, verb: string): (cluster: string) => { namespaced: boolean } | undefined {
+/**
+ * Which consumers' objects a wildcard read of `rt` includes (asked per stored key, so only map lookups). The export's
+ * own resources need no check, as in kcp: only bindings create objects under the export's identity, and a binding
+ * being deleted takes its objects along, whose deletions watches must see.
+ */
+function servedInFor(view: ExportView, rt: ResourceType, as: ServedAs, verb: string): ResourceType['servedIn'] {
   const shape = { namespaced: rt.namespaced };
+  if (as.kind === 'bound') return undefined;
   if (as.kind === 'claimed') return (cluster) => (view.claimFor(cluster, as.key, verb) ? shape : undefined);
   return (cluster) => (view.bindingIn(cluster) ? shape : undefined);
 }

@@ -16,7 +16,7 @@ import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
 import { APIS_GROUP, boundStoragePrefix, EXPORTS_PREFIX, SCHEMAS_PREFIX } from '../../apis/names.js';
 import type { APIResourceSchema, ExportResource } from '../../apis/types.js';
-import type { ExportBindingsReader } from './export-bindings.js';
+import type { ConsumerBinding, ExportBindingsReader } from './export-bindings.js';
 
 const READ_ONLY_VERBS = ['get', 'list', 'watch'];
 
@@ -38,7 +38,7 @@ export class ExportView {
   readonly boundPrefixes: Set<string>;
   /** The export's claims, minus those on its own resources (kcp ignores them). */
   readonly claims: PermissionClaim[];
-  private readonly inForce = new WeakMap<KubeObject, Map<string, ClaimInForce>>();
+  private readonly inForce = new WeakMap<ConsumerBinding, Map<string, ClaimInForce>>();
 
   constructor(
     private readonly deps: ExportViewDeps,
@@ -57,18 +57,18 @@ export class ExportView {
   }
 
   /** The consumer's Bound binding to this export. */
-  bindingIn(consumer: string): KubeObject | undefined {
+  bindingIn(consumer: string): ConsumerBinding | undefined {
     return this.deps.bindings.boundBinding(this.cluster, this.name, consumer);
   }
 
-  boundConsumers(): ReadonlyMap<string, KubeObject> {
+  boundConsumers(): ReadonlyMap<string, ConsumerBinding> {
     return this.deps.bindings.boundConsumers(this.cluster, this.name);
   }
 
-  /** The claims `binding` accepted of this export (cached per stored binding object). */
-  claimsOf(binding: KubeObject): Map<string, ClaimInForce> {
+  /** The claims `binding` accepted of this export (cached per index row). */
+  claimsOf(binding: ConsumerBinding): Map<string, ClaimInForce> {
     let claims = this.inForce.get(binding);
-    if (!claims) this.inForce.set(binding, (claims = claimsInForce(binding, this.exportObj)));
+    if (!claims) this.inForce.set(binding, (claims = claimsInForce(binding.claims, this.exportObj)));
     return claims;
   }
 
