@@ -234,3 +234,15 @@ describe('maximalPermissionPolicy.local', () => {
     expectError(result, /gizmos\.limited\.example\.com is forbidden: User "user-2" cannot list resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied/);
   });
 });
+
+describe('after a restart', () => {
+  it('a workspace still waiting for its default bindings finishes once the export appears', async () => {
+    const exportName = uniqueName('later');
+    const type = await defineType('with-later', { defaultAPIBindings: [{ path: 'root:provider', export: exportName }] });
+    const [name] = await workspaceOf(type, 'Initializing');
+    await e2e.server.restart();
+    await exportAPI(exportName, `${exportName}.example.com`, 'sprockets', 'Sprocket');
+    await waitForPhase(k, name);
+    expect((await e2e.at(`root:${name}`)(['get', 'sprockets', '-A'])).stderr).toMatch(/No resources found/);
+  }, 120_000);
+});
