@@ -304,6 +304,37 @@ describe('permission to bind', () => {
   });
 });
 
+describe('waiting for what a binding needs', () => {
+  it('binds as soon as the missing export and then its missing schema appear', async () => {
+    const c5 = at('root:c5');
+    const provider = at('root:provider');
+    const gadgets = (name: string): Json => {
+      const s = schema(name, 'Gadget size.');
+      s.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
+      return s;
+    };
+    await apply(c5, binding('gadgets', 'gadgets'));
+    await eventually('APIExportNotFound', async () =>
+      condition(await getJson(c5, ['apibinding', 'gadgets']), 'APIExportValid')?.includes('APIExportNotFound') ? true : undefined,
+    );
+    await apply(provider, { ...exportOf('v1.gadgets.example.com'), metadata: { name: 'gadgets' }, spec: { resources: [{ name: 'gadgets', group: 'example.com', schema: 'v1.gadgets.example.com' }] } });
+    const waiting = await eventually(
+      'the missing schema reported',
+      async () => {
+        const b = await getJson(c5, ['apibinding', 'gadgets']);
+        return condition(b, 'APIExportValid')?.includes('InternalError') ? b : undefined;
+      },
+      10_000,
+    );
+    expect(condition(waiting, 'APIExportValid')).toBe(
+      'False InternalError Invalid APIExport. Please contact the APIExport owner to resolve: APIResourceSchema "v1.gadgets.example.com" not found',
+    );
+    await apply(provider, gadgets('v1.gadgets.example.com'));
+    // Well before the 30 s safety retry: the schema's creation wakes the binding.
+    await c5(['wait', '--for=jsonpath={.status.phase}=Bound', 'apibinding/gadgets', '--timeout=10s']);
+  });
+});
+
 describe('rolling the export forward and deleting bindings', () => {
   it('points every binding at the new schema with objects kept', async () => {
     const provider = at('root:provider');

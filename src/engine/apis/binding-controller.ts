@@ -19,7 +19,7 @@ import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { BoundAPIs } from './bound-apis.js';
 import { BindingIndex } from './binding-index.js';
 import { conditionOf, setCondition, type ConditionChange } from './conditions.js';
-import { BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, boundStoragePrefix, EXPORTS_PREFIX } from './names.js';
+import { BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, boundStoragePrefix, EXPORTS_PREFIX, SCHEMAS_PREFIX } from './names.js';
 import { pendingKeys, ROLLOUTS, rolloutRow } from './pending.js';
 import type { APIBinding, APIExport, APIResourceSchema, BoundResource } from './types.js';
 
@@ -45,13 +45,22 @@ type Status = NonNullable<APIBinding['status']>;
 /** Queue keys of export jobs (`@export|<cluster>|<name>`); binding keys are `<cluster>|<name>`. */
 const EXPORT_KEY = '@export|';
 
-/** Retry delay while the export, its identity or a schema is missing. */
-const WAIT_MS = 2000;
+/**
+ * Safety retry while the export, its identity or a schema is missing. Bindings waiting on an export are also kept
+ * by export name and queued as soon as an export of that name changes, so this only catches what no export event
+ * announces (the export's workspace created later, a schema created after the export).
+ */
+const WAIT_MS = 30_000;
 
 export class BindingController {
   private readonly queue: WorkQueue;
   private readonly index: BindingIndex;
   private readonly watches: WatchHandle[] = [];
+  /**
+   * Export name (or `schema:<name>`) → keys of bindings waiting for an export of that name to appear or get its
+   * identity, or for a schema of that name to appear.
+   */
+  private readonly waiting = new Map<string, Set<string>>();
 
   constructor(private readonly deps: BindingControllerDeps) {
     this.queue = new WorkQueue('apibinding', (key) => this.reconcile(key), deps.onError);
@@ -71,7 +80,13 @@ export class BindingController {
         for (const e of events) {
           const rest = e.key.slice(EXPORTS_PREFIX.length);
           this.queue.add(`${EXPORT_KEY}${rest.replace('/', '|')}`);
+          this.wake(rest.slice(rest.indexOf('/') + 1));
         }
+      }),
+    );
+    this.watches.push(
+      store.watch(SCHEMAS_PREFIX, from, (events) => {
+        for (const e of events) if (e.type === 'ADDED') this.wake(`schema:${e.key.slice(e.key.lastIndexOf('/') + 1)}`);
       }),
     );
     for (const key of pendingKeys((p) => store.list(p).items, ROLLOUTS)) this.queue.add(`${EXPORT_KEY}${key}`);
@@ -82,6 +97,12 @@ export class BindingController {
       }
     });
     for (const key of pendingKeys((p) => store.list(p).items, BINDINGS)) this.queue.add(key);
+  }
+
+  /** Queues the bindings waiting for `what`. */
+  private wake(what: string): void {
+    for (const key of this.waiting.get(what) ?? []) this.queue.add(key);
+    this.waiting.delete(what);
   }
 
   stop(): void {
@@ -130,6 +151,12 @@ export class BindingController {
     const status: Status = structuredClone(binding.status ?? {});
     status.phase ??= '';
     const set = (change: ConditionChange) => (status.conditions = setCondition(status.conditions, change, now));
+    const key = `${cluster}|${binding.metadata!.name}`;
+    const waitFor = (exportName: string) => {
+      let set = this.waiting.get(exportName);
+      if (!set) this.waiting.set(exportName, (set = new Set()));
+      set.add(key);
+    };
     const write = (retryMs?: number) => {
       const initial = conditionOf(status.conditions, 'InitialBindingCompleted');
       set({
@@ -149,12 +176,14 @@ export class BindingController {
     const exportKv = exportCluster ? store.get(`${EXPORTS_PREFIX}${exportCluster}/${ref.name}`) : undefined;
     if (!exportCluster || !exportKv) {
       set({ type: 'APIExportValid', status: 'False', reason: 'APIExportNotFound', message: `APIExport ${exportPath}|${ref.name} not found` });
+      waitFor(ref.name);
       return write(WAIT_MS);
     }
     const exp = decodeStored(exportKv) as APIExport;
     const identityHash = exp.status?.identityHash;
     if (!identityHash) {
       set({ type: 'APIExportValid', status: 'False', reason: 'MissingIdentityHash', message: `APIExport ${exportPath}|${ref.name} is missing status.identityHash` });
+      waitFor(ref.name);
       return write(WAIT_MS);
     }
     const schemas: APIResourceSchema[] = [];
@@ -167,14 +196,15 @@ export class BindingController {
           reason: 'InternalError',
           message: `Invalid APIExport. Please contact the APIExport owner to resolve: APIResourceSchema ${JSON.stringify(r.schema)} not found`,
         });
+        waitFor(`schema:${r.schema}`);
         return write(WAIT_MS);
       }
       schemas.push(schema);
     }
     set({ type: 'APIExportValid', status: 'True' });
+    // exportPermissionClaims, appliedPermissionClaims and the claim conditions belong to the permission-claims
+    // controller; this one keeps whatever it finds there.
     status.apiExportClusterName = exportCluster;
-    if (exp.spec?.permissionClaims) status.exportPermissionClaims = structuredClone(exp.spec.permissionClaims);
-    else delete status.exportPermissionClaims;
     if (status.phase === '') {
       status.phase = 'Binding';
       set({ type: 'InitialBindingCompleted', status: 'False', reason: 'WaitingForEstablished', message: 'Waiting for API(s) to be established', severity: 'Info' });
