@@ -36,6 +36,8 @@ export class ExportView {
   /** The export's own resources, from its schemas (what the wildcard serves and discovery lists). */
   readonly boundTypes: ResourceType[];
   readonly boundPrefixes: Set<string>;
+  /** Whether the identity and every schema were there: otherwise the view is rebuilt on the next request. */
+  readonly complete: boolean;
   /** The export's claims, minus those on its own resources (kcp ignores them). */
   readonly claims: PermissionClaim[];
   private readonly inForce = new WeakMap<ConsumerBinding, Map<string, ClaimInForce>>();
@@ -49,7 +51,9 @@ export class ExportView {
   ) {
     this.identityHash = (exportObj.status as { identityHash?: string } | undefined)?.identityHash ?? '';
     const resources = ((exportObj.spec as { resources?: ExportResource[] } | undefined)?.resources ?? []).filter((r) => r?.name && r.schema);
-    this.boundTypes = this.identityHash ? resources.flatMap((r) => this.typesOf(r)) : [];
+    const typed = this.identityHash ? resources.map((r) => this.typesOf(r)) : [];
+    this.boundTypes = typed.flatMap((t) => t ?? []);
+    this.complete = this.identityHash !== '' && typed.every((t) => t !== undefined);
     this.boundPrefixes = new Set(resources.map((r) => boundStoragePrefix(r.group ?? '', r.name, this.identityHash)));
     const own = new Set(resources.map((r) => `${r.group ?? ''}|${r.name}`));
     const claims = (exportObj.spec as { permissionClaims?: PermissionClaim[] } | undefined)?.permissionClaims ?? [];
@@ -132,9 +136,9 @@ export class ExportView {
     return [];
   }
 
-  private typesOf(resource: ExportResource): ResourceType[] {
+  private typesOf(resource: ExportResource): ResourceType[] | undefined {
     const kv = this.deps.store.get(`${SCHEMAS_PREFIX}${this.cluster}/${resource.schema}`);
-    if (!kv) return [];
+    if (!kv) return undefined;
     return this.deps.typesForSchema(JSON.parse(kv.value) as APIResourceSchema, this.identityHash);
   }
 }
@@ -155,7 +159,7 @@ export class ExportViews {
     if (!kv) return undefined;
     const key = `${cluster}|${name}`;
     const cached = this.cache.get(key);
-    if (cached && cached.revision === kv.revision) return cached;
+    if (cached && cached.revision === kv.revision && cached.complete) return cached;
     const view = new ExportView(this.deps, cluster, name, JSON.parse(kv.value) as KubeObject, kv.revision);
     this.cache.set(key, view);
     return view;
