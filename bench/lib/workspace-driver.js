@@ -125,10 +125,11 @@ export function singleTopPlan(n, f) {
 }
 
 /**
- * Creates plan.n workspaces named `${prefix}${j}` under basePath and waits until each is seen Ready.
+ * Creates plan.n workspaces named `${prefix}${j}` under basePath (of `type` when given, else the parent's default
+ * child type) and waits until each is seen Ready.
  * Returns {n, seconds, rate, latencies (ms, create sent → Ready event arrived), paths}.
  */
-export async function createWorkspaces({ server, c, agent, basePath, prefix, plan, concurrency, stallMs = 120_000, onProgress }) {
+export async function createWorkspaces({ server, c, agent, basePath, prefix, plan, concurrency, stallMs = 120_000, onProgress, type }) {
   const { n } = plan;
   const sentAt = new Float64Array(n);
   const readyAt = new Float64Array(n);
@@ -215,6 +216,7 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
         apiVersion: 'tenancy.kcp.io/v1alpha1',
         kind: 'Workspace',
         metadata: { name },
+        ...(type ? { spec: { type } } : {}),
       });
       if (res.status !== 201) return fail(new Error(`create workspace ${paths[j]}: HTTP ${res.status} ${res.body.toString().slice(0, 300)}`));
       await untilReady(j);

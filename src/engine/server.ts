@@ -22,6 +22,7 @@ import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
 import { accessAttributes } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { APIs } from './apis/index.js';
+import { DefaultAPIs } from './apis/defaults.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
@@ -135,7 +136,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     ]);
 
     // Authorization reads LogicalClusters through the tenancy layer's cache; tenancy asks it about `use`.
-    const authorization: Authorization = new Authorization(store, (cluster) => tenancy.paths.facts(cluster));
+    // Authorization also asks the export of a bound resource for its maximal permission policy (defaultAPIs, below).
+    const authorization: Authorization = new Authorization(
+      store,
+      (cluster) => tenancy.paths.facts(cluster),
+      (cluster, attrs) => defaultAPIs.maximalPolicy(cluster, attrs),
+    );
     const tenancy = new Tenancy(
       store,
       batteries,
@@ -169,6 +175,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
       ...apis.types,
     ];
+    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound });
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);
@@ -182,7 +189,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
     const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, defaultAPIs.indexWriter],
       garbageCollection: true,
       admission: admission.chain,
     });
@@ -353,7 +360,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       recheckCRDs: (cluster, group) => crds.recheckGroup(cluster, group),
       onError,
     });
+    defaultAPIs.start({ generic, logicalClusters: logicalClusterType, onError });
     cleanups.unshift(() => {
+      defaultAPIs.stop();
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();

@@ -202,9 +202,9 @@ export class BindingController {
       schemas.push(schema);
     }
     set({ type: 'APIExportValid', status: 'True' });
+    // exportPermissionClaims, appliedPermissionClaims and the claim conditions belong to the permission-claims
+    // controller; this one keeps whatever it finds there.
     status.apiExportClusterName = exportCluster;
-    if (exp.spec?.permissionClaims) status.exportPermissionClaims = structuredClone(exp.spec.permissionClaims);
-    else delete status.exportPermissionClaims;
     if (status.phase === '') {
       status.phase = 'Binding';
       set({ type: 'InitialBindingCompleted', status: 'False', reason: 'WaitingForEstablished', message: 'Waiting for API(s) to be established', severity: 'Info' });

@@ -8,7 +8,9 @@
  *      workspace and the lifecycle groups of its initializers/terminators go straight to RBAC, a service account of
  *      another workspace is a foreign identity (`system:anonymous` in `system:cluster:<origin>`), everyone else
  *      needs the non-resource verb `access` on `/` here;
- *   4. Kubernetes RBAC of the cluster together with the shard's bootstrap policy.
+ *   4. maximal permission policy: a resource bound from an APIExport with `maximalPermissionPolicy.local` must also
+ *      be allowed by RBAC in the export's workspace for the user and groups prefixed `apis.kcp.io:binding:`;
+ *   5. Kubernetes RBAC of the cluster together with the shard's bootstrap policy.
  * Before 2 (kcp's system CRD step): writes to the status of APIExports and APIBindings are denied to everyone but
  * `system:masters` (the server's controllers write it without a request).
  *
@@ -76,6 +78,18 @@ export interface AuthorizerDeps {
   rbac: RbacEvaluator;
   /** The LogicalCluster facts of a cluster, or undefined when it has none. */
   clusterFacts(cluster: string): LogicalClusterFacts | undefined;
+  /**
+   * The workspace whose RBAC caps this request (a resource bound from an export with a local maximal permission
+   * policy), or undefined when nothing caps it.
+   */
+  maximalPolicy?(cluster: string, attrs: RequestAttributes): { cluster: string } | undefined;
+}
+
+/** How a capped request's user appears to the export's RBAC (kcp's MaximalPermissionPolicyRBACUserGroupPrefix). */
+export const BINDING_SUBJECT_PREFIX = 'apis.kcp.io:binding:';
+
+export function bindingSubject(subject: Subject): Subject {
+  return { username: `${BINDING_SUBJECT_PREFIX}${subject.username}`, groups: subject.groups.map((g) => `${BINDING_SUBJECT_PREFIX}${g}`) };
 }
 
 export class Authorizer {
@@ -90,6 +104,10 @@ export class Authorizer {
     if (isSystemStatusWrite(attrs)) return deny('only the system may write the status of APIExports and APIBindings');
     const entered = this.enter(cluster, user);
     if ('allowed' in entered) return entered;
+    const cap = this.deps.maximalPolicy?.(entered.cluster, attrs);
+    if (cap && !this.deps.rbac.allows(cap.cluster, bindingSubject(entered.subject), attrs)) {
+      return noOpinion(`API export cluster "${cap.cluster}": maximal permission policy does not allow it`);
+    }
     return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);
   }
 

@@ -9,7 +9,7 @@ import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { ClusterRoleAggregation } from './aggregation-controller.js';
-import { Authorizer, type LogicalClusterFacts, type UserIdentity } from './authorizer.js';
+import { Authorizer, type AuthorizerDeps, type LogicalClusterFacts, type UserIdentity } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
 import { EscalationCheck } from './escalation.js';
 import { BOOTSTRAP_CLUSTER, RbacIndexes } from './rbac-index.js';
@@ -41,10 +41,11 @@ export class Authorization {
   constructor(
     private readonly store: Store,
     clusterFacts: (cluster: string) => LogicalClusterFacts | undefined,
+    maximalPolicy?: AuthorizerDeps['maximalPolicy'],
   ) {
     this.indexes = new RbacIndexes(store);
     this.rbac = new RbacEvaluator(this.indexes);
-    this.authorizer = new Authorizer({ rbac: this.rbac, clusterFacts });
+    this.authorizer = new Authorizer({ rbac: this.rbac, clusterFacts, maximalPolicy });
     this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, indexes: this.indexes });
   }
 

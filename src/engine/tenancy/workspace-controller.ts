@@ -25,6 +25,17 @@ interface LogicalClusterView extends KubeObject {
   status?: { phase?: string; initializers?: string[]; terminators?: string[]; conditions?: unknown[] };
 }
 
+/** LogicalCluster conditions a Workspace mirrors: how its default APIBindings are doing. */
+const MIRRORED_CONDITIONS = new Set(['APIBindingsInitialized', 'APIBindingsReconciled']);
+
+function mirroredConditions(conditions: unknown[] | undefined): Record<string, unknown>[] {
+  return ((conditions ?? []) as Record<string, unknown>[]).filter((c) => MIRRORED_CONDITIONS.has(String(c.type)));
+}
+
+function otherConditions(lc: LogicalClusterView, type: string): unknown[] {
+  return (lc.status?.conditions ?? []).filter((c) => (c as { type?: string }).type !== type);
+}
+
 const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
 
 /**
@@ -181,7 +192,7 @@ export class WorkspaceController {
     // The LogicalCluster follows in the same commit: Ready once no initializer is left, and its metadata as kcp's
     // LogicalCluster controller keeps it (initializer labels of those left, the owner trimmed once Ready).
     const lcStatus = phase === 'Ready' && lc.status?.phase !== 'Ready'
-      ? { ...lc.status, phase: 'Ready', conditions: [condition('WorkspaceInitialized', 'True', now)] }
+      ? { ...lc.status, phase: 'Ready', conditions: [...otherConditions(lc, 'WorkspaceInitialized'), condition('WorkspaceInitialized', 'True', now)] }
       : lc.status;
     const lcMetadata = {
       ...lc.metadata,
@@ -191,9 +202,14 @@ export class WorkspaceController {
     if (lcStatus !== lc.status || JSON.stringify(lcMetadata) !== JSON.stringify(lc.metadata)) {
       generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', { ...lc, metadata: lcMetadata, status: lcStatus }, { batch, withStatus: true });
     }
-    const status = { ...ws.status, phase, conditions: workspaceConditions(initializers, now), initializers };
+    // What the default-bindings initializer reports on the LogicalCluster shows on the Workspace too, as in kcp.
+    const mirrored = mirroredConditions(lc.status?.conditions);
+    const status = { ...ws.status, phase, conditions: [...workspaceConditions(initializers, now), ...mirrored], initializers };
     if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
-    const unchanged = phase === ws.status?.phase && JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers);
+    const unchanged =
+      phase === ws.status?.phase &&
+      JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers) &&
+      JSON.stringify(mirroredConditions(ws.status?.conditions)) === JSON.stringify(mirrored);
     if (!unchanged) {
       const metadata = {
         ...ws.metadata,

@@ -25,6 +25,7 @@ export interface WorkspaceTypeSpec {
   limitAllowedChildren?: { none?: boolean; types?: TypeReference[] };
   limitAllowedParents?: { none?: boolean; types?: TypeReference[] };
   defaultAPIBindings?: { path?: string; export: string }[];
+  defaultAPIBindingLifecycle?: 'InitializeOnly' | 'Maintain';
 }
 
 export interface WorkspaceType extends KubeObject {

@@ -1,0 +1,71 @@
+/**
+ * The parts of API sharing that act on behalf of workspace types and exports, assembled for the server: the
+ * `system:apibindings` initializer (with its `Maintain` marker rows) and the maximal permission policies the
+ * authorizer asks about. Both read APIBindings and APIExports in their stored version (v1alpha2).
+ */
+import type { RequestAttributes } from '../authorization/rules.js';
+import type { GenericStore } from '../registry/generic-store.js';
+import type { IndexWriter } from '../registry/index-writer.js';
+import type { ResourceType } from '../registry/types.js';
+import type { Store } from '../storage/store.js';
+import type { ClusterPaths } from '../tenancy/cluster-paths.js';
+import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
+import type { BoundAPIs } from './bound-apis.js';
+import { DefaultAPIBindingsController, maintainedWorkspacesWriter } from './default-bindings-controller.js';
+import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
+import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
+
+export interface DefaultAPIsDeps {
+  store: Store;
+  paths: ClusterPaths;
+  workspaceTypes: WorkspaceTypes;
+  /** Every served type (the apis.kcp.io ones among them). */
+  types: readonly ResourceType[];
+  /** What each cluster has bound (the catalogs' cache). */
+  bound: BoundAPIs;
+}
+
+function storedType(types: readonly ResourceType[], resource: string): ResourceType {
+  const rt = types.find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === 'v1alpha2');
+  if (!rt) throw new Error(`type ${resource}.${APIS_GROUP}/v1alpha2 is missing`);
+  return rt;
+}
+
+export class DefaultAPIs {
+  readonly indexWriter: IndexWriter;
+  private readonly policies: MaximalPermissionPolicies;
+  private readonly apiBindings: ResourceType;
+  private readonly apiExports: ResourceType;
+  private controller?: DefaultAPIBindingsController;
+
+  constructor(private readonly deps: DefaultAPIsDeps) {
+    this.apiBindings = storedType(deps.types, BINDINGS);
+    this.apiExports = storedType(deps.types, EXPORTS);
+    this.policies = new MaximalPermissionPolicies(deps.store, deps.bound, this.apiExports);
+    this.indexWriter = maintainedWorkspacesWriter(deps.store, deps.workspaceTypes);
+  }
+
+  /** For the authorizer: the workspace whose RBAC caps a request on a bound resource, if any. */
+  maximalPolicy = (cluster: string, attrs: RequestAttributes) => this.policies.policyFor(cluster, attrs);
+
+  start(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): void {
+    this.policies.start();
+    const { store, paths, workspaceTypes } = this.deps;
+    this.controller = new DefaultAPIBindingsController({
+      store,
+      paths,
+      workspaceTypes,
+      generic: opts.generic,
+      logicalClusters: opts.logicalClusters,
+      apiBindings: this.apiBindings,
+      apiExports: this.apiExports,
+      onError: opts.onError,
+    });
+    this.controller.start();
+  }
+
+  stop(): void {
+    this.controller?.stop();
+    this.policies.stop();
+  }
+}

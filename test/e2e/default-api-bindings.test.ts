@@ -1,0 +1,248 @@
+/**
+ * WorkspaceTypes that bring APIs, with the real kubectl: the `system:apibindings` initializer binds a type's
+ * `defaultAPIBindings` in every new workspace under kcp's binding names before it turns Ready (so the bound kind is
+ * there at once), a missing export holds the workspace in Initializing with kcp's condition until the export
+ * appears, `Maintain` adds bindings added to the type later to existing workspaces (`InitializeOnly` does not), and
+ * an export's maximal permission policy caps what consumers may do with its API.
+ */
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sleep, uniqueName } from '../helpers/kubectl.js';
+import { expectError } from '../helpers/suite.js';
+import { condition, create, eventually, getJson, root, useTenancyServer, users, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
+
+const e2e = useTenancyServer();
+const k = e2e.at('root');
+const universal = { extend: { with: [root('universal')] } };
+
+/** kcp's default binding name, computed independently of the server's code. */
+function bindingName(cluster: string, exportPath: string, exportName: string): string {
+  const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+  let n = BigInt(`0x${createHash('sha224').update(`${cluster}|${exportPath}|${exportName}`).digest('hex')}`);
+  let text = '';
+  while (n > 0n) {
+    text = digits[Number(n % 62n)] + text;
+    n /= 62n;
+  }
+  return `${exportName}-${text.slice(0, 5).toLowerCase()}`;
+}
+
+function schema(group: string, plural: string, kind: string): Json {
+  return {
+    apiVersion: 'apis.kcp.io/v1alpha1',
+    kind: 'APIResourceSchema',
+    metadata: { name: `v1.${plural}.${group}` },
+    spec: {
+      group,
+      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
+        },
+      ],
+    },
+  };
+}
+
+function apiExport(name: string, group: string, plural: string, extraSpec: Json = {}): Json {
+  return {
+    apiVersion: 'apis.kcp.io/v1alpha2',
+    kind: 'APIExport',
+    metadata: { name },
+    spec: { resources: [{ name: plural, group, schema: `v1.${plural}.${group}`, storage: { crd: {} } }], ...extraSpec },
+  };
+}
+
+const provider = e2e.at('root:provider');
+
+/** An export of `<plural>.<group>` (kind `kind`) in root:provider. */
+async function exportAPI(name: string, group: string, plural: string, kind: string, extraSpec: Json = {}) {
+  await create(provider, schema(group, plural, kind));
+  await create(provider, apiExport(name, group, plural, extraSpec));
+}
+
+/** Creates a workspace of `type` in root, waits for `phase`, returns [workspace, its cluster name]. */
+async function workspaceOf(type: string, phase = 'Ready'): Promise<[string, string]> {
+  const name = uniqueName('ws');
+  await create(k, workspace(name, root(type)));
+  await waitForPhase(k, name, phase);
+  const ws = await getJson(k, ['workspace', name]);
+  return [name, ws.spec.cluster as string];
+}
+
+async function defineType(prefix: string, spec: Json): Promise<string> {
+  const name = uniqueName(prefix);
+  await create(k, workspaceType(name, { ...universal, ...spec }));
+  return name;
+}
+
+beforeAll(async () => {
+  await create(k, workspace('provider', root('organization')));
+  await waitForPhase(k, 'provider');
+  await exportAPI('widgets', 'example.com', 'widgets', 'Widget');
+}, 90_000);
+
+describe('defaultAPIBindings', () => {
+  it('binds the type’s exports under kcp’s names before the workspace turns Ready', async () => {
+    const type = await defineType('with-widgets', { defaultAPIBindings: [{ path: 'root:provider', export: 'widgets' }] });
+    const [name, cluster] = await workspaceOf(type);
+    const consumer = e2e.at(`root:${name}`);
+    // Right after Ready the bound kind is served: no waiting for discovery.
+    expect((await consumer(['get', 'widgets', '-A'])).stderr).toMatch(/No resources found/);
+    const bindings = await getJson(consumer, ['apibindings']);
+    expect(bindings.items.map((b: Json) => b.metadata.name)).toEqual([bindingName(cluster, 'root:provider', 'widgets')]);
+    const binding = bindings.items[0] as Json;
+    expect(binding.spec.reference.export).toEqual({ path: 'root:provider', name: 'widgets' });
+    expect(binding.status.phase).toBe('Bound');
+    // Bound and left alone, a binding stays as it is (no controller keeps rewriting its status).
+    await sleep(1500);
+    expect((await getJson(consumer, ['apibinding', binding.metadata.name])).metadata.resourceVersion).toBe(binding.metadata.resourceVersion);
+    await create(consumer, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 3 } });
+    expect((await consumer(['get', 'widgets', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe('widget.example.com/w1');
+    const ws = await getJson(k, ['workspace', name]);
+    expect(condition(ws, 'APIBindingsInitialized')).toBe('True');
+    expect(ws.status.initializers).toBeUndefined();
+  }, 120_000);
+
+  it('holds the workspace in Initializing while an export is missing, with kcp’s condition, and finishes once it exists', async () => {
+    const exportName = uniqueName('gadgets');
+    const type = await defineType('with-missing', { defaultAPIBindings: [{ path: 'root:provider', export: exportName }] });
+    const [name] = await workspaceOf(type, 'Initializing');
+    const stuck = await eventually('the APIBindingsInitialized condition', async () => {
+      const ws = await getJson(k, ['workspace', name]);
+      return condition(ws, 'APIBindingsInitialized') ? ws : undefined;
+    });
+    expect(stuck.status.phase).toBe('Initializing');
+    expect(stuck.status.initializers).toEqual(['system:apibindings']);
+    expect(condition(stuck, 'APIBindingsInitialized')).toBe(
+      'False APIBindingErrors encountered errors: unable to complete initialization: unable to find at least 1 APIExport',
+    );
+    // Content is not reachable for the API yet; the export appearing lets initialization finish.
+    await exportAPI(exportName, `${exportName}.example.com`, 'gadgets', 'Gadget');
+    await waitForPhase(k, name);
+    expect((await e2e.at(`root:${name}`)(['get', 'gadgets', '-A'])).stderr).toMatch(/No resources found/);
+  }, 120_000);
+
+  it('Maintain binds exports added to the type later in existing workspaces; InitializeOnly does not', async () => {
+    const extra = uniqueName('extras');
+    await exportAPI(extra, `${extra}.example.com`, 'extras', 'Extra');
+    const first = [{ path: 'root:provider', export: 'widgets' }];
+    const maintained = await defineType('maintained', { defaultAPIBindingLifecycle: 'Maintain', defaultAPIBindings: first });
+    const initOnly = await defineType('init-only', { defaultAPIBindings: first });
+    const [mName, mCluster] = await workspaceOf(maintained);
+    const [iName] = await workspaceOf(initOnly);
+    const both = [...first, { path: 'root:provider', export: extra }];
+    await k(['patch', 'workspacetype', maintained, '--type=merge', '-p', JSON.stringify({ spec: { defaultAPIBindings: both } })]);
+    await k(['patch', 'workspacetype', initOnly, '--type=merge', '-p', JSON.stringify({ spec: { defaultAPIBindings: both } })]);
+    const m = e2e.at(`root:${mName}`);
+    await eventually('the maintained binding', async () => {
+      const names = (await getJson(m, ['apibindings'])).items.map((b: Json) => b.metadata.name);
+      return names.includes(bindingName(mCluster, 'root:provider', extra)) ? names : undefined;
+    });
+    await eventually('the extras API in the maintained workspace', async () => ((await m(['get', 'extras', '-A'])).exitCode === 0 ? true : undefined));
+    // A maintained default binding deleted by a tenant comes back.
+    await m(['delete', 'apibinding', bindingName(mCluster, 'root:provider', extra), '--wait=false']);
+    await eventually('the binding recreated', async () => {
+      const b = await getJson(m, ['apibindings']);
+      const again = b.items.find((x: Json) => x.metadata.name === bindingName(mCluster, 'root:provider', extra) && !x.metadata.deletionTimestamp);
+      return again ? true : undefined;
+    });
+    const initOnlyBindings = (await getJson(e2e.at(`root:${iName}`), ['apibindings'])).items as Json[];
+    expect(initOnlyBindings.map((b) => b.spec.reference.export.name)).toEqual(['widgets']);
+  }, 150_000);
+});
+
+describe('maximalPermissionPolicy.local', () => {
+  const user1 = users.user1;
+  let consumerPath: string;
+  beforeAll(async () => {
+    await exportAPI('limited', 'limited.example.com', 'gizmos', 'Gizmo', { maximalPermissionPolicy: { local: {} } });
+    // The provider lets every bound user read gizmos, and nothing else.
+    await create(provider, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'gizmos-read' },
+      rules: [{ apiGroups: ['limited.example.com'], resources: ['gizmos'], verbs: ['get', 'list', 'watch'] }],
+    });
+    await create(provider, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'gizmos-read' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gizmos-read' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'apis.kcp.io:binding:system:authenticated' }],
+    });
+    const type = await defineType('with-limited', { defaultAPIBindings: [{ path: 'root:provider', export: 'limited' }] });
+    const [name] = await workspaceOf(type);
+    consumerPath = `root:${name}`;
+    // user-1 is admin of the consumer workspace.
+    await create(e2e.at(consumerPath), {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'user-1-admin' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user1.name }],
+    });
+  }, 120_000);
+
+  const gizmo = (name: string): Json => ({ apiVersion: 'limited.example.com/v1', kind: 'Gizmo', metadata: { name, namespace: 'default' } });
+
+  it('lets a consumer admin do only what the export’s workspace grants to apis.kcp.io:binding: subjects', async () => {
+    const asUser1 = e2e.asUser(user1.token, consumerPath);
+    expect((await asUser1(['get', 'gizmos', '-n', 'default'])).stderr).toMatch(/No resources found/);
+    expectError(
+      await create(asUser1, gizmo('g1'), { reject: false }),
+      /gizmos\.limited\.example\.com is forbidden: User "user-1" cannot create resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied$/,
+    );
+    // The same admin's other resources are not capped.
+    await asUser1(['create', 'configmap', 'free', '-n', 'default']);
+    // kcp-admin is not system:masters: the policy caps it too.
+    expectError(await create(e2e.at(consumerPath), gizmo('g2'), { reject: false }), /forbidden: User "kcp-admin" cannot create resource "gizmos"/);
+    // A grant to the prefixed user in the provider lifts the cap for that user only.
+    await create(provider, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'gizmos-user-1-edit' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `apis.kcp.io:binding:${user1.name}` }],
+    });
+    await create(asUser1, gizmo('g3'));
+    expect((await asUser1(['get', 'gizmos', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe('gizmo.limited.example.com/g3');
+    expectError(await create(e2e.at(consumerPath), gizmo('g4'), { reject: false }), /forbidden: User "kcp-admin" cannot create resource "gizmos"/);
+  }, 90_000);
+
+  it('never widens: a user the consumer lets in but grants nothing is refused whatever the provider grants', async () => {
+    const user2 = users.user2;
+    await create(e2e.at(consumerPath), {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'user-2-access' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:kcp:workspace:access' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user2.name }],
+    });
+    await create(provider, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'gizmos-user-2-admin' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `apis.kcp.io:binding:${user2.name}` }],
+    });
+    const result = await e2e.asUser(user2.token, consumerPath)(['get', 'gizmos', '-n', 'default'], { reject: false });
+    expectError(result, /gizmos\.limited\.example\.com is forbidden: User "user-2" cannot list resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied/);
+  });
+});
+
+describe('after a restart', () => {
+  it('a workspace still waiting for its default bindings finishes once the export appears', async () => {
+    const exportName = uniqueName('later');
+    const type = await defineType('with-later', { defaultAPIBindings: [{ path: 'root:provider', export: exportName }] });
+    const [name] = await workspaceOf(type, 'Initializing');
+    await e2e.server.restart();
+    await exportAPI(exportName, `${exportName}.example.com`, 'sprockets', 'Sprocket');
+    await waitForPhase(k, name);
+    expect((await e2e.at(`root:${name}`)(['get', 'sprockets', '-A'])).stderr).toMatch(/No resources found/);
+  }, 120_000);
+});
