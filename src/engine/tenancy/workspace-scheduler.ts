@@ -28,7 +28,8 @@ import {
   newClusterName,
   ROOT_SHARD_HASH,
 } from './names.js';
-import { defaultServiceAccount } from '../controllers/service-account-controller.js';
+import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
+import { ObjectTemplates } from '../registry/object-templates.js';
 import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
@@ -87,7 +88,12 @@ function ownerOf(ws: Workspace): { username: string; groups?: string[]; uid?: st
 }
 
 export class WorkspaceScheduler {
-  constructor(private readonly deps: SchedulerDeps) {}
+  /** The same objects in every new workspace, written from their stored text (object-templates.ts). */
+  private readonly templates: ObjectTemplates;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.templates = new ObjectTemplates(deps.generic);
+  }
 
   /** Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. */
   schedule(parent: string, ws: Workspace): void {
@@ -116,8 +122,8 @@ export class WorkspaceScheduler {
         // the same commit.
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
         for (const name of UNIVERSAL_NAMESPACES) {
-          generic.create({ rt: types.namespaces, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
-          defaultServiceAccount(generic, types.serviceAccounts, cluster, name, batch);
+          this.templates.create({ rt: types.namespaces, cluster, namespace: '', object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }, batch);
+          this.templates.create({ rt: types.serviceAccounts, cluster, namespace: name, object: defaultServiceAccountObject() }, batch);
         }
       }
       generic.create(
@@ -234,16 +240,21 @@ export class WorkspaceScheduler {
 
   /** kcp gives the creator cluster-admin in the new workspace. */
   private workspaceAdminBinding(cluster: string, username: string, batch: WriteBatch): void {
-    this.deps.generic.create(
-      { rt: this.deps.types.clusterRoleBindings, cluster, namespace: '' },
+    this.templates.create(
       {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'workspace-admin' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: username }],
+        rt: this.deps.types.clusterRoleBindings,
+        cluster,
+        namespace: '',
+        object: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'workspace-admin' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: '{{user}}' }],
+        },
+        slots: { user: username },
       },
-      { batch },
+      batch,
     );
   }
 
