@@ -46,8 +46,9 @@ export function workspacePendingWriter(store: Store): IndexWriter {
     if (after !== undefined && before !== undefined && !isReady(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
     const exists = store.get(marker) !== undefined;
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
-    if (!now && exists) return [{ type: 'delete', key: marker }];
+    // Read only as they are now (at start-up and when a Shard changes): no event history needed.
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
+    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
     return [];
   };
 }
