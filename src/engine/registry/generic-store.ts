@@ -66,6 +66,8 @@ export interface WriteOptions {
   withStatus?: boolean;
   /** Collect the write's storage ops in this batch instead of committing them (see WriteBatch). */
   batch?: WriteBatch;
+  /** Update: the object's row as the caller read it in this same synchronous turn (saves reading it again). */
+  current?: KeyValue;
 }
 
 /**
@@ -204,7 +206,7 @@ export class GenericStore {
    */
   update(ctx: OpContext, name: string, input: KubeObject, opts: WriteOptions = {}, expectedRevision?: number): KubeObject {
     const { rt } = ctx;
-    const current = this.getRaw(ctx, name);
+    const current = opts.current?.key === this.key(ctx, name) ? opts.current : this.getRaw(ctx, name);
     const old = fromStorage(rt, decodeStored(current));
     let obj = structuredClone(input);
     checkTypeMeta(rt, obj);

@@ -11,6 +11,7 @@
  * cap before the LogicalCluster exists) and no namespace can be terminating.
  */
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { nowTimestamp, toStorage } from './object-rules.js';
 import { clusterAnnotation, encodeStored, objectKey } from './stored-object.js';
 import { WriteBatch, type GenericStore, type OpContext } from './generic-store.js';
@@ -20,7 +21,7 @@ import type { KubeObject, ResourceType } from './types.js';
 const SAMPLE_CLUSTER = 'kcpttemplatezzzz';
 const SAMPLE_UID = '00000000-0000-4000-8000-6b6370742d75';
 const SAMPLE_TIME = '1970-01-01T00:00:42Z';
-const slotSample = (name: string) => `kcpt-template-slot-${name}`;
+const slotSample = (name: string) => `kcpt-template-slot-${name}-end`;
 
 type Hole = { kind: 'cluster' | 'uid' | 'time' } | { kind: 'slot'; name: string };
 
@@ -40,12 +41,40 @@ export interface TemplateCreate {
    */
   object: KubeObject;
   slots?: Record<string, string>;
+  /** As WriteOptions.withStatus: the server sets status together with the rest. */
+  withStatus?: boolean;
 }
 
-const slotPattern = /^\{\{([a-z]+)\}\}$/;
+const slotPattern = /^\{\{([a-z0-9]+)\}\}$/;
+/** Shapes kept (a shape per workspace type and creator identity shape, in practice a handful). */
+const MAX_TEMPLATES = 128;
+
+/** A path to string leaves: keys, with `*` for any key or list index. */
+export type LeafPath = readonly string[];
+
+/**
+ * `object` with the strings at `paths` turned into slots, for a TemplateCreate: what varies from one create to the
+ * next becomes a hole, everything else (keys, list lengths, other values) picks the template.
+ */
+export function withSlots(object: KubeObject, paths: readonly LeafPath[]): { object: KubeObject; slots: Record<string, string> } {
+  const slots: Record<string, string> = {};
+  const walk = (value: unknown, matching: readonly LeafPath[]): unknown => {
+    if (typeof value === 'string') {
+      if (!matching.some((p) => p.length === 0)) return value;
+      const name = `s${Object.keys(slots).length}`;
+      slots[name] = value;
+      return `{{${name}}}`;
+    }
+    if (!value || typeof value !== 'object') return value;
+    const below = (key: string) => matching.filter((p) => p.length > 0 && (p[0] === '*' || p[0] === key)).map((p) => p.slice(1));
+    if (Array.isArray(value)) return value.map((v, i) => walk(v, below(String(i))));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, below(k))]));
+  };
+  return { object: walk(object, paths) as KubeObject, slots };
+}
 
 export class ObjectTemplates {
-  private readonly templates = new Map<string, Template | null>();
+  private readonly templates = new LRUCache<string, { template: Template | null }>({ max: MAX_TEMPLATES });
 
   constructor(private readonly generic: GenericStore) {}
 
@@ -54,7 +83,7 @@ export class ObjectTemplates {
     const { rt, cluster, namespace } = req;
     const template = this.templateFor(req);
     if (!template) {
-      this.generic.create({ rt, cluster, namespace }, fill(req.object, req.slots ?? {}), { batch });
+      this.generic.create({ rt, cluster, namespace }, fill(req.object, req.slots ?? {}), { batch, withStatus: req.withStatus });
       return;
     }
     const name = req.object.metadata!.name!;
@@ -74,17 +103,26 @@ export class ObjectTemplates {
   }
 
   private templateFor(req: TemplateCreate): Template | null {
-    const id = `${req.rt.storagePrefix}|${req.namespace}|${JSON.stringify(req.object)}`;
-    let template = this.templates.get(id);
-    if (template === undefined) {
-      template = this.build(req);
-      this.templates.set(id, template);
+    const id = `${req.rt.storagePrefix}|${req.namespace}|${req.withStatus ? 's' : ''}|${JSON.stringify(req.object)}`;
+    let entry = this.templates.get(id);
+    if (entry === undefined) {
+      entry = { template: this.build(req) };
+      this.templates.set(id, entry);
     }
-    return template;
+    return entry.template;
   }
 
-  /** The dry run; null (use the pipeline every time) when the result does not split cleanly into text and holes. */
+  /** The dry run; null (use the pipeline every time) when it fails or does not split cleanly into text and holes. */
   private build(req: TemplateCreate): Template | null {
+    try {
+      return this.split(req);
+    } catch {
+      // Refused with stand-in values (a real create may still pass): such a shape always takes the pipeline.
+      return null;
+    }
+  }
+
+  private split(req: TemplateCreate): Template | null {
     const samples: Record<string, string> = {};
     const slotNames = new Set<string>();
     collectSlots(req.object, slotNames);
@@ -93,7 +131,7 @@ export class ObjectTemplates {
     const scratch = new WriteBatch();
     // A namespaced object is made in a namespace the real batch creates too.
     scratch.namespaces.add(`${SAMPLE_CLUSTER}/${req.namespace}`);
-    const obj = this.generic.create(ctx, fill(req.object, samples), { dryRun: true, batch: scratch });
+    const obj = this.generic.create(ctx, fill(req.object, samples), { dryRun: true, batch: scratch, withStatus: req.withStatus });
     const meta = obj.metadata!;
     const generated = [meta.uid!, meta.creationTimestamp!];
     meta.uid = SAMPLE_UID;

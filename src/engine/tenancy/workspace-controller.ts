@@ -143,11 +143,12 @@ export class WorkspaceController {
   }
 
   private reconcileWorkspace(parent: string, name: string) {
-    const ws = this.get(workspaceKey(parent, name)) as Workspace | undefined;
-    if (!ws) return undefined;
+    const kv = this.deps.store.get(workspaceKey(parent, name));
+    if (!kv) return undefined;
+    const ws = decodeStored(kv) as Workspace;
     if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws);
     if (!ws.spec?.cluster) {
-      this.deps.scheduler.schedule(parent, ws);
+      this.deps.scheduler.schedule(parent, ws, kv);
       return undefined;
     }
     if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);
