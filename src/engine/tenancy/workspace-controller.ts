@@ -45,7 +45,8 @@ export function workspacePendingWriter(store: Store): IndexWriter {
     // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
     if (after !== undefined && before !== undefined && !isReady(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
-    const exists = store.get(marker) !== undefined;
+    // A new workspace has no marker yet (a removed one took its marker along): no lookup.
+    const exists = before !== undefined && store.get(marker) !== undefined;
     // Read only as they are now (at start-up and when a Shard changes): no event history needed.
     if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
     if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
