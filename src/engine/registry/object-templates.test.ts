@@ -6,7 +6,7 @@ import { clusterRoleBindings } from '../builtin/rbac.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { WriteOp } from '../storage/store.js';
 import { GenericStore, WriteBatch } from './generic-store.js';
-import { ObjectTemplates, withSlots } from './object-templates.js';
+import { ObjectTemplates, slotPaths, withSlots } from './object-templates.js';
 import type { KubeObject, ResourceType } from './types.js';
 
 /** Stands in for uid and time, which differ between any two creates. */
@@ -84,7 +84,7 @@ describe('ObjectTemplates', () => {
         for (let round = 0; round < 2; round++) {
           const viaTemplate = new WriteBatch();
           if (namespace) templates.create({ rt: namespaces, cluster: 'c1', namespace: '', object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } } }, viaTemplate);
-          templates.create({ rt, cluster: 'c1', namespace, withStatus: true, ...withSlots(object, variables ?? []) }, viaTemplate);
+          templates.create({ rt, cluster: 'c1', namespace, withStatus: true, ...withSlots(object, slotPaths(variables ?? [])) }, viaTemplate);
           expect(written(viaTemplate)).toEqual(written(viaPipeline));
           expect(seen.splice(0)).toEqual(pipelineSeen);
           expect(realCreates).toBe(0);

@@ -52,23 +52,62 @@ const MAX_TEMPLATES = 128;
 /** A path to string leaves: keys, with `*` for any key or list index. */
 export type LeafPath = readonly string[];
 
+/** Leaf paths compiled into a tree, so that a walk visits only what they lead to. */
+export interface SlotPaths {
+  leaf: boolean;
+  any?: SlotPaths;
+  keys: Map<string, SlotPaths>;
+}
+
+export function slotPaths(paths: readonly LeafPath[]): SlotPaths {
+  const root: SlotPaths = { leaf: false, keys: new Map() };
+  for (const path of paths) {
+    let node = root;
+    for (const key of path) {
+      const next = key === '*' ? node.any : node.keys.get(key);
+      if (next) node = next;
+      else {
+        const created: SlotPaths = { leaf: false, keys: new Map() };
+        if (key === '*') node.any = created;
+        else node.keys.set(key, created);
+        node = created;
+      }
+    }
+    node.leaf = true;
+  }
+  return root;
+}
+
 /**
  * `object` with the strings at `paths` turned into slots, for a TemplateCreate: what varies from one create to the
- * next becomes a hole, everything else (keys, list lengths, other values) picks the template.
+ * next becomes a hole, everything else (keys, list lengths, other values) picks the template. Only the maps and
+ * lists on the way to a slot are copied; the rest is shared with `object`.
  */
-export function withSlots(object: KubeObject, paths: readonly LeafPath[]): { object: KubeObject; slots: Record<string, string> } {
+export function withSlots(object: KubeObject, paths: SlotPaths): { object: KubeObject; slots: Record<string, string> } {
   const slots: Record<string, string> = {};
-  const walk = (value: unknown, matching: readonly LeafPath[]): unknown => {
+  let count = 0;
+  const walk = (value: unknown, node: SlotPaths): unknown => {
     if (typeof value === 'string') {
-      if (!matching.some((p) => p.length === 0)) return value;
-      const name = `s${Object.keys(slots).length}`;
+      if (!node.leaf) return value;
+      const name = `s${count++}`;
       slots[name] = value;
       return `{{${name}}}`;
     }
     if (!value || typeof value !== 'object') return value;
-    const below = (key: string) => matching.filter((p) => p.length > 0 && (p[0] === '*' || p[0] === key)).map((p) => p.slice(1));
-    if (Array.isArray(value)) return value.map((v, i) => walk(v, below(String(i))));
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, below(k))]));
+    const childOf = (key: string) => node.keys.get(key) ?? node.any;
+    if (Array.isArray(value)) {
+      return value.map((v: unknown, i) => {
+        const child = childOf(String(i));
+        return child ? walk(v, child) : v;
+      });
+    }
+    const out: Record<string, unknown> = {};
+    for (const key in value) {
+      const v = (value as Record<string, unknown>)[key];
+      const child = childOf(key);
+      out[key] = child ? walk(v, child) : v;
+    }
+    return out;
   };
   return { object: walk(object, paths) as KubeObject, slots };
 }

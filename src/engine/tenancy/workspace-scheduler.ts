@@ -29,7 +29,7 @@ import {
   ROOT_SHARD_HASH,
 } from './names.js';
 import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
-import { ObjectTemplates, withSlots, type LeafPath } from '../registry/object-templates.js';
+import { ObjectTemplates, slotPaths, withSlots } from '../registry/object-templates.js';
 import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
@@ -40,7 +40,7 @@ export const UNIVERSAL_INITIALIZER = 'root:universal';
 const UNIVERSAL_NAMESPACES = ['default', 'kube-system'];
 
 /** What differs between the LogicalClusters of two workspaces of one type created by users of one shape. */
-const LOGICAL_CLUSTER_VARIABLES: LeafPath[] = [
+const LOGICAL_CLUSTER_VARIABLES = slotPaths([
   ...[PATH_ANNOTATION, TYPE_ANNOTATION, OWNER_ANNOTATION, REQUIRED_GROUPS_ANNOTATION].map((a) => ['metadata', 'annotations', a]),
   ['spec', 'owner', 'name'],
   ['spec', 'owner', 'cluster'],
@@ -51,7 +51,7 @@ const LOGICAL_CLUSTER_VARIABLES: LeafPath[] = [
   ['spec', 'createdBy', 'extra', '*', '*'],
   ['status', 'URL'],
   ['status', 'conditions', '*', 'lastTransitionTime'],
-];
+]);
 
 export interface TenancyTypes {
   workspaces: ResourceType;
