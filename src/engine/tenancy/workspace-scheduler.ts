@@ -114,8 +114,10 @@ export class WorkspaceScheduler {
     this.templates = new ObjectTemplates(deps.generic);
   }
 
-  /** Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. */
-  /** `stored` is the Workspace's row as the caller just read it (same synchronous turn): the update reads no more. */
+  /**
+   * Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. `stored` is the Workspace's
+   * row as the caller just read it (same synchronous turn), so the update does not read it again.
+   */
   schedule(parent: string, ws: Workspace, stored?: KeyValue): void {
     const { generic, types, paths, workspaceTypes, store } = this.deps;
     const name = ws.metadata!.name!;
