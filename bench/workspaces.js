@@ -17,6 +17,7 @@
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
 //                            [--concurrency C] [--runs N] [--json FILE]
+//   node bench/workspaces.js --delete-only [--delete-count N] [--runs N]   (only h., on a fresh server, N runs)
 //   (also `npm run bench -- --only workspaces --ws-count N --ws-delete-count N`)
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -176,6 +177,72 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
   }
 }
 
+/**
+ * (h) On the root directory `dir` (stopped, its keys `keysBefore`): a --delete-count tree under one top workspace is
+ * created, the top deleted and timed until every Workspace and LogicalCluster of the tree is gone; then the keys
+ * the tree left behind.
+ */
+async function deletionPhase(dir, o, keysBefore, watchAgent, othersCount) {
+  const fig = {};
+  const server = await startMeasured(dir);
+  const c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
+  try {
+    const r = await createWorkspaces({
+      server,
+      c,
+      agent: watchAgent,
+      basePath: 'root',
+      prefix: 'd',
+      plan: singleTopPlan(o.deleteCount, o.fanout),
+      concurrency: o.concurrency,
+    });
+    log(`  delete tree: ${fmtNum(r.n)} workspaces under root:d0 created at ${fmtNum(r.rate)} ws/s`);
+    const admin = client(server.url, { token: server.shardToken });
+    const del = await deleteTree(server, c, admin, watchAgent, 'd', o.deleteCount);
+    fig.deleteSeconds = del.seconds;
+    fig.deleteCpuUsPerWs = del.cpuUsPerWs;
+    fig.deleteCount = o.deleteCount;
+    fig.wsLeft = await collectionCount(admin, `/clusters/*${WS_API}`);
+    admin.close();
+  } finally {
+    c.close();
+    await server.stop();
+  }
+  const after = dbStats(dir, { keys: true });
+  const left = [...after.keySet].filter((k) => !keysBefore.has(k));
+  fig.rowsLeftBehind = left.length;
+  fig.rowsLeftSample = left.slice(0, 5);
+  log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${fig.deleteSeconds.toFixed(2)} s (server CPU ${fmtNum(fig.deleteCpuUsPerWs)} us per workspace); workspaces listed afterwards ${fmtNum(fig.wsLeft)} (before the tree ${fmtNum(othersCount)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
+  return fig;
+}
+
+/**
+ * --delete-only: just (h), on a fresh server (started once and stopped to read the keys a server starts with), as
+ * often as --runs says; what a change to the deletion path costs without the half hour of the other phases.
+ */
+export async function runDeletionOnly(options = {}) {
+  const o = { ...WORKSPACE_DEFAULTS, ...options };
+  const runs = [];
+  const watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  try {
+    for (let i = 0; i < (o.runs ?? 1); i++) {
+      const dir = tempDir('kcpt-bench-wsdel-');
+      try {
+        const s = await startMeasured(dir);
+        await s.stop();
+        const run = await deletionPhase(dir, o, dbStats(dir, { keys: true }).keySet, watchAgent, 0);
+        run.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+        runs.push(run);
+      } finally {
+        removeDir(dir);
+      }
+    }
+  } finally {
+    watchAgent.destroy();
+  }
+  return { options: o, runs, deleteCpuUsPerWs: median(runs.map((r) => r.deleteCpuUsPerWs)), deleteSeconds: median(runs.map((r) => r.deleteSeconds)) };
+}
+
 export async function runWorkspaces(options = {}) {
   const o = { ...WORKSPACE_DEFAULTS, ...options };
   const runs = o.runs ?? 3;
@@ -315,37 +382,8 @@ export async function runWorkspaces(options = {}) {
     }
 
     // ---- deletion of a tree ----
-    {
-      server = await startMeasured(dir);
-      c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
-      const r = await createWorkspaces({
-        server,
-        c,
-        agent: watchAgent,
-        basePath: 'root',
-        prefix: 'd',
-        plan: singleTopPlan(o.deleteCount, o.fanout),
-        concurrency: o.concurrency,
-      });
-      log(`  delete tree: ${fmtNum(r.n)} workspaces under root:d0 created at ${fmtNum(r.rate)} ws/s`);
-      const admin = client(server.url, { token: server.shardToken });
-      const del = await deleteTree(server, c, admin, watchAgent, 'd', o.deleteCount);
-      fig.deleteSeconds = del.seconds;
-      fig.deleteCpuUsPerWs = del.cpuUsPerWs;
-      fig.deleteCount = o.deleteCount;
-      const wsLeft = await collectionCount(admin, `/clusters/*${WS_API}`);
-      admin.close();
-      c.close();
-      c = undefined;
-      await server.stop();
-      server = undefined;
-      const after = dbStats(dir, { keys: true });
-      const left = [...after.keySet].filter((k) => !fig.keysBefore.has(k));
-      fig.rowsLeftBehind = left.length;
-      fig.rowsLeftSample = left.slice(0, 5);
-      log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${del.seconds.toFixed(2)} s (watch resumes ${del.resumes}; server CPU ${fmtNum(del.cpuUsPerWs)} us per workspace); workspaces listed afterwards ${fmtNum(wsLeft)} (before the tree ${fmtNum(fig.count)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
-      delete fig.keysBefore;
-    }
+    Object.assign(fig, await deletionPhase(dir, o, fig.keysBefore, watchAgent, fig.count));
+    delete fig.keysBefore;
     fig.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
     return fig;
   } finally {
@@ -460,7 +498,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'delete-count': { type: 'string' },
       fanout: { type: 'string' },
       concurrency: { type: 'string' },
-      runs: { type: 'string', default: '3' },
+      runs: { type: 'string' },
+      'delete-only': { type: 'boolean' },
       json: { type: 'string' },
     },
   });
@@ -468,6 +507,12 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const d = WORKSPACE_DEFAULTS;
   const t0 = performance.now();
   log(`kcpt workspace benchmark - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  if (values['delete-only']) {
+    const fig = await runDeletionOnly({ deleteCount: num(values['delete-count'], d.deleteCount), fanout: num(values.fanout, d.fanout), concurrency: num(values.concurrency, d.concurrency), runs: num(values.runs, 1) });
+    log(`delete-only: ${fig.runs.map((r) => `${r.deleteSeconds.toFixed(2)} s / ${fmtNum(r.deleteCpuUsPerWs)} us CPU per ws / ${r.rowsLeftBehind} rows left (load ${r.loadavg})`).join('; ')}`);
+    if (values.json) writeFileSync(values.json, JSON.stringify(fig, null, 2));
+    process.exit(fig.runs.some((r) => r.rowsLeftBehind > 0) ? 1 : 0);
+  }
   const fig = await runWorkspaces({
     count: num(values.count, d.count),
     rateCount: num(values['rate-count'], d.rateCount),
@@ -475,7 +520,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     deleteCount: num(values['delete-count'], d.deleteCount),
     fanout: num(values.fanout, d.fanout),
     concurrency: num(values.concurrency, d.concurrency),
-    runs: Number(values.runs),
+    runs: num(values.runs, 3),
   });
   fig.totalSeconds = (performance.now() - t0) / 1000;
   const { printTable } = await import('./lib/table.js');

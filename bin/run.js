@@ -6,9 +6,22 @@ if (process.argv[2] === 'start') {
   const fast = await import('../dist/src/cli/start/fast-path.js').catch(() => undefined);
   if (fast && (await fast.tryFastStart(process.argv.slice(3)))) process.exit(process.exitCode ?? 0);
 } else {
-  const fast = await import('../dist/cli-bundle/fast-path.js').catch(() => import('../dist/src/cli/fast-path.js')).catch(() => undefined);
+  const fast = await loadFastPath();
+  // kcp's `kubectl ws --context x use y`: connection flags before the subcommand, for the fast path and oclif alike.
+  if (fast) process.argv.splice(2, Infinity, ...fast.reorderFlags(process.argv.slice(2)));
   if (fast && (await fast.tryFastPath(process.argv.slice(2)))) process.exit(process.exitCode ?? 0);
 }
 
 const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });
+
+/** The bundled fast path (scripts/bundle-cli.mjs, CommonJS: see there why), else the compiled modules. */
+async function loadFastPath() {
+  const { createRequire } = await import('node:module');
+  try {
+    return createRequire(import.meta.url)('../dist/cli-bundle/fast-path.cjs');
+  } catch (err) {
+    if (err?.code !== 'MODULE_NOT_FOUND') throw err;
+    return import('../dist/src/cli/fast-path.js').catch(() => undefined);
+  }
+}

@@ -21,6 +21,7 @@ import { buildAdmission } from './admission/index.js';
 import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
 import { accessAttributes } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
+import { APIs } from './apis/index.js';
 import { customResourceDefinitionType } from './apiextensions/crd-resource.js';
 import { builtinResourceTypes } from './builtin/index.js';
 import { reviewResourceTypes } from './auth/review-resources.js';
@@ -53,6 +54,14 @@ import { openStore, startCompactor } from './storage/index.js';
 import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
 import { WorkspaceIndex } from './virtual/workspace-index.js';
+import { APIExportVirtualWorkspace } from './virtual/apiexport/apiexport-workspace.js';
+import { EndpointSliceController } from './virtual/apiexport/endpoint-slice-controller.js';
+import { ExportBindings } from './virtual/apiexport/export-bindings.js';
+import { BindingIndex } from './apis/binding-index.js';
+import { ExportViews } from './virtual/apiexport/export-view.js';
+import { resourceTypesForSchema } from './apis/schema-types.js';
+import { APIS_GROUP } from './apis/names.js';
+import { PermissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 
@@ -137,7 +146,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
-    const crdType = customResourceDefinitionType(store);
+    const apis = new APIs(store, {
+      pathOf: (cluster) => tenancy.paths.pathOf(cluster),
+      resolvePath: (path) => tenancy.resolvePath(path),
+      mayBind: (user, cluster, name) => authorization.mayOnAPIExport(user, 'bind', cluster, name),
+    });
+    const crdType = customResourceDefinitionType(store, (cluster, group) => apis.bound.namesIn(cluster, group));
     const builtins = builtinResourceTypes();
     const serviceAccountType = findType(builtins, '', 'serviceaccounts');
     const secretType = findType(builtins, '', 'secrets');
@@ -153,19 +167,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...authorization.guard(builtins),
       crdType,
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
+      ...apis.types,
     ];
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
-    const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types));
+    const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);
+    apis.startBoundAPIs();
     crdCatalogs.start();
     cleanups.unshift(() => crdCatalogs.stop());
+    cleanups.unshift(() => apis.stop());
     const catalogFor = crdCatalogs.catalogFor;
     // The owner index is written with every object, so the garbage collector finds dependents without scanning.
     const owners = new OwnerResolver(store, catalogFor);
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
     const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters],
       garbageCollection: true,
       admission: admission.chain,
     });
@@ -192,6 +209,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       canAccess: (user, cluster) => authorizer.subjectInside(cluster, user) !== undefined,
       entersEverywhere: (user) => authorizer.allowedByRbac(BOOTSTRAP_CLUSTER, user, accessAttributes),
     });
+    // API sharing: which workspaces bind which export, and the export's virtual workspace for its controllers.
+    const exportBindings = new ExportBindings(store);
+    const bindingIndex = new BindingIndex(store);
+    cleanups.unshift(() => exportBindings.stop());
+    const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
     const services = {
@@ -217,6 +239,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           },
         }),
         workspaceIndex,
+        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: tenancy.resolvePath }),
       ),
       workspaceChildren: (user: UserInfo) => workspaceIndex.childFilter(user),
       tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
@@ -273,14 +296,38 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       caCertPem: certs.caCertPem,
       onError,
     });
-    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, onError });
+    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, boundNames: (c, g) => apis.bound.namesIn(c, g), onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
+    // The apis.kcp.io types as stored (every workspace serves them; root's catalog is always at hand).
+    const apisType = (resource: string) =>
+      catalogFor('root')
+        .resourceTypes()
+        .find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
+    const permissionClaims = new PermissionClaimsController({
+      store,
+      generic,
+      bindingType: () => apisType('apibindings'),
+      bindingsOf: (cluster, name) => bindingIndex.bindingsOf(cluster, name).map((b) => ({ cluster: b.cluster, name: b.binding })),
+      resolvePath: tenancy.resolvePath,
+      onError,
+    });
+    const endpointSlices = new EndpointSliceController({
+      store,
+      generic,
+      bindings: exportBindings,
+      apisType,
+      resolvePath: tenancy.resolvePath,
+      externalUrl: () => externalUrl,
+      onError,
+    });
     namespaces.start();
     logicalClusters.start();
     crds.start();
     garbageCollector.start();
     quotas.start();
+    endpointSlices.start();
+    permissionClaims.start();
     serviceAccounts.start();
     tokenSecrets.start();
     await logicalClusters.reconcile('root');
@@ -294,12 +341,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       externalUrl: () => externalUrl,
       onError,
     });
+    apis.start({
+      generic,
+      namespaceType,
+      serviceAccountType,
+      secretType,
+      resolvePath: (path) => tenancy.resolvePath(path),
+      pathOf: (cluster) => tenancy.paths.pathOf(cluster),
+      crdsOf: (cluster) => crdCatalogs.crdsOf(cluster),
+      onCRDChange: (listener) => crdCatalogs.onChange((cluster) => listener(cluster)),
+      recheckCRDs: (cluster, group) => crds.recheckGroup(cluster, group),
+      onError,
+    });
     cleanups.unshift(() => {
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();
       garbageCollector.stop();
       quotas.stop();
+      endpointSlices.stop();
+      permissionClaims.stop();
       serviceAccounts.stop();
       tokenSecrets.stop();
       tenancy.stop();

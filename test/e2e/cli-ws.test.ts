@@ -4,16 +4,17 @@
  * the workspace kcpt said it switched to. Every workspace gets its own marker ConfigMap (created as kcp-admin at
  * its explicit path), so a wrong switch shows up as the wrong marker.
  */
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureServingCertificates } from '../../src/engine/auth/certificates.js';
 import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
-import { users, useTenancyServer } from './tenancy-fixtures.js';
+import { create, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 let scratch: string;
@@ -182,6 +183,61 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     const locked = await kcpt(['ws', 'tree'], env);
     expect([locked.exitCode, locked.stderr]).toEqual([1, expect.stringContaining('User "user-1" cannot list resource "workspaces"')]);
     expect(paths(JSON.parse(await ok(['ws', 'tree', '-w', `:${home}`, '-o', 'json'], admin)) as Node)).toEqual(paths(mine));
+  });
+
+  it('ws create waits while the workspace initializes and returns once its initializer is done', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-init') };
+    const admin = e2e.at('root');
+    await create(admin, workspaceType('slow-init', { extend: { with: [root('universal')] }, initializer: true }));
+    const creating = kcpt(['ws', 'create', 'patient', '--type', 'root:slow-init', '--enter'], env);
+    // The workspace sits in Initializing (the command keeps waiting) until the initializer removes itself.
+    const cluster = await eventually('workspace "patient" in phase Initializing', async () => {
+      const got = await admin(['get', 'workspace', 'patient', '-o', 'json'], { reject: false });
+      const ws = got.exitCode === 0 ? JSON.parse(got.stdout) : undefined;
+      return ws?.status?.phase === 'Initializing' ? (ws.spec.cluster as string) : undefined;
+    });
+    const vw = `${e2e.server.url}/services/initializingworkspaces/root:slow-init/clusters/${cluster}`;
+    await eventually('the workspace in the initializing virtual workspace', async () =>
+      (await e2e.atUrl(vw)(['get', 'logicalcluster', 'cluster'], { reject: false })).exitCode === 0 ? true : undefined,
+    );
+    await e2e.atUrl(vw)(['patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', '[{"op":"remove","path":"/status/initializers/0"}]']);
+    const done = await creating;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stdout).toBe(
+      [
+        'Workspace "patient" (type root:slow-init) created. Waiting for it to be ready...',
+        'Workspace "patient" (type root:slow-init) is ready to use.',
+        "Current workspace is 'root:patient' (type root:slow-init).",
+        '',
+      ].join('\n'),
+    );
+    await mark('root:patient');
+    expect(await markersSeen(env)).toEqual(['root-patient']);
+  });
+
+  it('verifies the server as kubectl does: another CA or server name fails, --tls-server-name and --insecure-skip-tls-verify work', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-tls') };
+    const elsewhere = join(scratch, 'other-pki');
+    mkdirSync(elsewhere);
+    await ensureServingCertificates(elsewhere, { hosts: [] });
+    const otherCa = await kcpt(['ws', 'tree', '-w', ':root:org', '--certificate-authority', join(elsewhere, 'ca.crt')], env);
+    expect([otherCa.exitCode, otherCa.stdout]).toEqual([1, '']);
+    expect(otherCa.stderr).toMatch(/^Error: Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority/);
+    const otherName = await kcpt(['ws', 'tree', '-w', ':root:org', '--tls-server-name', 'kcp.invalid'], env);
+    expect([otherName.exitCode, otherName.stdout]).toEqual([1, '']);
+    expect(otherName.stderr).toContain("Host: kcp.invalid. is not in the cert's altnames");
+
+    const tree = '.\n└── org\n    └── team\n\n';
+    expect(await ok(['ws', 'tree', '-w', ':root:org', '--tls-server-name', 'localhost'], env)).toBe(tree);
+    const token = (load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { users: { name: string; user: { token?: string } }[] }).users.find(
+      (u) => u.name === 'kcp-admin',
+    )!.user.token!;
+    const bare = { KUBECONFIG: join(scratch, 'no-such-kubeconfig') };
+    const flags = ['--server', e2e.url('root:org'), '--token', token];
+    expect(await ok(['ws', 'tree', ...flags, '--insecure-skip-tls-verify'], bare)).toBe(tree);
+    // Without a CA (none in a kubeconfig, none given) the server's own CA is unknown to Node's roots.
+    const noCa = await kcpt(['ws', 'tree', ...flags], bare);
+    expect([noCa.exitCode, noCa.stderr]).toEqual([1, expect.stringContaining('Error: Unable to connect to the server: ')]);
   });
 
   it('prints data as JSON with -o json, and never prompts without a terminal', async () => {

@@ -146,6 +146,34 @@ describe('kcpt kubeconfig', () => {
     expect(got.stdout.trim(), got.stderr).toBe('configmap/from-ci');
   });
 
+  it('takes ~ (also as the shell expands it) and user:<name> for a home workspace, as kcpt ws does', async () => {
+    const home = 'root:users:bi:ie:user-1';
+    const file = join(scratch, 'home.kubeconfig');
+    const made = await kcpt(['kubeconfig', '~', '--user', 'user-1', '--token', users.user1.token, '-o', file]);
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(made.stdout.trim()).toBe(`Wrote kubeconfig for user "user-1" in workspace "${home}" to ${file}.`);
+    const created = await kubectlWith(file, ['create', 'configmap', 'at-home', '-n', 'default']);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const there = await e2e.at(home)(['get', 'configmap', 'at-home', '-n', 'default', '-o', 'name']);
+    expect(there.stdout).toBe('configmap/at-home');
+
+    // An unquoted ~ reaches kcpt as $HOME; the admin names user-1's home with kcp's alias, a child of it with :sub.
+    const expanded = await kcpt(['kubeconfig', e2e.server.env.HOME!, '--user', 'user-1', '--token', users.user1.token, '-o', 'json']);
+    expect(JSON.parse(expanded.stdout).clusters[0].cluster.server, expanded.stderr).toBe(e2e.url(home));
+    const alias = await kcpt(['kubeconfig', 'user:user-1', '-o', 'json']);
+    expect(JSON.parse(alias.stdout).clusters, alias.stderr).toMatchObject([{ name: home, cluster: { server: e2e.url(home) } }]);
+    await createWorkspace(e2e.at(home), 'ci');
+    const child = await kcpt(['kubeconfig', ':user:user-1:ci', '-o', 'json']);
+    expect(JSON.parse(child.stdout)['current-context'], child.stderr).toBe(`${home}:ci`);
+
+    const nobody = await kcpt(['kubeconfig', 'user:nobody', '-o', 'json']);
+    expect([nobody.exitCode, nobody.stdout, nobody.stderr.trim()]).toEqual([
+      1,
+      '',
+      'Error: no home workspace of user "nobody" that these credentials may use (user:nobody); a home exists once its user has entered it with "kcpt ws ~"',
+    ]);
+  });
+
   it('prints the kubeconfig as yaml by default and as json with -o json', async () => {
     const yaml = await kcpt(['kubeconfig', 'root:org:team', '--user', 'user-1', '--token', users.user1.token]);
     expect(yaml.exitCode, yaml.stderr).toBe(0);

@@ -133,6 +133,23 @@ describe('kubectl plugin shims on PATH', () => {
     const viaContext = await viaKubectl(['ws', '.', '--kubeconfig', file, '--context', 'system:admin'], { KUBECONFIG: undefined });
     expect(viaContext.stdout, viaContext.stderr).toBe("Current workspace is 'system:admin'.");
 
+    // Connection flags before the subcommand, as kcp's persistent cobra flags allow (kubectl ws --context x use y).
+    const before = await viaKubectl(['ws', '--kubeconfig', file, 'use', ':root:org:team'], { KUBECONFIG: undefined });
+    expect(before.stdout, before.stderr).toBe("Current workspace is 'root:org:team' (type root:universal).");
+    expect(await markersSeen(file)).toEqual(['root-org-team']);
+    const short = await viaKubectl(['ws', '--kubeconfig', file, '--context', 'system:admin', 'current', '--short'], { KUBECONFIG: undefined });
+    expect([short.exitCode, short.stdout, short.stderr]).toEqual([0, 'system:admin', '']);
+    const rootTree = await viaKubectl(['ws', '--server', e2e.url('root:org'), 'tree', '--full'], { KUBECONFIG: file });
+    expect(rootTree.stdout, rootTree.stderr).toBe('.\n└── root:org\n    └── root:org:team\n');
+    const kcp = await viaKubectl(['kcp', '--kubeconfig', file, 'ws', '--context', 'system:admin', '.'], { KUBECONFIG: undefined });
+    expect(kcp.stdout, kcp.stderr).toBe("Current workspace is 'system:admin'.");
+    expect(await viaKcpt(['ws', '--kubeconfig', file, 'cd', '..'], { KUBECONFIG: undefined })).toEqual({
+      stdout: "Current workspace is 'root:org' (type root:organization).",
+      stderr: '',
+      exitCode: 0,
+    });
+    expect(await markersSeen(file)).toEqual(['root-org']);
+
     // `kubectl ws ~` unquoted reaches the plugin as $HOME; it means home, as it does for kcpt.
     const home = e2e.server.env.HOME!;
     const plugin = await viaKubectl(['ws', home], { KUBECONFIG: file });
@@ -143,21 +160,32 @@ describe('kubectl plugin shims on PATH', () => {
     expect(tree.stdout).toMatch(/^Current workspace is 'root:users:[a-z0-9]{2}:[a-z0-9]{2}'/);
   });
 
-  it('answers kcp’s other plugin commands with a clear usage error, exit 2', async () => {
+  it('runs kubectl kcp crd snapshot and checks kubectl kcp bind apiexport’s argument like kcp; claims is not yet served (exit 2)', async () => {
     const env = { KUBECONFIG: e2e.server.kubeconfig };
-    const bind = await viaKubectl(['kcp', 'bind', 'apiexport', 'root:org:cowboys'], env);
+    const crd = join(scratch, 'crd.yaml');
+    copyFileSync(join(repoRoot, 'templates', 'api-provider', 'crd.yaml'), crd);
+    const snapshot = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', crd, '--prefix', 'v1'], env);
+    expect(snapshot.exitCode, snapshot.stderr).toBe(0);
+    expect(snapshot.stdout).toMatch(/^apiVersion: apis.kcp.io\/v1alpha1\nkind: APIResourceSchema\nmetadata:\n  name: v1.widgets.demo.kcpt.dev\n/);
+    expect(snapshot.stdout.endsWith('\n---')).toBe(true);
+    expect(snapshot.stdout).toBe((await viaKcpt(['export', 'snapshot', '-f', crd, '--prefix', 'v1'], env)).stdout);
+    const noPrefix = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', crd], env);
+    expect([noPrefix.exitCode, noPrefix.stderr.trim()]).toEqual([2, 'Error: --prefix is required']);
+
+    const bind = await viaKubectl(['kcp', 'bind', 'apiexport', 'cowboys'], env);
     expect([bind.exitCode, bind.stdout, bind.stderr.trim()]).toEqual([
       2,
       '',
-      'Error: "kubectl kcp bind apiexport" is not yet available in kcpt; "kubectl kcp ws" is. See "kubectl kcp --help".',
+      'Error: fully qualified reference to workspace where APIExport exists is required. The format is `<logical-cluster-name>:<apiexport>` or `<full>:<path>:<to>:<apiexport>`',
     ]);
-    const crd = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', 'crds.yaml', '--prefix', 'v1'], env);
-    expect([crd.exitCode, crd.stderr.trim()]).toEqual([
+    const claims = await viaKubectl(['kcp', 'claims', 'get', 'apibinding'], env);
+    expect([claims.exitCode, claims.stderr.trim()]).toEqual([
       2,
-      'Error: "kubectl kcp crd snapshot" is not yet available in kcpt; "kubectl kcp ws" is. See "kubectl kcp --help".',
+      'Error: "kubectl kcp claims" is not yet available in kcpt; "kubectl kcp ws", "bind" and "crd" are. See "kubectl kcp --help".',
     ]);
     const help = await viaKubectl(['kcp'], env);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('kubectl kcp workspace|ws [command] [flags]');
+    expect(help.stdout).toContain('kubectl kcp bind apiexport <path>:<export> [flags]');
   });
 });

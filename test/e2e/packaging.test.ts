@@ -122,9 +122,16 @@ describe('packaging: npm pack, global install into a scratch prefix, everything 
     expect(tree.stdout, tree.stderr).toBe('.\n└── root\n    └── demo\n');
     expect((await run('kubectl', ['kcp', 'ws', 'current', '--short'])).stdout).toBe('root');
 
-    const notYet = await run('kubectl', ['kcp', 'bind', 'apiexport', 'root:org:export']);
-    expect(notYet.exitCode).toBe(2);
-    expect(notYet.stderr.trim()).toBe('Error: "kubectl kcp bind apiexport" is not yet available in kcpt; "kubectl kcp ws" is. See "kubectl kcp --help".');
+    const badBind = await run('kubectl', ['kcp', 'bind', 'apiexport', 'export']);
+    expect(badBind.exitCode).toBe(2);
+    expect(badBind.stderr.trim()).toMatch(/^Error: fully qualified reference to workspace where APIExport exists is required/);
+
+    // The starter project ships in the package (templates/) and kcpt export init copies it out.
+    const init = await run('kcpt', ['export', 'init', join(scratch, 'provider'), '-o', 'json']);
+    expect(init.exitCode, init.stderr).toBe(0);
+    expect(JSON.parse(init.stdout).files).toEqual(expect.arrayContaining(['crd.yaml', 'package.json', 'src/controller.ts', 'README.md']));
+    const snapshot = await run('kubectl', ['kcp', 'crd', 'snapshot', '-f', join(scratch, 'provider', 'crd.yaml'), '--prefix', 'v1']);
+    expect(snapshot.stdout, snapshot.stderr).toContain('name: v1.widgets.demo.kcpt.dev');
 
     const status = await run('kcpt', ['status', '--root-directory', root, '-o', 'json']);
     expect(status.exitCode, status.stderr).toBe(0);

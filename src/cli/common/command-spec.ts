@@ -16,6 +16,8 @@ export interface FlagSpec {
   /** Shown under this heading in --help (connection flags go under GLOBAL). */
   helpGroup?: string;
   hidden?: boolean;
+  /** A string flag that may be given more than once (`-f a.yaml -f b.yaml`); its value is a string[]. */
+  multiple?: boolean;
 }
 
 export interface ArgSpec {
@@ -24,7 +26,7 @@ export interface ArgSpec {
   required?: boolean;
 }
 
-export type FlagValues = Record<string, string | boolean | undefined>;
+export type FlagValues = Record<string, string | string[] | boolean | undefined>;
 export type ArgValues = Record<string, string | undefined>;
 
 export interface CommandInput {

@@ -20,7 +20,7 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
       strict: true,
       allowPositionals: true,
       options: Object.fromEntries(
-        spec.flags.map((f) => [f.name, { type: f.kind, ...(f.char ? { short: f.char } : {}) }]),
+        spec.flags.map((f) => [f.name, { type: f.kind, ...(f.multiple ? { multiple: true } : {}), ...(f.char ? { short: f.char } : {}) }]),
       ),
     });
   } catch {
@@ -30,9 +30,9 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
   const flags: FlagValues = {};
   for (const f of spec.flags) {
     const value = (parsed.values as Record<string, string | boolean | (string | boolean)[] | undefined>)[f.name];
-    if (Array.isArray(value)) return undefined;
+    if (Array.isArray(value) !== Boolean(f.multiple && value !== undefined)) return undefined;
     if (value !== undefined && f.options && !f.options.includes(String(value))) return undefined;
-    flags[f.name] = value;
+    flags[f.name] = value as string | string[] | boolean | undefined;
   }
   const args: ArgValues = {};
   spec.args.forEach((a, i) => {

@@ -1,12 +1,13 @@
 /**
  * A small Kubernetes REST client over node:https: the kubeconfig's CA, token, basic auth or client certificate,
- * JSON in and out, kube's Status errors, and client-go's retry of 429 answers that carry Retry-After (kcp
- * answers the home workspace with one while it is being created). One keep-alive agent per client, so a command's
- * requests share a TLS connection; close() lets the process exit at once. node:https is loaded on the first request
- * (~15 ms of Node's own module loading that commands which only read the kubeconfig should not pay).
+ * JSON in and out, kube's Status errors, client-go's retry of 429 answers that carry Retry-After (kcp answers the
+ * home workspace with one while it is being created), and watches read as a stream of events. One keep-alive agent
+ * per client, so a command's requests share a TLS connection; close() lets the process exit at once. node:https is
+ * loaded on the first request (~15 ms of Node's own module loading that commands which only read the kubeconfig
+ * should not pay).
  */
 import type { Agent } from 'node:https';
-import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { ApiError, ConnectionError, type StatusBody } from './errors.js';
 import type { Connection } from './connection.js';
 
@@ -15,6 +16,14 @@ export interface RequestOptions {
   body?: unknown;
   /** Content-Type of the body (JSON by default). */
   contentType?: string;
+  /** Aborting it ends the request (and a watch) with an AbortError. */
+  signal?: AbortSignal;
+}
+
+/** One line of a watch stream. ERROR events are thrown as ApiError instead of being yielded. */
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  object: T;
 }
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -70,10 +79,43 @@ export class KubeClient {
           continue;
         }
       }
-      const parsed = parseJson(res.text);
-      if (res.status >= 200 && res.status < 300) return { body: parsed as T, headers: res.headers };
-      const status = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
-      throw new ApiError(res.status, status, status ? '' : res.text);
+      if (res.status >= 200 && res.status < 300) return { body: parseJson(res.text) as T, headers: res.headers };
+      throw apiErrorOf(res.status, res.text);
+    }
+  }
+
+  /**
+   * A watch on `path` (a collection; narrow it with a fieldSelector): its events as they arrive, until the server
+   * ends the stream (its timeoutSeconds), the consumer stops iterating, or opts.signal aborts. A non-2xx answer and
+   * an ERROR event (e.g. 410 Gone for a resourceVersion too old) throw ApiError.
+   */
+  async *watch<T>(path: string, opts: RequestOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    // No idle timeout: a watch is quiet until something changes (the server ends it after timeoutSeconds).
+    const res = await this.send('GET', path, { ...opts, query: { ...opts.query, watch: true } }, 0);
+    try {
+      if (res.statusCode !== 200) throw apiErrorOf(res.statusCode ?? 0, await readText(res));
+      res.setEncoding('utf8');
+      let pending = '';
+      for await (const chunk of res as AsyncIterable<string>) {
+        pending += chunk;
+        for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+          const line = pending.slice(0, nl).trim();
+          pending = pending.slice(nl + 1);
+          if (!line) continue;
+          const event = JSON.parse(line) as { type: string; object: unknown };
+          if (event.type === 'ERROR') {
+            const status = event.object as StatusBody;
+            throw new ApiError(status.code ?? 500, status, '');
+          }
+          yield event as WatchEvent<T>;
+        }
+      }
+    } catch (err) {
+      // The connection dropping mid-stream is a network failure like any other; ours and the caller's pass through.
+      if (err instanceof ApiError || (err as Error).name === 'AbortError') throw err;
+      throw new ConnectionError((err as Error).message);
+    } finally {
+      res.destroy();
     }
   }
 
@@ -85,15 +127,8 @@ export class KubeClient {
     this.transport ??= (async () => {
       const c = this.connection;
       if (this.secure) {
-        const https = await import('node:https');
-        const agent = new https.Agent({
-          keepAlive: true,
-          ca: c.ca,
-          cert: c.clientCert,
-          key: c.clientKey,
-          rejectUnauthorized: !c.insecureSkipTLSVerify,
-          servername: c.tlsServerName,
-        });
+        const [https, { createHttpsAgent }] = await Promise.all([import('node:https'), import('./https-agent.js')]);
+        const agent = createHttpsAgent(c);
         this.agent = agent;
         return { agent, send: https.request };
       }
@@ -106,6 +141,12 @@ export class KubeClient {
   }
 
   private async once(method: string, path: string, opts: RequestOptions): Promise<{ status: number; headers: ResponseHeaders; text: string }> {
+    const res = await this.send(method, path, opts);
+    return { status: res.statusCode ?? 0, headers: res.headers, text: await readText(res) };
+  }
+
+  /** Sends the request; resolves with the response once its headers arrived (the body is the caller's to read). */
+  private async send(method: string, path: string, opts: RequestOptions, idleTimeoutMs = requestTimeoutMs): Promise<IncomingMessage> {
     const url = new URL(this.baseUrl + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
@@ -116,17 +157,28 @@ export class KubeClient {
     }
     const { agent, send } = await this.loadTransport();
     return new Promise((resolve, reject) => {
-      const req = send(url, { method, headers, agent, timeout: requestTimeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (err) => reject(new ConnectionError(err.message)));
-      });
-      req.on('timeout', () => req.destroy(new Error(`request to ${url.host} timed out after ${requestTimeoutMs / 1000}s`)));
-      req.on('error', (err: NodeJS.ErrnoException) => reject(new ConnectionError(describeNetworkError(err, url))));
+      const req = send(url, { method, headers, agent, timeout: idleTimeoutMs || undefined, signal: opts.signal }, resolve);
+      req.on('timeout', () => req.destroy(new Error(`request to ${url.host} timed out after ${idleTimeoutMs / 1000}s`)));
+      req.on('error', (err: NodeJS.ErrnoException) => reject(err.name === 'AbortError' ? err : new ConnectionError(describeNetworkError(err, url))));
       req.end(body);
     });
   }
+}
+
+function readText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', (err) => reject(new ConnectionError(err.message)));
+  });
+}
+
+/** A non-2xx answer as an ApiError: its Status body when it has one, else the text. */
+function apiErrorOf(status: number, text: string): ApiError {
+  const parsed = parseJson(text);
+  const body = parsed && (parsed as StatusBody).kind === 'Status' ? (parsed as StatusBody) : undefined;
+  return new ApiError(status, body, body ? '' : text);
 }
 
 /** The part of a server URL before `/clusters/`, as kcp's plugins compute the base (a path prefix is kept). */

@@ -4,6 +4,8 @@
  * Colours come from chalk, loaded only when they are on: a TTY stream, NO_COLOR unset (FORCE_COLOR forces them).
  * Nothing prompts or animates unless stdin and the stream are TTYs and CI is unset.
  */
+import { isatty } from 'node:tty';
+
 export interface Io {
   out(text: string): void;
   err(text: string): void;
@@ -17,9 +19,11 @@ export function processIo(): Io {
   return {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // isatty() on the descriptors rather than process.std*.isTTY: the getters build each stream (process.stdin
+    // loads Node's file-stream or socket modules), and most commands never read stdin or write stderr.
+    stdoutIsTTY: isatty(1),
+    stderrIsTTY: isatty(2),
+    stdinIsTTY: isatty(0),
     env: process.env,
   };
 }

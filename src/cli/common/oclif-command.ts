@@ -20,6 +20,7 @@ export function oclifFlags(spec: CommandSpec): AnyFlags {
         ...(f.char ? { char: f.char as 'o' } : {}),
       };
       if (f.kind === 'boolean') return [f.name, Flags.boolean(common)];
+      if (f.multiple) return [f.name, Flags.string({ ...common, multiple: true })];
       if (f.options) return [f.name, Flags.string({ ...common, options: [...f.options] })];
       return [f.name, Flags.string(common)];
     }),
@@ -40,7 +41,7 @@ export function commandClass(spec: CommandSpec): typeof Command {
       const parsed = await this.parse(SpecCommand);
       const code = await executeSpec(spec, {
         args: parsed.args as Record<string, string | undefined>,
-        flags: parsed.flags as Record<string, string | boolean | undefined>,
+        flags: parsed.flags as Record<string, string | string[] | boolean | undefined>,
         io: processIo(),
       });
       if (code !== 0) this.exit(code);

@@ -37,6 +37,15 @@ export function joinPath(path: string, child: string): string {
   return `${path}:${child}`;
 }
 
+/**
+ * kcp's reading of a workspace argument the shell may have touched: an unquoted `~` arrives as `$HOME` (or
+ * `$HOME/sub`), which means `~` (`~:sub`) again, and `/` separates segments like `:` (`../team` is `..:team`).
+ */
+export function unexpandHome(arg: string, home: string): string {
+  const name = home && arg.startsWith(home) ? `~${arg.slice(home.length)}` : arg;
+  return name.replaceAll('/', ':');
+}
+
 /** Drops `.` segments and pops one segment for each `..`; `tooHigh` is the error text for going above the first segment. */
 export function resolveDots(path: string, tooHigh: string): string {
   const out: string[] = [];

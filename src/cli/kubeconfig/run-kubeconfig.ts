@@ -4,7 +4,6 @@
  * Trying first means a CI job finds out about a wrong token or a missing grant here, not in its first kubectl call.
  */
 import path from 'node:path';
-import { writeFileAtomic } from '../../engine/auth/files.js';
 import type { FlagValues } from '../common/command-spec.js';
 import { connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig, type ResolvedConfig } from '../common/connection.js';
@@ -12,9 +11,11 @@ import { ApiError, CliError, UsageError } from '../common/errors.js';
 import { baseUrlOf, KubeClient } from '../common/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData } from '../common/output.js';
-import { clusterUrl, isValidPath, joinPath, parseClusterUrl, resolveDots } from '../common/workspace-path.js';
+import { writePrivateFile } from '../common/private-file.js';
+import { clusterUrl } from '../common/workspace-path.js';
 import { parseDuration, StartUsageError } from '../start/flags.js';
 import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from './standalone-kubeconfig.js';
+import { resolveTargetWorkspace } from './target-workspace.js';
 
 interface ServiceAccountRef {
   namespace: string;
@@ -25,7 +26,7 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const serviceAccount = parseServiceAccount(flags['service-account'] as string | undefined);
   const expirationSeconds = tokenSeconds(flags.duration as string | undefined, serviceAccount);
   const config = resolveCredentials(flags, serviceAccount);
-  const workspace = targetWorkspace(config.connection.server, workspaceArg);
+  const workspace = await resolveTargetWorkspace(config.connection, workspaceArg);
   const server = clusterUrl(new URL(baseUrlOf(config.connection.server)), workspace);
 
   let credentials: StandaloneKubeconfigInput['connection'];
@@ -54,9 +55,11 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const text = dump(kubeconfig, { lineWidth: -1, noRefs: true, noArrayIndent: true });
   if (output === undefined || output === '-') return io.out(text);
   const file = path.resolve(output);
-  await writeFileAtomic(file, text, 0o600).catch((err: Error) => {
-    throw new CliError(`cannot write ${file}: ${err.message}`);
-  });
+  try {
+    writePrivateFile(file, text);
+  } catch (err) {
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+  }
   const until = expires ? `, token valid until ${expires}` : '';
   io.out(`Wrote kubeconfig for user "${userName}" in workspace "${workspace}" to ${output}${until}.\n`);
 }
@@ -94,22 +97,6 @@ function resolveCredentials(flags: FlagValues, serviceAccount: ServiceAccountRef
     }
     throw err;
   }
-}
-
-/** `root:a` / `:root:a` absolute; anything else relative to the workspace the server URL points at. */
-export function targetWorkspace(server: string, arg: string | undefined): string {
-  const current = parseClusterUrl(server)?.path;
-  let name = arg ?? '.';
-  if (name === 'root' || name.startsWith('root:')) name = `:${name}`;
-  let joined: string;
-  if (name.startsWith(':')) joined = name.slice(1);
-  else if (current !== undefined) joined = joinPath(current, name);
-  else if (arg === undefined) throw new UsageError(`the server URL ${server} points at no workspace: name one, e.g. kcpt kubeconfig root:org`);
-  else throw new UsageError(`"${arg}" is relative, but the server URL ${server} points at no workspace: give an absolute path like root:org`);
-  const workspace = resolveDots(joined, 'cannot go above the root workspace');
-  if (workspace === '') throw new CliError('cannot go above the root workspace');
-  if (!isValidPath(workspace)) throw new UsageError(`invalid workspace path: ${arg}`);
-  return workspace;
 }
 
 async function requestToken(

@@ -7,7 +7,8 @@ export const kubeconfigSpec: CommandSpec = {
   summary: 'Write a standalone kubeconfig for one workspace and one user or service account (for CI jobs and per-tenant tools).',
   description: [
     'The kubeconfig has a single cluster (the workspace URL, with the CA embedded), context and user, and works with no other kubeconfig.',
-    "The workspace is absolute (root:org:team or :root:org:team) or relative to the current one (team, ..); no argument means the current workspace.",
+    "The workspace is absolute (root:org:team or :root:org:team) or relative to the current one (team, ..); no argument means the current workspace;",
+    "~ (or ~:sub) is the home workspace of the user whose credentials are used, user:NAME (or user:NAME:sub) that user's home.",
     'Credentials: --user NAME takes that user from the current kubeconfig, or names the user whose token --token gives;',
     'without either, the current context\'s user. --service-account NAMESPACE/NAME instead asks the server for a token of that',
     'service account in the workspace (TokenRequest, made with the current credentials; --duration sets its lifetime).',
@@ -15,11 +16,12 @@ export const kubeconfigSpec: CommandSpec = {
   ].join(' '),
   examples: [
     '<%= config.bin %> kubeconfig root:org:team --user alice -o team.kubeconfig',
+    "<%= config.bin %> kubeconfig '~' --user bob --token \"$BOB_TOKEN\" -o bob-home.kubeconfig",
     '<%= config.bin %> kubeconfig root:org:team --user bob --token "$BOB_TOKEN" -o bob.kubeconfig',
     '<%= config.bin %> kubeconfig root:org:team --service-account default/ci --duration 2h -o ci.kubeconfig',
     '<%= config.bin %> kubeconfig :root:org --server https://127.0.0.1:6443 --certificate-authority .kcp/ca.crt --token "$TOKEN"',
   ],
-  args: [{ name: 'workspace', description: 'Workspace the kubeconfig points at (default: the current one).' }],
+  args: [{ name: 'workspace', description: 'Workspace the kubeconfig points at (default: the current one; ~ and user:NAME for a home).' }],
   flags: [
     {
       name: 'output',

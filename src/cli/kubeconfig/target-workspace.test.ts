@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { targetWorkspace } from './run-kubeconfig.js';
+import { homeAlias, targetWorkspace } from './target-workspace.js';
 
 const at = (path: string) => `https://127.0.0.1:6443/clusters/${path}`;
 
@@ -27,5 +27,18 @@ describe('the workspace kcpt kubeconfig points at', () => {
   it('rejects paths that are not workspace paths, and going above root', () => {
     expect(() => targetWorkspace(at('root'), 'Bad_Name')).toThrow('invalid workspace path: Bad_Name');
     expect(() => targetWorkspace(at('root'), '..')).toThrow('cannot go above the root workspace');
+  });
+});
+
+describe('home aliases kcpt kubeconfig resolves with the server', () => {
+  it('reads ~, ~:sub, user:<name> and :user:<name>:sub', () => {
+    expect(homeAlias('~')).toEqual({ rest: '' });
+    expect(homeAlias('~:ci:..')).toEqual({ rest: 'ci:..' });
+    expect(homeAlias('user:bob')).toEqual({ user: 'bob', rest: '' });
+    expect(homeAlias(':user:bob:team')).toEqual({ user: 'bob', rest: 'team' });
+  });
+
+  it('leaves every other argument to the path rules', () => {
+    for (const name of ['root:org', 'users', 'user', 'team:user:bob', '~bob']) expect(homeAlias(name)).toBeUndefined();
   });
 });

@@ -1,8 +1,8 @@
 /**
  * `kcpt ws create NAME`: kcp's `kubectl create workspace`. Creates the Workspace in the current workspace (or
  * `-w`), waits up to a minute for phase Ready with kcp's messages, then optionally creates a context for it
- * (--create-context) and/or enters it (--enter). The wait polls quickly at first (a kcpt workspace is usually Ready
- * within milliseconds) and settles at kcp's 500 ms.
+ * (--create-context) and/or enters it (--enter). kcp's plugin polls every 500 ms; a kcpt workspace is usually Ready
+ * within milliseconds, so the wait watches the workspace instead and returns on the event that makes it Ready.
  */
 import { ApiError, CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
@@ -13,7 +13,7 @@ import { parseClusterUrl } from '../common/workspace-path.js';
 import { runCreateContext } from './create-context.js';
 import { parseLabelSelector } from './label-selector.js';
 import { useWorkspace } from './use.js';
-import { createWorkspace, getWorkspace, typeString, type TypeReference, type Workspace } from './workspace-api.js';
+import { createWorkspace, getWorkspace, typeString, watchWorkspace, type TypeReference, type Workspace } from './workspace-api.js';
 
 export interface CreateOptions {
   name: string;
@@ -25,8 +25,6 @@ export interface CreateOptions {
   output?: OutputFormat;
   readyTimeoutMs?: number;
 }
-
-const pollScheduleMs = [20, 40, 80, 160, 320, 500];
 
 /** `--type root:organization` → { path: 'root', name: 'organization' }; a bare name leaves the path to admission. */
 export function parseTypeFlag(type: string): TypeReference {
@@ -81,7 +79,7 @@ export async function createWorkspaceCommand(session: Session, io: Io, opts: Cre
 
   if (!ready()) {
     ws = await withProgress(io, `Waiting for workspace "${opts.name}" to be ready`, () =>
-      waitForReady(session, parent, opts.name, opts.readyTimeoutMs ?? 60_000),
+      waitForReady(session, parent, ws, opts.readyTimeoutMs ?? 60_000),
     );
   }
   say(`${reference} is ready to use.\n`);
@@ -101,18 +99,32 @@ export async function createWorkspaceCommand(session: Session, io: Io, opts: Cre
   }
 }
 
-/** Polls until phase Ready; a 404 right after creation is tolerated (kcp waits up to 5 s for the object to show). */
-async function waitForReady(session: Session, parent: string, name: string, timeoutMs: number): Promise<Workspace> {
+/**
+ * Watches the workspace from the resourceVersion of the object the create (or get) answered with, so no change in
+ * between is missed, and returns it on the first event that shows it Ready. A watch the server ends is resumed from
+ * the last event seen; one whose resourceVersion has been compacted away (410 Gone) resumes from a fresh GET.
+ */
+async function waitForReady(session: Session, parent: string, seen: Workspace, timeoutMs: number): Promise<Workspace> {
+  const name = seen.metadata.name;
   const deadline = Date.now() + timeoutMs;
-  const notFoundDeadline = Date.now() + 5_000;
-  for (let attempt = 0; ; attempt++) {
-    await new Promise((r) => setTimeout(r, pollScheduleMs[Math.min(attempt, pollScheduleMs.length - 1)]));
+  const signal = AbortSignal.timeout(timeoutMs);
+  const timedOut = () => new CliError(`timed out waiting for workspace "${name}" to be ready: context deadline exceeded`);
+  let resourceVersion = seen.metadata.resourceVersion;
+  for (;;) {
     try {
-      const ws = await getWorkspace(session.client, parent, name);
-      if (ws.status?.phase === 'Ready') return ws;
+      const timeoutSeconds = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
+      for await (const { type, object } of watchWorkspace(session.client, parent, name, { resourceVersion, timeoutSeconds, signal })) {
+        resourceVersion = object.metadata?.resourceVersion ?? resourceVersion;
+        if (type === 'DELETED') throw new CliError(`workspace "${name}" was deleted before it became ready`);
+        if (type !== 'BOOKMARK' && object.status?.phase === 'Ready') return object;
+      }
     } catch (err) {
-      if (!(err instanceof ApiError && err.notFound && Date.now() < notFoundDeadline)) throw err;
+      if (signal.aborted) throw timedOut();
+      if (!(err instanceof ApiError && err.status === 410)) throw err;
+      const current = await getWorkspace(session.client, parent, name);
+      if (current.status?.phase === 'Ready') return current;
+      resourceVersion = current.metadata.resourceVersion;
     }
-    if (Date.now() > deadline) throw new CliError(`timed out waiting for workspace "${name}" to be ready: context deadline exceeded`);
+    if (Date.now() >= deadline) throw timedOut();
   }
 }

@@ -60,7 +60,7 @@ export async function showTree(session: Session, io: Io, opts: TreeOptions): Pro
 async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptions): Promise<boolean> {
   const every = await listEveryWorkspace(client);
   if (!every) return false;
-  const byParent = new Map<string, Workspace[]>();
+  const byParent = new Map<string, { ws: Workspace; path: string }[]>();
   let known = root.path === 'root';
   for (const ws of every) {
     const path = ws.metadata.annotations?.['kcp.io/path'];
@@ -69,17 +69,18 @@ async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptio
     if (path === root.path) known = true;
     const parent = path.slice(0, at);
     const siblings = byParent.get(parent);
-    if (siblings) siblings.push(ws);
-    else byParent.set(parent, [ws]);
+    if (siblings) siblings.push({ ws, path });
+    else byParent.set(parent, [{ ws, path }]);
   }
   // A cluster name in the URL, or a workspace the index does not hold (a system cluster): list level by level.
   if (!known) return false;
   const attach = (node: TreeNode) => {
     node.children = (byParent.get(node.path) ?? [])
-      .filter((ws) => !ws.metadata.deletionTimestamp)
+      .filter(({ ws }) => !ws.metadata.deletionTimestamp)
       // The order a per-level LIST gives: by name (storage key order).
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
-      .map((ws) => childNode(node, ws, opts.full));
+      .sort(({ ws: a }, { ws: b }) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+      // The index names each workspace's path: no need to parse it out of spec.URL.
+      .map(({ ws, path }) => childNode(node, ws, opts.full, path));
     for (const child of node.children) {
       if (opts.wide) child.logicalClusterPhase = child.phase;
       if (!child.mount) attach(child);
@@ -102,9 +103,9 @@ async function populate(client: KubeClient, node: TreeNode, opts: TreeOptions, l
   );
 }
 
-function childNode(parent: TreeNode, ws: Workspace, full: boolean): TreeNode {
+function childNode(parent: TreeNode, ws: Workspace, full: boolean, knownPath?: string): TreeNode {
   const label = full ? `${parent.name}:${ws.metadata.name}` : ws.metadata.name;
-  const path = parseClusterUrl(ws.spec?.URL ?? '')?.path;
+  const path = knownPath ?? parseClusterUrl(ws.spec?.URL ?? '')?.path;
   const type = typeString(ws.spec?.type);
   const phase = ws.status?.phase;
   if (!path) {

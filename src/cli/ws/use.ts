@@ -12,11 +12,11 @@ import type { Io } from '../common/io.js';
 import type { KubeClient } from '../common/http-client.js';
 import type { OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { baseName, clusterUrl, isValidPath, joinPath, parentPath, parseClusterUrl, resolveDots, rootOf } from '../common/workspace-path.js';
+import { baseName, clusterUrl, isValidPath, joinPath, parentPath, parseClusterUrl, resolveDots, rootOf, unexpandHome } from '../common/workspace-path.js';
 import { checkPermissionClaims } from './claims.js';
 import { switchToUrl, swapToPrevious } from './context-rewrite.js';
 import { printCurrentWorkspace } from './current-workspace.js';
-import { getHome, getWorkspace, typeString } from './workspace-api.js';
+import { getWorkspace, homePath, typeString } from './workspace-api.js';
 
 export interface UseOptions {
   name: string;
@@ -31,10 +31,8 @@ const homeNote = "Note: 'kubectl ws' now matches 'cd' semantics: go to home work
 
 /** Step 1 of kcp's `ws use`: the argument as typed → the argument the cases below understand. */
 export function normalizeArgument(arg: string, opts: { home: string; short: boolean }): { name: string; notes: string[] } {
-  let name = arg;
+  let name = unexpandHome(arg, opts.home);
   const notes: string[] = [];
-  if (opts.home && name.startsWith(opts.home)) name = `~${name.slice(opts.home.length)}`;
-  name = name.replaceAll('/', ':');
   if ((name === 'root' || name.startsWith('root:')) && !opts.short) {
     name = `:${name}`;
     notes.push(rootNote);
@@ -100,19 +98,6 @@ export async function useWorkspace(session: Session, io: Io, opts: UseOptions): 
     await print(url, type);
     for (const note of homeNotes) io.err(note);
   }
-}
-
-/** The home workspace's path, from the `spec.URL` of the `~` Workspace in root. */
-async function homePath(client: KubeClient): Promise<string> {
-  const home = await getHome(client);
-  const url = home.spec?.URL ?? '';
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    throw new CliError(`invalid home workspace URL "${url}"`);
-  }
-  return pathname.slice(pathname.indexOf('/clusters/') + '/clusters/'.length);
 }
 
 /** kcp's existence check: discovery forbidden (or empty) means the user cannot enter. */

@@ -1,6 +1,6 @@
 /** The tenancy.kcp.io Workspace as the CLI reads it, and the requests the ws commands make. */
-import { ApiError } from '../common/errors.js';
-import type { KubeClient } from '../common/http-client.js';
+import { ApiError, CliError } from '../common/errors.js';
+import type { KubeClient, WatchEvent } from '../common/http-client.js';
 
 export interface TypeReference {
   name: string;
@@ -10,7 +10,7 @@ export interface TypeReference {
 export interface Workspace {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; annotations?: Record<string, string>; deletionTimestamp?: string; [k: string]: unknown };
+  metadata: { name: string; resourceVersion?: string; annotations?: Record<string, string>; deletionTimestamp?: string; [k: string]: unknown };
   spec?: { type?: TypeReference; URL?: string; cluster?: string; mount?: unknown; location?: unknown; [k: string]: unknown };
   status?: { phase?: string; [k: string]: unknown };
 }
@@ -34,6 +34,27 @@ export function getWorkspace(client: KubeClient, parentPath: string, name: strin
 
 export function createWorkspace(client: KubeClient, parentPath: string, body: Workspace): Promise<Workspace> {
   return client.post<Workspace>(`/clusters/${parentPath}${group}`, body);
+}
+
+/**
+ * The events of one workspace after `resourceVersion` (a watch on the parent's workspaces narrowed to the name),
+ * until the server ends the watch after `timeoutSeconds` or `signal` aborts.
+ */
+export function watchWorkspace(
+  client: KubeClient,
+  parentPath: string,
+  name: string,
+  opts: { resourceVersion?: string; timeoutSeconds: number; signal?: AbortSignal },
+): AsyncGenerator<WatchEvent<Workspace>> {
+  return client.watch<Workspace>(`/clusters/${parentPath}${group}`, {
+    query: {
+      fieldSelector: `metadata.name=${name}`,
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds: opts.timeoutSeconds,
+    },
+    signal: opts.signal,
+  });
 }
 
 /** The children of a workspace; an empty list where the Workspace API is not served (404). */
@@ -85,12 +106,38 @@ export function getHome(client: KubeClient): Promise<Workspace> {
   return client.get<Workspace>(`/clusters/root${group}/~`);
 }
 
+/** The home workspace's path, from the `spec.URL` of the `~` Workspace in root. */
+export async function homePath(client: KubeClient): Promise<string> {
+  const home = await getHome(client);
+  const url = home.spec?.URL ?? '';
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    throw new CliError(`invalid home workspace URL "${url}"`);
+  }
+  return pathname.slice(pathname.indexOf('/clusters/') + '/clusters/'.length);
+}
+
+interface LogicalCluster {
+  metadata?: { annotations?: Record<string, string> };
+  status?: { phase?: string };
+}
+
+function getLogicalCluster(client: KubeClient, path: string): Promise<LogicalCluster> {
+  return client.get<LogicalCluster>(`/clusters/${path}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
+}
+
 /** The phase of a workspace's LogicalCluster (`Unknown` when it cannot be read). */
 export async function logicalClusterPhase(client: KubeClient, path: string): Promise<string> {
   try {
-    const lc = await client.get<{ status?: { phase?: string } }>(`/clusters/${path}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
-    return lc.status?.phase || 'Unknown';
+    return (await getLogicalCluster(client, path)).status?.phase || 'Unknown';
   } catch {
     return 'Unknown';
   }
+}
+
+/** The canonical path (`kcp.io/path`) of the workspace an alias such as `user:<name>` reaches. */
+export async function canonicalPath(client: KubeClient, alias: string): Promise<string | undefined> {
+  return (await getLogicalCluster(client, alias)).metadata?.annotations?.['kcp.io/path'] || undefined;
 }

@@ -46,6 +46,20 @@ interface ClusterEntry {
   catalog?: ClusterCatalog;
 }
 
+/**
+ * Resources a cluster serves through APIBindings (apis/bound-apis.ts): layered next to its CRDs, owning their
+ * group/resource there (a CRD of the same group/resource in that cluster is refused by the naming rules and never
+ * served in its place).
+ */
+export interface BoundTypes {
+  /** The cluster's bound types and a content hash of them (undefined: nothing bound). */
+  typesIn(cluster: string): { hash: string; types: ResourceType[] } | undefined;
+  /** Called inside the commit of a binding change with the `<plural>.<group>` names it bound before or after. */
+  onChange(listener: (cluster: string, resources: string[]) => void): void;
+  /** Bound resources at the `*` wildcard (`<resource>:<identityHash>`), and a content hash of them. */
+  wildcardTypes?(): { hash: string; types: ResourceType[] } | undefined;
+}
+
 /** The built-in API set of a cluster, and the widest one (for the wildcard). */
 export interface BaseCatalogs {
   baseFor(cluster: string): ClusterCatalog;
@@ -58,6 +72,8 @@ interface WildcardView {
   /** CRD name → clusters that have one by that name */
   clustersByName: Map<string, Set<string>>;
   catalog?: ClusterCatalog;
+  /** The bound wildcard types the catalog was built with. */
+  bound?: { hash: string; types: ResourceType[] };
 }
 
 export class CRDCatalogs {
@@ -74,6 +90,7 @@ export class CRDCatalogs {
   constructor(
     private readonly store: Store,
     private readonly bases: BaseCatalogs,
+    private readonly bound?: BoundTypes,
   ) {}
 
   /** Follows CRD changes from now on (nothing is read up front). */
@@ -85,6 +102,11 @@ export class CRDCatalogs {
     // A cluster's built-in API set follows its LogicalCluster: forget a cached cluster when that object changes.
     this.lcWatch = this.store.watch(logicalClustersPrefix, from, (events) => {
       for (const e of events) this.clusters.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
+    });
+    this.bound?.onChange((cluster, resources) => {
+      const entry = this.clusters.peek(cluster);
+      if (entry) entry.catalog = undefined;
+      for (const name of resources) this.notifyRemovals(cluster, name, undefined);
     });
   }
 
@@ -105,15 +127,19 @@ export class CRDCatalogs {
   catalogFor = (cluster: string): ClusterCatalog => {
     if (cluster === '*') {
       const view = this.wildcardView();
+      const bound = this.bound?.wildcardTypes?.();
+      if (view.catalog && view.bound !== bound) view.catalog = undefined;
+      view.bound = bound;
       return (view.catalog ??= this.buildWildcard(view));
     }
     const entry = this.entry(cluster);
-    if (entry.crds.size === 0) return entry.base;
-    return (entry.catalog ??= this.build(entry.base, [...entry.crds.values()]));
+    return (entry.catalog ??= this.build(entry.base, [...entry.crds.values()], this.bound?.typesIn(cluster)));
   };
 
-  /** How `cluster` serves group/version/resource from a CRD right now (undefined: it does not). */
+  /** How `cluster` serves group/version/resource from a CRD or a binding right now (undefined: it does not). */
   servedIn(cluster: string, group: string, version: string, resource: string): ServedShape | undefined {
+    const bound = this.bound?.typesIn(cluster)?.types.find((rt) => rt.group === group && rt.version === version && rt.resource === resource);
+    if (bound) return { namespaced: bound.namespaced };
     const crd = this.entry(cluster).crds.get(`${resource}.${group}`);
     return crd ? servedShape(crd, version, resource) : undefined;
   }
@@ -219,17 +245,21 @@ export class CRDCatalogs {
     return { hash, types };
   }
 
-  private build(base: ClusterCatalog, crds: CustomResourceDefinition[]): ClusterCatalog {
+  private build(base: ClusterCatalog, crds: CustomResourceDefinition[], bound?: { hash: string; types: ResourceType[] }): ClusterCatalog {
     const established = crds.filter(isEstablished).sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
-    if (established.length === 0) return base;
+    if (established.length === 0 && !bound) return base;
     const revision = createHash('sha256');
-    const custom: ResourceType[] = [];
+    const custom: ResourceType[] = [...(bound?.types ?? [])];
+    // One owner per group/resource: a binding's resource is never also served from a CRD of the cluster.
+    const boundResources = new Set(custom.map((rt) => `${rt.resource}.${rt.group}`));
     for (const crd of established) {
+      if (boundResources.has(`${crd.status?.acceptedNames?.plural ?? crd.spec.names.plural}.${crd.spec.group}`)) continue;
       const { hash, types } = this.typesOf(crd);
       revision.update(hash);
       custom.push(...types);
     }
-    return new StaticCatalog(this.merge(base, custom), `${base.revision}+crd-${revision.digest('hex').slice(0, 24)}`);
+    const boundPart = bound ? `+bound-${bound.hash}` : '';
+    return new StaticCatalog(this.merge(base, custom), `${base.revision}+crd-${revision.digest('hex').slice(0, 24)}${boundPart}`);
   }
 
   /** Custom types never shadow a built-in group/version/resource. */
@@ -273,12 +303,14 @@ export class CRDCatalogs {
       }
     }
     const base = this.bases.widest();
-    if (representatives.length === 0) return base;
+    const bound = view.bound;
+    if (representatives.length === 0 && !bound) return base;
     // Per-object checks read the current view, so a wildcard list sees CRD changes made after the catalog was built.
     const custom = wildcardTypes(representatives, (cluster, group, version, resource) => {
       const crd = this.wildcardView().crds.get(cluster)?.get(`${resource}.${group}`);
       return crd ? servedShape(crd, version, resource) : undefined;
     });
-    return new StaticCatalog(this.merge(base, custom), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}`);
+    const boundPart = bound ? `+bound-${bound.hash}` : '';
+    return new StaticCatalog(this.merge(base, [...custom, ...(bound?.types ?? [])]), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}${boundPart}`);
   }
 }

@@ -24,9 +24,15 @@ export function crdKeyPrefix(cluster: string): string {
   return `/registry/${CRD_GROUP}/customresourcedefinitions/${cluster}/`;
 }
 
-/** The other CRDs of `group` in one logical cluster, read from storage. */
-export function sameGroupCRDs(store: Store, cluster: string, group: string, exceptName: string): CustomResourceDefinition[] {
-  const out: CustomResourceDefinition[] = [];
+/**
+ * The names APIBindings hold in a cluster's group, shaped as accepted CRD names (apis/bound-apis.ts), so kube's
+ * naming rules refuse a CRD that asks for them.
+ */
+export type BoundNames = (cluster: string, group: string) => CustomResourceDefinition[];
+
+/** The other CRDs of `group` in one logical cluster, read from storage, and the names bindings hold there. */
+export function sameGroupCRDs(store: Store, cluster: string, group: string, exceptName: string, boundNames?: BoundNames): CustomResourceDefinition[] {
+  const out: CustomResourceDefinition[] = [...(boundNames?.(cluster, group) ?? [])];
   for (const kv of store.list(crdKeyPrefix(cluster)).items) {
     const crd = JSON.parse(kv.value) as CustomResourceDefinition;
     if (crd.metadata?.name !== exceptName && crd.spec?.group === group) out.push(crd);
@@ -64,14 +70,14 @@ function immutableFieldErrors(obj: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
-export function customResourceDefinitionType(store: Store): ResourceType {
+export function customResourceDefinitionType(store: Store, boundNames?: BoundNames): ResourceType {
   // Spec writes remember what they replace, so validation can tell a create from an update (the API approval rule
   // and the immutable fields need the old object); status writes are not in here and skip spec validation, as in
   // kube's status strategy.
   const specWrites = new WeakMap<KubeObject, { old?: KubeObject }>();
   const refreshStatus = (obj: KubeObject, ctx: StrategyContext) => {
     if (!wellFormed(obj)) return;
-    obj.status = computeCRDStatus(obj, sameGroupCRDs(store, ctx.cluster, obj.spec.group, obj.metadata?.name ?? ''), nowTimestamp());
+    obj.status = computeCRDStatus(obj, sameGroupCRDs(store, ctx.cluster, obj.spec.group, obj.metadata?.name ?? '', boundNames), nowTimestamp());
   };
   return defineBuiltin({
     group: CRD_GROUP,

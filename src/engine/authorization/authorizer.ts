@@ -9,6 +9,8 @@
  *      another workspace is a foreign identity (`system:anonymous` in `system:cluster:<origin>`), everyone else
  *      needs the non-resource verb `access` on `/` here;
  *   4. Kubernetes RBAC of the cluster together with the shard's bootstrap policy.
+ * Before 2 (kcp's system CRD step): writes to the status of APIExports and APIBindings are denied to everyone but
+ * `system:masters` (the server's controllers write it without a request).
  *
  * Decisions carry kcp's anonymised reasons (`access granted` / `access denied`); the detailed reason is kept for
  * tests and logs. Nothing here knows HTTP: the router, the reviews and admission all ask the same object.
@@ -85,6 +87,7 @@ export class Authorizer {
    */
   authorize(cluster: string | undefined, user: UserIdentity, attrs: RequestAttributes): Decision {
     if (user.groups.includes(MASTERS_GROUP)) return allow('system:masters');
+    if (isSystemStatusWrite(attrs)) return deny('only the system may write the status of APIExports and APIBindings');
     const entered = this.enter(cluster, user);
     if ('allowed' in entered) return entered;
     return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);
@@ -130,6 +133,20 @@ export class Authorizer {
   allowedByRbac(cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
     return user.groups.includes(MASTERS_GROUP) || this.deps.rbac.allows(cluster, user, attrs);
   }
+}
+
+const SYSTEM_STATUS_RESOURCES = new Set(['apiexports', 'apibindings']);
+const READ_VERBS = new Set(['get', 'list', 'watch']);
+
+/** kcp's system CRD authorizer: the status of APIExports and APIBindings is written by kcp's controllers only. */
+function isSystemStatusWrite(attrs: RequestAttributes): boolean {
+  return (
+    attrs.resourceRequest &&
+    attrs.apiGroup === 'apis.kcp.io' &&
+    attrs.subresource === 'status' &&
+    SYSTEM_STATUS_RESOURCES.has(attrs.resource) &&
+    !READ_VERBS.has(attrs.verb)
+  );
 }
 
 /** `a;b,c`: members of both a and b, or of c. kcp's admins and its bootstrapper always qualify. */

@@ -64,11 +64,20 @@ export class Authorization {
    * account of that workspace lends it nothing.
    */
   mayOnWorkspaceType(user: UserIdentity, verb: string, cluster: string, name: string): boolean {
+    return this.mayOnObject(user, verb, cluster, { group: 'tenancy.kcp.io', resource: 'workspacetypes' }, name);
+  }
+
+  /** Whether RBAC in `cluster` lets the user `bind` (or `verb`) the APIExport `name`, asked the same way. */
+  mayOnAPIExport(user: UserIdentity, verb: string, cluster: string, name: string): boolean {
+    return this.mayOnObject(user, verb, cluster, { group: 'apis.kcp.io', resource: 'apiexports' }, name);
+  }
+
+  private mayOnObject(user: UserIdentity, verb: string, cluster: string, gr: { group: string; resource: string }, name: string): boolean {
     return this.authorizer.allowedByRbac(cluster, identityInCluster(user, cluster), {
       verb,
       resourceRequest: true,
-      apiGroup: 'tenancy.kcp.io',
-      resource: 'workspacetypes',
+      apiGroup: gr.group,
+      resource: gr.resource,
       subresource: '',
       name,
       namespace: '',

@@ -7,7 +7,7 @@
  */
 import { computeCRDStatus, CLEANUP_FINALIZER, type CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { CRDCatalogs } from '../apiextensions/crd-catalogs.js';
-import { sameGroupCRDs } from '../apiextensions/crd-resource.js';
+import { sameGroupCRDs, type BoundNames } from '../apiextensions/crd-resource.js';
 import { jsonEqual } from '../machinery/canonical-json.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
@@ -15,13 +15,15 @@ import { nowTimestamp } from '../registry/object-rules.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { WorkQueue } from './work-queue.js';
+import { splitClusterKey, WorkQueue } from './work-queue.js';
 
 export interface CRDControllerDeps {
   store: Store;
   generic: GenericStore;
   crdType: ResourceType;
   catalogs: CRDCatalogs;
+  /** Names held by APIBindings: a CRD refused for one is accepted once the binding lets go. */
+  boundNames?: BoundNames;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -52,6 +54,13 @@ export class CRDController {
     this.queue.stop();
   }
 
+  /** Re-evaluates the names of a cluster's CRDs of `group` (a binding of that group came or went). */
+  recheckGroup(cluster: string, group: string): void {
+    for (const crd of this.deps.catalogs.crdsOf(cluster)) {
+      if (crd.spec?.group === group) this.queue.add(`${cluster}|${crd.metadata!.name}`);
+    }
+  }
+
   idle(): Promise<void> {
     return this.queue.idle();
   }
@@ -61,16 +70,14 @@ export class CRDController {
   }
 
   private reconcile(key: string) {
-    const sep = key.indexOf('|');
-    const cluster = key.slice(0, sep);
-    const name = key.slice(sep + 1);
+    const { cluster, name } = splitClusterKey(key);
     const { store, generic, crdType } = this.deps;
     const kv = store.get(`/registry/${crdType.storagePrefix}/${cluster}/${name}`);
     if (!kv) return undefined;
     const crd = decodeStored(kv) as CustomResourceDefinition;
     if (crd.metadata?.deletionTimestamp) return this.cleanUp(cluster, crd);
 
-    const next = computeCRDStatus(crd, sameGroupCRDs(store, cluster, crd.spec.group, name), nowTimestamp());
+    const next = computeCRDStatus(crd, sameGroupCRDs(store, cluster, crd.spec.group, name, this.deps.boundNames), nowTimestamp());
     if (jsonEqual(next, crd.status ?? {})) return undefined;
     generic.update(this.ctx(cluster), name, { ...crd, status: next }, { subresource: 'status' });
     return undefined;
@@ -85,7 +92,8 @@ export class CRDController {
     const rt = this.deps.catalogs
       .catalogFor(cluster)
       .resourceTypes()
-      .find((t) => t.group === crd.spec.group && t.resource === plural);
+      // The CRD's own storage only: a binding serving the same group/resource there keeps its objects.
+      .find((t) => t.storagePrefix === `${crd.spec.group}/${plural}`);
     let remaining = 0;
     if (rt) {
       for (const item of store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {

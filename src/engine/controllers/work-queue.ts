@@ -115,3 +115,9 @@ export class WorkQueue {
     }
   }
 }
+
+/** The `<cluster>|<name>` key most reconcilers queue, split back (a cluster name never holds `|`). */
+export function splitClusterKey(key: string): { cluster: string; name: string } {
+  const sep = key.indexOf('|');
+  return { cluster: key.slice(0, sep), name: key.slice(sep + 1) };
+}

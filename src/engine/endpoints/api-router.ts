@@ -50,7 +50,13 @@ export interface VirtualWorkspacePath {
  * optionally seeing only some objects), or to a handler of its own (views no stored prefix holds, like the index).
  */
 export type VirtualTarget =
-  | { resolved: ResolvedCluster; filter?: (obj: KubeObject) => boolean; handle?: undefined }
+  | {
+      resolved: ResolvedCluster;
+      filter?: (obj: KubeObject) => boolean;
+      /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
+      watchRemoval?: ResourceServices['watchRemoval'];
+      handle?: undefined;
+    }
   | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
 
 export interface VirtualWorkspaces {
@@ -110,7 +116,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     // The index decides who may see what itself, from the identity as authenticated.
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
-    return serveResolved(svc, request, reply, info, query, identity, target.resolved, target.filter);
+    const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
+    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
@@ -241,17 +248,30 @@ function apiRequest(
   };
 }
 
-/** `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. */
+/**
+ * How many path segments name the target of each virtual workspace: one (`<initializer>`) unless listed. The
+ * APIExport virtual workspace is named by the export's workspace and the export: `/services/apiexport/<ws>/<export>/`.
+ */
+const nameSegments: Record<string, number> = { apiexport: 2 };
+
+/**
+ * `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. A multi-segment name is
+ * joined with `/` (`root:provider/widgets`).
+ */
 export function parseVirtualWorkspacePath(path: string): VirtualWorkspacePath | undefined {
-  const match = /^\/services\/([^/]+)\/([^/]+)(\/clusters\/.*)$/.exec(path);
+  const head = /^\/services\/([^/]+)\//.exec(path);
+  if (!head) return undefined;
+  const workspace = head[1]!;
+  const segments = nameSegments[workspace] ?? 1;
+  const match = new RegExp(`^((?:[^/]+/){${segments - 1}}[^/]+)(/clusters/.*)$`).exec(path.slice(head[0].length));
   if (!match) return undefined;
   let name: string;
   try {
-    name = decodeURIComponent(match[2]!);
+    name = match[1]!.split('/').map(decodeURIComponent).join('/');
   } catch {
     return undefined;
   }
-  return { workspace: match[1]!, name, remainder: match[3]! };
+  return { workspace, name, remainder: match[2]! };
 }
 
 /** `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~`: the one request that creates a home. */

@@ -90,6 +90,11 @@ export interface Strategy {
    * types, the parent LogicalCluster). Throws a StatusError (kcp answers these with 403 Forbidden).
    */
   admit?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
+  /**
+   * Validating admission of a DELETE (a request's, or the server's own when `ctx.user` is absent): throws a
+   * StatusError to refuse, e.g. an APIResourceSchema still named by an APIExport.
+   */
+  admitDelete?(obj: KubeObject, ctx: StrategyContext): void;
   /** For the status subresource: copy everything but status from old (default implementation does this). */
   prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
   /**

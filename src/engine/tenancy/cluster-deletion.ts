@@ -10,7 +10,7 @@ import { deletionMarkerPrefix } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WriteOp } from '../storage/store.js';
+import type { KeyValue, Store, WriteOp } from '../storage/store.js';
 import { StatusError } from '../machinery/status.js';
 import { workspaceKey } from './cluster-paths.js';
 import { LOGICAL_CLUSTER_FINALIZER } from './names.js';
@@ -24,12 +24,25 @@ export const clusterBookkeepingPrefixes = (cluster: string) => [
   `/kcpt/pending/workspaces/${cluster}/`,
 ];
 
-/** Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). */
-const keptUntilLast = new Set(['core/namespaces', 'rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings']);
+/**
+ * Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). ServiceAccounts go
+ * with their namespaces: the serviceaccounts controller recreates a deleted `default` in a namespace still there.
+ */
+const keptUntilLast = new Set([
+  'core/namespaces',
+  'core/serviceaccounts',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+]);
 
 export interface DeletionProgress {
   /** Objects still there (held by finalizers, child workspaces being deleted). */
   remaining: number;
+  /**
+   * Of those, the ones other than child workspaces: only these need polling. A child workspace's own DELETED
+   * event brings the deletion back (the workspace controller files its parent cluster again).
+   */
+  heldByOthers: number;
   /** True once the LogicalCluster itself is gone. */
   done: boolean;
 }
@@ -46,42 +59,41 @@ export class ClusterContentDeleter {
     private readonly workspaceType?: ResourceType,
   ) {}
 
-  /** One pass: delete what can go; finish the cluster when nothing is left. */
-  run(cluster: string, lc: KubeObject): DeletionProgress {
+  /** One pass: delete what can go; finish the cluster when nothing is left. `lc` is decoded from `lcRow`. */
+  run(cluster: string, lcRow: KeyValue, lc: KubeObject): DeletionProgress {
     const batch = new WriteBatch();
     const types = this.deletableTypes(cluster);
     let remaining = 0;
+    let heldByOthers = 0;
     const last: ResourceType[] = [];
     for (const rt of types) {
       if (keptUntilLast.has(rt.storagePrefix)) {
         last.push(rt);
         continue;
       }
-      remaining += this.deleteAll(rt, cluster, batch);
+      const left = this.deleteAll(rt, cluster, batch);
+      remaining += left;
+      if (rt.storagePrefix !== this.workspaceType?.storagePrefix) heldByOthers += left;
     }
     if (remaining > 0) {
       this.generic.commitBatch(batch);
-      return { remaining, done: false };
+      return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
     for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, rt.storagePrefix === 'core/namespaces');
     if (remaining > 0) {
       this.generic.commitBatch(batch);
-      return { remaining, done: false };
+      return { remaining, heldByOthers: remaining, done: false };
     }
-    const finalizers = (lc.metadata?.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_DELETION_FINALIZER);
-    this.generic.update(
-      { rt: this.logicalClusterType, cluster, namespace: '' },
-      'cluster',
-      { ...lc, metadata: { ...lc.metadata, finalizers } },
-      { batch },
-    );
-    if (finalizers.length === 0) {
+    const ctx = { rt: this.logicalClusterType, cluster, namespace: '' };
+    const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch });
+    if (done) {
       this.sweepBookkeeping(cluster, types, batch);
       this.releaseOwner(lc, batch);
     }
     this.generic.commitBatch(batch);
-    return { remaining: 0, done: finalizers.length === 0 };
+    // Another finalizer on the LogicalCluster itself keeps it (its removal is an event too, but polling is cheap).
+    return { remaining: 0, heldByOthers: done ? 0 : 1, done };
   }
 
   private deletableTypes(cluster: string): ResourceType[] {
@@ -114,7 +126,7 @@ export class ClusterContentDeleter {
         continue;
       }
       try {
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch }).removed) remaining++;
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current: kv }).removed) remaining++;
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
@@ -135,12 +147,7 @@ export class ClusterContentDeleter {
     const ws = decodeStored(kv);
     const finalizers = ws.metadata?.finalizers ?? [];
     if (ws.metadata?.uid !== owner.uid || !ws.metadata?.deletionTimestamp || !finalizers.includes(LOGICAL_CLUSTER_FINALIZER)) return;
-    this.generic.update(
-      { rt: this.workspaceType, cluster: owner.cluster, namespace: '' },
-      owner.name,
-      { ...ws, metadata: { ...ws.metadata, finalizers: finalizers.filter((f) => f !== LOGICAL_CLUSTER_FINALIZER) } },
-      { batch },
-    );
+    this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
   }
 
   /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */

@@ -4,17 +4,9 @@
  * the status subresource, OpenAPI and server-side apply typing). Tenancy admission wraps their strategies.
  */
 import { customResourceTypes } from '../apiextensions/cr-types.js';
-import type { CustomResourceDefinition } from '../apiextensions/crd.js';
+import { bool, condition, labelSelector, list, obj, str, stringMap, systemCRD, type PrinterColumn, type Schema } from '../apiextensions/system-crds.js';
 import type { ResourceType } from '../registry/types.js';
 import { CORE_KCP_GROUP, NAME_PATTERN, PATH_PATTERN, TENANCY_GROUP, TYPE_NAME_PATTERN } from './names.js';
-
-type Schema = Record<string, unknown>;
-
-const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
-const bool = (description: string): Schema => ({ type: 'boolean', description });
-const obj = (description: string, properties: Schema, extra: Schema = {}): Schema => ({ type: 'object', description, properties, ...extra });
-const list = (description: string, items: Schema, extra: Schema = {}): Schema => ({ type: 'array', description, items, ...extra });
-const stringMap = (description: string): Schema => ({ type: 'object', description, additionalProperties: { type: 'string' } });
 
 const typeReference = (description: string): Schema =>
   obj(
@@ -25,36 +17,6 @@ const typeReference = (description: string): Schema =>
     },
     { required: ['name'] },
   );
-
-const condition = obj(
-  'One aspect of the object’s state.',
-  {
-    lastTransitionTime: str('When the status last changed.', { format: 'date-time' }),
-    message: str('Human-readable details.'),
-    reason: str('Machine-readable CamelCase reason for the last transition.'),
-    severity: str('How bad a False status is: Error, Warning or Info.'),
-    status: str('True, False or Unknown.'),
-    type: str('Condition type in CamelCase.'),
-  },
-  { required: ['lastTransitionTime', 'status', 'type'] },
-);
-
-const labelSelector = obj(
-  'A label selector.',
-  {
-    matchExpressions: list(
-      'Requirements, ANDed.',
-      obj(
-        'A label selector requirement.',
-        { key: str('Label key.'), operator: str('In, NotIn, Exists or DoesNotExist.'), values: list('Values.', { type: 'string' }, { 'x-kubernetes-list-type': 'atomic' }) },
-        { required: ['key', 'operator'] },
-      ),
-      { 'x-kubernetes-list-type': 'atomic' },
-    ),
-    matchLabels: stringMap('Labels that must match exactly.'),
-  },
-  { 'x-kubernetes-map-type': 'atomic' },
-);
 
 const initializerName = {
   type: 'string',
@@ -165,32 +127,7 @@ interface Definition {
   kind: string;
   shortNames?: string[];
   schema: Schema;
-  columns?: { name: string; type: string; jsonPath: string; description?: string }[];
-}
-
-function crdOf(d: Definition): CustomResourceDefinition {
-  const names = { plural: d.plural, singular: d.kind.toLowerCase(), kind: d.kind, listKind: `${d.kind}List`, categories: ['kcp'], ...(d.shortNames ? { shortNames: d.shortNames } : {}) };
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${d.plural}.${d.group}` },
-    spec: {
-      group: d.group,
-      scope: 'Cluster',
-      names,
-      versions: [
-        {
-          name: 'v1alpha1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: d.schema },
-          subresources: { status: {} },
-          ...(d.columns ? { additionalPrinterColumns: d.columns } : {}),
-        },
-      ],
-    },
-    status: { acceptedNames: names, storedVersions: ['v1alpha1'] },
-  } as unknown as CustomResourceDefinition;
+  columns?: PrinterColumn[];
 }
 
 const definitions: Record<'workspaces' | 'workspacetypes' | 'shards', Definition> = {
@@ -225,6 +162,8 @@ const definitions: Record<'workspaces' | 'workspacetypes' | 'shards', Definition
 
 /** The served type of one tenancy kind, before tenancy admission is wrapped around its strategy. */
 export function tenancyResourceType(kind: keyof typeof definitions): ResourceType {
-  const [rt] = customResourceTypes(crdOf(definitions[kind]));
+  const d = definitions[kind];
+  const crd = systemCRD({ ...d, versions: [{ name: 'v1alpha1', schema: d.schema, columns: d.columns }] });
+  const [rt] = customResourceTypes(crd);
   return rt!;
 }

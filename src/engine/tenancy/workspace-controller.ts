@@ -10,7 +10,7 @@ import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
-import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
+import { hasKeys, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
 import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
@@ -27,23 +27,19 @@ interface LogicalClusterView extends KubeObject {
 
 const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
 
-/** Whether the controller still has work on this workspace: not Ready yet, or being deleted. */
-function isPending(ws: KubeObject | undefined): boolean {
-  if (!ws) return false;
-  return Boolean(ws.metadata?.deletionTimestamp) || !isReady(ws);
-}
-
 /**
  * Marker keys for workspaces not Ready yet, written in the same commit as the workspace, so a restart resumes
  * them without listing every workspace. Workspaces being deleted need none: the generic store's deletion marker
  * (written with the deletionTimestamp) already names them.
  */
 export function workspacePendingWriter(store: Store): IndexWriter {
+  // A workspace being deleted is not Ready either (Deleting), but its deletion marker already names it.
+  const needsMarker = (ws: KubeObject) => !isReady(ws) && !ws.metadata?.deletionTimestamp;
   return (key, before, after) => {
     if (!key.startsWith(workspacesPrefix)) return [];
-    const now = after !== undefined && !isReady(after);
+    const now = after !== undefined && needsMarker(after);
     // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
-    if (after !== undefined && before !== undefined && !isReady(before) === now) return [];
+    if (after !== undefined && before !== undefined && needsMarker(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
     // A new workspace has no marker yet (a removed one took its marker along): no lookup.
     const exists = before !== undefined && store.get(marker) !== undefined;
@@ -52,6 +48,24 @@ export function workspacePendingWriter(store: Store): IndexWriter {
     if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
     return [];
   };
+}
+
+/**
+ * Whether a workspace's own change gives the controller something to do. One being deleted that already shows
+ * Deleting/Terminating waits for its LogicalCluster, whose events bring it back (terminators leaving, the cluster
+ * gone); its MODIFIED event is the controller's own write.
+ */
+function needsLook(ws: Workspace): boolean {
+  if (!ws.metadata?.deletionTimestamp) return !isReady(ws);
+  return ws.status?.phase !== 'Deleting' && ws.status?.phase !== 'Terminating';
+}
+
+/**
+ * The commit that first marks a LogicalCluster deleted: the workspace controller wrote its workspace's Deleting
+ * phase in that very commit (or a user deleted the cluster of a live workspace, which shows nothing of it).
+ */
+function isDeletionMark(e: StoreEvent, lc: LogicalClusterView): boolean {
+  return e.type === 'MODIFIED' && Boolean(lc.metadata?.deletionTimestamp) && e.prevValue !== undefined && !e.prevValue.includes('"deletionTimestamp"');
 }
 
 export interface WorkspaceControllerDeps {
@@ -85,7 +99,7 @@ export class WorkspaceController {
             continue;
           }
           // A new workspace is always Scheduling (status comes from its defaults): no need to parse it.
-          if (e.type === 'ADDED' || isPending(JSON.parse(e.value) as KubeObject)) this.queue.add(`ws|${rest}`);
+          if (e.type === 'ADDED' || needsLook(JSON.parse(e.value) as Workspace)) this.queue.add(`ws|${rest}`);
         }
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
@@ -95,7 +109,7 @@ export class WorkspaceController {
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
           const lc = JSON.parse(e.value) as LogicalClusterView;
           const owner = lc.spec?.owner;
-          if (owner?.cluster && owner.name) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
+          if (owner?.cluster && owner.name && !isDeletionMark(e, lc)) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
           if (e.type !== 'DELETED' && lc.metadata?.deletionTimestamp) this.queue.add(`lc|${cluster}`);
         }
       }),
@@ -144,12 +158,12 @@ export class WorkspaceController {
   }
 
   private reconcileWorkspace(parent: string, name: string) {
-    const kv = this.deps.store.get(workspaceKey(parent, name));
-    if (!kv) return undefined;
-    const ws = decodeStored(kv) as Workspace;
-    if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws);
+    const row = this.deps.store.get(workspaceKey(parent, name));
+    if (!row) return undefined;
+    const ws = decodeStored(row) as Workspace;
+    if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws, row);
     if (!ws.spec?.cluster) {
-      this.deps.scheduler.schedule(parent, ws, kv);
+      this.deps.scheduler.schedule(parent, ws, row);
       return undefined;
     }
     if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);
@@ -195,7 +209,7 @@ export class WorkspaceController {
   }
 
   /** Deletes the workspace's LogicalCluster, shows Terminating/Deleting meanwhile, and lets go once it is gone. */
-  private reconcileDeletion(parent: string, ws: Workspace) {
+  private reconcileDeletion(parent: string, ws: Workspace, row: KeyValue) {
     const { generic, types } = this.deps;
     const name = ws.metadata!.name!;
     const cluster = ws.spec?.cluster;
@@ -220,7 +234,8 @@ export class WorkspaceController {
           metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: 'Deleting' } },
           status,
         };
-        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
+        const current = { row, object: ws };
+        generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current });
       }
       generic.commitBatch(batch);
       return undefined;
@@ -234,11 +249,12 @@ export class WorkspaceController {
 
   /** A LogicalCluster being deleted: wait for its terminators, then remove its content and itself. */
   private reconcileClusterDeletion(cluster: string) {
-    const lc = this.get(logicalClusterKey(cluster)) as LogicalClusterView | undefined;
-    if (!lc?.metadata?.deletionTimestamp) return undefined;
+    const row = this.deps.store.get(logicalClusterKey(cluster));
+    const lc = row ? (decodeStored(row) as LogicalClusterView) : undefined;
+    if (!row || !lc?.metadata?.deletionTimestamp) return undefined;
     if ((lc.status?.terminators ?? []).length > 0) return undefined;
-    const progress = this.deps.deleter.run(cluster, lc);
+    const progress = this.deps.deleter.run(cluster, row, lc);
     // Child workspaces report back through their own DELETED events; other finalizers are polled.
-    return progress.done ? undefined : { requeueAfterMs: 2000 };
+    return progress.done || progress.heldByOthers === 0 ? undefined : { requeueAfterMs: 2000 };
   }
 }

@@ -115,8 +115,8 @@ export class WorkspaceScheduler {
   }
 
   /**
-   * Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. `stored` is the Workspace's
-   * row as the caller just read it (same synchronous turn), so the update does not read it again.
+   * Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. `stored` is the row `ws` was
+   * decoded from, just read by the caller (same synchronous turn), so the update neither reads nor parses it again.
    */
   schedule(parent: string, ws: Workspace, stored?: KeyValue): void {
     const { generic, types, paths, workspaceTypes, store } = this.deps;
@@ -192,7 +192,7 @@ export class WorkspaceScheduler {
     };
     if (initializers.length === 0) delete next.status!.initializers;
     if (terminators.length === 0) delete next.status!.terminators;
-    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored });
+    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored && { row: stored, object: ws } });
     generic.commitBatch(batch);
   }
 

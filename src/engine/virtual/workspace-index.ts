@@ -174,11 +174,10 @@ export class WorkspaceIndex {
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
     const { revision, items, shown } = this.snapshot(req.user, this.predicate(req));
     if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
-    const body = renderList(
-      this.served,
-      { resourceVersion: String(revision), items: items.map((o) => JSON.stringify(o)), parsed: items },
-      { accept: req.accept, query: req.query },
-    );
+    // A type stored in another shape (Workspace) is converted and serialized by renderList from the parsed items;
+    // serializing them here as well cost a quarter of this request for 1,000 workspaces.
+    const texts = this.served.convert ? [] : items.map((o) => JSON.stringify(o));
+    const body = renderList(this.served, { resourceVersion: String(revision), items: texts, parsed: items }, { accept: req.accept, query: req.query });
     return reply.code(200).header('content-type', 'application/json').send(body);
   }
 

@@ -1,0 +1,205 @@
+/**
+ * What each logical cluster serves through its APIBindings: for every binding's `status.boundResources`, the
+ * APIResourceSchema it names (in the export's cluster) turned into ResourceTypes stored under the export identity.
+ * The CRD catalogs layer these next to the cluster's CRDs. Like them it is lazy and bounded: a cluster's bindings are
+ * read (one prefix scan of that cluster) the first time its catalog is built, kept in an LRU, and dropped when one of
+ * its bindings changes (a storage watch, delivered inside the commit, so the binding controller's write is served by
+ * the next request). Compiled types are shared by every cluster bound to the same schema and identity.
+ */
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
+import type { CustomResourceDefinition } from '../apiextensions/crd.js';
+import type { ResourceType } from '../registry/types.js';
+import type { Store, WatchHandle } from '../storage/store.js';
+import { BINDINGS_PREFIX, EXPORTS_PREFIX, SCHEMAS_PREFIX } from './names.js';
+import { resourceTypesForSchema } from './schema-types.js';
+import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
+
+const CACHED_CLUSTERS = 1024;
+const CACHED_SCHEMAS = 512;
+
+/** One bound resource of a cluster. */
+export interface BoundAPI {
+  binding: string;
+  group: string;
+  resource: string;
+  identityHash: string;
+  schema: APIResourceSchema;
+  types: ResourceType[];
+}
+
+interface ClusterBindings {
+  bindings: APIBinding[];
+  apis: BoundAPI[];
+  /** Content hash of the bound APIs (schema UIDs and identities), for catalog revisions. */
+  hash: string;
+}
+
+/** `cluster` changed its bindings; `resources` (`<plural>.<group>`) are those it bound before or after. */
+export type BoundAPIsListener = (cluster: string, resources: string[], binding: APIBinding, deleted: boolean) => void;
+
+export class BoundAPIs {
+  private readonly clusters = new LRUCache<string, ClusterBindings>({ max: CACHED_CLUSTERS });
+  private readonly compiled = new LRUCache<string, ResourceType[]>({ max: CACHED_SCHEMAS });
+  private readonly listeners: BoundAPIsListener[] = [];
+  private watch?: WatchHandle;
+  private exportWatch?: WatchHandle;
+  /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
+  private wildcard?: { hash: string; types: ResourceType[] } | null;
+
+  constructor(private readonly store: Store) {}
+
+  start(): void {
+    this.watch = this.store.watch(BINDINGS_PREFIX, this.store.currentRevision(), (events) => {
+      for (const e of events) {
+        const rest = e.key.slice(BINDINGS_PREFIX.length);
+        const cluster = rest.slice(0, rest.indexOf('/'));
+        const before = this.clusters.peek(cluster);
+        this.clusters.delete(cluster);
+        const binding = JSON.parse(e.value) as APIBinding;
+        const resources = new Set((binding.status?.boundResources ?? []).map((r) => `${r.resource}.${r.group}`));
+        for (const api of before?.apis ?? []) if (api.binding === binding.metadata?.name) resources.add(`${api.resource}.${api.group}`);
+        for (const listener of this.listeners) listener(cluster, [...resources], binding, e.type === 'DELETED');
+      }
+    });
+    this.exportWatch = this.store.watch(EXPORTS_PREFIX, this.store.currentRevision(), () => (this.wildcard = undefined));
+  }
+
+  stop(): void {
+    this.watch?.cancel();
+    this.exportWatch?.cancel();
+  }
+
+  /**
+   * kcp's wildcard form of bound resources, `<resource>:<identityHash>` under the `*` cluster: one type
+   * per exported schema version and identity, reading `<group>/<resource>:<identityHash>` across every cluster and
+   * keeping the objects of clusters that bind it right now. Every export is read once after any export changes, and
+   * only when a wildcard request asks (like the CRD catalogs' wildcard view).
+   */
+  wildcardTypes(): { hash: string; types: ResourceType[] } | undefined {
+    if (this.wildcard === undefined) this.wildcard = this.buildWildcard();
+    return this.wildcard ?? undefined;
+  }
+
+  private buildWildcard(): { hash: string; types: ResourceType[] } | null {
+    const byName = new Map<string, ResourceType>();
+    const hash = createHash('sha256');
+    for (const kv of this.store.list(EXPORTS_PREFIX).items) {
+      const exp = JSON.parse(kv.value) as APIExport;
+      const identityHash = exp.status?.identityHash;
+      if (!identityHash) continue;
+      const rest = kv.key.slice(EXPORTS_PREFIX.length);
+      const exportCluster = rest.slice(0, rest.indexOf('/'));
+      for (const r of exp.spec?.resources ?? []) {
+        const schema = this.schema(exportCluster, r.schema);
+        if (!schema) continue;
+        for (const rt of this.typesForSchema(schema, identityHash)) {
+          const key = `${rt.group}/${rt.version}/${rt.resource}:${identityHash}`;
+          if (byName.has(key)) continue;
+          hash.update(`${key}|${schema.metadata?.uid};`);
+          byName.set(key, this.asWildcardType(rt, identityHash));
+        }
+      }
+    }
+    return byName.size > 0 ? { hash: hash.digest('hex').slice(0, 24), types: [...byName.values()] } : null;
+  }
+
+  private asWildcardType(rt: ResourceType, identityHash: string): ResourceType {
+    const apiVersion = `${rt.group}/${rt.version}`;
+    return {
+      ...rt,
+      resource: `${rt.resource}:${identityHash}`,
+      convert: { toStorage: (obj) => obj, fromStorage: (obj) => (obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }) },
+      servedIn: (cluster) => {
+        const api = this.apisIn(cluster).find((a) => a.identityHash === identityHash && a.group === rt.group && a.resource === rt.resource);
+        const served = api?.types.find((t) => t.version === rt.version);
+        return served && served.namespaced === rt.namespaced ? { namespaced: served.namespaced } : undefined;
+      },
+    };
+  }
+
+  /** Called inside the storage commit of every binding change; listeners must only queue work or drop caches. */
+  onChange(listener: BoundAPIsListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The APIs a cluster serves through bindings. */
+  apisIn(cluster: string): readonly BoundAPI[] {
+    return this.entry(cluster).apis;
+  }
+
+  bindingsIn(cluster: string): readonly APIBinding[] {
+    return this.entry(cluster).bindings;
+  }
+
+  /** Types and a content hash for the cluster's catalog (undefined: nothing bound). */
+  typesIn(cluster: string): { hash: string; types: ResourceType[] } | undefined {
+    const entry = this.entry(cluster);
+    if (entry.apis.length === 0) return undefined;
+    return { hash: entry.hash, types: entry.apis.flatMap((a) => a.types) };
+  }
+
+  /** The binding serving `<group>/<resource>` in the cluster, if any. */
+  owner(cluster: string, group: string, resource: string): BoundAPI | undefined {
+    return this.entry(cluster).apis.find((a) => a.group === group && a.resource === resource);
+  }
+
+  /**
+   * The bound APIs of `group` as the accepted names of CRDs, for kube's naming rules: a CRD asking for a plural or
+   * kind a binding serves is refused (NamesAccepted=False), never served beside it.
+   */
+  namesIn(cluster: string, group: string): CustomResourceDefinition[] {
+    return this.entry(cluster)
+      .apis.filter((a) => a.group === group)
+      .map(
+        (a) =>
+          ({
+            metadata: { name: `${a.resource}.${a.group}` },
+            spec: { group, names: a.schema.spec.names, scope: a.schema.spec.scope, versions: [] },
+            status: { acceptedNames: { ...a.schema.spec.names, singular: a.types[0]?.singular, listKind: a.types[0]?.listKind } },
+          }) as unknown as CustomResourceDefinition,
+      );
+  }
+
+  /** The types of a schema under an identity (compiled once for every cluster bound to them). */
+  typesForSchema(schema: APIResourceSchema, identityHash: string): ResourceType[] {
+    const key = `${schema.metadata?.uid ?? schema.metadata?.name}|${identityHash}`;
+    let types = this.compiled.get(key);
+    if (!types) this.compiled.set(key, (types = resourceTypesForSchema(schema, identityHash)));
+    return types;
+  }
+
+  /** A schema in the export's cluster. */
+  schema(cluster: string, name: string): APIResourceSchema | undefined {
+    const kv = this.store.get(`${SCHEMAS_PREFIX}${cluster}/${name}`);
+    return kv ? (JSON.parse(kv.value) as APIResourceSchema) : undefined;
+  }
+
+  private entry(cluster: string): ClusterBindings {
+    let entry = this.clusters.get(cluster);
+    if (entry) return entry;
+    const bindings = this.store.list(`${BINDINGS_PREFIX}${cluster}/`).items.map((kv) => JSON.parse(kv.value) as APIBinding);
+    const apis: BoundAPI[] = [];
+    const hash = createHash('sha256');
+    for (const binding of bindings) {
+      const exportCluster = binding.status?.apiExportClusterName;
+      if (!exportCluster) continue;
+      for (const bound of binding.status?.boundResources ?? []) {
+        const schema = this.schema(exportCluster, bound.schema.name);
+        if (!schema || apis.some((a) => a.group === bound.group && a.resource === bound.resource)) continue;
+        hash.update(`${bound.schema.UID}|${bound.schema.identityHash};`);
+        apis.push({
+          binding: binding.metadata!.name!,
+          group: bound.group,
+          resource: bound.resource,
+          identityHash: bound.schema.identityHash,
+          schema,
+          types: this.typesForSchema(schema, bound.schema.identityHash),
+        });
+      }
+    }
+    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24) };
+    this.clusters.set(cluster, entry);
+    return entry;
+  }
+}

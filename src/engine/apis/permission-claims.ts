@@ -1,0 +1,207 @@
+/**
+ * Permission claims (kcp-reference §1.7, §1.9): an APIExport asks for access to resources of its consumers'
+ * workspaces (built-ins such as configmaps, or another export's resources by identity hash); each consumer answers
+ * per claim in its APIBinding (`Accepted` with a selector, or `Rejected`). A claim is in force for a consumer when
+ * it is both exported and accepted; the provider may then use the verbs both sides list, on the objects the
+ * binding's selector picks. kcp labels claimed objects and filters on the label; kcpt decides the same thing at
+ * read time from the binding, so accepting or rejecting a claim takes effect without rewriting any object.
+ *
+ * Pure functions: what is in force, and the binding status kcp's permission-claim controller writes
+ * (`exportPermissionClaims`, `appliedPermissionClaims`, conditions PermissionClaimsValid / PermissionClaimsApplied).
+ */
+import { labelSelectorFromObject, matches, type LabelSelectorObject } from '../machinery/label-selector.js';
+import type { KubeObject } from '../registry/types.js';
+import type { ConditionChange } from './conditions.js';
+import type { KcpCondition } from './names.js';
+import type { PermissionClaim as CorePermissionClaim } from './types.js';
+
+/** An export's claim as kcp defines it (v1alpha2), with the selector WorkspaceType default bindings start from. */
+export interface PermissionClaim extends CorePermissionClaim {
+  defaultSelector?: ClaimSelector;
+}
+
+export interface ClaimSelector extends LabelSelectorObject {
+  matchAll?: boolean;
+}
+
+export interface AcceptablePermissionClaim extends PermissionClaim {
+  selector?: ClaimSelector;
+  state?: string;
+}
+
+/** A claim in force in one consumer workspace. */
+export interface ClaimInForce {
+  group: string;
+  resource: string;
+  identityHash: string;
+  /** Verbs of the export ∩ verbs of the binding (`*` stands for every verb). */
+  verbs: string[];
+  /** Whether an object (by its labels) is within the accepted selector. */
+  selects(labels: Record<string, string> | undefined): boolean;
+}
+
+/** kcp's set key for a claim: resource, group and identity (verbs and selectors are not part of it). */
+export function claimKey(claim: Pick<PermissionClaim, 'group' | 'resource' | 'identityHash'>): string {
+  return `${claim.resource}/${claim.group ?? ''}/${claim.identityHash ?? ''}`;
+}
+
+/** The verbs both lists allow; `*` on one side leaves the other side's list. */
+export function intersectVerbs(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] {
+  const left = a ?? [];
+  const right = b ?? [];
+  if (left.includes('*')) return [...right];
+  if (right.includes('*')) return [...left];
+  return left.filter((verb) => right.includes(verb));
+}
+
+export function verbAllowed(verbs: readonly string[], verb: string): boolean {
+  return verbs.includes('*') || verbs.includes(verb);
+}
+
+/** `matchAll`, or a label selector (an empty selector selects nothing: kcp requires one of the two). */
+export function claimSelectorMatcher(selector: ClaimSelector | undefined): (labels: Record<string, string> | undefined) => boolean {
+  if (!selector) return () => false;
+  if (selector.matchAll) return () => true;
+  const hasTerms = Object.keys(selector.matchLabels ?? {}).length > 0 || (selector.matchExpressions ?? []).length > 0;
+  if (!hasTerms) return () => false;
+  const compiled = labelSelectorFromObject(selector);
+  return (labels) => matches(compiled, labels ?? {});
+}
+
+function claimsOf(obj: KubeObject | undefined): AcceptablePermissionClaim[] {
+  const claims = (obj?.spec as { permissionClaims?: unknown } | undefined)?.permissionClaims;
+  return Array.isArray(claims) ? (claims as AcceptablePermissionClaim[]) : [];
+}
+
+/** The claims of `exportObj` that `binding` accepted: key → claim in force. */
+export function claimsInForce(binding: KubeObject, exportObj: KubeObject | undefined): Map<string, ClaimInForce> {
+  const exported = new Map(claimsOf(exportObj).map((c) => [claimKey(c), c]));
+  const inForce = new Map<string, ClaimInForce>();
+  for (const accepted of claimsOf(binding)) {
+    if (accepted.state !== 'Accepted') continue;
+    const key = claimKey(accepted);
+    const offer = exported.get(key);
+    if (!offer || inForce.has(key)) continue;
+    inForce.set(key, {
+      group: accepted.group ?? '',
+      resource: accepted.resource,
+      identityHash: accepted.identityHash ?? '',
+      verbs: intersectVerbs(offer.verbs, accepted.verbs),
+      selects: claimSelectorMatcher(accepted.selector),
+    });
+  }
+  return inForce;
+}
+
+export interface PermissionClaimStatus {
+  exportPermissionClaims: PermissionClaim[];
+  appliedPermissionClaims: AcceptablePermissionClaim[];
+  /** PermissionClaimsValid and PermissionClaimsApplied, to be set with setCondition (which keeps transition times). */
+  conditions: ConditionChange[];
+}
+
+/**
+ * The permission-claim part of an APIBinding's status, given its export: the export's claims copied, the claims
+ * that are both exported and accepted (as the binding states them), PermissionClaimsValid (False when the binding
+ * accepts a claim the export does not make — InvalidPermissionClaims — or accepts one with other verbs or a selector
+ * other than the export's default — PermissionClaimsMismatch, a warning) and PermissionClaimsApplied.
+ */
+export function permissionClaimStatus(binding: KubeObject, exportObj: KubeObject): PermissionClaimStatus {
+  const exported = claimsOf(exportObj);
+  const exportedByKey = new Map(exported.map((c) => [claimKey(c), c]));
+  const accepted = new Map<string, AcceptablePermissionClaim>();
+  for (const claim of claimsOf(binding)) if (claim.state === 'Accepted') accepted.set(claimKey(claim), claim);
+
+  const unexpected: string[] = [];
+  const mismatched: string[] = [];
+  const applied: AcceptablePermissionClaim[] = [];
+  for (const key of [...accepted.keys()].sort()) {
+    const claim = accepted.get(key)!;
+    const offer = exportedByKey.get(key);
+    if (!offer) {
+      unexpected.push(`unexpected/invalid claim for ${claim.resource}.${claim.group ?? ''} (identity "${claim.identityHash ?? ''}")`);
+      continue;
+    }
+    // Applied claims are scoped claims (kcp's ScopedPermissionClaim): the claim and its selector, no state.
+    const { state: _state, ...scoped } = claim;
+    applied.push(scoped);
+    const problems = mismatchOf(claim, offer);
+    if (problems.length > 0) mismatched.push(`${claim.resource}.${claim.group ?? ''} (${problems.join('; ')})`);
+  }
+
+  const conditions: ConditionChange[] = [];
+  if (unexpected.length > 0) {
+    const shown = unexpected.slice(0, 10);
+    conditions.push(
+      falseCondition(
+        'PermissionClaimsValid',
+        'InvalidPermissionClaims',
+        'Error',
+        `${unexpected.length} unexpected and/or invalid permission claims (showing first ${shown.length}): ${goAggregate(shown)}`,
+      ),
+    );
+  } else if (mismatched.length > 0) {
+    const shown = mismatched.slice(0, 5);
+    conditions.push(
+      falseCondition(
+        'PermissionClaimsValid',
+        'PermissionClaimsMismatch',
+        'Warning',
+        `${mismatched.length} permission claim(s) have mismatched verbs or selectors (showing first ${shown.length}): ${shown.join(', ')}`,
+      ),
+    );
+  } else {
+    conditions.push(trueCondition('PermissionClaimsValid'));
+  }
+  conditions.push(trueCondition('PermissionClaimsApplied'));
+
+  return {
+    exportPermissionClaims: exported,
+    appliedPermissionClaims: applied,
+    conditions,
+  };
+}
+
+function mismatchOf(accepted: AcceptablePermissionClaim, offer: PermissionClaim): string[] {
+  const problems: string[] = [];
+  const a = accepted.verbs ?? [];
+  const e = offer.verbs ?? [];
+  if (!a.includes('*') && !e.includes('*')) {
+    const same = a.length === e.length && a.every((v) => e.includes(v)) && e.every((v) => a.includes(v));
+    if (!same) problems.push(`verbs: accepted ${goList(a)}, exported ${goList(e)}`);
+  }
+  if (offer.defaultSelector && JSON.stringify(sorted(accepted.selector ?? {})) !== JSON.stringify(sorted(offer.defaultSelector))) {
+    problems.push('selector differs from defaultSelector');
+  }
+  return problems;
+}
+
+/** Go's `%v` of a string slice: `[get list]`. */
+function goList(items: readonly string[]): string {
+  return `[${items.join(' ')}]`;
+}
+
+/** Go's utilerrors aggregate: one error as is, several as `[a, b]`. */
+function goAggregate(messages: readonly string[]): string {
+  return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+function trueCondition(type: string): ConditionChange {
+  return { type, status: 'True' };
+}
+
+function falseCondition(type: string, reason: string, severity: KcpCondition['severity'], message: string): ConditionChange {
+  return { type, status: 'False', severity, reason, message };
+}

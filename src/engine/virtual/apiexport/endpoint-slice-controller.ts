@@ -1,0 +1,197 @@
+/**
+ * APIExportEndpointSlices (kcp-reference §1.8): where a provider's controller finds the APIExport virtual workspace.
+ *
+ * - Every APIExport gets a slice named like it, in its workspace, owned by it (so it goes with the export), unless
+ *   the export carries `apiexports.apis.kcp.io/skip-endpointslice`.
+ * - A slice's status: condition APIExportValid (False, APIExportNotFound, while the export it names is missing;
+ *   the endpoints are dropped then), PartitionValid, and `endpoints[].url` = `<server>/services/apiexport/<export
+ *   cluster>/<export>` only while at least one APIBinding to the export exists (kcp's shard publishes its URL when it
+ *   hosts a binding), so a fresh export has no endpoint.
+ *
+ * Slices created by users that point at any export are kept the same way. Which slices point at an export is read
+ * once, the first time a binding or export change needs it, and followed by the slice watch afterwards.
+ */
+import { WorkQueue } from '../../controllers/work-queue.js';
+import type { GenericStore } from '../../registry/generic-store.js';
+import { jsonEqual } from '../../registry/stored-object.js';
+import type { KubeObject, ResourceType } from '../../registry/types.js';
+import type { Store, WatchHandle } from '../../storage/store.js';
+import { exportClusterOf } from '../../apis/export-reference.js';
+import { APIS_GROUP, EXPORTS_PREFIX, type KcpCondition } from '../../apis/names.js';
+import { APIEXPORT_VIRTUAL_WORKSPACE } from './apiexport-workspace.js';
+import { exportKey, type ExportBindingsReader, type ExportKey } from './export-bindings.js';
+
+export const SKIP_ENDPOINT_SLICE_ANNOTATION = 'apiexports.apis.kcp.io/skip-endpointslice';
+const PATH_ANNOTATION = 'kcp.io/path';
+const EXPORTS = EXPORTS_PREFIX;
+const SLICES = `/registry/${APIS_GROUP}/apiexportendpointslices/`;
+
+export interface EndpointSliceControllerDeps {
+  store: Store;
+  generic: GenericStore;
+  bindings: ExportBindingsReader & { start?(): void };
+  /** The served types of `apis.kcp.io` (`apiexports`, `apiexportendpointslices`). */
+  apisType(resource: string): ResourceType | undefined;
+  resolvePath(path: string): string | undefined;
+  externalUrl(): string;
+  onError?(controller: string, key: string, err: unknown): void;
+}
+
+interface SliceSpec {
+  export?: { path?: string; name?: string };
+  partition?: string;
+}
+
+export class EndpointSliceController {
+  private readonly queue: WorkQueue;
+  private readonly watches: WatchHandle[] = [];
+  /** slice key (`<cluster>/<name>`) → export it names; undefined until first needed. */
+  private sliceExports?: Map<string, ExportKey>;
+
+  constructor(private readonly deps: EndpointSliceControllerDeps) {
+    this.queue = new WorkQueue('apiexportendpointslice', (key) => this.reconcile(key), deps.onError);
+  }
+
+  start(): void {
+    const { store } = this.deps;
+    const from = store.currentRevision();
+    this.watches.push(
+      store.watch(EXPORTS, from, (events) => {
+        for (const e of events) {
+          const key = e.key.slice(EXPORTS.length);
+          if (e.type !== 'DELETED') this.queue.add(`export:${key}`);
+          const [cluster, name] = key.split('/') as [string, string];
+          this.exportChanged(cluster, name);
+        }
+      }),
+      store.watch(SLICES, from, (events) => {
+        for (const e of events) {
+          const key = e.key.slice(SLICES.length);
+          if (this.sliceExports) {
+            if (e.type === 'DELETED') this.sliceExports.delete(key);
+            else this.fileSlice(key, JSON.parse(e.value) as KubeObject);
+          }
+          if (e.type !== 'DELETED') this.queue.add(`slice:${key}`);
+        }
+      }),
+    );
+    this.deps.bindings.onChange((cluster, name) => this.exportChanged(cluster, name));
+    this.deps.bindings.start?.();
+  }
+
+  stop(): void {
+    for (const w of this.watches) w.cancel();
+    this.queue.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  /** Queues every slice naming the export (the default one first; it needs no index). */
+  private exportChanged(cluster: string, name: string): void {
+    this.queue.add(`slice:${cluster}/${name}`);
+    const wanted = exportKey(cluster, name);
+    for (const [slice, target] of this.slices()) if (target === wanted) this.queue.add(`slice:${slice}`);
+  }
+
+  private slices(): Map<string, ExportKey> {
+    if (!this.sliceExports) {
+      this.sliceExports = new Map();
+      for (const kv of this.deps.store.list(SLICES).items) this.fileSlice(kv.key.slice(SLICES.length), JSON.parse(kv.value) as KubeObject);
+    }
+    return this.sliceExports;
+  }
+
+  private fileSlice(key: string, slice: KubeObject): void {
+    const target = this.exportOf(key.split('/')[0]!, slice);
+    if (target) this.sliceExports!.set(key, exportKey(target.cluster, target.name));
+    else this.sliceExports!.delete(key);
+  }
+
+  private exportOf(sliceCluster: string, slice: KubeObject): { cluster: string; name: string; path: string } | undefined {
+    const ref = (slice.spec as SliceSpec | undefined)?.export;
+    if (!ref?.name) return undefined;
+    const cluster = exportClusterOf(ref.path, sliceCluster, this.deps.resolvePath);
+    return { cluster: cluster ?? '', name: ref.name, path: ref.path || sliceCluster };
+  }
+
+  private reconcile(key: string): void {
+    if (key.startsWith('export:')) return this.ensureDefaultSlice(key.slice('export:'.length));
+    const sliceKey = key.slice('slice:'.length);
+    const kv = this.deps.store.get(`${SLICES}${sliceKey}`);
+    const sliceType = this.deps.apisType('apiexportendpointslices');
+    if (!kv || !sliceType) return;
+    const slice = JSON.parse(kv.value) as KubeObject;
+    const [cluster, name] = sliceKey.split('/') as [string, string];
+    const target = this.exportOf(cluster, slice);
+    if (!target) return;
+    const exists = target.cluster !== '' && this.deps.store.get(`${EXPORTS}${target.cluster}/${target.name}`) !== undefined;
+    const status = sliceStatus(slice, target, exists, exists && this.deps.bindings.hasBindings(target.cluster, target.name), this.deps.externalUrl());
+    if (jsonEqual(status, slice.status ?? {})) return;
+    this.deps.generic.update(
+      { rt: sliceType, cluster, namespace: '' },
+      name,
+      { ...slice, status, metadata: { ...slice.metadata, resourceVersion: String(kv.revision) } },
+      { subresource: 'status' },
+    );
+  }
+
+  /** The slice kcp's APIExport controller creates beside each export. */
+  private ensureDefaultSlice(exportKeyPath: string): void {
+    const kv = this.deps.store.get(`${EXPORTS}${exportKeyPath}`);
+    const sliceType = this.deps.apisType('apiexportendpointslices');
+    const exportType = this.deps.apisType('apiexports');
+    if (!kv || !sliceType || this.deps.store.get(`${SLICES}${exportKeyPath}`)) return;
+    const exp = JSON.parse(kv.value) as KubeObject;
+    const meta = exp.metadata ?? {};
+    if (meta.deletionTimestamp || meta.annotations?.[SKIP_ENDPOINT_SLICE_ANNOTATION] !== undefined) return;
+    const [cluster, name] = exportKeyPath.split('/') as [string, string];
+    const slice: KubeObject = {
+      apiVersion: `${APIS_GROUP}/v1alpha1`,
+      kind: 'APIExportEndpointSlice',
+      metadata: {
+        name,
+        ownerReferences: [{ apiVersion: `${APIS_GROUP}/${exportType?.storageVersion ?? 'v1alpha2'}`, kind: 'APIExport', name, uid: meta.uid! }],
+      },
+      spec: { export: { path: meta.annotations?.[PATH_ANNOTATION] ?? cluster, name } },
+    };
+    try {
+      this.deps.generic.create({ rt: sliceType, cluster, namespace: '' }, slice);
+    } catch (err) {
+      if ((err as { code?: number }).code === 409) return;
+      throw err;
+    }
+  }
+}
+
+/** A slice's status for the export it names: whether that export exists and whether anything binds it. */
+export function sliceStatus(
+  slice: KubeObject,
+  target: { cluster: string; name: string; path: string },
+  exportExists: boolean,
+  bound: boolean,
+  baseUrl: string,
+): Record<string, unknown> {
+  const previous = ((slice.status as { conditions?: KcpCondition[] } | undefined)?.conditions ?? []) as KcpCondition[];
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = (c: Omit<KcpCondition, 'lastTransitionTime'>): KcpCondition => {
+    const before = previous.find((p) => p.type === c.type);
+    return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now };
+  };
+  const conditions: KcpCondition[] = [
+    exportExists
+      ? at({ type: 'APIExportValid', status: 'True' })
+      : at({
+          type: 'APIExportValid',
+          status: 'False',
+          severity: 'Error',
+          reason: 'APIExportNotFound',
+          message: `Error getting APIExport ${target.path}|${target.name}`,
+        }),
+    at({ type: 'PartitionValid', status: 'True' }),
+  ];
+  const status: Record<string, unknown> = { conditions };
+  if (bound) status.endpoints = [{ url: `${baseUrl}/services/${APIEXPORT_VIRTUAL_WORKSPACE}/${target.cluster}/${target.name}` }];
+  return status;
+}
