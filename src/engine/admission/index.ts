@@ -7,7 +7,7 @@ import type { IndexWriter } from '../registry/index-writer.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { AdmissionChain } from './chain.js';
-import { objectCountWriter } from './object-count.js';
+import { CountRows, objectCountWriter } from './object-count.js';
 import { ObjectCountLimit } from './object-count-limit.js';
 import { QuotaUsage } from './quota-usage.js';
 import { ResourceQuotaAdmission } from './resource-quota.js';
@@ -41,9 +41,10 @@ export function buildAdmission(deps: AdmissionDeps): Admission {
   const logicalClusterType = find('core.kcp.io', 'logicalclusters');
   const defaultLimit = deps.logicalClusterTotalObjectLimit;
   const quotaUsage = new QuotaUsage(store, find('', 'resourcequotas'), catalogFor);
+  const countRows = new CountRows(store);
   const chain = new AdmissionChain([
-    new ObjectCountLimit({ store, logicalClusterType, catalogFor, defaultLimit }),
+    new ObjectCountLimit({ store, logicalClusterType, catalogFor, defaultLimit, countRows }),
     new ResourceQuotaAdmission(quotaUsage),
   ]);
-  return { chain, indexWriters: [objectCountWriter({ store, logicalClusterType, defaultLimit })], quotaUsage };
+  return { chain, indexWriters: [objectCountWriter({ store, logicalClusterType, defaultLimit, countRows })], quotaUsage };
 }

@@ -18,6 +18,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WriteOp } from '../storage/store.js';
 import type { CreateAttributes, ValidatingAdmissionPlugin } from './chain.js';
 import {
+  type CountRows,
   countClusterObjects,
   effectiveLimit,
   exemptFromDefaultLimit,
@@ -36,6 +37,8 @@ export interface ObjectCountLimitDeps {
   catalogFor(cluster: string): ClusterCatalog;
   /** `--logical-cluster-total-object-limit`; 0 = no server-wide cap. */
   defaultLimit: number;
+  /** Told when a count row is about to be created (see CountRows). */
+  countRows?: CountRows;
 }
 
 export class ObjectCountLimit implements ValidatingAdmissionPlugin {
@@ -77,7 +80,10 @@ export class ObjectCountLimit implements ValidatingAdmissionPlugin {
       );
     }
     // From now on the cluster's count is kept in storage, in the same commit as each object (object-count.ts).
-    if (!stored) return [{ type: 'create', key: objectCountKey(cluster), value: String(count + 1) }];
+    if (!stored) {
+      this.deps.countRows?.creating();
+      return [{ type: 'create', key: objectCountKey(cluster), value: String(count + 1) }];
+    }
     return undefined;
   }
 

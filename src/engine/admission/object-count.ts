@@ -15,7 +15,7 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import type { IndexWriter } from '../registry/index-writer.js';
 import { clusterOfKey } from '../registry/stored-object.js';
 import type { ResourceType } from '../registry/types.js';
-import type { Store, WriteOp } from '../storage/store.js';
+import { hasKeys, type Store, type WriteOp } from '../storage/store.js';
 
 export const maxTotalObjectsAnnotation = 'core.kcp.io/max-total-objects';
 
@@ -63,8 +63,31 @@ export function countClusterObjects(store: Store, catalog: ClusterCatalog, clust
   return total;
 }
 
+/**
+ * Whether any count row may exist. None does until a cap first applies (most servers never set one), and only
+ * ObjectCountLimit creates them: until then the writer below skips its lookup on every create and delete.
+ */
+export class CountRows {
+  private mayExist: boolean;
+
+  constructor(store: Store) {
+    this.mayExist = hasKeys(store, objectCountRoot);
+  }
+
+  get any(): boolean {
+    return this.mayExist;
+  }
+
+  /** Called before a count row's create is handed to a commit (a commit that then fails costs lookups, no more). */
+  creating(): void {
+    this.mayExist = true;
+  }
+}
+
 export interface ObjectCountWriterDeps {
   store: Store;
+  /** Without it, every create and delete looks its cluster's count row up. */
+  countRows?: CountRows;
   logicalClusterType: ResourceType;
   /** `--logical-cluster-total-object-limit`, to tell whether a LogicalCluster update lifted the cap. */
   defaultLimit: number;
@@ -80,6 +103,7 @@ export function objectCountWriter(deps: ObjectCountWriterDeps): IndexWriter {
     const removed = after === undefined && before !== undefined;
     const isLogicalCluster = key.startsWith(logicalClusterRoot);
     if (!created && !removed && !isLogicalCluster) return [];
+    if (deps.countRows && !deps.countRows.any) return [];
     const cluster = clusterOfKey(key);
     const kv = deps.store.get(objectCountKey(cluster));
     if (!kv) return [];

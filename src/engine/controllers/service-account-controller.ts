@@ -23,6 +23,11 @@ export interface ServiceAccountControllerDeps {
   onError?(controller: string, key: string, err: unknown): void;
 }
 
+/** What the `default` ServiceAccount of a namespace is created from. */
+export function defaultServiceAccountObject(): KubeObject {
+  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT } };
+}
+
 /** Creates the `default` ServiceAccount of `namespace` (in `batch` when given: the namespace may be in it too). */
 export function defaultServiceAccount(
   generic: GenericStore,
@@ -33,7 +38,7 @@ export function defaultServiceAccount(
 ): void {
   generic.create(
     { rt: serviceAccountType, cluster, namespace },
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEFAULT_SERVICE_ACCOUNT } },
+    defaultServiceAccountObject(),
     batch ? { batch } : {},
   );
 }

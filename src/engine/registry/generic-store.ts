@@ -393,7 +393,8 @@ export class GenericStore {
     return { removed: true, object: obj };
   }
 
-  private indexOps(key: string, before: KubeObject | undefined, after: KubeObject | undefined): WriteOp[] {
+  /** The secondary-key ops every index writer asks for with this change (also for writes made past the pipeline). */
+  indexOps(key: string, before: KubeObject | undefined, after: KubeObject | undefined): WriteOp[] {
     const writers = this.extensions.indexWriters;
     if (!writers || writers.length === 0) return [];
     return writers.flatMap((write) => write(key, before, after));

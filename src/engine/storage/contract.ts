@@ -128,6 +128,34 @@ export function runStoreContract(name: string, factory: StoreFactory, options: S
         expect(results.map((r) => r.revision)).toEqual([1, 2, 3, 4]);
         expect(store.get(key)).toEqual({ key, value: '3', revision: 4, createRevision: 4 });
       });
+
+      test('unlogged ops change rows without an event or a revision of their own', () => {
+        const store = newStore();
+        const events: string[] = [];
+        store.watch('/', 0, (batch) => events.push(...batch.map((e) => `${e.type} ${e.key} ${e.revision}`)));
+        const marker = '/kcpt/pending/c1/a';
+        const [obj, row] = store.commit([
+          { type: 'create', key: cm('c1', 'a'), value: 'a' },
+          { type: 'create', key: marker, value: 'm', unlogged: true },
+        ]);
+        expect(obj!.revision).toBe(1);
+        expect(row!.revision).toBe(1);
+        expect(store.get(marker)).toEqual({ key: marker, value: 'm', revision: 1, createRevision: 1 });
+        // A commit of unlogged ops alone takes no revision and tells no watcher.
+        store.commit([{ type: 'update', key: marker, value: 'm2', expectedRevision: 1, unlogged: true }]);
+        expect(store.currentRevision()).toBe(1);
+        expect(store.get(marker)?.value).toBe('m2');
+        expect(() => store.commit([{ type: 'create', key: marker, value: 'x', unlogged: true }])).toThrow(KeyExistsError);
+        const [removed] = store.commit([
+          { type: 'delete', key: marker, unlogged: true },
+          { type: 'update', key: cm('c1', 'a'), value: 'a2' },
+        ]);
+        expect(removed!.prev?.value).toBe('m2');
+        expect(store.get(marker)).toBeUndefined();
+        expect(store.currentRevision()).toBe(2);
+        expect(events).toEqual([`ADDED ${cm('c1', 'a')} 1`, `MODIFIED ${cm('c1', 'a')} 2`]);
+        expect(hasKeys(store, '/kcpt/')).toBe(false);
+      });
     });
 
     describe('list', () => {

@@ -101,6 +101,11 @@ class InMemoryStore implements MemoryStore, CurrentRows {
       const existing = lookup(op.key);
       if (op.type === 'create') {
         if (existing) throw new KeyExistsError(`key ${op.key} already exists`, op.key);
+        if (op.unlogged) {
+          staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: revision });
+          results.push({ key: op.key, revision });
+          continue;
+        }
         revision++;
         staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: revision });
         results.push({ key: op.key, revision });
@@ -114,6 +119,11 @@ class InMemoryStore implements MemoryStore, CurrentRows {
           `key ${op.key} is at revision ${existing.revision}, expected ${op.expectedRevision}`,
           op.key,
         );
+      }
+      if (op.unlogged) {
+        staged.set(op.key, op.type === 'update' ? { ...existing, value: op.value, revision } : null);
+        results.push({ key: op.key, revision, prev: { ...existing } });
+        continue;
       }
       revision++;
       let event: StoreEvent;
@@ -130,7 +140,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
     for (const [key, row] of staged) this.apply(key, row);
     this.revision = revision;
     for (const entry of logged) this.log.push(entry);
-    this.hub.publish(logged.map((entry) => entry.event));
+    if (logged.length > 0) this.hub.publish(logged.map((entry) => entry.event));
     return results;
   }
 

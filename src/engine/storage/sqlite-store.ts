@@ -194,6 +194,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
     // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction.
     const { results, events } = this.applyOps.immediate(ops, ts);
+    if (events.length === 0) return results; // unlogged ops only
     this.revision = events[events.length - 1]!.revision;
     if (this.deferred) this.deferred.push(...events);
     else this.publish(events);
@@ -236,6 +237,10 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // hit the primary key instead of silently reusing a revision.
     let revision = this.revision;
     for (const op of ops) {
+      if (op.unlogged) {
+        results.push(this.writeUnlogged(op, revision));
+        continue;
+      }
       if (op.type === 'create') {
         revision++;
         // The primary key finds an existing key; no read first.
@@ -276,6 +281,28 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       results.push({ key: op.key, revision, prev: { ...existing, value: decode(existing.value) } });
     }
     return { results, events };
+  }
+
+  /** A row change with no event (store.ts `unlogged`): the row takes the revision of the last event before it. */
+  private writeUnlogged(op: WriteOp, revision: number): WriteResult {
+    const s = this.statements;
+    if (op.type === 'create') {
+      try {
+        s.insertObject.run(op.key, revision, revision, this.codec.encode(op.key, op.value));
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new KeyExistsError(`key ${op.key} already exists`, op.key);
+        throw error;
+      }
+      return { key: op.key, revision };
+    }
+    const existing = s.get.get(op.key);
+    if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
+    if (op.expectedRevision !== undefined && op.expectedRevision !== existing.revision) {
+      throw new RevisionConflictError(`key ${op.key} is at revision ${existing.revision}, expected ${op.expectedRevision}`, op.key);
+    }
+    if (op.type === 'update') s.updateObject.run(revision, this.codec.encode(op.key, op.value), op.key);
+    else s.deleteObject.run(op.key);
+    return { key: op.key, revision, prev: { ...existing, value: this.decode(existing.value) } };
   }
 
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle {

@@ -57,10 +57,16 @@ export interface ListResult {
   remaining?: number;
 }
 
+/**
+ * An op with `unlogged: true` changes the current row only: no event, no revision of its own (the row carries the
+ * revision of the commit's last logged event before it), so no watch ever sees it and a past-revision read of its
+ * prefix shows today's rows. For the server's own bookkeeping keys that are only ever read as they are now (a
+ * workspace's pending marker, the access-subjects index): an event row per write would be disk and CPU for nobody.
+ */
 export type WriteOp =
-  | { type: 'create'; key: string; value: string }
-  | { type: 'update'; key: string; value: string; expectedRevision?: number }
-  | { type: 'delete'; key: string; expectedRevision?: number };
+  | { type: 'create'; key: string; value: string; unlogged?: boolean }
+  | { type: 'update'; key: string; value: string; expectedRevision?: number; unlogged?: boolean }
+  | { type: 'delete'; key: string; expectedRevision?: number; unlogged?: boolean };
 
 export interface WriteResult {
   key: string;

@@ -79,8 +79,9 @@ export function accessSubjectsWriter(): IndexWriter {
     const was = subjectsOf(before);
     const now = subjectsOf(after);
     const ops: WriteOp[] = [];
-    for (const s of was) if (!now.has(s)) ops.push({ type: 'delete', key: rowKey(s, at.cluster, at.name) });
-    for (const s of now) if (!was.has(s)) ops.push({ type: 'create', key: rowKey(s, at.cluster, at.name), value: '' });
+    // Rows are read only as they are now (candidateClusters): no event history needed.
+    for (const s of was) if (!now.has(s)) ops.push({ type: 'delete', key: rowKey(s, at.cluster, at.name), unlogged: true });
+    for (const s of now) if (!was.has(s)) ops.push({ type: 'create', key: rowKey(s, at.cluster, at.name), value: '', unlogged: true });
     return ops;
   };
 }

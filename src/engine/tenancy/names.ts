@@ -2,7 +2,7 @@
  * The names kcp gives things in the tenancy layer: labels and annotations on Workspaces and LogicalClusters,
  * logical cluster names, and the workspace path grammar (`root:org:team`).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 
 export const TENANCY_GROUP = 'tenancy.kcp.io';
 export const CORE_KCP_GROUP = 'core.kcp.io';
@@ -79,7 +79,8 @@ function random32(): Buffer {
 
 /** A fresh logical cluster name: the first 16 characters of base36(sha224(32 random bytes)). */
 export function newClusterName(): string {
-  return base36(createHash('sha224').update(random32()).digest()).slice(0, 16).padEnd(16, '0');
+  // One-shot hash(): no Hash object per name (a third of this function's cost).
+  return base36(hash('sha224', random32(), 'buffer')).slice(0, 16).padEnd(16, '0');
 }
 
 /** The deprecated `internal.tenancy.kcp.io/shard` value: 8 chars of base36(sha224(shard name)). */

@@ -52,9 +52,11 @@ export function workspacePendingWriter(store: Store): IndexWriter {
     // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
     if (after !== undefined && before !== undefined && needsMarker(before) === now) return [];
     const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
-    const exists = store.get(marker) !== undefined;
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
-    if (!now && exists) return [{ type: 'delete', key: marker }];
+    // A new workspace has no marker yet (a removed one took its marker along): no lookup.
+    const exists = before !== undefined && store.get(marker) !== undefined;
+    // Read only as they are now (at start-up and when a Shard changes): no event history needed.
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
+    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
     return [];
   };
 }
@@ -172,7 +174,7 @@ export class WorkspaceController {
     const ws = decodeStored(row) as Workspace;
     if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws, row);
     if (!ws.spec?.cluster) {
-      this.deps.scheduler.schedule(parent, ws);
+      this.deps.scheduler.schedule(parent, ws, row);
       return undefined;
     }
     if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);

@@ -8,7 +8,7 @@
 import { nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { KeyValue, Store } from '../storage/store.js';
 import { logicalClusterKey, type ClusterPaths } from './cluster-paths.js';
 import {
   APIS_ANNOTATION,
@@ -28,7 +28,8 @@ import {
   newClusterName,
   ROOT_SHARD_HASH,
 } from './names.js';
-import { defaultServiceAccount } from '../controllers/service-account-controller.js';
+import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
+import { ObjectTemplates, slotPaths, withSlots } from '../registry/object-templates.js';
 import { placeWorkspace } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
@@ -37,6 +38,20 @@ export const LOGICAL_CLUSTER_DELETION_FINALIZER = 'core.kcp.io/logicalcluster-de
 export const UNIVERSAL_INITIALIZER = 'root:universal';
 /** What kcp's config/universal bootstrap creates in every universal workspace. */
 const UNIVERSAL_NAMESPACES = ['default', 'kube-system'];
+
+/** What differs between the LogicalClusters of two workspaces of one type created by users of one shape. */
+const LOGICAL_CLUSTER_VARIABLES = slotPaths([
+  ...[PATH_ANNOTATION, TYPE_ANNOTATION, OWNER_ANNOTATION, REQUIRED_GROUPS_ANNOTATION].map((a) => ['metadata', 'annotations', a]),
+  ['spec', 'owner', 'name'],
+  ['spec', 'owner', 'cluster'],
+  ['spec', 'owner', 'uid'],
+  ['spec', 'createdBy', 'username'],
+  ['spec', 'createdBy', 'uid'],
+  ['spec', 'createdBy', 'groups', '*'],
+  ['spec', 'createdBy', 'extra', '*', '*'],
+  ['status', 'URL'],
+  ['status', 'conditions', '*', 'lastTransitionTime'],
+]);
 
 export interface TenancyTypes {
   workspaces: ResourceType;
@@ -86,11 +101,24 @@ function ownerOf(ws: Workspace): { username: string; groups?: string[]; uid?: st
   }
 }
 
-export class WorkspaceScheduler {
-  constructor(private readonly deps: SchedulerDeps) {}
+function ownedBy(lc: KubeObject, parent: string, ws: Workspace): boolean {
+  const owner = (lc.spec as { owner?: { cluster?: string; name?: string; uid?: string } } | undefined)?.owner;
+  return owner?.cluster === parent && owner?.name === ws.metadata?.name && owner?.uid === ws.metadata?.uid;
+}
 
-  /** Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. */
-  schedule(parent: string, ws: Workspace): void {
+export class WorkspaceScheduler {
+  /** The same objects in every new workspace, written from their stored text (object-templates.ts). */
+  private readonly templates: ObjectTemplates;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    this.templates = new ObjectTemplates(deps.generic);
+  }
+
+  /**
+   * Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. `stored` is the row `ws` was
+   * decoded from, just read by the caller (same synchronous turn), so the update neither reads nor parses it again.
+   */
+  schedule(parent: string, ws: Workspace, stored?: KeyValue): void {
     const { generic, types, paths, workspaceTypes, store } = this.deps;
     const name = ws.metadata!.name!;
     // kcp picks a shard first; with none matching, the workspace waits in Scheduling and says why.
@@ -101,8 +129,12 @@ export class WorkspaceScheduler {
     if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
     const aliases = workspaceTypes.aliases(type);
     let cluster = ws.metadata?.annotations?.[CLUSTER_ANNOTATION];
+    let existing = cluster ? this.readLogicalCluster(cluster) : undefined;
     // A name taken by a LogicalCluster that is not ours is given up, as kcp does.
-    if (!cluster || this.ownedByOther(cluster, parent, ws)) cluster = this.freshClusterName();
+    if (!cluster || (existing && !ownedBy(existing, parent, ws))) {
+      cluster = this.freshClusterName();
+      existing = undefined;
+    }
     const path = joinPath(paths.pathOf(parent) ?? parent, name);
     const now = nowTimestamp();
     const batch = new WriteBatch();
@@ -110,25 +142,22 @@ export class WorkspaceScheduler {
     let initializers = workspaceTypes.initializers(aliases);
     let terminators = workspaceTypes.terminators(aliases);
     const inProcess = initializers.includes(UNIVERSAL_INITIALIZER);
-    if (!store.get(logicalClusterKey(cluster))) {
+    if (!existing) {
       if (inProcess) {
         // root:universal runs here: kcp's universal bootstrap (namespaces `default` and `kube-system`), created in
         // the same commit.
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
         for (const name of UNIVERSAL_NAMESPACES) {
-          generic.create({ rt: types.namespaces, cluster, namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { batch });
-          defaultServiceAccount(generic, types.serviceAccounts, cluster, name, batch);
+          this.templates.create({ rt: types.namespaces, cluster, namespace: '', object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }, batch);
+          this.templates.create({ rt: types.serviceAccounts, cluster, namespace: name, object: defaultServiceAccountObject() }, batch);
         }
       }
-      generic.create(
-        { rt: types.logicalClusters, cluster, namespace: '' },
-        this.logicalCluster(cluster, parent, path, ws, type, aliases, initializers, terminators, now),
-        { batch, withStatus: true },
-      );
+      const lc = withSlots(this.logicalCluster(cluster, parent, path, ws, type, aliases, initializers, terminators, now), LOGICAL_CLUSTER_VARIABLES);
+      this.templates.create({ rt: types.logicalClusters, cluster, namespace: '', withStatus: true, ...lc }, batch);
       const owner = ownerOf(ws);
       if (owner) this.workspaceAdminBinding(cluster, owner.username, batch);
     } else {
-      const status = this.readLogicalCluster(cluster)?.status as { initializers?: string[]; terminators?: string[] } | undefined;
+      const status = existing.status as { initializers?: string[]; terminators?: string[] } | undefined;
       initializers = status?.initializers ?? initializers;
       terminators = status?.terminators ?? terminators;
     }
@@ -163,7 +192,7 @@ export class WorkspaceScheduler {
     };
     if (initializers.length === 0) delete next.status!.initializers;
     if (terminators.length === 0) delete next.status!.terminators;
-    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true });
+    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored && { row: stored, object: ws } });
     generic.commitBatch(batch);
   }
 
@@ -234,29 +263,27 @@ export class WorkspaceScheduler {
 
   /** kcp gives the creator cluster-admin in the new workspace. */
   private workspaceAdminBinding(cluster: string, username: string, batch: WriteBatch): void {
-    this.deps.generic.create(
-      { rt: this.deps.types.clusterRoleBindings, cluster, namespace: '' },
+    this.templates.create(
       {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: 'workspace-admin' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: username }],
+        rt: this.deps.types.clusterRoleBindings,
+        cluster,
+        namespace: '',
+        object: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: 'workspace-admin' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: '{{user}}' }],
+        },
+        slots: { user: username },
       },
-      { batch },
+      batch,
     );
   }
 
   private readLogicalCluster(cluster: string): KubeObject | undefined {
     const kv = this.deps.store.get(logicalClusterKey(cluster));
     return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
-  }
-
-  private ownedByOther(cluster: string, parent: string, ws: Workspace): boolean {
-    const lc = this.readLogicalCluster(cluster);
-    if (!lc) return false;
-    const owner = (lc.spec as { owner?: { cluster?: string; name?: string; uid?: string } } | undefined)?.owner;
-    return owner?.cluster !== parent || owner?.name !== ws.metadata?.name || owner?.uid !== ws.metadata?.uid;
   }
 
   private freshClusterName(): string {
