@@ -141,9 +141,11 @@ export class WorkspaceIndex {
   }
 
   private withPath(kv: KeyValue, path: string | undefined): KubeObject {
+    // decodeStored parses a fresh object: setting the annotation in place spares two copies per workspace.
     const ws = decodeStored(kv);
-    const annotations = { ...(ws.metadata?.annotations ?? {}), [PATH_ANNOTATION]: path ?? this.pathOf(ws) };
-    return { ...ws, metadata: { ...ws.metadata, annotations } };
+    const metadata = ws.metadata!;
+    (metadata.annotations ??= {})[PATH_ANNOTATION] = path ?? this.pathOf(ws);
+    return ws;
   }
 
   private predicate(req: ApiRequest): ListPredicate {
