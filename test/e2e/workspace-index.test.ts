@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBackground, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
 import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 
@@ -98,6 +99,33 @@ describe('the workspace index virtual workspace', () => {
       await watch.stop();
     }
     expect(names(await getJson(asUser1(`root:${org}`), ['workspaces']))).toEqual(['c4', 'c5']);
+  });
+
+  it('prints a Table whose rows carry the path but not managedFields, with the index scope header', async () => {
+    const path = '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces';
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const answer = await apiRequest(e2e.server, `${path}?includeObject=Metadata`, { headers: accept });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['kcpt-workspace-index-scope']).toBe('every-workspace');
+    const table = answer.json();
+    expect(table.kind).toBe('Table');
+    const columns = (table.columnDefinitions as Json[]).map((c) => c.name as string);
+    expect(columns).toEqual(['Name', 'Type', 'Region', 'Phase', 'URL', 'Age']);
+    const row = (table.rows as Json[]).find((r) => r.object.metadata.annotations['kcp.io/path'] === `root:${org}:c4`)!;
+    expect(row.object.kind).toBe('PartialObjectMetadata');
+    expect(row.object.metadata.name).toBe('c4');
+    expect(row.object.metadata.managedFields).toBeUndefined();
+    expect(row.cells[columns.indexOf('Phase')]).toBe('Ready');
+    expect(row.cells[columns.indexOf('URL')]).toBe(e2e.url(`root:${org}:c4`));
+    // The full list still has them (server-side apply's record), and includeObject=None leaves the objects out.
+    const full = await apiRequest(e2e.server, path);
+    expect((full.json().items as Json[]).every((w) => Array.isArray(w.metadata.managedFields))).toBe(true);
+    const bare = (await apiRequest(e2e.server, `${path}?includeObject=None`, { headers: accept })).json();
+    expect((bare.rows as Json[]).every((r) => r.object === undefined)).toBe(true);
+    // A user limited to what they may enter gets a Table of those alone, without the scope header.
+    const limited = await apiRequest(e2e.server, path, { headers: accept, token: users.user1.token });
+    expect(limited.headers['kcpt-workspace-index-scope']).toBeUndefined();
+    expect((limited.json().rows as Json[]).map((r) => r.cells[0])).not.toContain('c1');
   });
 
   it('answers only list and watch, and only at the wildcard', async () => {

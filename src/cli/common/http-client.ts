@@ -18,6 +18,8 @@ export interface RequestOptions {
   contentType?: string;
   /** Aborting it ends the request (and a watch) with an AbortError. */
   signal?: AbortSignal;
+  /** Accept header instead of plain JSON (e.g. a server-side printed Table). */
+  accept?: string;
 }
 
 /** One line of a watch stream. ERROR events are thrown as ApiError instead of being yielded. */
@@ -151,6 +153,7 @@ export class KubeClient {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     const headers: Record<string, string> = { ...this.headers };
+    if (opts.accept) headers.Accept = opts.accept;
     if (body !== undefined) {
       headers['Content-Type'] = opts.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));

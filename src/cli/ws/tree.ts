@@ -58,7 +58,8 @@ export async function showTree(session: Session, io: Io, opts: TreeOptions): Pro
 
 /** Fills the tree below `root` from one listing of every workspace; false where the index cannot give that. */
 async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptions): Promise<boolean> {
-  const every = await listEveryWorkspace(client);
+  // Text output shows names and phases only: the index's Table is enough. Structured output carries each type.
+  const every = await listEveryWorkspace(client, { slim: !opts.output });
   if (!every) return false;
   const byParent = new Map<string, { ws: Workspace; path: string }[]>();
   let known = root.path === 'root';

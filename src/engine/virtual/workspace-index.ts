@@ -19,6 +19,7 @@ import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
 import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
+import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
 import { parseTimeoutSeconds } from '../endpoints/query.js';
 import { badRequest, methodNotAllowed } from '../machinery/status.js';
 import { parseResourceVersion, waitForRevision } from '../registry/list.js';
@@ -140,9 +141,11 @@ export class WorkspaceIndex {
   }
 
   private withPath(kv: KeyValue, path: string | undefined): KubeObject {
+    // decodeStored parses a fresh object: setting the annotation in place spares two copies per workspace.
     const ws = decodeStored(kv);
-    const annotations = { ...(ws.metadata?.annotations ?? {}), [PATH_ANNOTATION]: path ?? this.pathOf(ws) };
-    return { ...ws, metadata: { ...ws.metadata, annotations } };
+    const metadata = ws.metadata!;
+    (metadata.annotations ??= {})[PATH_ANNOTATION] = path ?? this.pathOf(ws);
+    return ws;
   }
 
   private predicate(req: ApiRequest): ListPredicate {
@@ -174,6 +177,21 @@ export class WorkspaceIndex {
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
     const { revision, items, shown } = this.snapshot(req.user, this.predicate(req));
     if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
+    const table = wantsTable(req.accept);
+    const include = table ? parseIncludeObject(req.query) : undefined;
+    if (table && include !== 'Object') {
+      const body = JSON.stringify(
+        buildTable({
+          printer: this.served.printer ?? defaultPrinter(),
+          objects: include === 'None' ? items : items.map(withoutManagedFields),
+          now: Date.now(),
+          includeObject: include,
+          listMeta: { resourceVersion: String(revision) },
+          tableVersion: table,
+        }),
+      );
+      return reply.code(200).header('content-type', 'application/json').send(body);
+    }
     // A type stored in another shape (Workspace) is converted and serialized by renderList from the parsed items;
     // serializing them here as well cost a quarter of this request for 1,000 workspaces.
     const texts = this.served.convert ? [] : items.map((o) => JSON.stringify(o));
@@ -355,6 +373,17 @@ function createdBy(ws: KubeObject, username: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A Table row's metadata without managedFields: half of each Workspace, never shown in a table (kubectl drops them
+ * before printing), and what made `kcpt ws tree`'s answer 1.6 MB for 1,000 workspaces. The rows' cells need no
+ * conversion either: they read fields every scheduled Workspace was written with (type, phase, URL, labels).
+ */
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (!obj.metadata?.managedFields) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }
 
 function withRevision(obj: KubeObject, revision: number): KubeObject {
