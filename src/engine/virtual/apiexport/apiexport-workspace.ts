@@ -76,7 +76,9 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
   /** Across every consumer: list and watch only (the handler refuses other verbs at `*`). */
   private wildcard(view: ExportView, info: RequestInfo): VirtualTarget {
     const readVerb = info.verb === 'watch' ? 'watch' : 'list';
-    const served = view.servedTypes(undefined).map(({ rt, as }) => ({ as, rt: { ...rt, servedIn: servedInFor(view, rt, as, readVerb) } }));
+    const served = view
+      .servedTypes(undefined)
+      .map(({ rt, as }) => ({ as, rt: { ...rt, servedIn: servedInFor(view, rt, as, readVerb), ...servedClustersFor(view, as, readVerb) } }));
     const catalog = new StaticCatalog(
       served.map((s) => s.rt),
       `apiexport:${view.cluster}|${view.name}@${view.revision}|*`,
@@ -151,6 +153,19 @@ function servedInFor(view: ExportView, rt: ResourceType, as: ServedAs, verb: str
   if (as.kind === 'bound') return undefined;
   if (as.kind === 'claimed') return (cluster) => (view.claimFor(cluster, as.key, verb) ? shape : undefined);
   return (cluster) => (view.bindingIn(cluster) ? shape : undefined);
+}
+
+/**
+ * Which consumers a wildcard list of a claimed resource or of APIBindings reads at all: those in the bindings index
+ * with the claim accepted (or Bound), so the read costs their objects, never every workspace's. The export's own
+ * resources live only in its consumers under its identity already, and a list must still show the objects of a
+ * binding being deleted (gone from the index) until they go.
+ */
+function servedClustersFor(view: ExportView, as: ServedAs, verb: string): Pick<ResourceType, 'servedClusters'> {
+  if (as.kind === 'bound') return {};
+  const consumers = () => view.boundConsumers().keys();
+  if (as.kind === 'apibindings') return { servedClusters: consumers };
+  return { servedClusters: () => [...consumers()].filter((cluster) => view.claimFor(cluster, as.key, verb) !== undefined) };
 }
 
 /** The per-object part: a claim's selector, or an APIBinding that binds this export. */
