@@ -7,8 +7,8 @@
  * It serves the export's resources in every consumer with a Bound binding (objects carry `kcp.io/cluster`, and
  * resourceVersions come from the one store, so an informer resumes across consumers), the resources the export
  * claims where consumers accepted the claim (verbs of both sides, objects within the accepted selector), and the
- * consumers' APIBindings to the export, read-only. A consumer without a binding is not there: its requests answer
- * 404, and the wildcard never shows its objects.
+ * consumers' APIBindings to the export, read-only. A consumer without a binding is refused as kcp refuses it (403
+ * "could not find suitable APIBinding in target logical cluster"), and the wildcard never shows its objects.
  *
  * Every request needs its verb on `apiexports/content` (name = the export) in the export's workspace; discovery
  * and OpenAPI need `get`. The export's owner has that through RBAC there (cluster-admin, workspace admins).
@@ -104,8 +104,9 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     if (!info.isResourceRequest) return { resolved, watchRemoval: noRemoval };
     const target = findServed(served, info);
     if (!target) throw resourceNotFound();
-    if (!view.bindingIn(consumer)) throw resourceNotFound();
     const attrs = requestAttributes(info);
+    // kcp's virtual workspace authorizer denies a consumer without a binding to the export (403, not 404).
+    if (!view.bindingIn(consumer)) throw forbiddenError(user.username, attrs, 'could not find suitable APIBinding in target logical cluster');
     if (target.as.kind === 'apibindings' && !READ_ONLY.has(info.verb)) {
       throw forbiddenError(user.username, attrs, 'write access to APIBinding is not allowed from virtual workspace');
     }
