@@ -175,8 +175,11 @@ describe('the bound resource through the virtual workspace', () => {
     expectError(await c1.k(['get', 'widget', 'from-provider', '-n', 'default'], { reject: false }), /not found/);
   });
 
-  it('answers 404 for a consumer that did not bind the export, and refuses writes at the wildcard', async () => {
-    expectError(await at(unbound.cluster)(['get', 'widgets', '-A'], { reject: false }), /the server could not find the requested resource/);
+  it('refuses (403, as kcp) a consumer that did not bind the export, and refuses writes at the wildcard', async () => {
+    expectError(
+      await at(unbound.cluster)(['get', 'widgets', '-A'], { reject: false }),
+      /Forbidden.*could not find suitable APIBinding in target logical cluster/s,
+    );
     expectError(await create(at('*'), widget('nowhere', 1), { reject: false }), /MethodNotAllowed|not supported|in the `\*` logical cluster/);
   });
 

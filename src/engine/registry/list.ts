@@ -8,6 +8,7 @@ import { badRequest, gone, timeout } from '../machinery/status.js';
 import { CompactedError, FutureRevisionError, type KeyValue, type Store } from '../storage/store.js';
 import { validateListOptions } from './list-options.js';
 import type { ListPredicate } from './predicates.js';
+import { listRanges } from './ranged-list.js';
 import { readScope } from './read-scope.js';
 import { spliceResourceVersion } from './stored-object.js';
 import type { KubeObject, ResourceType } from './types.js';
@@ -43,7 +44,7 @@ export async function listObjects(
 ): Promise<ListPage> {
   validateListOptions({ watch: false, ...query });
   // A wildcard read may have to skip keys by namespace or by whether their cluster serves the type.
-  const { prefix, admits } = readScope(rt, cluster, namespace, true);
+  const { prefix, admits, ranges } = readScope(rt, cluster, namespace, true);
   const filtered = !predicate.matchesEverything || admits !== undefined;
   let revision: number | undefined;
   let startAfter: string | undefined;
@@ -72,7 +73,8 @@ export async function listObjects(
     const fetch = filtered ? pageFetchSize : want;
     let page;
     try {
-      page = store.list(prefix, { startAfter: lastKey, limit: fetch, revision: readAt });
+      const options = { startAfter: lastKey, limit: fetch, revision: readAt };
+      page = ranges ? listRanges(store, ranges, options) : store.list(prefix, options);
     } catch (err) {
       throw translateRevisionError(err, Boolean(query.continueToken));
     }

@@ -11,6 +11,11 @@ export interface ReadScope {
   prefix: string;
   /** Absent when every key under the prefix belongs. */
   admits?: (key: string) => boolean;
+  /**
+   * For a wildcard read of a type that names its clusters (ResourceType.servedClusters): the only key ranges under
+   * `prefix` a list needs to read, sorted. Absent: the whole prefix.
+   */
+  ranges?: string[];
 }
 
 /**
@@ -23,6 +28,7 @@ export function readScope(rt: ResourceType, cluster: string | undefined, namespa
   const wantNamespace = rt.namespaced && namespace ? namespace : undefined;
   const servedIn = rt.servedIn;
   if (!wantNamespace && !servedIn) return { prefix };
+  const ranges = rt.servedClusters ? clusterRanges(prefix, rt.servedClusters(), wantNamespace) : undefined;
   const remembered = new Map<string, boolean>();
   const clusterServes = (name: string): boolean => {
     if (!servedIn) return true;
@@ -33,6 +39,7 @@ export function readScope(rt: ResourceType, cluster: string | undefined, namespa
   };
   return {
     prefix,
+    ...(ranges ? { ranges } : {}),
     admits(key) {
       // <cluster>/<namespace>/<name> for namespaced objects, <cluster>/<name> for cluster-scoped ones.
       const parts = key.slice(prefix.length).split('/');
@@ -40,4 +47,14 @@ export function readScope(rt: ResourceType, cluster: string | undefined, namespa
       return clusterServes(parts[0]!);
     },
   };
+}
+
+/**
+ * One key range per cluster (narrowed to the namespace when one is asked for), sorted as the store orders keys:
+ * by the range text, not the cluster name (`a-b/` sorts before `a/`).
+ */
+function clusterRanges(prefix: string, clusters: Iterable<string>, namespace: string | undefined): string[] {
+  const ranges = new Set<string>();
+  for (const cluster of clusters) ranges.add(namespace === undefined ? `${prefix}${cluster}/` : `${prefix}${cluster}/${namespace}/`);
+  return [...ranges].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

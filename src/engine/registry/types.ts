@@ -180,6 +180,13 @@ export interface ResourceType {
    * watch skip the objects of clusters answering undefined. Absent: every cluster's objects belong (built-ins).
    */
   servedIn?(cluster: string): { namespaced: boolean } | undefined;
+  /**
+   * Only on `*` wildcard types whose objects can belong in a few known clusters (a virtual workspace's consumers):
+   * those clusters, asked once per list. A wildcard list then reads only their key ranges, merged in key order,
+   * instead of every cluster's keys; `servedIn` still decides per key (and alone for watch events). Absent: the
+   * whole prefix is read.
+   */
+  servedClusters?(): Iterable<string>;
 }
 
 export interface VirtualCreateContext extends StrategyContext {

@@ -7,8 +7,8 @@
  * It serves the export's resources in every consumer with a Bound binding (objects carry `kcp.io/cluster`, and
  * resourceVersions come from the one store, so an informer resumes across consumers), the resources the export
  * claims where consumers accepted the claim (verbs of both sides, objects within the accepted selector), and the
- * consumers' APIBindings to the export, read-only. A consumer without a binding is not there: its requests answer
- * 404, and the wildcard never shows its objects.
+ * consumers' APIBindings to the export, read-only. A consumer without a binding is refused as kcp refuses it (403
+ * "could not find suitable APIBinding in target logical cluster"), and the wildcard never shows its objects.
  *
  * Every request needs its verb on `apiexports/content` (name = the export) in the export's workspace; discovery
  * and OpenAPI need `get`. The export's owner has that through RBAC there (cluster-admin, workspace admins).
@@ -76,7 +76,9 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
   /** Across every consumer: list and watch only (the handler refuses other verbs at `*`). */
   private wildcard(view: ExportView, info: RequestInfo): VirtualTarget {
     const readVerb = info.verb === 'watch' ? 'watch' : 'list';
-    const served = view.servedTypes(undefined).map(({ rt, as }) => ({ as, rt: { ...rt, servedIn: servedInFor(view, rt, as, readVerb) } }));
+    const served = view
+      .servedTypes(undefined)
+      .map(({ rt, as }) => ({ as, rt: { ...rt, servedIn: servedInFor(view, rt, as, readVerb), ...servedClustersFor(view, as, readVerb) } }));
     const catalog = new StaticCatalog(
       served.map((s) => s.rt),
       `apiexport:${view.cluster}|${view.name}@${view.revision}|*`,
@@ -102,8 +104,9 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     if (!info.isResourceRequest) return { resolved, watchRemoval: noRemoval };
     const target = findServed(served, info);
     if (!target) throw resourceNotFound();
-    if (!view.bindingIn(consumer)) throw resourceNotFound();
     const attrs = requestAttributes(info);
+    // kcp's virtual workspace authorizer denies a consumer without a binding to the export (403, not 404).
+    if (!view.bindingIn(consumer)) throw forbiddenError(user.username, attrs, 'could not find suitable APIBinding in target logical cluster');
     if (target.as.kind === 'apibindings' && !READ_ONLY.has(info.verb)) {
       throw forbiddenError(user.username, attrs, 'write access to APIBinding is not allowed from virtual workspace');
     }
@@ -151,6 +154,19 @@ function servedInFor(view: ExportView, rt: ResourceType, as: ServedAs, verb: str
   if (as.kind === 'bound') return undefined;
   if (as.kind === 'claimed') return (cluster) => (view.claimFor(cluster, as.key, verb) ? shape : undefined);
   return (cluster) => (view.bindingIn(cluster) ? shape : undefined);
+}
+
+/**
+ * Which consumers a wildcard list of a claimed resource or of APIBindings reads at all: those in the bindings index
+ * with the claim accepted (or Bound), so the read costs their objects, never every workspace's. The export's own
+ * resources live only in its consumers under its identity already, and a list must still show the objects of a
+ * binding being deleted (gone from the index) until they go.
+ */
+function servedClustersFor(view: ExportView, as: ServedAs, verb: string): Pick<ResourceType, 'servedClusters'> {
+  if (as.kind === 'bound') return {};
+  const consumers = () => view.boundConsumers().keys();
+  if (as.kind === 'apibindings') return { servedClusters: consumers };
+  return { servedClusters: () => [...consumers()].filter((cluster) => view.claimFor(cluster, as.key, verb) !== undefined) };
 }
 
 /** The per-object part: a claim's selector, or an APIBinding that binds this export. */
