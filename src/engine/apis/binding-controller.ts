@@ -7,13 +7,13 @@
  * (from the binding index) follows; objects stay, stored under the same identity. Deleting a binding first deletes
  * its objects in the workspace, then drops the finalizer.
  */
+import { deleteStoredObjects } from '../controllers/delete-stored-objects.js';
 import { splitClusterKey, WorkQueue } from '../controllers/work-queue.js';
 import { jsonEqual } from '../machinery/canonical-json.js';
-import { StatusError } from '../machinery/status.js';
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { nowTimestamp } from '../registry/object-rules.js';
 import { decodeStored } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { BoundAPIs } from './bound-apis.js';
@@ -269,20 +269,12 @@ export class BindingController {
     for (const r of binding.status?.boundResources ?? []) {
       const prefix = `/registry/${boundStoragePrefix(r.group, r.resource, r.schema.identityHash)}/${cluster}/`;
       const rt = bound.apisIn(cluster).find((a) => a.binding === name && a.group === r.group && a.resource === r.resource)?.types[0];
-      for (const item of store.list(prefix).items) {
-        const obj = JSON.parse(item.value) as KubeObject;
-        if (!rt) {
-          // The schema is gone, so the type cannot be served any more: remove the objects as they are.
-          store.commit([{ type: 'delete', key: item.key }]);
-          continue;
-        }
-        const ctx: OpContext = { rt, cluster, namespace: rt.namespaced ? (obj.metadata?.namespace ?? '') : '' };
-        try {
-          if (!generic.delete(ctx, obj.metadata!.name!, { propagationPolicy: 'Background' }).removed) remaining++;
-        } catch (err) {
-          if (!(err instanceof StatusError && err.code === 404)) throw err;
-        }
+      if (!rt) {
+        // The schema is gone, so the type cannot be served any more: remove the objects as they are.
+        for (const item of store.list(prefix).items) store.commit([{ type: 'delete', key: item.key }]);
+        continue;
       }
+      remaining += deleteStoredObjects(store, generic, rt, cluster, prefix);
     }
     if (remaining > 0) return { requeueAfterMs: 1000 };
     generic.update(this.ctx(cluster), name, {

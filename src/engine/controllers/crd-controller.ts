@@ -9,12 +9,12 @@ import { computeCRDStatus, CLEANUP_FINALIZER, type CustomResourceDefinition } fr
 import type { CRDCatalogs } from '../apiextensions/crd-catalogs.js';
 import { sameGroupCRDs, type BoundNames } from '../apiextensions/crd-resource.js';
 import { jsonEqual } from '../machinery/canonical-json.js';
-import { StatusError } from '../machinery/status.js';
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { nowTimestamp } from '../registry/object-rules.js';
 import { decodeStored } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
+import { deleteStoredObjects } from './delete-stored-objects.js';
 import { splitClusterKey, WorkQueue } from './work-queue.js';
 
 export interface CRDControllerDeps {
@@ -95,17 +95,7 @@ export class CRDController {
       // The CRD's own storage only: a binding serving the same group/resource there keeps its objects.
       .find((t) => t.storagePrefix === `${crd.spec.group}/${plural}`);
     let remaining = 0;
-    if (rt) {
-      for (const item of store.list(`/registry/${rt.storagePrefix}/${cluster}/`).items) {
-        const obj = JSON.parse(item.value) as KubeObject;
-        const ctx: OpContext = { rt, cluster, namespace: rt.namespaced ? (obj.metadata?.namespace ?? '') : '' };
-        try {
-          if (!generic.delete(ctx, obj.metadata!.name!, { propagationPolicy: 'Background' }).removed) remaining++;
-        } catch (err) {
-          if (!(err instanceof StatusError && err.code === 404)) throw err;
-        }
-      }
-    }
+    if (rt) remaining += deleteStoredObjects(store, generic, rt, cluster, `/registry/${rt.storagePrefix}/${cluster}/`);
     if (remaining > 0) return { requeueAfterMs: 1000 };
     generic.update(this.ctx(cluster), crd.metadata!.name!, {
       ...crd,
