@@ -104,6 +104,11 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     // treeprint's drawing, printed with Println as kcp does (so it ends with an empty line).
     expect(await ok(['ws', 'tree'], env)).toBe('.\n└── root\n    └── org\n        └── team\n\n');
     expect(await ok(['ws', 'tree', '-w', 'org', '--full'], env)).toBe('.\n└── root:org\n    └── root:org:team\n\n');
+    // A workspace that does not exist has no tree: the server's NotFound, not a one-line tree.
+    const noTree = await kcpt(['ws', 'tree', '-w', ':root:does-not-exist'], env);
+    expect(noTree.exitCode).toBe(1);
+    expect(noTree.stdout).toBe('');
+    expect(noTree.stderr).toContain('Error from server (NotFound): workspaces.tenancy.kcp.io "root:does-not-exist" not found');
 
     // The old spelling still works, with kcp's note on stderr.
     const legacy = await kcpt(['ws', 'root:org'], env);

@@ -57,7 +57,10 @@ export function watchWorkspace(
   });
 }
 
-/** The children of a workspace; an empty list where the Workspace API is not served (404). */
+/**
+ * The children of a workspace; an empty list where the Workspace API is not served there (404 for the resource).
+ * A 404 naming the workspace itself (its path does not exist) is thrown: there is no tree to show.
+ */
 export async function listChildren(client: KubeClient, path: string): Promise<Workspace[]> {
   const items: Workspace[] = [];
   let token: string | undefined;
@@ -66,7 +69,7 @@ export async function listChildren(client: KubeClient, path: string): Promise<Wo
     try {
       page = await client.get<List<Workspace>>(`/clusters/${path}${group}`, { query: { limit: 500, continue: token } });
     } catch (err) {
-      if (err instanceof ApiError && err.notFound) return items;
+      if (err instanceof ApiError && err.notFound && err.body?.details?.name !== path) return items;
       throw err;
     }
     items.push(...(page.items ?? []));
