@@ -122,8 +122,22 @@ export interface GenericStoreExtensions {
   admission?: AdmissionChain;
 }
 
+/**
+ * The writes a controller would make right after an object of one type is created (its first reconcile), prepared
+ * against the object about to be stored (`row`: its key and value, revision 0). When the batch updates the object
+ * itself, that update becomes the create's final value (WriteOp `firstValue`): one commit, the row written once,
+ * watchers still see ADDED then MODIFIED. Returns undefined to leave the work to the controller.
+ */
+export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
+
 export class GenericStore {
   readonly fields = new FieldManager();
+  private readonly settlers = new Map<string, CreateSettler>();
+
+  /** Folds `settle`'s writes into the commit of every create of `rt` made outside a batch (see CreateSettler). */
+  settleCreatesOf(rt: ResourceType, settle: CreateSettler): void {
+    this.settlers.set(rt.storagePrefix, settle);
+  }
 
   constructor(
     readonly store: Store,
@@ -193,9 +207,11 @@ export class GenericStore {
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
       return obj;
     }
+    const settled = this.settle(ctx, obj, ops);
     try {
-      const [result] = this.store.commit(ops);
-      meta.resourceVersion = String(result.revision);
+      const [result] = this.store.commit(settled);
+      // The client is answered with the object as created: the revision of its ADDED.
+      meta.resourceVersion = String(settled[0]!.type === 'create' && settled[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
       return obj;
     } catch (err) {
       if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
@@ -203,6 +219,20 @@ export class GenericStore {
       }
       throw err;
     }
+  }
+
+  /** `ops` (a create's, the object's own first) with the settler's writes for the object folded in. */
+  private settle(ctx: OpContext, obj: KubeObject, ops: WriteOp[]): WriteOp[] {
+    const settle = this.settlers.get(ctx.rt.storagePrefix);
+    const [own, ...rest] = ops;
+    if (!settle || own?.type !== 'create') return ops;
+    const created = { ...obj, metadata: { ...obj.metadata, resourceVersion: '0' } };
+    const batch = settle(created, { key: own.key, value: own.value, revision: 0, createRevision: 0 });
+    if (!batch) return ops;
+    const at = batch.ops.findIndex((op) => op.type === 'update' && op.key === own.key && !op.unlogged);
+    if (at < 0) return [...ops, ...batch.ops];
+    const final = batch.ops[at]!.type === 'update' ? (batch.ops[at] as { value: string }).value : own.value;
+    return [{ ...own, value: final, firstValue: own.value }, ...rest, ...batch.ops.filter((_, i) => i !== at)];
   }
 
   /**
