@@ -81,12 +81,15 @@ export interface WriteOptions {
  */
 export class WriteBatch {
   readonly ops: WriteOp[] = [];
+  /** Where each write's ops start in `ops`. */
+  readonly starts: number[] = [];
   readonly onCommit: Array<(results: WriteResult[]) => void> = [];
   /** `<cluster>/<namespace>` of the Namespaces this batch creates. */
   readonly namespaces = new Set<string>();
 
   add(ops: WriteOp[], done: (first: WriteResult) => void): void {
     const at = this.ops.length;
+    this.starts.push(at);
     this.ops.push(...ops);
     this.onCommit.push((results) => done(results[at]!));
   }
@@ -197,8 +200,9 @@ export class GenericStore {
       return obj;
     }
     const key = this.key(ctx, meta.name!);
-    const ops: WriteOp[] = [
-      { type: 'create', key, value: encodeStored(toStorage(rt, obj)) },
+    const value = encodeStored(toStorage(rt, obj));
+    const ops = (!opts.batch && this.settle(ctx, key, value, obj, admitted)) || [
+      { type: 'create', key, value },
       ...this.indexOps(key, undefined, obj),
       ...admitted,
     ];
@@ -207,11 +211,10 @@ export class GenericStore {
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
       return obj;
     }
-    const settled = this.settle(ctx, obj, ops);
     try {
-      const [result] = this.store.commit(settled);
+      const [result] = this.store.commit(ops);
       // The client is answered with the object as created: the revision of its ADDED.
-      meta.resourceVersion = String(settled[0]!.type === 'create' && settled[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
+      meta.resourceVersion = String(ops[0]!.type === 'create' && ops[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
       return obj;
     } catch (err) {
       if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
@@ -221,18 +224,30 @@ export class GenericStore {
     }
   }
 
-  /** `ops` (a create's, the object's own first) with the settler's writes for the object folded in. */
-  private settle(ctx: OpContext, obj: KubeObject, ops: WriteOp[]): WriteOp[] {
+  /**
+   * A create's ops with the settler's writes for the object folded in (see CreateSettler), or undefined when there
+   * are none. The object's secondary keys are those of its final state: an index writer reading the store would
+   * not see what the create itself adds.
+   */
+  private settle(ctx: OpContext, key: string, value: string, obj: KubeObject, admitted: WriteOp[]): WriteOp[] | undefined {
     const settle = this.settlers.get(ctx.rt.storagePrefix);
-    const [own, ...rest] = ops;
-    if (!settle || own?.type !== 'create') return ops;
+    if (!settle) return undefined;
     const created = { ...obj, metadata: { ...obj.metadata, resourceVersion: '0' } };
-    const batch = settle(created, { key: own.key, value: own.value, revision: 0, createRevision: 0 });
-    if (!batch) return ops;
-    const at = batch.ops.findIndex((op) => op.type === 'update' && op.key === own.key && !op.unlogged);
-    if (at < 0) return [...ops, ...batch.ops];
-    const final = batch.ops[at]!.type === 'update' ? (batch.ops[at] as { value: string }).value : own.value;
-    return [{ ...own, value: final, firstValue: own.value }, ...rest, ...batch.ops.filter((_, i) => i !== at)];
+    const batch = settle(created, { key, value, revision: 0, createRevision: 0 });
+    if (!batch) return undefined;
+    // The settler's update of the object: its op and the index ops that came with it.
+    const group = batch.starts.findIndex((at) => batch.ops[at]!.type === 'update' && batch.ops[at]!.key === key);
+    if (group < 0) return [{ type: 'create', key, value }, ...this.indexOps(key, undefined, obj), ...admitted, ...batch.ops];
+    const [from, to] = [batch.starts[group]!, batch.starts[group + 1] ?? batch.ops.length];
+    const final = (batch.ops[from] as { value: string }).value;
+    const finalObject = fromStorage(ctx.rt, decodeStored({ value: final, revision: 0 }));
+    return [
+      { type: 'create', key, value: final, firstValue: value },
+      ...this.indexOps(key, undefined, finalObject),
+      ...admitted,
+      ...batch.ops.slice(0, from),
+      ...batch.ops.slice(to),
+    ];
   }
 
   /**
