@@ -4,7 +4,7 @@ import { customResourceTypes } from '../apiextensions/cr-types.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import { namespaces } from '../builtin/core.js';
 import { createMemoryStore } from '../storage/index.js';
-import { GenericStore, type OpContext } from './generic-store.js';
+import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 
 const crd = {
   metadata: { name: 'things.example.com' },
@@ -51,5 +51,41 @@ describe('GenericStore field ownership', () => {
       editor: { 'f:spec': { 'f:b': {} } },
       kcpt: { 'f:spec': { 'f:c': {} } },
     });
+  });
+});
+
+describe('GenericStore.settleCreatesOf', () => {
+  it('folds the follow-up update into the create: one commit, ADDED then MODIFIED, index keys of the final state', () => {
+    const store = createMemoryStore();
+    // A marker while the object has no phase, as the workspace controller's pending marker.
+    const marker = (key: string) => `/markers${key}`;
+    const generic = new GenericStore(store, namespaces, {
+      indexWriters: [
+        (key, before, after) => {
+          const pending = after !== undefined && !after.metadata?.labels?.phase;
+          if (pending && !before) return [{ type: 'create', key: marker(key), value: '{}', unlogged: true }];
+          if (!pending && before && store.get(marker(key))) return [{ type: 'delete', key: marker(key), unlogged: true }];
+          return [];
+        },
+      ],
+    });
+    const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
+    generic.settleCreatesOf(thing, (created, row) => {
+      const batch = new WriteBatch();
+      const next = { ...created, metadata: { ...created.metadata, labels: { phase: 'Ready' } } };
+      generic.update(ctx, created.metadata!.name!, next, { batch, current: { row, object: created } });
+      return batch;
+    });
+    const seen: string[] = [];
+    store.watch('/', store.currentRevision(), (events) => seen.push(...events.map((e) => `${e.type} ${e.revision} ${JSON.parse(e.value).metadata.labels?.phase ?? '-'}`)));
+    const before = store.currentRevision();
+    const created = generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'z' } });
+    // The client is answered with the object as created, at the revision of its ADDED.
+    expect(created.metadata?.labels).toBeUndefined();
+    expect(created.metadata?.resourceVersion).toBe(String(before + 1));
+    expect(seen).toEqual([`ADDED ${before + 1} -`, `MODIFIED ${before + 2} Ready`]);
+    expect(generic.get(ctx, 'z').metadata).toMatchObject({ labels: { phase: 'Ready' }, resourceVersion: String(before + 2) });
+    // The marker a create without the follow-up would write is not left behind.
+    expect(store.list('/markers/').items).toEqual([]);
   });
 });

@@ -81,12 +81,15 @@ export interface WriteOptions {
  */
 export class WriteBatch {
   readonly ops: WriteOp[] = [];
+  /** Where each write's ops start in `ops`. */
+  readonly starts: number[] = [];
   readonly onCommit: Array<(results: WriteResult[]) => void> = [];
   /** `<cluster>/<namespace>` of the Namespaces this batch creates. */
   readonly namespaces = new Set<string>();
 
   add(ops: WriteOp[], done: (first: WriteResult) => void): void {
     const at = this.ops.length;
+    this.starts.push(at);
     this.ops.push(...ops);
     this.onCommit.push((results) => done(results[at]!));
   }
@@ -122,8 +125,22 @@ export interface GenericStoreExtensions {
   admission?: AdmissionChain;
 }
 
+/**
+ * The writes a controller would make right after an object of one type is created (its first reconcile), prepared
+ * against the object about to be stored (`row`: its key and value, revision 0). When the batch updates the object
+ * itself, that update becomes the create's final value (WriteOp `firstValue`): one commit, the row written once,
+ * watchers still see ADDED then MODIFIED. Returns undefined to leave the work to the controller.
+ */
+export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
+
 export class GenericStore {
   readonly fields = new FieldManager();
+  private readonly settlers = new Map<string, CreateSettler>();
+
+  /** Folds `settle`'s writes into the commit of every create of `rt` made outside a batch (see CreateSettler). */
+  settleCreatesOf(rt: ResourceType, settle: CreateSettler): void {
+    this.settlers.set(rt.storagePrefix, settle);
+  }
 
   constructor(
     readonly store: Store,
@@ -183,8 +200,9 @@ export class GenericStore {
       return obj;
     }
     const key = this.key(ctx, meta.name!);
-    const ops: WriteOp[] = [
-      { type: 'create', key, value: encodeStored(toStorage(rt, obj)) },
+    const value = encodeStored(toStorage(rt, obj));
+    const ops = (!opts.batch && this.settle(ctx, key, value, obj, admitted)) || [
+      { type: 'create', key, value },
       ...this.indexOps(key, undefined, obj),
       ...admitted,
     ];
@@ -195,7 +213,8 @@ export class GenericStore {
     }
     try {
       const [result] = this.store.commit(ops);
-      meta.resourceVersion = String(result.revision);
+      // The client is answered with the object as created: the revision of its ADDED.
+      meta.resourceVersion = String(ops[0]!.type === 'create' && ops[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
       return obj;
     } catch (err) {
       if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
@@ -203,6 +222,32 @@ export class GenericStore {
       }
       throw err;
     }
+  }
+
+  /**
+   * A create's ops with the settler's writes for the object folded in (see CreateSettler), or undefined when there
+   * are none. The object's secondary keys are those of its final state: an index writer reading the store would
+   * not see what the create itself adds.
+   */
+  private settle(ctx: OpContext, key: string, value: string, obj: KubeObject, admitted: WriteOp[]): WriteOp[] | undefined {
+    const settle = this.settlers.get(ctx.rt.storagePrefix);
+    if (!settle) return undefined;
+    const created = { ...obj, metadata: { ...obj.metadata, resourceVersion: '0' } };
+    const batch = settle(created, { key, value, revision: 0, createRevision: 0 });
+    if (!batch) return undefined;
+    // The settler's update of the object: its op and the index ops that came with it.
+    const group = batch.starts.findIndex((at) => batch.ops[at]!.type === 'update' && batch.ops[at]!.key === key);
+    if (group < 0) return [{ type: 'create', key, value }, ...this.indexOps(key, undefined, obj), ...admitted, ...batch.ops];
+    const [from, to] = [batch.starts[group]!, batch.starts[group + 1] ?? batch.ops.length];
+    const final = (batch.ops[from] as { value: string }).value;
+    const finalObject = fromStorage(ctx.rt, decodeStored({ value: final, revision: 0 }));
+    return [
+      { type: 'create', key, value: final, firstValue: value },
+      ...this.indexOps(key, undefined, finalObject),
+      ...admitted,
+      ...batch.ops.slice(0, from),
+      ...batch.ops.slice(to),
+    ];
   }
 
   /**

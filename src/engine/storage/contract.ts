@@ -129,6 +129,25 @@ export function runStoreContract(name: string, factory: StoreFactory, options: S
         expect(store.get(key)).toEqual({ key, value: '3', revision: 4, createRevision: 4 });
       });
 
+      test('a create with a first value logs ADDED then MODIFIED and keeps only the final row', () => {
+        const store = newStore();
+        const key = cm('c1', 'a');
+        const live: string[] = [];
+        store.watch('/', 0, (batch) => live.push(...batch.map((e) => `${e.type} ${e.revision} ${e.value} ${e.prevValue ?? ''}`)));
+        const [created] = store.commit([{ type: 'create', key, value: 'final', firstValue: 'first' }]);
+        expect(created).toEqual({ key, revision: 2 });
+        expect(store.get(key)).toEqual({ key, value: 'final', revision: 2, createRevision: 1 });
+        expect(live).toEqual(['ADDED 1 first ', 'MODIFIED 2 final first']);
+        // The log serves the same sequence to a watch replaying it, and the first value to a read at its revision.
+        const replayed: string[] = [];
+        store.watch('/', 0, (batch) => replayed.push(...batch.map((e) => `${e.type} ${e.revision} ${e.value} ${e.prevValue ?? ''}`))).cancel();
+        expect(replayed).toEqual(live);
+        expect(store.list(cm('c1', ''), { revision: 1 }).items).toEqual([{ key, value: 'first', revision: 1, createRevision: 1 }]);
+        // An update after it finds the row where the MODIFIED left it.
+        const [updated] = store.commit([{ type: 'update', key, value: 'next', expectedRevision: 2 }]);
+        expect(updated!.prev).toEqual({ key, value: 'final', revision: 2, createRevision: 1 });
+      });
+
       test('unlogged ops change rows without an event or a revision of their own', () => {
         const store = newStore();
         const events: string[] = [];

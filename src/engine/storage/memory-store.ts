@@ -106,11 +106,15 @@ class InMemoryStore implements MemoryStore, CurrentRows {
           results.push({ key: op.key, revision });
           continue;
         }
-        revision++;
-        staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: revision });
+        const created = ++revision;
+        const first = op.firstValue ?? op.value;
+        logged.push({ event: { type: 'ADDED', key: op.key, revision: created, value: first }, prevRevision: 0, createRevision: created, ts });
+        if (op.firstValue !== undefined) {
+          const event: StoreEvent = { type: 'MODIFIED', key: op.key, revision: ++revision, value: op.value, prevValue: first };
+          logged.push({ event, prevRevision: created, createRevision: created, ts });
+        }
+        staged.set(op.key, { key: op.key, value: op.value, revision, createRevision: created });
         results.push({ key: op.key, revision });
-        const event: StoreEvent = { type: 'ADDED', key: op.key, revision, value: op.value };
-        logged.push({ event, prevRevision: 0, createRevision: revision, ts });
         continue;
       }
       if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);

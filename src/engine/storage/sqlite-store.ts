@@ -243,9 +243,11 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       }
       if (op.type === 'create') {
         revision++;
+        const created = revision;
+        if (op.firstValue !== undefined) revision++;
         // The primary key finds an existing key; no read first.
         try {
-          s.insertObject.run(op.key, revision, revision, codec.encode(op.key, op.value));
+          s.insertObject.run(op.key, revision, created, codec.encode(op.key, op.value));
         } catch (error) {
           if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
             throw new KeyExistsError(`key ${op.key} already exists`, op.key);
@@ -253,9 +255,16 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
           throw error;
         }
         // The value is stored once: in objects now, in the next event of this key later (sqlite-log.ts).
-        s.insertEvent.run(revision, op.key, ADDED, '', null, 0, revision, ts);
+        s.insertEvent.run(created, op.key, ADDED, '', null, 0, created, ts);
+        if (op.firstValue === undefined) {
+          events.push({ type: 'ADDED', key: op.key, revision, value: op.value });
+        } else {
+          // The first value lives only in the log, as the previous value of the MODIFIED that follows it.
+          s.insertEvent.run(revision, op.key, MODIFIED, '', codec.encode(op.key, op.firstValue), created, created, ts);
+          events.push({ type: 'ADDED', key: op.key, revision: created, value: op.firstValue });
+          events.push({ type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: op.firstValue });
+        }
         results.push({ key: op.key, revision });
-        events.push({ type: 'ADDED', key: op.key, revision, value: op.value });
         continue;
       }
       const existing = s.get.get(op.key);

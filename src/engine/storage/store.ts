@@ -64,7 +64,18 @@ export interface ListResult {
  * workspace's pending marker, the access-subjects index): an event row per write would be disk and CPU for nobody.
  */
 export type WriteOp =
-  | { type: 'create'; key: string; value: string; unlogged?: boolean }
+  | {
+      type: 'create';
+      key: string;
+      value: string;
+      unlogged?: boolean;
+      /**
+       * Created at `firstValue` and changed to `value` in the same commit: watchers and the log see ADDED (firstValue)
+       * then MODIFIED (value) on two consecutive revisions, while the row is written once, at its final size (no page
+       * split from a row that grows right after its insert). The result's revision is the MODIFIED one.
+       */
+      firstValue?: string;
+    }
   | { type: 'update'; key: string; value: string; expectedRevision?: number; unlogged?: boolean }
   | { type: 'delete'; key: string; expectedRevision?: number; unlogged?: boolean };
 

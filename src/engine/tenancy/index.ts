@@ -3,6 +3,7 @@
  * per-cluster API sets, and the workspace lifecycle controller. The server builds it in two steps because the
  * resource types are needed before the generic store exists, and the controller needs the store.
  */
+import { clusterOfKey } from '../registry/stored-object.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
@@ -90,6 +91,9 @@ export class Tenancy {
       workspaceTypes: this.workspaceTypes,
       externalUrl: deps.externalUrl,
     });
+    // A new workspace is scheduled in the commit of its POST when it can be (one commit, its row written once);
+    // the controller below does it otherwise, and after a restart.
+    deps.generic.settleCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row));
     this.occupied = new OccupiedResources(this.store);
     this.occupied.start();
     const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);

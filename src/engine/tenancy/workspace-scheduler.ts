@@ -119,11 +119,37 @@ export class WorkspaceScheduler {
    * decoded from, just read by the caller (same synchronous turn), so the update neither reads nor parses it again.
    */
   schedule(parent: string, ws: Workspace, stored?: KeyValue): void {
-    const { generic, types, paths, workspaceTypes, store } = this.deps;
-    const name = ws.metadata!.name!;
     // kcp picks a shard first; with none matching, the workspace waits in Scheduling and says why.
-    const placement = ws.metadata?.annotations?.[SHARD_ANNOTATION] ? { shard: ROOT_SHARD } : placeWorkspace(store, ws);
+    const placement = this.placement(ws);
     if ('unschedulable' in placement) return this.markUnschedulable(parent, ws, placement.unschedulable);
+    this.deps.generic.commitBatch(this.scheduled(parent, ws, placement, stored));
+  }
+
+  /**
+   * For the POST creating `ws` in `parent` (`stored`: the row about to be written): the writes scheduling it, to go
+   * in the create's commit. Undefined when the controller must do it after the create: no shard fits (the workspace
+   * waits in Scheduling, saying why), a cluster name is asked for (it may belong to someone else), or its type no
+   * longer resolves (the controller reports it).
+   */
+  scheduleOnCreate(parent: string, ws: Workspace, stored: KeyValue): WriteBatch | undefined {
+    if (ws.metadata?.annotations?.[CLUSTER_ANNOTATION]) return undefined;
+    const placement = this.placement(ws);
+    if ('unschedulable' in placement) return undefined;
+    try {
+      return this.scheduled(parent, ws, placement, stored);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private placement(ws: Workspace): ReturnType<typeof placeWorkspace> {
+    return ws.metadata?.annotations?.[SHARD_ANNOTATION] ? { shard: ROOT_SHARD } : placeWorkspace(this.deps.store, ws);
+  }
+
+  /** The batch moving `ws` to Initializing or Ready on `placement`, with its LogicalCluster and first objects. */
+  private scheduled(parent: string, ws: Workspace, placement: { region?: string }, stored?: KeyValue): WriteBatch {
+    const { generic, types, paths, workspaceTypes } = this.deps;
+    const name = ws.metadata!.name!;
     const typeRef = ws.spec?.type;
     const type = typeRef?.path ? workspaceTypes.get(typeRef.path, typeRef.name) : undefined;
     if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
@@ -193,7 +219,7 @@ export class WorkspaceScheduler {
     if (initializers.length === 0) delete next.status!.initializers;
     if (terminators.length === 0) delete next.status!.terminators;
     generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored && { row: stored, object: ws } });
-    generic.commitBatch(batch);
+    return batch;
   }
 
   private logicalCluster(
