@@ -9,32 +9,22 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import type { ClusterKubectl } from '../helpers/kubectl.js';
+import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 const at = (path: string) => e2e.at(path);
 
-function schema(name: string, sizeDescription: string): Json {
-  return {
-    apiVersion: 'apis.kcp.io/v1alpha1',
-    kind: 'APIResourceSchema',
-    metadata: { name },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', description: sizeDescription } } } } },
-          additionalPrinterColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
-        },
-      ],
-    },
-  };
-}
+/** The provider's Widget schema; versions differ only in the description of `spec.size`. */
+const schema = (name: string, sizeDescription: string): Json =>
+  resourceSchema({
+    name,
+    group: 'example.com',
+    plural: 'widgets',
+    kind: 'Widget',
+    openAPI: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer', description: sizeDescription } } } } },
+    printerColumns: [{ name: 'Size', type: 'integer', jsonPath: '.spec.size' }],
+  });
 
 /** The same group/resource as a workspace's own CRD (the schema's names, any content). */
 const widgetCRD: Json = (() => {
@@ -52,19 +42,9 @@ const widgetCRD: Json = (() => {
   };
 })();
 
-const exportOf = (schemaName: string): Json => ({
-  apiVersion: 'apis.kcp.io/v1alpha2',
-  kind: 'APIExport',
-  metadata: { name: 'widgets' },
-  spec: { resources: [{ name: 'widgets', group: 'example.com', schema: schemaName }] },
-});
+const exportOf = (schemaName: string): Json => apiExport({ name: 'widgets', group: 'example.com', plural: 'widgets', schema: schemaName });
 
-const binding = (name = 'widgets', exportName = 'widgets'): Json => ({
-  apiVersion: 'apis.kcp.io/v1alpha2',
-  kind: 'APIBinding',
-  metadata: { name },
-  spec: { reference: { export: { path: 'root:provider', name: exportName } } },
-});
+const binding = (name = 'widgets', exportName = 'widgets'): Json => apiBinding(name, exportName);
 
 const widget = (name: string, size: number | string): Json => ({
   apiVersion: 'example.com/v1',
@@ -308,16 +288,11 @@ describe('waiting for what a binding needs', () => {
   it('binds as soon as the missing export and then its missing schema appear', async () => {
     const c5 = at('root:c5');
     const provider = at('root:provider');
-    const gadgets = (name: string): Json => {
-      const s = schema(name, 'Gadget size.');
-      s.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' };
-      return s;
-    };
     await apply(c5, binding('gadgets', 'gadgets'));
     await eventually('APIExportNotFound', async () =>
       condition(await getJson(c5, ['apibinding', 'gadgets']), 'APIExportValid')?.includes('APIExportNotFound') ? true : undefined,
     );
-    await apply(provider, { ...exportOf('v1.gadgets.example.com'), metadata: { name: 'gadgets' }, spec: { resources: [{ name: 'gadgets', group: 'example.com', schema: 'v1.gadgets.example.com' }] } });
+    await apply(provider, apiExport({ name: 'gadgets', group: 'example.com', plural: 'gadgets' }));
     const waiting = await eventually(
       'the missing schema reported',
       async () => {
@@ -329,7 +304,7 @@ describe('waiting for what a binding needs', () => {
     expect(condition(waiting, 'APIExportValid')).toBe(
       'False InternalError Invalid APIExport. Please contact the APIExport owner to resolve: APIResourceSchema "v1.gadgets.example.com" not found',
     );
-    await apply(provider, gadgets('v1.gadgets.example.com'));
+    await apply(provider, resourceSchema({ group: 'example.com', plural: 'gadgets', kind: 'Gadget' }));
     // Well before the 30 s safety retry: the schema's creation wakes the binding.
     await c5(['wait', '--for=jsonpath={.status.phase}=Bound', 'apibinding/gadgets', '--timeout=10s']);
   });

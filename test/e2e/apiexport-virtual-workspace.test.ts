@@ -11,54 +11,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch } from '../helpers/http.js';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
+import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, create, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
 // Watches end after 3–6 s, so the informer below reconnects (with its resourceVersion) while the test runs.
 const e2e = useTenancyServer({ extraArgs: ['--min-request-timeout', '3'] });
 const k = e2e.at('root');
 
-const schema = (prefix: string, plural: string, kind: string): Json => ({
-  apiVersion: 'apis.kcp.io/v1alpha1',
-  kind: 'APIResourceSchema',
-  metadata: { name: `${prefix}.${plural}.example.io` },
-  spec: {
+const schema = (prefix: string, plural: string, kind: string): Json =>
+  resourceSchema({
+    name: `${prefix}.${plural}.example.io`,
     group: 'example.io',
-    names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-    scope: 'Namespaced',
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          type: 'object',
-          properties: {
-            spec: { type: 'object', properties: { size: { type: 'integer' } } },
-            status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-          },
-        },
+    plural,
+    kind,
+    subresources: { status: {} },
+    openAPI: {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { size: { type: 'integer' } } },
+        status: { type: 'object', properties: { ready: { type: 'boolean' } } },
       },
-    ],
-  },
-});
+    },
+  });
 
-const apiExport = (name: string, plural: string, claims: Json[] = []): Json => ({
-  apiVersion: 'apis.kcp.io/v1alpha2',
-  kind: 'APIExport',
-  metadata: { name },
-  spec: {
-    resources: [{ group: 'example.io', name: plural, schema: `v1.${plural}.example.io`, storage: { crd: {} } }],
-    ...(claims.length > 0 ? { permissionClaims: claims } : {}),
-  },
-});
+const apiExportOf = (name: string, plural: string, claims: Json[] = []): Json =>
+  apiExport({ name, group: 'example.io', plural, permissionClaims: claims });
 
-const binding = (exportName: string, claims: Json[] = []): Json => ({
-  apiVersion: 'apis.kcp.io/v1alpha2',
-  kind: 'APIBinding',
-  metadata: { name: exportName },
-  spec: { reference: { export: { path: 'root:provider', name: exportName } }, ...(claims.length > 0 ? { permissionClaims: claims } : {}) },
-});
+const binding = (exportName: string, claims: Json[] = []): Json => apiBinding(exportName, exportName, { permissionClaims: claims });
 
 const configmapClaim = { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update'] };
 const accept = (selector: Json = { matchAll: true }) => ({ ...configmapClaim, state: 'Accepted', selector });
@@ -96,7 +75,7 @@ const at = (cluster: string): ClusterKubectl => e2e.atUrl(`${vwUrl}/clusters/${c
 beforeAll(async () => {
   providerCluster = (await createWorkspace(k, 'provider')).spec.cluster as string;
   await create(provider, schema('v1', 'widgets', 'Widget'));
-  await create(provider, apiExport('widgets', 'widgets', [configmapClaim]));
+  await create(provider, apiExportOf('widgets', 'widgets', [configmapClaim]));
   [c1, c2, unbound] = await Promise.all([consumer('c1'), consumer('c2'), consumer('c3')]);
 }, 120_000);
 
@@ -303,7 +282,7 @@ describe('a claim on another export’s resource', () => {
     expect(identityHash).toMatch(/^[0-9a-f]{64}$/);
     const widgetClaim = { group: 'example.io', resource: 'widgets', identityHash, verbs: ['get', 'list', 'watch'] };
     await create(provider, schema('v1', 'sprockets', 'Sprocket'));
-    await create(provider, apiExport('sprockets', 'sprockets', [widgetClaim]));
+    await create(provider, apiExportOf('sprockets', 'sprockets', [widgetClaim]));
     await bind(c1, 'sprockets', [{ ...widgetClaim, state: 'Accepted', selector: { matchAll: true } }]);
     await bind(c2, 'sprockets', [{ ...widgetClaim, state: 'Rejected', selector: { matchAll: true } }]);
     const sprocketsVw = `${e2e.server.url}/services/apiexport/${providerCluster}/sprockets/clusters`;
@@ -347,7 +326,7 @@ describe('the endpoint slice of an export whose last binding goes', () => {
   let c6: Consumer;
   beforeAll(async () => {
     await create(provider, schema('v1', 'gadgets', 'Gadget'));
-    await create(provider, apiExport('gadgets', 'gadgets'));
+    await create(provider, apiExportOf('gadgets', 'gadgets'));
     c6 = await consumer('c6');
   }, 60_000);
   afterAll(async () => {});

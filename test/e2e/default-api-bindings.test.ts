@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep, uniqueName } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
+import { apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, create, eventually, getJson, root, useTenancyServer, users, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
@@ -27,42 +28,12 @@ function bindingName(cluster: string, exportPath: string, exportName: string): s
   return `${exportName}-${text.slice(0, 5).toLowerCase()}`;
 }
 
-function schema(group: string, plural: string, kind: string): Json {
-  return {
-    apiVersion: 'apis.kcp.io/v1alpha1',
-    kind: 'APIResourceSchema',
-    metadata: { name: `v1.${plural}.${group}` },
-    spec: {
-      group,
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
-        },
-      ],
-    },
-  };
-}
-
-function apiExport(name: string, group: string, plural: string, extraSpec: Json = {}): Json {
-  return {
-    apiVersion: 'apis.kcp.io/v1alpha2',
-    kind: 'APIExport',
-    metadata: { name },
-    spec: { resources: [{ name: plural, group, schema: `v1.${plural}.${group}`, storage: { crd: {} } }], ...extraSpec },
-  };
-}
-
 const provider = e2e.at('root:provider');
 
 /** An export of `<plural>.<group>` (kind `kind`) in root:provider. */
 async function exportAPI(name: string, group: string, plural: string, kind: string, extraSpec: Json = {}) {
-  await create(provider, schema(group, plural, kind));
-  await create(provider, apiExport(name, group, plural, extraSpec));
+  await create(provider, resourceSchema({ group, plural, kind }));
+  await create(provider, apiExport({ name, group, plural, extraSpec }));
 }
 
 /** Creates a workspace of `type` in root, waits for `phase`, returns [workspace, its cluster name]. */
