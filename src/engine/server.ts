@@ -256,7 +256,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       serverAddress: '',
       isReady: () => ready,
     };
-    registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, rootDirectory: root });
+    registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
     app.all('*', (request, reply) => routeRequest(services, request, reply));
 
     await app.listen({ port: options.securePort, host: options.bindAddress });

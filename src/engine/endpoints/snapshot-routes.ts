@@ -38,6 +38,7 @@ export interface SnapshotRouteDeps {
   store: Store;
   generic: GenericStore;
   resolvePath(path: string): string | undefined;
+  externalUrl(): string;
   /** Where a SQLite backup is written before it is streamed (same file system as the database). */
   rootDirectory: string;
 }

@@ -20,6 +20,8 @@ export interface SubtreeRestoreDeps {
   store: Store;
   generic: GenericStore;
   resolvePath(path: string): string | undefined;
+  /** This server's external URL, for the restored Workspaces' spec.URL. */
+  externalUrl?(): string;
 }
 
 export interface RestoreResult {
@@ -67,7 +69,7 @@ export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: s
   const clusters = Object.fromEntries(old.map((c) => [c, taken ? newClusterName() : c]));
   let objects: RelocatedObject[];
   try {
-    objects = relocate(header, snapshot.entries, { path: asPath, parentCluster, clusters });
+    objects = relocate(header, snapshot.entries, { path: asPath, parentCluster, clusters, baseUrl: deps.externalUrl?.() });
   } catch (error) {
     throw invalidSnapshot(error);
   }

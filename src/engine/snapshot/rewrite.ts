@@ -21,6 +21,8 @@ export interface Relocation {
   parentCluster: string;
   /** Old cluster name → new one, for every cluster of the subtree. */
   clusters: Record<string, string>;
+  /** This server's external URL: Workspace URLs point here, whichever server the snapshot came from. */
+  baseUrl?: string;
 }
 
 export interface RelocatedObject {
@@ -62,7 +64,7 @@ export function relocate(header: SnapshotHeader, entries: readonly KeyValue[], t
     const annotatedPath = annotations?.[PATH_ANNOTATION];
     if (annotations && annotatedPath !== undefined) annotations[PATH_ANNOTATION] = movePath(annotatedPath) ?? annotatedPath;
     const group = object.apiVersion?.split('/')[0];
-    if (group === 'tenancy.kcp.io' && object.kind === 'Workspace') moveWorkspaceURL(object, movePath);
+    if (group === 'tenancy.kcp.io' && object.kind === 'Workspace') moveWorkspaceURL(object, movePath, to.baseUrl);
     if (group === 'apis.kcp.io' && object.kind === 'APIBinding') moveExportReference(object, movePath);
     // The top cluster's owner is the Workspace that now has the new name.
     if (group === 'core.kcp.io' && object.kind === 'LogicalCluster' && cluster === from.cluster) {
@@ -94,13 +96,13 @@ function replaceCluster(key: string, cluster: string): string {
   return parts.join('/');
 }
 
-function moveWorkspaceURL(ws: KubeObject, movePath: (path: string) => string | undefined): void {
+function moveWorkspaceURL(ws: KubeObject, movePath: (path: string) => string | undefined, baseUrl: string | undefined): void {
   const spec = ws.spec as { URL?: string } | undefined;
   if (!spec?.URL) return;
   const at = spec.URL.lastIndexOf('/clusters/');
   if (at < 0) return;
   const moved = movePath(spec.URL.slice(at + '/clusters/'.length));
-  if (moved) spec.URL = `${spec.URL.slice(0, at)}/clusters/${moved}`;
+  if (moved) spec.URL = `${baseUrl || spec.URL.slice(0, at)}/clusters/${moved}`;
 }
 
 function moveExportReference(binding: KubeObject, movePath: (path: string) => string | undefined): void {
