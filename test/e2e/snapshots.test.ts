@@ -4,41 +4,22 @@
  * restored beside itself under a new path; and a whole store saved while the server runs, restored into a fresh root
  * directory and served again keeps every object and resourceVersion (SQLite and memory storage).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as toYaml } from 'yaml';
+import { runKcpt as kcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
-import { repoRoot, startServer, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { crdObject } from './crds-fixtures.js';
 
 type Json = Record<string, any>;
 
-let scratch: string;
-beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'kcpt-snapshots-'));
-});
-afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
-});
+const scratchDir = useScratchDirectory('kcpt-snapshots-');
 
-interface Run {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-}
-
-/** `node bin/run.js <args>`, no TTY. */
-async function kcpt(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const r = await execa('node', ['bin/run.js', ...args], { cwd: repoRoot, env, stdin: 'ignore', reject: false, timeout: 90_000 });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
-}
-
-async function ok(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const r = await kcpt(args, env);
+async function ok(args: string[]): Promise<string> {
+  const r = await kcpt(args);
   expect(r.exitCode, `kcpt ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
   return r.stdout;
 }
@@ -98,7 +79,7 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
   test('the copy has the CRs, a Bound binding to its own export and new cluster names; the originals are untouched', async () => {
     const original = at(server, 'root:snap:a:b');
     const before = await versions(original, contents);
-    const file = join(scratch, 'snap.jsonl');
+    const file = join(scratchDir.path, 'snap.jsonl');
     const saved = await ok(['snapshot', 'save', file, '--workspace', 'root:snap', '--root-directory', server.rootDir]);
     expect(saved).toMatch(/^Saved workspace root:snap at revision \d+ to .*snap\.jsonl \(JSON lines, \d+ bytes\)\./);
 
@@ -138,7 +119,7 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
   });
 
   test('restoring onto an existing path, under a missing parent, from a bad file, or as a non-admin fails cleanly', async () => {
-    const file = join(scratch, 'again.jsonl');
+    const file = join(scratchDir.path, 'again.jsonl');
     await ok(['snapshot', 'save', file, '--workspace', 'root:snap:a', '--root-directory', server.rootDir]);
     const onto = await kcpt(['snapshot', 'restore', file, '--as', 'root:snap', '--root-directory', server.rootDir]);
     expect(onto.exitCode).toBe(1);
@@ -146,7 +127,7 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
     const orphan = await kcpt(['snapshot', 'restore', file, '--as', 'root:nowhere:a', '--root-directory', server.rootDir]);
     expect(orphan.stderr).toContain('Error from server (NotFound): workspaces.tenancy.kcp.io "root:nowhere" not found');
 
-    const bad = join(scratch, 'bad.jsonl');
+    const bad = join(scratchDir.path, 'bad.jsonl');
     await writeFile(bad, '{"kind":"KcptSnapshot","version":1,"scope":"workspace","revision":5}\n{"key":');
     const broken = await kcpt(['snapshot', 'restore', bad, '--as', 'root:broken', '--root-directory', server.rootDir]);
     expect(broken.exitCode).toBe(1);
@@ -154,7 +135,7 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
     expect((await at(server, 'root')(['get', 'workspace', 'broken'], { reject: false })).exitCode).not.toBe(0);
 
     // kcp-admin is not system:masters: a snapshot holds every tenant's Secrets.
-    const denied = await kcpt(['snapshot', 'save', join(scratch, 'denied.jsonl'), '--workspace', 'root:snap', '--kubeconfig', server.kubeconfig, '--context', 'root']);
+    const denied = await kcpt(['snapshot', 'save', join(scratchDir.path, 'denied.jsonl'), '--workspace', 'root:snap', '--kubeconfig', server.kubeconfig, '--context', 'root']);
     expect(denied.exitCode).toBe(1);
     expect(denied.stderr).toContain('Error from server (Forbidden): User "kcp-admin" cannot take or restore snapshots');
   });
@@ -166,7 +147,7 @@ describe.each([
 ])('whole store ($format): save while running, restore into a fresh root directory, serve again', ({ storage, format }) => {
   test('the restored server has the same objects with the same resourceVersions', async () => {
     const server = await startServer(storage ? { storage } : {});
-    const fresh = join(scratch, `fresh-${storage ? 'memory' : 'sqlite'}`);
+    const fresh = join(scratchDir.path, `fresh-${storage ? 'memory' : 'sqlite'}`);
     let restarted = false;
     try {
       await createWorkspace(server, 'root', 'keep');
@@ -176,7 +157,7 @@ describe.each([
       await apply(keep, [gizmo('g1', 1)]);
       await keep(['create', 'configmap', 'cfg', '--from-literal=k=v']);
       const before = await versions(keep, 'gizmos,configmaps,namespaces');
-      const file = join(scratch, `whole-${storage ? 'memory' : 'sqlite'}.snapshot`);
+      const file = join(scratchDir.path, `whole-${storage ? 'memory' : 'sqlite'}.snapshot`);
       expect(await ok(['snapshot', 'save', file, '--root-directory', server.rootDir])).toContain(`(${format},`);
       await server.stop();
 
