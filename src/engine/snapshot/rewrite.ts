@@ -7,7 +7,7 @@
  * subtree (a reference to an export outside it stays as it was).
  */
 import { randomUUID } from 'node:crypto';
-import { clusterOfKey } from '../registry/stored-object.js';
+import { clusterAnnotation as CLUSTER_ANNOTATION, clusterOfKey } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { KeyValue } from '../storage/store.js';
 import { workspaceKey } from '../tenancy/cluster-paths.js';
@@ -66,13 +66,14 @@ export function relocate(header: SnapshotHeader, entries: readonly KeyValue[], t
     const group = object.apiVersion?.split('/')[0];
     if (group === 'tenancy.kcp.io' && object.kind === 'Workspace') moveWorkspaceURL(object, movePath, to.baseUrl);
     if (group === 'apis.kcp.io' && object.kind === 'APIBinding') moveExportReference(object, movePath);
-    // The top cluster's owner is the Workspace that now has the new name.
+    // The top cluster's owner is the Workspace that now has the new name, in the new parent.
     if (group === 'core.kcp.io' && object.kind === 'LogicalCluster' && cluster === from.cluster) {
-      const owner = (object.spec as { owner?: { name?: string } } | undefined)?.owner;
-      if (owner) owner.name = newName;
+      const owner = (object.spec as { owner?: { name?: string; cluster?: string } } | undefined)?.owner;
+      if (owner) Object.assign(owner, { name: newName, cluster: to.parentCluster });
     }
     if (isTop) {
       meta.name = newName;
+      meta.annotations = { ...meta.annotations, [CLUSTER_ANNOTATION]: to.parentCluster };
       out.push({ key: workspaceKey(to.parentCluster, newName), object });
       return;
     }

@@ -38,7 +38,7 @@ function seedTree(store: Store): void {
       status: { phase: 'Ready', URL: `https://old:1/clusters/${path}` },
     });
   const ws = (cluster: string, name: string, child: string, path: string, uid: number) =>
-    obj('tenancy.kcp.io/v1alpha1', 'Workspace', { name, uid: UID(uid) }, { spec: { cluster: child, URL: `https://old:1/clusters/${path}` }, status: { phase: 'Ready' } });
+    obj('tenancy.kcp.io/v1alpha1', 'Workspace', { name, uid: UID(uid), annotations: { 'kcp.io/cluster': cluster } }, { spec: { cluster: child, URL: `https://old:1/clusters/${path}` }, status: { phase: 'Ready' } });
   store.commit([
     { type: 'create', key: `/registry/tenancy.kcp.io/workspaces/root/snap`, value: ws('root', 'snap', C1, 'root:snap', 101) },
     { type: 'create', key: `/registry/core.kcp.io/logicalclusters/${C1}/cluster`, value: lc(C1, 'root:snap', 1, 'snap') },
@@ -193,6 +193,7 @@ describe('workspace subtrees', () => {
 
     const top = parsed(store, '/registry/tenancy.kcp.io/workspaces/root/copy');
     expect(top.metadata.name).toBe('copy');
+    expect(top.metadata.annotations['kcp.io/cluster']).toBe('root');
     expect(top.spec).toEqual({ cluster: n1, URL: 'https://new:2/clusters/root:copy' });
     expect(parsed(store, `/registry/tenancy.kcp.io/workspaces/${n1}/a`).spec).toEqual({ cluster: n2, URL: 'https://new:2/clusters/root:copy:a' });
     const lc = parsed(store, `/registry/core.kcp.io/logicalclusters/${n2}/cluster`);
@@ -210,6 +211,13 @@ describe('workspace subtrees', () => {
     expect(inside.spec.reference.export.path).toBe('root:copy');
     expect(inside.status.apiExportClusterName).toBe(n1);
     expect(parsed(store, `/registry/apis.kcp.io/apibindings/${n2}/outside`).spec.reference.export.path).toBe('root:elsewhere');
+
+    // Under another parent: the top Workspace and its cluster's owner name that parent.
+    const nested = restoreSubtree({ store, generic, resolvePath: (p) => (p === 'root:snap:a' ? C2 : resolvePath(p)) }, body, 'root:snap:a:inner');
+    const inner = parsed(store, `/registry/tenancy.kcp.io/workspaces/${C2}/inner`);
+    expect(inner.metadata.annotations['kcp.io/cluster']).toBe(C2);
+    expect(parsed(store, `/registry/core.kcp.io/logicalclusters/${inner.spec.cluster}/cluster`).spec.owner).toMatchObject({ cluster: C2, name: 'inner' });
+    expect(nested.clusters[C1]).toBe(inner.spec.cluster);
 
     // Every restored row has a revision of this store, after the restore began.
     for (const kv of store.list(`/registry/core/configmaps/${n2}/`).items) expect(kv.revision).toBeGreaterThan(revision);
