@@ -96,6 +96,8 @@ async function sendBackup(deps: SnapshotRouteDeps, reply: FastifyReply): Promise
     await unlink(file).catch(() => undefined);
     throw error;
   }
+  // Commits are synchronous and the backup's last step runs just before this continuation: this is its revision.
+  reply.header('x-kcpt-snapshot-revision', String(deps.store.currentRevision()));
   const stream = createReadStream(file);
   stream.on('close', () => void unlink(file).catch(() => undefined));
   return reply.code(200).header('content-type', SQLITE_CONTENT_TYPE).send(stream);
