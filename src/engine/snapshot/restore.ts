@@ -8,7 +8,7 @@
  */
 import { alreadyExists, badRequest, notFound, StatusError } from '../machinery/status.js';
 import { encodeStored } from '../registry/stored-object.js';
-import type { GenericStore } from '../registry/generic-store.js';
+import { deletionMarkerKey, type GenericStore } from '../registry/generic-store.js';
 import type { Store, WriteOp } from '../storage/store.js';
 import { logicalClusterKey, workspaceKey } from '../tenancy/cluster-paths.js';
 import { isValidPath, newClusterName, splitPath } from '../tenancy/names.js';
@@ -97,6 +97,8 @@ function write(deps: SubtreeRestoreDeps, objects: RelocatedObject[]): void {
   const writeAll = () => {
     for (const o of objects) {
       const ops: WriteOp[] = [{ type: 'create', key: o.key, value: encodeStored(o.object) }, ...generic.indexOps(o.key, undefined, o.object)];
+      // An object caught mid-deletion keeps being deleted: controllers find it by its marker, as after a restart.
+      if (o.object.metadata?.deletionTimestamp) ops.push({ type: 'create', key: deletionMarkerKey(o.key), value: '{}' });
       try {
         store.commit(ops);
       } catch (error) {
@@ -114,7 +116,8 @@ function write(deps: SubtreeRestoreDeps, objects: RelocatedObject[]): void {
   } catch (error) {
     for (const o of written.reverse()) {
       try {
-        store.commit([{ type: 'delete', key: o.key }, ...generic.indexOps(o.key, o.object, undefined)]);
+        const marker = o.object.metadata?.deletionTimestamp ? [{ type: 'delete' as const, key: deletionMarkerKey(o.key) }] : [];
+        store.commit([{ type: 'delete', key: o.key }, ...marker, ...generic.indexOps(o.key, o.object, undefined)]);
       } catch {
         // Best effort: keep removing the rest.
       }

@@ -61,6 +61,11 @@ function seedTree(store: Store): void {
       key: `/registry/apis.kcp.io/apibindings/${C2}/outside`,
       value: obj('apis.kcp.io/v1alpha2', 'APIBinding', { name: 'outside', uid: UID(7) }, { spec: { reference: { export: { path: 'root:elsewhere', name: 'e' } } } }),
     },
+    {
+      type: 'create',
+      key: `/registry/core/configmaps/${C2}/default/leaving`,
+      value: obj('v1', 'ConfigMap', { name: 'leaving', namespace: 'default', uid: UID(9), deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['example.com/hold'] }),
+    },
     // Bookkeeping rows and other workspaces are not part of the subtree.
     { type: 'create', key: `/kcpt/owners/${C2}/${UID(4)}/x`, value: '{}' },
     { type: 'create', key: `/registry/core/configmaps/root/default/unrelated`, value: obj('v1', 'ConfigMap', { name: 'unrelated', namespace: 'default', uid: UID(8) }) },
@@ -167,6 +172,7 @@ describe('workspace subtrees', () => {
         `/registry/core/namespaces/${C2}/default`,
         `/registry/core/configmaps/${C2}/default/owner`,
         `/registry/core/configmaps/${C2}/default/dependent`,
+        `/registry/core/configmaps/${C2}/default/leaving`,
         `/registry/apis.kcp.io/apibindings/${C2}/inside`,
         `/registry/apis.kcp.io/apibindings/${C2}/outside`,
       ].sort(),
@@ -188,7 +194,7 @@ describe('workspace subtrees', () => {
     const n2 = result.clusters[C2]!;
     expect([n1, n2]).not.toContain(C1);
     expect([n1, n2]).not.toContain(C2);
-    expect(result.objects).toBe(9);
+    expect(result.objects).toBe(10);
     expect(store.list('/').items.filter((kv) => before.some((b) => b.key === kv.key))).toEqual(before);
 
     const top = parsed(store, '/registry/tenancy.kcp.io/workspaces/root/copy');
@@ -206,6 +212,8 @@ describe('workspace subtrees', () => {
     expect(owner.metadata.uid).not.toBe(UID(4));
     expect(dependent.metadata.ownerReferences[0].uid).toBe(owner.metadata.uid);
     expect(dependent.data.note).toBe('root:snap stays as written here');
+    // Still being deleted in the copy: the marker controllers look for came along.
+    expect(store.get(`/kcpt/deleting/core/configmaps/${n2}/default/leaving`)).toBeDefined();
 
     const inside = parsed(store, `/registry/apis.kcp.io/apibindings/${n2}/inside`);
     expect(inside.spec.reference.export.path).toBe('root:copy');
