@@ -3,15 +3,15 @@
  * (16 random base-36 characters) and UIDs (random UUIDs) are replaced wherever they occur in an object's JSON — keys,
  * spec.cluster, owner references, LogicalCluster owners, APIBinding status, endpoint URLs — because nothing else can
  * contain them by accident. Paths are ordinary words, so they are rewritten only in the fields that hold a workspace
- * path: Workspace spec.URL, the `kcp.io/path` annotation, and APIBinding export references pointing inside the
- * subtree (a reference to an export outside it stays as it was).
+ * path: Workspace spec.URL, the `kcp.io/path` and type annotations, and the `path` fields of tenancy and APIs objects
+ * (workspace type and export references) that point inside the subtree; a reference outside it stays as it was.
  */
 import { randomUUID } from 'node:crypto';
 import { clusterAnnotation as CLUSTER_ANNOTATION, clusterOfKey } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { KeyValue } from '../storage/store.js';
 import { workspaceKey } from '../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION, splitPath } from '../tenancy/names.js';
+import { PATH_ANNOTATION, splitPath, TYPE_ANNOTATION } from '../tenancy/names.js';
 import { SnapshotFormatError, type SnapshotHeader } from './format.js';
 
 export interface Relocation {
@@ -65,7 +65,14 @@ export function relocate(header: SnapshotHeader, entries: readonly KeyValue[], t
     if (annotations && annotatedPath !== undefined) annotations[PATH_ANNOTATION] = movePath(annotatedPath) ?? annotatedPath;
     const group = object.apiVersion?.split('/')[0];
     if (group === 'tenancy.kcp.io' && object.kind === 'Workspace') moveWorkspaceURL(object, movePath, to.baseUrl);
-    if (group === 'apis.kcp.io' && object.kind === 'APIBinding') moveExportReference(object, movePath);
+    // Workspace types and API exports are named by path: references into the subtree follow it, others stay.
+    if (group === 'tenancy.kcp.io' || group === 'apis.kcp.io') movePathFields(object.spec, movePath);
+    const type = annotations?.[TYPE_ANNOTATION];
+    if (annotations && type !== undefined) {
+      const { parent: typePath, name: typeName } = splitPath(type);
+      const moved = typePath === undefined ? undefined : movePath(typePath);
+      if (moved) annotations[TYPE_ANNOTATION] = `${moved}:${typeName}`;
+    }
     // The top cluster's owner is the Workspace that now has the new name, in the new parent.
     if (group === 'core.kcp.io' && object.kind === 'LogicalCluster' && cluster === from.cluster) {
       const owner = (object.spec as { owner?: { name?: string; cluster?: string } } | undefined)?.owner;
@@ -106,8 +113,16 @@ function moveWorkspaceURL(ws: KubeObject, movePath: (path: string) => string | u
   if (moved) spec.URL = `${baseUrl || spec.URL.slice(0, at)}/clusters/${moved}`;
 }
 
-function moveExportReference(binding: KubeObject, movePath: (path: string) => string | undefined): void {
-  const exportRef = (binding.spec as { reference?: { export?: { path?: string } } } | undefined)?.reference?.export;
-  if (!exportRef?.path) return;
-  exportRef.path = movePath(exportRef.path) ?? exportRef.path;
+/** Every `path` field under `value` (type references, export references) that points into the subtree, moved. */
+function movePathFields(value: unknown, movePath: (path: string) => string | undefined): void {
+  if (Array.isArray(value)) {
+    for (const item of value) movePathFields(item, movePath);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  for (const [field, inner] of Object.entries(record)) {
+    if (field === 'path' && typeof inner === 'string') record[field] = movePath(inner) ?? inner;
+    else movePathFields(inner, movePath);
+  }
 }

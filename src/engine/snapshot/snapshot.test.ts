@@ -33,12 +33,15 @@ function obj(apiVersion: string, kind: string, metadata: Record<string, unknown>
 /** root → workspace `snap` (cluster C1) → workspace `a` (cluster C2), with a few objects that refer to each other. */
 function seedTree(store: Store): void {
   const lc = (cluster: string, path: string, uid: number, owner: string) =>
-    obj('core.kcp.io/v1alpha1', 'LogicalCluster', { name: 'cluster', uid: UID(uid), annotations: { 'kcp.io/path': path, 'kcp.io/cluster': cluster } }, {
+    obj('core.kcp.io/v1alpha1', 'LogicalCluster', { name: 'cluster', uid: UID(uid), annotations: { 'kcp.io/path': path, 'kcp.io/cluster': cluster, 'internal.tenancy.kcp.io/type': owner === 'a' ? 'root:snap:team' : 'root:organization' } }, {
       spec: { owner: { cluster: owner === 'snap' ? 'root' : C1, name: owner, uid: UID(uid + 100) } },
       status: { phase: 'Ready', URL: `https://old:1/clusters/${path}` },
     });
   const ws = (cluster: string, name: string, child: string, path: string, uid: number) =>
-    obj('tenancy.kcp.io/v1alpha1', 'Workspace', { name, uid: UID(uid), annotations: { 'kcp.io/cluster': cluster } }, { spec: { cluster: child, URL: `https://old:1/clusters/${path}` }, status: { phase: 'Ready' } });
+    obj('tenancy.kcp.io/v1alpha1', 'Workspace', { name, uid: UID(uid), annotations: { 'kcp.io/cluster': cluster } }, {
+      spec: { cluster: child, URL: `https://old:1/clusters/${path}`, type: name === 'a' ? { name: 'team', path: 'root:snap' } : { name: 'organization', path: 'root' } },
+      status: { phase: 'Ready' },
+    });
   store.commit([
     { type: 'create', key: `/registry/tenancy.kcp.io/workspaces/root/snap`, value: ws('root', 'snap', C1, 'root:snap', 101) },
     { type: 'create', key: `/registry/core.kcp.io/logicalclusters/${C1}/cluster`, value: lc(C1, 'root:snap', 1, 'snap') },
@@ -200,10 +203,12 @@ describe('workspace subtrees', () => {
     const top = parsed(store, '/registry/tenancy.kcp.io/workspaces/root/copy');
     expect(top.metadata.name).toBe('copy');
     expect(top.metadata.annotations['kcp.io/cluster']).toBe('root');
-    expect(top.spec).toEqual({ cluster: n1, URL: 'https://new:2/clusters/root:copy' });
-    expect(parsed(store, `/registry/tenancy.kcp.io/workspaces/${n1}/a`).spec).toEqual({ cluster: n2, URL: 'https://new:2/clusters/root:copy:a' });
+    expect(top.spec).toEqual({ cluster: n1, URL: 'https://new:2/clusters/root:copy', type: { name: 'organization', path: 'root' } });
+    // A workspace type defined inside the subtree is the copy's own.
+    expect(parsed(store, `/registry/tenancy.kcp.io/workspaces/${n1}/a`).spec).toEqual({ cluster: n2, URL: 'https://new:2/clusters/root:copy:a', type: { name: 'team', path: 'root:copy' } });
     const lc = parsed(store, `/registry/core.kcp.io/logicalclusters/${n2}/cluster`);
-    expect(lc.metadata.annotations).toEqual({ 'kcp.io/path': 'root:copy:a', 'kcp.io/cluster': n2 });
+    expect(lc.metadata.annotations).toEqual({ 'kcp.io/path': 'root:copy:a', 'kcp.io/cluster': n2, 'internal.tenancy.kcp.io/type': 'root:copy:team' });
+    expect(parsed(store, `/registry/core.kcp.io/logicalclusters/${n1}/cluster`).metadata.annotations['internal.tenancy.kcp.io/type']).toBe('root:organization');
     expect(lc.spec.owner.cluster).toBe(n1);
     expect(parsed(store, `/registry/core.kcp.io/logicalclusters/${n1}/cluster`).spec.owner).toMatchObject({ cluster: 'root', name: 'copy' });
 
