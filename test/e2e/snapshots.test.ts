@@ -4,7 +4,7 @@
  * restored beside itself under a new path; and a whole store saved while the server runs, restored into a fresh root
  * directory and served again keeps every object and resourceVersion (SQLite and memory storage).
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as toYaml } from 'yaml';
@@ -178,6 +178,18 @@ describe.each([
       await restoredKeep(['create', 'configmap', 'after']);
       const after = await jsonOf(restoredKeep, ['configmap', 'after']);
       expect(Number(after.metadata.resourceVersion)).toBeGreaterThan(Math.max(...Object.values(before).map(Number)));
+
+      // Stopped, the root directory's files are read directly: the whole store, or one subtree.
+      await ok(['stop', '--root-directory', fresh]);
+      restarted = false;
+      const offline = join(scratchDir.path, `offline-${storage ? 'memory' : 'sqlite'}.db`);
+      expect(await ok(['snapshot', 'save', offline, '--root-directory', fresh])).toMatch(/^Saved the whole store at revision \d+ to .* \(SQLite database, \d+ bytes\)\./);
+      const subtree = join(scratchDir.path, `offline-${storage ? 'memory' : 'sqlite'}.jsonl`);
+      await ok(['snapshot', 'save', subtree, '--workspace', 'root:keep', '--root-directory', fresh]);
+      const lines = (await readFile(subtree, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Json);
+      expect(lines[0]).toMatchObject({ kind: 'KcptSnapshot', scope: 'workspace', workspace: { path: 'root:keep' } });
+      const cfg = lines.find((l) => /^\/registry\/core\/configmaps\/[^/]+\/default\/cfg$/.test(l.key));
+      expect(cfg?.object.data).toEqual({ k: 'v' });
     } finally {
       if (restarted) await kcpt(['stop', '--root-directory', fresh]);
       await server.stop();
