@@ -48,6 +48,7 @@ import type { UserInfo } from './endpoints/resource-handler.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
+import { registerSnapshotRoutes } from './endpoints/snapshot-routes.js';
 import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
 import { GenericStore } from './registry/generic-store.js';
 import type { KubeObject, ResourceType } from './registry/types.js';
@@ -255,6 +256,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       serverAddress: '',
       isReady: () => ready,
     };
+    registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
     app.all('*', (request, reply) => routeRequest(services, request, reply));
 
     await app.listen({ port: options.securePort, host: options.bindAddress });

@@ -121,6 +121,29 @@ export class KubeClient {
     }
   }
 
+  /**
+   * Streams a GET's body into `destination` (written as `<destination>.partial`, renamed once complete, so a failed
+   * download never leaves a file that looks whole). Returns the answer's headers; a non-2xx answer throws ApiError.
+   */
+  async download(path: string, destination: string, opts: RequestOptions = {}): Promise<ResponseHeaders> {
+    const res = await this.send('GET', path, opts);
+    if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) throw apiErrorOf(res.statusCode ?? 0, await readText(res));
+    const [{ createWriteStream }, { rename, rm }, { pipeline }] = await Promise.all([
+      import('node:fs'),
+      import('node:fs/promises'),
+      import('node:stream/promises'),
+    ]);
+    const partial = `${destination}.partial`;
+    try {
+      await pipeline(res, createWriteStream(partial, { mode: 0o600 }));
+      await rename(partial, destination);
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw (err as NodeJS.ErrnoException).code ? err : new ConnectionError((err as Error).message);
+    }
+    return res.headers;
+  }
+
   close(): void {
     this.agent?.destroy();
   }

@@ -68,7 +68,7 @@ const SCHEMA = `
 const loadCommonJs = createRequire(import.meta.url);
 
 /** Loads better-sqlite3 on first use, so `memory://` keeps working where the native binding is missing. */
-function loadDriver(): typeof Database {
+export function loadDriver(): typeof Database {
   try {
     return loadCommonJs('better-sqlite3') as typeof Database;
   } catch (error) {

@@ -79,7 +79,7 @@ export interface SqliteStore extends Store {
   latestRevisionBefore(timestampMs: number): number;
 }
 
-const COMPACTED = 'compacted_revision';
+export const COMPACTED = 'compacted_revision';
 /** Pages up to this many rows are read without a bound LIMIT (see range). */
 const SMALL_PAGE = 16;
 type RangeStatement = Database.Statement<unknown[], ObjectRow>;
@@ -345,6 +345,13 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     if (free > VACUUM_THRESHOLD_PAGES) this.db.pragma(`incremental_vacuum(${VACUUM_PAGES_PER_CALL})`);
     // PASSIVE never waits for anyone; it just copies what it can back into the main file.
     if (finished) this.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  async backup(destination: string): Promise<void> {
+    this.assertOpen();
+    if (this.db.memory) throw new Error('an in-memory SQLite store has no file to back up; export its rows instead');
+    // Commits made while the backup runs (same connection) are carried into the copy: it is the state at its end.
+    await this.db.backup(destination);
   }
 
   latestRevisionBefore(timestampMs: number): number {

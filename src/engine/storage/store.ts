@@ -122,6 +122,12 @@ export interface Store {
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;
   /** Drop event history at or below `revision` (bounded work per call; returns rows removed). */
   compact(revision: number): number;
+  /**
+   * Optional: writes a consistent copy of the whole store, in the backend's own file format, to `destination` while
+   * the store stays in use (SQLite: the online backup API). Backends without a file format leave it out; callers
+   * then export the rows (snapshot JSON lines).
+   */
+  backup?(destination: string): Promise<void>;
   close(): void;
 }
 
