@@ -15,13 +15,22 @@ if (process.argv[2] === 'start') {
 const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });
 
-/** The bundled fast path (scripts/bundle-cli.mjs, CommonJS: see there why), else the compiled modules. */
+/**
+ * The bundled fast path (scripts/bundle-cli.mjs, CommonJS: see there why) compiled with a V8 code cache
+ * (src/cli/code-cache.ts), else the compiled modules.
+ */
 async function loadFastPath() {
   const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  let fast;
   try {
-    return createRequire(import.meta.url)('../dist/cli-bundle/fast-path.cjs');
+    const { requireWithCodeCache } = require('../dist/cli-bundle/code-cache.cjs');
+    fast = requireWithCodeCache(require.resolve('../dist/cli-bundle/fast-path.cjs'), process.argv.slice(2));
   } catch (err) {
     if (err?.code !== 'MODULE_NOT_FOUND') throw err;
     return import('../dist/src/cli/fast-path.js').catch(() => undefined);
   }
+  // Code compiled through node:vm cannot import() on Node 20: the bundle imports its ESM-only packages through ours.
+  fast.lendImporter((specifier) => import(specifier));
+  return fast;
 }

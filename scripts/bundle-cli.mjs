@@ -25,3 +25,16 @@ await build({
   external: ['ora', '@inquirer/prompts'],
   logLevel: 'warning',
 });
+
+// bin/run.js loads the bundle through this (a V8 code cache kept per command; see src/cli/code-cache.ts).
+await build({
+  entryPoints: ['dist/src/cli/code-cache.js'],
+  outfile: 'dist/cli-bundle/code-cache.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  keepNames: true,
+  logLevel: 'warning',
+});
