@@ -7,10 +7,11 @@
  *
  * The caches live in a directory of the user's own under os.tmpdir() (0700, owned by them, else none is used:
  * bytecode from someone else would run as this user), one file per bundle build (path, size, mtime), Node version
- * and command (the first two words of the command line), so each command's cache holds what that command runs.
+ * and command (the first two words of the command line), so each command's cache holds what that command runs;
+ * at most 64 of them.
  * Anything going wrong here costs the cache, never the command.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,10 +72,14 @@ function privateCacheDir(): string | undefined {
   }
 }
 
+/** At most this many caches are kept (other builds, other commands): the oldest go when a new one is written. */
+const maxCaches = 64;
+
 /** Written whole under a temporary name, then renamed: concurrent runs never read half a cache. */
 function writeCache(cacheFile: string, script: Script): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
+    pruneOldest(path.dirname(cacheFile));
     const data = script.createCachedData();
     const fd = openSync(temp, 'wx', 0o600);
     try {
@@ -87,6 +92,15 @@ function writeCache(cacheFile: string, script: Script): void {
     // No cache this time; the next run tries again.
     rmSync(temp, { force: true });
   }
+}
+
+function pruneOldest(dir: string): void {
+  const names = readdirSync(dir);
+  if (names.length < maxCaches) return;
+  const byAge = names
+    .map((name) => ({ file: path.join(dir, name), at: statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => a.at - b.at);
+  for (const { file } of byAge.slice(0, names.length - maxCaches / 2)) rmSync(file, { force: true });
 }
 
 /** 32-bit FNV-1a of a string (names the bundle's path in the cache file name; not a security measure). */
