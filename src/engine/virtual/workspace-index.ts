@@ -33,7 +33,7 @@ import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../s
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
-import { EveryWorkspaceTable } from './workspace-index-table.js';
+import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
@@ -75,7 +75,7 @@ export class WorkspaceIndex {
   private readonly everyWorkspaceTable: EveryWorkspaceTable;
 
   constructor(private readonly deps: WorkspaceIndexDeps) {
-    this.served = { ...deps.workspaces, verbs: ['list', 'watch'] };
+    this.served = { ...deps.workspaces, verbs: ['list', 'watch'], printer: printerShowingDeletion(deps.workspaces.printer ?? defaultPrinter()) };
     this.catalog = new StaticCatalog([this.served], 'workspace-index-1');
     this.everyWorkspaceTable = new EveryWorkspaceTable(deps.store, () => this.everyScheduledWorkspace().map(withoutManagedFields));
   }
