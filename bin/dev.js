@@ -1,4 +1,6 @@
 #!/usr/bin/env -S node --import tsx
-import { execute } from '@oclif/core';
+// CommonJS like every file in bin/ (bin/package.json); oclif is given the package's root, not bin/.
+const path = require('node:path');
+const { execute } = require('@oclif/core');
 
-await execute({ development: true, dir: import.meta.url });
+void execute({ development: true, dir: path.join(__dirname, '..') });

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 // kubectl plugin shim: `kubectl create workspace …` runs `kcpt ws create …`.
 process.argv.splice(2, 0, 'ws', 'create');
-await import('./run.js');
+require('./run.js');

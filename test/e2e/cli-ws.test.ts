@@ -190,6 +190,28 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect(paths(JSON.parse(await ok(['ws', 'tree', '-w', `:${home}`, '-o', 'json'], admin)) as Node)).toEqual(paths(mine));
   });
 
+  it('tree leaves out a workspace being deleted, in text and structured output', async () => {
+    const env = { KUBECONFIG: copyAdmin('admin-tree-deleting') };
+    await ok(['ws', ':root'], env);
+    await ok(['ws', 'create', 'tree-del'], env);
+    for (const name of ['staying', 'going']) await ok(['ws', 'create', name, '-w', 'tree-del'], env);
+    const inParent = e2e.at('root:tree-del');
+    // A finalizer of someone else's holds the deleted workspace in the index (and its phase at Deleting) meanwhile.
+    await inParent(['patch', 'workspace', 'going', '--type=json', '-p', '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/hold"}]']);
+    await inParent(['delete', 'workspace', 'going', '--wait=false']);
+    expect(await ok(['ws', 'tree', '-w', ':root:tree-del'], env)).toBe('.\n└── tree-del\n    └── staying\n\n');
+    expect(await ok(['ws', 'tree', '-w', ':root:tree-del', '--wide'], env)).toBe('.\n└── tree-del\tws=-\tlc=Ready\n    └── staying\tws=Ready\tlc=Ready\n\n');
+    type Node = { path: string; children: Node[] };
+    const tree = JSON.parse(await ok(['ws', 'tree', '-w', ':root:tree-del', '-o', 'json'], env)) as Node;
+    expect(tree.children.map((c) => c.path)).toEqual(['root:tree-del:staying']);
+    // Once its logical cluster is gone only our finalizer is left; removing it lets the workspace go.
+    await eventually('only example.com/hold left on the deleted workspace', async () => {
+      const got = await inParent(['get', 'workspace', 'going', '-o', 'jsonpath={.metadata.finalizers}']);
+      return got.stdout === '["example.com/hold"]' ? true : undefined;
+    });
+    await inParent(['patch', 'workspace', 'going', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers/0"}]']);
+  });
+
   it('ws create waits while the workspace initializes and returns once its initializer is done', async () => {
     const env = { KUBECONFIG: copyAdmin('admin-init') };
     const admin = e2e.at('root');

@@ -128,6 +128,27 @@ describe('the workspace index virtual workspace', () => {
     expect((limited.json().rows as Json[]).map((r) => r.cells[0])).not.toContain('c1');
   });
 
+  it('shows every write to a Workspace in the next Table (rows are kept between requests)', async () => {
+    const path = '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces?includeObject=Metadata';
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const rowOf = async (name: string) => {
+      const table = (await apiRequest(e2e.server, path, { headers: accept })).json();
+      return (table.rows as Json[]).find((r) => r.object.metadata.annotations['kcp.io/path'] === `root:${org}:${name}`);
+    };
+    const inOrg = e2e.at(`root:${org}`);
+    expect(await rowOf('kept')).toBeUndefined();
+    await createWorkspace(inOrg, 'kept');
+    expect((await rowOf('kept'))?.cells[0]).toBe('kept');
+    // Twice in a row with nothing written in between, then right after a label is set and a deletion begun.
+    expect((await rowOf('kept'))?.object.metadata.labels?.tier).toBeUndefined();
+    await inOrg(['label', 'workspace', 'kept', 'tier=gold']);
+    expect((await rowOf('kept'))?.object.metadata.labels?.tier).toBe('gold');
+    await inOrg(['delete', 'workspace', 'kept', '--wait=false']);
+    const deleting = await rowOf('kept');
+    if (deleting) expect(deleting.object.metadata.deletionTimestamp).toBeTruthy();
+    await eventually('the deleted workspace to leave the index', async () => ((await rowOf('kept')) ? undefined : true));
+  });
+
   it('answers only list and watch, and only at the wildcard', async () => {
     const get = await indexAs(users.user1.token)(['get', 'workspace', 'c4'], { reject: false });
     expect(get.exitCode).not.toBe(0);

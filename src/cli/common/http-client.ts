@@ -9,6 +9,7 @@
 import type { Agent } from 'node:https';
 import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { ApiError, ConnectionError, type StatusBody } from './errors.js';
+import { importExternal } from './external-import.js';
 import type { Connection } from './connection.js';
 
 export interface RequestOptions {
@@ -152,12 +153,13 @@ export class KubeClient {
     this.transport ??= (async () => {
       const c = this.connection;
       if (this.secure) {
-        const [https, { createHttpsAgent }] = await Promise.all([import('node:https'), import('./https-agent.js')]);
+        // node:https comes with the agent's module: bundled, it is a plain require (no ES module loader).
+        const { createHttpsAgent, httpsRequest } = await import('./https-agent.js');
         const agent = createHttpsAgent(c);
         this.agent = agent;
-        return { agent, send: https.request };
+        return { agent, send: httpsRequest };
       }
-      const http = await import('node:http');
+      const http = await importExternal<typeof import('node:http')>('node:http');
       const agent = new http.Agent({ keepAlive: true });
       this.agent = agent;
       return { agent, send: http.request as typeof import('node:https').request };

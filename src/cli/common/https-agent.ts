@@ -24,6 +24,9 @@ import type { Connection } from './connection.js';
 const serverAuth = '1.3.6.1.5.5.7.3.1';
 const anyExtendedKeyUsage = '2.5.29.37.0';
 
+/** node:https's request, for the client that uses this agent. */
+export const httpsRequest = https.request;
+
 type TlsSettings = Pick<Connection, 'ca' | 'clientCert' | 'clientKey' | 'insecureSkipTLSVerify' | 'tlsServerName'>;
 
 export function createHttpsAgent(c: TlsSettings): https.Agent {

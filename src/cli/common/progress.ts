@@ -2,6 +2,7 @@
  * Waiting with feedback: in an interactive terminal a spinner appears on stderr once a wait has lasted ~300 ms
  * (ora is imported only then); in CI and pipes nothing animates and the caller's plain lines are the only output.
  */
+import { importExternal } from './external-import.js';
 import { canAnimate, type Io } from './io.js';
 
 const spinnerDelayMs = 300;
@@ -11,7 +12,7 @@ export async function withProgress<T>(io: Io, label: string, task: () => Promise
   let stop: (() => void) | undefined;
   let finished = false;
   const timer = setTimeout(() => {
-    void import('ora').then(({ default: ora }) => {
+    void importExternal<typeof import('ora')>('ora').then(({ default: ora }) => {
       if (finished) return;
       const spinner = ora({ text: label, stream: process.stderr, discardStdin: false }).start();
       stop = () => spinner.stop();

@@ -4,6 +4,7 @@
  * @inquirer/prompts is imported only when a prompt is shown.
  */
 import { UsageError } from './errors.js';
+import { importExternal } from './external-import.js';
 import { canPrompt, type Io } from './io.js';
 
 export interface MissingInput {
@@ -17,6 +18,6 @@ export interface MissingInput {
 
 export async function askForMissing(io: Io, input: MissingInput): Promise<string> {
   if (!canPrompt(io)) throw new UsageError(`${input.what} is required`);
-  const { input: ask } = await import('@inquirer/prompts');
+  const { input: ask } = await importExternal<typeof import('@inquirer/prompts')>('@inquirer/prompts');
   return ask({ message: input.message, required: true, validate: input.validate });
 }

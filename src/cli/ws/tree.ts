@@ -13,7 +13,7 @@ import type { KubeClient } from '../common/http-client.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
 import { baseName, parseClusterUrl } from '../common/workspace-path.js';
-import { listChildren, listEveryWorkspace, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
+import { beingDeleted, listChildren, listEveryWorkspace, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
 
 export interface TreeOptions {
   full: boolean;
@@ -77,7 +77,7 @@ async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptio
   if (!known) return false;
   const attach = (node: TreeNode) => {
     node.children = (byParent.get(node.path) ?? [])
-      .filter(({ ws }) => !ws.metadata.deletionTimestamp)
+      .filter(({ ws }) => !beingDeleted(ws))
       // The order a per-level LIST gives: by name (storage key order).
       .sort(({ ws: a }, { ws: b }) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
       // The index names each workspace's path: no need to parse it out of spec.URL.
@@ -94,7 +94,7 @@ async function fillFromIndex(client: KubeClient, root: TreeNode, opts: TreeOptio
 async function populate(client: KubeClient, node: TreeNode, opts: TreeOptions, limit: Limiter): Promise<void> {
   const children = await limit(() => listChildren(client, node.path));
   node.children = children
-    .filter((ws) => !ws.metadata.deletionTimestamp)
+    .filter((ws) => !beingDeleted(ws))
     .map((ws) => childNode(node, ws, opts.full));
   await Promise.all(
     node.children.map(async (child) => {

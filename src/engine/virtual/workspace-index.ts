@@ -33,6 +33,7 @@ import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../s
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
+import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
@@ -71,10 +72,12 @@ interface Entry {
 export class WorkspaceIndex {
   private readonly catalog: StaticCatalog;
   private readonly served: ResourceType;
+  private readonly everyWorkspaceTable: EveryWorkspaceTable;
 
   constructor(private readonly deps: WorkspaceIndexDeps) {
-    this.served = { ...deps.workspaces, verbs: ['list', 'watch'] };
+    this.served = { ...deps.workspaces, verbs: ['list', 'watch'], printer: printerShowingDeletion(deps.workspaces.printer ?? defaultPrinter()) };
     this.catalog = new StaticCatalog([this.served], 'workspace-index-1');
+    this.everyWorkspaceTable = new EveryWorkspaceTable(deps.store, () => this.everyScheduledWorkspace().map(withoutManagedFields));
   }
 
   /** The virtual workspace's answer for a request under /services/workspaces/. */
@@ -152,6 +155,19 @@ export class WorkspaceIndex {
     return buildPredicate(this.served, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
   }
 
+  /**
+   * Every scheduled Workspace of the shard, for users the shard-wide policy lets into every workspace (no
+   * per-cluster RBAC to consult, which would compile 100k clusters' bindings).
+   */
+  private everyScheduledWorkspace(): KubeObject[] {
+    const items: KubeObject[] = [];
+    for (const kv of this.deps.store.list(workspacesPrefix).items) {
+      const ws = this.withPath(kv, undefined);
+      if ((ws.spec as { cluster?: string } | undefined)?.cluster) items.push(ws);
+    }
+    return items;
+  }
+
   /** Every reachable workspace at one revision (`limit` and `continue` are not needed: one page is the answer). */
   private snapshot(user: UserInfo, predicate: ListPredicate): { revision: number; items: KubeObject[]; shown: Map<string, Entry> | undefined } {
     const store = this.deps.store;
@@ -159,12 +175,7 @@ export class WorkspaceIndex {
     const shown = this.reachable(user);
     const items: KubeObject[] = [];
     if (shown === undefined) {
-      // The shard-wide policy lets this user into every workspace: every scheduled one is theirs (no per-cluster
-      // RBAC to consult, which would compile 100k clusters' bindings).
-      for (const kv of store.list(workspacesPrefix).items) {
-        const ws = this.withPath(kv, undefined);
-        if ((ws.spec as { cluster?: string } | undefined)?.cluster) items.push(ws);
-      }
+      items.push(...this.everyScheduledWorkspace());
     } else {
       for (const entry of [...shown.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
         const kv = store.get(entry.key);
@@ -175,10 +186,22 @@ export class WorkspaceIndex {
   }
 
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
-    const { revision, items, shown } = this.snapshot(req.user, this.predicate(req));
-    if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
     const table = wantsTable(req.accept);
     const include = table ? parseIncludeObject(req.query) : undefined;
+    const predicate = this.predicate(req);
+    if (table && include !== 'Object' && predicate.matchesEverything && this.deps.entersEverywhere(req.user)) {
+      // `kcpt ws tree`'s request: rows kept from the last one while no Workspace has changed.
+      const body = this.everyWorkspaceTable.render({
+        printer: this.served.printer ?? defaultPrinter(),
+        includeObject: include!,
+        tableVersion: table,
+        now: Date.now(),
+      });
+      reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
+      return reply.code(200).header('content-type', 'application/json').send(body);
+    }
+    const { revision, items, shown } = this.snapshot(req.user, predicate);
+    if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
     if (table && include !== 'Object') {
       const body = JSON.stringify(
         buildTable({
