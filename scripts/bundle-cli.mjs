@@ -12,7 +12,18 @@ rmSync('dist/cli-bundle', { recursive: true, force: true });
 
 // Fully minified (176 → 114 KB): V8 pre-parses all of it on every command. keepNames keeps function and class
 // names for stack traces (KCPT_DEBUG), and the source map maps the rest back.
-const commonJs = { bundle: true, format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, logLevel: 'warning' };
+// import.meta is empty in CommonJS: src/cli/server/package-root.ts checks for __filename first, so esbuild's warning
+// about it is expected and silenced.
+const commonJs = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  keepNames: true,
+  logLevel: 'warning',
+  logOverride: { 'empty-import-meta': 'silent' },
+};
 
 await build({
   ...commonJs,
