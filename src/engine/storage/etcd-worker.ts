@@ -76,12 +76,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 async function open(id: number, connection: EtcdConnection): Promise<LoadedKeyspace> {
   const read = (file: string | undefined) => (file ? readFileSync(file) : undefined);
-  const tls = connection.caFile || connection.certFile || connection.endpoints.some((url) => url.startsWith('https:'));
+  // https endpoints without a CA or client certificate use the system roots (etcd3 builds that itself).
+  const ownTls = connection.caFile !== undefined || connection.certFile !== undefined;
   const client = new Etcd3({
     hosts: connection.endpoints,
     dialTimeout: connection.timeoutMs,
-    ...(tls
-      ? { credentials: { rootCertificate: read(connection.caFile) ?? Buffer.alloc(0), privateKey: read(connection.keyFile), certChain: read(connection.certFile) } }
+    ...(ownTls
+      ? { credentials: { rootCertificate: read(connection.caFile)!, privateKey: read(connection.keyFile), certChain: read(connection.certFile) } }
       : {}),
   });
   const session: Session = { client, connection, foreign: [] };
