@@ -54,6 +54,22 @@ export interface TxnPlan {
   counterValue: string;
 }
 
+/** Dropping log records is a write like any other: guarded by, and rewriting, the counter key. */
+export interface CompactionPlan {
+  counterModRevision: number;
+  counterValue: string;
+  /** Log record keys below this one go. */
+  deleteLogUpTo: string;
+  compactedValue: string;
+  /** etcd's own history below this revision goes too (0: leave it). */
+  etcdRevision: number;
+}
+
+/** The compaction txn's etcd revision, or undefined when the counter had moved (another writer). */
+export interface CompactionOutcome {
+  etcdRevision?: number;
+}
+
 export type TxnOutcome =
   | { applied: true; etcdRevision: number }
   /** A compare failed: the keys whose mod_revision differed, with what etcd holds now (0: absent). */
@@ -62,7 +78,7 @@ export type TxnOutcome =
 export type WorkerRequest =
   | { op: 'open'; id: number; connection: EtcdConnection }
   | { op: 'txn'; id: number; plan: TxnPlan }
-  | { op: 'compact'; id: number; deleteLogUpTo: string; compactedValue: string; etcdRevision: number }
+  | { op: 'compact'; id: number; plan: CompactionPlan }
   | { op: 'close'; id: number };
 
 /** Every reply also carries what the worker's watch noticed since the last call. */

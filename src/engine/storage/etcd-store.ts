@@ -18,6 +18,7 @@ import {
   logKey,
   type EtcdConnection,
   type LoadedKeyspace,
+  type CompactionOutcome,
   type TxnOutcome,
   type TxnPlan,
   type WorkerReply,
@@ -117,7 +118,8 @@ class EtcdStoreImpl implements EtcdStore {
   private counterModRevision: number;
   /** etcd revision per commit still in the log, oldest first: kcpt revision → etcd revision. */
   private mappings: CommitMapping[] = [];
-  private commits = 0;
+  /** Transactions made: part of the counter value, so each one is recognisable (settling an unknown outcome). */
+  private writes = 0;
   /** Set once another writer touched the keyspace, or a commit's outcome could not be learnt: writes are refused. */
   private broken?: string;
   private closed = false;
@@ -214,7 +216,7 @@ class EtcdStoreImpl implements EtcdStore {
 
   /** One transaction: every touched key (and the counter) must be where the mirror believes it is. */
   private plan(prepared: PreparedCommit): TxnPlan {
-    const counterValue = `${prepared.revision} ${process.pid}.${this.id}.${++this.commits}`;
+    const counterValue = this.nextCounterValue(prepared.revision);
     const plan: TxnPlan = { compares: [[COUNTER_KEY, this.counterModRevision]], puts: [], deletes: [], counterValue };
     for (const [key, row] of prepared.staged) {
       const known = this.modRevisions.get(key) ?? 0;
@@ -227,6 +229,17 @@ class EtcdStoreImpl implements EtcdStore {
     plan.puts.push([COUNTER_KEY, counterValue]);
     if (prepared.logged.length > 0) plan.puts.push([logKey(prepared.revision), encodeLogRecord(prepared.logged)]);
     return plan;
+  }
+
+  /** The counter's next value: the current kcpt revision plus a tag no other transaction carries. */
+  private nextCounterValue(revision = this.currentRevision()): string {
+    return `${revision} ${process.pid}.${this.id}.${++this.writes}`;
+  }
+
+  private refuse(reason: string): Error {
+    this.broken ??= reason;
+    process.emitWarning(reason, 'EtcdForeignWriteWarning');
+    return new Error(reason);
   }
 
   /** A compare failed although the mirror agreed: someone else wrote the keyspace. Name the key, refuse from now on. */
@@ -252,13 +265,21 @@ class EtcdStoreImpl implements EtcdStore {
     while (drop < this.mappings.length && this.mappings[drop]!.revision <= compacted) drop++;
     const firstKept = this.mappings[drop];
     this.mappings = this.mappings.slice(drop);
-    this.request<number>({
+    const outcome = this.request<CompactionOutcome>({
       op: 'compact',
       id: this.id,
-      deleteLogUpTo: logKey(compacted + 1),
-      compactedValue: String(compacted),
-      etcdRevision: firstKept ? firstKept.etcdRevision - 1 : 0,
+      plan: {
+        counterModRevision: this.counterModRevision,
+        counterValue: this.nextCounterValue(),
+        deleteLogUpTo: logKey(compacted + 1),
+        compactedValue: String(compacted),
+        etcdRevision: firstKept ? firstKept.etcdRevision - 1 : 0,
+      },
     });
+    if (outcome.etcdRevision === undefined) {
+      throw this.refuse(`the revision counter ${this.prefix}${COUNTER_KEY} changed outside kcpt (another writer shares this keyspace); restart kcpt to reload`);
+    }
+    this.counterModRevision = outcome.etcdRevision;
     return removed;
   }
 

@@ -10,6 +10,8 @@ import {
   COMPACTED_KEY,
   COUNTER_KEY,
   LOG_DIRECTORY,
+  type CompactionOutcome,
+  type CompactionPlan,
   type EtcdConnection,
   type LoadedKeyspace,
   type LoadedRow,
@@ -40,7 +42,7 @@ runAsWorker(async (request: WorkerRequest): Promise<WorkerReply<unknown>> => {
     case 'txn':
       return reply(await commit(session, request.plan), request.id);
     case 'compact':
-      return reply(await compact(session, request.deleteLogUpTo, request.compactedValue, request.etcdRevision), request.id);
+      return reply(await compact(session, request.plan), request.id);
     case 'close':
       sessions.delete(request.id);
       await session.watcher?.cancel().catch(() => undefined);
@@ -173,25 +175,28 @@ async function settle(session: Session, plan: TxnPlan): Promise<TxnOutcome | und
   return undefined;
 }
 
-async function compact(session: Session, deleteLogUpTo: string, compactedValue: string, etcdRevision: number): Promise<number> {
+async function compact(session: Session, plan: CompactionPlan): Promise<CompactionOutcome> {
   const { prefix, timeoutMs } = session.connection;
   const response = await withTimeout(
     session.client.kv.txn({
+      compare: [{ key: buf(prefix + COUNTER_KEY), target: 'Mod', result: 'Equal', mod_revision: plan.counterModRevision }],
       success: [
-        { request_delete_range: { key: buf(prefix + LOG_DIRECTORY), range_end: buf(prefix + deleteLogUpTo) } },
-        { request_put: { key: buf(prefix + COMPACTED_KEY), value: buf(compactedValue) } },
+        { request_delete_range: { key: buf(prefix + LOG_DIRECTORY), range_end: buf(prefix + plan.deleteLogUpTo) } },
+        { request_put: { key: buf(prefix + COMPACTED_KEY), value: buf(plan.compactedValue) } },
+        { request_put: { key: buf(prefix + COUNTER_KEY), value: buf(plan.counterValue) } },
       ],
     }),
     timeoutMs,
     'a log compaction',
   );
-  if (etcdRevision > 0) {
+  if (!response.succeeded) return {};
+  if (plan.etcdRevision > 0) {
     // etcd's own history below the oldest revision a kcpt watch may resume from is never read again.
-    await withTimeout(session.client.kv.compact({ revision: etcdRevision }), timeoutMs, 'a compaction').catch((error: Error) => {
+    await withTimeout(session.client.kv.compact({ revision: plan.etcdRevision }), timeoutMs, 'a compaction').catch((error: Error) => {
       if (!/required revision has been compacted/.test(error.message)) throw error;
     });
   }
-  return Number(response.responses[0]?.response_delete_range?.deleted ?? 0);
+  return { etcdRevision: Number(response.header.revision) };
 }
 
 /**

@@ -28,7 +28,7 @@ const drivers: Record<string, Driver> = {
     const path = location === ':memory:' ? location : resolvePath(location, rootDirectory);
     return openSqliteStore(path, { ...sqliteOptions(query), ...common });
   },
-  etcd: (location, query) => openEtcdStore(etcdOptions(location, query)),
+  etcd: (location, query, _root, common) => openEtcdStore({ ...etcdOptions(location, query), keepNewestRevisions: common.keepNewestRevisions }),
 };
 
 export const SUPPORTED_STORAGE = [
