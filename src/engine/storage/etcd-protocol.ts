@@ -73,12 +73,21 @@ export interface CompactionOutcome {
 export type TxnOutcome =
   | { applied: true; etcdRevision: number }
   /** A compare failed: the keys whose mod_revision differed, with what etcd holds now (0: absent). */
-  | { applied: false; mismatched: Array<[string, number]> };
+  | { applied: false; mismatched: Array<[string, number]> }
+  /** No answer (timeout, connection lost, no quorum) and the counter could not be read back either. */
+  | { applied: 'unknown'; reason: string };
+
+/** The revision counter key as etcd holds it now (undefined: absent). */
+export interface CounterState {
+  value: string;
+  modRevision: number;
+}
 
 export type WorkerRequest =
   | { op: 'open'; id: number; connection: EtcdConnection }
   | { op: 'txn'; id: number; plan: TxnPlan }
   | { op: 'compact'; id: number; plan: CompactionPlan }
+  | { op: 'counter'; id: number }
   | { op: 'close'; id: number };
 
 /** Every reply also carries what the worker's watch noticed since the last call. */

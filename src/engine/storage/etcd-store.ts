@@ -19,6 +19,7 @@ import {
   type EtcdConnection,
   type LoadedKeyspace,
   type CompactionOutcome,
+  type CounterState,
   type TxnOutcome,
   type TxnPlan,
   type WorkerReply,
@@ -118,6 +119,8 @@ class EtcdStoreImpl implements EtcdStore {
   private counterModRevision: number;
   /** etcd revision per commit still in the log, oldest first: kcpt revision → etcd revision. */
   private mappings: CommitMapping[] = [];
+  /** A write etcd may or may not have applied (its answer was lost); settled before the next write. */
+  private unsettled?: { prepared: PreparedCommit; counterValue: string };
   /** Transactions made: part of the counter value, so each one is recognisable (settling an unknown outcome). */
   private writes = 0;
   /** Set once another writer touched the keyspace, or a commit's outcome could not be learnt: writes are refused. */
@@ -199,19 +202,48 @@ class EtcdStoreImpl implements EtcdStore {
   commit(ops: WriteOp[]): WriteResult[] {
     this.assertOpen();
     if (this.broken) throw new Error(`etcd storage refuses writes: ${this.broken}`);
+    if (this.unsettled) this.settle();
     const prepared = this.mirror.prepare(ops);
     if (prepared.staged.size === 0) return prepared.results;
-    const outcome = this.request<TxnOutcome>({ op: 'txn', id: this.id, plan: this.plan(prepared) });
-    if (!outcome.applied) throw this.mismatchError(ops, outcome.mismatched);
-    // Acknowledged by etcd: only now may readers and watchers see it.
+    const plan = this.plan(prepared);
+    const outcome = this.request<TxnOutcome>({ op: 'txn', id: this.id, plan });
+    if (outcome.applied === 'unknown') {
+      this.unsettled = { prepared, counterValue: plan.counterValue };
+      throw new Error(`etcd did not acknowledge the write: ${outcome.reason}`);
+    }
+    if (!outcome.applied) {
+      // The counter moved: either a write whose answer we lost landed after all (settle, then try again), or
+      // someone else writes this keyspace.
+      if (this.unsettled && this.settle()) return this.commit(ops);
+      throw this.mismatchError(ops, outcome.mismatched);
+    }
+    this.unsettled = undefined;
+    this.applyAcknowledged(prepared, outcome.etcdRevision);
+    return prepared.results;
+  }
+
+  /** Only once etcd acknowledged a commit may readers and watchers see it. */
+  private applyAcknowledged(prepared: PreparedCommit, etcdRevision: number): void {
     for (const [key, row] of prepared.staged) {
-      if (row) this.modRevisions.set(key, outcome.etcdRevision);
+      if (row) this.modRevisions.set(key, etcdRevision);
       else this.modRevisions.delete(key);
     }
-    this.counterModRevision = outcome.etcdRevision;
-    if (prepared.logged.length > 0) this.mappings.push({ revision: prepared.revision, etcdRevision: outcome.etcdRevision });
+    this.counterModRevision = etcdRevision;
+    if (prepared.logged.length > 0) this.mappings.push({ revision: prepared.revision, etcdRevision });
     this.mirror.applyPrepared(prepared);
-    return prepared.results;
+  }
+
+  /**
+   * Learns whether the write whose answer was lost applied (the counter holds its unique value) and if so applies
+   * it now. Throws while etcd cannot be read: no write may go out before this is known.
+   */
+  private settle(): boolean {
+    const { prepared, counterValue } = this.unsettled!;
+    const counter = this.request<CounterState | undefined>({ op: 'counter', id: this.id });
+    if (counter?.value !== counterValue) return false;
+    this.unsettled = undefined;
+    this.applyAcknowledged(prepared, counter.modRevision);
+    return true;
   }
 
   /** One transaction: every touched key (and the counter) must be where the mirror believes it is. */
@@ -255,6 +287,8 @@ class EtcdStoreImpl implements EtcdStore {
 
   compact(revision: number): number {
     this.assertOpen();
+    // A late-landing write would fail the compaction's counter compare and look like another writer.
+    if (this.unsettled) this.settle();
     const before = this.mirror.compactedRevision();
     const removed = this.mirror.compact(revision);
     const compacted = this.mirror.compactedRevision();

@@ -12,6 +12,7 @@ import {
   LOG_DIRECTORY,
   type CompactionOutcome,
   type CompactionPlan,
+  type CounterState,
   type EtcdConnection,
   type LoadedKeyspace,
   type LoadedRow,
@@ -43,6 +44,8 @@ runAsWorker(async (request: WorkerRequest): Promise<WorkerReply<unknown>> => {
       return reply(await commit(session, request.plan), request.id);
     case 'compact':
       return reply(await compact(session, request.plan), request.id);
+    case 'counter':
+      return reply(await readCounter(session), request.id);
     case 'close':
       sessions.delete(request.id);
       await session.watcher?.cancel().catch(() => undefined);
@@ -159,20 +162,20 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
   } catch (error) {
     // Timed out or the connection broke: the transaction may or may not have applied. The counter key says which:
     // it holds this commit's unique value only if it did.
-    const settled = await settle(session, plan).catch(() => undefined);
-    if (settled) return settled;
-    throw new Error(
-      `${String((error as Error).message ?? error)}; whether the commit applied is unknown (etcd unreachable)`,
-    );
+    const counter = await readCounter(session).catch(() => null);
+    if (counter?.value === plan.counterValue) return { applied: true, etcdRevision: counter.modRevision };
+    // Not (yet) applied, as far as anyone can tell: a client retry may still land, until our next transaction moves
+    // the counter it compares against. The store settles it before its next write.
+    return { applied: 'unknown', reason: String((error as Error).message ?? error) };
   }
 }
 
-async function settle(session: Session, plan: TxnPlan): Promise<TxnOutcome | undefined> {
+/** A linearizable read of the counter: what settles a commit whose answer was lost. */
+async function readCounter(session: Session): Promise<CounterState | undefined> {
   const { prefix, timeoutMs } = session.connection;
   const counter = await withTimeout(session.client.kv.range({ key: buf(prefix + COUNTER_KEY) }), timeoutMs, 'a read of the revision counter');
   const kv = counter.kvs[0];
-  if (kv && kv.value.toString('utf8') === plan.counterValue) return { applied: true, etcdRevision: Number(kv.mod_revision) };
-  return undefined;
+  return kv ? { value: kv.value.toString('utf8'), modRevision: Number(kv.mod_revision) } : undefined;
 }
 
 async function compact(session: Session, plan: CompactionPlan): Promise<CompactionOutcome> {
