@@ -58,8 +58,11 @@ export interface EtcdStore extends Store {
   etcdRevisionOf(revision: number): number | undefined;
 }
 
-/** Default time one etcd request may take before a commit fails with "etcd unreachable". */
-export const DEFAULT_ETCD_TIMEOUT_MS = 10_000;
+/**
+ * Default time one etcd request may take before a commit fails. The server waits for it (the Store is synchronous),
+ * so it is kube-apiserver's request timeout for etcd (5 s) rather than anything longer.
+ */
+export const DEFAULT_ETCD_TIMEOUT_MS = 5_000;
 
 type Call = <T>(request: WorkerRequest) => WorkerReply<T>;
 let callWorker: Call | undefined;
@@ -154,7 +157,14 @@ class EtcdStoreImpl implements EtcdStore {
   }
 
   private request<T>(request: WorkerRequest): T {
-    const reply = this.call<T>(request);
+    let reply: WorkerReply<T>;
+    try {
+      reply = this.call<T>(request);
+    } catch (error) {
+      // Say which etcd, in words a person can act on; the client's own message follows.
+      const detail = String((error as Error).message ?? error);
+      throw new Error(`etcd at ${this.endpoints.join(',')} is unavailable (${request.op}): ${detail}`);
+    }
     if (reply.foreignWrites.length > 0) {
       this.broken ??= reply.foreignWrites[0];
       for (const line of reply.foreignWrites) process.emitWarning(line, 'EtcdForeignWriteWarning');
@@ -209,7 +219,7 @@ class EtcdStoreImpl implements EtcdStore {
     const outcome = this.request<TxnOutcome>({ op: 'txn', id: this.id, plan });
     if (outcome.applied === 'unknown') {
       this.unsettled = { prepared, counterValue: plan.counterValue };
-      throw new Error(`etcd did not acknowledge the write: ${outcome.reason}`);
+      throw new Error(`etcd at ${this.endpoints.join(',')} did not acknowledge the write: ${outcome.reason}`);
     }
     if (!outcome.applied) {
       // The counter moved: either a write whose answer we lost landed after all (settle, then try again), or

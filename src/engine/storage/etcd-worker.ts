@@ -162,7 +162,8 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
   } catch (error) {
     // Timed out or the connection broke: the transaction may or may not have applied. The counter key says which:
     // it holds this commit's unique value only if it did.
-    const counter = await readCounter(session).catch(() => null);
+    // Briefly: when etcd is gone the request has already waited its full timeout, with the server blocked on it.
+    const counter = await readCounter(session, Math.min(timeoutMs, 1000)).catch(() => null);
     if (counter?.value === plan.counterValue) return { applied: true, etcdRevision: counter.modRevision };
     // Not (yet) applied, as far as anyone can tell: a client retry may still land, until our next transaction moves
     // the counter it compares against. The store settles it before its next write.
@@ -171,8 +172,8 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
 }
 
 /** A linearizable read of the counter: what settles a commit whose answer was lost. */
-async function readCounter(session: Session): Promise<CounterState | undefined> {
-  const { prefix, timeoutMs } = session.connection;
+async function readCounter(session: Session, timeoutMs = session.connection.timeoutMs): Promise<CounterState | undefined> {
+  const { prefix } = session.connection;
   const counter = await withTimeout(session.client.kv.range({ key: buf(prefix + COUNTER_KEY) }), timeoutMs, 'a read of the revision counter');
   const kv = counter.kvs[0];
   return kv ? { value: kv.value.toString('utf8'), modRevision: Number(kv.mod_revision) } : undefined;
