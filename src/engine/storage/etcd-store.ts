@@ -126,7 +126,7 @@ class EtcdStoreImpl implements EtcdStore {
   private unsettled?: { prepared: PreparedCommit; counterValue: string };
   /** Transactions made: part of the counter value, so each one is recognisable (settling an unknown outcome). */
   private writes = 0;
-  /** Set once another writer touched the keyspace, or a commit's outcome could not be learnt: writes are refused. */
+  /** Set once another writer touched the keyspace: the mirror may be stale, so writes are refused until a restart. */
   private broken?: string;
   private closed = false;
 
@@ -267,7 +267,7 @@ class EtcdStoreImpl implements EtcdStore {
       else if (known !== 0) plan.deletes.push(key);
     }
     // Every transaction writes the counter, even with no new revision: that is how the worker's watch tells our
-    // transactions from anyone else's, and how an unknown outcome is settled (etcd-worker.ts settle).
+    // transactions from anyone else's, and how an unknown outcome is settled (settle()).
     plan.puts.push([COUNTER_KEY, counterValue]);
     if (prepared.logged.length > 0) plan.puts.push([logKey(prepared.revision), encodeLogRecord(prepared.logged)]);
     return plan;
@@ -287,8 +287,7 @@ class EtcdStoreImpl implements EtcdStore {
   /** A compare failed although the mirror agreed: someone else wrote the keyspace. Name the key, refuse from now on. */
   private mismatchError(ops: WriteOp[], mismatched: Array<[string, number]>): Error {
     const [key, actual] = mismatched.find(([k]) => k !== COUNTER_KEY) ?? mismatched[0] ?? [COUNTER_KEY, 0];
-    this.broken = `etcd key ${this.prefix}${key} changed outside kcpt (another writer shares this keyspace); restart kcpt to reload`;
-    process.emitWarning(this.broken, 'EtcdForeignWriteWarning');
+    this.refuse(`etcd key ${this.prefix}${key} changed outside kcpt (another writer shares this keyspace); restart kcpt to reload`);
     const op = ops.find((o) => o.key === key);
     if (op?.type === 'create' && actual !== 0) return new KeyExistsError(`key ${key} already exists (written outside kcpt)`, key);
     if (op && op.type !== 'create' && actual === 0) return new KeyNotFoundError(`key ${key} not found (deleted outside kcpt)`, key);
