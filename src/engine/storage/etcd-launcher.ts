@@ -45,6 +45,18 @@ export interface LocalEtcdOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * Members still running when this process exits without stopping them (a test runner killing its worker, a
+ * crash): killed on the way out rather than left listening with nobody to stop them.
+ */
+const running = new Set<ChildProcess>();
+/** Data directories created here and not removed yet. */
+const scratchDirs = new Set<string>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -88,6 +100,7 @@ export async function startLocalEtcdCluster(size: number, options: LocalEtcdOpti
       ownDir,
     });
   }
+  for (const spec of specs) if (spec.ownDir) scratchDirs.add(spec.dataDir);
   const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
   const members = specs.map((spec) => {
     let child: ChildProcess | undefined;
@@ -130,6 +143,8 @@ export async function startLocalEtcdCluster(size: number, options: LocalEtcdOpti
           { stdio: ['ignore', 'pipe', 'pipe'] },
         );
         child = started;
+        running.add(started);
+        started.once('exit', () => running.delete(started));
         started.stdout!.on('data', keep);
         started.stderr!.on('data', keep);
         exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
@@ -146,7 +161,11 @@ export async function startLocalEtcdCluster(size: number, options: LocalEtcdOpti
   });
   const stop = async () => {
     await Promise.all(members.map((m) => m.stop()));
-    for (const spec of specs) if (spec.ownDir) rmSync(spec.dataDir, { recursive: true, force: true });
+    for (const spec of specs) {
+      if (!spec.ownDir) continue;
+      rmSync(spec.dataDir, { recursive: true, force: true });
+      scratchDirs.delete(spec.dataDir);
+    }
   };
   try {
     // Members of a new cluster only report healthy once a quorum has formed: start them together.

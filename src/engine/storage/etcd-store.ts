@@ -7,7 +7,8 @@
  * only writer of its keyspace (one keyspace per server, as kcp has one per shard) — the worker's etcd watch
  * notices any other writer and the store then refuses writes. See README.md (etcd) for the revision mapping.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,9 +83,15 @@ function workerCall(): Call {
   }
   const source = new URL('./etcd-worker.ts', import.meta.url);
   if (!existsSync(source)) throw new Error(`the etcd worker module is missing next to ${fileURLToPath(import.meta.url)}`);
-  const shim = join(tmpdir(), `kcpt-etcd-worker-${process.pid}.mjs`);
   const tsx = import.meta.resolve('tsx/esm/api');
-  writeFileSync(shim, `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(source.href)});\n`);
+  const text = `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(source.href)});\n`;
+  // Named by its content: every test process reuses the one file instead of leaving its own behind.
+  const shim = join(tmpdir(), `kcpt-etcd-worker-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
+  if (!existsSync(shim)) {
+    const partial = `${shim}.${process.pid}`;
+    writeFileSync(partial, text);
+    renameSync(partial, shim);
+  }
   return (callWorker = createSyncFn(shim) as Call);
 }
 
