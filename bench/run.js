@@ -2,7 +2,8 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots   subset (default: all)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots   subset (default: all of these)
+//                     also `storage`: GET/CREATE on etcd (`--etcd-servers`, a local etcd) vs SQLite (not in the default)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
@@ -133,6 +134,7 @@ await section('workspaces', async () => (await import('./workspaces.js')).run(ct
 await section('cli', async () => (await import('./cli.js')).run(ctx));
 await section('apis', async () => (await import('./apis.js')).run(ctx));
 await section('snapshots', async () => (await import('./snapshots.js')).run(ctx));
+await section('storage', async () => (await import('./storage.js')).run(ctx));
 
 if (opts.profile) {
   log('\n== profile ==');

@@ -22,8 +22,9 @@ await build({
   sourcemap: 'linked',
   // better-sqlite3 is a native addon that must find its .node binary; @peculiar/x509 (and reflect-metadata,
   // which must run before it) are loaded only when
-  // certificates are generated and its CommonJS/ESM interop must stay exactly as Node resolves it.
-  external: ['better-sqlite3', '@peculiar/x509', 'reflect-metadata'],
+  // certificates are generated and its CommonJS/ESM interop must stay exactly as Node resolves it. synckit finds
+  // its worker preload next to its own files, and etcd3 runs only in the etcd store's worker (dist/src/…).
+  external: ['better-sqlite3', '@peculiar/x509', 'reflect-metadata', 'synckit', 'etcd3'],
   // fastify and friends are CommonJS; give the ESM bundle a `require` they can use.
   banner: { js: "import { createRequire as __kcptCreateRequire } from 'node:module'; const require = __kcptCreateRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -9,12 +9,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { startLocalEtcd, type LocalEtcd } from '../../src/engine/storage/etcd-launcher.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface StartServerOptions {
   /** `--storage`; by default the server's own default (SQLite in the root directory). */
   storage?: string;
+  /**
+   * Store in a throwaway etcd started for this server (`--etcd-servers`), stopped with it. Default: when
+   * `KCPT_E2E_STORAGE=etcd` is set and no `storage` is given, so any e2e file can run against etcd unchanged.
+   */
+  etcd?: boolean;
   /** Extra flags for `kcpt start`. */
   extraArgs?: string[];
   /** How long to wait for the `export KUBECONFIG=` line. */
@@ -32,6 +38,8 @@ export interface TestServer {
   env: Record<string, string>;
   /** Everything the server printed so far (stdout and stderr, interleaved). */
   output(): string;
+  /** The etcd this server stores in, when it runs on etcd. */
+  etcd?: LocalEtcd;
   /** Stops the server (SIGTERM) and starts it again on the same root directory and port; resolves once ready. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -84,6 +92,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
   if (opts.storage !== undefined) args.push('--storage', opts.storage);
+  const useEtcd = opts.etcd ?? (opts.storage === undefined && process.env.KCPT_E2E_STORAGE === 'etcd');
+  const etcd = useEtcd ? await startLocalEtcd() : undefined;
+  if (etcd) args.push('--etcd-servers', etcd.endpoint);
   args.push(...(opts.extraArgs ?? []));
 
   let output = '';
@@ -148,6 +159,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const kubeconfig = await ready.catch(async (err: unknown) => {
     child.kill('SIGKILL');
     await child;
+    await etcd?.stop();
     await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
     throw err;
   });
@@ -160,6 +172,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     kubeconfig,
     env: { HOME: homeDir, KUBECACHEDIR: cacheDir, KUBECONFIG: kubeconfig, NO_COLOR: '1' },
     output: () => output,
+    etcd,
     async restart() {
       if (stopped) throw new Error('restart() after stop()');
       await terminate(child);
@@ -170,6 +183,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       if (stopped) return;
       stopped = true;
       await terminate(child);
+      await etcd?.stop();
       await Promise.all([rootDir, homeDir, cacheDir].map((dir) => rm(dir, { recursive: true, force: true })));
     },
   };

@@ -2,6 +2,7 @@
  * `kcpt start`'s flags, defined once: the oclif command builds its flags from this table, and the fast path in
  * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
  */
+import { resolve } from 'node:path';
 import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
 import type { ServerOptions } from '../../engine/server.js';
 
@@ -29,6 +30,16 @@ export const startFlagSpecs: StartFlagSpec[] = [
     default: '',
     description: 'Where objects are stored: a SQLite file in the root directory by default, `memory://` for a throwaway run, or `sqlite:///path/to/file.db`.',
   },
+  {
+    name: 'etcd-servers',
+    type: 'string',
+    description:
+      'Store everything in this etcd cluster instead of SQLite: comma-separated client URLs, e.g. http://127.0.0.1:2379,http://127.0.0.1:22379 (kube-apiserver\'s flag). kcpt must be the only writer of its keyspace.',
+  },
+  { name: 'etcd-prefix', type: 'string', default: '', description: 'Prepended to every etcd key (kcpt\'s keys already start with /registry/); one prefix per server sharing an etcd.' },
+  { name: 'etcd-cafile', type: 'string', description: 'PEM CA bundle to verify the etcd servers (https).' },
+  { name: 'etcd-certfile', type: 'string', description: 'PEM client certificate for etcd (with --etcd-keyfile).' },
+  { name: 'etcd-keyfile', type: 'string', description: 'PEM private key of --etcd-certfile.' },
   { name: 'token-auth-file', type: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
   {
     name: 'batteries-included',
@@ -124,7 +135,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     rootDirectory: str('root-directory')!,
     securePort: int('secure-port'),
     bindAddress: str('bind-address')!,
-    storage: str('storage') ?? '',
+    storage: storageUrl(values),
     tokenAuthFile: str('token-auth-file'),
     batteries: batteriesFlag(str('batteries-included') ?? ''),
     verbosity: int('v'),
@@ -141,4 +152,39 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
       .filter(Boolean),
     logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
   };
+}
+
+/** `--storage`, or the `etcd://` storage URL the --etcd-* flags describe (they cannot be combined). */
+function storageUrl(values: StartFlagValues): string {
+  const storage = (values.storage as string | undefined) ?? '';
+  const servers = values['etcd-servers'] as string | undefined;
+  const etcdOnly = ['etcd-cafile', 'etcd-certfile', 'etcd-keyfile'].filter((name) => values[name] !== undefined);
+  if (servers === undefined) {
+    if (etcdOnly.length > 0) throw new StartUsageError(`--${etcdOnly[0]} needs --etcd-servers`);
+    return storage;
+  }
+  if (storage !== '') throw new StartUsageError('--storage and --etcd-servers both say where objects go: use one of them');
+  if ((values['etcd-certfile'] === undefined) !== (values['etcd-keyfile'] === undefined)) {
+    throw new StartUsageError('--etcd-certfile and --etcd-keyfile go together');
+  }
+  const hosts: string[] = [];
+  const schemes = new Set<string>();
+  for (const server of servers.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const match = /^(https?):\/\/([^/\s]+?)\/?$/.exec(server);
+    if (!match) throw new StartUsageError(`--etcd-servers: "${server}" is not a client URL like http://127.0.0.1:2379`);
+    schemes.add(match[1]!);
+    hosts.push(match[2]!.includes(':') ? match[2]! : `${match[2]}:${match[1] === 'https' ? 443 : 80}`);
+  }
+  if (hosts.length === 0) throw new StartUsageError('--etcd-servers: name at least one server, e.g. http://127.0.0.1:2379');
+  if (schemes.size > 1) throw new StartUsageError('--etcd-servers: use http:// or https:// for all servers, not both');
+  const prefix = ((values['etcd-prefix'] as string | undefined) ?? '').trim();
+  if (prefix !== '' && !prefix.startsWith('/')) throw new StartUsageError(`--etcd-prefix: "${prefix}" must start with /`);
+  const query = new URLSearchParams();
+  if (schemes.has('https')) query.set('tls', 'true');
+  for (const [flag, param] of [['etcd-cafile', 'cafile'], ['etcd-certfile', 'certfile'], ['etcd-keyfile', 'keyfile']] as const) {
+    const file = values[flag] as string | undefined;
+    if (file !== undefined) query.set(param, resolve(file));
+  }
+  const search = query.toString();
+  return `etcd://${hosts.join(',')}${prefix.replace(/\/+$/, '')}${search ? `?${search}` : ''}`;
 }

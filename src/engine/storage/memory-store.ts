@@ -34,13 +34,48 @@ export interface MemoryStore extends Store {
   latestRevisionBefore(timestampMs: number): number;
 }
 
+/** A commit checked against the current rows and given its revisions, not applied yet. */
+export interface PreparedCommit {
+  results: WriteResult[];
+  logged: LoggedEvent[];
+  /** Final state of every key the commit touches (null: absent afterwards). */
+  staged: Map<string, KeyValue | null>;
+  /** The store revision once it is applied. */
+  revision: number;
+}
+
+/** What a mirror is (re)built from: current rows, the retained log (dense after `compacted`) and the counters. */
+export interface MirrorState {
+  rows: KeyValue[];
+  log: LoggedEvent[];
+  revision: number;
+  compacted: number;
+}
+
+/**
+ * The memory store as the in-process mirror of a remote backend (etcd-store.ts): a commit is prepared here, made
+ * durable elsewhere, and only then applied and published, so readers never see what the remote did not accept.
+ */
+export interface MirrorStore extends MemoryStore {
+  /** Validates `ops` against the rows (typed errors as commit()) and assigns revisions; changes nothing. */
+  prepare(ops: WriteOp[]): PreparedCommit;
+  /** Applies a prepared commit (the latest one prepared; no other commit in between) and tells watchers. */
+  applyPrepared(prepared: PreparedCommit): void;
+  /** Replaces everything with `state` (start-up load); watchers are not told. */
+  restore(state: MirrorState): void;
+}
+
 const REPLAY_PAGE = 1000;
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   return new InMemoryStore(options);
 }
 
-class InMemoryStore implements MemoryStore, CurrentRows {
+export function createMirrorStore(options: MemoryStoreOptions = {}): MirrorStore {
+  return new InMemoryStore(options);
+}
+
+class InMemoryStore implements MirrorStore, CurrentRows {
   readonly name = 'memory';
   /** Ordered keys, for range reads. */
   private readonly keys = new SortedKeys();
@@ -89,6 +124,12 @@ class InMemoryStore implements MemoryStore, CurrentRows {
   }
 
   commit(ops: WriteOp[]): WriteResult[] {
+    const prepared = this.prepare(ops);
+    this.applyPrepared(prepared);
+    return prepared.results;
+  }
+
+  prepare(ops: WriteOp[]): PreparedCommit {
     this.assertOpen();
     // Validate against an overlay first, so a failing op leaves nothing behind and later ops see earlier ones.
     const staged = new Map<string, KeyValue | null>();
@@ -141,11 +182,30 @@ class InMemoryStore implements MemoryStore, CurrentRows {
       logged.push({ event, prevRevision: existing.revision, createRevision: existing.createRevision, ts });
       results.push({ key: op.key, revision, prev: { ...existing } });
     }
-    for (const [key, row] of staged) this.apply(key, row);
+    return { results, logged, staged, revision };
+  }
+
+  applyPrepared({ staged, logged, revision }: PreparedCommit): void {
+    this.assertOpen();
+    for (const [key, row] of staged) this.setRow(key, row);
     this.revision = revision;
     for (const entry of logged) this.log.push(entry);
     if (logged.length > 0) this.hub.publish(logged.map((entry) => entry.event));
-    return results;
+  }
+
+  restore(state: MirrorState): void {
+    this.assertOpen();
+    for (const key of [...this.rows.keys()]) this.setRow(key, null);
+    for (const row of state.rows) this.setRow(row.key, row);
+    this.log = state.log.filter((entry) => entry.event.revision > state.compacted);
+    this.log.forEach((entry, i) => {
+      if (entry.event.revision !== state.compacted + 1 + i) {
+        throw new Error(`event log has a gap: revision ${state.compacted + 1 + i} is missing (found ${entry.event.revision})`);
+      }
+    });
+    this.compacted = state.compacted;
+    this.revision = Math.max(state.revision, state.compacted + this.log.length);
+    this.lastTs = this.log.length > 0 ? this.log[this.log.length - 1]!.ts : 0;
   }
 
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle {
@@ -219,7 +279,7 @@ class InMemoryStore implements MemoryStore, CurrentRows {
     }
   }
 
-  private apply(key: string, row: KeyValue | null): void {
+  private setRow(key: string, row: KeyValue | null): void {
     if (row) {
       if (!this.rows.has(key)) this.keys.insert(key);
       this.rows.set(key, row);

@@ -51,6 +51,13 @@ describe('openStore', () => {
   });
 
   it('names the supported schemes when the scheme is unknown', () => {
-    expect(() => open('etcd://127.0.0.1:2379')).toThrow(/unsupported storage URL "etcd:\/\/127\.0\.0\.1:2379".*memory:\/\/.*sqlite:\/\//);
+    expect(() => open('postgres://127.0.0.1:5432')).toThrow(/unsupported storage URL "postgres:\/\/127\.0\.0\.1:5432".*memory:\/\/.*sqlite:\/\/.*etcd:\/\//);
+  });
+
+  it('rejects etcd URLs it cannot use before connecting', () => {
+    expect(() => open('etcd://')).toThrow(/names no server/);
+    expect(() => open('etcd://localhost')).toThrow(/"localhost" is not host:port/);
+    expect(() => open('etcd://127.0.0.1:2379?compress=yes')).toThrow(/unknown etcd storage option "compress"/);
+    expect(() => open('etcd://127.0.0.1:2379?timeout=soon')).toThrow(/timeout=soon/);
   });
 });

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
+
+/** Parsed flags as the command hands them over: defaults, then what the user typed. */
+const parsed = (given: StartFlagValues): StartFlagValues => ({
+  ...Object.fromEntries(startFlagSpecs.filter((s) => s.default !== undefined).map((s) => [s.name, s.default])),
+  ...given,
+});
+const storageOf = (given: StartFlagValues) => toServerOptions(parsed(given)).storage;
+
+describe('kcpt start --etcd-* flags', () => {
+  it('turn into the etcd:// storage URL the engine opens', () => {
+    expect(storageOf({})).toBe('');
+    expect(storageOf({ 'etcd-servers': 'http://127.0.0.1:2379' })).toBe('etcd://127.0.0.1:2379');
+    expect(storageOf({ 'etcd-servers': 'http://10.0.0.1:2379, http://10.0.0.2:2379/', 'etcd-prefix': '/shard-a/' })).toBe(
+      'etcd://10.0.0.1:2379,10.0.0.2:2379/shard-a',
+    );
+    expect(
+      storageOf({ 'etcd-servers': 'https://etcd:2379', 'etcd-cafile': '/pki/ca.crt', 'etcd-certfile': '/pki/c.crt', 'etcd-keyfile': '/pki/c.key' }),
+    ).toBe('etcd://etcd:2379?tls=true&cafile=%2Fpki%2Fca.crt&certfile=%2Fpki%2Fc.crt&keyfile=%2Fpki%2Fc.key');
+  });
+
+  it('reject combinations a person has to fix, saying how', () => {
+    const usage = (given: StartFlagValues) => () => toServerOptions(parsed(given));
+    expect(usage({ 'etcd-servers': 'http://a:1', storage: 'memory://' })).toThrow(/--storage and --etcd-servers/);
+    expect(usage({ 'etcd-cafile': '/ca' })).toThrow(/--etcd-cafile needs --etcd-servers/);
+    expect(usage({ 'etcd-servers': '127.0.0.1:2379' })).toThrow(/"127.0.0.1:2379" is not a client URL like http:\/\/127.0.0.1:2379/);
+    expect(usage({ 'etcd-servers': 'http://a:1,https://b:2' })).toThrow(/not both/);
+    expect(usage({ 'etcd-servers': 'http://a:1', 'etcd-certfile': '/c' })).toThrow(/go together/);
+    expect(usage({ 'etcd-servers': 'http://a:1', 'etcd-prefix': 'shard' })).toThrow(/must start with \//);
+    expect(usage({ 'etcd-servers': ' , ' })).toThrow(StartUsageError);
+  });
+});
