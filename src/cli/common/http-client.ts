@@ -129,10 +129,11 @@ export class KubeClient {
   async download(path: string, destination: string, opts: RequestOptions = {}): Promise<ResponseHeaders> {
     const res = await this.send('GET', path, opts);
     if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) throw apiErrorOf(res.statusCode ?? 0, await readText(res));
+    // Through the lent import(): this may run from the code-cached CLI bundle, where a plain import() has no loader.
     const [{ createWriteStream }, { rename, rm }, { pipeline }] = await Promise.all([
-      import('node:fs'),
-      import('node:fs/promises'),
-      import('node:stream/promises'),
+      importExternal<typeof import('node:fs')>('node:fs'),
+      importExternal<typeof import('node:fs/promises')>('node:fs/promises'),
+      importExternal<typeof import('node:stream/promises')>('node:stream/promises'),
     ]);
     const partial = `${destination}.partial`;
     try {

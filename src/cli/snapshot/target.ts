@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { FlagValues } from '../common/command-spec.js';
 import { findRunningServer } from '../server/server-record.js';
 import { kcptPackageRoot } from '../server/package-root.js';
+import { importExternal } from '../common/external-import.js';
 
 /** The context of admin.kubeconfig whose user (shard-admin) is in system:masters. */
 export const SHARD_ADMIN_CONTEXT = 'system:admin';
@@ -34,5 +35,6 @@ export async function loadOffline(): Promise<Offline> {
   const root = kcptPackageRoot();
   const compiled = join(root, 'dist', 'src', 'engine', 'snapshot', 'offline.js');
   const file = existsSync(compiled) ? compiled : join(root, 'src', 'engine', 'snapshot', 'offline.ts');
-  return (await import(pathToFileURL(file).href)) as Offline;
+  // Through the lent import(): this code may run from the code-cached CLI bundle, where a plain import() has no loader.
+  return importExternal<Offline>(pathToFileURL(file).href);
 }
