@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { Agent } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -89,7 +90,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
     const kubeconfigDirectory = path.join(root, 'workspaces');
     await mkdir(kubeconfigDirectory, { recursive: true, mode: 0o700 });
-    const ctx = { baseUrl: server.url, caCertPem, adminToken, client, readiness, kubeconfigDirectory };
+    const agents = new Set<Agent>();
+    cleanups.unshift(() => {
+      for (const agent of agents) agent.destroy();
+    });
+    const ctx = { baseUrl: server.url, caCertPem, adminToken, client, readiness, kubeconfigDirectory, agents };
     let stopping: Promise<void> | undefined;
     return {
       url: server.url,
