@@ -6,6 +6,7 @@ import { apisSpecs } from './apis/specs.js';
 import type { CommandSpec } from './common/command-spec.js';
 import { kubeconfigSpec } from './kubeconfig/spec.js';
 import { serverSpecs } from './server/specs.js';
+import { testenvSpec } from './testenv/spec.js';
 import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs];
+export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs, testenvSpec];

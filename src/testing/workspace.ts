@@ -15,7 +15,8 @@ import { standaloneKubeconfig, type KubeconfigDocument } from '../cli/kubeconfig
 import { parseTypeFlag } from '../cli/ws/create.js';
 import { createWorkspace, type Workspace } from '../cli/ws/workspace-api.js';
 import { loadCRDs, type KubeManifest } from './manifests.js';
-import { waitForObject } from './object-watch.js';
+import { waitForObject } from '../cli/common/object-watch.js';
+import { installCRD, type WithConditions } from '../cli/apis/install-crd.js';
 import type { WorkspaceReadiness } from './workspace-readiness.js';
 
 export interface WorkspaceOptions {
@@ -60,7 +61,6 @@ export interface WorkspaceContext {
 }
 
 const workspacesPath = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
-const crdsPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const bindingsPath = '/apis/apis.kcp.io/v1alpha2/apibindings';
 const runId = randomBytes(3).toString('hex');
 let sequence = 0;
@@ -80,11 +80,18 @@ export async function createTestWorkspace(ctx: WorkspaceContext, opts: Workspace
   let ws = await createWorkspace(ctx.client, parent, body);
   if (ws.status?.phase !== 'Ready') ws = await ctx.readiness.waitReady(ws, timeoutMs);
   const wsPath = `${parent}:${name}`;
-  await Promise.all([
-    ...crds.map((crd) => installCRD(ctx.client, wsPath, crd, timeoutMs)),
-    ...(opts.bindings ?? []).map((b) => bind(ctx.client, wsPath, b, timeoutMs)),
-  ]);
-  return testWorkspace(ctx, parent, name, wsPath, ws.spec?.cluster ?? '');
+  const made = testWorkspace(ctx, parent, name, wsPath, ws.spec?.cluster ?? '');
+  try {
+    await Promise.all([
+      ...crds.map((crd) => installCRD(ctx.client, wsPath, crd, timeoutMs)),
+      ...(opts.bindings ?? []).map((b) => bind(ctx.client, wsPath, b, timeoutMs)),
+    ]);
+  } catch (err) {
+    // A half-prepared workspace is of no use to anyone: it goes, and the reason is what the caller sees.
+    await made.delete().catch(() => {});
+    throw err;
+  }
+  return made;
 }
 
 function testWorkspace(ctx: WorkspaceContext, parent: string, name: string, wsPath: string, clusterName: string): TestWorkspace {
@@ -155,36 +162,6 @@ function shareKeepAliveAgents(kc: KubeConfig, agents: Set<Agent>): void {
     }
     return agent;
   };
-}
-
-interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-interface WithConditions extends KubeManifest {
-  status?: { phase?: string; conditions?: Condition[] };
-}
-
-const conditionOf = (obj: WithConditions, type: string) => obj.status?.conditions?.find((c) => c.type === type);
-
-/** Creates the CRD and resolves once it is Established; a CRD whose names are refused fails with the reason. */
-async function installCRD(client: KubeClient, wsPath: string, crd: KubeManifest, timeoutMs: number): Promise<void> {
-  const name = crd.metadata?.name ?? '';
-  const collection = `/clusters/${wsPath}${crdsPath}`;
-  const created = await client.post<WithConditions>(collection, crd).catch((err: Error) => {
-    throw new Error(`installing CRD "${name}" in ${wsPath}: ${err.message}`, { cause: err });
-  });
-  const settled = (obj: WithConditions) => {
-    if (conditionOf(obj, 'Established')?.status === 'True') return true;
-    const names = conditionOf(obj, 'NamesAccepted');
-    if (names?.status === 'False') throw new Error(`CRD "${name}" in ${wsPath} was not established: ${names.message ?? names.reason}`);
-    return false;
-  };
-  if (settled(created)) return;
-  await waitForObject(client, collection, created, settled, { timeoutMs, what: `CRD "${name}" in ${wsPath} to be Established` });
 }
 
 /** Creates an APIBinding to the export and resolves once it is Bound (or fails with its condition's message). */

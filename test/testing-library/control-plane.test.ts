@@ -179,9 +179,15 @@ describe('controlPlane.workspace()', () => {
 
   it('rejects a CRD the server refuses with the server\'s Status message, and creates nothing else from it', async () => {
     const bad = { ...gadgetCRD, metadata: { name: 'wrong.example.com' } };
-    await expect(cp.workspace({ crds: [bad] })).rejects.toThrow(
+    const failure = await cp.workspace({ crds: [bad] }).catch((err: Error) => err);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(
       /installing CRD "wrong\.example\.com" in root:test-[^:]+: CustomResourceDefinition.* "wrong\.example\.com" is invalid: metadata\.name: Invalid value: "wrong\.example\.com": must be spec\.names\.plural\+"\."\+spec\.group/,
     );
+    // The workspace made for it is deleted again (gone, or on its way out).
+    const name = /in root:(test-[^:]+):/.exec((failure as Error).message)![1]!;
+    const left = await kubectlWith(cp.kubeconfig.path, ['--context', 'root', 'get', 'workspace', name, '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+    expect(left.stderr.includes('NotFound') || left.stdout !== '').toBe(true);
   });
 
   it('rejects files that are missing or hold something other than CRDs before creating a workspace', async () => {

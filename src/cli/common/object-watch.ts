@@ -2,8 +2,8 @@
  * Waiting for one object to reach a state by watching it from the version the caller already has: no polling, no
  * missed change in between. Used only when the create's answer is not already the state wanted.
  */
-import { ApiError } from '../cli/common/errors.js';
-import type { KubeClient } from '../cli/common/http-client.js';
+import { ApiError } from './errors.js';
+import type { KubeClient } from './http-client.js';
 
 interface Named {
   metadata?: { name?: string; resourceVersion?: string; [k: string]: unknown };
