@@ -1,8 +1,9 @@
 /**
  * `waitFor(condition)`: retry an assertion about objects until it holds. A controller under test reacts
- * asynchronously, so a test asserts "eventually": the condition runs again until it returns something other than
- * false/undefined/null without throwing, and that value is returned. On timeout the last failure is thrown (the
- * assertion error itself, so the runner shows the diff), with the time waited added to its message.
+ * asynchronously, so a test asserts "eventually": the condition runs again while it throws (a failed expect) or
+ * returns false, and what it returns then is waitFor's result (an assertion callback may return nothing). On
+ * timeout the last failure is thrown (the assertion error itself, so the runner shows the diff), with the time
+ * waited added to its message.
  */
 export interface WaitForOptions {
   /** Give up after this long (default 5000 ms). */
@@ -11,7 +12,7 @@ export interface WaitForOptions {
   interval?: number;
 }
 
-export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<Exclude<T, false | null | undefined>> {
+export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<Exclude<T, false>> {
   const timeout = options.timeout ?? 5000;
   const interval = options.interval ?? 10;
   const deadline = Date.now() + timeout;
@@ -19,8 +20,8 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitF
   for (;;) {
     try {
       const value = await condition();
-      if (value !== false && value !== undefined && value !== null) return value as Exclude<T, false | null | undefined>;
-      lastError = new Error(`condition returned ${String(value)}`);
+      if (value !== false) return value as Exclude<T, false>;
+      lastError = new Error('the condition returned false');
     } catch (err) {
       lastError = err;
     }
