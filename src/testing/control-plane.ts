@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { Agent } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { KubeClient } from '../cli/common/http-client.js';
 import { startServer } from '../engine/server.js';
+import type { SharedAgents } from './client-node.js';
 import { seedRootDirectory, testBindAddress } from './key-cache.js';
 import { createTestWorkspace, type TestWorkspace, type WorkspaceOptions } from './workspace.js';
 import { WorkspaceReadiness } from './workspace-readiness.js';
@@ -90,9 +90,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
     const kubeconfigDirectory = path.join(root, 'workspaces');
     await mkdir(kubeconfigDirectory, { recursive: true, mode: 0o700 });
-    const agents = new Set<Agent>();
+    const agents: SharedAgents = new Map();
     cleanups.unshift(() => {
-      for (const agent of agents) agent.destroy();
+      for (const agent of agents.values()) agent.destroy();
     });
     const ctx = { baseUrl: server.url, caCertPem, adminToken, client, readiness, kubeconfigDirectory, agents };
     let stopping: Promise<void> | undefined;

@@ -6,7 +6,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
-import type { Agent } from 'node:http';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ApiError } from '../cli/common/errors.js';
@@ -14,6 +13,7 @@ import type { KubeClient } from '../cli/common/http-client.js';
 import { standaloneKubeconfig, type KubeconfigDocument } from '../cli/kubeconfig/standalone-kubeconfig.js';
 import { parseTypeFlag } from '../cli/ws/create.js';
 import { createWorkspace, type Workspace } from '../cli/ws/workspace-api.js';
+import { loadKubeConfig, type SharedAgents } from './client-node.js';
 import { loadCRDs, type KubeManifest } from './manifests.js';
 import { waitForObject } from '../cli/common/object-watch.js';
 import { installCRD, type WithConditions } from '../cli/apis/install-crd.js';
@@ -56,8 +56,8 @@ export interface WorkspaceContext {
   client: KubeClient;
   readiness: WorkspaceReadiness;
   kubeconfigDirectory: string;
-  /** HTTP agents of the KubeConfigs handed out, destroyed when the control plane stops. */
-  agents: Set<Agent>;
+  /** The keep-alive agents the KubeConfigs handed out share (see client-node.ts). */
+  agents: SharedAgents;
 }
 
 const workspacesPath = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -123,44 +123,6 @@ function testWorkspace(ctx: WorkspaceContext, parent: string, name: string, wsPa
       }
       rmSync(file, { force: true });
     },
-  };
-}
-
-async function loadKubeConfig(object: KubeconfigDocument, agents: Set<Agent>): Promise<KubeConfig> {
-  let clientNode: typeof import('@kubernetes/client-node');
-  try {
-    clientNode = await import('@kubernetes/client-node');
-  } catch (err) {
-    throw new Error(`kubeConfig() needs @kubernetes/client-node: npm install --save-dev @kubernetes/client-node (${(err as Error).message})`);
-  }
-  const kc = new clientNode.KubeConfig();
-  kc.loadFromString(JSON.stringify(object));
-  shareKeepAliveAgents(kc, agents);
-  return kc;
-}
-
-type AgentFactory = (cluster: unknown, options: Record<string, unknown>) => Agent;
-
-/**
- * client-node makes a new https.Agent, hence a new TLS connection, for every request: ~9 ms of CPU each, most of
- * what a test's handful of requests costs. The KubeConfigs handed out here reuse one keep-alive agent per cluster
- * entry instead; the control plane destroys them when it stops.
- */
-function shareKeepAliveAgents(kc: KubeConfig, agents: Set<Agent>): void {
-  const target = kc as unknown as { createAgent?: AgentFactory };
-  const create = target.createAgent?.bind(kc);
-  if (typeof create !== 'function') return;
-  const byCluster = new Map<string, Agent>();
-  target.createAgent = (cluster, options) => {
-    const c = cluster as { name?: string; server?: string } | undefined;
-    const key = `${c?.name}\n${c?.server}\n${String(options.rejectUnauthorized)}`;
-    let agent = byCluster.get(key);
-    if (!agent) {
-      agent = create(cluster, { ...options, keepAlive: true });
-      byCluster.set(key, agent);
-      agents.add(agent);
-    }
-    return agent;
   };
 }
 
