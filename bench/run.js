@@ -2,7 +2,7 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots   subset (default: all of these)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing   subset (default: all of these)
 //                     also `storage`: GET/CREATE on etcd (`--etcd-servers`, a local etcd) vs SQLite (not in the default)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
@@ -16,6 +16,7 @@
 //   --cli-samples N   timed runs of each CLI command (default 9; medians are reported)
 //   --apis-consumers N   bound consumer workspaces under the API virtual workspace's wildcard watch (default 1000)
 //   --apis-watch-rate R  writes per second into them in that benchmark (default 50)
+//   --testing-count N workspaces per kcpt/testing run, without and with a CRD (default 200)
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text
@@ -29,7 +30,7 @@ import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots' },
+    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
@@ -42,6 +43,7 @@ const { values: opts } = parseArgs({
     'cli-samples': { type: 'string', default: '9' },
     'apis-consumers': { type: 'string', default: '1000' },
     'apis-watch-rate': { type: 'string', default: '50' },
+    'testing-count': { type: 'string', default: '200' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -84,6 +86,7 @@ const ctx = {
   rawClient: (url) => client(url, { maxSockets: 2 }),
   cliSamples: Math.max(1, Number(opts['cli-samples'])),
   apis: { consumers: Math.max(1, Number(opts['apis-consumers'])), watchRate: Math.max(1, Number(opts['apis-watch-rate'])) },
+  testingCount: Math.max(1, Number(opts['testing-count'])),
   workspaces: { count: Number(opts['ws-count']), rateCount: Number(opts['ws-rate-count']), deleteCount: Number(opts['ws-delete-count']) },
 };
 
@@ -135,6 +138,7 @@ await section('cli', async () => (await import('./cli.js')).run(ctx));
 await section('apis', async () => (await import('./apis.js')).run(ctx));
 await section('snapshots', async () => (await import('./snapshots.js')).run(ctx));
 await section('storage', async () => (await import('./storage.js')).run(ctx));
+await section('testing', async () => (await import('./testing.js')).run(ctx));
 
 if (opts.profile) {
   log('\n== profile ==');

@@ -1,10 +1,16 @@
 // Bundles the compiled engine into dist/engine-bundle so `kcpt start` loads a few files instead of hundreds:
 // module resolution and compilation of fastify's and our many small modules dominated start-up time.
 // Dynamic imports (protobuf, patch, certificate generation) stay in separate chunks and load on first use.
+// kcpt/testing (and its vitest flavour) are entry points of the same build, so a test process loads the engine from
+// the same few files and the chunks shared with it.
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['dist/src/engine/server.js'],
+  entryPoints: {
+    server: 'dist/src/engine/server.js',
+    testing: 'dist/src/testing/index.js',
+    'testing-vitest': 'dist/src/testing/vitest.js',
+  },
   outdir: 'dist/engine-bundle',
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
@@ -24,7 +30,8 @@ await build({
   // which must run before it) are loaded only when
   // certificates are generated and its CommonJS/ESM interop must stay exactly as Node resolves it. synckit finds
   // its worker preload next to its own files, and etcd3 runs only in the etcd store's worker (dist/src/…).
-  external: ['better-sqlite3', '@peculiar/x509', 'reflect-metadata', 'synckit', 'etcd3'],
+  // @kubernetes/client-node and vitest are the user's (optional peer dependencies of kcpt/testing).
+  external: ['better-sqlite3', '@peculiar/x509', 'reflect-metadata', 'synckit', 'etcd3', '@kubernetes/client-node', 'vitest'],
   // fastify and friends are CommonJS; give the ESM bundle a `require` they can use.
   banner: { js: "import { createRequire as __kcptCreateRequire } from 'node:module'; const require = __kcptCreateRequire(import.meta.url);" },
   logLevel: 'warning',

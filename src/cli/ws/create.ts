@@ -104,7 +104,7 @@ export async function createWorkspaceCommand(session: Session, io: Io, opts: Cre
  * between is missed, and returns it on the first event that shows it Ready. A watch the server ends is resumed from
  * the last event seen; one whose resourceVersion has been compacted away (410 Gone) resumes from a fresh GET.
  */
-async function waitForReady(session: Session, parent: string, seen: Workspace, timeoutMs: number): Promise<Workspace> {
+export async function waitForReady(session: Session, parent: string, seen: Workspace, timeoutMs: number): Promise<Workspace> {
   const name = seen.metadata.name;
   const deadline = Date.now() + timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
