@@ -10,23 +10,13 @@ const schema = {
     spec: { type: 'object', properties: { size: { type: 'integer', default: 3 }, name: { type: 'string' } } },
   },
 };
-const crd = {
-  metadata: { name: 'things.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Cluster',
-    names: { plural: 'things', singular: 'thing', kind: 'Thing', listKind: 'ThingList' },
-    versions: [
-      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } },
-      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: schema } },
-    ],
-  },
-  status: { acceptedNames: { plural: 'things', singular: 'thing', kind: 'Thing', listKind: 'ThingList' } },
-} as unknown as CustomResourceDefinition;
+const names = { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' };
+const versions = ['v1', 'v2'].map((name) => ({ name, served: true, storage: name === 'v1', schema: { openAPIV3Schema: schema } }));
+const crd = { metadata: { name: 'widgets.example.com' }, spec: { group: 'example.com', scope: 'Cluster', names, versions }, status: { acceptedNames: names } } as unknown as CustomResourceDefinition;
 const [v1, v2] = customResourceTypes(crd);
 
 const stored = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { resourceVersion: '7', name: 'a', uid: 'ü-\u2028' }, spec, ...extra });
+  JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { resourceVersion: '7', name: 'a', uid: 'ü-\u2028' }, spec, ...extra });
 const viaObjects = (rt: typeof v1, json: string) => JSON.stringify(rt!.convert!.fromStorage(JSON.parse(json) as KubeObject));
 
 describe('custom resource fromStorageText', () => {
