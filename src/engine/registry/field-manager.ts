@@ -15,7 +15,8 @@ import { nowTimestamp } from './object-rules.js';
 import { schemasOf } from './schemas.js';
 import { clusterAnnotation } from './stored-object.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
-import { deepFreeze, UpdateFieldsCache } from './update-fields.js';
+import { UpdateFieldsCache } from './update-fields.js';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Manager of writes the server makes itself (controllers, bootstrap). */

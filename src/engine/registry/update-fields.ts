@@ -12,6 +12,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { compareEntries, MAX_UPDATE_MANAGERS, type ManagedFieldsEntry } from '../machinery/ssa/managers.js';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 import type { ResourceType } from './types.js';
 
 /** Change shapes remembered per resource type. */
@@ -133,12 +134,4 @@ function shapeOf(value: unknown): string {
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
 }
