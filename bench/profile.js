@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Where does kcpt's time go? Starts kcpt under `node --cpu-prof`, drives one benchmark's load at it, stops it
-// (SIGTERM, so V8 writes the profile) and prints the top self-time frames and the time per module.
+// (SIGTERM, so V8 writes the profile) and prints the top self-time frames, the time per module and the top frames by
+// total time (with their callees); engine-bundle frames are named by their TypeScript source via the source map.
 //
 //   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
@@ -14,35 +15,87 @@ import { readdirSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
+import { SourceMap } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { client, ensureNamespace, parallel, startHooked, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
 import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
 
-/** Folds a .cpuprofile into {total, byFrame, byModule} (self time in ms). */
+/**
+ * Folds a .cpuprofile into {total, byFrame, byModule} (self time in ms) and {totalByFrame, totalByModule} (time with
+ * everything called from there, each frame counted once per sample). Frames of the engine bundle are named by their
+ * TypeScript source through the bundle's source map, so `create src/engine/registry/generic-store.ts:174` rather
+ * than a line of the one-line bundle.
+ */
 export function summarise(profile) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const self = new Map();
   const deltas = profile.timeDeltas;
   for (let i = 0; i < profile.samples.length; i++) {
     const dt = (deltas[i + 1] ?? deltas[i] ?? 0) / 1000;
     self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
   }
+  const names = new Map();
+  const nameOf = (id) => {
+    let named = names.get(id);
+    if (!named) names.set(id, (named = frameName(byId.get(id).callFrame)));
+    return named;
+  };
   const byFrame = new Map();
   const byModule = new Map();
+  const totalByFrame = new Map();
+  const totalByModule = new Map();
+  const add = (m, k, ms) => m.set(k, (m.get(k) ?? 0) + ms);
   let total = 0;
   for (const [id, ms] of self) {
-    const { callFrame: f } = byId.get(id);
     total += ms;
-    const file = f.url ? f.url.replace(pathToFileURL(repoDir).href + '/', '') : '';
-    const frame = `${f.functionName || '(anonymous)'} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim();
-    byFrame.set(frame, (byFrame.get(frame) ?? 0) + ms);
-    byModule.set(moduleOf(f), (byModule.get(moduleOf(f)) ?? 0) + ms);
+    const { frame, module } = nameOf(id);
+    add(byFrame, frame, ms);
+    add(byModule, module, ms);
+    const frames = new Set();
+    const modules = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const named = nameOf(at);
+      frames.add(named.frame);
+      modules.add(named.module);
+    }
+    for (const f of frames) add(totalByFrame, f, ms);
+    for (const m of modules) add(totalByModule, m, ms);
   }
   const sorted = (m) => [...m].sort((a, b) => b[1] - a[1]);
-  return { total, byFrame: sorted(byFrame), byModule: sorted(byModule) };
+  return { total, byFrame: sorted(byFrame), byModule: sorted(byModule), totalByFrame: sorted(totalByFrame), totalByModule: sorted(totalByModule) };
+}
+
+/** Source maps of bundles, by URL (null: none). */
+const sourceMaps = new Map();
+
+function sourceMapOf(url) {
+  if (!sourceMaps.has(url)) {
+    let map = null;
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, 'utf8')));
+    } catch {
+      // no map beside it: frames keep the bundle's positions
+    }
+    sourceMaps.set(url, map);
+  }
+  return sourceMaps.get(url);
+}
+
+function frameName(f) {
+  const name = f.functionName || '(anonymous)';
+  const url = f.url ?? '';
+  const entry = url.startsWith('file:') ? sourceMapOf(url)?.findEntry(f.lineNumber, f.columnNumber) : undefined;
+  if (entry?.originalSource) {
+    const source = entry.originalSource.replace(/^.*?\/(src|node_modules)\//, (_, dir) => (dir === 'src' ? 'src/' : 'npm:'));
+    return { frame: `${name} ${source}:${entry.originalLine + 1}`, module: source.startsWith('npm:') ? source.split('/')[0] : source };
+  }
+  const file = url ? url.replace(pathToFileURL(repoDir).href + '/', '') : '';
+  return { frame: `${name} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim(), module: moduleOf(f) };
 }
 
 function moduleOf(f) {
@@ -64,6 +117,8 @@ export function printSummary(label, s, top = 15) {
   for (const [m, ms] of s.byModule.slice(0, 12)) lines.push(`  ${pct(ms)}  ${m}`);
   lines.push(`-- top ${top} frames by self time --`);
   for (const [f, ms] of s.byFrame.slice(0, top)) lines.push(`  ${pct(ms)}  ${f}`);
+  lines.push(`-- top ${top} frames by total time (with what they call) --`);
+  for (const [f, ms] of s.totalByFrame.slice(0, top)) lines.push(`  ${pct(ms)}  ${f}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -97,14 +97,25 @@ function storageConversion(crd: CustomResourceDefinition, served: string, storag
   const servedAPIVersion = `${group}/${served}`;
   const storedAPIVersion = `${group}/${storage}`;
   const servedSchema = schemaOf(crd, served);
+  /** Whether reading `obj` changed it (it is changed in place). */
+  const read = (obj: KubeObject): boolean => {
+    const storedAs = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(group.length + 1) : storage;
+    const pruned = prune(obj, schemaOf(crd, storedAs)).length > 0;
+    const converted = obj.apiVersion !== servedAPIVersion;
+    obj.apiVersion = servedAPIVersion;
+    const defaulted = applyDefaults(obj, servedSchema);
+    return pruned || converted || defaulted;
+  };
   return {
     toStorage: (obj) => (obj.apiVersion === storedAPIVersion ? obj : { ...obj, apiVersion: storedAPIVersion }),
     fromStorage: (obj) => {
-      const storedAs = typeof obj.apiVersion === 'string' ? obj.apiVersion.slice(group.length + 1) : storage;
-      prune(obj, schemaOf(crd, storedAs));
-      obj.apiVersion = servedAPIVersion;
-      applyDefaults(obj, servedSchema);
+      read(obj);
       return obj;
+    },
+    // Stored text is JSON.stringify's own output, so an object reading unchanged serializes back to the same text.
+    fromStorageText: (json) => {
+      const obj = JSON.parse(json) as KubeObject;
+      return read(obj) ? JSON.stringify(obj) : json;
     },
   };
 }

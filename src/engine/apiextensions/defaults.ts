@@ -5,31 +5,54 @@
  */
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
-export function applyDefaults(obj: unknown, schema: JSONSchemaProps | undefined): void {
-  if (!schema) return;
-  defaultValue(obj, schema);
+/** Returns whether anything changed. */
+export function applyDefaults(obj: unknown, schema: JSONSchemaProps | undefined): boolean {
+  if (!schema) return false;
+  return defaultValue(obj, schema);
 }
 
-function defaultValue(v: unknown, s: JSONSchemaProps): void {
+/** A schema's properties that are schemas, listed once per schema (objects are defaulted on every read and write). */
+const propertyLists = new WeakMap<JSONSchemaProps, Array<[string, JSONSchemaProps]>>();
+
+function propertiesOf(s: JSONSchemaProps, props: NonNullable<JSONSchemaProps['properties']>): Array<[string, JSONSchemaProps]> {
+  let list = propertyLists.get(s);
+  if (!list) {
+    list = Object.entries(props).filter((e): e is [string, JSONSchemaProps] => isPlainObject(e[1]));
+    propertyLists.set(s, list);
+  }
+  return list;
+}
+
+function defaultValue(v: unknown, s: JSONSchemaProps): boolean {
+  let changed = false;
   if (Array.isArray(v)) {
     const items = s.items;
-    if (!isPlainObject(items)) return;
+    if (!isPlainObject(items)) return false;
     for (let i = 0; i < v.length; i++) {
-      if (v[i] === null && items.default !== undefined && items.nullable !== true) v[i] = structuredClone(items.default);
-      defaultValue(v[i], items as JSONSchemaProps);
+      if (v[i] === null && items.default !== undefined && items.nullable !== true) {
+        v[i] = structuredClone(items.default);
+        changed = true;
+      }
+      if (defaultValue(v[i], items as JSONSchemaProps)) changed = true;
     }
-    return;
+    return changed;
   }
-  if (!isPlainObject(v)) return;
+  if (!isPlainObject(v)) return false;
   const props = s.properties;
   if (props) {
-    for (const [k, sub] of Object.entries(props)) {
-      if (!isPlainObject(sub)) continue;
-      if (v[k] === null && sub.nullable !== true) delete v[k];
-      if (!(k in v) && sub.default !== undefined) v[k] = structuredClone(sub.default);
+    const list = propertiesOf(s, props);
+    for (const [k, sub] of list) {
+      if (v[k] === null && sub.nullable !== true) {
+        delete v[k];
+        changed = true;
+      }
+      if (sub.default !== undefined && !(k in v)) {
+        v[k] = structuredClone(sub.default);
+        changed = true;
+      }
     }
-    for (const [k, sub] of Object.entries(props)) {
-      if (isPlainObject(sub) && k in v) defaultValue(v[k], sub as JSONSchemaProps);
+    for (const [k, sub] of list) {
+      if (k in v && defaultValue(v[k], sub)) changed = true;
     }
   } else if (isPlainObject(s.additionalProperties)) {
     const ap = s.additionalProperties as JSONSchemaProps;
@@ -37,8 +60,10 @@ function defaultValue(v: unknown, s: JSONSchemaProps): void {
       if (v[k] === null && ap.nullable !== true) {
         if (ap.default !== undefined) v[k] = structuredClone(ap.default);
         else delete v[k];
+        changed = true;
       }
-      defaultValue(v[k], ap);
+      if (defaultValue(v[k], ap)) changed = true;
     }
   }
+  return changed;
 }

@@ -7,7 +7,7 @@
  * start and accept only if it still matches the stored digests.
  */
 
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { readFileIfExists, writeFileAtomic } from './files.js';
@@ -147,12 +147,13 @@ async function readKubeconfigTokens(kubeconfigPath: string, storePath: string): 
   return tokens;
 }
 
+// One-shot hash(): no Hash object per request (every bearer request digests its token).
 function sha256(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return hash('sha256', token, 'buffer');
 }
 
 function sha256Hex(token: string): string {
-  return sha256(token).toString('hex');
+  return hash('sha256', token, 'hex');
 }
 
 function digestMatches(token: string, digestHex: string): boolean {

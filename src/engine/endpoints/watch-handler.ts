@@ -67,7 +67,7 @@ export async function streamWatch(
         allowWatchBookmarks,
         timeoutSeconds,
         minRequestTimeoutSeconds: svc.minRequestTimeoutSeconds,
-        convert: rt.convert ? (json) => JSON.stringify(rt.convert!.fromStorage(JSON.parse(json) as KubeObject)) : undefined,
+        convert: rt.convert ? convertText(rt.convert) : undefined,
       },
       {
         send(type, json) {
@@ -93,4 +93,8 @@ export async function streamWatch(
       raw.end();
     }
   }
+}
+
+function convertText(convert: NonNullable<ResourceType['convert']>): (json: string) => string {
+  return convert.fromStorageText ?? ((json) => JSON.stringify(convert.fromStorage(JSON.parse(json) as KubeObject)));
 }

@@ -15,6 +15,8 @@ import { nowTimestamp } from './object-rules.js';
 import { schemasOf } from './schemas.js';
 import { clusterAnnotation } from './stored-object.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
+import { UpdateFieldsCache } from './update-fields.js';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** Manager of writes the server makes itself (controllers, bootstrap). */
@@ -36,6 +38,8 @@ export class FieldManager {
   private readonly types = new WeakMap<ResourceType, TypeInfo>();
   /** Per type: shape of a created object (+ manager, subresource) → its managedFields, minus the time. */
   private readonly createShapes = new WeakMap<ResourceType, LRUCache<string, readonly ManagedFieldsEntry[]>>();
+  /** Per type: update results by shape of change (update-fields.ts). */
+  private readonly updates = new UpdateFieldsCache();
 
 
   /** The schema facts SSA needs for a resource type (list and map types), built once per type. */
@@ -58,27 +62,36 @@ export class FieldManager {
   recordWrite(rt: ResourceType, old: KubeObject | undefined, obj: KubeObject, write: WriteFields): void {
     const sent = obj.metadata?.managedFields;
     if (!old && sent === undefined) return this.recordCreate(rt, obj, write);
-    const live = Managers.decode(old?.metadata?.managedFields) ?? new Managers();
-    let base = live;
-    if (!write.subresource) {
-      if (Managers.isReset(sent)) base = new Managers();
-      else {
-        const fromRequest = Managers.decode(sent);
-        if (fromRequest && fromRequest.size > 0) base = fromRequest;
-      }
-    }
-    const managers = recordUpdate({
-      old: old ? comparable(old) : undefined,
-      updated: comparable(obj),
-      managers: base,
-      manager: write.manager,
-      apiVersion: apiVersionOf(rt),
-      subresource: write.subresource,
-      now: nowTimestamp(),
-      typeInfo: this.typeInfo(rt),
-      ignore: resetFieldsFilter(rt, write.subresource),
-    });
-    setManagedFields(obj, managers.encode());
+    const before = old ? comparable(old) : undefined;
+    const after = comparable(obj);
+    const entries = this.updates.entries(
+      rt,
+      write,
+      { before, after, sent, live: old?.metadata?.managedFields, now: nowTimestamp(), topLevelIgnored: ignoredTopLevel(rt, write.subresource) },
+      (sentEntries, liveEntries, now) => {
+        const live = Managers.decode(liveEntries) ?? new Managers();
+        let base = live;
+        if (!write.subresource) {
+          if (Managers.isReset(sentEntries)) base = new Managers();
+          else {
+            const fromRequest = Managers.decode(sentEntries);
+            if (fromRequest && fromRequest.size > 0) base = fromRequest;
+          }
+        }
+        return recordUpdate({
+          old: before,
+          updated: after,
+          managers: base,
+          manager: write.manager,
+          apiVersion: apiVersionOf(rt),
+          subresource: write.subresource,
+          now,
+          typeInfo: this.typeInfo(rt),
+          ignore: resetFieldsFilter(rt, write.subresource),
+        }).encode();
+      },
+    );
+    setManagedFields(obj, entries);
   }
 
   /**
@@ -183,14 +196,6 @@ function shapeOf(value: unknown): string {
   return `${out}}`;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
-}
-
 function setManagedFields(obj: KubeObject, entries: ManagedFieldsEntry[]): void {
   const meta = (obj.metadata ??= {});
   if (entries.length > 0) meta.managedFields = entries;
@@ -204,6 +209,13 @@ function setManagedFields(obj: KubeObject, entries: ManagedFieldsEntry[]): void 
 function resetFieldsFilter(rt: ResourceType, subresource: string | undefined): ((p: Path) => boolean) | undefined {
   if (subresource === 'status') return (p) => p[0] !== 'f:status';
   if (!subresource && rt.subresources?.status) return (p) => p[0] === 'f:status';
+  return undefined;
+}
+
+/** The top-level keys whose fields resetFieldsFilter drops. */
+function ignoredTopLevel(rt: ResourceType, subresource: string | undefined): ((key: string) => boolean) | undefined {
+  if (subresource === 'status') return (key) => key !== 'status';
+  if (!subresource && rt.subresources?.status) return (key) => key === 'status';
   return undefined;
 }
 

@@ -84,12 +84,15 @@ export class WriteBatch {
   /** Where each write's ops start in `ops`. */
   readonly starts: number[] = [];
   readonly onCommit: Array<(results: WriteResult[]) => void> = [];
+  /** Per write (as `starts`): the object it stores, when it stores one through the pipeline (an update). */
+  readonly objects: Array<KubeObject | undefined> = [];
   /** `<cluster>/<namespace>` of the Namespaces this batch creates. */
   readonly namespaces = new Set<string>();
 
-  add(ops: WriteOp[], done: (first: WriteResult) => void): void {
+  add(ops: WriteOp[], done: (first: WriteResult) => void, stored?: KubeObject): void {
     const at = this.ops.length;
     this.starts.push(at);
+    this.objects.push(stored);
     this.ops.push(...ops);
     this.onCommit.push((results) => done(results[at]!));
   }
@@ -136,6 +139,11 @@ export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch |
 export class GenericStore {
   readonly fields = new FieldManager();
   private readonly settlers = new Map<string, CreateSettler>();
+  /**
+   * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
+   * (the create's are computed from the final state), so update does not compute them.
+   */
+  private settling: string | undefined;
 
   /** Folds `settle`'s writes into the commit of every create of `rt` made outside a batch (see CreateSettler). */
   settleCreatesOf(rt: ResourceType, settle: CreateSettler): void {
@@ -233,14 +241,21 @@ export class GenericStore {
     const settle = this.settlers.get(ctx.rt.storagePrefix);
     if (!settle) return undefined;
     const created = { ...obj, metadata: { ...obj.metadata, resourceVersion: '0' } };
-    const batch = settle(created, { key, value, revision: 0, createRevision: 0 });
+    let batch: WriteBatch | undefined;
+    this.settling = key;
+    try {
+      batch = settle(created, { key, value, revision: 0, createRevision: 0 });
+    } finally {
+      this.settling = undefined;
+    }
     if (!batch) return undefined;
-    // The settler's update of the object: its op and the index ops that came with it.
+    // The settler's update of the object (the object it stores, its op, and no index ops: see `settling`).
     const group = batch.starts.findIndex((at) => batch.ops[at]!.type === 'update' && batch.ops[at]!.key === key);
     if (group < 0) return [{ type: 'create', key, value }, ...this.indexOps(key, undefined, obj), ...admitted, ...batch.ops];
     const [from, to] = [batch.starts[group]!, batch.starts[group + 1] ?? batch.ops.length];
     const final = (batch.ops[from] as { value: string }).value;
-    const finalObject = fromStorage(ctx.rt, decodeStored({ value: final, revision: 0 }));
+    // Index writers get the object as the pipeline hands it to storage, as on every other write.
+    const finalObject = batch.objects[group] ?? fromStorage(ctx.rt, decodeStored({ value: final, revision: 0 }));
     return [
       { type: 'create', key, value: final, firstValue: value },
       ...this.indexOps(key, undefined, finalObject),
@@ -327,9 +342,9 @@ export class GenericStore {
       ops.push({ type: 'delete', key });
       if (this.store.get(deletionMarkerKey(key))) ops.push({ type: 'delete', key: deletionMarkerKey(key) });
     }
-    ops.push(...this.indexOps(key, old, finished ? undefined : obj));
+    if (!(opts.batch && key === this.settling)) ops.push(...this.indexOps(key, old, finished ? undefined : obj));
     if (opts.batch) {
-      opts.batch.add(ops, (result) => (objMeta.resourceVersion = String(result.revision)));
+      opts.batch.add(ops, (result) => (objMeta.resourceVersion = String(result.revision)), finished ? undefined : obj);
       return obj;
     }
     const results = this.commitOrConflict(ctx, name, ops);

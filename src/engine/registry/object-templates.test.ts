@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { namespaces, serviceAccounts } from '../builtin/core.js';
 import { logicalClusters } from '../builtin/kcp-core.js';
 import { clusterRoleBindings } from '../builtin/rbac.js';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { WriteOp } from '../storage/store.js';
 import { GenericStore, WriteBatch } from './generic-store.js';
@@ -94,6 +95,18 @@ describe('ObjectTemplates', () => {
       }
     });
   }
+
+  it('writes a frozen object passed again (its text remembered) with each create’s own slots', () => {
+    const { generic, templates } = setup();
+    const shape = deepFreeze(binding('{{user}}'));
+    for (const user of ['alice', 'bob "the" \\admin\\', 'ünïcode']) {
+      const viaPipeline = new WriteBatch();
+      generic.create({ rt: clusterRoleBindings, cluster: 'c1', namespace: '' }, binding(user), { batch: viaPipeline });
+      const viaTemplate = new WriteBatch();
+      templates.create({ rt: clusterRoleBindings, cluster: 'c1', namespace: '', object: shape, slots: { user } }, viaTemplate);
+      expect(written(viaTemplate)).toEqual(written(viaPipeline));
+    }
+  });
 
   it('gives every object its own uid, and commits like the pipeline', () => {
     const { store, templates } = setup();

@@ -114,6 +114,7 @@ export function withSlots(object: KubeObject, paths: SlotPaths): { object: KubeO
 
 export class ObjectTemplates {
   private readonly templates = new LRUCache<string, { template: Template | null }>({ max: MAX_TEMPLATES });
+  private readonly texts = new WeakMap<KubeObject, string>();
 
   constructor(private readonly generic: GenericStore) {}
 
@@ -142,13 +143,24 @@ export class ObjectTemplates {
   }
 
   private templateFor(req: TemplateCreate): Template | null {
-    const id = `${req.rt.storagePrefix}|${req.namespace}|${req.withStatus ? 's' : ''}|${JSON.stringify(req.object)}`;
+    const id = `${req.rt.storagePrefix}|${req.namespace}|${req.withStatus ? 's' : ''}|${this.textOf(req.object)}`;
     let entry = this.templates.get(id);
     if (entry === undefined) {
       entry = { template: this.build(req) };
       this.templates.set(id, entry);
     }
     return entry.template;
+  }
+
+  /**
+   * The object's JSON, remembered for objects callers pass again and again (frozen, so the text stays true): most
+   * shapes are constants, and serializing one cost as much as filling its template.
+   */
+  private textOf(object: KubeObject): string {
+    if (!Object.isFrozen(object)) return JSON.stringify(object);
+    let text = this.texts.get(object);
+    if (text === undefined) this.texts.set(object, (text = JSON.stringify(object)));
+    return text;
   }
 
   /** The dry run; null (use the pipeline every time) when it fails or does not split cleanly into text and holes. */
@@ -206,8 +218,12 @@ export class ObjectTemplates {
   }
 }
 
+/** Characters JSON.stringify writes escaped: quote, backslash, controls, lone surrogates (checked as any surrogate). */
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** A string's text as it appears inside a JSON string literal. */
 function jsonText(value: string): string {
+  if (!needsEscape.test(value)) return value;
   const quoted = JSON.stringify(value);
   return quoted.slice(1, -1);
 }

@@ -81,16 +81,11 @@ export class ValueCodec {
     // Where the reference most likely continues: just after the last copy, skipping as many characters as the
     // literal since then (a name or uid in place of the sample's).
     let copiedTo = 0;
-    const matchAt = (at: number) => {
-      let length = 0;
-      while (i + length < value.length && at + length < text.length && value.charCodeAt(i + length) === text.charCodeAt(at + length)) length++;
-      return length;
-    };
     const last = value.length - GRAM;
     while (i <= last) {
       const expected = copiedTo + (i - literalFrom);
       let bestAt = expected;
-      let bestLength = expected < text.length ? matchAt(expected) : 0;
+      let bestLength = expected < text.length ? matchLength(value, i, text, expected) : 0;
       // Other places are looked up only where JSON tokens start: copies begin there in practice (after a uid,
       // a name, a timestamp), and skipping the middle of literals makes encoding several times cheaper.
       if (bestLength < GOOD_ENOUGH && isTokenStart(value.charCodeAt(i))) {
@@ -98,7 +93,7 @@ export class ValueCodec {
         if (candidates) {
           for (const at of candidates) {
             if (at === expected) continue;
-            const length = matchAt(at);
+            const length = matchLength(value, i, text, at);
             if (length > bestLength) {
               bestLength = length;
               bestAt = at;
@@ -144,6 +139,17 @@ export class ValueCodec {
     }
     return out + stored.slice(from);
   }
+}
+
+/**
+ * How many characters of `value` from `i` equal `text` from `at`. A plain function of its arguments: as a closure
+ * over the encoder's loop variable it ran several times slower (every character re-read `i` from the closure).
+ */
+function matchLength(value: string, i: number, text: string, at: number): number {
+  const max = Math.min(value.length - i, text.length - at);
+  let length = 0;
+  while (length < max && value.charCodeAt(i + length) === text.charCodeAt(at + length)) length++;
+  return length;
 }
 
 /** `"` `,` `:` `{` `}` `[` `]` */

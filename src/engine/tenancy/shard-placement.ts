@@ -15,9 +15,21 @@ const shardKey = `/registry/core.kcp.io/shards/${ROOT_CLUSTER}/${ROOT_SHARD}`;
 
 export type Placement = { shard: string; region?: string } | { unschedulable: string };
 
-export function placeWorkspace(store: Store, ws: Workspace): Placement {
+/** The Shard object as last parsed, per store: every new workspace asks, and it changes rarely. */
+const parsedShards = new WeakMap<Store, { revision: number; shard: KubeObject }>();
+
+function rootShard(store: Store): KubeObject | undefined {
   const kv = store.get(shardKey);
-  const shard = kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+  if (!kv) return undefined;
+  const known = parsedShards.get(store);
+  if (known?.revision === kv.revision) return known.shard;
+  const shard = JSON.parse(kv.value) as KubeObject;
+  parsedShards.set(store, { revision: kv.revision, shard });
+  return shard;
+}
+
+export function placeWorkspace(store: Store, ws: Workspace): Placement {
+  const shard = rootShard(store);
   const selector = ws.spec?.location?.selector as LabelSelectorObject | undefined;
   let wanted = true;
   if (selector) {

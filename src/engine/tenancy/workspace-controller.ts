@@ -102,7 +102,11 @@ export class WorkspaceController {
     const from = store.currentRevision();
     this.watches.push(
       store.watch(workspacesPrefix, from, (events) => {
-        for (const e of events) {
+        for (let i = 0; i < events.length; i++) {
+          const e = events[i]!;
+          // Created and scheduled in one commit (ADDED then MODIFIED): a reconcile reads the final state anyway, so
+          // whether it needs one is the MODIFIED's question.
+          if (e.type === 'ADDED' && events[i + 1]?.type === 'MODIFIED' && events[i + 1]!.key === e.key) continue;
           const rest = e.key.slice(workspacesPrefix.length);
           if (e.type === 'DELETED') {
             // A child workspace finally gone may be what its parent's deletion was waiting for (the last one is).

@@ -5,6 +5,7 @@
  * and move the Workspace to Initializing, or straight to Ready when no initializer is left, with spec.cluster and
  * spec.URL set.
  */
+import { deepFreeze } from '../machinery/deep-freeze.js';
 import { nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -36,8 +37,17 @@ import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './worksp
 
 export const LOGICAL_CLUSTER_DELETION_FINALIZER = 'core.kcp.io/logicalcluster-deletion';
 export const UNIVERSAL_INITIALIZER = 'root:universal';
-/** What kcp's config/universal bootstrap creates in every universal workspace. */
-const UNIVERSAL_NAMESPACES = ['default', 'kube-system'];
+/** What kcp's config/universal bootstrap creates in every universal workspace (frozen: templates remember their text). */
+const UNIVERSAL_NAMESPACES = ['default', 'kube-system'].map((name) => [name, deepFreeze({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })] as const);
+const DEFAULT_SERVICE_ACCOUNT = deepFreeze(defaultServiceAccountObject());
+/** kcp gives the creator cluster-admin in the new workspace. */
+const WORKSPACE_ADMIN_BINDING = deepFreeze({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRoleBinding',
+  metadata: { name: 'workspace-admin' },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+  subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: '{{user}}' }],
+});
 
 /** What differs between the LogicalClusters of two workspaces of one type created by users of one shape. */
 const LOGICAL_CLUSTER_VARIABLES = slotPaths([
@@ -173,9 +183,9 @@ export class WorkspaceScheduler {
         // root:universal runs here: kcp's universal bootstrap (namespaces `default` and `kube-system`), created in
         // the same commit.
         initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
-        for (const name of UNIVERSAL_NAMESPACES) {
-          this.templates.create({ rt: types.namespaces, cluster, namespace: '', object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } }, batch);
-          this.templates.create({ rt: types.serviceAccounts, cluster, namespace: name, object: defaultServiceAccountObject() }, batch);
+        for (const [name, object] of UNIVERSAL_NAMESPACES) {
+          this.templates.create({ rt: types.namespaces, cluster, namespace: '', object }, batch);
+          this.templates.create({ rt: types.serviceAccounts, cluster, namespace: name, object: DEFAULT_SERVICE_ACCOUNT }, batch);
         }
       }
       const lc = withSlots(this.logicalCluster(cluster, parent, path, ws, type, aliases, initializers, terminators, now), LOGICAL_CLUSTER_VARIABLES);
@@ -287,24 +297,9 @@ export class WorkspaceScheduler {
     this.deps.generic.update({ rt: this.deps.types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { withStatus: true });
   }
 
-  /** kcp gives the creator cluster-admin in the new workspace. */
   private workspaceAdminBinding(cluster: string, username: string, batch: WriteBatch): void {
-    this.templates.create(
-      {
-        rt: this.deps.types.clusterRoleBindings,
-        cluster,
-        namespace: '',
-        object: {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: 'workspace-admin' },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: '{{user}}' }],
-        },
-        slots: { user: username },
-      },
-      batch,
-    );
+    const rt = this.deps.types.clusterRoleBindings;
+    this.templates.create({ rt, cluster, namespace: '', object: WORKSPACE_ADMIN_BINDING, slots: { user: username } }, batch);
   }
 
   private readLogicalCluster(cluster: string): KubeObject | undefined {

@@ -4,6 +4,7 @@
  * `limitAllowedChildren` and a child's `limitAllowedParents` are checked against every alias, with kcp's messages.
  */
 import { LRUCache } from 'lru-cache';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import type { ClusterPaths } from './cluster-paths.js';
@@ -211,12 +212,4 @@ function matchesAny(aliases: WorkspaceType[], allowed: TypeReference[]): boolean
 /** Go's `%v` of a sorted, de-duplicated string slice: `[a b c]`. */
 function goList(items: string[]): string {
   return `[${[...new Set(items)].sort().join(' ')}]`;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
 }

@@ -116,14 +116,7 @@ export class Managers {
   encode(): ManagedFieldsEntry[] {
     this.capUpdateManagers();
     const list = [...this.byId.values()].filter((m) => !m.set.isEmpty());
-    list.sort(
-      (p, q) =>
-        cmp(p.operation, q.operation) ||
-        cmp(p.time ?? '', q.time ?? '') ||
-        cmp(p.manager, q.manager) ||
-        cmp(p.apiVersion, q.apiVersion) ||
-        cmp(p.subresource ?? '', q.subresource ?? ''),
-    );
+    list.sort(compareEntries);
     return list.map((m) => {
       const e: ManagedFieldsEntry = { manager: m.manager, operation: m.operation, apiVersion: m.apiVersion };
       if (m.time) e.time = m.time;
@@ -164,6 +157,19 @@ export class Managers {
     }
   }
 }
+
+/** The order of a managedFields list: Apply entries first, then by time, manager, apiVersion, subresource. */
+export function compareEntries(p: EntryOrder, q: EntryOrder): number {
+  return (
+    cmp(p.operation ?? '', q.operation ?? '') ||
+    cmp(p.time ?? '', q.time ?? '') ||
+    cmp(p.manager ?? '', q.manager ?? '') ||
+    cmp(p.apiVersion ?? '', q.apiVersion ?? '') ||
+    cmp(p.subresource ?? '', q.subresource ?? '')
+  );
+}
+
+type EntryOrder = Pick<ManagedFieldsEntry, 'operation' | 'time' | 'manager' | 'apiVersion' | 'subresource'>;
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
