@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts'],
     // oclif imports command files with native import(); tsx lets that resolve .ts sources in tests.
     execArgv: ['--import', 'tsx'],
     disableConsoleIntercept: true,
