@@ -5,6 +5,7 @@
  * loaded lazily: only the levels a user expands are ever listed, so a tree of 10,000 workspaces costs what its
  * visible levels cost.
  */
+import { parentPath as parentOf } from '../../cli/common/workspace-path.js';
 
 export interface WorkspaceNode {
   name: string;
@@ -57,11 +58,6 @@ export function initialState(root: WorkspaceNode): TreeState {
     cursor: root.path,
     filter: '',
   };
-}
-
-export function parentOf(path: string): string | undefined {
-  const at = path.lastIndexOf(':');
-  return at < 0 ? undefined : path.slice(0, at);
 }
 
 const byName = (a: WorkspaceNode, b: WorkspaceNode) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
