@@ -17,3 +17,15 @@ export function eachKey(input: string, key: Key, handler: (input: string, key: K
   }
 }
 
+
+/** Handles one key; true when it changed what has focus (the rest of a burst is dropped). */
+export type KeyHandler = (input: string, key: Key) => boolean | void;
+
+/**
+ * Where the browser's one input subscription sends keys while a prompt is open. A prompt sets it while it renders,
+ * so a key that arrives right after the prompt's first frame reaches it (a per-component useInput subscribes only
+ * in an effect, after the frame is out, and would let such keys fall through).
+ */
+export interface KeySink {
+  current?: KeyHandler;
+}

@@ -19,6 +19,8 @@ export async function browseOrPrintTree(session: Session, io: Io): Promise<void>
     return;
   }
   const startPath = parseClusterUrl(session.config.connection.server)?.path ?? 'root';
+  // React's development build checks every render (several times slower); a user's terminal gets the production one.
+  process.env.NODE_ENV ??= 'production';
   const { browseWorkspaces } = await import('../../tui/index.js');
   const chosen = await browseWorkspaces({ client: session.client, serverUrl: session.client.baseUrl, startPath });
   if (chosen) await useWorkspace(session, io, { name: `:${chosen}`, short: false });

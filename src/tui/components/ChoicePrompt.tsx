@@ -1,7 +1,7 @@
 /** Pick one of a few choices: ↑/↓ (or k/j) move, Enter picks, Esc cancels. */
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
-import { eachKey } from '../keys.js';
+import type { KeySink } from '../keys.js';
 import { visibleWindow } from '../model/tree.js';
 import { accent } from '../theme.js';
 
@@ -18,9 +18,11 @@ export interface ChoicePromptProps<T> {
   onCancel(): void;
   /** Lines the list may use. */
   height: number;
+  /** Receives this prompt's key handler (see KeySink). */
+  keys: KeySink;
 }
 
-export function ChoicePrompt<T>({ title, choices, onPick, onCancel, height }: ChoicePromptProps<T>) {
+export function ChoicePrompt<T>({ title, choices, onPick, onCancel, height, keys }: ChoicePromptProps<T>) {
   const [at, setAt] = useState(0);
   // The highlighted index as of the last key of a burst (`jj⏎` picks the third choice).
   const picked = useRef(0);
@@ -28,16 +30,14 @@ export function ChoicePrompt<T>({ title, choices, onPick, onCancel, height }: Ch
     picked.current = Math.max(0, Math.min(choices.length - 1, i));
     setAt(picked.current);
   };
-  useInput((chunk, k) =>
-    eachKey(chunk, k, (input, key) => {
-      if (key.escape) onCancel();
-      else if (key.return && choices[picked.current]) onPick(choices[picked.current].value);
-      else if (key.downArrow || input === 'j') return go(picked.current + 1);
-      else if (key.upArrow || input === 'k') return go(picked.current - 1);
-      else return;
-      return true;
-    }),
-  );
+  keys.current = (input, key) => {
+    if (key.escape) onCancel();
+    else if (key.return && choices[picked.current]) onPick(choices[picked.current].value);
+    else if (key.downArrow || input === 'j') return go(picked.current + 1);
+    else if (key.upArrow || input === 'k') return go(picked.current - 1);
+    else return;
+    return true;
+  };
   const first = useRef(0);
   const { start, end } = visibleWindow(choices.length, at, height - 1, first.current);
   first.current = start;

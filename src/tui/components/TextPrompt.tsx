@@ -1,7 +1,7 @@
 /** A one-line text input inside Ink: printable keys type, Backspace erases, Enter submits, Esc cancels. */
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useRef, useState } from 'react';
-import { eachKey } from '../keys.js';
+import type { KeySink } from '../keys.js';
 import { accent } from '../theme.js';
 
 export interface TextPromptProps {
@@ -12,9 +12,11 @@ export interface TextPromptProps {
   /** Called on every change (the filter applies as it is typed). */
   onChange?(value: string): void;
   hint?: string;
+  /** Receives this prompt's key handler (see KeySink). */
+  keys: KeySink;
 }
 
-export function TextPrompt({ label, initial = '', onSubmit, onCancel, onChange, hint }: TextPromptProps) {
+export function TextPrompt({ label, initial = '', onSubmit, onCancel, onChange, hint, keys }: TextPromptProps) {
   const [value, setValue] = useState(initial);
   // The value as of the last key of a burst (state updates land after the whole burst).
   const typed = useRef(initial);
@@ -23,18 +25,16 @@ export function TextPrompt({ label, initial = '', onSubmit, onCancel, onChange, 
     setValue(next);
     onChange?.(next);
   };
-  useInput((chunk, k) =>
-    eachKey(chunk, k, (input, key) => {
-      if (key.escape || key.return) {
-        if (key.escape) onCancel();
-        else onSubmit(typed.current);
-        return true;
-      }
-      if (key.backspace || key.delete) return update(typed.current.slice(0, -1));
-      if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
-      if (input) update(typed.current + input);
-    }),
-  );
+  keys.current = (input, key) => {
+    if (key.escape || key.return) {
+      if (key.escape) onCancel();
+      else onSubmit(typed.current);
+      return true;
+    }
+    if (key.backspace || key.delete) return update(typed.current.slice(0, -1));
+    if (key.ctrl || key.meta || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.tab) return;
+    if (input) update(typed.current + input);
+  };
   return (
     <Box flexDirection="column">
       <Text>

@@ -6,12 +6,13 @@
 import { Box, Text, useInput, useStdout, type Key } from 'ink';
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../../cli/common/errors.js';
-import type { WorkspaceSource } from '../data/workspace-source.js';
+import type { Workspace } from '../../cli/ws/workspace-api.js';
+import type { Listed, WorkspaceSource } from '../data/workspace-source.js';
 import { describe } from '../data/workspace-source.js';
 import { useLiveTree } from '../hooks/useLiveTree.js';
 import { useSelectedDetails } from '../hooks/useSelectedDetails.js';
-import { collapse, cursorIndex, expand, flatten, move, moveTo, selected, setFilter, visibleWindow, type WorkspaceNode } from '../model/tree.js';
-import { eachKey } from '../keys.js';
+import { collapse, cursorIndex, expand, flatten, move, moveTo, selected, setFilter, visibleWindow, type Row, type WorkspaceNode } from '../model/tree.js';
+import { eachKey, type KeySink } from '../keys.js';
 import { accent } from '../theme.js';
 import { ChoicePrompt, type Choice } from './ChoicePrompt.js';
 import { DetailsPane } from './DetailsPane.js';
@@ -28,6 +29,8 @@ export interface WorkspaceBrowserProps {
   /** Enter: the path to switch to. */
   onSelect(path: string): void;
   onQuit(): void;
+  /** The top workspace's children, listed while Ink loaded (shown in the first frame). */
+  firstLevel?: Listed<Workspace>;
   /** Terminal size; by default the one of the output stream. */
   size?: { rows: number; columns: number };
 }
@@ -44,7 +47,7 @@ type Mode =
 
 const nameRule = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, size }: WorkspaceBrowserProps) {
+export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, firstLevel, size }: WorkspaceBrowserProps) {
   const { stdout } = useStdout();
   const rowsTotal = size?.rows ?? stdout.rows ?? 24;
   const columns = size?.columns ?? stdout.columns ?? 100;
@@ -52,7 +55,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
   const leftWidth = Math.max(30, Math.floor(columns * 0.45));
   const rightWidth = Math.max(20, columns - leftWidth);
 
-  const live = useLiveTree(source, top);
+  const live = useLiveTree(source, top, firstLevel);
   const { tree, update } = live;
   const [mode, setMode] = useState<Mode>({ kind: 'browse' });
   const [status, setStatus] = useState<Status | undefined>();
@@ -82,30 +85,38 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
     ).finally(() => setMode((m) => (m.kind === 'busy' ? { kind: 'browse' } : m)));
   };
 
+  // What the key handler sees: the latest render's, even when a key arrives before Ink re-subscribed the handler
+  // (a frame is written at commit, the subscription follows in an effect).
+  const view = useRef({ tree, current, mode });
+  view.current = { tree, current, mode };
+
   /** Keys that only move or fold: a burst of them is applied one by one; any other key ends the burst. */
   const navigation = new Set(['j', 'k', 'h', 'l', ' ', 'g', 'G']);
-  useInput(
-    (chunk, k) =>
-      eachKey(chunk, k, (input, key) => {
-        onKey(input, key);
-        return !navigation.has(input);
-      }),
-    { isActive: mode.kind === 'browse' || mode.kind === 'help' },
+  const promptKeys = useRef<KeySink>({}).current;
+  useInput((chunk, k) =>
+    eachKey(chunk, k, (input, key) => {
+      const kind = view.current.mode.kind;
+      if (kind === 'busy') return true;
+      if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
+      onKey(input, key);
+      return !navigation.has(input);
+    }),
   );
 
   function onKey(input: string, key: Key): void {
+    const { tree, current, mode } = view.current;
     if (mode.kind === 'help') return setMode({ kind: 'browse' });
     if (input === 'q' || key.escape || (key.ctrl && input === 'c')) {
       if (key.escape && tree.filter) return update((s) => setFilter(s, ''));
       return onQuit();
     }
     setStatus(undefined);
-    if (key.upArrow || input === 'k') return update((s) => move(s, -1, rows));
-    if (key.downArrow || input === 'j') return update((s) => move(s, 1, rows));
-    if (key.pageUp) return update((s) => move(s, -treeLines, rows));
-    if (key.pageDown) return update((s) => move(s, treeLines, rows));
-    if (key.home || input === 'g') return update((s) => moveTo(s, 'first', rows));
-    if (key.end || input === 'G') return update((s) => moveTo(s, 'last', rows));
+    if (key.upArrow || input === 'k') return update((s) => move(s, -1));
+    if (key.downArrow || input === 'j') return update((s) => move(s, 1));
+    if (key.pageUp) return update((s) => move(s, -treeLines));
+    if (key.pageDown) return update((s) => move(s, treeLines));
+    if (key.home || input === 'g') return update((s) => moveTo(s, 'first'));
+    if (key.end || input === 'G') return update((s) => moveTo(s, 'last'));
     if (key.rightArrow || input === 'l' || input === ' ') return update((s) => expand(s).state);
     if (key.leftArrow || input === 'h') return update(collapse);
     if (key.return) return onSelect(current.path);
@@ -186,6 +197,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       case 'create-name':
         return box(
           <TextPrompt
+            keys={promptKeys}
             label={`New workspace in ${mode.parent.path}:`}
             hint="Enter continues to the type, Esc cancels"
             onSubmit={(name) => startCreateType(mode.parent, name.trim())}
@@ -195,6 +207,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       case 'create-type':
         return box(
           <ChoicePrompt
+            keys={promptKeys}
             title={`Type of ${mode.parent.path}:${mode.name}`}
             choices={mode.choices}
             height={paneHeight}
@@ -205,6 +218,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       case 'delete':
         return box(
           <TextPrompt
+            keys={promptKeys}
             label={`Type "${mode.node.name}" to delete ${mode.node.path}:`}
             hint="Its children and everything in it go too. Esc cancels."
             onSubmit={(typed) => {
@@ -223,6 +237,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       case 'bind':
         return box(
           <ChoicePrompt
+            keys={promptKeys}
             title={`Bind into ${mode.node.path}`}
             choices={mode.choices}
             height={paneHeight}
@@ -266,6 +281,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       </Box>
       {mode.kind === 'filter' ? (
         <TextPrompt
+          keys={promptKeys}
           label="/"
           initial={tree.filter}
           onChange={(f) => update((s) => setFilter(s, f))}
@@ -278,7 +294,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
       ) : mode.kind === 'busy' ? (
         <Text color="yellow">{mode.what}</Text>
       ) : (
-        <StatusLine status={status} offline={live.offline} />
+        <StatusLine status={status ?? levelError(rows[at])} offline={live.offline} />
       )}
       <KeysLine />
     </Box>
@@ -289,4 +305,10 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, siz
 function conflictHint(err: unknown): unknown {
   if (err instanceof ApiError && err.status === 409) return new ApiError(409, { ...err.body, message: `${err.message} (pick another name, or press r to refresh)` }, '');
   return err;
+}
+
+/** The selected row's children could not be listed (403, 404): say so where errors go. */
+function levelError(row: Row | undefined): Status | undefined {
+  if (!row?.error) return undefined;
+  return { tone: 'error', text: `cannot list the workspaces in ${row.node.path}: ${row.error}` };
 }

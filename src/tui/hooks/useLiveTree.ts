@@ -4,6 +4,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Workspace } from '../../cli/ws/workspace-api.js';
+import type { Listed } from '../data/workspace-source.js';
 import { keepWatching } from '../data/keep-watching.js';
 import { describe, toNode, type WorkspaceSource } from '../data/workspace-source.js';
 import { expandedLevels, initialState, removeChild, setLevel, setLevelError, upsertChild, type TreeState, type WorkspaceNode } from '../model/tree.js';
@@ -18,11 +19,20 @@ export interface LiveTree {
   refresh(): void;
 }
 
-export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode): LiveTree {
-  const [tree, setTree] = useState(() => initialState(top));
+/**
+ * `firstLevel`, when given, is the top workspace's children as listed before the browser was drawn: the first frame
+ * shows them, and their watch starts from that list's resourceVersion.
+ */
+export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode, firstLevel?: Listed<Workspace>): LiveTree {
+  const objects = useRef(new Map<string, Workspace>());
+  const prefetched = useRef(firstLevel);
+  const [tree, setTree] = useState(() => {
+    const start = initialState(top);
+    if (!firstLevel) return start;
+    return setLevel(start, top.path, firstLevel.items.map((ws) => remember(objects.current, top.path, ws)));
+  });
   const [offline, setOffline] = useState<string | undefined>();
   const [generation, setGeneration] = useState(0);
-  const objects = useRef(new Map<string, Workspace>());
   const watchers = useRef(new Map<string, AbortController>());
   const levelsKey = expandedLevels(tree).sort().join('\n');
 
@@ -38,18 +48,18 @@ export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode): LiveTr
       if (watchers.current.has(parent)) continue;
       const ctl = new AbortController();
       watchers.current.set(parent, ctl);
-      const remember = (ws: Workspace) => {
-        const node = toNode(parent, ws);
-        objects.current.set(node.path, ws);
-        return node;
-      };
+      const remembered = (ws: Workspace) => remember(objects.current, parent, ws);
       void keepWatching<Workspace>(
         {
-          list: (signal) => source.listLevel(parent, signal),
+          list: (signal) => {
+            const first = parent === top.path ? prefetched.current : undefined;
+            prefetched.current = undefined;
+            return first ? Promise.resolve(first) : source.listLevel(parent, signal);
+          },
           watch: (rv, signal) => source.watchLevel(parent, rv, signal),
-          listed: (items) => setTree((s) => setLevel(s, parent, items.map(remember))),
+          listed: (items) => setTree((s) => setLevel(s, parent, items.map(remembered))),
           changed: (type, ws) => {
-            const node = remember(ws);
+            const node = remembered(ws);
             if (type === 'DELETED') {
               objects.current.delete(node.path);
               setTree((s) => removeChild(s, parent, node.path));
@@ -65,7 +75,7 @@ export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode): LiveTr
         ctl.signal,
       );
     }
-  }, [levelsKey, generation, source]);
+  }, [levelsKey, generation, source, top.path]);
 
   // Everything stops when the browser closes.
   useEffect(
@@ -83,4 +93,10 @@ export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode): LiveTr
   }, []);
 
   return { tree, update: setTree, objects: objects.current, offline, refresh };
+}
+
+function remember(objects: Map<string, Workspace>, parent: string, ws: Workspace): WorkspaceNode {
+  const node = toNode(parent, ws);
+  objects.set(node.path, ws);
+  return node;
 }
