@@ -2,7 +2,7 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis   subset (default: all)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,tui   subset (default: all)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
@@ -28,7 +28,7 @@ import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis' },
+    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,tui' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
@@ -132,6 +132,7 @@ await section('startup', async () => (await import('./startup.js')).run(ctx));
 await section('workspaces', async () => (await import('./workspaces.js')).run(ctx));
 await section('cli', async () => (await import('./cli.js')).run(ctx));
 await section('apis', async () => (await import('./apis.js')).run(ctx));
+await section('tui', async () => (await import('./tui.js')).run(ctx));
 
 if (opts.profile) {
   log('\n== profile ==');
