@@ -4,8 +4,8 @@
 // because bin/run.js require()s it: Node's builtins then load as plain require()s, only when a command's code
 // first runs (esbuild keeps each module's initialisation lazy), instead of one ESM facade per builtin built before
 // anything runs (node:crypto, node:util, node:tty… cost ~10 ms that way). ora and @inquirer/prompts (ESM only)
-// stay external and load with import(), only in a terminal. So does the TUI (src/tui: Ink, React, yoga's wasm):
-// it stays the compiled ESM under dist/src/tui, imported only when a browser is opened in a terminal.
+// stay external and load with import(), only in a terminal. So does the TUI (src/tui: Ink, React, yoga's wasm): it
+// is its own bundle (scripts/bundle-tui.mjs), imported only when a browser is opened in a terminal.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -28,8 +28,8 @@ await build({
     {
       name: 'tui-stays-outside',
       setup(b) {
-        // From dist/cli-bundle/fast-path.cjs, the compiled façade is ../src/tui/index.js.
-        b.onResolve({ filter: /(^|\/)tui\/index\.js$/ }, () => ({ path: '../src/tui/index.js', external: true }));
+        // From dist/cli-bundle/fast-path.cjs, the TUI's bundle is ../tui-bundle/index.js.
+        b.onResolve({ filter: /(^|\/)tui\/index\.js$/ }, () => ({ path: '../tui-bundle/index.js', external: true }));
       },
     },
   ],

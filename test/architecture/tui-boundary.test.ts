@@ -39,6 +39,6 @@ describe('TUI import boundary', () => {
     if (!existsSync(bundle)) return;
     const text = readFileSync(bundle, 'utf8');
     expect(text).not.toMatch(/yoga-layout|react-reconciler|ink\/build/);
-    expect(text).toContain('import("../src/tui/index.js")');
+    expect(text).toContain('import("../tui-bundle/index.js")');
   });
 });
