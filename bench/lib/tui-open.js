@@ -36,11 +36,13 @@ async function until(re) {
   }
 }
 await until(new RegExp(`▸ ${firstChild}\\s`));
-await new Promise((r) => setTimeout(r, 50));
-
-// Expand the first child: its level (fan-out workspaces) is listed and watched.
-app.stdin.write('j');
-await until(new RegExp(`Path\\s+${top}:${firstChild}\\s`));
+// Ink subscribes to input in an effect after the first frame: until then a key is lost, so press again until it
+// lands (the cursor is on the top row until it does).
+for (let tries = 0; !frameHas(new RegExp(`Path\\s+${top}:${firstChild}\\s`)); tries++) {
+  if (tries > 100) throw new Error(`the cursor never moved; the screen:\n${app.lastFrame()}`);
+  if (!frameHas(new RegExp(`Path\\s+${top}:`))) app.stdin.write('j');
+  await new Promise((r) => setTimeout(r, 100));
+}
 const t0 = since();
 const c0 = cpuMs();
 app.stdin.write('l');

@@ -96,6 +96,11 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   useInput((chunk, k) =>
     eachKey(chunk, k, (input, key) => {
       const kind = view.current.mode.kind;
+      // Ctrl-C leaves from anywhere, a prompt or a pending action included.
+      if (key.ctrl && input === 'c') {
+        onQuit();
+        return true;
+      }
       if (kind === 'busy') return true;
       if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
       onKey(input, key);
