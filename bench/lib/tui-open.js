@@ -38,7 +38,7 @@ async function until(re) {
 await until(new RegExp(`▸ ${firstChild}\\s`));
 // Ink subscribes to input in an effect after the first frame: until then a key is lost, so press again until it
 // lands (the cursor is on the top row until it does).
-for (let tries = 0; !frameHas(new RegExp(`Path\\s+${top}:${firstChild}\\s`)); tries++) {
+for (let tries = 0; !frameHas(new RegExp(`Path\\s+${top}:${firstChild}(?![\\w:-])`)); tries++) {
   if (tries > 100) throw new Error(`the cursor never moved; the screen:\n${app.lastFrame()}`);
   if (!frameHas(new RegExp(`Path\\s+${top}:`))) app.stdin.write('j');
   await new Promise((r) => setTimeout(r, 100));
