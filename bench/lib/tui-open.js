@@ -23,7 +23,7 @@ const client = new KubeClient(resolveConfig({}).connection);
 const source = new WorkspaceSource(client);
 const [topNode, firstLevel] = await Promise.all([source.topNode(top), source.listLevel(top)]);
 const app = render(
-  createElement(WorkspaceBrowser, { source, top: topNode, firstLevel, serverUrl: client.baseUrl, onSelect() {}, onQuit() {}, size: { rows: 40, columns: 160 } }),
+  createElement(WorkspaceBrowser, { source, top: topNode, firstLevel, serverUrl: client.baseUrl, onSelect() {}, onQuit() {}, size: { rows: 40, columns: 100 } }),
 );
 const frameHas = (re) => re.test(app.lastFrame() ?? '');
 // Polled every 2 ms: a setImmediate spin would burn the CPU this measures.
