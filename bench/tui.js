@@ -36,20 +36,20 @@ export async function run(ctx) {
   const server = await startKcpt({ rootDir: dir });
   const c = client(server.url, { token: server.token, maxSockets: 8 });
   try {
-    log(`  creating ${treeSize} workspaces under root:tui-tree-0 (fan-out ${fanOut})...`);
+    log(`  creating ${treeSize} workspaces under root:w0 (fan-out ${fanOut})...`);
     const t = performance.now();
-    await createWorkspaces({ server, c, agent: c.agent, basePath: 'root', prefix: 'tui-tree-', plan: singleTopPlan(treeSize + 1, fanOut), concurrency: 16 });
+    await createWorkspaces({ server, c, agent: c.agent, basePath: 'root', prefix: 'w', plan: singleTopPlan(treeSize + 1, fanOut), concurrency: 16 });
     log(`  created in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const kubeconfig = path.join(dir, 'bench.kubeconfig');
     copyFileSync(path.join(dir, 'root', 'admin.kubeconfig'), kubeconfig);
     const env = { PATH: process.env.PATH, HOME: home, KUBECONFIG: kubeconfig, NO_COLOR: '1' };
     // singleTopPlan: node 0 is the top, nodes 1…100 its children, node 1's children are 101…200.
-    const args = [path.join(benchDir, 'lib', 'tui-open.js'), 'root:tui-tree-0', 'tui-tree-1', 'tui-tree-101'];
+    const args = [path.join(benchDir, 'lib', 'tui-open.js'), 'root:w0', 'w1', 'w101'];
     const samples = Math.max(3, Math.min(ctx.cliSamples ?? 5, 9));
     const runs = [];
     const floor = [];
     for (let i = 0; i <= samples; i++) {
-      const open = await openInTmux({ cwd: repoDir, env, args: ['tui', '-w', ':root:tui-tree-0'], expect: /▸ tui-tree-1\s/ });
+      const open = await openInTmux({ cwd: repoDir, env, args: ['tui', '-w', ':root:w0'], expect: /▸ w1\s/ });
       const r = { ...JSON.parse((await runNode(args, env)).out.trim().split('\n').at(-1)), open };
       const n = await runNode(['-e', '0'], env);
       if (i === 0) continue; // warms the page cache
