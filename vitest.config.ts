@@ -12,7 +12,7 @@ export default defineConfig({
   },
   test: {
     // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
     // oclif imports command files with native import(); tsx lets that resolve .ts sources in tests.
     execArgv: ['--import', 'tsx'],
     disableConsoleIntercept: true,

@@ -4,7 +4,8 @@
 // because bin/run.js require()s it: Node's builtins then load as plain require()s, only when a command's code
 // first runs (esbuild keeps each module's initialisation lazy), instead of one ESM facade per builtin built before
 // anything runs (node:crypto, node:util, node:tty… cost ~10 ms that way). ora and @inquirer/prompts (ESM only)
-// stay external and load with import(), only in a terminal.
+// stay external and load with import(), only in a terminal. So does the TUI (src/tui: Ink, React, yoga's wasm): it
+// is its own bundle (scripts/bundle-tui.mjs), imported only when a browser is opened in a terminal.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -32,6 +33,16 @@ await build({
   sourcemap: 'linked',
   // Imported through src/cli/common/external-import.ts, never bundled.
   external: ['ora', '@inquirer/prompts'],
+  plugins: [
+    {
+      // src/cli/ws/browse.ts imports dist/tui-bundle/index.js by its absolute path; this keeps src/tui out of the
+      // bundle should anything name it directly.
+      name: 'tui-stays-outside',
+      setup(b) {
+        b.onResolve({ filter: /(^|\/)tui\/index\.js$/ }, () => ({ path: '../tui-bundle/index.js', external: true }));
+      },
+    },
+  ],
 });
 
 // bin/run.js loads the bundle through this (a V8 code cache kept per command; see src/cli/code-cache.ts).

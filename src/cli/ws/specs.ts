@@ -8,8 +8,22 @@ import { outputFlag, type OutputFormat } from '../common/output.js';
 
 const shortFlag: FlagSpec = { name: 'short', kind: 'boolean', description: 'Print only the name of the workspace, e.g. for integration into the shell prompt.' };
 const output = (flags: FlagValues) => flags.output as OutputFormat | undefined;
+const interactiveFlag: FlagSpec = {
+  name: 'interactive',
+  char: 'i',
+  kind: 'boolean',
+  description: "Browse the workspace tree interactively (same as 'kcpt tui'); prints the tree when not in a terminal.",
+};
 
-const useRun: CommandSpec['run'] = async ({ args, flags, io }) => {
+/** The browser (src/tui, loaded only here and only in a terminal) or, without a terminal, the static tree. */
+const browseRun: CommandSpec['run'] = async ({ flags, io }) => {
+  const [{ withSession }, { browseOrPrintTree }] = await Promise.all([import('../common/session.js'), import('./browse.js')]);
+  await withSession(flags, (s) => browseOrPrintTree(s, io));
+};
+
+const useRun: CommandSpec['run'] = async (input) => {
+  const { args, flags, io } = input;
+  if (flags.interactive === true) return browseRun(input);
   const [{ withSession }, { useWorkspace }] = await Promise.all([import('../common/session.js'), import('./use.js')]);
   await withSession(flags, (s) => useWorkspace(s, io, { name: args.workspace ?? '', short: flags.short === true, output: output(flags) }));
 };
@@ -28,7 +42,7 @@ export const wsSpec: CommandSpec = {
     "<%= config.bin %> ws '~'",
   ],
   args: [{ name: 'workspace', description: 'Workspace to enter.' }],
-  flags: [shortFlag, outputFlag, ...connectionFlags],
+  flags: [shortFlag, interactiveFlag, outputFlag, ...connectionFlags],
   run: useRun,
 };
 
@@ -67,11 +81,14 @@ export const wsTreeSpec: CommandSpec = {
   flags: [
     { name: 'full', char: 'f', kind: 'boolean', description: 'Show full workspace names.' },
     { name: 'wide', kind: 'boolean', description: 'Show the phases of each Workspace (ws=) and LogicalCluster (lc=).' },
+    interactiveFlag,
     workspaceFlag,
     outputFlag,
     ...connectionFlags,
   ],
-  run: async ({ flags, io }) => {
+  run: async (input) => {
+    const { flags, io } = input;
+    if (flags.interactive === true) return browseRun(input);
     const [{ withSession }, { showTree }] = await Promise.all([import('../common/session.js'), import('./tree.js')]);
     await withSession(flags, (s) => showTree(s, io, { full: flags.full === true, wide: flags.wide === true, output: output(flags) }));
   },
@@ -156,4 +173,15 @@ export const wsCreateContextSpec: CommandSpec = {
   },
 };
 
-export const wsSpecs: CommandSpec[] = [wsSpec, wsUseSpec, wsCurrentSpec, wsTreeSpec, wsListSpec, wsCreateSpec, wsCreateContextSpec];
+export const tuiSpec: CommandSpec = {
+  id: 'tui',
+  summary: 'Browse, watch and act on the workspace tree in a full-screen terminal UI.',
+  description:
+    'Starts at the current workspace. Enter switches to the selected workspace (as ws use); c creates, d deletes, b binds an APIExport, / filters, ? lists every key. Outside a terminal it prints the workspace tree.',
+  examples: ['<%= config.bin %> tui', '<%= config.bin %> tui -w :root:org', '<%= config.bin %> ws tree -i'],
+  args: [],
+  flags: [workspaceFlag, ...connectionFlags],
+  run: browseRun,
+};
+
+export const wsSpecs: CommandSpec[] = [wsSpec, wsUseSpec, wsCurrentSpec, wsTreeSpec, wsListSpec, wsCreateSpec, wsCreateContextSpec, tuiSpec];

@@ -1,0 +1,46 @@
+/**
+ * `kcpt tui`, `kcpt ws tree -i`, `kcpt ws -i`: the interactive workspace browser where a person sits at a terminal;
+ * elsewhere (a pipe, CI) the static `ws tree` and a one-line note, without loading Ink. Enter in the browser switches
+ * the kubeconfig exactly as `kcpt ws use :<path>` does, with its message.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { importExternal } from '../common/external-import.js';
+import { canPrompt, type Io } from '../common/io.js';
+import { kcptPackageRoot } from '../server/package-root.js';
+import type { Session } from '../common/session.js';
+import { parseClusterUrl } from '../common/workspace-path.js';
+import { showTree } from './tree.js';
+import { useWorkspace } from './use.js';
+
+export const notInteractiveNote =
+  "Note: not an interactive terminal (stdin or stdout is not a TTY, or CI is set): printed the workspace tree instead of opening the browser.\n";
+
+export async function browseOrPrintTree(session: Session, io: Io): Promise<void> {
+  if (!canPrompt(io)) {
+    await showTree(session, io, { full: false, wide: false });
+    io.err(notInteractiveNote);
+    return;
+  }
+  const startPath = parseClusterUrl(session.config.connection.server)?.path ?? 'root';
+  // React's development build checks every render (several times slower); a user's terminal gets the production one.
+  process.env.NODE_ENV ??= 'production';
+  const { browseWorkspaces } = await loadTui();
+  const chosen = await browseWorkspaces({ client: session.client, serverUrl: session.client.baseUrl, startPath });
+  if (chosen) await useWorkspace(session, io, { name: `:${chosen}`, short: false });
+}
+
+type Tui = typeof import('../../tui/index.js');
+
+/**
+ * The TUI's own bundle (scripts/bundle-tui.mjs: Ink loaded as one file), or its sources when running under tsx. By
+ * absolute path through the lent import(): this code may run from the code-cached CLI bundle, where a plain import()
+ * has no loader.
+ */
+function loadTui(): Promise<Tui> {
+  const root = kcptPackageRoot();
+  const bundled = join(root, 'dist', 'tui-bundle', 'index.js');
+  const file = existsSync(bundled) ? bundled : join(root, 'src', 'tui', 'index.ts');
+  return importExternal<Tui>(pathToFileURL(file).href);
+}

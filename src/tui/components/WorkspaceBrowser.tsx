@@ -1,0 +1,319 @@
+/**
+ * The whole browser: tree on the left, details (or help, or a prompt) on the right, status and keys below. Keys
+ * move through a pure tree model (../model/tree.ts); hooks keep the expanded levels and the selected workspace live.
+ * Every server error lands in the status line; nothing a server answers ends the app.
+ */
+import { Box, Text, useInput, useStdout, type Key } from 'ink';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { ApiError } from '../../cli/common/errors.js';
+import type { Workspace } from '../../cli/ws/workspace-api.js';
+import type { Listed, WorkspaceSource } from '../data/workspace-source.js';
+import { describe } from '../data/workspace-source.js';
+import { useLiveTree } from '../hooks/useLiveTree.js';
+import { useSelectedDetails } from '../hooks/useSelectedDetails.js';
+import { collapse, cursorIndex, expand, flatten, move, moveTo, selected, setFilter, visibleWindow, type Row, type WorkspaceNode } from '../model/tree.js';
+import { eachKey, type KeySink } from '../keys.js';
+import { accent } from '../theme.js';
+import { ChoicePrompt, type Choice } from './ChoicePrompt.js';
+import { DetailsPane } from './DetailsPane.js';
+import { KeysLine, StatusLine, type Status } from './Footer.js';
+import { HelpPane } from './HelpPane.js';
+import { TextPrompt } from './TextPrompt.js';
+import { TreePane } from './TreePane.js';
+
+export interface WorkspaceBrowserProps {
+  source: WorkspaceSource;
+  /** The workspace the tree starts at (the current one). */
+  top: WorkspaceNode;
+  serverUrl: string;
+  /** Enter: the path to switch to. */
+  onSelect(path: string): void;
+  onQuit(): void;
+  /** The top workspace's children, listed while Ink loaded (shown in the first frame). */
+  firstLevel?: Listed<Workspace>;
+  /** Terminal size; by default the one of the output stream. */
+  size?: { rows: number; columns: number };
+}
+
+type Mode =
+  | { kind: 'browse' }
+  | { kind: 'help' }
+  | { kind: 'filter'; before: string }
+  | { kind: 'create-name'; parent: WorkspaceNode }
+  | { kind: 'create-type'; parent: WorkspaceNode; name: string; choices: Choice<string | undefined>[] }
+  | { kind: 'delete'; node: WorkspaceNode }
+  | { kind: 'bind'; node: WorkspaceNode; choices: Choice<{ path: string; name: string }>[] }
+  | { kind: 'busy'; what: string };
+
+const nameRule = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, firstLevel, size }: WorkspaceBrowserProps) {
+  const { stdout } = useStdout();
+  const rowsTotal = size?.rows ?? stdout.rows ?? 24;
+  const columns = size?.columns ?? stdout.columns ?? 100;
+  const paneHeight = Math.max(3, rowsTotal - 6);
+  const leftWidth = Math.max(30, Math.floor(columns * 0.45));
+  const rightWidth = Math.max(20, columns - leftWidth);
+
+  const live = useLiveTree(source, top, firstLevel);
+  const { tree, update } = live;
+  const [mode, setMode] = useState<Mode>({ kind: 'browse' });
+  const [status, setStatus] = useState<Status | undefined>();
+  const [generation, setGeneration] = useState(0);
+  const firstRow = useRef(0);
+
+  const rows = useMemo(() => flatten(tree), [tree]);
+  const at = cursorIndex(tree, rows);
+  const treeLines = paneHeight - 1;
+  const window = visibleWindow(rows.length, at, treeLines, firstRow.current);
+  firstRow.current = window.start;
+  const current = selected(tree) ?? top;
+  const selectedDetails = useSelectedDetails(source, current.path, generation);
+
+  const fail = (err: unknown) => setStatus({ tone: 'error', text: describe(err) });
+  const say = (text: string) => setStatus({ tone: 'info', text });
+
+  /** Runs an action with a busy line, its result or error in the status line; the browser stays open either way. */
+  const act = (what: string, action: () => Promise<string | void>) => {
+    setMode({ kind: 'busy', what });
+    action().then(
+      (message) => {
+        if (message) say(message);
+        setGeneration((g) => g + 1);
+      },
+      (err: unknown) => fail(conflictHint(err)),
+    ).finally(() => setMode((m) => (m.kind === 'busy' ? { kind: 'browse' } : m)));
+  };
+
+  // What the key handler sees: the latest render's, even when a key arrives before Ink re-subscribed the handler
+  // (a frame is written at commit, the subscription follows in an effect).
+  const view = useRef({ tree, current, mode });
+  view.current = { tree, current, mode };
+
+  /** Keys that only move or fold: a burst of them is applied one by one; any other key ends the burst. */
+  const navigation = new Set(['j', 'k', 'h', 'l', ' ', 'g', 'G']);
+  const promptKeys = useRef<KeySink>({}).current;
+  useInput((chunk, k) =>
+    eachKey(chunk, k, (input, key) => {
+      const kind = view.current.mode.kind;
+      // Ctrl-C leaves from anywhere, a prompt or a pending action included.
+      if (key.ctrl && input === 'c') {
+        onQuit();
+        return true;
+      }
+      if (kind === 'busy') return true;
+      if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
+      onKey(input, key);
+      return !navigation.has(input);
+    }),
+  );
+
+  function onKey(input: string, key: Key): void {
+    const { tree, current, mode } = view.current;
+    if (mode.kind === 'help') return setMode({ kind: 'browse' });
+    if (input === 'q' || key.escape || (key.ctrl && input === 'c')) {
+      if (key.escape && tree.filter) return update((s) => setFilter(s, ''));
+      return onQuit();
+    }
+    setStatus(undefined);
+    if (key.upArrow || input === 'k') return update((s) => move(s, -1));
+    if (key.downArrow || input === 'j') return update((s) => move(s, 1));
+    if (key.pageUp) return update((s) => move(s, -treeLines));
+    if (key.pageDown) return update((s) => move(s, treeLines));
+    if (key.home || input === 'g') return update((s) => moveTo(s, 'first'));
+    if (key.end || input === 'G') return update((s) => moveTo(s, 'last'));
+    if (key.rightArrow || input === 'l' || input === ' ') return update((s) => expand(s).state);
+    if (key.leftArrow || input === 'h') return update(collapse);
+    if (key.return) return onSelect(current.path);
+    if (input === '?') return setMode({ kind: 'help' });
+    if (input === '/') return setMode({ kind: 'filter', before: tree.filter });
+    if (input === 'r') {
+      live.refresh();
+      setGeneration((g) => g + 1);
+      return say('Refreshed.');
+    }
+    if (input === 'c') {
+      if (current.mount) return fail(new Error(`${current.path} is a mount: workspaces cannot be created in it`));
+      return setMode({ kind: 'create-name', parent: current });
+    }
+    if (input === 'd') {
+      if (current.path === 'root' || !current.path.includes(':')) return fail(new Error(`${current.path} has no parent to delete it from`));
+      return setMode({ kind: 'delete', node: current });
+    }
+    if (input === 'b') return startBind(current);
+  }
+
+  function startCreateType(parent: WorkspaceNode, name: string) {
+    if (!nameRule.test(name)) {
+      setMode({ kind: 'browse' });
+      return fail(new Error(`"${name}" is not a valid workspace name: lower-case letters, digits and dashes, starting and ending with a letter or digit`));
+    }
+    setMode({ kind: 'busy', what: `Reading the workspace types ${parent.path} allows…` });
+    source.allowedChildTypes(parent).then(
+      (types) => {
+        const choices: Choice<string | undefined>[] = [
+          { label: '(default type)', detail: "the parent type's default child type", value: undefined },
+          ...types.map((t) => ({ label: t.reference, detail: t.description, value: t.reference })),
+        ];
+        setMode({ kind: 'create-type', parent, name, choices });
+      },
+      (err: unknown) => {
+        setMode({ kind: 'browse' });
+        fail(err);
+      },
+    );
+  }
+
+  function create(parent: WorkspaceNode, name: string, type: string | undefined) {
+    act(`Creating ${parent.path}:${name}…`, async () => {
+      const ws = await source.createChild(parent.path, name, type);
+      // Show the new child: its level is watched from now on, so it appears and turns Ready on its own.
+      update((s) => (s.expanded.has(parent.path) ? s : expand({ ...s, cursor: parent.path }).state));
+      return `Workspace "${name}" (type ${ws.spec?.type ? `${ws.spec.type.path ? `${ws.spec.type.path}:` : ''}${ws.spec.type.name}` : 'default'}) created in ${parent.path}.`;
+    });
+  }
+
+  function startBind(node: WorkspaceNode) {
+    setMode({ kind: 'busy', what: `Looking for APIExports to bind into ${node.path}…` });
+    source.bindableExports(node.path).then(
+      (exports) => {
+        if (exports.length === 0) {
+          setMode({ kind: 'browse' });
+          return fail(new Error(`no APIExports found in ${node.path} or the workspaces above it`));
+        }
+        setMode({ kind: 'bind', node, choices: exports.map((e) => ({ label: `${e.path}:${e.name}`, value: e })) });
+      },
+      (err: unknown) => {
+        setMode({ kind: 'browse' });
+        fail(err);
+      },
+    );
+  }
+
+  const right = (() => {
+    const box = (child: ReactNode) => (
+      <Box flexDirection="column" borderStyle="round" borderColor={accent} width={rightWidth} height={paneHeight + 2} paddingX={1}>
+        {child}
+      </Box>
+    );
+    switch (mode.kind) {
+      case 'help':
+        return <HelpPane width={rightWidth} height={paneHeight} />;
+      case 'create-name':
+        return box(
+          <TextPrompt
+            keys={promptKeys}
+            label={`New workspace in ${mode.parent.path}:`}
+            hint="Enter continues to the type, Esc cancels"
+            onSubmit={(name) => startCreateType(mode.parent, name.trim())}
+            onCancel={() => setMode({ kind: 'browse' })}
+          />,
+        );
+      case 'create-type':
+        return box(
+          <ChoicePrompt
+            keys={promptKeys}
+            title={`Type of ${mode.parent.path}:${mode.name}`}
+            choices={mode.choices}
+            height={paneHeight}
+            onPick={(type) => create(mode.parent, mode.name, type)}
+            onCancel={() => setMode({ kind: 'browse' })}
+          />,
+        );
+      case 'delete':
+        return box(
+          <TextPrompt
+            keys={promptKeys}
+            label={`Type "${mode.node.name}" to delete ${mode.node.path}:`}
+            hint="Its children and everything in it go too. Esc cancels."
+            onSubmit={(typed) => {
+              if (typed.trim() !== mode.node.name) {
+                setMode({ kind: 'browse' });
+                return fail(new Error(`"${typed}" does not match "${mode.node.name}": nothing deleted`));
+              }
+              act(`Deleting ${mode.node.path}…`, async () => {
+                await source.deleteWorkspace(mode.node.path);
+                return `Workspace ${mode.node.path} is being deleted.`;
+              });
+            }}
+            onCancel={() => setMode({ kind: 'browse' })}
+          />,
+        );
+      case 'bind':
+        return box(
+          <ChoicePrompt
+            keys={promptKeys}
+            title={`Bind into ${mode.node.path}`}
+            choices={mode.choices}
+            height={paneHeight}
+            onPick={(choice) =>
+              act(`Binding ${choice.path}:${choice.name}…`, async () => {
+                await source.bind(mode.node.path, choice);
+                return `apibinding ${choice.name} created in ${mode.node.path}; its phase shows on the right.`;
+              })
+            }
+            onCancel={() => setMode({ kind: 'browse' })}
+          />,
+        );
+      default:
+        return (
+          <DetailsPane
+            node={current}
+            workspace={live.objects.get(current.path) ?? selectedDetails.details?.workspace}
+            details={selectedDetails.details}
+            bindings={selectedDetails.bindings}
+            bindingsError={selectedDetails.bindingsError}
+            serverUrl={serverUrl}
+            width={rightWidth}
+            height={paneHeight}
+          />
+        );
+    }
+  })();
+
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Text wrap="truncate">
+        <Text bold color={accent}>
+          kcpt
+        </Text>
+        <Text dimColor>{` ${serverUrl} · `}</Text>
+        {top.path}
+      </Text>
+      <Box>
+        <TreePane rows={rows} start={window.start} end={window.end} cursor={at} width={leftWidth} height={paneHeight} filter={tree.filter} />
+        {right}
+      </Box>
+      {mode.kind === 'filter' ? (
+        <TextPrompt
+          keys={promptKeys}
+          label="/"
+          initial={tree.filter}
+          onChange={(f) => update((s) => setFilter(s, f))}
+          onSubmit={() => setMode({ kind: 'browse' })}
+          onCancel={() => {
+            update((s) => setFilter(s, mode.before));
+            setMode({ kind: 'browse' });
+          }}
+        />
+      ) : mode.kind === 'busy' ? (
+        <Text color="yellow">{mode.what}</Text>
+      ) : (
+        <StatusLine status={status ?? levelError(rows[at])} offline={live.offline} />
+      )}
+      <KeysLine />
+    </Box>
+  );
+}
+
+/** A 409 Conflict on create says "already exists"; say what to do about it. */
+function conflictHint(err: unknown): unknown {
+  if (err instanceof ApiError && err.status === 409) return new ApiError(409, { ...err.body, message: `${err.message} (pick another name, or press r to refresh)` }, '');
+  return err;
+}
+
+/** The selected row's children could not be listed (403, 404): say so where errors go. */
+function levelError(row: Row | undefined): Status | undefined {
+  if (!row?.error) return undefined;
+  return { tone: 'error', text: `cannot list the workspaces in ${row.node.path}: ${row.error}` };
+}
