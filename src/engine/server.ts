@@ -428,6 +428,12 @@ function buildHttpApp(
     requestTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
+    frameworkErrors: (err, _request, reply) => {
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_BAD_URL') return sendStatusError(reply, badRequest(`invalid path: ${err.message}`));
+      return sendStatusError(reply, toStatusError(err));
+    },
   });
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
