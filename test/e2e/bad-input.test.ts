@@ -94,6 +94,13 @@ describe('defects the fuzzer found (test/reliability/fuzz.test.ts)', () => {
       'Invalid',
       /metadata.labels\[a\]: Invalid value: 1: must be a string/,
     );
+    await expectStatus(
+      collection,
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'listed' }, data: [['x']] }) },
+      422,
+      'Invalid',
+      /data: Invalid value: \[\["x"\]\]: must be a map of string keys to string values/,
+    );
     expect((await apiRequest(e2e.server, cm)).json().data).toEqual({ keep: 'me' });
   });
 

@@ -54,6 +54,11 @@ function randomText(r: Random, length: number): string {
   return out;
 }
 
+/** Percent-encodes what may not appear raw in a request target, leaving `%` (bad escapes are the point) and `/`. */
+function urlSafe(text: string): string {
+  return text.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/g, (c) => encodeURIComponent(c));
+}
+
 function randomBytes(r: Random, length: number): Buffer {
   const out = Buffer.alloc(length);
   for (let i = 0; i < length; i++) out[i] = Math.floor(r() * 256);
@@ -88,7 +93,8 @@ function yamlBomb(r: Random): FuzzCase {
   const levels = int(r, 2, 9);
   let doc = 'a0: &a0 ["lol","lol"]\n';
   for (let i = 1; i < levels; i++) doc += `a${i}: &a${i} [${Array.from({ length: width }, () => `*a${i - 1}`).join(',')}]\n`;
-  const body = r() < 0.5 ? doc : `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n  labels: *x\n${doc}`;
+  // The anchors expand into the labels: small bombs parse, and are then refused as labels that are not a map.
+  const body = `${doc}apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n  labels: *a${levels - 1}\n`;
   return {
     category: 'yaml-bomb',
     method: pick(r, ['POST', 'PUT']),
@@ -127,7 +133,8 @@ function bigObject(r: Random): FuzzCase {
     const targetName = target.slice(target.lastIndexOf('/') + 1);
     return r() < 0.5
       ? { category: 'big-object', method: 'PATCH', path: target, headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ spec: { items } }), expect: [413], mustFail: true }
-      : { category: 'big-object', method: 'PUT', path: target, headers: json, body: JSON.stringify({ ...widget, metadata: { name: targetName } }), expect: [409, 413], mustFail: true };
+      : // kube wants a resourceVersion on a custom resource's PUT (422 without one); with it, the size decides.
+        { category: 'big-object', method: 'PUT', path: target, headers: json, body: JSON.stringify({ ...widget, metadata: { name: targetName } }), expect: [413, 422], mustFail: true };
   }
   return { category: 'big-object', method: 'POST', path: seedWidgets, headers: json, body: JSON.stringify(widget), expect: [413], mustFail: true };
 }
@@ -214,7 +221,7 @@ function hostilePath(r: Random): FuzzCase {
     `/clusters/*/api/v1/namespaces/${SEED_NAMESPACE}/configmaps/seed-0`,
     `/clusters/root/api/v1/namespaces/${SEED_NAMESPACE}//configmaps`,
     `/clusters/root/api/v1/${'x/'.repeat(int(r, 10, 400))}`,
-    `/${randomText(r, 30).replace(/[\s#?]/g, 'q')}`,
+    `/${urlSafe(randomText(r, 30).replace(/[#?]/g, 'q'))}`,
     `/apis/${encodeURIComponent(randomText(r, 12))}/v1`,
     `/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/..%2f..%2f`,
     `/services/apiexport/root/nope/clusters/*/api/v1/configmaps`,
@@ -319,7 +326,8 @@ function badPatch(r: Random): FuzzCase {
 }
 
 function badResourceVersion(r: Random): FuzzCase {
-  const rv = pick(r, ['-1', 'abc', '99999999999999999999', '1e10', '0x10', ' 1', '1.5', '9007199254740993', '999999999', '']);
+  // A revision from the future costs kube's 3 s wait before its 504: rare, so the run stays short.
+  const rv = r() < 0.05 ? pick(r, ['9007199254740993', '999999999']) : pick(r, ['-1', 'abc', '99999999999999999999', '1e10', '0x10', ' 1', '1.5', '']);
   const match = pick(r, ['', 'Exact', 'NotOlderThan', 'Bogus']);
   const q = `resourceVersion=${encodeURIComponent(rv)}${match ? `&resourceVersionMatch=${match}` : ''}`;
   const variants: Array<() => FuzzCase> = [
@@ -377,7 +385,10 @@ function watchAbuse(r: Random): FuzzCase {
     // Far behind the compacted history: 410 Gone, or kube's 200 with an ERROR event carrying it.
     () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=1`, stream: true }),
     () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=${pick(r, ['-3', 'x', '1e3'])}`, expect: [400] }),
-    () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=99999999999`, expect: [504] }),
+    () =>
+      r() < 0.1
+        ? { category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=99999999999`, expect: [504] }
+        : { category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersionMatch=Exact&resourceVersion=1`, expect: [400, 422] },
     // A valid watch, opened and dropped before it ends (the server must let go of it).
     () => ({ category: 'watch', method: 'GET', path: `${pick(r, [seedCms, seedWidgets, `/clusters/*/api/v1/configmaps`, `${root}/api/v1/namespaces`])}?watch=true&timeoutSeconds=${int(r, 1, 30)}${r() < 0.5 ? '&allowWatchBookmarks=true' : ''}`, stream: true }),
     () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&sendInitialEvents=true&resourceVersionMatch=${pick(r, ['Exact', 'NotOlderThan', 'Bogus'])}`, stream: true }),

@@ -22,7 +22,8 @@ export interface RawAnswer {
 export class HungRequestError extends Error {}
 
 export interface KeepAliveClient {
-  send(req: RawRequest, timeoutMs?: number): Promise<RawAnswer>;
+  /** `ownSocket`: a connection of its own, for a request the server may answer by closing it (a body over the limit). */
+  send(req: RawRequest, timeoutMs?: number, ownSocket?: boolean): Promise<RawAnswer>;
   /** Opens a streaming GET, reads its status and first chunk (or waits `holdMs`), then drops the socket. */
   openAndDrop(path: string, holdMs: number): Promise<{ status: number; firstChunk: string }>;
   close(): void;
@@ -45,13 +46,13 @@ export function keepAliveClient(server: TestServer, opts: { sockets?: number; to
   };
 
   return {
-    send(req, timeoutMs = 15_000) {
+    send(req, timeoutMs = 15_000, ownSocket = false) {
       return new Promise((resolve, reject) => {
         const headers = auth(req.headers);
         // Node frames a DELETE/OPTIONS body only when told its length; unframed, it would poison the kept-alive socket.
         if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
         // The path goes out byte for byte: a WHATWG URL would resolve `%2e%2e` and `.` segments before sending.
-        const r = request({ hostname: '127.0.0.1', port: server.port, path: req.path, method: req.method, headers, agent }, (res) => {
+        const r = request({ hostname: '127.0.0.1', port: server.port, path: req.path, method: req.method, headers, ...(ownSocket ? { agent: false, ca: agent.options.ca } : { agent }) }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
