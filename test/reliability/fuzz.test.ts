@@ -31,6 +31,12 @@ let client: KeepAliveClient;
 
 const json = { 'content-type': 'application/json' };
 
+/** The server's CPU time so far (user + system, ms): the cost of the run whatever else shares the machine. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 function rssKiB(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for pid ${pid}`);
@@ -173,6 +179,7 @@ describe(`fuzzing ${count} hostile requests (KCPT_FUZZ_SEED=${seed})`, () => {
     const pid = server.pid();
     const before = await fingerprint();
     const rssBefore = rssKiB(pid);
+    const cpuBefore = cpuMs(pid);
     const random = rng(seed);
     // KCPT_FUZZ_ONLY=patch,path narrows a replay to some categories (the seed still draws every case).
     const only = process.env.KCPT_FUZZ_ONLY?.split(',');
@@ -201,7 +208,7 @@ describe(`fuzzing ${count} hostile requests (KCPT_FUZZ_SEED=${seed})`, () => {
     const seconds = (Date.now() - started) / 1000;
     const rssAfter = rssKiB(pid);
     console.log(
-      `fuzz: ${count} requests in ${seconds.toFixed(1)} s; RSS ${Math.round(rssBefore / 1024)} → peak ${Math.round(rssPeak / 1024)} → ${Math.round(rssAfter / 1024)} MiB; ` +
+      `fuzz: ${cases.length} requests in ${seconds.toFixed(1)} s, server CPU ${((cpuMs(pid) - cpuBefore) / 1000).toFixed(1)} s; RSS ${Math.round(rssBefore / 1024)} → peak ${Math.round(rssPeak / 1024)} → ${Math.round(rssAfter / 1024)} MiB; ` +
         [...byCategory].map(([k, n]) => `${k} ${n}`).join(', '),
     );
     const report = (v: Violation) =>
