@@ -36,6 +36,7 @@ import { DEFAULT_BATTERIES } from './batteries.js';
 import { ServiceAccountController } from './controllers/service-account-controller.js';
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { RequestMetrics } from './endpoints/metrics.js';
+import { DEFAULT_INFLIGHT_LIMITS, installInflightLimit } from './endpoints/inflight-limit.js';
 import { CRDController } from './controllers/crd-controller.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { ownerIndexWriter } from './controllers/owner-index.js';
@@ -87,6 +88,10 @@ export interface ServerOptions {
   minRequestTimeoutSeconds?: number;
   /** kcp's --logical-cluster-total-object-limit: objects per logical cluster, root and system:* exempt (0 = off). */
   logicalClusterTotalObjectLimit?: number;
+  /** kube's --max-requests-inflight: reads served at once before 429 (default 400; 0 = unlimited). */
+  maxRequestsInflight?: number;
+  /** kube's --max-mutating-requests-inflight: writes served at once before 429 (default 200; 0 = unlimited). */
+  maxMutatingRequestsInflight?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
   /** Home workspaces: where the buckets start (`root:users`), how many levels (1–5) and letters per bucket (1–4). */
@@ -224,6 +229,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
+    installInflightLimit(app, {
+      readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
+      mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
+    });
     const services = {
       store,
       generic,
@@ -430,6 +439,12 @@ function buildHttpApp(
     requestTimeout: 0,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
+    frameworkErrors: (err, _request, reply) => {
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_BAD_URL') return sendStatusError(reply, badRequest(`invalid path: ${err.message}`));
+      return sendStatusError(reply, toStatusError(err));
+    },
   });
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();

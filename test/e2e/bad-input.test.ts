@@ -77,3 +77,60 @@ describe('bad query parameters and paths', () => {
     await expectStatus(`${collection}/patch-me`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"data":' }, 400, 'BadRequest', /.+/);
   });
 });
+
+describe('defects the fuzzer found (test/reliability/fuzz.test.ts)', () => {
+  const cm = `${collection}/fuzz-found`;
+  const json = { 'content-type': 'application/json' };
+
+  it('a patch or create with metadata of the wrong shape is 422 or 400, never a 500 or a stored oddity', async () => {
+    await apiRequest(e2e.server, collection, { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'fuzz-found' }, data: { keep: 'me' } }) });
+    const smp = { 'content-type': 'application/strategic-merge-patch+json' };
+    await expectStatus(cm, { method: 'PATCH', headers: smp, body: '{"metadata":{"finalizers":{"$patch":"replace"}}}' }, 422, 'Invalid', /metadata.finalizers: Invalid value: .*must be a list of strings/);
+    await expectStatus(cm, { method: 'PATCH', headers: smp, body: '{"$patch":"delete"}' }, 400, 'BadRequest', /the name of the object \(\) does not match the name on the URL \(fuzz-found\)/);
+    await expectStatus(
+      collection,
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typed', labels: { a: 1 } } }) },
+      422,
+      'Invalid',
+      /metadata.labels\[a\]: Invalid value: 1: must be a string/,
+    );
+    await expectStatus(
+      collection,
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'listed' }, data: [['x']] }) },
+      422,
+      'Invalid',
+      /data: Invalid value: \[\["x"\]\]: must be a map of string keys to string values/,
+    );
+    expect((await apiRequest(e2e.server, cm)).json().data).toEqual({ keep: 'me' });
+  });
+
+  it('a body nested deeper than 1,000 levels is a 400, not a stack overflow', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    await expectStatus(collection, { method: 'POST', headers: json, body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${deep(5000)}}` }, 400, 'BadRequest', /exceeded max depth of 1000/);
+    await expectStatus(cm, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: `{"data":${deep(5000)}}` }, 400, 'BadRequest', /exceeded max depth of 1000/);
+  });
+
+  it('resourceVersions beyond what a revision can be are 400 or 504, not 500', async () => {
+    const token = (rv: string) => Buffer.from(`{"v":"meta.k8s.io/v1","rv":${rv},"start":"a"}`).toString('base64url');
+    await expectStatus(`${collection}?limit=1&continue=${token('1e20')}`, {}, 400, 'BadRequest', /incorrect encoded start resourceVersion/);
+    await expectStatus(`${collection}?limit=1&continue=${token('-5')}`, {}, 400, 'BadRequest', /incorrect encoded start resourceVersion/);
+    await expectStatus(`${collection}?resourceVersion=9007199254740993&resourceVersionMatch=Exact`, {}, 504, 'Timeout', /Too large resource version/);
+  });
+
+  it('a Workspace whose spec is not an object is 422', async () => {
+    await expectStatus(
+      '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'w' }, spec: 'x' }) },
+      422,
+      'Invalid',
+      /spec/,
+    );
+  });
+
+  it('a path that is not valid percent-encoding, or a dot segment spelt %2e, is a 400 Status', async () => {
+    await expectStatus(`${collection}/%ff%fe`, {}, 400, 'BadRequest', /invalid path/);
+    await expectStatus(`${collection}/%`, {}, 400, 'BadRequest', /invalid path/);
+    await expectStatus(`${collection}/%2e%2e`, { method: 'DELETE' }, 400, 'BadRequest', /invalid path segment/);
+    await expectStatus('/clusters/root/api/v1/namespaces/default//configmaps', { method: 'DELETE' }, 400, 'BadRequest', /invalid path segment/);
+  });
+});

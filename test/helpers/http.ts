@@ -53,6 +53,8 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
       url,
       {
         method: opts.method ?? 'GET',
+        // The path as given, byte for byte: the URL parser would resolve `%2e%2e` segments before sending.
+        path,
         headers,
         ca: caData ? Buffer.from(caData, 'base64') : undefined,
         cert: !opts.token && user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64') : undefined,

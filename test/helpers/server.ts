@@ -42,6 +42,10 @@ export interface TestServer {
   etcd?: LocalEtcd;
   /** Stops the server (SIGTERM) and starts it again on the same root directory and port; resolves once ready. */
   restart(): Promise<void>;
+  /** The server process's pid (the holder of `<root>/kcpt.lock`), for /proc readings and signals. */
+  pid(): number;
+  /** SIGKILLs the server (no shutdown of any kind) and waits for it to be gone; `restart()` brings it back. */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -173,6 +177,15 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     env: { HOME: homeDir, KUBECACHEDIR: cacheDir, KUBECONFIG: kubeconfig, NO_COLOR: '1' },
     output: () => output,
     etcd,
+    pid() {
+      if (child.pid === undefined) throw new Error('the server process has no pid');
+      return child.pid;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await child;
+    },
     async restart() {
       if (stopped) throw new Error('restart() after stop()');
       await terminate(child);

@@ -74,6 +74,21 @@ export const startFlagSpecs: StartFlagSpec[] = [
       'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
   },
   {
+    name: 'max-requests-inflight',
+    type: 'integer',
+    default: 400,
+    min: 0,
+    description:
+      'Most read requests served at once; more are answered 429 with Retry-After: 1 (watches not counted), as in kube-apiserver. 0 = no limit.',
+  },
+  {
+    name: 'max-mutating-requests-inflight',
+    type: 'integer',
+    default: 200,
+    min: 0,
+    description: 'Most write requests (create, update, patch, delete) served at once; more are answered 429 with Retry-After: 1. 0 = no limit.',
+  },
+  {
     name: 'detach',
     type: 'boolean',
     description:
@@ -151,6 +166,8 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
       .map((g) => g.trim())
       .filter(Boolean),
     logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
+    maxRequestsInflight: int('max-requests-inflight'),
+    maxMutatingRequestsInflight: int('max-mutating-requests-inflight'),
   };
 }
 

@@ -33,6 +33,16 @@ export function validateBase64Map(map: Record<string, unknown>, base: string): {
   return { errors, size };
 }
 
+/**
+ * Data fields that are present but not maps (an array, a string): kube's typed decoding refuses them; read through
+ * `record()` they would pass as empty and be stored as sent.
+ */
+export function notMaps(obj: KubeObject, fields: string[]): FieldError[] {
+  return fields
+    .filter((f) => obj[f] !== undefined && obj[f] !== null && (typeof obj[f] !== 'object' || Array.isArray(obj[f])))
+    .map((f) => fieldErrors.typeInvalid(f, obj[f], 'must be a map of string keys to string values'));
+}
+
 /** `immutable: true` on the stored object freezes it (and the flag itself) for good. */
 export function validateImmutableContents(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
   if (old.immutable !== true) return [];
@@ -56,6 +66,8 @@ function sorted(value: unknown): unknown {
 export const configMapStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   validate(obj) {
+    const shape = notMaps(obj, ['data', 'binaryData']);
+    if (shape.length > 0) return shape;
     const errs: FieldError[] = [];
     const data = record(obj.data);
     const binary = record(obj.binaryData);

@@ -4,7 +4,7 @@
  */
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
-import { maxDataSize, validateBase64Map, validateImmutableContents } from './configmap.js';
+import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
 import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record, str } from './printing.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
 import { fieldImmutable, isConfigMapKey, keyPath } from './value-rules.js';
@@ -103,6 +103,8 @@ export const secretStrategy: Strategy = {
     if (!obj.type) obj.type = secretTypes.opaque;
   },
   validate(obj) {
+    const shape = notMaps(obj, ['data']);
+    if (shape.length > 0) return shape;
     const data = record(obj.data);
     const errs: FieldError[] = [];
     for (const key of Object.keys(data)) {

@@ -102,7 +102,7 @@ export interface RouterServices extends ResourceServices {
 const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const url = new URL(request.url, 'https://placeholder');
+  const url = requestTarget(request.url);
   const query = url.searchParams;
   const virtual = parseVirtualWorkspacePath(url.pathname);
   if (virtual) {
@@ -143,6 +143,21 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/**
+ * The path and query of a request target, the path exactly as sent. A WHATWG URL would resolve dot segments, and
+ * `%2e%2e` counts as one there: `DELETE …/configmaps/%2e%2e` became a DELETE of the namespace. Here `%2e%2e` stays a
+ * segment, which the request-info parser refuses.
+ */
+export function requestTarget(target: string): { pathname: string; searchParams: URLSearchParams } {
+  const q = target.indexOf('?');
+  const pathname = q === -1 ? target : target.slice(0, q);
+  const hash = pathname.indexOf('#');
+  return {
+    pathname: hash === -1 ? pathname : pathname.slice(0, hash),
+    searchParams: new URLSearchParams(q === -1 ? '' : target.slice(q + 1)),
+  };
 }
 
 /**

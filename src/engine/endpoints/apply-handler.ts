@@ -3,6 +3,7 @@
  * not exist (201), otherwise merges the configuration as its field manager (200). Request-level checks and their
  * messages are kube-apiserver's.
  */
+import { nestingTooDeep } from '../machinery/nesting-depth.js';
 import { parseDocument } from 'yaml';
 import { ApplyConflictError, UndeclaredFieldsError } from '../machinery/ssa/apply.js';
 import { conflictStatus } from '../machinery/ssa/conflict-status.js';
@@ -67,6 +68,8 @@ function decodeConfig(body: Buffer | undefined, validation: string, warnings: st
     warnings.push(message);
   }
   const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const tooDeep = nestingTooDeep(value);
+  if (tooDeep) throw badRequest(`error decoding YAML: ${tooDeep}`);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw badRequest('error decoding YAML: an apply patch must be an object');
   }

@@ -3,6 +3,7 @@
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
 import { parse as parseYaml } from 'yaml';
+import { nestingTooDeep } from '../machinery/nesting-depth.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
 import type { KubeObject } from '../registry/types.js';
 
@@ -41,20 +42,31 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
 }
 
 export function parseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw badRequest(`the request body is not valid JSON: ${(err as Error).message}`);
   }
+  return notTooDeep(value, 'JSON');
+}
+
+/** Refuses a decoded body nested deeper than the object code can walk (see nesting-depth.ts). */
+export function notTooDeep(value: unknown, format: string): unknown {
+  const tooDeep = nestingTooDeep(value);
+  if (tooDeep) throw badRequest(`the request body is not valid ${format}: ${tooDeep}`);
+  return value;
 }
 
 export function parseYamlText(text: string): unknown {
+  let value: unknown;
   try {
     // Aliases are capped so a "billion laughs" document fails fast instead of expanding in memory.
-    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
+    value = parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
   } catch (err) {
     throw badRequest(`the request body is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
+  return notTooDeep(value, 'YAML');
 }
 
 function asObject(value: unknown): KubeObject {

@@ -76,14 +76,7 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
     name: '',
     parts: [],
   };
-  const segments = rest.split('/').filter((s) => s !== '');
-  for (const segment of segments) {
-    // `..` and encoded slashes would become directories in kubectl's cache and confuse key building.
-    if (segment === '.' || segment === '..' || /%2f/i.test(segment)) {
-      throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
-    }
-  }
-  const decoded = segments.map(safeDecode);
+  const decoded = pathSegments(rest);
   if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
   info.apiPrefix = decoded[0];
   let parts = decoded.slice(1);
@@ -131,6 +124,23 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
   }
   info.verb = resourceVerb(method, info.name, watchPrefix || isWatch(query));
   return info;
+}
+
+/**
+ * The decoded segments of a path, refusing what could make one object's path name another: `.`/`..` (also spelt
+ * `%2e%2e`), a slash inside a segment (`%2f`), NUL, and empty segments (`a//b` is not `a/b`). A trailing slash is
+ * allowed.
+ */
+export function pathSegments(path: string): string[] {
+  const raw = path.split('/').slice(1);
+  if (raw.at(-1) === '') raw.pop();
+  return raw.map((segment) => {
+    const decoded = segment === '' ? '' : safeDecode(segment);
+    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0')) {
+      throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
+    }
+    return decoded;
+  });
 }
 
 function safeDecode(segment: string): string {

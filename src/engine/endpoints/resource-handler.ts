@@ -243,6 +243,12 @@ async function patchObject(
     kind: rt.kind,
     isCustomResource: !!rt.isCustomResource,
   }) as KubeObject;
+  // kube's checkName after a patch: a patched object that lost its name (a top-level strategic `$patch: delete`
+  // empties it) is refused, not refilled from the URL and stored with everything else gone.
+  const patchedName = patched.metadata?.name ?? '';
+  if (patchedName !== name) {
+    throw badRequest(`the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`);
+  }
   // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
   const warnings = checkUnknownFields(rt, patched, validation, 'patch');
   const pinned = patched.metadata?.resourceVersion;

@@ -68,6 +68,12 @@ describe('continue tokens', () => {
     expect(failure(b64('{"v":"meta.k8s.io/v1","start":"a"}'))).toBe(
       'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
     );
+    // Found by the fuzzer: these reached the store's revision check and came back as 500s.
+    for (const rv of ['-5', '1e20', '9007199254740993']) {
+      expect(failure(b64(`{"v":"meta.k8s.io/v1","rv":${rv},"start":"a"}`))).toBe(
+        'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+      );
+    }
     expect(failure(b64('{"v":"meta.k8s.io/v1","rv":5}'))).toBe(
       'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)',
     );

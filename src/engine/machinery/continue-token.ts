@@ -90,7 +90,8 @@ export function decodeContinue(token: string): ContinueToken {
   if (version !== VERSION) {
     throw invalidToken(`${INVALID}: server does not recognize this encoded version ${version}`);
   }
-  if (revision === 0) throw invalidToken(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
+  // Beyond what a revision can be (negative, or past 2^53): the store could not read at it.
+  if (revision === 0 || revision < 0 || !Number.isSafeInteger(revision)) throw invalidToken(`${INVALID}: incorrect encoded start resourceVersion (version meta.k8s.io/v1)`);
   if (startKey === '') throw invalidToken(`${INVALID}: encoded start key empty (version meta.k8s.io/v1)`);
   const rooted = startKey.startsWith('/') ? startKey : `/${startKey}`;
   if (cleanRooted(rooted) !== rooted) throw invalidToken(`${INVALID}: ${startKey}`);

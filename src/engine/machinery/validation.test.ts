@@ -93,6 +93,16 @@ describe('qualified names and label values', () => {
 });
 
 describe('validateObjectMeta', () => {
+  // Found by the fuzzer: a numeric label value was stored as it came, and a finalizers map was a 500.
+  it('refuses metadata of the wrong shape before any other rule looks at it', () => {
+    const fields = (meta: Record<string, unknown>) =>
+      validateObjectMeta({ name: 'cm1', namespace: 'default', ...meta } as never, createOpts).map((e) => `${e.field}: ${e.detail}`);
+    expect(fields({ labels: { a: 1 } })).toEqual(['metadata.labels[a]: Invalid value: 1: must be a string']);
+    expect(fields({ annotations: 'x' })).toEqual(['metadata.annotations: Invalid value: "x": must be a map of string keys to string values']);
+    expect(fields({ finalizers: { $patch: 'replace' } })).toEqual(['metadata.finalizers: Invalid value: {"$patch":"replace"}: must be a list of strings']);
+    expect(fields({ ownerReferences: ['x'] })).toEqual(['metadata.ownerReferences: Invalid value: ["x"]: must be a list of owner references']);
+  });
+
   it('accepts a good object', () => {
     expect(
       validateObjectMeta(

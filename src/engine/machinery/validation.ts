@@ -260,8 +260,41 @@ export interface ObjectMetaValidationOptions {
   isCreate: boolean;
 }
 
+const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The shapes kube's typed ObjectMeta enforces when it decodes: string maps, a list of strings, a list of objects.
+ * Checked first, so the rules below never iterate a string or read a number as a label (a finalizers map from a
+ * strategic-merge directive was a 500; a numeric label value was stored).
+ */
+export function metadataTypeErrors(meta: ObjectMeta): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const field of ['labels', 'annotations'] as const) {
+    const value = meta[field] as unknown;
+    if (value === undefined || value === null) continue;
+    if (!isMap(value)) {
+      errs.push(fieldErrors.typeInvalid(`metadata.${field}`, value, 'must be a map of string keys to string values'));
+      continue;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      if (typeof v !== 'string') errs.push(fieldErrors.typeInvalid(`metadata.${field}[${k}]`, v, 'must be a string'));
+    }
+  }
+  const finalizers = meta.finalizers as unknown;
+  if (finalizers !== undefined && finalizers !== null && (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string'))) {
+    errs.push(fieldErrors.typeInvalid('metadata.finalizers', finalizers, 'must be a list of strings'));
+  }
+  const refs = meta.ownerReferences as unknown;
+  if (refs !== undefined && refs !== null && (!Array.isArray(refs) || !refs.every(isMap))) {
+    errs.push(fieldErrors.typeInvalid('metadata.ownerReferences', refs, 'must be a list of owner references'));
+  }
+  return errs;
+}
+
 /** ValidateObjectMetaAccessor: expects name generation to have happened already. */
 export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaValidationOptions): FieldError[] {
+  const typeErrors = metadataTypeErrors(meta);
+  if (typeErrors.length > 0) return typeErrors;
   const errs: FieldError[] = [];
   if (opts.isCreate && meta.generateName) {
     for (const msg of validateName(opts.nameValidation, meta.generateName, true)) {

@@ -16,8 +16,10 @@ import {
   notFound,
   StatusError,
   type FieldError,
+  qualifiedResource,
 } from '../machinery/status.js';
-import { validateObjectMeta } from '../machinery/validation.js';
+import { objectTooLarge } from './object-size.js';
+import { metadataTypeErrors, validateObjectMeta } from '../machinery/validation.js';
 import {
   KeyExistsError,
   KeyNotFoundError,
@@ -209,6 +211,8 @@ export class GenericStore {
     }
     const key = this.key(ctx, meta.name!);
     const value = encodeStored(toStorage(rt, obj));
+    const tooLarge = objectTooLarge(value, `${qualifiedResource(rt)} "${meta.name}"`);
+    if (tooLarge) throw tooLarge;
     const ops = (!opts.batch && this.settle(ctx, key, value, obj, admitted)) || [
       { type: 'create', key, value },
       ...this.indexOps(key, undefined, obj),
@@ -331,6 +335,8 @@ export class GenericStore {
     }
     const encoded = encodeStored(toStorage(rt, obj));
     if (encoded === current.value) return old; // a no-op write keeps the resourceVersion and emits no event
+    const tooLarge = objectTooLarge(encoded, `${qualifiedResource(rt)} "${name}"`);
+    if (tooLarge) throw tooLarge;
     if (opts.dryRun) {
       objMeta.resourceVersion = String(current.revision);
       return obj;
@@ -488,6 +494,9 @@ export class GenericStore {
 
   private validate(ctx: OpContext, obj: KubeObject, old: KubeObject | undefined): void {
     const { rt } = ctx;
+    // Metadata of the wrong shape first: the update rules below read finalizers as a list.
+    const shape = metadataTypeErrors(obj.metadata ?? {});
+    if (shape.length > 0) throw invalid(rt, obj.metadata?.name ?? obj.metadata?.generateName ?? '', shape);
     const errors: FieldError[] = validateObjectMeta(obj.metadata ?? {}, {
       namespaced: rt.namespaced,
       nameValidation: rt.strategy.nameValidation ?? 'subdomain',

@@ -116,9 +116,11 @@ async function resolveListRevision(store: Store, rt: ResourceType, query: ListQu
   const match = query.resourceVersionMatch;
   if (!rv || rv === '0') return undefined;
   const n = parseResourceVersion(rv);
+  // Both wait for a revision from the future (and answer 504 if it never comes, as kube does): an Exact read
+  // must not reach the store with a revision it has not made.
+  await waitForRevision(store, n);
   if (match === 'Exact') return n;
   // NotOlderThan (the default for a set RV): latest is fine once we have caught up with N.
-  await waitForRevision(store, n);
   void rt;
   return undefined;
 }

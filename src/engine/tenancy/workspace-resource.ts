@@ -163,8 +163,8 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
-    const named = spec.type?.name ? { ...spec.type } : undefined;
-    if (!spec.type?.name) {
+    const named = spec.type ? { ...spec.type } : undefined;
+    if (!spec.type) {
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
@@ -232,7 +232,9 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       ...base.strategy,
       prepareForCreate(obj, ctx) {
         base.strategy.prepareForCreate?.(obj, ctx);
-        admitCreate(obj as Workspace, ctx);
+        // kube decodes a Workspace before kcp's admission sees it: a spec of the wrong shape is the schema's to refuse
+        // (422 from validate), not admission's to trip over (it was a 500 for `spec: "x"`).
+        if (admissible(obj as Workspace)) admitCreate(obj as Workspace, ctx);
       },
       validate(obj, ctx) {
         const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
@@ -251,6 +253,17 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       },
     },
   };
+}
+
+const isMap = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A spec admission can read: an object, whose type (when set) is an object with a name. */
+function admissible(obj: Workspace): boolean {
+  const spec = obj.spec as unknown;
+  if (spec === undefined) return true;
+  if (!isMap(spec)) return false;
+  const type = (spec as WorkspaceSpec).type as unknown;
+  return type === undefined || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
 }
 
 export type { WorkspaceType };

@@ -3,6 +3,7 @@
  * Server-side apply (`application/apply-patch+yaml`) is accepted by the same endpoint but handled by the
  * server-side apply module; it appears in the lists below because kube lists it in its 415 message.
  */
+import { nestingTooDeep } from '../nesting-depth.js';
 import { internalError, unsupportedMediaType } from '../status.js';
 import { patchDecodeError, withStatusErrors } from './errors.js';
 import type { JsonObject } from './json.js';
@@ -78,10 +79,14 @@ export function parsePatchBody(body: Buffer | Uint8Array | string): unknown {
     const text =
       typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
     if (text.trim() === '') throw patchDecodeError('the request body is empty; send the patch as JSON');
+    let patch: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      patch = JSON.parse(text) as unknown;
     } catch (err) {
       throw patchDecodeError(`the body is not valid JSON: ${(err as Error).message}`);
     }
+    const tooDeep = nestingTooDeep(patch);
+    if (tooDeep) throw patchDecodeError(`the body is not valid JSON: ${tooDeep}`);
+    return patch;
   });
 }

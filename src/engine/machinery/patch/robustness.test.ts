@@ -10,18 +10,7 @@ import type { JsonObject } from './json.js';
 import { applyMergePatch } from './mergePatch.js';
 import { patchSchemaFor } from './patchSchemas.js';
 import { applyStrategicMergePatch } from './strategic.js';
-
-/** mulberry32: a small seeded generator, so a failure is reproducible from the printed seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../../../../test/helpers/seeded-random.js';
 
 const KEYS = [
   'metadata', 'finalizers', 'ownerReferences', 'labels', 'spec', 'ports', 'secrets', 'data', 'uid', 'name', 'port', 'type',

@@ -7,24 +7,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeKubeProtobuf, ProtobufDecodeError } from './index.js';
 import { envelope, MAGIC } from './test-support.js';
+import { rng } from '../../../../test/helpers/seeded-random.js';
 
 const dir = join(import.meta.dirname, 'testdata');
 const fixtures = readdirSync(dir)
   .filter((f) => f.endsWith('.pb'))
   .sort()
   .map((f) => readFileSync(join(dir, f)));
-
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs one body; returns 'ok' or the error reason, and fails the test on any foreign error. */
 function attempt(body: Buffer): string {
