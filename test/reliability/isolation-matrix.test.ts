@@ -34,6 +34,10 @@ const markers = {
   a: ['cm-amethyst-a7', 'value-amethyst-9f1', 'secret-garnet-a3', 'pw-garnet-5e2', Buffer.from('pw-garnet-5e2').toString('base64'), PRIVATE_GROUP, 'Zirconite', 'zirconites', 'cr-zircon-a1', 'payload-zircon-77'],
   aBound: ['gizmo-beryl-a4', 'payload-beryl-31'],
   b: ['cm-topaz-b2', 'value-topaz-4c8', 'secret-onyx-b6', 'pw-onyx-0d9', Buffer.from('pw-onyx-0d9').toString('base64')],
+  /** Written while the live watches run. */
+  aLate: ['cm-opal-late-a8', 'value-opal-late-3b', 'cr-zircon-late-a2'],
+  aBoundLate: ['gizmo-beryl-late-a9'],
+  bLate: ['cm-coral-late-b9', 'value-coral-late-5d'],
   /** In root:tenant-a:inner, which none of the four may enter. */
   inner: ['cm-jade-i5', 'value-jade-62e'],
 };
@@ -52,7 +56,7 @@ function tokenOf(p: Principal): string {
 }
 
 /** Every marker, cluster names included. */
-const allMarkers = () => [...markers.a, ...markers.aBound, ...markers.b, ...markers.inner, fx.a, fx.b, fx.inner];
+const allMarkers = () => [...Object.values(markers).flat(), fx.a, fx.b, fx.inner];
 
 interface Row {
   principal: Principal;
@@ -64,10 +68,18 @@ interface Row {
   allowed: string[];
   /** A path to a workspace that does not exist: the answer must be the same, bar the name. */
   twin?: { path: string; real: string; fake: string };
+  /** Markers the answer must carry (a live watch that saw nothing would prove nothing). */
+  mustSee?: string[];
 }
 
 const watchQ = '?watch=1&timeoutSeconds=1';
 const watchRv0Q = '?watch=1&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1';
+/** kube 1.32's watch-list (client-go's WatchListClient): the initial state as events, then a bookmark. */
+const watchListQ = '?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1';
+/** kubectl's table rendering and the metadata-only rendering informers of controllers use. */
+const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+const PARTIAL = { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json' };
+const PARTIAL_ONE = { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json' };
 
 /** Requests into one workspace, relative to `/clusters/<x>`; `ok` is the status for someone who may read there. */
 function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok: number; headers?: Record<string, string> }[] {
@@ -83,6 +95,11 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'openapi', rel: '/openapi/v3', ok: 200 },
     { family: 'openapi', rel: '/openapi/v3/api/v1', ok: 200 },
     { family: 'read', rel: '/api/v1/configmaps', ok: 200 },
+    { family: 'read', rel: '/api/v1/configmaps', ok: 200, headers: TABLE },
+    { family: 'read', rel: '/api/v1/secrets', ok: 200, headers: PARTIAL },
+    { family: 'read', rel: `/api/v1/namespaces/${ns}/secrets/${secret}`, ok: 200, headers: PARTIAL_ONE },
+    { family: 'read', rel: `/api/v1/configmaps?limit=1`, ok: 200 },
+    { family: 'read', rel: `/api/v1/configmaps?fieldSelector=metadata.name%3D${cm}`, ok: 200 },
     { family: 'read', rel: `/api/v1/namespaces/${ns}/configmaps/${cm}`, ok: 200 },
     { family: 'read', rel: '/api/v1/secrets', ok: 200 },
     { family: 'read', rel: `/api/v1/namespaces/${ns}/secrets/${secret}`, ok: 200 },
@@ -91,6 +108,8 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'watch', rel: `/api/v1/configmaps${watchQ}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/namespaces/${ns}/secrets${watchRv0Q}`, ok: 200 },
+    { family: 'watch', rel: `/api/v1/secrets${watchListQ}`, ok: 200 },
+    { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200, headers: TABLE },
     { family: 'error', rel: `/api/v1/namespaces/${ns}/configmaps/no-such-cm`, ok: 404 },
     { family: 'error', rel: '/api/v1/namespaces/no-such-ns/secrets/x', ok: 404 },
     { family: 'error', rel: '/apis/no.such.group/v1/things', ok: 404 },
@@ -150,7 +169,7 @@ function rowsFor(p: Principal): Row[] {
   }
   rows.push({ principal: p, family: 'wildcard/discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED }, expected: 403, allowed: [] });
   rows.push({ principal: p, family: 'wildcard/openapi', path: '/clusters/*/openapi/v3', expected: 403, allowed: [] });
-  rows.push(...apiExportRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p));
+  rows.push(...apiExportRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p));
   return rows;
 }
 
@@ -212,8 +231,33 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/unclaimed', path: `${base}/${fx.a}/apis/${PRIVATE_GROUP}/v1/zirconites`, expected: isProvider ? 404 : 403, allowed: [] },
     { principal: p, family: 'apiexport/unclaimed', path: `${base}/*/api/v1/secrets${watchRv0Q}`, expected: isProvider ? 404 : 403, allowed: [] },
     { principal: p, family: 'apiexport/unbound', path: `${base}/${fx.b}/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: 403, allowed: [] },
+    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, headers: TABLE, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, headers: PARTIAL, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchListQ}`, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/bindings', path: `${base}/*/apis/apis.kcp.io/v1alpha2/apibindings`, expected: isProvider ? 200 : 403, allowed: isProvider ? [fx.a] : [] },
+    // An export the provider has no content access to, and an export path in a tenant: refused alike.
+    { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.provider}/no-such-export/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: 403, allowed: [] },
+    // tenant-a's admin holds apiexports/content there (cluster-admin), so learns only that tenant-a has no such export.
+    { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.a}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
+    { principal: p, family: 'apiexport/other', path: `/services/apiexport/root:tenant-a/${EXPORT}/clusters/*/api/v1/secrets`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
   ];
   return rows;
+}
+
+/**
+ * The bare server URL (no /clusters/): a service account's token reaches its own workspace there, a token user no
+ * workspace at all (kcp's root is for system:masters only on the bare URL).
+ */
+function bareRows(p: Principal): Row[] {
+  const own = p === 'saB' ? [...markers.b, fx.b] : [];
+  const reads = p === 'saB' ? 200 : 403;
+  return [
+    { principal: p, family: 'bare/discovery', path: '/api', expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
+    { principal: p, family: 'bare/discovery', path: '/apis', headers: { accept: AGGREGATED }, expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
+    { principal: p, family: 'bare/read', path: '/api/v1/secrets', expected: reads, allowed: own },
+    { principal: p, family: 'bare/watch', path: `/api/v1/configmaps${watchRv0Q}`, expected: reads, allowed: own },
+    { principal: p, family: 'bare/openapi', path: '/openapi/v3', expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
+  ];
 }
 
 /** The lifecycle virtual workspaces: `initialize` / `terminate` on a type, which none of them has. */
@@ -241,6 +285,14 @@ function indexAndHomeRows(p: Principal): Row[] {
     { principal: p, family: 'index/watch', path: `${index}${watchRv0Q}`, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: rootWs, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: `${rootWs}${watchRv0Q}`, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}${watchListQ}`, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: rootWs, headers: TABLE, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: rootWs, headers: PARTIAL, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}?limit=1`, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}${watchRv0Q}`, headers: TABLE, expected: 200, allowed: enters },
+    { principal: p, family: 'index/list', path: index, headers: TABLE, expected: 200, allowed: enters },
+    { principal: p, family: 'index/list', path: index, headers: PARTIAL, expected: 200, allowed: enters },
+    { principal: p, family: 'index/watch', path: `${index}${watchListQ}`, expected: 200, allowed: enters },
     // Every authenticated user may read root's Workspaces by name (kcp's system:kcp:tenancy:reader in root): the
     // object, its cluster name included, is no secret; nothing inside the workspace comes with it.
     { principal: p, family: 'root/workspaces', path: `${rootWs}/tenant-b`, expected: 200, allowed: [fx.b] },
@@ -251,6 +303,54 @@ function indexAndHomeRows(p: Principal): Row[] {
     { principal: p, family: 'home', path: '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~', expected: isUser ? 200 : 403, allowed: [] },
     { principal: p, family: 'home', path: '/clusters/user:kcp-admin/api/v1/configmaps', expected: 403, allowed: [] },
   ];
+}
+
+/**
+ * Watches held open while kcp-admin writes new markers into both tenants: each stream must carry the new objects
+ * its principal may see (so the watch was live) and nothing else.
+ */
+function liveRows(p: Principal): Row[] {
+  const q = '?watch=1&allowWatchBookmarks=true&timeoutSeconds=3';
+  const a = p === 'adminA';
+  const b = p === 'saB';
+  const vw = `/services/apiexport/${fx.provider}/${EXPORT}/clusters`;
+  const refused = 403;
+  const row = (family: string, path: string, status: number, allowed: string[], mustSee: string[]): Row => ({
+    principal: p,
+    family: `live/${family}`,
+    path,
+    expected: status,
+    allowed: status === 200 ? allowed : [],
+    mustSee: status === 200 ? mustSee : undefined,
+  });
+  const enters = a ? [fx.a] : b ? [fx.b] : [];
+  // A watch without a resourceVersion starts with the current objects (kube's semantics), so the old markers too.
+  const seesA = [...markers.a, ...markers.aLate, fx.a];
+  const seesB = [...markers.b, ...markers.bLate, fx.b];
+  const bound = [...markers.aBound, ...markers.aBoundLate, fx.a];
+  return [
+    row('direct', `/clusters/root:tenant-a/api/v1/configmaps${q}`, a ? 200 : refused, seesA, ['cm-opal-late-a8', 'value-opal-late-3b']),
+    row('by cluster name', `/clusters/${fx.a}/apis/${PRIVATE_GROUP}/v1/zirconites${q}`, a ? 200 : refused, seesA, ['cr-zircon-late-a2']),
+    row('direct', `/clusters/root:tenant-a/apis/${EXPORT_GROUP}/v1/${EXPORT}${q}`, a ? 200 : refused, bound, ['gizmo-beryl-late-a9']),
+    row('direct', `/clusters/root:tenant-b/api/v1/configmaps${q}`, b ? 200 : refused, seesB, ['cm-coral-late-b9']),
+    row('bare', `/api/v1/configmaps${q}`, b ? 200 : refused, seesB, ['value-coral-late-5d']),
+    row('wildcard', `/clusters/*/api/v1/configmaps${q}`, refused, [], []),
+    row('apiexport', `${vw}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${q}`, p === 'provider' ? 200 : refused, bound, ['gizmo-beryl-late-a9']),
+    // Configmaps are not claimed by the export: not even the provider has them.
+    row('apiexport', `${vw}/*/api/v1/configmaps${q}`, p === 'provider' ? 404 : refused, [], []),
+    row('index', `/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces${q}`, 200, enters, []),
+  ];
+}
+
+async function writeLateMarkers(): Promise<void> {
+  const a = 'root:tenant-a';
+  const b = 'root:tenant-b';
+  await Promise.all([
+    adminCreate(a, '/api/v1/namespaces/ns-a/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-opal-late-a8' }, data: { k: 'value-opal-late-3b' } }),
+    adminCreate(a, `/apis/${PRIVATE_GROUP}/v1/namespaces/ns-a/zirconites`, { apiVersion: `${PRIVATE_GROUP}/v1`, kind: 'Zirconite', metadata: { name: 'cr-zircon-late-a2' } }),
+    adminCreate(a, `/apis/${EXPORT_GROUP}/v1/namespaces/ns-a/${EXPORT}`, { apiVersion: `${EXPORT_GROUP}/v1`, kind: 'Gizmo', metadata: { name: 'gizmo-beryl-late-a9' } }),
+    adminCreate(b, '/api/v1/namespaces/ns-b/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-coral-late-b9' }, data: { k: 'value-coral-late-5d' } }),
+  ]);
 }
 
 async function ask(p: Principal, path: string, headers?: Record<string, string>): Promise<HttpAnswer> {
@@ -280,7 +380,7 @@ interface Outcome {
   distinguishable: string[];
 }
 
-async function run(rows: Row[]): Promise<Outcome> {
+async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
   const out: Outcome = { checks: 0, leaks: [], wrongStatus: [], distinguishable: [] };
   const queue = [...rows];
   const all = allMarkers();
@@ -292,6 +392,11 @@ async function run(rows: Row[]): Promise<Outcome> {
       if (answer.status !== row.expected) out.wrongStatus.push(`${where}: ${answer.status}, expected ${row.expected}: ${answer.body.slice(0, 240)}`);
       const names = leaked(answer.body, row, all);
       if (names.length > 0) out.leaks.push(`${where}: names ${names.join(', ')}: ${answer.body.slice(0, 240)}`);
+      if (row.mustSee) {
+        out.checks += 1;
+        const missing = row.mustSee.filter((m) => !answer.body.includes(m));
+        if (missing.length > 0) out.wrongStatus.push(`${where}: does not show ${missing.join(', ')}: ${answer.body.slice(0, 240)}`);
+      }
       if (row.twin) {
         out.checks += 1;
         const twin = await ask(row.principal, row.twin.path, row.headers);
@@ -302,7 +407,7 @@ async function run(rows: Row[]): Promise<Outcome> {
       }
     }
   };
-  await Promise.all(Array.from({ length: 8 }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return out;
 }
 
@@ -428,4 +533,15 @@ describe('the isolation matrix', () => {
     ];
     expect(report.join('\n')).toBe('');
   }, 240_000);
+
+  it('live watches carry the new objects their principal may see, and nothing of another tenant', async () => {
+    const rows = principals.flatMap(liveRows);
+    const streams = run(rows, rows.length);
+    await new Promise((r) => setTimeout(r, 800));
+    await writeLateMarkers();
+    const outcome = await streams;
+    console.log(`isolation matrix, live watches: ${rows.length} rows, ${outcome.checks} checks; leaks: ${outcome.leaks.length}`);
+    const report = [...outcome.leaks.map((l) => `LEAK ${l}`), ...outcome.wrongStatus.map((w) => `STATUS ${w}`)];
+    expect(report.join('\n')).toBe('');
+  }, 60_000);
 });
