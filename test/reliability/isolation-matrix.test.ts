@@ -46,7 +46,7 @@ type Principal = 'none' | 'adminA' | 'saB' | 'provider';
 const principals: Principal[] = ['none', 'adminA', 'saB', 'provider'];
 
 /** What the fixture learns: cluster names (markers too) and the service accounts' tokens. */
-const fx = { a: '', b: '', inner: '', provider: '', saBToken: '', providerToken: '' };
+const fx = { a: '', b: '', inner: '', provider: '', saBToken: '', providerToken: '', earlyRevision: '' };
 
 function tokenOf(p: Principal): string {
   if (p === 'none') return users.user1.token;
@@ -75,6 +75,9 @@ interface Row {
 const watchQ = '?watch=1&timeoutSeconds=1';
 const watchRv0Q = '?watch=1&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=1';
 /** kube 1.32's watch-list (client-go's WatchListClient): the initial state as events, then a bookmark. */
+/** A watch replaying history from the first revision, and a list at an old revision: what the store kept. */
+const watchHistoryQ = '?watch=1&resourceVersion=1&timeoutSeconds=1';
+const listExactQ = () => `?resourceVersion=${fx.earlyRevision}&resourceVersionMatch=Exact`;
 const watchListQ = '?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1';
 /** kubectl's table rendering and the metadata-only rendering informers of controllers use. */
 const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
@@ -109,6 +112,8 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/namespaces/${ns}/secrets${watchRv0Q}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/secrets${watchListQ}`, ok: 200 },
+    { family: 'watch', rel: `/api/v1/secrets${watchHistoryQ}`, ok: 200 },
+    { family: 'read', rel: `/api/v1/secrets${listExactQ()}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200, headers: TABLE },
     { family: 'error', rel: `/api/v1/namespaces/${ns}/configmaps/no-such-cm`, ok: 404 },
     { family: 'error', rel: '/api/v1/namespaces/no-such-ns/secrets/x', ok: 404 },
@@ -234,6 +239,8 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, headers: TABLE, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, headers: PARTIAL, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchListQ}`, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchHistoryQ}`, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${listExactQ()}`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/bindings', path: `${base}/*/apis/apis.kcp.io/v1alpha2/apibindings`, expected: isProvider ? 200 : 403, allowed: isProvider ? [fx.a] : [] },
     // An export the provider has no content access to, and an export path in a tenant: refused alike.
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.provider}/no-such-export/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: 403, allowed: [] },
@@ -270,8 +277,27 @@ function lifecycleRows(p: Principal): Row[] {
       }
     }
   }
+  // tenant-a's own type, whose initializer and terminator its admin is (cluster-admin there): the virtual
+  // workspaces open for them, but show only workspaces of that type, and none is of it.
+  const own = p === 'adminA';
+  for (const vw of ['initializingworkspaces', 'terminatingworkspaces']) {
+    const base = `/services/${vw}/root:tenant-a:gate-type/clusters`;
+    rows.push(
+      { principal: p, family: vw, path: `${base}/*/apis/core.kcp.io/v1alpha1/logicalclusters`, expected: own ? 200 : 403, allowed: [] },
+      { principal: p, family: vw, path: `${base}/*/apis/core.kcp.io/v1alpha1/logicalclusters${watchRv0Q}`, expected: own ? 200 : 403, allowed: [] },
+      { principal: p, family: vw, path: `${base}/*/apis/core.kcp.io/v1alpha1/logicalclusters${watchHistoryQ}`, expected: own ? 200 : 403, allowed: [] },
+      { principal: p, family: vw, path: `${base}/${fx.b}/api/v1/namespaces/ns-b/secrets/secret-onyx-b6`, expected: 403, allowed: [], twin: fakeCluster(`${base}/${fx.b}/api/v1/namespaces/ns-b/secrets/secret-onyx-b6`, fx.b) },
+      // A cluster outside the view is not there for the type's initializer, like one that does not exist.
+      { principal: p, family: vw, path: `${base}/${fx.b}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`, expected: own ? 404 : 403, allowed: [], twin: fakeCluster(`${base}/${fx.b}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`, fx.b) },
+      { principal: p, family: vw, path: `${base}/${fx.inner}/api/v1/configmaps`, expected: 403, allowed: [], twin: fakeCluster(`${base}/${fx.inner}/api/v1/configmaps`, fx.inner) },
+      { principal: p, family: vw, path: `${base}/${fx.a}/api/v1/secrets`, expected: 403, allowed: [], twin: fakeCluster(`${base}/${fx.a}/api/v1/secrets`, fx.a) },
+    );
+  }
   return rows;
 }
+
+const FAKE_CLUSTER = 'zzzzzzzzzzzzzzzz';
+const fakeCluster = (path: string, real: string) => ({ path: path.replace(real, FAKE_CLUSTER), real, fake: FAKE_CLUSTER });
 
 /** The workspace index (everyone gets their own list) and the home workspace `~`. */
 function indexAndHomeRows(p: Principal): Row[] {
@@ -293,6 +319,10 @@ function indexAndHomeRows(p: Principal): Row[] {
     { principal: p, family: 'index/list', path: index, headers: TABLE, expected: 200, allowed: enters },
     { principal: p, family: 'index/list', path: index, headers: PARTIAL, expected: 200, allowed: enters },
     { principal: p, family: 'index/watch', path: `${index}${watchListQ}`, expected: 200, allowed: enters },
+    { principal: p, family: 'index/watch', path: `${index}${watchHistoryQ}`, expected: 200, allowed: enters },
+    { principal: p, family: 'index/list', path: `${index}${listExactQ()}`, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}${watchHistoryQ}`, expected: 200, allowed: enters },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}${listExactQ()}`, expected: 200, allowed: enters },
     // Every authenticated user may read root's Workspaces by name (kcp's system:kcp:tenancy:reader in root): the
     // object, its cluster name included, is no secret; nothing inside the workspace comes with it.
     { principal: p, family: 'root/workspaces', path: `${rootWs}/tenant-b`, expected: 200, allowed: [fx.b] },
@@ -501,6 +531,12 @@ beforeAll(async () => {
   // tenant-b: its service account is cluster-admin there; its markers.
   // tenant-a:inner: a child none of the four may enter, with a marker of its own.
   fx.inner = await readyWorkspace('inner', a);
+  await adminCreate(a, '/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
+    apiVersion: 'tenancy.kcp.io/v1alpha1',
+    kind: 'WorkspaceType',
+    metadata: { name: 'gate-type' },
+    spec: { initializer: true, terminator: true, extend: { with: [{ name: 'universal', path: 'root' }] } },
+  });
   await adminCreate(`${a}:inner`, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-jade-i5' }, data: { k: 'value-jade-62e' } });
 
   fx.saBToken = await serviceAccountToken(b, 'robot-b');
@@ -510,6 +546,7 @@ beforeAll(async () => {
     adminCreate(b, '/api/v1/namespaces/ns-b/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'secret-onyx-b6' }, stringData: { password: 'pw-onyx-0d9' } }),
   ]);
 
+  fx.earlyRevision = (await admin('/clusters/root:tenant-b/api/v1/namespaces/ns-b/configmaps/cm-topaz-b2')).json().metadata.resourceVersion;
   // Everyone's RBAC and the provider's virtual workspace are live before the walk.
   await eventually('user-2 reads tenant-a', async () => ((await ask('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
   await eventually('robot-b reads tenant-b', async () => ((await ask('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
