@@ -85,11 +85,13 @@ const PARTIAL = { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=
 const PARTIAL_ONE = { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json' };
 
 /** Requests into one workspace, relative to `/clusters/<x>`; `ok` is the status for someone who may read there. */
-function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok: number; headers?: Record<string, string> }[] {
+function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok: number; headers?: Record<string, string>; shows?: string[] }[] {
   const ns = tenant === 'a' ? 'ns-a' : 'ns-b';
   const cm = tenant === 'a' ? 'cm-amethyst-a7' : 'cm-topaz-b2';
   const secret = tenant === 'a' ? 'secret-garnet-a3' : 'secret-onyx-b6';
-  const rows = [
+  const value = tenant === 'a' ? 'value-amethyst-9f1' : 'value-topaz-4c8';
+  const password = Buffer.from(tenant === 'a' ? 'pw-garnet-5e2' : 'pw-onyx-0d9').toString('base64');
+  const rows: { family: string; rel: string; ok: number; headers?: Record<string, string>; shows?: string[] }[] = [
     { family: 'discovery', rel: '/api', ok: 200 },
     { family: 'discovery', rel: '/apis', ok: 200 },
     { family: 'discovery', rel: '/apis', ok: 200, headers: { accept: AGGREGATED } },
@@ -102,16 +104,17 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'read', rel: '/api/v1/secrets', ok: 200, headers: PARTIAL },
     { family: 'read', rel: `/api/v1/namespaces/${ns}/secrets/${secret}`, ok: 200, headers: PARTIAL_ONE },
     { family: 'read', rel: `/api/v1/configmaps?limit=1`, ok: 200 },
+    { family: 'read', rel: `/api/v1/secrets?limit=1`, ok: 200 },
     { family: 'read', rel: `/api/v1/configmaps?fieldSelector=metadata.name%3D${cm}`, ok: 200 },
-    { family: 'read', rel: `/api/v1/namespaces/${ns}/configmaps/${cm}`, ok: 200 },
+    { family: 'read', rel: `/api/v1/namespaces/${ns}/configmaps/${cm}`, ok: 200, shows: [value] },
     { family: 'read', rel: '/api/v1/secrets', ok: 200 },
-    { family: 'read', rel: `/api/v1/namespaces/${ns}/secrets/${secret}`, ok: 200 },
+    { family: 'read', rel: `/api/v1/namespaces/${ns}/secrets/${secret}`, ok: 200, shows: [password] },
     { family: 'read', rel: '/api/v1/namespaces', ok: 200 },
     { family: 'read', rel: '/apis/core.kcp.io/v1alpha1/logicalclusters/cluster', ok: 200 },
     { family: 'watch', rel: `/api/v1/configmaps${watchQ}`, ok: 200 },
-    { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200 },
+    { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200, shows: [cm, value] },
     { family: 'watch', rel: `/api/v1/namespaces/${ns}/secrets${watchRv0Q}`, ok: 200 },
-    { family: 'watch', rel: `/api/v1/secrets${watchListQ}`, ok: 200 },
+    { family: 'watch', rel: `/api/v1/secrets${watchListQ}`, ok: 200, shows: [secret, password] },
     { family: 'watch', rel: `/api/v1/secrets${watchHistoryQ}`, ok: 200 },
     { family: 'read', rel: `/api/v1/secrets${listExactQ()}`, ok: 200 },
     { family: 'watch', rel: `/api/v1/configmaps${watchRv0Q}`, ok: 200, headers: TABLE },
@@ -119,6 +122,18 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'error', rel: '/api/v1/namespaces/no-such-ns/secrets/x', ok: 404 },
     { family: 'error', rel: '/apis/no.such.group/v1/things', ok: 404 },
   ];
+  if (tenant === 'b') {
+    // tenant-a's CRD and bound API, asked for in tenant-b: caches keyed by group/version must not answer with them.
+    rows.push(
+      { family: 'discovery', rel: `/apis/${PRIVATE_GROUP}/v1`, ok: 404 },
+      { family: 'discovery', rel: `/apis/${PRIVATE_GROUP}`, ok: 404 },
+      { family: 'discovery', rel: `/apis/${EXPORT_GROUP}/v1`, ok: 404 },
+      { family: 'openapi', rel: `/openapi/v3/apis/${PRIVATE_GROUP}/v1`, ok: 404 },
+      { family: 'openapi', rel: `/openapi/v3/apis/${EXPORT_GROUP}/v1`, ok: 404 },
+      { family: 'read', rel: `/apis/${PRIVATE_GROUP}/v1/zirconites`, ok: 404 },
+      { family: 'watch', rel: `/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchRv0Q}`, ok: 404 },
+    );
+  }
   if (tenant === 'a') {
     rows.push(
       { family: 'discovery', rel: `/apis/${PRIVATE_GROUP}/v1`, ok: 200 },
@@ -162,6 +177,7 @@ function rowsFor(p: Principal): Row[] {
           expected: access ? r.ok : 403,
           allowed: access ?? [],
           twin: access || !t.fake ? undefined : { path: `/clusters/${t.fake}${r.rel}`, real: t.x, fake: t.fake },
+          mustSee: access ? r.shows : undefined,
         });
       }
     }
@@ -222,7 +238,7 @@ function apiExportRows(p: Principal): Row[] {
   const isProvider = p === 'provider';
   const bound = isProvider ? [...markers.aBound, fx.a] : [];
   const rows: Row[] = [
-    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: isProvider ? 200 : 403, allowed: bound, mustSee: isProvider ? markers.aBound : undefined },
     { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchRv0Q}`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/get', path: `${base}/${fx.a}/apis/${EXPORT_GROUP}/v1/namespaces/ns-a/${EXPORT}/gizmo-beryl-a4`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/discovery', path: `${base}/*/apis`, headers: { accept: AGGREGATED }, expected: isProvider ? 200 : 403, allowed: [] },
@@ -241,6 +257,7 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchListQ}`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchHistoryQ}`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${listExactQ()}`, expected: isProvider ? 200 : 403, allowed: bound },
+    { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}?limit=1`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/bindings', path: `${base}/*/apis/apis.kcp.io/v1alpha2/apibindings`, expected: isProvider ? 200 : 403, allowed: isProvider ? [fx.a] : [] },
     // An export the provider has no content access to, and an export path in a tenant: refused alike.
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.provider}/no-such-export/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: 403, allowed: [] },
@@ -307,7 +324,7 @@ function indexAndHomeRows(p: Principal): Row[] {
   const enters = p === 'adminA' ? [fx.a] : p === 'saB' ? [fx.b] : [];
   const rootWs = '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces';
   return [
-    { principal: p, family: 'index/list', path: index, expected: 200, allowed: enters },
+    { principal: p, family: 'index/list', path: index, expected: 200, allowed: enters, mustSee: enters },
     { principal: p, family: 'index/watch', path: `${index}${watchRv0Q}`, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: rootWs, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: `${rootWs}${watchRv0Q}`, expected: 200, allowed: enters },
@@ -321,6 +338,7 @@ function indexAndHomeRows(p: Principal): Row[] {
     { principal: p, family: 'index/watch', path: `${index}${watchListQ}`, expected: 200, allowed: enters },
     { principal: p, family: 'index/watch', path: `${index}${watchHistoryQ}`, expected: 200, allowed: enters },
     { principal: p, family: 'index/list', path: `${index}${listExactQ()}`, expected: 200, allowed: enters },
+    { principal: p, family: 'index/list', path: `${index}?limit=1`, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: `${rootWs}${watchHistoryQ}`, expected: 200, allowed: enters },
     { principal: p, family: 'root/workspaces', path: `${rootWs}${listExactQ()}`, expected: 200, allowed: enters },
     // Every authenticated user may read root's Workspaces by name (kcp's system:kcp:tenancy:reader in root): the
@@ -397,10 +415,17 @@ function named(path: string, headers?: Record<string, string>): string {
   return `${path}\n${decoded}\n${JSON.stringify(headers ?? {})}`;
 }
 
+/** The body with its continue tokens decoded: a token is opaque to the client but carries a storage key. */
+function readable(body: string): string {
+  const tokens = [...body.matchAll(/"continue":"([^"]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64url').toString('utf8'));
+  return [body, ...tokens].join('\n');
+}
+
 /** Markers in `body` the row does not allow and the request did not name. */
-export function leaked(body: string, row: Pick<Row, 'allowed' | 'path' | 'headers'>, all: string[]): string[] {
+function leaked(body: string, row: Pick<Row, 'allowed' | 'path' | 'headers'>, all: string[]): string[] {
   const sent = named(row.path, row.headers);
-  return all.filter((m) => m && !row.allowed.includes(m) && !sent.includes(m) && body.includes(m));
+  const text = readable(body);
+  return all.filter((m) => m && !row.allowed.includes(m) && !sent.includes(m) && text.includes(m));
 }
 
 interface Outcome {
@@ -560,6 +585,9 @@ describe('the isolation matrix', () => {
     const rows = principals.flatMap(rowsFor);
     const outcome = await run(rows);
     const families = new Set(rows.map((r) => r.family.split('/')[0]));
+    const perFamily = new Map<string, number>();
+    for (const r of rows) perFamily.set(r.family.split('/')[0]!, (perFamily.get(r.family.split('/')[0]!) ?? 0) + 1);
+    console.log(`rows per family: ${[...perFamily].map(([f, n]) => `${f} ${n}`).join(', ')}`);
     console.log(
       `isolation matrix: ${rows.length} rows (${principals.length} principals × ${families.size} endpoint families), ${outcome.checks} checks; leaks: ${outcome.leaks.length}; wrong status: ${outcome.wrongStatus.length}; distinguishable from missing: ${outcome.distinguishable.length}`,
     );
