@@ -190,7 +190,7 @@ function rowsFor(p: Principal): Row[] {
   }
   rows.push({ principal: p, family: 'wildcard/discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED }, expected: 403, allowed: [] });
   rows.push({ principal: p, family: 'wildcard/openapi', path: '/clusters/*/openapi/v3', expected: 403, allowed: [] });
-  rows.push(...apiExportRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p));
+  rows.push(...apiExportRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p), ...impersonationRows(p));
   return rows;
 }
 
@@ -282,6 +282,32 @@ function bareRows(p: Principal): Row[] {
     { principal: p, family: 'bare/watch', path: `/api/v1/configmaps${watchRv0Q}`, expected: reads, allowed: own },
     { principal: p, family: 'bare/openapi', path: '/openapi/v3', expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
   ];
+}
+
+/**
+ * Asking to be the shard admin: kcp's impersonation gatekeeper refuses a privileged group (system:masters,
+ * system:kcp:admin, …) to anyone not already in it, wherever the request goes, even where the requester may
+ * impersonate by RBAC (tenant-a's admin in tenant-a, every user in their home).
+ */
+function impersonationRows(p: Principal): Row[] {
+  const asMasters = { 'impersonate-user': 'kcp-admin', 'impersonate-group': 'system:masters' };
+  const asKcpAdmin = { 'impersonate-user': 'kcp-admin', 'impersonate-group': 'system:kcp:admin' };
+  const paths = [
+    '/clusters/root:tenant-a/api/v1/secrets',
+    `/clusters/${fx.a}/api/v1/namespaces/ns-a/secrets/secret-garnet-a3`,
+    '/clusters/root:tenant-b/api/v1/secrets',
+    `/clusters/*/api/v1/secrets`,
+    `/clusters/*/api/v1/configmaps${watchRv0Q}`,
+    '/api/v1/secrets',
+    '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
+    `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`,
+    '/services/initializingworkspaces/root:tenant-a:gate-type/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters',
+    `/clusters/user:${users.user2.name}/api/v1/secrets`,
+  ];
+  return paths.flatMap((path) => [
+    { principal: p, family: 'impersonation', path, headers: asMasters, expected: 403, allowed: [] },
+    { principal: p, family: 'impersonation', path, headers: asKcpAdmin, expected: 403, allowed: [] },
+  ]);
 }
 
 /** The lifecycle virtual workspaces: `initialize` / `terminate` on a type, which none of them has. */
@@ -598,6 +624,19 @@ describe('the isolation matrix', () => {
     ];
     expect(report.join('\n')).toBe('');
   }, 240_000);
+
+  it('a workspace admin cannot become the shard admin with kubectl --as-group system:masters (kcp’s gatekeeper)', async () => {
+    const asAdminA = e2e.asUser(users.user2.token, 'root:tenant-a');
+    // Discovery is refused first, so kubectl get says only "Forbidden"; --raw shows the server's message.
+    const escalated = await asAdminA(['get', 'secrets', '-A', '--as', 'kcp-admin', '--as-group', 'system:masters'], { reject: false });
+    expect(escalated.exitCode).not.toBe(0);
+    expect(escalated.stdout).not.toContain('secret-garnet-a3');
+    const raw = await asAdminA(['get', '--raw', '/api/v1/secrets', '--as', 'kcp-admin', '--as-group', 'system:masters'], { reject: false });
+    expect(raw.stderr).toContain('Error from server (Forbidden): forbidden: impersonation is not allowed for the requestor');
+    // Impersonating an ordinary identity stays the workspace's RBAC question, not the gatekeeper's.
+    const ordinary = await asAdminA(['get', '--raw', '/api/v1/namespaces/ns-a/secrets', '--as', 'someone-else', '--as-group', 'team-x'], { reject: false });
+    expect(ordinary.stderr).not.toContain('impersonation is not allowed');
+  });
 
   it('live watches carry the new objects their principal may see, and nothing of another tenant', async () => {
     const rows = principals.flatMap(liveRows);
