@@ -367,7 +367,7 @@ function edgeProbes(): Probe[] {
     { label: 'dot-dot segment in the cluster', path: `/clusters/root:${org}:..:${vaultName}/api`, expect: () => 400 },
     { label: 'bad cluster name', path: '/clusters/Hush_Vault/api', expect: () => 400 },
     { label: 'encoded slash', path: `/clusters/${vaultPath}/api/v1/namespaces/nightshade%2fconfigmaps`, expect: () => 400 },
-    // Refused as sent (never resolved into the vault's path, which once deleted whole namespaces: docs/reliability.md).
+    // A `..` segment is refused as it is sent (test/e2e/bad-input.test.ts), before any workspace is looked at.
     { label: 'dot-dot out of another workspace', path: `/clusters/root:${org}:sibling/../${vaultPath}/api/v1/configmaps`, expect: () => 400 },
     // The shared root: what any authenticated user sees there is filtered to what they may enter.
     { label: 'root workspaces', path: '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', expect: () => 200 },

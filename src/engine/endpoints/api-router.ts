@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
+  checkImpersonationPrivilege,
   forbiddenError,
   impersonate,
   impersonationHeaders,
@@ -110,6 +111,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const info = parseRequestInfo(request.method, virtual.remainder, query);
     svc.metrics?.noteRequest(request, info);
     const user = await authenticate(svc, request, url.pathname);
+    gateImpersonation(request, user);
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
     const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
@@ -121,6 +123,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
+  gateImpersonation(request, authenticated);
   const home = info.cluster.path === '' ? homeClusterOf(authenticated) : undefined;
   // kcp's in-cluster rewrite: clients configured from inside a workspace (a service-account token, no
   // /clusters/ prefix) reach the cluster their token belongs to.
@@ -179,6 +182,12 @@ function authorizeRequest(svc: RouterServices, request: FastifyRequest, info: Re
     const entered = cluster !== undefined && svc.authorizer.subjectInside(cluster, authenticated) !== undefined;
     throw (entered ? undefined : svc.clusters.concealed?.(info.cluster, authenticated, info)) ?? err;
   }
+}
+
+/** kcp's gatekeeper: asking to be in a privileged group one is not in is refused wherever the request goes. */
+function gateImpersonation(request: FastifyRequest, user: UserInfo): void {
+  const asked = impersonationHeaders(request.raw.rawHeaders);
+  if (asked) checkImpersonationPrivilege(user.groups, asked);
 }
 
 /** A list or watch of Workspaces in one workspace (what `kubectl get workspaces` sends). */
