@@ -3,7 +3,7 @@
 // on a cold start, bundled and minified a fraction of it, which is what lets the browser open within its 300 ms.
 // React's production build is chosen at bundle time. react-devtools-core (Ink loads it only with DEV=true, and it
 // is not installed) is replaced by an empty stand-in.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist/tui-bundle', { recursive: true, force: true });
@@ -22,6 +22,22 @@ await build({
   // CommonJS dependencies (react, react-reconciler) call require(); ESM output needs one made for it.
   banner: { js: "import { createRequire as __kcptRequire } from 'node:module'; const require = __kcptRequire(import.meta.url);" },
   plugins: [
+    {
+      // yoga's Emscripten loader reads its own inline WASM (a data: URI) with fetch() whenever fetch exists, and on
+      // Node the first fetch() loads undici: ~100 ms of CPU before the first frame, for a string already in memory.
+      // Told fetch is missing, it decodes the base64 synchronously (its own fallback, the same bytes).
+      name: 'yoga-without-fetch',
+      setup(b) {
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, ({ path }) => {
+          const source = readFileSync(path, 'utf8');
+          const fetchTest = '"function"!=typeof fetch';
+          const uses = source.split(fetchTest).length - 1;
+          // Another yoga build: fail loudly rather than ship a loader that still fetches.
+          if (uses !== 2) throw new Error(`${path}: expected 2 fetch tests in yoga's loader, found ${uses}`);
+          return { contents: source.replaceAll(fetchTest, 'true'), loader: 'js' };
+        });
+      },
+    },
     {
       name: 'no-react-devtools',
       setup(b) {
