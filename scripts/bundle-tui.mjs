@@ -80,6 +80,17 @@ await build({
       ["await import('./devtools.js');", 'void 0;'],
       ['await loadPackageJson()', '{ name: undefined, version: undefined }'],
     ]),
+    // The string-width of Ink and of cli-truncate builds /^\p{RGI_Emoji}$/v as it loads (~30 ms: the set of every
+    // emoji sequence) and tests each non-ASCII character against it. Every RGI emoji contains an Extended_Pictographic
+    // character, a skin-tone modifier, a regional indicator (flags) or U+20E3 (keycaps), so characters with none of
+    // these (the browser's arrows and box drawing) skip it, and it is built the first time an emoji shows up.
+    patchModule('string-width-emoji-on-demand', /(ink|cli-truncate)[\\/]node_modules[\\/]string-width[\\/]index\.js$/, [
+      [
+        'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+        'let rgiEmojiRegex; const mayBeRgiEmoji = /[\\p{Extended_Pictographic}\\p{Emoji_Modifier}\\p{Regional_Indicator}\\u20E3]/u;',
+      ],
+      ['rgiEmojiRegex.test(segment)', '(mayBeRgiEmoji.test(segment) && (rgiEmojiRegex ??= /^\\p{RGI_Emoji}$/v).test(segment))'],
+    ]),
   ],
   logLevel: 'warning',
 });
