@@ -52,7 +52,9 @@ await build({
       name: 'yoga-without-top-level-await',
       setup(b) {
         b.onResolve({ filter: /^yoga-layout$/ }, () => ({ path: 'yoga-layout', namespace: 'yoga-loaded-later' }));
-        b.onResolve({ filter: /[\\/]layout-engine\.js$/ }, () => ({ path: 'layout-engine', namespace: 'yoga-loaded-later' }));
+        b.onResolve({ filter: /^\.\/layout-engine\.js$/ }, ({ importer }) =>
+          /[\\/]dist[\\/]src[\\/]tui[\\/]/.test(importer) ? { path: 'layout-engine', namespace: 'yoga-loaded-later' } : undefined,
+        );
         b.onLoad({ filter: /^yoga-layout$/, namespace: 'yoga-loaded-later' }, () => ({
           resolveDir: process.cwd(),
           contents: [
