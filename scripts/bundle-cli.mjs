@@ -35,7 +35,7 @@ await build({
   external: ['ora', '@inquirer/prompts'],
   plugins: [
     {
-      // src/cli/ws/browse.ts imports dist/tui-bundle/index.js by its absolute path; this keeps src/tui out of the
+      // src/cli/ws/browse.ts loads dist/tui-bundle/index.cjs by its absolute path; this keeps src/tui out of the
       // bundle should anything name it directly.
       name: 'tui-stays-outside',
       setup(b) {

@@ -1,34 +1,98 @@
-// Bundles the TUI (dist/src/tui: our components, Ink, React, yoga) into one ESM file, dist/tui-bundle/index.js, that
-// `kcpt tui` loads through the CLI's fast path. Ink is ~150 small modules: loaded one by one they cost ~0.8 s of CPU
-// on a cold start, bundled and minified a fraction of it, which is what lets the browser open within its 300 ms.
-// React's production build is chosen at bundle time. react-devtools-core (Ink loads it only with DEV=true, and it
-// is not installed) is replaced by an empty stand-in.
-import { rmSync } from 'node:fs';
+// Bundles the TUI (dist/src/tui: our components, Ink, React, yoga) into one CommonJS file, dist/tui-bundle/index.cjs,
+// that `kcpt tui` loads with a V8 code cache (src/cli/code-cache.ts, as bin/run.js loads the CLI's bundle). Ink is ~150
+// small modules: loaded one by one they cost ~0.8 s of CPU on a cold start; bundled, minified and with the bytecode of
+// an earlier run, a fraction of it, which is what lets the browser open within its 300 ms. CommonJS because a code
+// cache needs a script compiled through node:vm, and Node 20 runs ES modules that way only behind a flag.
+// React's production build is chosen at bundle time.
+import { readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist/tui-bundle', { recursive: true, force: true });
 
+/**
+ * A plugin that loads the module whose path matches `filter` with each [text, replacement] applied, failing the build
+ * unless every text occurs exactly `times` times: another version of the package fails loudly instead of shipping
+ * unpatched.
+ */
+function patchModule(name, filter, replacements) {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter }, ({ path }) => {
+        let source = readFileSync(path, 'utf8');
+        for (const [text, replacement, times = 1] of replacements) {
+          const found = source.split(text).length - 1;
+          if (found !== times) throw new Error(`${name}: expected ${times} × ${JSON.stringify(text)} in ${path}, found ${found}`);
+          source = source.replaceAll(text, replacement);
+        }
+        return { contents: source, loader: 'js' };
+      });
+    },
+  };
+}
+
 await build({
   entryPoints: ['dist/src/tui/index.js'],
-  outfile: 'dist/tui-bundle/index.js',
+  outfile: 'dist/tui-bundle/index.cjs',
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   minify: true,
   keepNames: true,
   sourcemap: 'linked',
-  define: { 'process.env.NODE_ENV': '"production"' },
-  // CommonJS dependencies (react, react-reconciler) call require(); ESM output needs one made for it.
-  banner: { js: "import { createRequire as __kcptRequire } from 'node:module'; const require = __kcptRequire(import.meta.url);" },
+  // yoga's Emscripten loader names its own URL (unused: its WASM is inline); CommonJS has no import.meta.
+  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': 'undefined' },
   plugins: [
     {
-      name: 'no-react-devtools',
+      // yoga-layout's entry loads its WASM with a top-level await, which CommonJS cannot express. Ink gets a yoga
+      // object filled in once the WASM is instantiated (Ink reaches into it only when it lays out, never while its
+      // modules load), and src/tui/layout-engine.ts, which the browser awaits before its first render, gets a
+      // version that waits for that load.
+      name: 'yoga-without-top-level-await',
       setup(b) {
-        b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'stand-in' }));
-        b.onLoad({ filter: /.*/, namespace: 'stand-in' }, () => ({ contents: 'export default { initialize() {}, connectToDevTools() {} };' }));
+        b.onResolve({ filter: /^yoga-layout$/ }, () => ({ path: 'yoga-layout', namespace: 'yoga-loaded-later' }));
+        b.onResolve({ filter: /^\.\/layout-engine\.js$/ }, ({ importer }) =>
+          /[\\/]dist[\\/]src[\\/]tui[\\/]/.test(importer) ? { path: 'layout-engine', namespace: 'yoga-loaded-later' } : undefined,
+        );
+        b.onLoad({ filter: /^yoga-layout$/, namespace: 'yoga-loaded-later' }, () => ({
+          resolveDir: process.cwd(),
+          contents: [
+            "import { loadYoga } from 'yoga-layout/load';",
+            "export * from 'yoga-layout/load';",
+            'const Yoga = {};',
+            'export default Yoga;',
+            'export const yogaLoaded = loadYoga().then((loaded) => { Object.assign(Yoga, loaded); });',
+          ].join('\n'),
+        }));
+        b.onLoad({ filter: /^layout-engine$/, namespace: 'yoga-loaded-later' }, () => ({
+          resolveDir: process.cwd(),
+          contents: "import { yogaLoaded } from 'yoga-layout'; export function layoutEngineLoaded() { return yogaLoaded; }",
+        }));
       },
     },
+    // yoga's Emscripten loader reads its own inline WASM (a data: URI) with fetch() whenever fetch exists, and on
+    // Node the first fetch() loads undici: ~100 ms of CPU before the first frame, for a string already in memory.
+    // Told fetch is missing, it decodes the base64 synchronously (its own fallback, the same bytes).
+    patchModule('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [['"function"!=typeof fetch', 'true', 2]]),
+    // Ink's reconciler awaits, at the top level, React DevTools and its own package.json when DEV=true. Neither is
+    // in the bundle (react-devtools-core is not installed) and CommonJS has no top-level await, so DEV=true is a
+    // no-op here, as it was when the stand-in for the devtools did nothing.
+    patchModule('ink-without-devtools', /ink[\\/]build[\\/]reconciler\.js$/, [
+      ["await import('./devtools.js');", 'void 0;'],
+      ['await loadPackageJson()', '{ name: undefined, version: undefined }'],
+    ]),
+    // The string-width of Ink and of cli-truncate builds /^\p{RGI_Emoji}$/v as it loads (~30 ms: the set of every
+    // emoji sequence) and tests each non-ASCII character against it. Every RGI emoji contains an Extended_Pictographic
+    // character, a skin-tone modifier, a regional indicator (flags) or U+20E3 (keycaps), so characters with none of
+    // these (the browser's arrows and box drawing) skip it, and it is built the first time an emoji shows up.
+    patchModule('string-width-emoji-on-demand', /(ink|cli-truncate)[\\/]node_modules[\\/]string-width[\\/]index\.js$/, [
+      [
+        'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;',
+        'let rgiEmojiRegex; const mayBeRgiEmoji = /[\\p{Extended_Pictographic}\\p{Emoji_Modifier}\\p{Regional_Indicator}\\u20E3]/u;',
+      ],
+      ['rgiEmojiRegex.test(segment)', '(mayBeRgiEmoji.test(segment) && (rgiEmojiRegex ??= /^\\p{RGI_Emoji}$/v).test(segment))'],
+    ]),
   ],
   logLevel: 'warning',
 });

@@ -17,11 +17,19 @@ export interface BrowseOptions {
 
 export async function browseWorkspaces(opts: BrowseOptions): Promise<string | undefined> {
   const source = new WorkspaceSource(opts.client);
-  const [{ runBrowser }, top, firstLevel] = await Promise.all([
-    import('./run-browser.js'),
+  const [top, firstLevel, { runBrowser }] = await Promise.all([
     source.topNode(opts.startPath),
     // A failure here is the browser's to show (its level loop lists again and reports it).
     source.listLevel(opts.startPath).catch(() => undefined),
+    // Ink's modules take tens of milliseconds to initialise, all synchronous, and the requests above reach their
+    // sockets only after a few promise hops (the transport loads on first use): they go first, and the server
+    // answers them while Ink loads.
+    nextTurn().then(() => import('./run-browser.js')),
   ]);
   return runBrowser({ source, top, firstLevel, serverUrl: opts.serverUrl });
+}
+
+/** Resolves after the promise jobs queued so far (and the ones they queue) have run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -4,6 +4,7 @@ import { createElement } from 'react';
 import type { Workspace } from '../cli/ws/workspace-api.js';
 import { WorkspaceBrowser } from './components/WorkspaceBrowser.js';
 import type { Listed, WorkspaceSource } from './data/workspace-source.js';
+import { layoutEngineLoaded } from './layout-engine.js';
 import type { WorkspaceNode } from './model/tree.js';
 
 const enterAlternateScreen = '\u001B[?1049h\u001B[H';
@@ -16,6 +17,7 @@ export async function runBrowser(opts: {
   serverUrl: string;
 }): Promise<string | undefined> {
   let chosen: string | undefined;
+  await layoutEngineLoaded();
   process.stdout.write(enterAlternateScreen);
   try {
     const app = render(

@@ -26,13 +26,14 @@ describe('TUI import boundary', () => {
     expect(offenders.map(rel)).toEqual([]);
   });
 
-  it('src/tui is loaded only by the launcher, only at run time (its bundle through the lent import())', () => {
+  it('src/tui is loaded only by the launcher, only at run time (its CommonJS bundle with a code cache, else its sources through the lent import())', () => {
     const importers = outsideTui.filter((f) => /tui\//.test(readFileSync(f, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
     expect(importers.map(rel)).toEqual([rel(launcher)]);
     const text = readFileSync(launcher, 'utf8');
     // Types only (erased at compile time), then the module itself by path when a browser opens.
     expect(text).toMatch(/typeof import\(['"]\.\.\/\.\.\/tui\/index\.js['"]\)/);
     expect(text).toMatch(/importExternal<Tui>\(/);
+    expect(text).toMatch(/requireWithCodeCache\(bundled/);
     expect(text).toContain("'tui-bundle'");
     expect(text).not.toMatch(/from ['"][^'"]*tui\//);
   });

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { requireWithCodeCache } from '../code-cache.js';
 import { importExternal } from '../common/external-import.js';
 import { canPrompt, type Io } from '../common/io.js';
 import { kcptPackageRoot } from '../server/package-root.js';
@@ -34,13 +35,15 @@ export async function browseOrPrintTree(session: Session, io: Io): Promise<void>
 type Tui = typeof import('../../tui/index.js');
 
 /**
- * The TUI's own bundle (scripts/bundle-tui.mjs: Ink loaded as one file), or its sources when running under tsx. By
- * absolute path through the lent import(): this code may run from the code-cached CLI bundle, where a plain import()
- * has no loader.
+ * The TUI's own bundle (scripts/bundle-tui.mjs: Ink, React and yoga as one CommonJS file) compiled with the V8 code
+ * cache an earlier opening left (code-cache.ts: the bundle's bytecode, and that of every function it ran), or its
+ * sources when running under tsx, by absolute path through the lent import(): this code may run from the code-cached
+ * CLI bundle, where a plain import() has no loader.
  */
-function loadTui(): Promise<Tui> {
+async function loadTui(): Promise<Tui> {
   const root = kcptPackageRoot();
-  const bundled = join(root, 'dist', 'tui-bundle', 'index.js');
-  const file = existsSync(bundled) ? bundled : join(root, 'src', 'tui', 'index.ts');
-  return importExternal<Tui>(pathToFileURL(file).href);
+  const bundled = join(root, 'dist', 'tui-bundle', 'index.cjs');
+  // One cache whichever command opened the browser: they all run the same code.
+  if (existsSync(bundled)) return requireWithCodeCache(bundled, ['tui']) as Tui;
+  return importExternal<Tui>(pathToFileURL(join(root, 'src', 'tui', 'index.ts')).href);
 }
