@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ensureServingCertificates } from './auth/certificates.js';
-import { writeAdminKubeconfig } from './auth/kubeconfig.js';
+import { writeAdminKubeconfig, type AdminKubeconfigDocument } from './auth/kubeconfig.js';
 import { acquireRootLock, prepareRootDirectory } from './auth/root-directory.js';
 import { parseTokenAuthFile } from './auth/token-file.js';
 import {
@@ -108,6 +108,8 @@ export interface RunningServer {
   port: number;
   rootDirectory: string;
   kubeconfigPath: string;
+  /** What `kubeconfigPath` holds (kcp-admin's and shard-admin's tokens, the CA), for callers in this process. */
+  adminKubeconfig: AdminKubeconfigDocument;
   close(): Promise<void>;
 }
 
@@ -395,7 +397,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);
-    await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: externalUrl, caCertPem: certs.caCertPem, tokens, batteries });
+    const adminKubeconfig = await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: externalUrl, caCertPem: certs.caCertPem, tokens, batteries });
     ready = true;
 
     let closing: Promise<void> | undefined;
@@ -404,6 +406,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       port,
       rootDirectory: root,
       kubeconfigPath,
+      adminKubeconfig,
       close() {
         closing ??= runCleanups(cleanups);
         return closing;

@@ -20,24 +20,46 @@ export interface AdminKubeconfigOptions {
 }
 
 // Field order matters for the output: clientcmd emits keys alphabetically (`cluster` before `name`).
-interface NamedCluster {
+export interface NamedCluster {
   cluster: { 'certificate-authority-data': string; server: string };
   name: string;
 }
-interface NamedContext {
+export interface NamedContext {
   context: { cluster: string; user: string };
   name: string;
 }
-interface NamedUser {
+export interface NamedUser {
   name: string;
   user: { token: string };
 }
 
-export async function writeAdminKubeconfig(options: AdminKubeconfigOptions): Promise<void> {
-  await writeFileAtomic(options.path, renderAdminKubeconfig(options), 0o600);
+/** Writes the file; returns what it holds, so a caller in the same process need not read the YAML back. */
+export async function writeAdminKubeconfig(options: AdminKubeconfigOptions): Promise<AdminKubeconfigDocument> {
+  const doc = adminKubeconfigDocument(options);
+  await writeFileAtomic(options.path, renderKubeconfigText(doc), 0o600);
+  return doc;
 }
 
 export function renderAdminKubeconfig(options: Omit<AdminKubeconfigOptions, 'path'>): string {
+  return renderKubeconfigText(adminKubeconfigDocument(options));
+}
+
+function renderKubeconfigText(doc: AdminKubeconfigDocument): string {
+  // lineWidth 0: never fold the long base64 CA line; indentSeq false: `- ` at the parent's column, like clientcmd.
+  return stringify(doc, { lineWidth: 0, indentSeq: false });
+}
+
+export interface AdminKubeconfigDocument {
+  apiVersion: 'v1';
+  clusters: NamedCluster[];
+  contexts: NamedContext[];
+  'current-context': string;
+  kind: 'Config';
+  preferences: Record<string, never>;
+  users: NamedUser[];
+}
+
+function adminKubeconfigDocument(options: Omit<AdminKubeconfigOptions, 'path'>): AdminKubeconfigDocument {
   const base = options.baseUrl.replace(/\/+$/, '');
   const caData = Buffer.from(options.caCertPem, 'utf8').toString('base64');
   const batteries = options.batteries === undefined ? undefined : new Set(options.batteries);
@@ -73,7 +95,7 @@ export function renderAdminKubeconfig(options: Omit<AdminKubeconfigOptions, 'pat
   }
 
   const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const doc = {
+  return {
     apiVersion: 'v1',
     clusters: clusters.sort(byName),
     contexts: contexts.sort(byName),
@@ -82,6 +104,4 @@ export function renderAdminKubeconfig(options: Omit<AdminKubeconfigOptions, 'pat
     preferences: {},
     users: users.sort(byName),
   };
-  // lineWidth 0: never fold the long base64 CA line; indentSeq false: `- ` at the parent's column, like clientcmd.
-  return stringify(doc, { lineWidth: 0, indentSeq: false });
 }

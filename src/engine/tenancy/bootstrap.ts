@@ -6,10 +6,11 @@
  * home workspaces of decision 1. Types are created once and never overwritten, so an admin may change them.
  */
 import { StatusError } from '../machinery/status.js';
-import type { GenericStore } from '../registry/generic-store.js';
+import type { GenericStore, WriteOptions } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import { ROOT_CLUSTER, ROOT_SHARD } from './names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from './names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
+import { workspaceTypeStatus } from './workspacetype-status.js';
 
 const root = (name: string) => ({ name, path: ROOT_CLUSTER });
 
@@ -57,35 +58,53 @@ export function builtinWorkspaceTypes(batteries: ReadonlySet<string>): Record<st
 }
 
 /** Creates `obj` in root unless it exists. Looks first: admission (a full object cap) answers before storage's 409. */
-function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObject): void {
+function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObject, opts: WriteOptions = {}): void {
   if (generic.store.get(generic.key({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj.metadata!.name!))) return;
   try {
-    generic.create({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj);
+    generic.create({ rt, cluster: ROOT_CLUSTER, namespace: '' }, obj, opts);
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 409)) throw err;
   }
 }
 
-export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: ResourceType, batteries: ReadonlySet<string>): void {
+/**
+ * The server's own objects are constants of this file (bootstrap.test.ts checks them against their types'
+ * validation): validating them again at every start meant compiling the WorkspaceType and Shard schemas with ajv,
+ * ~60 ms of start-up CPU. A schema is compiled when someone else writes that type; admission runs as usual.
+ */
+const withoutSchemaValidation = (rt: ResourceType): ResourceType => ({ ...rt, strategy: { ...rt.strategy, validate: undefined } });
+
+/**
+ * Creates the missing built-in types, with the status the workspacetype-status controller would write (so it has
+ * nothing to update, which would validate them anyway).
+ */
+export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: ResourceType, batteries: ReadonlySet<string>, virtualWorkspaceUrl: string): void {
+  const trusted = withoutSchemaValidation(workspaceTypes);
   for (const [name, spec] of Object.entries(builtinWorkspaceTypes(batteries))) {
-    createIfMissing(generic, workspaceTypes, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'WorkspaceType', metadata: { name }, spec });
+    const type = { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'WorkspaceType', metadata: { name, annotations: { [PATH_ANNOTATION]: ROOT_CLUSTER } }, spec };
+    createIfMissing(generic, trusted, { ...type, status: workspaceTypeStatus(virtualWorkspaceUrl, type) }, { withStatus: true });
   }
+}
+
+/** This server as Shard `root`, with the URLs of this start. */
+export function builtinShard(url: string): KubeObject {
+  return {
+    apiVersion: 'core.kcp.io/v1alpha1',
+    kind: 'Shard',
+    metadata: { name: ROOT_SHARD, labels: { name: ROOT_SHARD } },
+    spec: { baseURL: url, externalURL: url, virtualWorkspaceURL: url },
+  };
 }
 
 /** The running server as Shard `root` in root, with the URLs of this start. */
 export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
   const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
-  const spec = { baseURL: url, externalURL: url, virtualWorkspaceURL: url };
+  const shard = builtinShard(url);
   try {
     const current = generic.get(ctx, ROOT_SHARD);
-    generic.update(ctx, ROOT_SHARD, { ...current, spec });
+    generic.update(ctx, ROOT_SHARD, { ...current, spec: shard.spec });
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 404)) throw err;
-    createIfMissing(generic, shards, {
-      apiVersion: 'core.kcp.io/v1alpha1',
-      kind: 'Shard',
-      metadata: { name: ROOT_SHARD, labels: { name: ROOT_SHARD } },
-      spec,
-    });
+    createIfMissing(generic, withoutSchemaValidation(shards), shard);
   }
 }

@@ -74,7 +74,7 @@ export class Tenancy {
     this.paths.start();
     backfillAccessSubjects(this.store);
     this.workspaceTypes.start();
-    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries);
+    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries, deps.externalUrl());
     registerShard(deps.generic, this.shards, deps.externalUrl());
     const types: TenancyTypes = {
       workspaces: this.workspaces,

@@ -23,7 +23,7 @@ interface Condition {
   severity?: string;
 }
 
-interface WorkspaceTypeStatus {
+export interface WorkspaceTypeStatus {
   conditions?: Condition[];
   virtualWorkspaces?: { url: string }[];
 }
@@ -41,6 +41,18 @@ export interface WorkspaceTypeStatusDeps {
 export function virtualWorkspaceUrls(baseUrl: string, t: WorkspaceType): { url: string }[] {
   const name = qualifiedName(t);
   return ['initializingworkspaces', 'terminatingworkspaces'].map((vw) => ({ url: `${baseUrl}/services/${vw}/${name}` })).sort((a, b) => (a.url < b.url ? -1 : 1));
+}
+
+/** The status this controller gives `wst` (its conditions keep their transition times while they stay True). */
+export function workspaceTypeStatus(virtualWorkspaceUrl: string, wst: WorkspaceType & { status?: WorkspaceTypeStatus }): WorkspaceTypeStatus {
+  const current = wst.status ?? {};
+  const now = nowTimestamp();
+  const keep = (type: string): Condition => {
+    const had = current.conditions?.find((c) => c.type === type);
+    return had?.status === 'True' ? had : { type, status: 'True', lastTransitionTime: now };
+  };
+  // kcp sorts conditions with the Ready summary first.
+  return { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces: virtualWorkspaceUrls(virtualWorkspaceUrl, wst) };
 }
 
 export class WorkspaceTypeStatusController {
@@ -72,14 +84,7 @@ export class WorkspaceTypeStatusController {
     const wst = decodeStored(kv) as WorkspaceType & { status?: WorkspaceTypeStatus };
     if (wst.metadata?.deletionTimestamp) return;
     const current = wst.status ?? {};
-    const virtualWorkspaces = virtualWorkspaceUrls(this.deps.virtualWorkspaceUrl(), wst);
-    const now = nowTimestamp();
-    const keep = (type: string): Condition => {
-      const had = current.conditions?.find((c) => c.type === type);
-      return had?.status === 'True' ? had : { type, status: 'True', lastTransitionTime: now };
-    };
-    // kcp sorts conditions with the Ready summary first.
-    const status: WorkspaceTypeStatus = { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces };
+    const status = workspaceTypeStatus(this.deps.virtualWorkspaceUrl(), wst);
     if (JSON.stringify(status) === JSON.stringify(current)) return;
     const slash = key.indexOf('/');
     try {
