@@ -36,6 +36,11 @@ async function run(command: string, args: string[], opts: { timeoutMs?: number; 
   return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
 }
 
+/** The variables of `names` that are set in `from`. */
+function pick(from: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.flatMap((name) => (from[name] === undefined ? [] : [[name, from[name]!]])));
+}
+
 function packageVersion(dir: string): string | undefined {
   const manifest = join(dir, 'package.json');
   return existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : undefined;
@@ -57,6 +62,9 @@ beforeAll(async () => {
     // npm's cache and registry settings stay the user's (CI caches ~/.npm).
     npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? scratch, '.npm'),
     ...(process.env.npm_config_registry ? { npm_config_registry: process.env.npm_config_registry } : {}),
+    // So does the way the machine reaches the registry: a proxy, and the CA that proxy's certificates chain to
+    // (without them npm fails with SELF_SIGNED_CERT_IN_CHAIN as soon as a dependency is not in the cache).
+    ...pick(process.env, ['NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']),
   };
 
   // The build is already there (the test command builds first); prepack would rebuild dist under running suites.
