@@ -42,7 +42,12 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   // yoga's Emscripten loader names its own URL (unused: its WASM is inline); CommonJS has no import.meta.
-  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': 'undefined' },
+  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': 'undefined', 'Intl.Segmenter': 'GraphemeSegmenter' },
+  // Every Intl.Segmenter in the bundle (string-width, slice-ansi, @alcalzone/ansi-tokenize build one as they load) is
+  // src/tui/text/grapheme-segmenter.ts: the first real one loads ICU's break-iterator data (~12–18 ms of CPU) before
+  // the first frame, though the browser's own text (ASCII, arrows, box drawing) needs no ICU to be split into
+  // graphemes. It makes a real one the first time a string needs it (emoji, combining marks, CJK…).
+  inject: ['dist/src/tui/text/grapheme-segmenter.js'],
   plugins: [
     {
       // yoga-layout's entry loads its WASM with a top-level await, which CommonJS cannot express. Ink gets a yoga
