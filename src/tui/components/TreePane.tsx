@@ -43,7 +43,7 @@ export function TreePane({ rows, start, end, cursor, width, height, filter }: Tr
   );
 }
 
-interface RowCells {
+export interface RowCells {
   label: string;
   type: string;
   phase: string;
@@ -51,7 +51,7 @@ interface RowCells {
   inverse: boolean;
 }
 
-interface RowWidths {
+export interface RowWidths {
   name: number;
   type: number;
   phase: number;
@@ -68,7 +68,7 @@ function oneColumnPerCell({ label, type, phase }: RowCells): boolean {
  * A row as one line of text, its columns cut and padded here: one Ink node to lay out and draw per row instead of
  * seven, which is most of what the first frame costs. It draws exactly what BoxRow draws.
  */
-function LineRow({ cells, widths }: { cells: RowCells; widths: RowWidths }) {
+export function LineRow({ cells, widths }: { cells: RowCells; widths: RowWidths }) {
   const label = fit(cells.label, widths.name);
   const type = fit(cells.type, widths.type);
   return (
@@ -88,7 +88,7 @@ function fit(text: string, width: number): string {
 }
 
 /** A row whose text may hold wide or combining characters: Ink measures and truncates each column. */
-function BoxRow({ cells, widths }: { cells: RowCells; widths: RowWidths }) {
+export function BoxRow({ cells, widths }: { cells: RowCells; widths: RowWidths }) {
   return (
     <Box>
       <Box width={widths.name}>
