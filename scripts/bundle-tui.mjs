@@ -5,6 +5,7 @@
 // cache needs a script compiled through node:vm, and Node 20 runs ES modules that way only behind a flag.
 // React's production build is chosen at bundle time.
 import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist/tui-bundle', { recursive: true, force: true });
@@ -84,6 +85,31 @@ await build({
       ['"function"!=typeof fetch', 'true', 2],
       ['var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c', 'var d=Buffer.from(a.slice(37),"base64")'],
     ]),
+    {
+      // Every copy of string-width 8 in the bundle (Ink's, cli-truncate's) gets src/tui/text/narrow-width.ts
+      // in front: text of one-column characters (the browser's ASCII, box drawing, arrows), colour codes aside, is
+      // measured by counting, the rest by string-width as before.
+      name: 'string-width-narrow-first',
+      setup(b) {
+        b.onResolve({ filter: /^string-width$/ }, async ({ importer, resolveDir, kind, pluginData }) => {
+          if (pluginData?.original || !/[\\/]node_modules[\\/]/.test(importer)) return undefined;
+          const original = await b.resolve('string-width', { resolveDir, kind, pluginData: { original: true } });
+          if (original.errors.length > 0) return { errors: original.errors };
+          // string-width 7 counts some text-style symbols (© ® ‼ ⚠…) as emoji, two columns: those copies stay as they are.
+          const { version } = JSON.parse(readFileSync(join(dirname(original.path), 'package.json'), 'utf8'));
+          if (Number(version.split('.')[0]) < 8) return original;
+          return { path: original.path, namespace: 'string-width-narrow-first' };
+        });
+        b.onLoad({ filter: /.*/, namespace: 'string-width-narrow-first' }, ({ path }) => ({
+          resolveDir: process.cwd(),
+          contents: [
+            `import stringWidth from ${JSON.stringify(path)};`,
+            "import { withNarrowFastPath } from './dist/src/tui/text/narrow-width.js';",
+            'export default withNarrowFastPath(stringWidth);',
+          ].join('\n'),
+        }));
+      },
+    },
     // Ink's reconciler awaits, at the top level, React DevTools and its own package.json when DEV=true. Neither is
     // in the bundle (react-devtools-core is not installed) and CommonJS has no top-level await, so DEV=true is a
     // no-op here, as it was when the stand-in for the devtools did nothing.
