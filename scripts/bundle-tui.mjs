@@ -127,6 +127,20 @@ await build({
         'export function diffAnsiCodes(from, to) {\n    if (from === to || (from.length === to.length && from.every((code, i) => code.code === to[i].code && code.endCode === to[i].endCode))) return [];',
       ],
     ]),
+    // Ink's screen is a grid of cells, each with its list of styles: a new empty list for every blank cell and a copy
+    // of the current list for every character drawn (6,400+ arrays a frame, a large part of the first frame's garbage).
+    // Nothing changes a cell's list once made (Ink and ansi-tokenize only read them, and every reduction makes a new
+    // list), so cells share them: frozen, so that anything writing to one fails loudly instead of restyling other
+    // cells. Sharing also lets the diff above see equal neighbours by identity.
+    patchModule('ansi-styles-shared-by-cells', /@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]styledChars\.js$/, [
+      ['let codes = [];', 'let codes = Object.freeze([]);'],
+      ['codes = reduceAnsiCodesIncremental(codes, [token]);', 'codes = Object.freeze(reduceAnsiCodesIncremental(codes, [token]));'],
+      ['styles: [...codes],', 'styles: codes,'],
+    ]),
+    patchModule('ink-blank-cells-share-styles', /ink[\\/]build[\\/]output\.js$/, [
+      ['export default class Output {', 'const blankCellStyles = Object.freeze([]);\nexport default class Output {'],
+      ['styles: [],', 'styles: blankCellStyles,'],
+    ]),
     // The string-width of Ink and of cli-truncate builds /^\p{RGI_Emoji}$/v as it loads (~30 ms: the set of every
     // emoji sequence) and tests each non-ASCII character against it. Every RGI emoji contains an Extended_Pictographic
     // character, a skin-tone modifier, a regional indicator (flags) or U+20E3 (keycaps), so characters with none of
