@@ -5,6 +5,7 @@
 // cache needs a script compiled through node:vm, and Node 20 runs ES modules that way only behind a flag.
 // React's production build is chosen at bundle time.
 import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist/tui-bundle', { recursive: true, force: true });
@@ -42,7 +43,12 @@ await build({
   keepNames: true,
   sourcemap: 'linked',
   // yoga's Emscripten loader names its own URL (unused: its WASM is inline); CommonJS has no import.meta.
-  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': 'undefined' },
+  define: { 'process.env.NODE_ENV': '"production"', 'import.meta.url': 'undefined', 'Intl.Segmenter': 'GraphemeSegmenter' },
+  // Every Intl.Segmenter in the bundle (string-width, slice-ansi, @alcalzone/ansi-tokenize build one as they load) is
+  // src/tui/text/grapheme-segmenter.ts: the first real one loads ICU's break-iterator data (~12–18 ms of CPU) before
+  // the first frame, though the browser's own text (ASCII, arrows, box drawing) needs no ICU to be split into
+  // graphemes. It makes a real one the first time a string needs it (emoji, combining marks, CJK…).
+  inject: ['dist/src/tui/text/grapheme-segmenter.js'],
   plugins: [
     {
       // yoga-layout's entry loads its WASM with a top-level await, which CommonJS cannot express. Ink gets a yoga
@@ -73,14 +79,67 @@ await build({
     },
     // yoga's Emscripten loader reads its own inline WASM (a data: URI) with fetch() whenever fetch exists, and on
     // Node the first fetch() loads undici: ~100 ms of CPU before the first frame, for a string already in memory.
-    // Told fetch is missing, it decodes the base64 synchronously (its own fallback, the same bytes).
-    patchModule('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [['"function"!=typeof fetch', 'true', 2]]),
+    // Told fetch is missing, it decodes the base64 synchronously (its own fallback, the same bytes), and it does so
+    // with Node's native base64 decoder instead of atob() and a byte-by-byte copy of the ~90 KB (~5 ms of CPU).
+    patchModule('yoga-without-fetch', /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/, [
+      ['"function"!=typeof fetch', 'true', 2],
+      ['var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c', 'var d=Buffer.from(a.slice(37),"base64")'],
+    ]),
+    {
+      // Every copy of string-width 8 in the bundle (Ink's, cli-truncate's) gets src/tui/text/narrow-width.ts
+      // in front: text of one-column characters (the browser's ASCII, box drawing, arrows), colour codes aside, is
+      // measured by counting, the rest by string-width as before.
+      name: 'string-width-narrow-first',
+      setup(b) {
+        b.onResolve({ filter: /^string-width$/ }, async ({ importer, resolveDir, kind, pluginData }) => {
+          if (pluginData?.original || !/[\\/]node_modules[\\/]/.test(importer)) return undefined;
+          const original = await b.resolve('string-width', { resolveDir, kind, pluginData: { original: true } });
+          if (original.errors.length > 0) return { errors: original.errors };
+          // string-width 7 counts some text-style symbols (© ® ‼ ⚠…) as emoji, two columns: those copies stay as they are.
+          const { version } = JSON.parse(readFileSync(join(dirname(original.path), 'package.json'), 'utf8'));
+          if (Number(version.split('.')[0]) < 8) return original;
+          return { path: original.path, namespace: 'string-width-narrow-first' };
+        });
+        b.onLoad({ filter: /.*/, namespace: 'string-width-narrow-first' }, ({ path }) => ({
+          resolveDir: process.cwd(),
+          contents: [
+            `import stringWidth from ${JSON.stringify(path)};`,
+            "import { withNarrowFastPath } from './dist/src/tui/text/narrow-width.js';",
+            'export default withNarrowFastPath(stringWidth);',
+          ].join('\n'),
+        }));
+      },
+    },
     // Ink's reconciler awaits, at the top level, React DevTools and its own package.json when DEV=true. Neither is
     // in the bundle (react-devtools-core is not installed) and CommonJS has no top-level await, so DEV=true is a
     // no-op here, as it was when the stand-in for the devtools did nothing.
     patchModule('ink-without-devtools', /ink[\\/]build[\\/]reconciler\.js$/, [
       ["await import('./devtools.js');", 'void 0;'],
       ['await loadPackageJson()', '{ name: undefined, version: undefined }'],
+    ]),
+    // Ink turns every cell of the screen (160 × 40 = 6,400 in the benchmark) back into a string by diffing each
+    // cell's styles with the previous cell's: three Sets and four arrays per cell, most of them blank cells with no
+    // style at all, ~20 ms of CPU per frame. The diff of two equal style lists is empty (every code of `from` is kept
+    // by `to`, and `to` adds none), which is what most neighbouring cells are: answered at once.
+    patchModule('ansi-diff-of-equal-styles', /@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]diff\.js$/, [
+      [
+        'export function diffAnsiCodes(from, to) {',
+        'export function diffAnsiCodes(from, to) {\n    if (from === to || (from.length === to.length && from.every((code, i) => code.code === to[i].code && code.endCode === to[i].endCode))) return [];',
+      ],
+    ]),
+    // Ink's screen is a grid of cells, each with its list of styles: a new empty list for every blank cell and a copy
+    // of the current list for every character drawn (6,400+ arrays a frame, a large part of the first frame's garbage).
+    // Nothing changes a cell's list once made (Ink and ansi-tokenize only read them, and every reduction makes a new
+    // list), so cells share them: frozen, so that anything writing to one fails loudly instead of restyling other
+    // cells. Sharing also lets the diff above see equal neighbours by identity.
+    patchModule('ansi-styles-shared-by-cells', /@alcalzone[\\/]ansi-tokenize[\\/]build[\\/]styledChars\.js$/, [
+      ['let codes = [];', 'let codes = Object.freeze([]);'],
+      ['codes = reduceAnsiCodesIncremental(codes, [token]);', 'codes = Object.freeze(reduceAnsiCodesIncremental(codes, [token]));'],
+      ['styles: [...codes],', 'styles: codes,'],
+    ]),
+    patchModule('ink-blank-cells-share-styles', /ink[\\/]build[\\/]output\.js$/, [
+      ['export default class Output {', 'const blankCellStyles = Object.freeze([]);\nexport default class Output {'],
+      ['styles: [],', 'styles: blankCellStyles,'],
     ]),
     // The string-width of Ink and of cli-truncate builds /^\p{RGI_Emoji}$/v as it loads (~30 ms: the set of every
     // emoji sequence) and tests each non-ASCII character against it. Every RGI emoji contains an Extended_Pictographic

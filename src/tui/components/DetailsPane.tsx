@@ -82,8 +82,20 @@ export function DetailsPane({ node, workspace, details, bindings, bindingsError,
     );
   }
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="gray" width={width} height={height + 2} paddingX={1} overflow="hidden">
+    <DetailsFrame width={width} height={height}>
       {lines.slice(0, height)}
+    </DetailsFrame>
+  );
+}
+
+/**
+ * The pane's border, empty until given its lines: the browser's first frame draws it empty (the tree is what a person
+ * waits for; the details follow in the next frame, a few milliseconds later).
+ */
+export function DetailsFrame({ width, height, children }: { width: number; height: number; children?: ReactNode }) {
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="gray" width={width} height={height + 2} paddingX={1} overflow="hidden">
+      {children}
     </Box>
   );
 }

@@ -4,7 +4,7 @@
  * Every server error lands in the status line; nothing a server answers ends the app.
  */
 import { Box, Text, useInput, useStdout, type Key } from 'ink';
-import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../../cli/common/errors.js';
 import type { Workspace } from '../../cli/ws/workspace-api.js';
 import type { Listed, WorkspaceSource } from '../data/workspace-source.js';
@@ -15,7 +15,7 @@ import { collapse, cursorIndex, expand, flatten, move, moveTo, selected, setFilt
 import { eachKey, type KeySink } from '../keys.js';
 import { accent } from '../theme.js';
 import { ChoicePrompt, type Choice } from './ChoicePrompt.js';
-import { DetailsPane } from './DetailsPane.js';
+import { DetailsFrame, DetailsPane } from './DetailsPane.js';
 import { KeysLine, StatusLine, type Status } from './Footer.js';
 import { HelpPane } from './HelpPane.js';
 import { TextPrompt } from './TextPrompt.js';
@@ -61,6 +61,10 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   const [status, setStatus] = useState<Status | undefined>();
   const [generation, setGeneration] = useState(0);
   const firstRow = useRef(0);
+  // The first frame shows the tree and an empty details pane, filled from the second frame on: the tree is what
+  // opening waits for, and the details' lines are a third of what the first frame would otherwise lay out and draw.
+  const [detailsDrawn, setDetailsDrawn] = useState(false);
+  useEffect(() => setDetailsDrawn(true), []);
 
   const rows = useMemo(() => flatten(tree), [tree]);
   const at = cursorIndex(tree, rows);
@@ -256,6 +260,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
           />,
         );
       default:
+        if (!detailsDrawn) return <DetailsFrame width={rightWidth} height={paneHeight} />;
         return (
           <DetailsPane
             node={current}
