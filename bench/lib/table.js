@@ -5,7 +5,7 @@ import { fmtMs, fmtNum, fmtRate } from './util.js';
 
 export function fmtValue(row, v) {
   if (row.unit === 'ms') return v >= 10_000 ? `${fmtNum(v / 1000, 1)} s` : fmtMs(v);
-  if (row.unit === 'bytes') return Number.isFinite(v) ? (v >= 1024 ? `${fmtNum(v / 1024, 2)} KiB` : `${fmtNum(v)} B`) : 'n/a';
+  if (row.unit === 'bytes') return Number.isFinite(v) ? (v >= 2 ** 20 ? `${fmtNum(v / 2 ** 20, 1)} MiB` : v >= 1024 ? `${fmtNum(v / 1024, 2)} KiB` : `${fmtNum(v)} B`) : 'n/a';
   return fmtRate(v);
 }
 
