@@ -5,6 +5,7 @@
  * battery, which also makes `organization` root's default child type; `homeroot`, `homebucket` and `home` carry the
  * home workspaces of decision 1. Types are created once and never overwritten, so an admin may change them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -96,13 +97,18 @@ export function builtinShard(url: string): KubeObject {
   };
 }
 
-/** The running server as Shard `root` in root, with the URLs of this start. */
+/**
+ * The running server as Shard `root` in root, with the URLs of this start. A restart on the same address finds them
+ * there and writes nothing; on another address only the server's own URLs change, so, like the create, the update
+ * skips the schema pass (the rest of the object was validated when it was written).
+ */
 export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
   const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
   const shard = builtinShard(url);
   try {
     const current = generic.get(ctx, ROOT_SHARD);
-    generic.update(ctx, ROOT_SHARD, { ...current, spec: shard.spec });
+    if (isDeepStrictEqual(current.spec, shard.spec)) return;
+    generic.update({ ...ctx, rt: withoutSchemaValidation(shards) }, ROOT_SHARD, { ...current, spec: shard.spec });
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 404)) throw err;
     createIfMissing(generic, withoutSchemaValidation(shards), shard);
