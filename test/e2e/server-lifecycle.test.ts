@@ -161,6 +161,37 @@ describe('kcpt start as a process', () => {
     }
   });
 
+  it('keeps Shard root untouched across a restart on the same address, and moves its URLs to a new one', async () => {
+    const root = await tempDir('kcpt-shard-');
+    const port = await freePort();
+    const shardPath = '/clusters/root/apis/core.kcp.io/v1alpha1/shards/root';
+    const stop = async (proc: Proc) => {
+      proc.child.kill('SIGTERM');
+      await proc.child;
+    };
+    let proc = await start(root, port);
+    const token = await adminToken(root);
+    const before = JSON.parse((await api(port, token, shardPath)).body);
+    await stop(proc);
+
+    proc = await start(root, port);
+    const same = JSON.parse((await api(port, token, shardPath)).body);
+    await stop(proc);
+    expect(same.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(same.spec).toEqual(before.spec);
+
+    const other = await freePort();
+    proc = await start(root, other);
+    try {
+      const moved = JSON.parse((await api(other, token, shardPath)).body);
+      const url = `https://127.0.0.1:${other}`;
+      expect(moved.spec).toEqual({ baseURL: url, externalURL: url, virtualWorkspaceURL: url });
+      expect(Number(moved.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+    } finally {
+      await stop(proc);
+    }
+  });
+
   it('loses no acknowledged write when killed with SIGKILL', async () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();
