@@ -5,10 +5,12 @@
 //   - the listen-and-exit floor (bench/listen-and-exit.js, spawn -> exit) and the raw open + count of the same
 //     database (bench/raw-open-count.js, spawn -> exit);
 //   - kcpt on an empty root directory (restarted): spawn -> /readyz 200, CPU (user+sys) and RSS at that moment;
-//   - kcpt on the big root directory: the same, then the first GET into 100 random, cold workspaces (a ConfigMap
-//     in each, one request at a time on a warmed keep-alive connection), then the same 100 GETs again (warm).
+//   - kcpt on the big root directory: the same, then the first GET into 100 random, cold workspaces (one request
+//     at a time on a warmed keep-alive connection), then the same 100 GETs again (warm).
+//     The GET is of the workspace's `default` Namespace: every workspace has it, whatever else was generated.
 // The empty restart shows what start-up costs without data; the difference is what grows with the data.
-// Usage: node bench/restart.js [--runs 5] [--restart-workspaces N] [--restart-objects N]   (also bench/run.js --only restart)
+// Usage: node bench/restart.js [--runs 5] [--restart-workspaces N] [--restart-objects N] [--partial]
+//   (also bench/run.js --only restart); --partial measures a cached state whose generation was interrupted, as it is.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,11 +48,11 @@ async function timedGet(c, pathName) {
 }
 
 /**
- * Starts kcpt on rootDir; spawn -> /readyz 200, the process's CPU and RSS at that moment; then, when `gets` is given,
+ * Starts kcpt on rootDir at `port` (a user restarts on the same address; on another one the server's Shard and
+ * WorkspaceTypes get its new URLs written, a few writes of their own); spawn -> /readyz 200, the process's CPU and RSS at that moment; then, when `gets` is given,
  * each of those paths GET cold then warm. Stops it.
  */
-async function restartOnce(rootDir, gets = []) {
-  const port = await freePort();
+async function restartOnce(rootDir, port, gets = []) {
   const t0 = performance.now();
   const child = trackChild(spawn(process.execPath, [runJs, 'start', '--root-directory', rootDir, '--secure-port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] }));
   let err = '';
@@ -69,13 +71,19 @@ async function restartOnce(rootDir, gets = []) {
   const rss = rssBytes(child.pid);
   const cold = [];
   const warm = [];
+  let coldCpuMs = NaN;
+  let warmCpuMs = NaN;
   if (gets.length) {
     const { token } = readAdminKubeconfig(rootDir);
     const c = client(`https://127.0.0.1:${port}`, { token, maxSockets: 1 });
     try {
       await timedGet(c, '/version'); // the TLS connection, so a cold GET times the server, not the handshake
+      const cpu0 = procCpuMs(child.pid);
       for (const p of gets) cold.push(await timedGet(c, p));
+      const cpu1 = procCpuMs(child.pid);
       for (const p of gets) warm.push(await timedGet(c, p));
+      coldCpuMs = (cpu1 - cpu0) / gets.length;
+      warmCpuMs = (procCpuMs(child.pid) - cpu1) / gets.length;
     } finally {
       c.close();
     }
@@ -83,36 +91,39 @@ async function restartOnce(rootDir, gets = []) {
   const rssAfterGets = rssBytes(child.pid);
   child.kill('SIGTERM');
   await waitExit(child, 15_000);
-  return { readyMs, cpuMs, rss, rssAfterGets, cold, warm };
+  return { readyMs, cpuMs, rss, rssAfterGets, cold, warm, coldCpuMs, warmCpuMs };
 }
 
 export async function run(ctx) {
   const { workspaces, objects } = ctx.restart;
   const runs = Math.max(5, ctx.startRuns ?? 5);
-  const stateDir = await ensureRestartState({ workspaces, objects });
+  const stateDir = await ensureRestartState({ workspaces, objects, partial: ctx.restart.partial });
   const rootDir = path.join(stateDir, 'root');
   const db = path.join(rootDir, 'kcpt.db');
-  const [rows, objectRows, events] = execFileSync(process.execPath, [path.join(benchDir, 'raw-open-count.js'), db], { encoding: 'utf8' }).trim().split(' ').map(Number);
+  const [rows, objectRows, events, storedWorkspaces] = execFileSync(process.execPath, [path.join(benchDir, 'raw-open-count.js'), db], { encoding: 'utf8' }).trim().split(' ').map(Number);
+  if (storedWorkspaces !== workspaces) throw new Error(`${rootDir} holds ${storedWorkspaces} workspaces, not ${workspaces}`);
   log(`  state: ${fmtNum(workspaces)} workspaces; ${fmtNum(objectRows)} stored objects (${fmtNum(rows)} rows with kcpt's index rows), ${fmtNum(events)} event rows`);
   const { leaves } = restartStateLayout({ workspaces, objects });
   const scratch = tempDir('kcpt-bench-restart-');
   const emptyRoot = path.join(scratch, 'empty');
   try {
-    await restartOnce(emptyRoot); // creates the empty root directory (first start) and warms the OS file cache
-    await restartOnce(rootDir);
+    const emptyPort = await freePort();
+    const bigPort = await freePort();
+    await restartOnce(emptyRoot, emptyPort); // creates the empty root directory (first start) and warms the OS file cache
+    await restartOnce(rootDir, bigPort);
     const samples = { floor: [], raw: [], empty: [], big: [] };
     for (let i = 0; i < runs; i++) {
       samples.floor.push(await timeProcess([path.join(benchDir, 'listen-and-exit.js'), path.join(scratch, `floor-${i}.db`), '0']));
       samples.raw.push(await timeProcess([path.join(benchDir, 'raw-open-count.js'), db]));
-      samples.empty.push(await restartOnce(emptyRoot));
-      const gets = sample(leaves, COLD_SAMPLES, i + 1).map((leaf) => `/clusters/${leaf}/api/v1/namespaces/default/configmaps/cm-0`);
-      samples.big.push(await restartOnce(rootDir, gets));
+      samples.empty.push(await restartOnce(emptyRoot, emptyPort));
+      const gets = sample(leaves, COLD_SAMPLES, i + 1).map((leaf) => `/clusters/${leaf}/api/v1/namespaces/default`);
+      samples.big.push(await restartOnce(rootDir, bigPort, gets));
       const b = samples.big.at(-1);
       log(
         `  run ${i + 1}: floor ${fmtMs(samples.floor.at(-1))}, raw open+count ${fmtMs(samples.raw.at(-1))}, ` +
           `empty ${fmtMs(samples.empty.at(-1).readyMs)} (CPU ${fmtMs(samples.empty.at(-1).cpuMs)}), ` +
           `${fmtNum(workspaces)} ws ${fmtMs(b.readyMs)} (CPU ${fmtMs(b.cpuMs)}, RSS ${fmtNum(b.rss / 2 ** 20, 1)} MiB); ` +
-          `cold GET p50 ${fmtMs(median(b.cold))} max ${fmtMs(Math.max(...b.cold))}, warm p50 ${fmtMs(median(b.warm))}`,
+          `cold GET p50 ${fmtMs(median(b.cold))} max ${fmtMs(Math.max(...b.cold))} CPU ${fmtMs(b.coldCpuMs)}, warm p50 ${fmtMs(median(b.warm))} CPU ${fmtMs(b.warmCpuMs)}`,
       );
     }
     const floorMs = median(samples.floor);
@@ -120,7 +131,7 @@ export async function run(ctx) {
     const pick = (list, k) => list.map((s) => s[k]);
     const cold = samples.big.flatMap((s) => s.cold);
     const warm = samples.big.flatMap((s) => s.warm);
-    const label = `${fmtNum(workspaces)} ws / ${fmtNum(objectRows)} objects`;
+    const label = `${fmtNum(workspaces)} ws / ${fmtNum(objectRows)} objects`; // objects as counted in the db
     const bigReady = median(pick(samples.big, 'readyMs'));
     const emptyReady = median(pick(samples.empty, 'readyMs'));
     const result = [
@@ -161,7 +172,9 @@ export async function run(ctx) {
         baseline: percentile([...warm], 99),
         baselineName: 'the same GETs warm',
         target: { kind: 'max', max: 50 },
-        note: `cold p50 ${fmtMs(percentile([...cold], 50))} max ${fmtMs(Math.max(...cold))}; warm p50 ${fmtMs(percentile([...warm], 50))}`,
+        note:
+          `cold p50 ${fmtMs(percentile([...cold], 50))} max ${fmtMs(Math.max(...cold))}, server CPU ${fmtMs(median(pick(samples.big, 'coldCpuMs')))}/GET; ` +
+          `warm p50 ${fmtMs(percentile([...warm], 50))}, CPU ${fmtMs(median(pick(samples.big, 'warmCpuMs')))}/GET`,
       },
     ];
     return result;
@@ -176,11 +189,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       runs: { type: 'string', default: '5' },
       'restart-workspaces': { type: 'string', default: '100000' },
       'restart-objects': { type: 'string', default: '1000000' },
+      partial: { type: 'boolean', default: false },
     },
   });
   const rows = await run({
     startRuns: Number(values.runs),
-    restart: { workspaces: Number(values['restart-workspaces']), objects: Number(values['restart-objects']) },
+    restart: { workspaces: Number(values['restart-workspaces']), objects: Number(values['restart-objects']), partial: values.partial },
   });
   printTable(rows, 'restart with state');
 }

@@ -62,14 +62,18 @@ const workspace = (name) => ({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Wor
 
 /**
  * Returns the root directory's parent (what startKcpt's rootDir takes) holding the state, generating what is
- * missing. `concurrency` requests in flight.
+ * missing (`partial`: a directory whose generation was interrupted is used as it is). `concurrency` requests in flight.
  */
-export async function ensureRestartState({ workspaces, objects, concurrency = 16, pad = 200 }) {
+export async function ensureRestartState({ workspaces, objects, concurrency = 16, pad = 200, partial = false }) {
   const dir = restartStateDir({ workspaces, objects });
   const marker = path.join(dir, 'state.json');
   if (existsSync(marker)) {
     const state = JSON.parse(readFileSync(marker, 'utf8'));
     log(`  reusing ${dir} (${state.workspaces} workspaces, ${state.objects} objects, generated ${state.generatedAt})`);
+    return dir;
+  }
+  if (partial && existsSync(path.join(dir, 'root', 'kcpt.db'))) {
+    log(`  reusing ${dir} as it is: its generation was interrupted (the counts below are read from the database)`);
     return dir;
   }
   mkdirSync(dir, { recursive: true });
