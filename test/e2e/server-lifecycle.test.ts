@@ -161,7 +161,7 @@ describe('kcpt start as a process', () => {
     }
   });
 
-  it('keeps Shard root untouched across a restart on the same address, and moves its URLs to a new one', async () => {
+  it('keeps Shard root untouched across a restart on the same address, and moves its and the WorkspaceTypes\' URLs to a new one', async () => {
     const root = await tempDir('kcpt-shard-');
     const port = await freePort();
     const shardPath = '/clusters/root/apis/core.kcp.io/v1alpha1/shards/root';
@@ -187,6 +187,16 @@ describe('kcpt start as a process', () => {
       const url = `https://127.0.0.1:${other}`;
       expect(moved.spec).toEqual({ baseURL: url, externalURL: url, virtualWorkspaceURL: url });
       expect(Number(moved.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+      // The built-in WorkspaceTypes' virtual workspace URLs follow too (their status controller, just after start).
+      const typePath = '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes/universal';
+      let urls: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const type = JSON.parse((await api(other, token, typePath)).body);
+        urls = (type.status?.virtualWorkspaces ?? []).map((v: { url: string }) => v.url);
+        if (urls.every((u) => u.startsWith(url))) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(urls).toEqual([`${url}/services/initializingworkspaces/root:universal`, `${url}/services/terminatingworkspaces/root:universal`]);
     } finally {
       await stop(proc);
     }

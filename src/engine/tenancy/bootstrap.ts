@@ -11,6 +11,7 @@ import type { GenericStore, WriteOptions } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from './names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
+import { withoutSchemaValidation } from './trusted-writes.js';
 import { workspaceTypeStatus } from './workspacetype-status.js';
 
 const root = (name: string) => ({ name, path: ROOT_CLUSTER });
@@ -69,15 +70,8 @@ function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObjec
 }
 
 /**
- * The server's own objects are constants of this file (bootstrap.test.ts checks them against their types'
- * validation): validating them again at every start meant compiling the WorkspaceType and Shard schemas with ajv,
- * ~60 ms of start-up CPU. A schema is compiled when someone else writes that type; admission runs as usual.
- */
-const withoutSchemaValidation = (rt: ResourceType): ResourceType => ({ ...rt, strategy: { ...rt.strategy, validate: undefined } });
-
-/**
  * Creates the missing built-in types, with the status the workspacetype-status controller would write (so it has
- * nothing to update, which would validate them anyway).
+ * nothing to update on a start at the same address).
  */
 export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: ResourceType, batteries: ReadonlySet<string>, virtualWorkspaceUrl: string): void {
   const trusted = withoutSchemaValidation(workspaceTypes);
