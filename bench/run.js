@@ -3,6 +3,8 @@
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
 //   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui   subset (default: all of these)
+//                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
+//                     state is generated once through the API, ~10-20 min, and cached under /tmp)
 //                     also `storage`: GET/CREATE on etcd (`--etcd-servers`, a local etcd) vs SQLite (not in the default)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
@@ -13,6 +15,8 @@
 //   --ws-count N      workspaces for the memory / disk / restart figures (default 10000; the targets are at 100000)
 //   --ws-rate-count N workspaces per creation-rate run, flat and tree (default 2000)
 //   --ws-delete-count N  size of the tree deleted at the end (default 2000; the target is for 10000)
+//   --restart-workspaces N  workspaces on disk for `restart` (default 100000)
+//   --restart-objects N     stored objects on disk for `restart`, ConfigMaps added to reach it (default 1000000)
 //   --cli-samples N   timed runs of each CLI command (default 9; medians are reported)
 //   --apis-consumers N   bound consumer workspaces under the API virtual workspace's wildcard watch (default 1000)
 //   --apis-watch-rate R  writes per second into them in that benchmark (default 50)
@@ -40,6 +44,8 @@ const { values: opts } = parseArgs({
     'ws-count': { type: 'string', default: '10000' },
     'ws-rate-count': { type: 'string', default: '2000' },
     'ws-delete-count': { type: 'string', default: '2000' },
+    'restart-workspaces': { type: 'string', default: '100000' },
+    'restart-objects': { type: 'string', default: '1000000' },
     'cli-samples': { type: 'string', default: '9' },
     'apis-consumers': { type: 'string', default: '1000' },
     'apis-watch-rate': { type: 'string', default: '50' },
@@ -87,6 +93,7 @@ const ctx = {
   cliSamples: Math.max(1, Number(opts['cli-samples'])),
   apis: { consumers: Math.max(1, Number(opts['apis-consumers'])), watchRate: Math.max(1, Number(opts['apis-watch-rate'])) },
   testingCount: Math.max(1, Number(opts['testing-count'])),
+  restart: { workspaces: Number(opts['restart-workspaces']), objects: Number(opts['restart-objects']) },
   workspaces: { count: Number(opts['ws-count']), rateCount: Number(opts['ws-rate-count']), deleteCount: Number(opts['ws-delete-count']) },
 };
 
@@ -133,6 +140,7 @@ if (needsServer) {
   }
 }
 await section('startup', async () => (await import('./startup.js')).run(ctx));
+await section('restart', async () => (await import('./restart.js')).run(ctx));
 await section('workspaces', async () => (await import('./workspaces.js')).run(ctx));
 await section('cli', async () => (await import('./cli.js')).run(ctx));
 await section('apis', async () => (await import('./apis.js')).run(ctx));

@@ -11,7 +11,8 @@ import { client, parallel, runJs, startKcpt } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
 import { benchDir, freePort, log, median, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-function readyzOnce(port) {
+/** One GET /readyz on a fresh connection: its status code, or 0 when nothing answered. */
+export function readyzOnce(port) {
   return new Promise((resolve) => {
     const req = https.get({ host: '127.0.0.1', port, path: '/readyz', agent: false, rejectUnauthorized: false, timeout: 1000 }, (res) => {
       res.resume();

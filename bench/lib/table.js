@@ -1,11 +1,13 @@
-// The summary table every benchmark row ends up in: `benchmark | kcpt | baseline | kcpt/base | target | result`.
+// The summary table every benchmark row ends up in: `benchmark | kcpt | baseline | kcp published | kcpt/base | target |
+// result` (kcp's figure from bench/lib/kcp-published.js).
 // Row: {name, unit: 'rate'|'ms'|'bytes', kcpt, baseline, baselineName?, target: {kind, min?, max?}, note?, failed?}.
 //   target kinds: 'ratio' (kcpt/baseline >= min), 'min' (kcpt >= min), 'max' (kcpt <= max), 'info', 'info-ratio'.
+import { kcpCitations, kcpPublishedFor } from './kcp-published.js';
 import { fmtMs, fmtNum, fmtRate } from './util.js';
 
 export function fmtValue(row, v) {
   if (row.unit === 'ms') return v >= 10_000 ? `${fmtNum(v / 1000, 1)} s` : fmtMs(v);
-  if (row.unit === 'bytes') return Number.isFinite(v) ? (v >= 1024 ? `${fmtNum(v / 1024, 2)} KiB` : `${fmtNum(v)} B`) : 'n/a';
+  if (row.unit === 'bytes') return Number.isFinite(v) ? (v >= 2 ** 20 ? `${fmtNum(v / 2 ** 20, 1)} MiB` : v >= 1024 ? `${fmtNum(v / 1024, 2)} KiB` : `${fmtNum(v)} B`) : 'n/a';
   return fmtRate(v);
 }
 
@@ -32,6 +34,7 @@ export function tableLines(rows) {
       name: row.name,
       kcpt: row.failed && !Number.isFinite(row.kcpt) ? 'failed' : fmtValue(row, row.kcpt),
       baseline: row.failed && !Number.isFinite(row.kcpt) ? '-' : `${Number.isFinite(row.baseline) ? fmtValue(row, row.baseline) : ''} ${row.baselineName ?? ''}`.trim(),
+      kcp: kcpPublishedFor(row.name),
       ratio: v.ratio,
       target: v.target,
       status: v.status,
@@ -42,6 +45,7 @@ export function tableLines(rows) {
     ['name', 'benchmark'],
     ['kcpt', 'kcpt'],
     ['baseline', 'baseline (same run)'],
+    ['kcp', 'kcp published'],
     ['ratio', 'kcpt/base'],
     ['target', 'target'],
     ['status', 'result'],
@@ -49,7 +53,13 @@ export function tableLines(rows) {
   ];
   const width = Object.fromEntries(cols.map(([k, h]) => [k, Math.max(h.length, ...table.map((r) => String(r[k]).length))]));
   const line = (r) => `| ${cols.map(([k]) => String(r[k]).padEnd(width[k])).join(' | ')} |`;
-  return [line(Object.fromEntries(cols.map(([k, h]) => [k, h]))), `|${cols.map(([k]) => '-'.repeat(width[k] + 2)).join('|')}|`, ...table.map(line)];
+  const citations = kcpCitations(rows);
+  return [
+    line(Object.fromEntries(cols.map(([k, h]) => [k, h]))),
+    `|${cols.map(([k]) => '-'.repeat(width[k] + 2)).join('|')}|`,
+    ...table.map(line),
+    ...(citations.length ? ['kcp published figures:', ...citations] : []),
+  ];
 }
 
 export function printTable(rows, title) {

@@ -161,6 +161,47 @@ describe('kcpt start as a process', () => {
     }
   });
 
+  it('keeps Shard root untouched across a restart on the same address, and moves its and the WorkspaceTypes\' URLs to a new one', async () => {
+    const root = await tempDir('kcpt-shard-');
+    const port = await freePort();
+    const shardPath = '/clusters/root/apis/core.kcp.io/v1alpha1/shards/root';
+    const stop = async (proc: Proc) => {
+      proc.child.kill('SIGTERM');
+      await proc.child;
+    };
+    let proc = await start(root, port);
+    const token = await adminToken(root);
+    const before = JSON.parse((await api(port, token, shardPath)).body);
+    await stop(proc);
+
+    proc = await start(root, port);
+    const same = JSON.parse((await api(port, token, shardPath)).body);
+    await stop(proc);
+    expect(same.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(same.spec).toEqual(before.spec);
+
+    const other = await freePort();
+    proc = await start(root, other);
+    try {
+      const moved = JSON.parse((await api(other, token, shardPath)).body);
+      const url = `https://127.0.0.1:${other}`;
+      expect(moved.spec).toEqual({ baseURL: url, externalURL: url, virtualWorkspaceURL: url });
+      expect(Number(moved.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion));
+      // The built-in WorkspaceTypes' virtual workspace URLs follow too (their status controller, just after start).
+      const typePath = '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes/universal';
+      let urls: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const type = JSON.parse((await api(other, token, typePath)).body);
+        urls = (type.status?.virtualWorkspaces ?? []).map((v: { url: string }) => v.url);
+        if (urls.every((u) => u.startsWith(url))) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(urls).toEqual([`${url}/services/initializingworkspaces/root:universal`, `${url}/services/terminatingworkspaces/root:universal`]);
+    } finally {
+      await stop(proc);
+    }
+  });
+
   it('loses no acknowledged write when killed with SIGKILL', async () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();

@@ -68,6 +68,17 @@ describe('loadOrCreateAdminTokens', () => {
     expect(Object.keys(JSON.parse(await fs.readFile(store, 'utf8')))).toEqual(['kcp-admin', 'shard-admin']);
   });
 
+  it('keeps the tokens when a person reformatted admin.kubeconfig (other indentation, flow style, quotes)', async () => {
+    const first = await start(true);
+    const text = await fs.readFile(kubeconfig, 'utf8');
+    const reformatted = text
+      .replace(/^- name: kcp-admin\n {2}user:\n {4}token: (\S+)$/m, '- {name: kcp-admin, user: {token: "$1"}}')
+      .replace(/^- name: shard-admin\n {2}user:\n {4}token: (\S+)$/m, '-   name: shard-admin\n    user:\n        token: \'$1\'');
+    expect(reformatted).not.toBe(text);
+    await fs.writeFile(kubeconfig, reformatted);
+    expect(await loadOrCreateAdminTokens(root, { withUser: true })).toEqual(first);
+  });
+
   it('fails with kcp\'s message when the kubeconfig token no longer matches the store', async () => {
     const tokens = await start();
     await writeKubeconfig({ ...tokens, shardAdmin: 'tampered' });

@@ -72,7 +72,12 @@ export async function loadOrCreateAdminTokens(rootDir: string, options: AdminTok
   // Only read the kubeconfig when something in it could be reused; a broken file without stored digests is
   // about to be overwritten anyway.
   const needKubeconfig = wanted.some((u) => stored[u] !== undefined);
-  const existing = needKubeconfig ? await readKubeconfigTokens(kubeconfigPath, storePath) : new Map<string, string>();
+  const existing = needKubeconfig
+    ? await readKubeconfigTokens(kubeconfigPath, storePath, {
+        expected: wanted.filter((u) => stored[u] !== undefined),
+        known: (user, token) => stored[user as AdminUserName] !== undefined && digestMatches(token, stored[user as AdminUserName]!),
+      })
+    : new Map<string, string>();
 
   const tokens = new Map<AdminUserName, string>();
   const digests: Partial<Record<AdminUserName, string>> = {};
@@ -123,10 +128,26 @@ async function readTokenStore(storePath: string): Promise<Partial<Record<string,
   return result;
 }
 
-async function readKubeconfigTokens(kubeconfigPath: string, storePath: string): Promise<Map<string, string>> {
+/** `users:` entries exactly as kcpt writes them (renderKubeconfigText): `- name: <user>` / `  user:` / `    token: <token>`. */
+const OWN_USER_ENTRY = /^- name: ([^\s'"]+)\n {2}user:\n {4}token: ([A-Za-z0-9_-]+)$/gm;
+
+/**
+ * The tokens of admin.kubeconfig's users. A file as kcpt wrote it is read with a pattern when that finds every
+ * `expected` user and each token it finds is `known` (its digest is the stored one, so nothing wrong slips through):
+ * parsing YAML costs ~50 ms of CPU at every restart, mostly the parser's first run. Anything else (edited,
+ * reformatted, broken) gets the YAML parser, as before.
+ */
+async function readKubeconfigTokens(
+  kubeconfigPath: string,
+  storePath: string,
+  { expected, known }: { expected: string[]; known: (user: string, token: string) => boolean },
+): Promise<Map<string, string>> {
   const tokens = new Map<string, string>();
   const text = await readFileIfExists(kubeconfigPath);
   if (text === undefined) return tokens;
+  const own = [...text.matchAll(OWN_USER_ENTRY)].map((m) => [m[1]!, m[2]!] as const);
+  const found = new Map(own);
+  if (found.size === own.length && expected.every((u) => found.has(u)) && own.every(([user, token]) => known(user, token))) return found;
   let doc: unknown;
   try {
     doc = parseYaml(text);

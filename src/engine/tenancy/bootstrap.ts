@@ -5,11 +5,13 @@
  * battery, which also makes `organization` root's default child type; `homeroot`, `homebucket` and `home` carry the
  * home workspaces of decision 1. Types are created once and never overwritten, so an admin may change them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from './names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
+import { withoutSchemaValidation } from './trusted-writes.js';
 import { workspaceTypeStatus } from './workspacetype-status.js';
 
 const root = (name: string) => ({ name, path: ROOT_CLUSTER });
@@ -68,15 +70,8 @@ function createIfMissing(generic: GenericStore, rt: ResourceType, obj: KubeObjec
 }
 
 /**
- * The server's own objects are constants of this file (bootstrap.test.ts checks them against their types'
- * validation): validating them again at every start meant compiling the WorkspaceType and Shard schemas with ajv,
- * ~60 ms of start-up CPU. A schema is compiled when someone else writes that type; admission runs as usual.
- */
-const withoutSchemaValidation = (rt: ResourceType): ResourceType => ({ ...rt, strategy: { ...rt.strategy, validate: undefined } });
-
-/**
  * Creates the missing built-in types, with the status the workspacetype-status controller would write (so it has
- * nothing to update, which would validate them anyway).
+ * nothing to update on a start at the same address).
  */
 export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: ResourceType, batteries: ReadonlySet<string>, virtualWorkspaceUrl: string): void {
   const trusted = withoutSchemaValidation(workspaceTypes);
@@ -96,13 +91,18 @@ export function builtinShard(url: string): KubeObject {
   };
 }
 
-/** The running server as Shard `root` in root, with the URLs of this start. */
+/**
+ * The running server as Shard `root` in root, with the URLs of this start. A restart on the same address finds them
+ * there and writes nothing; on another address only the server's own URLs change, so, like the create, the update
+ * skips the schema pass (the rest of the object was validated when it was written).
+ */
 export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
   const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
   const shard = builtinShard(url);
   try {
     const current = generic.get(ctx, ROOT_SHARD);
-    generic.update(ctx, ROOT_SHARD, { ...current, spec: shard.spec });
+    if (isDeepStrictEqual(current.spec, shard.spec)) return;
+    generic.update({ ...ctx, rt: withoutSchemaValidation(shards) }, ROOT_SHARD, { ...current, spec: shard.spec });
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 404)) throw err;
     createIfMissing(generic, withoutSchemaValidation(shards), shard);

@@ -12,6 +12,7 @@ import type { GenericStore } from '../registry/generic-store.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
+import { withoutSchemaValidation } from './trusted-writes.js';
 import { qualifiedName, workspaceTypesPrefix, type WorkspaceType } from './workspace-types.js';
 
 interface Condition {
@@ -88,8 +89,9 @@ export class WorkspaceTypeStatusController {
     if (JSON.stringify(status) === JSON.stringify(current)) return;
     const slash = key.indexOf('/');
     try {
+      // Only the server's URLs and conditions change here (see trusted-writes.ts).
       this.deps.generic.update(
-        { rt: this.deps.workspaceTypes, cluster: key.slice(0, slash), namespace: '' },
+        { rt: withoutSchemaValidation(this.deps.workspaceTypes), cluster: key.slice(0, slash), namespace: '' },
         key.slice(slash + 1),
         { ...wst, status },
         { subresource: 'status' },
