@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKcpt } from '../helpers/cli.js';
-import { kubectl, sleep, type KubectlResult } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, sleep, tempFile, type KubectlResult } from '../helpers/kubectl.js';
 import { startShardedCluster, type ShardedCluster } from '../helpers/shards.js';
 import type { TestServer } from '../helpers/server.js';
 
@@ -13,12 +13,17 @@ type Json = Record<string, any>;
 
 let cluster: ShardedCluster;
 
+/** A `--token-auth-file` user of root only: the other shards learn who it is from root. */
+const user1 = { token: 'user-1-token', name: 'user-1' };
+
 beforeAll(async () => {
-  cluster = await startShardedCluster({ shards: 2 });
+  const tokens = await tempFile('tokens.csv', `${user1.token},${user1.name},1111,"team-1"\n`);
+  cluster = await startShardedCluster({ shards: 2, rootArgs: ['--token-auth-file', tokens] });
 }, 120_000);
 
 afterAll(async () => {
   await cluster?.stop();
+  await cleanupTempFiles();
 }, 60_000);
 
 /** kubectl as root's kcp-admin (root's admin.kubeconfig) at any URL: a shard's `/clusters/<cluster>` or root's. */
@@ -93,6 +98,25 @@ describe('shards', () => {
     expect(onRoot.exitCode).not.toBe(0);
     const onShard2 = await shardAt(cluster.shards[1]!, name, ['get', 'configmap', 'only-on-shard-1'], false);
     expect(onShard2.exitCode).not.toBe(0);
+    // A user of root's token file is known on shard-1 too; RBAC there (on the hosting shard) decides what it may do.
+    const asUser1 = (args: string[]) =>
+      kubectl(cluster.root, ['--server', `${shard1!.url}/clusters/${name}`, '--token', user1.token, ...args], { reject: false });
+    const before = await asUser1(['get', 'configmaps']);
+    expect(before.exitCode).not.toBe(0);
+    expect(before.stderr).toContain('User "user-1" cannot list resource "configmaps"');
+    // kcp's two steps: `access` to enter the workspace, then RBAC inside it.
+    await kubectl(cluster.root, ['--server', `${shard1!.url}/clusters/${name}`, 'apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'enter' },
+        rules: [{ nonResourceURLs: ['/'], verbs: ['access'] }],
+      }),
+    });
+    await shardAt(shard1!, name, ['create', 'clusterrolebinding', 'user-1-enter', '--clusterrole=enter', '--user=user-1']);
+    await shardAt(shard1!, name, ['create', 'clusterrolebinding', 'user-1-view', '--clusterrole=view', '--user=user-1']);
+    const after = await eventually(() => asUser1(['get', 'configmaps', '-o', 'name']), (r) => r.exitCode === 0, 10_000);
+    expect(after.stdout).toContain('configmap/only-on-shard-1');
     // A token nobody issued is refused by the shard, after asking root.
     const stranger = await kubectl(cluster.root, ['--server', `${shard1!.url}/clusters/${name}`, '--token', 'not-a-token', 'get', 'configmaps'], { reject: false });
     expect(stranger.stderr).toMatch(/Unauthorized|must be logged in/);
