@@ -2,8 +2,8 @@
  * Workspaces whose LogicalCluster lives on another shard, seen from the shard holding the Workspace (kcp's
  * scheduling across shards): the cluster name and shard are written on the Workspace first (phase one), then the
  * LogicalCluster is created on that shard, which initializes it; this shard follows its phase into the Workspace
- * (polled with kcp's back-off: a fifth of the workspace's age, 100 ms to 2 s) and deletes it when the Workspace
- * goes.
+ * (polled with kcp's back-off: a fifth of the workspace's age, from 100 ms up to 2 s, or 10 s while initializers
+ * other than the in-process one remain) and deletes it when the Workspace goes.
  */
 import { nowTimestamp } from '../registry/object-rules.js';
 import type { GenericStore } from '../registry/generic-store.js';
@@ -41,6 +41,8 @@ export interface RemoteWorkspacesDeps {
 }
 
 const lcPath = (cluster: string) => `/clusters/${cluster}/apis/core.kcp.io/v1alpha1/logicalclusters`;
+
+const WAITING_ON_INITIALIZERS_MAX_MS = 10_000;
 
 /** kcp's re-check interval for a workspace waiting on its LogicalCluster: age/5, bounded. */
 function backoff(ws: Workspace, maxMs = 2000): number {
@@ -134,7 +136,9 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
       this.deps.generic.update(ctx, ws.metadata!.name!, next, { withStatus: true, current: { row, object: current } });
     }
     // Ready only once the LogicalCluster itself is (its last initializer gone, the other shard has caught up).
-    return lc.status.phase === 'Ready' ? undefined : { requeueAfterMs: backoff(ws) };
+    if (lc.status.phase === 'Ready') return undefined;
+    // Waiting on an initializer's controller can take long: looked at less often then (at most every 10 s).
+    return { requeueAfterMs: backoff(ws, initializers.length > 0 ? WAITING_ON_INITIALIZERS_MAX_MS : 2000) };
   }
 
   async reconcileDeletion(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined> {
