@@ -18,7 +18,8 @@ import {
   shardHash,
 } from '../tenancy/names.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
-import { followLogicalCluster, type RemoteWorkspaceFollower } from '../tenancy/workspace-controller.js';
+import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller.js';
+import { followLogicalCluster } from '../tenancy/workspace-progress.js';
 import { annotationsForPhase, type Workspace } from '../tenancy/workspace-resource.js';
 import { workspaceConditions, type RemoteScheduling, type WorkspaceScheduler } from '../tenancy/workspace-scheduler.js';
 import { decodeStored } from '../registry/stored-object.js';

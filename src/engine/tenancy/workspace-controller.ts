@@ -7,18 +7,18 @@
 import { WorkQueue } from '../controllers/work-queue.js';
 import { deletionMarkerPrefix, nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import { hasKeys, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, SHARD_ANNOTATION, logicalClusterLabels } from './names.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, SHARD_ANNOTATION } from './names.js';
 import type { ShardDirectory } from '../shards/shard-directory.js';
-import { annotationsForPhase, type Workspace } from './workspace-resource.js';
-import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
+import { hostedPendingPrefix, isReady, pendingPrefix } from './pending-markers.js';
+import type { Workspace } from './workspace-resource.js';
+import type { TenancyTypes, WorkspaceScheduler } from './workspace-scheduler.js';
+import { followLogicalCluster, logicalClusterProgress, type LogicalClusterView } from './workspace-progress.js';
 
-const pendingPrefix = '/kcpt/pending/workspaces/';
 
 /** What the workspace controller asks of the shard-to-shard side (shards/remote-workspaces.ts). */
 export interface RemoteWorkspaceFollower {
@@ -26,109 +26,6 @@ export interface RemoteWorkspaceFollower {
   follow(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
   /** Deletes the remote LogicalCluster and lets `ws` go once it is gone; how soon to look again. */
   reconcileDeletion(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
-}
-
-interface LogicalClusterView extends KubeObject {
-  spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
-  status?: { phase?: string; initializers?: string[]; terminators?: string[]; conditions?: unknown[] };
-}
-
-/** LogicalCluster conditions a Workspace mirrors: how its default APIBindings are doing. */
-const MIRRORED_CONDITIONS = new Set(['APIBindingsInitialized', 'APIBindingsReconciled']);
-
-function mirroredConditions(conditions: unknown[] | undefined): Record<string, unknown>[] {
-  return ((conditions ?? []) as Record<string, unknown>[]).filter((c) => MIRRORED_CONDITIONS.has(String(c.type)));
-}
-
-function otherConditions(lc: LogicalClusterView, type: string): unknown[] {
-  return (lc.status?.conditions ?? []).filter((c) => (c as { type?: string }).type !== type);
-}
-
-/**
- * `lc` as kcp's LogicalCluster controller keeps it while initializers leave: Ready once none is left, initializer
- * labels of those left, the owner trimmed once Ready. Undefined when nothing changes.
- */
-function logicalClusterProgress(lc: LogicalClusterView, initializers: string[], now: string): LogicalClusterView | undefined {
-  const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
-  const status = phase === 'Ready' && lc.status?.phase !== 'Ready'
-    ? { ...lc.status, phase: 'Ready', conditions: [...otherConditions(lc, 'WorkspaceInitialized'), condition('WorkspaceInitialized', 'True', now)] }
-    : lc.status;
-  const metadata = {
-    ...lc.metadata,
-    labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
-    annotations: annotationsForPhase(lc.metadata?.annotations, phase),
-  };
-  if (status === lc.status && JSON.stringify(metadata) === JSON.stringify(lc.metadata)) return undefined;
-  return { ...lc, metadata, status };
-}
-
-/**
- * `ws` showing its LogicalCluster's progress (initializers left, the default-bindings conditions kcp mirrors): Ready
- * once none is left. Undefined when it already shows it.
- */
-export function followLogicalCluster(ws: Workspace, initializers: string[], lcConditions: unknown[] | undefined, now: string): Workspace | undefined {
-  const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
-  // What the default-bindings initializer reports on the LogicalCluster shows on the Workspace too, as in kcp.
-  const mirrored = mirroredConditions(lcConditions);
-  const unchanged =
-    phase === ws.status?.phase &&
-    JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers) &&
-    JSON.stringify(mirroredConditions(ws.status?.conditions)) === JSON.stringify(mirrored);
-  if (unchanged) return undefined;
-  const status = { ...ws.status, phase, conditions: [...workspaceConditions(initializers, now), ...mirrored], initializers };
-  if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
-  const metadata = {
-    ...ws.metadata,
-    labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
-    annotations: annotationsForPhase(ws.metadata?.annotations, phase),
-  };
-  return { ...ws, metadata, status };
-}
-
-const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
-
-/**
- * Marker keys for workspaces not Ready yet, written in the same commit as the workspace, so a restart resumes
- * them without listing every workspace. Workspaces being deleted need none: the generic store's deletion marker
- * (written with the deletionTimestamp) already names them.
- */
-export function workspacePendingWriter(store: Store): IndexWriter {
-  // A workspace being deleted is not Ready either (Deleting), but its deletion marker already names it.
-  const needsMarker = (ws: KubeObject) => !isReady(ws) && !ws.metadata?.deletionTimestamp;
-  return (key, before, after) => {
-    if (!key.startsWith(workspacesPrefix)) return [];
-    const now = after !== undefined && needsMarker(after);
-    // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
-    if (after !== undefined && before !== undefined && needsMarker(before) === now) return [];
-    const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
-    // A new workspace has no marker yet (a removed one took its marker along): no lookup.
-    const exists = before !== undefined && store.get(marker) !== undefined;
-    // Read only as they are now (at start-up and when a Shard changes): no event history needed.
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
-    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
-    return [];
-  };
-}
-
-const hostedPendingPrefix = '/kcpt/pending/logicalclusters/';
-const isScheduling = (lc: KubeObject | undefined) => lc !== undefined && ((lc.status as { phase?: string } | undefined)?.phase ?? 'Scheduling') === 'Scheduling';
-
-/**
- * A marker for a LogicalCluster still Scheduling (one another shard created here, not yet brought up), so a restart
- * finds it without listing every LogicalCluster. The local scheduler writes its LogicalClusters Initializing or Ready.
- */
-export function hostedPendingWriter(store: Store): IndexWriter {
-  return (key, before, after) => {
-    if (!key.startsWith(logicalClustersPrefix)) return [];
-    const now = isScheduling(after);
-    if (isScheduling(before) === now) return [];
-    const marker = `${hostedPendingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
-    // Only at a transition (a LogicalCluster created Scheduling, or leaving it): one lookup then.
-    const exists = store.get(marker) !== undefined;
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
-    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
-    return [];
-  };
 }
 
 /**
