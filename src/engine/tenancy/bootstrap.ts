@@ -81,13 +81,20 @@ export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: R
   }
 }
 
-/** This server as Shard `root`, with the URLs of this start. */
-export function builtinShard(url: string): KubeObject {
+export interface ShardURLs {
+  baseURL: string;
+  externalURL: string;
+  virtualWorkspaceURL: string;
+}
+
+/** This server as Shard `root`, with the URLs of this start (one URL for all three by default). */
+export function builtinShard(urls: string | ShardURLs): KubeObject {
+  const spec = typeof urls === 'string' ? { baseURL: urls, externalURL: urls, virtualWorkspaceURL: urls } : { ...urls };
   return {
     apiVersion: 'core.kcp.io/v1alpha1',
     kind: 'Shard',
     metadata: { name: ROOT_SHARD, labels: { name: ROOT_SHARD } },
-    spec: { baseURL: url, externalURL: url, virtualWorkspaceURL: url },
+    spec,
   };
 }
 
@@ -96,9 +103,9 @@ export function builtinShard(url: string): KubeObject {
  * there and writes nothing; on another address only the server's own URLs change, so, like the create, the update
  * skips the schema pass (the rest of the object was validated when it was written).
  */
-export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
+export function registerShard(generic: GenericStore, shards: ResourceType, urls: string | ShardURLs): void {
   const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
-  const shard = builtinShard(url);
+  const shard = builtinShard(urls);
   try {
     const current = generic.get(ctx, ROOT_SHARD);
     if (isDeepStrictEqual(current.spec, shard.spec)) return;

@@ -7,58 +7,25 @@
 import { WorkQueue } from '../controllers/work-queue.js';
 import { deletionMarkerPrefix, nowTimestamp } from '../registry/object-rules.js';
 import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import type { IndexWriter } from '../registry/index-writer.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import { hasKeys, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
-import { annotationsForPhase, type Workspace } from './workspace-resource.js';
-import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, SHARD_ANNOTATION } from './names.js';
+import type { ShardDirectory } from '../shards/shard-directory.js';
+import { hostedPendingPrefix, isReady, pendingPrefix } from './pending-markers.js';
+import type { Workspace } from './workspace-resource.js';
+import type { TenancyTypes, WorkspaceScheduler } from './workspace-scheduler.js';
+import { followLogicalCluster, logicalClusterProgress, type LogicalClusterView } from './workspace-progress.js';
 
-const pendingPrefix = '/kcpt/pending/workspaces/';
-const shardsPrefix = '/registry/core.kcp.io/shards/';
 
-interface LogicalClusterView extends KubeObject {
-  spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
-  status?: { phase?: string; initializers?: string[]; terminators?: string[]; conditions?: unknown[] };
-}
-
-/** LogicalCluster conditions a Workspace mirrors: how its default APIBindings are doing. */
-const MIRRORED_CONDITIONS = new Set(['APIBindingsInitialized', 'APIBindingsReconciled']);
-
-function mirroredConditions(conditions: unknown[] | undefined): Record<string, unknown>[] {
-  return ((conditions ?? []) as Record<string, unknown>[]).filter((c) => MIRRORED_CONDITIONS.has(String(c.type)));
-}
-
-function otherConditions(lc: LogicalClusterView, type: string): unknown[] {
-  return (lc.status?.conditions ?? []).filter((c) => (c as { type?: string }).type !== type);
-}
-
-const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
-
-/**
- * Marker keys for workspaces not Ready yet, written in the same commit as the workspace, so a restart resumes
- * them without listing every workspace. Workspaces being deleted need none: the generic store's deletion marker
- * (written with the deletionTimestamp) already names them.
- */
-export function workspacePendingWriter(store: Store): IndexWriter {
-  // A workspace being deleted is not Ready either (Deleting), but its deletion marker already names it.
-  const needsMarker = (ws: KubeObject) => !isReady(ws) && !ws.metadata?.deletionTimestamp;
-  return (key, before, after) => {
-    if (!key.startsWith(workspacesPrefix)) return [];
-    const now = after !== undefined && needsMarker(after);
-    // A removed workspace takes its marker along (also one written by an older kcpt for a deletion).
-    if (after !== undefined && before !== undefined && needsMarker(before) === now) return [];
-    const marker = `${pendingPrefix}${key.slice(workspacesPrefix.length)}`;
-    // A new workspace has no marker yet (a removed one took its marker along): no lookup.
-    const exists = before !== undefined && store.get(marker) !== undefined;
-    // Read only as they are now (at start-up and when a Shard changes): no event history needed.
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
-    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
-    return [];
-  };
+/** What the workspace controller asks of the shard-to-shard side (shards/remote-workspaces.ts). */
+export interface RemoteWorkspaceFollower {
+  /** Mirrors the remote LogicalCluster's progress onto `ws`; how soon to look again. */
+  follow(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
+  /** Deletes the remote LogicalCluster and lets `ws` go once it is gone; how soon to look again. */
+  reconcileDeletion(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
 }
 
 /**
@@ -85,6 +52,12 @@ export interface WorkspaceControllerDeps {
   types: TenancyTypes;
   scheduler: WorkspaceScheduler;
   deleter: ClusterContentDeleter;
+  /** This server's Shard name. */
+  shardName: string;
+  /** The deployment's Shards: a change may make a waiting workspace schedulable. */
+  shards: ShardDirectory;
+  /** Following workspaces whose LogicalCluster another shard hosts. */
+  remote?: RemoteWorkspaceFollower;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -119,10 +92,16 @@ export class WorkspaceController {
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
         for (const e of events) {
-          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then.
-          if (e.type === 'ADDED') continue;
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
+          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then;
+          // one still Scheduling was created by another shard (or a privileged user) and is looked at.
+          if (e.type === 'ADDED') {
+            if (e.value.includes('"phase":"Scheduling"') || !e.value.includes('"phase":')) this.queue.add(`hc|${cluster}`);
+            continue;
+          }
           const lc = JSON.parse(e.value) as LogicalClusterView;
+          // Its last initializer gone: a LogicalCluster whose workspace is elsewhere turns Ready here.
+          if (lc.status?.phase === 'Initializing' && !lc.status.initializers?.length && e.type === 'MODIFIED') this.queue.add(`hc|${cluster}`);
           const owner = lc.spec?.owner;
           if (owner?.cluster && owner.name && !isDeletionMark(e, lc)) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
           if (e.type !== 'DELETED' && lc.metadata?.deletionTimestamp) this.queue.add(`lc|${cluster}`);
@@ -131,12 +110,13 @@ export class WorkspaceController {
     );
     // A Shard changed (labels, the unschedulable annotation): workspaces waiting for one may fit now. Only the
     // workspaces not yet Ready are looked at, through their markers.
-    this.watches.push(
-      store.watch(shardsPrefix, from, () => {
-        for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
-      }),
-    );
-    // Work a restart interrupted: workspaces not Ready yet, and those being deleted.
+    this.deps.shards.onChange(() => {
+      if (this.watches.length === 0) return;
+      for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
+    });
+    // Work a restart interrupted: LogicalClusters other shards created here, workspaces not Ready yet, and those
+    // being deleted.
+    for (const kv of store.list(hostedPendingPrefix).items) this.queue.add(`hc|${kv.key.slice(hostedPendingPrefix.length)}`);
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     const wsMarkers = deletionMarkerPrefix(this.deps.types.workspaces.storagePrefix);
     for (const kv of store.list(wsMarkers).items) this.queue.add(`ws|${kv.key.slice(wsMarkers.length)}`);
@@ -157,6 +137,7 @@ export class WorkspaceController {
   private reconcile(key: string) {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
+    if (kind === 'hc') return this.reconcileHosted(rest);
     // A child of a cluster being deleted is gone: while others are still going, they will call again.
     if (kind === 'lg') return this.hasWorkspaces(rest) ? undefined : this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
@@ -176,12 +157,34 @@ export class WorkspaceController {
     const row = this.deps.store.get(workspaceKey(parent, name));
     if (!row) return undefined;
     const ws = decodeStored(row) as Workspace;
-    if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws, row);
-    if (!ws.spec?.cluster) {
-      this.deps.scheduler.schedule(parent, ws, row);
-      return undefined;
-    }
-    if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);
+    // A workspace whose LogicalCluster another shard hosts is followed over the network.
+    const elsewhere = this.hostedElsewhere(ws);
+    if (ws.metadata?.deletionTimestamp) return elsewhere ? this.deps.remote!.reconcileDeletion(parent, ws) : this.reconcileDeletion(parent, ws, row);
+    if (!ws.spec?.cluster) return this.deps.scheduler.schedule(parent, ws, row);
+    if (ws.status?.phase === 'Initializing') return elsewhere ? this.deps.remote!.follow(parent, ws) : this.reconcileInitializing(parent, ws);
+    return undefined;
+  }
+
+  private hostedElsewhere(ws: Workspace): boolean {
+    const shard = ws.metadata?.annotations?.[SHARD_ANNOTATION];
+    return shard !== undefined && shard !== this.deps.shardName && this.deps.remote !== undefined;
+  }
+
+  /**
+   * A LogicalCluster created here by another shard for its workspace (`lc`'s owner is not a workspace of this
+   * shard): brought up when it arrives, and made Ready once its initializers are gone (the owner's shard follows).
+   */
+  private reconcileHosted(cluster: string) {
+    const row = this.deps.store.get(logicalClusterKey(cluster));
+    if (!row) return undefined;
+    const lc = decodeStored(row) as LogicalClusterView;
+    const owner = lc.spec?.owner;
+    if (lc.metadata?.deletionTimestamp || !owner?.cluster || !owner.name) return undefined;
+    if (this.deps.store.get(workspaceKey(owner.cluster, owner.name))) return undefined;
+    if (!lc.status?.phase || lc.status.phase === 'Scheduling') return this.deps.scheduler.hostLogicalCluster(cluster, row, lc);
+    if (lc.status.phase !== 'Initializing') return undefined;
+    const next = logicalClusterProgress(lc, lc.status.initializers ?? [], nowTimestamp());
+    if (next) this.deps.generic.update({ rt: this.deps.types.logicalClusters, cluster, namespace: '' }, 'cluster', next, { withStatus: true });
     return undefined;
   }
 
@@ -194,37 +197,11 @@ export class WorkspaceController {
     const initializers = lc.status?.initializers ?? [];
     const now = nowTimestamp();
     const batch = new WriteBatch();
-    const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
-    // The LogicalCluster follows in the same commit: Ready once no initializer is left, and its metadata as kcp's
-    // LogicalCluster controller keeps it (initializer labels of those left, the owner trimmed once Ready).
-    const lcStatus = phase === 'Ready' && lc.status?.phase !== 'Ready'
-      ? { ...lc.status, phase: 'Ready', conditions: [...otherConditions(lc, 'WorkspaceInitialized'), condition('WorkspaceInitialized', 'True', now)] }
-      : lc.status;
-    const lcMetadata = {
-      ...lc.metadata,
-      labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
-      annotations: annotationsForPhase(lc.metadata?.annotations, phase),
-    };
-    if (lcStatus !== lc.status || JSON.stringify(lcMetadata) !== JSON.stringify(lc.metadata)) {
-      generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', { ...lc, metadata: lcMetadata, status: lcStatus }, { batch, withStatus: true });
-    }
-    // What the default-bindings initializer reports on the LogicalCluster shows on the Workspace too, as in kcp.
-    const mirrored = mirroredConditions(lc.status?.conditions);
-    const status = { ...ws.status, phase, conditions: [...workspaceConditions(initializers, now), ...mirrored], initializers };
-    if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
-    const unchanged =
-      phase === ws.status?.phase &&
-      JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers) &&
-      JSON.stringify(mirroredConditions(ws.status?.conditions)) === JSON.stringify(mirrored);
-    if (!unchanged) {
-      const metadata = {
-        ...ws.metadata,
-        labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
-        annotations: annotationsForPhase(ws.metadata?.annotations, phase),
-      };
-      const next: Workspace = { ...ws, metadata, status };
-      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
-    }
+    // The LogicalCluster follows in the same commit.
+    const nextLc = logicalClusterProgress(lc, initializers, now);
+    if (nextLc) generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', nextLc, { batch, withStatus: true });
+    const next = followLogicalCluster(ws, initializers, lc.status?.conditions, now);
+    if (next) generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
     generic.commitBatch(batch);
   }
 
