@@ -67,6 +67,11 @@ import { APIS_GROUP } from './apis/names.js';
 import { PermissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
+import { ROOT_SHARD } from './tenancy/names.js';
+import { readShardCredentials, ShardClient } from './shards/shard-client.js';
+import { DelegatedTokenAuthenticator } from './shards/delegated-authenticator.js';
+import { LocalShardDirectory, RemoteShardDirectory, type ShardDirectory } from './shards/shard-directory.js';
+import { keepRegistering, shardObject } from './shards/shard-registration.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -100,6 +105,16 @@ export interface ServerOptions {
   homeWorkspacesBucketSize?: number;
   /** Groups whose members get a home workspace created on their first `~` (default `system:authenticated`). */
   homeWorkspacesHomeCreatorGroups?: string[];
+  /** This server's Shard name (default `root`: the root shard). Another name makes a non-root shard. */
+  shardName?: string;
+  /** A non-root shard's way to root: kubeconfig whose current context reaches the root shard with a bearer token. */
+  rootShardKubeconfig?: string;
+  /** Where other shards and the front-proxy reach this shard (default `https://<bind-address>:<port>`). */
+  shardBaseUrl?: string;
+  /** What workspace URLs point at (the front-proxy in a sharded deployment; default: the base URL). */
+  shardExternalUrl?: string;
+  /** Where this shard's virtual workspaces are reached (default: the base URL). */
+  shardVirtualWorkspaceUrl?: string;
 }
 
 export interface RunningServer {
@@ -117,6 +132,13 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const shardName = options.shardName ?? ROOT_SHARD;
+  const isRootShard = shardName === ROOT_SHARD;
+  if (!isRootShard && !options.rootShardKubeconfig) {
+    throw new Error(`shard ${shardName} is not the root shard: it needs --root-shard-kubeconfig to reach root`);
+  }
+  // Read before anything is opened: a wrong kubeconfig is a start-up error, not a shard that cannot reach root.
+  const rootCredentials = options.rootShardKubeconfig && !isRootShard ? readShardCredentials(options.rootShardKubeconfig) : undefined;
   const root = await prepareRootDirectory(options.rootDirectory, { onWarning: (m) => log(`warning: ${m}`) });
   const releaseLock = acquireRootLock(root);
   const cleanups: Array<() => void | Promise<void>> = [releaseLock];
@@ -135,7 +157,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     const batteries = new Set(options.batteries ?? DEFAULT_BATTERIES);
     const [certs, tokens, fileEntries, saKey] = await Promise.all([
-      ensureServingCertificates(root, { hosts: [options.bindAddress] }),
+      ensureServingCertificates(root, { hosts: [options.bindAddress, ...urlHosts(options.shardBaseUrl, options.shardExternalUrl, options.shardVirtualWorkspaceUrl)] }),
       loadOrCreateAdminTokens(root, { withUser: batteries.has('user') }),
       options.tokenAuthFile
         ? readFile(options.tokenAuthFile, 'utf8').then((text) => parseTokenAuthFile(text, { source: options.tokenAuthFile }))
@@ -172,11 +194,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Service-account tokens are issued for, and by default accepted for, the issuer as audience (kube's default).
     const saTokens = new ServiceAccountTokens(saKey);
     const apiAudiences = [saTokens.issuer];
-    const authenticator = new BearerTokenAuthenticator(
+    const localAuthenticator = new BearerTokenAuthenticator(
       unionTokenAuthenticator(new StaticTokenAuthenticator(adminTokenEntries(tokens)), new StaticTokenAuthenticator(fileEntries)),
       new ServiceAccountAuthenticator({ store, tokens: saTokens, serviceAccounts: serviceAccountType, secrets: secretType }),
       apiAudiences,
     );
+    // Shard-to-shard calls: a non-root shard uses the root shard kubeconfig's identity; root uses its shard admin.
+    // The URL of root's own client is known once it listens.
+    let shardClient: ShardClient | undefined;
+    const shardClientFor = () =>
+      (shardClient ??= new ShardClient(rootCredentials ?? { rootUrl: baseUrl, caPem: certs.caCertPem, token: tokens.shardAdmin }));
+    cleanups.unshift(() => shardClient?.close());
+    // A non-root shard accepts root's tokens too, through a cached TokenReview.
+    const authenticator = rootCredentials ? new DelegatedTokenAuthenticator(localAuthenticator, shardClientFor()) : localAuthenticator;
+    const shardDirectory: ShardDirectory = isRootShard
+      ? new LocalShardDirectory(store)
+      : new RemoteShardDirectory(shardClientFor(), (m) => {
+          if ((options.verbosity ?? 0) > 0) log(`shard ${shardName}: ${m}`);
+        });
     const types: ResourceType[] = [
       ...authorization.guard(builtins),
       crdType,
@@ -203,6 +238,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
 
     let externalUrl = '';
+    let baseUrl = '';
+    let virtualWorkspaceUrl = '';
     let ready = false;
     const { authorizer } = authorization;
     const clusters = new ShardClusterResolver(catalogFor, tenancy.resolvePath, (user, cluster, name) =>
@@ -279,12 +316,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.securePort;
     const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
-    externalUrl = `https://${host}:${port}`;
+    const listenUrl = `https://${host}:${port}`;
+    baseUrl = trimSlash(options.shardBaseUrl) ?? listenUrl;
+    externalUrl = trimSlash(options.shardExternalUrl) ?? baseUrl;
+    virtualWorkspaceUrl = trimSlash(options.shardVirtualWorkspaceUrl) ?? baseUrl;
     services.serverAddress = `${host}:${port}`;
 
-    // Bootstrap: the root logical cluster and its default namespace exist from the first start.
-    ensureRootLogicalCluster(generic, logicalClusterType);
-    ensureNamespace(generic, { namespaceType, serviceAccountType }, 'root', 'default');
+    // Bootstrap: the root logical cluster and its default namespace exist from the first start (on the root shard).
+    if (isRootShard) {
+      ensureRootLogicalCluster(generic, logicalClusterType);
+      ensureNamespace(generic, { namespaceType, serviceAccountType }, 'root', 'default');
+    }
     authorization.start({
       generic,
       clusterRoles: findType(types, 'rbac.authorization.k8s.io', 'clusterroles'),
@@ -338,7 +380,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       bindings: exportBindings,
       apisType,
       resolvePath: tenancy.resolvePath,
-      externalUrl: () => externalUrl,
+      externalUrl: () => virtualWorkspaceUrl,
       onError,
     });
     namespaces.start();
@@ -350,7 +392,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     permissionClaims.start();
     serviceAccounts.start();
     tokenSecrets.start();
-    await logicalClusters.reconcile('root');
+    if (isRootShard) await logicalClusters.reconcile('root');
     tenancy.start({
       generic,
       catalogFor,
@@ -359,8 +401,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       clusterRoleBindings: findType(types, 'rbac.authorization.k8s.io', 'clusterrolebindings'),
       serviceAccounts: serviceAccountType,
       externalUrl: () => externalUrl,
+      shard: {
+        name: shardName,
+        isRoot: isRootShard,
+        baseUrl: () => baseUrl,
+        virtualWorkspaceUrl: () => virtualWorkspaceUrl,
+        directory: shardDirectory,
+        client: shardClientFor,
+      },
       onError,
     });
+    if (!isRootShard) {
+      // Registered in root in the background: the shard serves meanwhile, and root may be down for a while.
+      const spec = { baseURL: baseUrl, externalURL: externalUrl, virtualWorkspaceURL: virtualWorkspaceUrl };
+      const registration = keepRegistering(shardClientFor(), shardObject(shardName, spec), log);
+      void registration.done.then(() => (shardDirectory instanceof RemoteShardDirectory ? shardDirectory.refresh() : undefined));
+      cleanups.unshift(() => registration.stop());
+    }
     apis.start({
       generic,
       namespaceType,
@@ -397,12 +454,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
 
     const kubeconfigPath = path.join(root, ADMIN_KUBECONFIG_FILE);
-    const adminKubeconfig = await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: externalUrl, caCertPem: certs.caCertPem, tokens, batteries });
+    const adminKubeconfig = await writeAdminKubeconfig({ path: kubeconfigPath, baseUrl: listenUrl, caCertPem: certs.caCertPem, tokens, batteries });
     ready = true;
 
     let closing: Promise<void> | undefined;
     return {
-      url: externalUrl,
+      url: listenUrl,
       port,
       rootDirectory: root,
       kubeconfigPath,
@@ -476,6 +533,15 @@ function buildHttpApp(
     return sendStatusError(reply, status);
   });
   return app;
+}
+
+function trimSlash(url: string | undefined): string | undefined {
+  return url ? url.replace(/\/+$/, '') : undefined;
+}
+
+/** Host names of the URLs a shard is reached at: its serving certificate must name them. */
+function urlHosts(...urls: Array<string | undefined>): string[] {
+  return urls.flatMap((u) => (u ? [new URL(u).hostname.replace(/^\[|\]$/g, '')] : []));
 }
 
 function findType(types: readonly ResourceType[], group: string, resource: string): ResourceType {

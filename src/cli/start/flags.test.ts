@@ -31,3 +31,23 @@ describe('kcpt start --etcd-* flags', () => {
     expect(usage({ 'etcd-servers': ' , ' })).toThrow(StartUsageError);
   });
 });
+
+describe('kcpt start --shard-* flags', () => {
+  const usage = (given: StartFlagValues) => () => toServerOptions(parsed(given));
+  it('make a non-root shard that knows its way to root', () => {
+    const options = toServerOptions(
+      parsed({ 'shard-name': 'shard-1', 'root-shard-kubeconfig': 'root.kubeconfig', 'shard-external-url': 'https://proxy.example:8443' }),
+    );
+    expect(options.shardName).toBe('shard-1');
+    expect(options.rootShardKubeconfig).toMatch(/^\/.*root\.kubeconfig$/);
+    expect(options.shardExternalUrl).toBe('https://proxy.example:8443');
+    expect(toServerOptions(parsed({})).shardName).toBeUndefined();
+  });
+
+  it('reject combinations a person has to fix, saying how', () => {
+    expect(usage({ 'shard-name': 'shard-1' })).toThrow(/needs --root-shard-kubeconfig/);
+    expect(usage({ 'root-shard-kubeconfig': 'k' })).toThrow(/other than root/);
+    expect(usage({ 'shard-name': 'Shard_1', 'root-shard-kubeconfig': 'k' })).toThrow(/DNS label/);
+    expect(usage({ 'shard-base-url': 'http://127.0.0.1:1' })).toThrow(/is not a URL like https:/);
+  });
+});

@@ -88,6 +88,15 @@ export const startFlagSpecs: StartFlagSpec[] = [
     min: 0,
     description: 'Most write requests (create, update, patch, delete) served at once; more are answered 429 with Retry-After: 1. 0 = no limit.',
   },
+  { name: 'shard-name', type: 'string', description: 'Run as the shard of this name (default: the root shard, `root`). A non-root shard needs --root-shard-kubeconfig.' },
+  {
+    name: 'root-shard-kubeconfig',
+    type: 'string',
+    description: 'Kubeconfig reaching the root shard (its current context, with a bearer token): a non-root shard registers its Shard there and reviews tokens it does not know there.',
+  },
+  { name: 'shard-base-url', type: 'string', description: 'URL other shards and the front-proxy reach this shard at (default https://<bind-address>:<port>).' },
+  { name: 'shard-external-url', type: 'string', description: 'URL workspace URLs point at, e.g. the front-proxy (default: the base URL).' },
+  { name: 'shard-virtual-workspace-url', type: 'string', description: "URL of this shard's virtual workspaces (default: the base URL)." },
   {
     name: 'detach',
     type: 'boolean',
@@ -146,7 +155,27 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   if (homePrefix !== undefined && !homePrefixRe.test(homePrefix)) {
     throw new StartUsageError(`--home-workspaces-root-prefix: "${homePrefix}" must be a workspace path starting with root, like root:users`);
   }
+  const shardName = str('shard-name');
+  if (shardName !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(shardName)) {
+    throw new StartUsageError(`--shard-name: "${shardName}" must be a lower-case DNS label like shard-1`);
+  }
+  if (shardName !== undefined && shardName !== 'root' && str('root-shard-kubeconfig') === undefined) {
+    throw new StartUsageError(`--shard-name ${shardName}: a non-root shard needs --root-shard-kubeconfig to reach the root shard`);
+  }
+  if (str('root-shard-kubeconfig') !== undefined && (shardName === undefined || shardName === 'root')) {
+    throw new StartUsageError('--root-shard-kubeconfig is for a non-root shard: give it a --shard-name other than root');
+  }
+  for (const flag of ['shard-base-url', 'shard-external-url', 'shard-virtual-workspace-url']) {
+    const url = str(flag);
+    if (url !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(url)) throw new StartUsageError(`--${flag}: "${url}" is not a URL like https://127.0.0.1:6444`);
+  }
+  const kubeconfig = str('root-shard-kubeconfig');
   return {
+    shardName,
+    rootShardKubeconfig: kubeconfig === undefined ? undefined : resolve(kubeconfig),
+    shardBaseUrl: str('shard-base-url'),
+    shardExternalUrl: str('shard-external-url'),
+    shardVirtualWorkspaceUrl: str('shard-virtual-workspace-url'),
     rootDirectory: str('root-directory')!,
     securePort: int('secure-port'),
     bindAddress: str('bind-address')!,

@@ -86,20 +86,27 @@ export function bootstrapWorkspaceTypes(generic: GenericStore, workspaceTypes: R
   }
 }
 
-/** This server as Shard `root`, with the URLs of this start. */
-export function builtinShard(url: string): KubeObject {
+export interface ShardURLs {
+  baseURL: string;
+  externalURL: string;
+  virtualWorkspaceURL: string;
+}
+
+/** This server as Shard `root`, with the URLs of this start (one URL for all three by default). */
+export function builtinShard(urls: string | ShardURLs): KubeObject {
+  const spec = typeof urls === 'string' ? { baseURL: urls, externalURL: urls, virtualWorkspaceURL: urls } : { ...urls };
   return {
     apiVersion: 'core.kcp.io/v1alpha1',
     kind: 'Shard',
     metadata: { name: ROOT_SHARD, labels: { name: ROOT_SHARD } },
-    spec: { baseURL: url, externalURL: url, virtualWorkspaceURL: url },
+    spec,
   };
 }
 
 /** The running server as Shard `root` in root, with the URLs of this start. */
-export function registerShard(generic: GenericStore, shards: ResourceType, url: string): void {
+export function registerShard(generic: GenericStore, shards: ResourceType, urls: string | ShardURLs): void {
   const ctx = { rt: shards, cluster: ROOT_CLUSTER, namespace: '' };
-  const shard = builtinShard(url);
+  const shard = builtinShard(urls);
   try {
     const current = generic.get(ctx, ROOT_SHARD);
     generic.update(ctx, ROOT_SHARD, { ...current, spec: shard.spec });

@@ -22,6 +22,9 @@ import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js'
 import { WorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
 import { WorkspaceTypeStatusController } from './workspacetype-status.js';
+import type { ShardClient } from '../shards/shard-client.js';
+import type { ShardDirectory } from '../shards/shard-directory.js';
+import { RemoteWorkspaces } from '../shards/remote-workspaces.js';
 
 export interface TenancyControllerDeps {
   generic: GenericStore;
@@ -31,6 +34,16 @@ export interface TenancyControllerDeps {
   clusterRoleBindings: ResourceType;
   serviceAccounts: ResourceType;
   externalUrl(): string;
+  /** This server as a shard: its name, URLs, the deployment's Shards, and how to reach the others. */
+  shard: {
+    name: string;
+    /** Shard `root` (this server's own store holds root and the Shards). */
+    isRoot: boolean;
+    baseUrl(): string;
+    virtualWorkspaceUrl(): string;
+    directory: ShardDirectory;
+    client(): ShardClient;
+  };
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -46,6 +59,7 @@ export class Tenancy {
   /** Home workspaces (`~`), available once started. */
   homes?: HomeWorkspaces;
   private occupied?: OccupiedResources;
+  private directory?: ShardDirectory;
 
   constructor(
     private readonly store: Store,
@@ -74,8 +88,13 @@ export class Tenancy {
     this.paths.start();
     backfillAccessSubjects(this.store);
     this.workspaceTypes.start();
-    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries, deps.externalUrl());
-    registerShard(deps.generic, this.shards, deps.externalUrl());
+    // A non-root shard keeps root's built-in types too (kcp replicates them to every shard through its cache server):
+    // workspaces of those types can be created in workspaces it hosts.
+    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries, deps.shard.virtualWorkspaceUrl());
+    if (deps.shard.isRoot) {
+      registerShard(deps.generic, this.shards, { baseURL: deps.shard.baseUrl(), externalURL: deps.externalUrl(), virtualWorkspaceURL: deps.shard.virtualWorkspaceUrl() });
+    }
+    deps.shard.directory.start();
     const types: TenancyTypes = {
       workspaces: this.workspaces,
       logicalClusters: deps.logicalClusters,
@@ -83,13 +102,24 @@ export class Tenancy {
       clusterRoleBindings: deps.clusterRoleBindings,
       serviceAccounts: deps.serviceAccounts,
     };
-    const scheduler = new WorkspaceScheduler({
+    const remote: RemoteWorkspaces = new RemoteWorkspaces({
+      store: this.store,
+      generic: deps.generic,
+      workspaces: this.workspaces,
+      client: deps.shard.client(),
+      shards: deps.shard.directory,
+      scheduler: () => scheduler,
+    });
+    const scheduler: WorkspaceScheduler = new WorkspaceScheduler({
       store: this.store,
       generic: deps.generic,
       types,
       paths: this.paths,
       workspaceTypes: this.workspaceTypes,
       externalUrl: deps.externalUrl,
+      shardName: deps.shard.name,
+      shards: deps.shard.directory,
+      remote,
     });
     // A new workspace is scheduled in the commit of its POST when it can be (one commit, its row written once);
     // the controller below does it otherwise, and after a restart.
@@ -97,14 +127,25 @@ export class Tenancy {
     this.occupied = new OccupiedResources(this.store);
     this.occupied.start();
     const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);
-    this.controller = new WorkspaceController({ store: this.store, generic: deps.generic, types, scheduler, deleter, onError: deps.onError });
+    this.controller = new WorkspaceController({
+      store: this.store,
+      generic: deps.generic,
+      types,
+      scheduler,
+      deleter,
+      shardName: deps.shard.name,
+      shards: deps.shard.directory,
+      remote,
+      onError: deps.onError,
+    });
+    this.directory = deps.shard.directory;
     this.controller.start();
     // Virtual workspaces run in-process, so this server's URL is also the shard's virtualWorkspaceURL.
     this.typeStatus = new WorkspaceTypeStatusController({
       store: this.store,
       generic: deps.generic,
       workspaceTypes: this.workspaceTypeType,
-      virtualWorkspaceUrl: deps.externalUrl,
+      virtualWorkspaceUrl: deps.shard.virtualWorkspaceUrl,
       onError: deps.onError,
     });
     this.typeStatus.start();
@@ -112,6 +153,7 @@ export class Tenancy {
   }
 
   stop(): void {
+    this.directory?.stop();
     this.controller?.stop();
     this.typeStatus?.stop();
     this.occupied?.stop();

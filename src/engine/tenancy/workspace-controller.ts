@@ -13,12 +13,20 @@ import type { KubeObject } from '../registry/types.js';
 import { hasKeys, type KeyValue, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from './cluster-paths.js';
 import type { ClusterContentDeleter } from './cluster-deletion.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, logicalClusterLabels } from './names.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL, SHARD_ANNOTATION, logicalClusterLabels } from './names.js';
+import type { ShardDirectory } from '../shards/shard-directory.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions, type TenancyTypes, type WorkspaceScheduler } from './workspace-scheduler.js';
 
 const pendingPrefix = '/kcpt/pending/workspaces/';
-const shardsPrefix = '/registry/core.kcp.io/shards/';
+
+/** What the workspace controller asks of the shard-to-shard side (shards/remote-workspaces.ts). */
+export interface RemoteWorkspaceFollower {
+  /** Mirrors the remote LogicalCluster's progress onto `ws`; how soon to look again. */
+  follow(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
+  /** Deletes the remote LogicalCluster and lets `ws` go once it is gone; how soon to look again. */
+  reconcileDeletion(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined>;
+}
 
 interface LogicalClusterView extends KubeObject {
   spec?: { owner?: { cluster?: string; name?: string; uid?: string } };
@@ -34,6 +42,47 @@ function mirroredConditions(conditions: unknown[] | undefined): Record<string, u
 
 function otherConditions(lc: LogicalClusterView, type: string): unknown[] {
   return (lc.status?.conditions ?? []).filter((c) => (c as { type?: string }).type !== type);
+}
+
+/**
+ * `lc` as kcp's LogicalCluster controller keeps it while initializers leave: Ready once none is left, initializer
+ * labels of those left, the owner trimmed once Ready. Undefined when nothing changes.
+ */
+function logicalClusterProgress(lc: LogicalClusterView, initializers: string[], now: string): LogicalClusterView | undefined {
+  const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
+  const status = phase === 'Ready' && lc.status?.phase !== 'Ready'
+    ? { ...lc.status, phase: 'Ready', conditions: [...otherConditions(lc, 'WorkspaceInitialized'), condition('WorkspaceInitialized', 'True', now)] }
+    : lc.status;
+  const metadata = {
+    ...lc.metadata,
+    labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
+    annotations: annotationsForPhase(lc.metadata?.annotations, phase),
+  };
+  if (status === lc.status && JSON.stringify(metadata) === JSON.stringify(lc.metadata)) return undefined;
+  return { ...lc, metadata, status };
+}
+
+/**
+ * `ws` showing its LogicalCluster's progress (initializers left, the default-bindings conditions kcp mirrors): Ready
+ * once none is left. Undefined when it already shows it.
+ */
+export function followLogicalCluster(ws: Workspace, initializers: string[], lcConditions: unknown[] | undefined, now: string): Workspace | undefined {
+  const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
+  // What the default-bindings initializer reports on the LogicalCluster shows on the Workspace too, as in kcp.
+  const mirrored = mirroredConditions(lcConditions);
+  const unchanged =
+    phase === ws.status?.phase &&
+    JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers) &&
+    JSON.stringify(mirroredConditions(ws.status?.conditions)) === JSON.stringify(mirrored);
+  if (unchanged) return undefined;
+  const status = { ...ws.status, phase, conditions: [...workspaceConditions(initializers, now), ...mirrored], initializers };
+  if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
+  const metadata = {
+    ...ws.metadata,
+    labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
+    annotations: annotationsForPhase(ws.metadata?.annotations, phase),
+  };
+  return { ...ws, metadata, status };
 }
 
 const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
@@ -85,6 +134,12 @@ export interface WorkspaceControllerDeps {
   types: TenancyTypes;
   scheduler: WorkspaceScheduler;
   deleter: ClusterContentDeleter;
+  /** This server's Shard name. */
+  shardName: string;
+  /** The deployment's Shards: a change may make a waiting workspace schedulable. */
+  shards: ShardDirectory;
+  /** Following workspaces whose LogicalCluster another shard hosts. */
+  remote?: RemoteWorkspaceFollower;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -119,10 +174,16 @@ export class WorkspaceController {
       }),
       store.watch(logicalClustersPrefix, from, (events) => {
         for (const e of events) {
-          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then.
-          if (e.type === 'ADDED') continue;
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
+          // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then;
+          // one without a status was created by another shard (or a privileged user) and is looked at.
+          if (e.type === 'ADDED') {
+            if (!e.value.includes('"phase":')) this.queue.add(`hc|${cluster}`);
+            continue;
+          }
           const lc = JSON.parse(e.value) as LogicalClusterView;
+          // Its last initializer gone: a LogicalCluster whose workspace is elsewhere turns Ready here.
+          if (lc.status?.phase === 'Initializing' && !lc.status.initializers?.length && e.type === 'MODIFIED') this.queue.add(`hc|${cluster}`);
           const owner = lc.spec?.owner;
           if (owner?.cluster && owner.name && !isDeletionMark(e, lc)) this.queue.add(`ws|${owner.cluster}/${owner.name}`);
           if (e.type !== 'DELETED' && lc.metadata?.deletionTimestamp) this.queue.add(`lc|${cluster}`);
@@ -131,11 +192,10 @@ export class WorkspaceController {
     );
     // A Shard changed (labels, the unschedulable annotation): workspaces waiting for one may fit now. Only the
     // workspaces not yet Ready are looked at, through their markers.
-    this.watches.push(
-      store.watch(shardsPrefix, from, () => {
-        for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
-      }),
-    );
+    this.deps.shards.onChange(() => {
+      if (this.watches.length === 0) return;
+      for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
+    });
     // Work a restart interrupted: workspaces not Ready yet, and those being deleted.
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     const wsMarkers = deletionMarkerPrefix(this.deps.types.workspaces.storagePrefix);
@@ -157,6 +217,7 @@ export class WorkspaceController {
   private reconcile(key: string) {
     const [kind, rest] = [key.slice(0, 2), key.slice(3)];
     if (kind === 'lc') return this.reconcileClusterDeletion(rest);
+    if (kind === 'hc') return this.reconcileHosted(rest);
     // A child of a cluster being deleted is gone: while others are still going, they will call again.
     if (kind === 'lg') return this.hasWorkspaces(rest) ? undefined : this.reconcileClusterDeletion(rest);
     const slash = rest.indexOf('/');
@@ -176,12 +237,34 @@ export class WorkspaceController {
     const row = this.deps.store.get(workspaceKey(parent, name));
     if (!row) return undefined;
     const ws = decodeStored(row) as Workspace;
-    if (ws.metadata?.deletionTimestamp) return this.reconcileDeletion(parent, ws, row);
-    if (!ws.spec?.cluster) {
-      this.deps.scheduler.schedule(parent, ws, row);
-      return undefined;
-    }
-    if (ws.status?.phase === 'Initializing') this.reconcileInitializing(parent, ws);
+    // A workspace whose LogicalCluster another shard hosts is followed over the network.
+    const elsewhere = this.hostedElsewhere(ws);
+    if (ws.metadata?.deletionTimestamp) return elsewhere ? this.deps.remote!.reconcileDeletion(parent, ws) : this.reconcileDeletion(parent, ws, row);
+    if (!ws.spec?.cluster) return this.deps.scheduler.schedule(parent, ws, row);
+    if (ws.status?.phase === 'Initializing') return elsewhere ? this.deps.remote!.follow(parent, ws) : this.reconcileInitializing(parent, ws);
+    return undefined;
+  }
+
+  private hostedElsewhere(ws: Workspace): boolean {
+    const shard = ws.metadata?.annotations?.[SHARD_ANNOTATION];
+    return shard !== undefined && shard !== this.deps.shardName && this.deps.remote !== undefined;
+  }
+
+  /**
+   * A LogicalCluster created here by another shard for its workspace (`lc`'s owner is not a workspace of this
+   * shard): brought up when it arrives, and made Ready once its initializers are gone (the owner's shard follows).
+   */
+  private reconcileHosted(cluster: string) {
+    const row = this.deps.store.get(logicalClusterKey(cluster));
+    if (!row) return undefined;
+    const lc = decodeStored(row) as LogicalClusterView;
+    const owner = lc.spec?.owner;
+    if (lc.metadata?.deletionTimestamp || !owner?.cluster || !owner.name) return undefined;
+    if (this.deps.store.get(workspaceKey(owner.cluster, owner.name))) return undefined;
+    if (!lc.status?.phase || lc.status.phase === 'Scheduling') return this.deps.scheduler.hostLogicalCluster(cluster, row, lc);
+    if (lc.status.phase !== 'Initializing') return undefined;
+    const next = logicalClusterProgress(lc, lc.status.initializers ?? [], nowTimestamp());
+    if (next) this.deps.generic.update({ rt: this.deps.types.logicalClusters, cluster, namespace: '' }, 'cluster', next, { withStatus: true });
     return undefined;
   }
 
@@ -194,37 +277,11 @@ export class WorkspaceController {
     const initializers = lc.status?.initializers ?? [];
     const now = nowTimestamp();
     const batch = new WriteBatch();
-    const phase = initializers.length === 0 ? 'Ready' : 'Initializing';
-    // The LogicalCluster follows in the same commit: Ready once no initializer is left, and its metadata as kcp's
-    // LogicalCluster controller keeps it (initializer labels of those left, the owner trimmed once Ready).
-    const lcStatus = phase === 'Ready' && lc.status?.phase !== 'Ready'
-      ? { ...lc.status, phase: 'Ready', conditions: [...otherConditions(lc, 'WorkspaceInitialized'), condition('WorkspaceInitialized', 'True', now)] }
-      : lc.status;
-    const lcMetadata = {
-      ...lc.metadata,
-      labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
-      annotations: annotationsForPhase(lc.metadata?.annotations, phase),
-    };
-    if (lcStatus !== lc.status || JSON.stringify(lcMetadata) !== JSON.stringify(lc.metadata)) {
-      generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', { ...lc, metadata: lcMetadata, status: lcStatus }, { batch, withStatus: true });
-    }
-    // What the default-bindings initializer reports on the LogicalCluster shows on the Workspace too, as in kcp.
-    const mirrored = mirroredConditions(lc.status?.conditions);
-    const status = { ...ws.status, phase, conditions: [...workspaceConditions(initializers, now), ...mirrored], initializers };
-    if (initializers.length === 0) delete (status as { initializers?: string[] }).initializers;
-    const unchanged =
-      phase === ws.status?.phase &&
-      JSON.stringify(ws.status?.initializers ?? []) === JSON.stringify(initializers) &&
-      JSON.stringify(mirroredConditions(ws.status?.conditions)) === JSON.stringify(mirrored);
-    if (!unchanged) {
-      const metadata = {
-        ...ws.metadata,
-        labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: phase },
-        annotations: annotationsForPhase(ws.metadata?.annotations, phase),
-      };
-      const next: Workspace = { ...ws, metadata, status };
-      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
-    }
+    // The LogicalCluster follows in the same commit.
+    const nextLc = logicalClusterProgress(lc, initializers, now);
+    if (nextLc) generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', nextLc, { batch, withStatus: true });
+    const next = followLogicalCluster(ws, initializers, lc.status?.conditions, now);
+    if (next) generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, ws.metadata!.name!, next, { batch, withStatus: true });
     generic.commitBatch(batch);
   }
 

@@ -19,7 +19,6 @@ import {
   PATH_ANNOTATION,
   PHASE_LABEL,
   REQUIRED_GROUPS_ANNOTATION,
-  ROOT_SHARD,
   SHARD_ANNOTATION,
   SHARD_HASH_ANNOTATION,
   TENANCY_GROUP,
@@ -27,11 +26,12 @@ import {
   joinPath,
   logicalClusterLabels,
   newClusterName,
-  ROOT_SHARD_HASH,
+  shardHash,
 } from './names.js';
 import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
 import { ObjectTemplates, slotPaths, withSlots } from '../registry/object-templates.js';
-import { placeWorkspace } from './shard-placement.js';
+import { placeWorkspace, type Placement, type ShardSpec } from './shard-placement.js';
+import type { ShardDirectory } from '../shards/shard-directory.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
 
@@ -79,6 +79,17 @@ export interface SchedulerDeps {
   workspaceTypes: WorkspaceTypes;
   /** `https://host:port` clients use. */
   externalUrl(): string;
+  /** This server's Shard name (`root` for the root shard). */
+  shardName: string;
+  /** The deployment's Shards, to place workspaces among. */
+  shards: ShardDirectory;
+  /** Places a workspace on another shard (absent: every workspace is placed here). */
+  remote?: RemoteScheduling;
+}
+
+/** The part of scheduling that talks to other shards (remote-scheduling.ts). */
+export interface RemoteScheduling {
+  schedule(parent: string, ws: Workspace, placement: { shard: string; region?: string; spec: ShardSpec }): Promise<void>;
 }
 
 export function condition(type: string, status: 'True' | 'False', now: string, reason?: string, message?: string, severity?: string) {
@@ -120,18 +131,25 @@ export class WorkspaceScheduler {
   /** The same objects in every new workspace, written from their stored text (object-templates.ts). */
   private readonly templates: ObjectTemplates;
 
+  private readonly shardHash: string;
+
   constructor(private readonly deps: SchedulerDeps) {
     this.templates = new ObjectTemplates(deps.generic);
+    this.shardHash = shardHash(deps.shardName);
   }
 
   /**
    * Schedules `ws` (living in `parent`); throws when its type can no longer be resolved. `stored` is the row `ws` was
    * decoded from, just read by the caller (same synchronous turn), so the update neither reads nor parses it again.
    */
-  schedule(parent: string, ws: Workspace, stored?: KeyValue): void {
+  schedule(parent: string, ws: Workspace, stored?: KeyValue): void | Promise<void> {
     // kcp picks a shard first; with none matching, the workspace waits in Scheduling and says why.
     const placement = this.placement(ws);
     if ('unschedulable' in placement) return this.markUnschedulable(parent, ws, placement.unschedulable);
+    if (placement.shard !== this.deps.shardName) {
+      if (!this.deps.remote) return this.markUnschedulable(parent, ws, `Shard ${placement.shard} cannot be reached from this shard`);
+      return this.deps.remote.schedule(parent, ws, placement);
+    }
     this.deps.generic.commitBatch(this.scheduled(parent, ws, placement, stored));
   }
 
@@ -144,7 +162,8 @@ export class WorkspaceScheduler {
   scheduleOnCreate(parent: string, ws: Workspace, stored: KeyValue): WriteBatch | undefined {
     if (ws.metadata?.annotations?.[CLUSTER_ANNOTATION]) return undefined;
     const placement = this.placement(ws);
-    if ('unschedulable' in placement) return undefined;
+    // Another shard is asked over the network: the controller does that, after the create.
+    if ('unschedulable' in placement || placement.shard !== this.deps.shardName) return undefined;
     try {
       return this.scheduled(parent, ws, placement, stored);
     } catch {
@@ -152,8 +171,13 @@ export class WorkspaceScheduler {
     }
   }
 
-  private placement(ws: Workspace): ReturnType<typeof placeWorkspace> {
-    return ws.metadata?.annotations?.[SHARD_ANNOTATION] ? { shard: ROOT_SHARD } : placeWorkspace(this.deps.store, ws);
+  /** The shard already chosen for `ws` (its annotation, phase one of kcp's scheduling), else a new choice. */
+  private placement(ws: Workspace): Placement {
+    const chosen = ws.metadata?.annotations?.[SHARD_ANNOTATION];
+    if (chosen === this.deps.shardName) return { shard: chosen, spec: {} };
+    if (!chosen) return placeWorkspace(this.deps.shards.shards(), ws);
+    const shard = this.deps.shards.shards().find((s) => s.metadata?.name === chosen);
+    return shard ? { shard: chosen, spec: (shard.spec ?? {}) as ShardSpec } : { unschedulable: `Shard ${chosen} is not known in root` };
   }
 
   /** The batch moving `ws` to Initializing or Ready on `placement`, with its LogicalCluster and first objects. */
@@ -208,8 +232,8 @@ export class WorkspaceScheduler {
         annotations: annotationsForPhase(
           {
             ...(meta.annotations ?? {}),
-            [SHARD_ANNOTATION]: ROOT_SHARD,
-            [SHARD_HASH_ANNOTATION]: ROOT_SHARD_HASH,
+            [SHARD_ANNOTATION]: this.deps.shardName,
+            [SHARD_HASH_ANNOTATION]: this.shardHash,
             [CLUSTER_ANNOTATION]: cluster,
           },
           phase,
@@ -232,6 +256,67 @@ export class WorkspaceScheduler {
     return batch;
   }
 
+  /**
+   * The LogicalCluster of `ws` (in `parent`) for another shard to create as `cluster`: every initializer of its type
+   * still listed (that shard runs `root:universal` itself), no status (that shard writes it).
+   */
+  remoteLogicalCluster(cluster: string, parent: string, ws: Workspace, target: { shard: string; url: string }): { lc: KubeObject; path: string; phase: string; initializers: string[] } {
+    const typeRef = ws.spec?.type;
+    const type = typeRef?.path ? this.deps.workspaceTypes.get(typeRef.path, typeRef.name) : undefined;
+    if (!type) throw new Error(`workspace type ${typeRef?.path}:${typeRef?.name} cannot be resolved`);
+    const aliases = this.deps.workspaceTypes.aliases(type);
+    const initializers = this.deps.workspaceTypes.initializers(aliases);
+    const terminators = this.deps.workspaceTypes.terminators(aliases);
+    const path = joinPath(this.deps.paths.pathOf(parent) ?? parent, ws.metadata!.name!);
+    const lc = this.logicalCluster(cluster, parent, path, ws, type, aliases, initializers, terminators, nowTimestamp(), target);
+    delete lc.status;
+    return { lc, path, phase: initializers.length > 0 ? 'Initializing' : 'Ready', initializers };
+  }
+
+  /**
+   * A LogicalCluster another shard created here for its workspace (`row`, decoded as `lc`, has no status yet): what
+   * scheduling does for a local one, in one commit: the in-process `root:universal` initializer, the creator's
+   * `workspace-admin` binding, and the status (Initializing, or Ready when no initializer is left).
+   */
+  hostLogicalCluster(cluster: string, row: KeyValue, lc: KubeObject): void {
+    const { generic, types } = this.deps;
+    const spec = (lc.spec ?? {}) as { initializers?: string[]; terminators?: string[]; createdBy?: { username?: string } };
+    let initializers = spec.initializers ?? [];
+    const terminators = spec.terminators ?? [];
+    const batch = new WriteBatch();
+    if (initializers.includes(UNIVERSAL_INITIALIZER)) {
+      initializers = initializers.filter((i) => i !== UNIVERSAL_INITIALIZER);
+      for (const [name, object] of UNIVERSAL_NAMESPACES) {
+        this.templates.create({ rt: types.namespaces, cluster, namespace: '', object }, batch);
+        this.templates.create({ rt: types.serviceAccounts, cluster, namespace: name, object: DEFAULT_SERVICE_ACCOUNT }, batch);
+      }
+    }
+    if (spec.createdBy?.username) this.workspaceAdminBinding(cluster, spec.createdBy.username, batch);
+    const phase = initializers.length > 0 ? 'Initializing' : 'Ready';
+    const now = nowTimestamp();
+    const next: KubeObject = {
+      ...lc,
+      metadata: {
+        ...lc.metadata,
+        labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
+        annotations: annotationsForPhase(lc.metadata?.annotations, phase),
+      },
+      status: {
+        phase,
+        URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
+        conditions: [
+          initializers.length > 0
+            ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
+            : condition('WorkspaceInitialized', 'True', now),
+        ],
+        ...(initializers.length ? { initializers } : {}),
+        ...(terminators.length ? { terminators } : {}),
+      },
+    };
+    generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', next, { batch, withStatus: true, current: { row, object: lc } });
+    generic.commitBatch(batch);
+  }
+
   private logicalCluster(
     cluster: string,
     parent: string,
@@ -242,12 +327,13 @@ export class WorkspaceScheduler {
     initializers: string[],
     terminators: string[],
     now: string,
+    target = { shard: this.deps.shardName, url: this.deps.externalUrl() },
   ): KubeObject {
     const wsMeta = ws.metadata!;
     const annotations: Record<string, string> = {
       [PATH_ANNOTATION]: path,
       [TYPE_ANNOTATION]: qualifiedName(type),
-      [SHARD_ANNOTATION]: ROOT_SHARD,
+      [SHARD_ANNOTATION]: target.shard,
     };
     for (const key of [OWNER_ANNOTATION, REQUIRED_GROUPS_ANNOTATION]) {
       const v = wsMeta.annotations?.[key];
@@ -275,7 +361,7 @@ export class WorkspaceScheduler {
       },
       status: {
         phase,
-        URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
+        URL: `${target.url}/clusters/${cluster}`,
         conditions: [
           initializers.length > 0
             ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
@@ -288,7 +374,7 @@ export class WorkspaceScheduler {
   }
 
   /** WorkspaceScheduled=False/Unschedulable with kcp's reason; written only when it changes. */
-  private markUnschedulable(parent: string, ws: Workspace, message: string): void {
+  markUnschedulable(parent: string, ws: Workspace, message: string): void {
     const conditions = (ws.status?.conditions ?? []).filter((c) => c.type !== 'WorkspaceScheduled');
     const had = ws.status?.conditions?.find((c) => c.type === 'WorkspaceScheduled');
     if (had?.status === 'False' && had.message === message) return;
@@ -307,7 +393,7 @@ export class WorkspaceScheduler {
     return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
   }
 
-  private freshClusterName(): string {
+  freshClusterName(): string {
     for (;;) {
       const name = newClusterName();
       if (!this.deps.store.get(logicalClusterKey(name))) return name;
