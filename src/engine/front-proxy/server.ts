@@ -35,6 +35,8 @@ export interface FrontProxyOptions {
   /** Serving certificate and key files instead of ones issued from `<root-directory>/ca.{crt,key}`. */
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** Where to write the proxy's admin.kubeconfig (default `<root-directory>/admin.kubeconfig`). */
+  kubeconfigPath?: string;
   /** Home workspace layout of the shards (for `user:<name>` and `~`). */
   homes?: HomeOptions;
   log?: (line: string) => void;
@@ -116,7 +118,7 @@ async function serve(
   const port = (server.address() as AddressInfo).port;
   const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
   const url = `https://${host}:${port}`;
-  const kubeconfigPath = path.join(root, 'admin.kubeconfig');
+  const kubeconfigPath = options.kubeconfigPath ?? path.join(root, 'admin.kubeconfig');
   await writeProxyKubeconfig({ from: options.rootKubeconfig, to: kubeconfigPath, proxyUrl: url, caPem: tls.caPem });
 
   let closing: Promise<void> | undefined;
