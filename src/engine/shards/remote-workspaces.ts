@@ -70,7 +70,10 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
     if (!base) return this.deps.scheduler().markUnschedulable(parent, ws, `Shard ${placement.shard} has no spec.baseURL`);
     const external = placement.spec.externalURL || base;
     const { lc, path, initializers } = this.deps.scheduler().remoteLogicalCluster(cluster, parent, ws, { shard: placement.shard, url: external });
-    const created = await this.deps.client.call<RemoteLogicalCluster>('POST', `${base}${lcPath(cluster)}`, lc);
+    const created = await this.deps.client.call<RemoteLogicalCluster>('POST', `${base}${lcPath(cluster)}`, lc).catch((err: Error) => {
+      this.deps.scheduler().markUnschedulable(parent, ws, `creating LogicalCluster ${cluster} on shard ${placement.shard}: ${err.message}`);
+      throw err;
+    });
     if (created.status === 409) {
       const existing = await this.deps.client.call<RemoteLogicalCluster>('GET', `${base}${lcPath(cluster)}/cluster`);
       if (existing.status === 200 && existing.body.spec?.owner?.uid !== meta.uid) {
@@ -81,7 +84,10 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
         return;
       }
     } else if (created.status !== 201 && created.status !== 200) {
-      throw new Error(`creating LogicalCluster ${cluster} on shard ${placement.shard}: ${statusMessage(created)}`);
+      // Shown on the workspace (it stays Scheduling) and retried with the queue's back-off.
+      const message = `creating LogicalCluster ${cluster} on shard ${placement.shard}: ${statusMessage(created)}`;
+      this.deps.scheduler().markUnschedulable(parent, ws, message);
+      throw new Error(message);
     }
     // Phase two, on the workspace as it is now (it may have changed while the other shard answered).
     const row = this.deps.store.get(workspaceKey(parent, name));

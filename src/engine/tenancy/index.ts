@@ -16,7 +16,7 @@ import { bootstrapWorkspaceTypes, registerShard } from './bootstrap.js';
 import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
 import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
-import { WorkspaceController, workspacePendingWriter } from './workspace-controller.js';
+import { hostedPendingWriter, WorkspaceController, workspacePendingWriter } from './workspace-controller.js';
 import { workspaceResourceType, type TenancyAccess } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
 import { WorkspaceTypes } from './workspace-types.js';
@@ -72,7 +72,7 @@ export class Tenancy {
     this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes, access });
     this.workspaceTypeType = workspaceTypeResourceType(this.paths);
     this.shards = shardResourceType();
-    this.indexWriters = [workspacePendingWriter(store), accessSubjectsWriter()];
+    this.indexWriters = [workspacePendingWriter(store), hostedPendingWriter(store), accessSubjectsWriter()];
   }
 
   /** Built-in API sets per cluster, layered under each cluster's CRDs. */

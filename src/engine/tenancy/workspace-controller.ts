@@ -110,6 +110,27 @@ export function workspacePendingWriter(store: Store): IndexWriter {
   };
 }
 
+const hostedPendingPrefix = '/kcpt/pending/logicalclusters/';
+const isScheduling = (lc: KubeObject | undefined) => lc !== undefined && ((lc.status as { phase?: string } | undefined)?.phase ?? 'Scheduling') === 'Scheduling';
+
+/**
+ * A marker for a LogicalCluster still Scheduling (one another shard created here, not yet brought up), so a restart
+ * finds it without listing every LogicalCluster. The local scheduler writes its LogicalClusters Initializing or Ready.
+ */
+export function hostedPendingWriter(store: Store): IndexWriter {
+  return (key, before, after) => {
+    if (!key.startsWith(logicalClustersPrefix)) return [];
+    const now = isScheduling(after);
+    if (isScheduling(before) === now) return [];
+    const marker = `${hostedPendingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
+    // Only at a transition (a LogicalCluster created Scheduling, or leaving it): one lookup then.
+    const exists = store.get(marker) !== undefined;
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
+    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
+    return [];
+  };
+}
+
 /**
  * Whether a workspace's own change gives the controller something to do. One being deleted that already shows
  * Deleting/Terminating waits for its LogicalCluster, whose events bring it back (terminators leaving, the cluster
@@ -176,9 +197,9 @@ export class WorkspaceController {
         for (const e of events) {
           const cluster = e.key.slice(logicalClustersPrefix.length).split('/')[0]!;
           // A LogicalCluster appears in the commit that schedules its workspace, which has nothing left to do then;
-          // one without a status was created by another shard (or a privileged user) and is looked at.
+          // one still Scheduling was created by another shard (or a privileged user) and is looked at.
           if (e.type === 'ADDED') {
-            if (!e.value.includes('"phase":')) this.queue.add(`hc|${cluster}`);
+            if (e.value.includes('"phase":"Scheduling"') || !e.value.includes('"phase":')) this.queue.add(`hc|${cluster}`);
             continue;
           }
           const lc = JSON.parse(e.value) as LogicalClusterView;
@@ -196,7 +217,9 @@ export class WorkspaceController {
       if (this.watches.length === 0) return;
       for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     });
-    // Work a restart interrupted: workspaces not Ready yet, and those being deleted.
+    // Work a restart interrupted: LogicalClusters other shards created here, workspaces not Ready yet, and those
+    // being deleted.
+    for (const kv of store.list(hostedPendingPrefix).items) this.queue.add(`hc|${kv.key.slice(hostedPendingPrefix.length)}`);
     for (const kv of store.list(pendingPrefix).items) this.queue.add(`ws|${kv.key.slice(pendingPrefix.length)}`);
     const wsMarkers = deletionMarkerPrefix(this.deps.types.workspaces.storagePrefix);
     for (const kv of store.list(wsMarkers).items) this.queue.add(`ws|${kv.key.slice(wsMarkers.length)}`);
