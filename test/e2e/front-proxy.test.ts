@@ -133,7 +133,7 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     await kubectl(cluster, ['create', 'configmap', 'in-team'], { env });
     expect((await kIn('root:org:team', ['get', 'configmaps', '-o', 'name'])).stdout).toContain('configmap/in-team');
     expect(await kcpt(['ws', '..'], env)).toBe("Current workspace is 'root:org' (type root:organization).");
-    expect(await kcpt(['ws', 'tree'], env)).toBe('.\n└── org\n    └── team');
+    expect(await kcpt(['ws', 'tree'], env)).toBe('.\n└── org\n    └── team\n');
     expect(await kcpt(['ws', '~'], env)).toBe("Current workspace is 'root:users:zu:yc:kcp-admin' (type root:home).");
     await kubectl(cluster, ['create', 'configmap', 'at-home'], { env });
     // The same home through kcp's user: alias and kcpt's ~ segment, resolved by the proxy.
