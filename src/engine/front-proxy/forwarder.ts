@@ -54,11 +54,9 @@ export class Backend {
    * `onUnreachable` answers when nothing came back (connection refused, reset before the response head).
    */
   forward(req: http.IncomingMessage, res: http.ServerResponse, path: string, onUnreachable: (err: Error) => void): void {
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !hopByHop.has(name)) headers[name] = value;
-    }
-    headers.host = this.host;
+    const streaming = isWatch(path);
+    const headers = endToEnd(req.rawHeaders);
+    headers.push('host', this.host);
     const upstream = this.transport.request({
       hostname: this.hostname,
       port: this.port,
@@ -70,13 +68,10 @@ export class Backend {
     let answered = false;
     upstream.on('response', (answer) => {
       answered = true;
-      const out: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (value !== undefined && !hopByHop.has(name)) out[name] = value;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-      // Watch events must reach the client as the shard writes them, not when a buffer fills.
-      res.flushHeaders();
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      // A watch's headers go out at once (its first event may be minutes away); any other answer's headers leave
+      // with its body, in one TLS write instead of two.
+      if (streaming) res.flushHeaders();
       answer.pipe(res);
       answer.on('error', () => res.destroy());
     });
@@ -90,4 +85,18 @@ export class Backend {
     });
     req.pipe(upstream);
   }
+}
+
+/** `?watch=true|1` or the deprecated `/watch/` path segment. */
+function isWatch(path: string): boolean {
+  return /[?&]watch=(true|1)(&|$)/.test(path) || path.includes('/watch/');
+}
+
+/** The raw `[name, value, …]` list without hop-by-hop headers: no per-request header objects built and re-read. */
+function endToEnd(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!hopByHop.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
 }
