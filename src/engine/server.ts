@@ -282,7 +282,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       watches: new Set<() => void>(),
       watchRemoval: (cluster: string, rt: ResourceType, onGone: () => void) => crdCatalogs.watchRemoval(cluster, rt, onGone),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
-      homes: { get: (user: UserInfo, mayCreate: () => void) => tenancy.homes!.getWaiting(user, mayCreate) },
+      // Home workspaces hang under root:users, which the root shard holds.
+      homes: isRootShard ? { get: (user: UserInfo, mayCreate: () => void) => tenancy.homes!.getWaiting(user, mayCreate) } : undefined,
       virtualWorkspaces: virtualWorkspaceSet(
         new LifecycleVirtualWorkspaces({
           store,

@@ -25,6 +25,8 @@ export interface StartServerOptions {
   extraArgs?: string[];
   /** How long to wait for the `export KUBECONFIG=` line. */
   readyTimeoutMs?: number;
+  /** A root directory prepared beforehand (e.g. holding a deployment's shared CA); removed by stop() like a fresh one. */
+  rootDir?: string;
 }
 
 export interface TestServer {
@@ -91,7 +93,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     throw new Error(`${entry} is missing: run \`npm run build\` before the e2e suites`);
   }
   const port = await freePort();
-  const rootDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-'));
+  const rootDir = opts.rootDir ?? (await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-')));
   const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
