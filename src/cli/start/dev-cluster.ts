@@ -142,7 +142,6 @@ function memberDirectory(root: string, relative: string): string {
 function storageArgv(values: StartFlagValues, shard: string): string[] {
   if (values['etcd-servers'] !== undefined) return ['--etcd-prefix', `${String(values['etcd-prefix'] ?? '')}/${shard}`];
   const storage = String(values.storage ?? '');
-  if (storage.startsWith('sqlite://')) throw new Error('--storage sqlite://… names one file: with --shards each shard keeps its own database in its directory');
   return storage ? ['--storage', storage] : [];
 }
 

@@ -167,6 +167,9 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   if (values.shards !== undefined && (shardName !== undefined || str('root-shard-kubeconfig') !== undefined)) {
     throw new StartUsageError('--shards starts a whole cluster, root shard included: it cannot be combined with --shard-name or --root-shard-kubeconfig');
   }
+  if (values.shards !== undefined && String(values.storage ?? '').startsWith('sqlite://')) {
+    throw new StartUsageError('--storage sqlite://… names one database file: with --shards each shard keeps its own in its directory (leave --storage out)');
+  }
   if (shardName !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(shardName)) {
     throw new StartUsageError(`--shard-name: "${shardName}" must be a lower-case DNS label like shard-1`);
   }
