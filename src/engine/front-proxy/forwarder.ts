@@ -83,7 +83,10 @@ export class Backend {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    // Most requests (GET, watch, DELETE) carry no body: end at once rather than wiring up a pipe for nothing.
+    const length = req.headers['content-length'];
+    if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) req.pipe(upstream);
+    else upstream.end();
   }
 }
 
