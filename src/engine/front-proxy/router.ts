@@ -30,7 +30,12 @@ export interface RouterDeps {
   log(line: string): void;
 }
 
+/** A backend that stays down would log every request sent its way: once per backend per this long is enough. */
+const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
+
 export class FrontProxyRouter {
+  private readonly loggedUnreachable = new Map<string, number>();
+
   constructor(private readonly deps: RouterDeps) {}
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -123,7 +128,11 @@ export class FrontProxyRouter {
 
   private forward(req: http.IncomingMessage, res: http.ServerResponse, backend: Backend, path: string, what: string): void {
     backend.forward(req, res, path, (err) => {
-      this.deps.log(`front-proxy: ${req.method} ${req.url}: ${what} (${backend.baseURL}) unreachable: ${err.message}`);
+      const now = Date.now();
+      if (now - (this.loggedUnreachable.get(backend.baseURL) ?? 0) >= UNREACHABLE_LOG_INTERVAL_MS) {
+        this.loggedUnreachable.set(backend.baseURL, now);
+        this.deps.log(`front-proxy: ${req.method} ${req.url}: ${what} (${backend.baseURL}) unreachable: ${err.message} (answering 503)`);
+      }
       sendStatus(res, serviceUnavailable('Not available.'));
     });
   }
