@@ -2,7 +2,7 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui   subset (default: all of these)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui,front-proxy   subset (default: all of these)
 //                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
 //                     state is generated once through the API, ~10-20 min, and cached under /tmp)
 //                     also `storage`: GET/CREATE on etcd (`--etcd-servers`, a local etcd) vs SQLite (not in the default)
@@ -34,7 +34,7 @@ import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui' },
+    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui,front-proxy' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
@@ -148,6 +148,7 @@ await section('snapshots', async () => (await import('./snapshots.js')).run(ctx)
 await section('storage', async () => (await import('./storage.js')).run(ctx));
 await section('testing', async () => (await import('./testing.js')).run(ctx));
 await section('tui', async () => (await import('./tui.js')).run(ctx));
+await section('front-proxy', async () => (await import('./front-proxy.js')).run(ctx));
 
 if (opts.profile) {
   log('\n== profile ==');

@@ -51,3 +51,13 @@ describe('kcpt start --shard-* flags', () => {
     expect(usage({ 'shard-base-url': 'http://127.0.0.1:1' })).toThrow(/is not a URL like https:/);
   });
 });
+
+describe('kcpt start --shards', () => {
+  it('refuses flags that describe one shard, saying why', () => {
+    const usage = (given: StartFlagValues) => () => toServerOptions(parsed(given));
+    expect(usage({ shards: 3, 'shard-name': 'shard-1' })).toThrow(StartUsageError);
+    expect(usage({ shards: 3, 'root-shard-kubeconfig': '/k' })).toThrow(/cannot be combined with --shard-name or --root-shard-kubeconfig/);
+    expect(usage({ shards: 2, storage: 'sqlite:///tmp/one.db' })).toThrow(/each shard keeps its own/);
+    expect(toServerOptions(parsed({ shards: 3, storage: 'memory://' })).storage).toBe('memory://');
+  });
+});

@@ -98,6 +98,14 @@ export const startFlagSpecs: StartFlagSpec[] = [
   { name: 'shard-external-url', type: 'string', description: 'URL workspace URLs point at, e.g. the front-proxy (default: the base URL).' },
   { name: 'shard-virtual-workspace-url', type: 'string', description: "URL of this shard's virtual workspaces (default: the base URL)." },
   {
+    name: 'shards',
+    type: 'integer',
+    min: 1,
+    max: 16,
+    description:
+      'Run a sharded development cluster: the root shard and N-1 more (child processes, one store each) behind a front-proxy on --secure-port, shards on the ports after it, all under --root-directory with one CA; admin.kubeconfig points at the proxy.',
+  },
+  {
     name: 'detach',
     type: 'boolean',
     description:
@@ -156,6 +164,12 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     throw new StartUsageError(`--home-workspaces-root-prefix: "${homePrefix}" must be a workspace path starting with root, like root:users`);
   }
   const shardName = str('shard-name');
+  if (values.shards !== undefined && (shardName !== undefined || str('root-shard-kubeconfig') !== undefined)) {
+    throw new StartUsageError('--shards starts a whole cluster, root shard included: it cannot be combined with --shard-name or --root-shard-kubeconfig');
+  }
+  if (values.shards !== undefined && String(values.storage ?? '').startsWith('sqlite://')) {
+    throw new StartUsageError('--storage sqlite://… names one database file: with --shards each shard keeps its own in its directory (leave --storage out)');
+  }
   if (shardName !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(shardName)) {
     throw new StartUsageError(`--shard-name: "${shardName}" must be a lower-case DNS label like shard-1`);
   }

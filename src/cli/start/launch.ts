@@ -5,6 +5,10 @@ import type { StartFlagValues } from './flags.js';
 import { runStart, type StartOutput } from './run-start.js';
 
 export async function launchStart(values: StartFlagValues, options: ServerOptions, out: StartOutput): Promise<void> {
+  if (values.shards !== undefined && !values.detach) {
+    const { runDevCluster } = await import('./dev-cluster.js');
+    return runDevCluster(values, options, out);
+  }
   if (!values.detach) return runStart(options, out);
   const [{ startDetached, describeDetached }, { printData }, { processIo }] = await Promise.all([
     import('../server/detached-start.js'),

@@ -12,7 +12,7 @@ import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { workspaceKey, type ClusterPaths } from './cluster-paths.js';
-import { ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, ROOT_SHARD, SHARD_ANNOTATION, TENANCY_GROUP } from './names.js';
 
 export interface HomeOptions {
   /** Where the buckets start, `root:users` by default. */
@@ -118,12 +118,22 @@ export class HomeWorkspaces {
     throw creating();
   }
 
-  /** Buckets are the server's own; the home itself is created as its user, who thereby owns it. */
+  /**
+   * Buckets are the server's own; the home itself is created as its user, who thereby owns it. The whole chain is
+   * placed on the root shard (the one serving `~`), which creates each next link inside the one before it: with
+   * several shards a bucket scheduled elsewhere would leave the next link nowhere to be created.
+   */
   private create(cluster: string, name: string, type: string, owner: Requester | undefined): void {
     try {
       this.deps.generic.create(
         { rt: this.deps.workspaces, cluster, namespace: '', ...(owner ? { user: owner, onBehalfOfUser: true } : {}) },
-        { apiVersion: `${TENANCY_GROUP}/v1alpha1`, kind: 'Workspace', metadata: { name }, spec: { type: { name: type, path: ROOT_CLUSTER } } },
+        {
+          apiVersion: `${TENANCY_GROUP}/v1alpha1`,
+          kind: 'Workspace',
+          // Phase one of kcp's scheduling, decided up front: the shard annotation the scheduler would write.
+          metadata: { name, annotations: { [SHARD_ANNOTATION]: ROOT_SHARD } },
+          spec: { type: { name: type, path: ROOT_CLUSTER } },
+        },
       );
     } catch (err) {
       // Someone else's request created it a moment ago: fine, it is coming up.

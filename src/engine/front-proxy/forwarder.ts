@@ -1,0 +1,105 @@
+/**
+ * Streams one client request to a backend and the answer back, untouched in both directions: the body is piped
+ * as it arrives (protobuf or JSON alike), the response flows chunk by chunk (a watch stays open for as long as the
+ * client or the shard keeps it), and the client's `Authorization` header goes along unchanged so the shard that
+ * hosts the workspace authenticates and authorizes (kcpt's pass-through identity, shards-design.md).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { shardAgent, type ShardTls } from './shard-client.js';
+
+/** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the ones the proxy sets itself. */
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+/** A backend the proxy forwards to: resolved once, reused for every request (one keep-alive pool each). */
+export class Backend {
+  private readonly transport: typeof http | typeof https;
+  private readonly agent: http.Agent;
+  readonly hostname: string;
+  readonly port: number;
+  /** Path prefix of the backend URL (`''` for a bare host). */
+  readonly pathPrefix: string;
+  private readonly host: string;
+
+  constructor(
+    readonly baseURL: string,
+    tls: ShardTls,
+  ) {
+    const url = new URL(baseURL);
+    this.transport = url.protocol === 'http:' ? http : https;
+    this.agent = shardAgent(baseURL, tls);
+    this.hostname = url.hostname.replace(/^\[|\]$/g, '');
+    this.port = Number(url.port || (url.protocol === 'http:' ? 80 : 443));
+    this.pathPrefix = url.pathname.replace(/\/+$/, '');
+    this.host = url.host;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  /**
+   * Sends `req` to `path` (already including the query) on this backend and pipes the answer into `res`.
+   * `onUnreachable` answers when nothing came back (connection refused, reset before the response head).
+   */
+  forward(req: http.IncomingMessage, res: http.ServerResponse, path: string, onUnreachable: (err: Error) => void): void {
+    const streaming = isWatch(path);
+    const headers = endToEnd(req.rawHeaders);
+    headers.push('host', this.host);
+    const upstream = this.transport.request({
+      hostname: this.hostname,
+      port: this.port,
+      method: req.method,
+      path: this.pathPrefix + path,
+      headers,
+      agent: this.agent,
+    });
+    let answered = false;
+    upstream.on('response', (answer) => {
+      answered = true;
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      // A watch's headers go out at once (its first event may be minutes away); any other answer's headers leave
+      // with its body, in one TLS write instead of two.
+      if (streaming) res.flushHeaders();
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    });
+    upstream.on('error', (err) => {
+      if (!answered && !res.headersSent) onUnreachable(err);
+      else res.destroy(err);
+    });
+    // The client went away (a watch closed, a request cancelled): stop the shard's side too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    // Most requests (GET, watch, DELETE) carry no body: end at once rather than wiring up a pipe for nothing.
+    const length = req.headers['content-length'];
+    if (req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) req.pipe(upstream);
+    else upstream.end();
+  }
+}
+
+/** `?watch=true|1` or the deprecated `/watch/` path segment. */
+function isWatch(path: string): boolean {
+  return /[?&]watch=(true|1)(&|$)/.test(path) || path.includes('/watch/');
+}
+
+/** The raw `[name, value, …]` list without hop-by-hop headers: no per-request header objects built and re-read. */
+function endToEnd(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!hopByHop.has(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}

@@ -1,0 +1,186 @@
+/**
+ * What the front-proxy does with one request. `/clusters/<path>/…` is resolved through the index and forwarded
+ * to `<shard>/clusters/<cluster name>/…`; `/services/<vw>/…` goes to the shard hosting the cluster the virtual
+ * workspace URL names; health checks and `/version` are answered here; mapping-file prefixes go to their backends;
+ * the rest goes to the root shard (or the mapping file's `/`). kcp's answers where nothing can be routed: 403
+ * "workspace access not permitted" for a path no workspace has, 503 "Not available." for a workspace that exists
+ * but cannot be reached.
+ */
+import type http from 'node:http';
+import { StatusError, badRequest, serviceUnavailable, unauthorized } from '../machinery/status.js';
+import { isHealthPath, serverVersion } from '../endpoints/non-resource.js';
+import { splitClusterPrefix } from '../endpoints/request-info.js';
+import { WORKSPACE_ACCESS_NOT_PERMITTED } from '../authorization/forbidden.js';
+import { homePath, type HomeOptions } from '../tenancy/home-workspaces.js';
+import type { Backend } from './forwarder.js';
+import { matchMapping, type PathMapping } from './mapping-file.js';
+import type { ShardIndex } from './shard-index.js';
+import type { TokenReviewer } from './token-reviewer.js';
+
+export interface RouterDeps {
+  index: ShardIndex;
+  /** A forwarding pool per shard base URL or mapping backend. */
+  backendFor(baseURL: string, caPem?: string): Backend;
+  reviewer: TokenReviewer;
+  homes: HomeOptions;
+  mappings: readonly PathMapping[];
+  /** `/clusters/` is resolved through the index (always without a mapping file; with one, if it maps /clusters). */
+  resolveClusters: boolean;
+  isReady(): boolean;
+  log(line: string): void;
+}
+
+/** A backend that stays down would log every request sent its way: once per backend per this long is enough. */
+const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
+
+export class FrontProxyRouter {
+  private readonly loggedUnreachable = new Map<string, number>();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      await this.route(req, res);
+    } catch (err) {
+      if (err instanceof StatusError) sendStatus(res, err);
+      else {
+        this.deps.log(`front-proxy: ${req.method} ${req.url}: ${(err as Error).stack ?? String(err)}`);
+        sendStatus(res, serviceUnavailable('Not available.'));
+      }
+    }
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const query = q === -1 ? '' : rawUrl.slice(q);
+
+    if (isHealthPath(path)) return this.health(path, res);
+    if (path === '/version' || path === '/version/') return sendJson(res, 200, serverVersion);
+
+    if (this.deps.resolveClusters && path.startsWith('/clusters/')) return this.clusterRequest(req, res, path, query);
+    const mapping = matchMapping(this.deps.mappings, path);
+    if (mapping) return this.forward(req, res, this.deps.backendFor(mapping.backend, mapping.backendCaPem), rawUrl, 'the mapped backend');
+    if (path.startsWith('/services/') && this.deps.resolveClusters) return this.virtualWorkspaceRequest(req, res, path, query);
+    if (this.deps.mappings.length > 0) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    const root = this.deps.index.baseURLOf('root');
+    if (!root) throw serviceUnavailable('Not available.');
+    return this.forward(req, res, this.deps.backendFor(root), rawUrl, 'shard "root"');
+  }
+
+  private health(path: string, res: http.ServerResponse): void {
+    // kube's health endpoints answer text; /readyz fails until the index has listed every shard once.
+    if (path.startsWith('/readyz') && !this.deps.isReady()) {
+      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('[-]shard-index failed: not synced yet\nreadyz check failed\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok');
+  }
+
+  private async clusterRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): Promise<void> {
+    let cluster;
+    let rest: string;
+    if (path.startsWith('/clusters/~')) {
+      // `~` is the caller's home: who the caller is, root's TokenReview says.
+      const slash = path.indexOf('/', '/clusters/'.length);
+      const after = slash === -1 ? '' : path.slice(slash);
+      const segment = path.slice('/clusters/'.length, slash === -1 ? undefined : slash);
+      if (segment !== '~' && !segment.startsWith('~:')) throw badRequest(`invalid cluster: ${JSON.stringify(segment)} does not match the regex`);
+      const user = await this.user(req);
+      if (!user) throw unauthorized();
+      ({ cluster, rest } = splitClusterPrefix(`/clusters/${homePath(user, this.deps.homes)}${segment.slice(1)}${after || '/'}`));
+    } else {
+      ({ cluster, rest } = splitClusterPrefix(path));
+    }
+    // The wildcard spans shards: kcp's front-proxy does not route it (ask each shard directly).
+    if (cluster.wildcard) return this.refuse(req, path);
+    const found = this.deps.index.lookup(cluster.path);
+    if (found.kind === 'unknown') return this.refuse(req, path);
+    if (found.kind === 'unavailable') throw serviceUnavailable('Not available.');
+    return this.forward(req, res, this.deps.backendFor(found.baseURL), `/clusters/${found.cluster}${rest === '/' && !path.endsWith('/') ? '' : rest}${query}`, `shard "${found.shard}"`);
+  }
+
+  /**
+   * `/services/<vw>/<name>/clusters/<X>/…`: X (a path or cluster name) picks the shard and is replaced by its
+   * cluster name, since a shard resolves only the paths it hosts. For `*`, the workspace named in the virtual
+   * workspace's own name (the APIExport's, or the workspace type's of an initializer) picks the shard.
+   */
+  private async virtualWorkspaceRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): Promise<void> {
+    const match = /^(\/services\/([^/]+)\/(.+?))(\/clusters\/([^/]+))(\/.*)?$/.exec(path);
+    const index = this.deps.index;
+    // The workspace index lists what one shard holds; with several shards no single one can answer for all.
+    if (match?.[2] === 'workspaces' && index.shardNames().length > 1) {
+      throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    }
+    let target = match?.[5] === '*' || !match ? undefined : index.lookup(decodeSegment(match[5]!));
+    let forwardedPath = path;
+    if (target?.kind === 'found') forwardedPath = `${match![1]}/clusters/${target.cluster}${match![6] ?? ''}`;
+    if (!target && match) target = index.lookup(ownerOf(match[2]!, decodeSegment(match[3]!)));
+    if (!target || target.kind === 'unknown') {
+      const root = index.baseURLOf('root');
+      if (!root) throw serviceUnavailable('Not available.');
+      return this.forward(req, res, this.deps.backendFor(root), path + query, 'shard "root"');
+    }
+    if (target.kind === 'unavailable') throw serviceUnavailable('Not available.');
+    return this.forward(req, res, this.deps.backendFor(target.baseURL), forwardedPath + query, `shard "${target.shard}"`);
+  }
+
+  private forward(req: http.IncomingMessage, res: http.ServerResponse, backend: Backend, path: string, what: string): void {
+    backend.forward(req, res, path, (err) => {
+      const now = Date.now();
+      if (now - (this.loggedUnreachable.get(backend.baseURL) ?? 0) >= UNREACHABLE_LOG_INTERVAL_MS) {
+        this.loggedUnreachable.set(backend.baseURL, now);
+        this.deps.log(`front-proxy: ${req.method} ${req.url}: ${what} (${backend.baseURL}) unreachable: ${err.message} (answering 503)`);
+      }
+      sendStatus(res, serviceUnavailable('Not available.'));
+    });
+  }
+
+  /** kcp's 403 for a path it cannot route, naming the caller (401 first for a caller nobody knows). */
+  private async refuse(req: http.IncomingMessage, path: string): Promise<never> {
+    req.resume();
+    const user = await this.user(req);
+    if (!user) throw unauthorized();
+    const verb = (req.method ?? 'GET').toLowerCase();
+    throw new StatusError(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}": ${WORKSPACE_ACCESS_NOT_PERMITTED}`, {});
+  }
+
+  private async user(req: http.IncomingMessage): Promise<string | undefined> {
+    try {
+      return await this.deps.reviewer.username(req.headers.authorization);
+    } catch (err) {
+      this.deps.log(`front-proxy: TokenReview at the root shard failed: ${(err as Error).message}`);
+      throw serviceUnavailable('Not available.');
+    }
+  }
+}
+
+/** The workspace a virtual workspace's name lives in: the APIExport's (`<ws>/<export>`) or a type's (`<ws>:<type>`). */
+function ownerOf(vw: string, name: string): string {
+  if (vw === 'apiexport') return name.split('/')[0]!;
+  const at = name.lastIndexOf(':');
+  return at > 0 ? name.slice(0, at) : 'root';
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
+  }
+}
+
+function sendJson(res: http.ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+function sendStatus(res: http.ServerResponse, err: StatusError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+  sendJson(res, err.code, err.toStatus());
+}
