@@ -3,10 +3,10 @@
 // (SIGTERM, so V8 writes the profile) and prints the top self-time frames, the time per module and the top frames by
 // total time (with their callees); engine-bundle frames are named by their TypeScript source via the source map.
 //
-//   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-delete ...] [--duration S] [--top N] [--keep]
+//   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
 //   (ws-create: --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
-//    until a watch sees it Ready; ws-delete: such a tree under one top workspace, then the top deleted and waited
+//    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
 //    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
 //
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { SourceMap } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { client, ensureNamespace, parallel, startHooked, startKcpt } from './lib/kcpt.js';
-import { createWorkspaces, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
+import { createWorkspaces, flatPlan, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
 import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
@@ -188,11 +188,12 @@ async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
   let label;
   try {
     const common = { server, c, agent, basePath: 'root', concurrency: 16 };
-    if (kind === 'ws-create') {
+    if (kind === 'ws-create' || kind === 'ws-create-flat') {
       await server.hook('profile-start');
-      const r = await createWorkspaces({ ...common, prefix: 'p', plan: treePlan(wsCount, 7) });
+      const plan = kind === 'ws-create' ? treePlan(wsCount, 7) : flatPlan(wsCount);
+      const r = await createWorkspaces({ ...common, prefix: 'p', plan });
       await server.hook(`profile-stop ${file}`);
-      label = `ws-create (${wsCount} workspaces, ${r.rate.toFixed(0)} ws/s under the profiler)`;
+      label = `${kind} (${wsCount} workspaces, ${r.rate.toFixed(0)} ws/s under the profiler)`;
     } else {
       await createWorkspaces({ ...common, prefix: 'd', plan: singleTopPlan(wsCount, 7) });
       await server.hook('profile-start');
@@ -216,7 +217,7 @@ async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
 
 export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount } = {}) {
   for (const kind of kinds) {
-    if (kind === 'ws-create' || kind === 'ws-delete') {
+    if (kind.startsWith('ws-')) {
       await profileWorkspaces(kind, { wsCount, top, keep });
       continue;
     }

@@ -147,6 +147,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const store = openStore(options.storage, root, {
       keepNewestRevisions: options.watchHistoryMinRevisions,
       valueReferences: workspaceStorageReferences(),
+      // Concurrent writes share a transaction; responses wait for it (the onSend hook in buildHttpApp).
+      groupCommit: true,
     });
     cleanups.unshift(() => store.close());
     const stopCompactor = startCompactor(store, {
@@ -267,7 +269,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     cleanups.unshift(() => exportBindings.stop());
     const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
     const metrics = new RequestMetrics();
-    const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics);
+    const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics, () => store.durable?.());
     installInflightLimit(app, {
       readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
       mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
@@ -491,6 +493,7 @@ function buildHttpApp(
   verbosity: number,
   log: (line: string) => void,
   metrics: RequestMetrics,
+  durable: () => Promise<void> | undefined,
 ): FastifyInstance {
   const app = Fastify({
     https: tls,
@@ -510,6 +513,15 @@ function buildHttpApp(
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  // Group commit: a response leaves only once the writes it may report are in the file (a failed commit answers 500).
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    const pending = durable();
+    if (!pending) return done(null, payload);
+    pending.then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
+  });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
     done();

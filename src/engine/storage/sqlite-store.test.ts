@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreContract } from './contract.js';
 import { cm, inCluster } from './contract-support.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-import type { StoreEvent } from './store.js';
+import { KeyExistsError, type StoreEvent } from './store.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kcpt-sqlite-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -127,37 +127,127 @@ describe('sqlite store on disk', () => {
   });
 
   it('loses no acknowledged write when the process is killed with SIGKILL', async () => {
-    const path = freshPath();
-    const fixture = fileURLToPath(new URL('./testdata/crash-writer.mjs', import.meta.url));
-    // cwd = the package root, where `--import tsx` resolves.
-    const cwd = fileURLToPath(new URL('../../../', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, path], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
-    const acked: Array<[string, number]> = [];
-    let buffered = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        const [word, key, revision] = line.split(' ');
-        if (word === 'ack') acked.push([key!, Number(revision)]);
-        if (acked.length >= 500 && !child.killed) child.kill('SIGKILL');
-      }
-    });
-    // On a starved machine the child may never get that far: kill it anyway so the test fails instead of hanging.
-    const watchdog = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, sig) => resolve(sig)));
-    clearTimeout(watchdog);
-    expect(signal).toBe('SIGKILL');
-    expect(acked.length).toBeGreaterThanOrEqual(500);
+    await killedWriterKeepsAcknowledged([]);
+  });
 
-    const survivor = openSqliteStore(path);
+  it('loses no acknowledged write under group commit when the process is killed with SIGKILL', async () => {
+    await killedWriterKeepsAcknowledged(['group']);
+  });
+});
+
+/** Runs testdata/crash-writer.mjs until it acknowledged 500 writes, kills it, and finds each of them in the file. */
+async function killedWriterKeepsAcknowledged(mode: string[]): Promise<void> {
+  const path = freshPath();
+  const fixture = fileURLToPath(new URL('./testdata/crash-writer.mjs', import.meta.url));
+  // cwd = the package root, where `--import tsx` resolves.
+  const cwd = fileURLToPath(new URL('../../../', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, path, ...mode], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const acked: Array<[string, number]> = [];
+  let buffered = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const [word, key, revision] = line.split(' ');
+      if (word === 'ack') acked.push([key!, Number(revision)]);
+      if (acked.length >= 500 && !child.killed) child.kill('SIGKILL');
+    }
+  });
+  // On a starved machine the child may never get that far: kill it anyway so the test fails instead of hanging.
+  const watchdog = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, sig) => resolve(sig)));
+  clearTimeout(watchdog);
+  expect(signal).toBe('SIGKILL');
+  expect(acked.length).toBeGreaterThanOrEqual(500);
+
+  const survivor = openSqliteStore(path);
+  try {
+    for (const [key, revision] of acked) expect(survivor.get(key)?.revision).toBe(revision);
+    expect(survivor.currentRevision()).toBeGreaterThanOrEqual(acked[acked.length - 1]![1]);
+  } finally {
+    survivor.close();
+  }
+}
+
+describe('sqlite store: group commit (commits of one event-loop turn in one transaction)', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('tells watchers and durable() once the transaction of the turn is committed, each commit atomic on its own', async () => {
+    const store = openSqliteStore(freshPath(), { groupCommit: true });
     try {
-      for (const [key, revision] of acked) expect(survivor.get(key)?.revision).toBe(revision);
-      expect(survivor.currentRevision()).toBeGreaterThanOrEqual(acked[acked.length - 1]![1]);
+      const seen: StoreEvent[] = [];
+      store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
+      expect(store.durable()).toBeUndefined();
+      const [a] = store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+      const durable = store.durable();
+      expect(durable).toBeInstanceOf(Promise);
+      // A failing commit (b is fine, a exists) leaves only itself out of the shared transaction.
+      expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow(
+        KeyExistsError,
+      );
+      const [c] = store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
+      expect(c!.revision).toBe(a!.revision + 1);
+      expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
+      expect(store.durable()).toBe(durable);
+      // Nobody has been told before the transaction is committed.
+      expect(seen).toEqual([]);
+      await durable;
+      expect(seen.map((e) => [e.type, e.key, e.revision])).toEqual([
+        ['ADDED', cm('c1', 'a'), a!.revision],
+        ['ADDED', cm('c1', 'c'), c!.revision],
+      ]);
+      expect(store.durable()).toBeUndefined();
+      // The next turn has a transaction of its own.
+      store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
+      await store.durable();
+      await nextTurn();
+      expect(seen.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'MODIFIED']);
     } finally {
-      survivor.close();
+      store.close();
+    }
+  });
+
+  it('rolls back only a throwing group() made inside the turn, and reuses its revisions', async () => {
+    const store = openSqliteStore(freshPath(), { groupCommit: true });
+    try {
+      const seen: StoreEvent[] = [];
+      store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
+      const [a] = store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+      expect(() =>
+        store.group!(() => {
+          store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+          throw new Error('controller failed');
+        }),
+      ).toThrow('controller failed');
+      expect(store.get(cm('c1', 'b'))).toBeUndefined();
+      const [c] = store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
+      expect(c!.revision).toBe(a!.revision + 1);
+      await store.durable();
+      expect(seen.map((e) => e.key)).toEqual([cm('c1', 'a'), cm('c1', 'c')]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('commits what is pending before closing, compacting or backing up', async () => {
+    const path = freshPath();
+    const store = openSqliteStore(path, { groupCommit: true });
+    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+    await store.backup(`${path}.copy`);
+    store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+    store.compact(store.currentRevision());
+    store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
+    store.close();
+    const copy = openSqliteStore(`${path}.copy`);
+    const reopened = openSqliteStore(path);
+    try {
+      expect(copy.get(cm('c1', 'a'))?.value).toBe('a1');
+      expect(['a', 'b', 'c'].map((n) => reopened.get(cm('c1', n))?.value)).toEqual(['a1', 'b1', 'c1']);
+    } finally {
+      copy.close();
+      reopened.close();
     }
   });
 });
