@@ -7,8 +7,9 @@ import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
  * on etcd (KCPT_E2E_STORAGE=etcd). Left out, and why:
  */
 const notOnEtcd = {
-  // Already on etcd in the default project (it asks for etcd itself).
+  // Already on etcd in the default project (they ask for etcd themselves).
   'test/e2e/etcd-storage.test.ts': 'runs on etcd anyway',
+  'test/e2e/etcd-failover.test.ts': 'runs on etcd anyway',
   // They pick their storage (memory://) on purpose: the second run would be the same run.
   'test/e2e/bad-input.test.ts': 'chooses memory://',
   'test/reliability/overload.test.ts': 'chooses memory://',
