@@ -1,5 +1,39 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
+
+/**
+ * The `e2e-etcd` project runs the suites that start servers through test/helpers/server.ts a second time, each server
+ * on etcd (KCPT_E2E_STORAGE=etcd). Left out, and why:
+ */
+const notOnEtcd = {
+  // Already on etcd in the default project (they ask for etcd themselves).
+  'test/e2e/etcd-storage.test.ts': 'runs on etcd anyway',
+  'test/e2e/etcd-failover.test.ts': 'runs on etcd anyway',
+  // They pick their storage (memory://) on purpose: the second run would be the same run.
+  'test/e2e/bad-input.test.ts': 'chooses memory://',
+  'test/reliability/overload.test.ts': 'chooses memory://',
+  // They start `bin/run.js start` themselves on its default SQLite root directory (the process's life cycle, an
+  // installed package), not through the helper: the second run would be the same run.
+  'test/e2e/packaging.test.ts': 'starts kcpt itself on SQLite',
+  'test/e2e/server-lifecycle.test.ts': 'starts kcpt itself on SQLite',
+  'test/e2e/detached-server.test.ts': 'starts kcpt itself on SQLite',
+  // SIGKILLs the server and checks the SQLite file with PRAGMA integrity_check; etcd's own durability is the
+  // failover test's subject (test/e2e/etcd-failover.test.ts).
+  'test/reliability/crash.test.ts': 'checks the SQLite file',
+} as const;
+
+const etcdProjectFiles = ['test/e2e/**/*.test.ts', 'test/reliability/fuzz.test.ts', 'test/reliability/isolation-matrix.test.ts'];
+
+/** Without etcd: CI fails (the project's globalSetup says why); a local run leaves the project out, saying so once. */
+const inCI = process.env.CI === 'true' || process.env.CI === '1';
+const etcdFound = etcdVersion() !== undefined;
+// vitest evaluates this file more than once in its process: say it once.
+const noted = Symbol.for('kcpt.e2e-etcd.skip-noted');
+if (!etcdFound && !inCI && !(globalThis as Record<symbol, unknown>)[noted]) {
+  (globalThis as Record<symbol, unknown>)[noted] = true;
+  console.warn(`e2e-etcd: skipped, no etcd (\`${etcdBinary()} --version\` failed; Debian: apt-get install etcd-server)`);
+}
 
 export default defineConfig({
   resolve: {
@@ -11,13 +45,37 @@ export default defineConfig({
     ],
   },
   test: {
-    // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
     // oclif imports command files with native import(); tsx lets that resolve .ts sources in tests.
     execArgv: ['--import', 'tsx'],
     disableConsoleIntercept: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
+        },
+      },
+      ...(etcdFound || inCI
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'e2e-etcd',
+                include: etcdProjectFiles,
+                exclude: ['**/node_modules/**', ...Object.keys(notOnEtcd)],
+                env: { KCPT_E2E_STORAGE: 'etcd' },
+                // Test names start with "[etcd] " so both runs of a test are told apart in every report.
+                runner: './test/helpers/etcd-project-runner.ts',
+                globalSetup: ['./test/helpers/etcd-project-setup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

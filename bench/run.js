@@ -2,10 +2,10 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui,front-proxy   subset (default: all of these)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,storage,testing,tui,front-proxy   subset (default:
+//                     all of these; `storage`, GET/LIST/CREATE/WATCH on etcd vs SQLite, only when an etcd binary is on PATH)
 //                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
 //                     state is generated once through the API, ~10-20 min, and cached under /tmp)
-//                     also `storage`: GET/CREATE on etcd (`--etcd-servers`, a local etcd) vs SQLite (not in the default)
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
@@ -24,6 +24,7 @@
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -34,7 +35,7 @@ import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
 
 const { values: opts } = parseArgs({
   options: {
-    only: { type: 'string', default: 'get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,testing,tui,front-proxy' },
+    only: { type: 'string' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
@@ -63,7 +64,10 @@ if (opts.help) {
   process.exit(0);
 }
 
-const only = new Set(opts.only.split(',').map((s) => s.trim()).filter(Boolean));
+/** The etcd-vs-SQLite section starts a local etcd (`$ETCD_BIN` or `etcd`): in the default set only when there is one. */
+const etcdFound = spawnSync(process.env.ETCD_BIN ?? 'etcd', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+const defaultOnly = `get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,${etcdFound ? 'storage,' : ''}testing,tui,front-proxy`;
+const only = new Set((opts.only ?? defaultOnly).split(',').map((s) => s.trim()).filter(Boolean));
 const useWrk = !opts['node-load'] && Boolean(findWrk());
 const started = performance.now();
 const env = {
@@ -78,6 +82,7 @@ const env = {
 log(`kcpt benchmarks - ${env.date}`);
 log(`node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.memGiB} GiB; load generator: ${env.generator}`);
 log(`load average at start: ${env.loadavgStart}${os.loadavg()[0] > env.cpus * 0.5 ? '  (the machine is busy: expect noisy figures)' : ''}`);
+if (opts.only === undefined && !etcdFound) log('no etcd on PATH: the etcd vs SQLite section (storage) is left out (Debian: apt-get install etcd-server)');
 if (!useWrk && !opts['node-load']) log('wrk not found: using the in-process Node generator for both sides (it under-reports ~40 % vs wrk, perf-baselines B.2)');
 
 const ctx = {

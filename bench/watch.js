@@ -17,7 +17,7 @@ const NS = 'bench-watch';
 const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
 const UPDATE_OBJECTS = 50;
 
-function startWatchers(cfg) {
+export function startWatchers(cfg) {
   const child = trackChild(
     spawn(process.execPath, [path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'inherit'] }),
   );
@@ -62,7 +62,7 @@ function startWatchers(cfg) {
 }
 
 /** Fires `rate` writes per second for `seconds`, at steady spacing; write(i, ts) sends one request. */
-async function writeSteadily({ rate, seconds, write }) {
+export async function writeSteadily({ rate, seconds, write }) {
   const n = Math.round(rate * seconds);
   const spacing = 1000 / rate;
   const start = performance.now();
@@ -89,7 +89,7 @@ async function writeSteadily({ rate, seconds, write }) {
   return { n, failures, achievedRate: n / elapsed };
 }
 
-function writer(baseUrl, token) {
+export function writer(baseUrl, token) {
   const agent = new https.Agent({ keepAlive: true, maxSockets: 8, rejectUnauthorized: false });
   const u = new URL(baseUrl);
   const send = (method, p, body, contentType = 'application/json') =>

@@ -23,7 +23,7 @@ export interface StartServerOptions {
   etcd?: boolean;
   /** Extra flags for `kcpt start`. */
   extraArgs?: string[];
-  /** How long to wait for the `export KUBECONFIG=` line. */
+  /** How long to wait for the `export KUBECONFIG=` line; default 20 s, 45 s on etcd. */
   readyTimeoutMs?: number;
   /** A root directory prepared beforehand (e.g. holding a deployment's shared CA); removed by stop() like a fresh one. */
   rootDir?: string;
@@ -131,7 +131,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
         if (err) reject(err);
         else resolveReady(path!);
       };
-      const timeoutMs = opts.readyTimeoutMs ?? 20_000;
+      // On etcd the server first starts the etcd client's worker thread (loading etcd3 and gRPC, ~1 s of CPU, much
+      // longer on a busy box) and waits for etcd's fsync on each bootstrap write.
+      const timeoutMs = opts.readyTimeoutMs ?? (useEtcd ? 45_000 : 20_000);
       const timer = setTimeout(
         () => finish(new Error(`server not ready after ${timeoutMs} ms: ${describe()}`)),
         timeoutMs,

@@ -139,8 +139,9 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
     ...plan.puts.map(([key, value]): IRequestOp => ({ request_put: { key: full(key), value: buf(value) } })),
     ...plan.deletes.map((key): IRequestOp => ({ request_delete_range: { key: full(key) } })),
   ];
-  // On failure read back the compared keys, so the caller can say which one moved and to what.
-  const failure = plan.compares.map(([key]): IRequestOp => ({ request_range: { key: full(key), keys_only: true } }));
+  // On failure read back the compared keys, so the caller can say which one moved and to what; the counter with its
+  // value, which tells whether it moved because of this very transaction (see below).
+  const failure = plan.compares.map(([key]): IRequestOp => ({ request_range: { key: full(key), keys_only: key !== COUNTER_KEY } }));
   try {
     const response = await withTimeout(
       session.client.kv.txn({
@@ -152,6 +153,12 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
       'a commit',
     );
     if (response.succeeded) return { applied: true, etcdRevision: Number(response.header.revision) };
+    // The client sends a request again on another member when the connection to one breaks (a member stopping, a
+    // leader change); if the first attempt had applied, the retry's compares fail against its own writes. The counter
+    // holds a value unique to this transaction only in that case: it applied, once.
+    const counterAt = plan.compares.findIndex(([key]) => key === COUNTER_KEY);
+    const counter = response.responses[counterAt]?.response_range?.kvs[0];
+    if (counter && counter.value.toString('utf8') === plan.counterValue) return { applied: true, etcdRevision: Number(counter.mod_revision) };
     const mismatched: Array<[string, number]> = [];
     plan.compares.forEach(([key, expected], i) => {
       const now = response.responses[i]?.response_range?.kvs[0];
