@@ -301,17 +301,7 @@ export class WorkspaceScheduler {
         labels: logicalClusterLabels(lc.metadata?.labels, phase, initializers),
         annotations: annotationsForPhase(lc.metadata?.annotations, phase),
       },
-      status: {
-        phase,
-        URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
-        conditions: [
-          initializers.length > 0
-            ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
-            : condition('WorkspaceInitialized', 'True', now),
-        ],
-        ...(initializers.length ? { initializers } : {}),
-        ...(terminators.length ? { terminators } : {}),
-      },
+      status: logicalClusterStatus(phase, `${this.deps.externalUrl()}/clusters/${cluster}`, initializers, terminators, now),
     };
     generic.update({ rt: types.logicalClusters, cluster, namespace: '' }, 'cluster', next, { batch, withStatus: true, current: { row, object: lc } });
     generic.commitBatch(batch);
@@ -359,17 +349,7 @@ export class WorkspaceScheduler {
         ...(initializers.length ? { initializers } : {}),
         ...(terminators.length ? { terminators } : {}),
       },
-      status: {
-        phase,
-        URL: `${target.url}/clusters/${cluster}`,
-        conditions: [
-          initializers.length > 0
-            ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
-            : condition('WorkspaceInitialized', 'True', now),
-        ],
-        ...(initializers.length ? { initializers } : {}),
-        ...(terminators.length ? { terminators } : {}),
-      },
+      status: logicalClusterStatus(phase, `${target.url}/clusters/${cluster}`, initializers, terminators, now),
     };
   }
 
@@ -399,4 +379,19 @@ export class WorkspaceScheduler {
       if (!this.deps.store.get(logicalClusterKey(name))) return name;
     }
   }
+}
+
+/** A LogicalCluster's status as the scheduler writes it: its phase, where it is served, whether initializers remain. */
+function logicalClusterStatus(phase: string, url: string, initializers: string[], terminators: string[], now: string): Record<string, unknown> {
+  return {
+    phase,
+    URL: url,
+    conditions: [
+      initializers.length > 0
+        ? condition('WorkspaceInitialized', 'False', now, 'InitializerExists', initializersMessage(initializers), 'Info')
+        : condition('WorkspaceInitialized', 'True', now),
+    ],
+    ...(initializers.length ? { initializers } : {}),
+    ...(terminators.length ? { terminators } : {}),
+  };
 }
