@@ -63,6 +63,7 @@ export class Ledger {
   private readonly deleteRvs = new Map<string, number>();
   private readonly pendingDeletes = new Map<string, Write>();
   readonly conflicts: string[] = [];
+  /** The highest revision of an acknowledged write known so far (a delete's once a watcher has reported it). */
   maxRv = 0;
 
   record(w: Write): void {
@@ -70,7 +71,8 @@ export class Ledger {
       const known = this.deleteRvs.get(w.key);
       if (known !== undefined) w.rv = known;
       else this.pendingDeletes.set(w.key, w);
-    } else this.maxRv = Math.max(this.maxRv, w.rv!);
+    }
+    if (w.rv !== undefined) this.maxRv = Math.max(this.maxRv, w.rv);
     this.writes.push(w);
   }
 
@@ -82,6 +84,7 @@ export class Ledger {
       const pending = this.pendingDeletes.get(key);
       if (pending) {
         pending.rv = rv;
+        this.maxRv = Math.max(this.maxRv, rv);
         this.pendingDeletes.delete(key);
       }
     } else if (known !== rv) this.conflicts.push(`${key} deleted at ${known} and at ${rv}`);

@@ -24,7 +24,7 @@ import { readKubeconfig } from '../helpers/http.js';
 import { rng } from '../helpers/seeded-random.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
-import { checkSegments, Ledger, percentile, slope, type Interest, type ObjectResource } from './soak-ledger.js';
+import { checkSegments, Ledger, objectKey, percentile, slope, type Interest, type ObjectResource } from './soak-ledger.js';
 import { json, namespaces, newStats, overloadBurst, sampleServer, workspaceChurn, writer, type BurstResult, type Sample, type SoakWorkspace } from './soak-load.js';
 import { writeSection } from './report-section.js';
 import { SoakWatcher, type WatcherSpec } from './soak-watcher.js';
@@ -227,16 +227,19 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
 
     const perWatcher = watchers.map((w) => ({ w, ...(w.spec.interest ? checkSegments(ledger, w.spec.interest, w.segments, head) : { missing: [], unexpected: [] }) }));
     // The replayed state equals a list (Workspaces: once the controllers have settled and the watcher caught up).
-    const stateMismatches: string[] = [];
-    for (const w of watchers) {
-      const ok = await until(async () => {
-        const qs = w.spec.labelSelector ? `?labelSelector=${encodeURIComponent(w.spec.labelSelector)}` : '';
-        const list = JSON.parse((await shard.send({ method: 'GET', path: `${w.spec.base}${w.spec.path}${qs}` })).body) as { metadata: { resourceVersion: string }; items: { metadata: { name: string; namespace?: string; resourceVersion: string; annotations?: Record<string, string> } }[] };
-        const listed = new Map(list.items.map((o) => [`${w.spec.resource}/${o.metadata.annotations?.['kcp.io/cluster'] ?? ''}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, Number(o.metadata.resourceVersion)]));
-        return listed.size === w.state.size && [...listed].every(([k, rv]) => w.state.get(k) === rv);
-      }, `${w.spec.id} state = list`, 20_000).then(() => true, () => false);
-      if (!ok) stateMismatches.push(w.spec.id);
-    }
+    const stateMismatches = (
+      await Promise.all(
+        watchers.map(async (w) => {
+          const qs = w.spec.labelSelector ? `?labelSelector=${encodeURIComponent(w.spec.labelSelector)}` : '';
+          const same = async () => {
+            const list = JSON.parse((await shard.send({ method: 'GET', path: `${w.spec.base}${w.spec.path}${qs}` })).body) as { items: { metadata: { name: string; namespace?: string; resourceVersion: string; annotations?: Record<string, string> } }[] };
+            const listed = new Map(list.items.map((o) => [objectKey(w.spec.resource, o), Number(o.metadata.resourceVersion)]));
+            return listed.size === w.state.size && [...listed].every(([k, rv]) => w.state.get(k) === rv);
+          };
+          return (await until(same, `${w.spec.id} state = list`, 20_000).then(() => true, () => false)) ? [] : [w.spec.id];
+        }),
+      )
+    ).flat();
     for (const w of watchers) w.stop();
     agent.destroy();
 
