@@ -101,22 +101,64 @@ export interface SegmentCheck {
   unexpected: string[];
 }
 
-const eventId = (e: { type: string; key: string; rv?: number }) => `${e.type} ${e.key}@${e.rv}`;
+export const eventId = (e: { type: string; key: string; rv?: number }) => `${e.type} ${e.key}@${e.rv}`;
+
+/** What the incremental check needs from a watcher. */
+export interface SeenIndex {
+  /** Whether a segment covers `rv` (start < rv ≤ its end, or ≤ `head` for the current one). */
+  covers(rv: number, head: number): boolean;
+  hasSeen(id: string): boolean;
+}
 
 /**
- * Compares each segment with the ledger. `head` bounds the current segment (the last revision the ledger must be
- * complete up to); with `onlyMissing` (checks while writes are in flight) extras are not counted, since the answer
- * to a write can arrive after its event.
+ * The check made while the load runs, at every sample: only the writes acknowledged since the previous sample (and
+ * those still above the watcher's revision then) are looked at, so it costs the same at minute 10 as at minute 1.
+ * A write at or below the revision the watcher has reached, in a range it covers, must have been seen.
  */
-export function checkSegments(ledger: Ledger, interest: Interest, segments: Segment[], head: number, onlyMissing = false): SegmentCheck {
+export class IncrementalCheck {
+  private next = 0;
+  private pending: Write[] = [];
+
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly interest: Interest,
+  ) {}
+
+  missingUpTo(reached: number, seen: SeenIndex): string[] {
+    const fresh = this.ledger.writes.slice(this.next).filter((w) => matches(this.interest, w));
+    this.next = this.ledger.writes.length;
+    const candidates = this.pending.concat(fresh);
+    this.pending = [];
+    const missing: string[] = [];
+    for (const w of candidates) {
+      if (w.rv === undefined || w.rv > reached) this.pending.push(w);
+      else if (seen.covers(w.rv, reached) && !seen.hasSeen(eventId(w))) missing.push(eventId(w));
+    }
+    return missing;
+  }
+}
+
+/**
+ * The matching writes up to `head` that a watcher covers and has not seen yet, to poll while it catches up (a relist
+ * meanwhile can uncover some: they are then the list's business, not the stream's).
+ */
+export function outstanding(ledger: Ledger, interest: Interest, seen: SeenIndex, head: number, among: Write[] = ledger.writes): Write[] {
+  return among.filter((w) => w.rv !== undefined && w.rv <= head && matches(interest, w) && seen.covers(w.rv, head) && !seen.hasSeen(eventId(w)));
+}
+
+/**
+ * Compares each segment with the ledger once the load has stopped: `head` (the last acknowledged revision) bounds the
+ * current segment, a 410 bounds the others.
+ */
+export function checkSegments(ledger: Ledger, interest: Interest, segments: Segment[], head: number): SegmentCheck {
   const out: SegmentCheck = { missing: [], unexpected: [] };
   const mine = ledger.writes.filter((w) => w.rv !== undefined && matches(interest, w));
   for (const seg of segments) {
     const hi = seg.end ?? head;
     const expected = new Set(mine.filter((w) => w.rv! > seg.start && w.rv! <= hi).map(eventId));
-    const seen = new Set(seg.events.filter((e) => e.rv <= hi || !onlyMissing).map(eventId));
+    const seen = new Set(seg.events.map(eventId));
     for (const id of expected) if (!seen.has(id)) out.missing.push(id);
-    if (!onlyMissing) for (const id of seen) if (!expected.has(id)) out.unexpected.push(id);
+    for (const id of seen) if (!expected.has(id)) out.unexpected.push(id);
   }
   return out;
 }

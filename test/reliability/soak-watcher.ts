@@ -11,7 +11,7 @@ import { request } from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import type { TestServer } from '../helpers/server.js';
 import type { KeepAliveClient } from './keep-alive-client.js';
-import { objectKey, type EventType, type Interest, type Ledger, type Segment } from './soak-ledger.js';
+import { eventId, objectKey, type EventType, type Interest, type Ledger, type Segment, type SeenIndex } from './soak-ledger.js';
 
 export interface WatcherSpec {
   id: string;
@@ -59,8 +59,9 @@ interface WatchObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
 }
 
-export class SoakWatcher {
+export class SoakWatcher implements SeenIndex {
   readonly segments: Segment[] = [];
+  private readonly seenIds = new Set<string>();
   readonly state = new Map<string, number>();
   readonly counters: WatcherCounters = { events: 0, duplicates: 0, drops: 0, resumes: 0, gone: 0, relists: 0, serverErrors: 0, errors: [] };
   lastRv = 0;
@@ -89,6 +90,14 @@ export class SoakWatcher {
       this.dropTimer = setInterval(() => this.drop(), this.spec.dropEveryMs);
       this.dropTimer.unref();
     }
+  }
+
+  covers(rv: number, head: number): boolean {
+    return this.segments.some((seg) => rv > seg.start && rv <= (seg.end ?? head));
+  }
+
+  hasSeen(id: string): boolean {
+    return this.seenIds.has(id);
   }
 
   stop(): void {
@@ -195,7 +204,9 @@ export class SoakWatcher {
       return;
     }
     this.lastRv = rv;
-    this.segments[this.segments.length - 1]!.events.push({ type: type as EventType, key, rv });
+    const event = { type: type as EventType, key, rv };
+    this.segments[this.segments.length - 1]!.events.push(event);
+    this.seenIds.add(eventId(event));
     if (type === 'DELETED') {
       this.state.delete(key);
       if (this.spec.interest) this.env.ledger.observeDelete(key, rv);

@@ -17,6 +17,7 @@
  * in the last third is within 2x of the first third.
  */
 import { Agent } from 'node:https';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crdManifest, until } from '../helpers/custom-resources.js';
@@ -24,7 +25,7 @@ import { readKubeconfig } from '../helpers/http.js';
 import { rng } from '../helpers/seeded-random.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
-import { checkSegments, Ledger, objectKey, percentile, slope, type Interest, type ObjectResource } from './soak-ledger.js';
+import { checkSegments, IncrementalCheck, Ledger, objectKey, outstanding, percentile, slope, type Interest, type ObjectResource } from './soak-ledger.js';
 import { json, namespaces, newStats, overloadBurst, sampleServer, workspaceChurn, writer, type BurstResult, type Sample, type SoakWorkspace } from './soak-load.js';
 import { writeSection } from './report-section.js';
 import { SoakWatcher, type WatcherSpec } from './soak-watcher.js';
@@ -167,6 +168,9 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
     const watchers = specs.map((s) => new SoakWatcher(s, env));
     await Promise.all(watchers.filter((w, i) => !specs[i]!.late).map((w) => w.start()));
 
+    // The client's own event-loop delay is part of every latency it measures: report it beside them.
+    const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+    loopDelay.enable();
     const started = Date.now();
     const startSample = sampleServer(server.pid(), server.rootDir);
     const samples: Sample[] = [{ t: 0, ...startSample, writes: 0, events: 0 }];
@@ -195,20 +199,21 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
       void overloadBurst(burstClient, ledger, stats, soakWorkspaces[0]!, burstSize).then((b) => (burst = b));
     }, durationMs / 2);
 
+    const liveChecks = watchers.flatMap((w) => (w.spec.interest ? [[w, new IncrementalCheck(ledger, w.spec.interest)] as const] : []));
     const totalEvents = () => watchers.reduce((s, w) => s + w.counters.events, 0);
     const sampler = setInterval(() => {
       const s = sampleServer(server.pid(), server.rootDir);
       samples.push({ t: (Date.now() - started) / 1000, ...s, writes: stats.writes, events: totalEvents() });
       // What each watcher should have by now: every matching write up to the last revision it reached.
-      for (const w of watchers) {
-        if (!w.spec.interest) continue;
-        const { missing } = checkSegments(ledger, w.spec.interest, w.segments, w.lastRv, true);
+      for (const [w, check] of liveChecks) {
+        const missing = check.missingUpTo(w.lastRv, w);
         if (missing.length) sampleFailures.push(`t=${samples.at(-1)!.t}s ${w.spec.id} missing ${missing.length}: ${missing.slice(0, 3).join(', ')}`);
       }
     }, sampleEveryMs);
 
     await new Promise((r) => setTimeout(r, durationMs));
     stop = true;
+    loopDelay.disable();
     clearInterval(sampler);
     clearTimeout(burstAt);
     await Promise.all([...loops, ...lateStarts]);
@@ -219,8 +224,9 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
 
     // Drain: every watcher reaches the last acknowledged revision (a write, a bookmark, or its list's revision).
     const head = ledger.maxRv;
+    let behind = watchers.flatMap((w) => (w.spec.interest ? [{ w, interest: w.spec.interest, writes: outstanding(ledger, w.spec.interest, w, head) }] : []));
     const drained = await until(
-      () => watchers.every((w) => !w.spec.interest || checkSegments(ledger, w.spec.interest, w.segments, head, true).missing.length === 0),
+      () => (behind = behind.map((b) => ({ ...b, writes: outstanding(ledger, b.interest, b.w, head, b.writes) })).filter((b) => b.writes.length > 0)).length === 0,
       'watchers to catch up',
       60_000,
     ).then(() => true, () => false);
@@ -280,6 +286,7 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
       rss: { startMiB: samples[0]!.rssMiB, endMiB: samples.at(-1)!.rssMiB, maxMiB: rssMax, slopeMiBPerMin: rssSlope },
       db: { startMiB: samples[0]!.dbMiB, firstTwoThirdsMaxMiB: dbFirst, lastThirdMaxMiB: dbLast, endMiB: samples.at(-1)!.dbMiB },
       cpuS: samples.at(-1)!.cpuS - samples[0]!.cpuS,
+      clientLoopDelay: { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 },
       thirds,
     };
     console.log(`soak: ${JSON.stringify(figures)}`);
@@ -318,6 +325,7 @@ type Figures = Record<string, unknown> & {
   rss: { startMiB: number; endMiB: number; maxMiB: number; slopeMiBPerMin: number };
   db: { startMiB: number; firstTwoThirdsMaxMiB: number; lastThirdMaxMiB: number; endMiB: number };
   burst?: BurstResult;
+  clientLoopDelay: { p99Ms: number; maxMs: number };
 };
 
 /** Rewrites the soak section of docs/reliability.md (between its markers), leaving the rest as written. */
@@ -350,6 +358,7 @@ Server flags: \`--watch-history-retention ${history.retention} --watch-history-c
 | RSS slope over the second half (bound ${bounds.rssSlopeMiBPerMin} MiB/min) | ${f.rss.slopeMiBPerMin.toFixed(2)} MiB/min |
 | kcpt.db + WAL: start / max in first two thirds / max in last third / end | ${mib(f.db.startMiB)} / ${mib(f.db.firstTwoThirdsMaxMiB)} / ${mib(f.db.lastThirdMaxMiB)} / ${mib(f.db.endMiB)} MiB |
 | server CPU (user+sys) | ${(f.cpuS as number).toFixed(1)} s |
+| test client's event-loop delay p99 / max (included in the latencies below) | ${ms(f.clientLoopDelay.p99Ms)} / ${ms(f.clientLoopDelay.maxMs)} ms |
 | write latency p50 / p99, first third | ${ms(f.thirds[0]!.p50)} / ${ms(f.thirds[0]!.p99)} ms (${f.thirds[0]!.n} writes) |
 | write latency p50 / p99, middle third | ${ms(f.thirds[1]!.p50)} / ${ms(f.thirds[1]!.p99)} ms (${f.thirds[1]!.n} writes) |
 | write latency p50 / p99, last third | ${ms(f.thirds[2]!.p50)} / ${ms(f.thirds[2]!.p99)} ms (${f.thirds[2]!.n} writes) |
