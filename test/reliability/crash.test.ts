@@ -9,7 +9,6 @@
  * `npm run test:crash` runs KCPT_CRASH_ROUNDS=20 and writes the figures to docs/reliability.md (KCPT_CRASH_REPORT);
  * the default `npm test` run keeps a 3-round smoke.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { openWatch, type WatchStream } from '../helpers/http.js';
 import { rng } from '../helpers/seeded-random.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
+import { writeSection } from './report-section.js';
 
 const rounds = Number(process.env.KCPT_CRASH_ROUNDS ?? 3);
 const seed = Number(process.env.KCPT_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -304,9 +304,5 @@ absent); the first write after the restart above every revision acknowledged bef
 last revision replaying to exactly the listed state (revisions strictly increasing, none twice); every Workspace that
 exists, acknowledged or cut off, becoming Ready with its LogicalCluster.
 ${END}`;
-  let text = existsSync(path) ? readFileSync(path, 'utf8') : `# Reliability\n\n${BEGIN}\n${END}\n`;
-  const from = text.indexOf(BEGIN);
-  const to = text.indexOf(END);
-  text = from === -1 || to === -1 ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, from)}${section}${text.slice(to + END.length)}`;
-  writeFileSync(path, text);
+  writeSection(path, BEGIN, END, section);
 }
