@@ -313,7 +313,9 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
     expect(rssMax, 'RSS ceiling (MiB)').toBeLessThan(bounds.rssMaxMiB);
     if (long) expect(rssSlope, 'RSS slope over the second half (MiB/min)').toBeLessThan(bounds.rssSlopeMiBPerMin);
     expect(dbLast, 'database + WAL in the last third (MiB)').toBeLessThanOrEqual(dbFirst * bounds.dbGrowth + bounds.dbSlackMiB);
-    expect(thirds[2]!.p99, 'p99 write latency, last third vs first (ms)').toBeLessThanOrEqual(bounds.p99Ratio * thirds[0]!.p99);
+    // Wall-clock latency of a 30 s smoke sharing the machine with the rest of npm test says more about the other test
+    // files than about the server: the p99 trend is asserted on runs long enough to have one (like the RSS slope).
+    if (long) expect(thirds[2]!.p99, 'p99 write latency, last third vs first (ms)').toBeLessThanOrEqual(bounds.p99Ratio * thirds[0]!.p99);
   }, durationMs + 600_000);
 });
 
