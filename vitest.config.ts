@@ -10,6 +10,8 @@ const notOnEtcd = {
   // Already on etcd in the default project (they ask for etcd themselves).
   'test/e2e/etcd-storage.test.ts': 'runs on etcd anyway',
   'test/e2e/etcd-failover.test.ts': 'runs on etcd anyway',
+  // Mixes storages itself: root and shard-1 on SQLite, shard-2 on etcd.
+  'test/e2e/front-proxy-mixed-storage.test.ts': 'picks each shard\'s storage',
   // They pick their storage (memory://) on purpose: the second run would be the same run.
   'test/e2e/bad-input.test.ts': 'chooses memory://',
   'test/reliability/overload.test.ts': 'chooses memory://',

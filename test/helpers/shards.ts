@@ -66,6 +66,8 @@ export interface ShardedClusterOptions {
   shardArgs?: (index: number) => string[];
   rootArgs?: string[];
   storage?: StartServerOptions['storage'];
+  /** Which shards store in a throwaway etcd of their own (by name: `root`, `shard-1`, …); default as startServer decides. */
+  etcd?: (shard: string) => boolean | undefined;
 }
 
 /** Starts root, then the non-root shards (in parallel), all trusting one CA. */
@@ -76,6 +78,7 @@ export async function startShardedCluster(opts: ShardedClusterOptions = {}): Pro
     const root = await startServer({
       rootDir: await pki.rootDirectory('root'),
       storage: opts.storage,
+      etcd: opts.etcd?.('root'),
       extraArgs: [...(opts.extraArgs ?? []), ...(opts.rootArgs ?? [])],
     });
     started.push(root);
@@ -86,6 +89,7 @@ export async function startShardedCluster(opts: ShardedClusterOptions = {}): Pro
         const shard = await startServer({
           rootDir: await pki.rootDirectory(name),
           storage: opts.storage,
+          etcd: opts.etcd?.(name),
           extraArgs: [
             '--shard-name',
             name,
