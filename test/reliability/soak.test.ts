@@ -308,7 +308,10 @@ describe(`soak: ${minutes ? `${minutes} min` : `${durationMs / 1000} s smoke`} (
     expect(ledger.unobservedDeletes(), 'deletes no watcher saw').toEqual([]);
     expect(stateMismatches, 'watchers whose replayed state is not the list').toEqual([]);
     expect(serverErrors, '5xx answers').toBe(0);
-    expect(burst!.refusedFirstTime, 'burst writes refused with 429').toBeGreaterThan(0);
+    // Whether the burst goes over the in-flight limit depends on how long each write stays in flight (SQLite commits
+    // inside the request, so a burst may drain one by one): the soak asserts that every refused write carried
+    // Retry-After and landed on retry, and reports how many were refused; test/reliability/overload.test.ts pins the
+    // 429 itself with a limit the test is sure to exceed.
     expect(burst!.landed, 'burst writes landed after retrying').toBe(burstSize);
     expect(rssMax, 'RSS ceiling (MiB)').toBeLessThan(bounds.rssMaxMiB);
     if (long) expect(rssSlope, 'RSS slope over the second half (MiB/min)').toBeLessThan(bounds.rssSlopeMiBPerMin);
