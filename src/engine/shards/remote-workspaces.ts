@@ -20,8 +20,8 @@ import {
 import type { ShardSpec } from '../tenancy/shard-placement.js';
 import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller.js';
 import { followLogicalCluster } from '../tenancy/workspace-progress.js';
-import { annotationsForPhase, type Workspace } from '../tenancy/workspace-resource.js';
-import { workspaceConditions, type RemoteScheduling, type WorkspaceScheduler } from '../tenancy/workspace-scheduler.js';
+import type { Workspace } from '../tenancy/workspace-resource.js';
+import { scheduledWorkspaceMetadata, workspaceConditions, type RemoteScheduling, type WorkspaceScheduler } from '../tenancy/workspace-scheduler.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { Store } from '../storage/store.js';
 import { statusMessage, type ShardClient } from './shard-client.js';
@@ -102,12 +102,7 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
     const cm = current.metadata!;
     const next: Workspace = {
       ...current,
-      metadata: {
-        ...cm,
-        labels: { ...(cm.labels ?? {}), [PHASE_LABEL]: phase, ...(placement.region !== undefined ? { region: placement.region } : {}) },
-        annotations: annotationsForPhase(cm.annotations, phase),
-        finalizers: [...new Set([...(cm.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
-      },
+      metadata: scheduledWorkspaceMetadata(cm, phase, placement.region),
       spec: { ...current.spec, cluster, URL: `${external}/clusters/${path}` },
       status: {
         ...current.status,

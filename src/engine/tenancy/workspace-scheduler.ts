@@ -226,20 +226,12 @@ export class WorkspaceScheduler {
     const meta = ws.metadata!;
     const next: Workspace = {
       ...ws,
-      metadata: {
-        ...meta,
-        labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase, ...(placement.region !== undefined ? { region: placement.region } : {}) },
-        annotations: annotationsForPhase(
-          {
-            ...(meta.annotations ?? {}),
-            [SHARD_ANNOTATION]: this.deps.shardName,
-            [SHARD_HASH_ANNOTATION]: this.shardHash,
-            [CLUSTER_ANNOTATION]: cluster,
-          },
-          phase,
-        ),
-        finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
-      },
+      metadata: scheduledWorkspaceMetadata(meta, phase, placement.region, {
+        ...(meta.annotations ?? {}),
+        [SHARD_ANNOTATION]: this.deps.shardName,
+        [SHARD_HASH_ANNOTATION]: this.shardHash,
+        [CLUSTER_ANNOTATION]: cluster,
+      }),
       spec: { ...ws.spec, cluster, URL: `${this.deps.externalUrl()}/clusters/${path}` },
       // kcp mirrors the LogicalCluster's initializers and terminators on the Workspace.
       status: {
@@ -393,5 +385,23 @@ function logicalClusterStatus(phase: string, url: string, initializers: string[]
     ],
     ...(initializers.length ? { initializers } : {}),
     ...(terminators.length ? { terminators } : {}),
+  };
+}
+
+/**
+ * A scheduled Workspace's metadata, placed here or on another shard: its phase label (and the shard's region), the
+ * phase's annotations, and the finalizer that holds it until its LogicalCluster is gone.
+ */
+export function scheduledWorkspaceMetadata(
+  meta: NonNullable<Workspace['metadata']>,
+  phase: string,
+  region: string | undefined,
+  annotations: Record<string, string> | undefined = meta.annotations,
+): NonNullable<Workspace['metadata']> {
+  return {
+    ...meta,
+    labels: { ...(meta.labels ?? {}), [PHASE_LABEL]: phase, ...(region !== undefined ? { region } : {}) },
+    annotations: annotationsForPhase(annotations, phase),
+    finalizers: [...new Set([...(meta.finalizers ?? []), LOGICAL_CLUSTER_FINALIZER])],
   };
 }
