@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { shardAgent, type ShardTls } from './shard-client.js';
+import { shardAgent, type ShardTls } from '../shards/shard-client.js';
 
 /** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the ones the proxy sets itself. */
 const hopByHop = new Set([
