@@ -124,6 +124,29 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     await watch;
   });
 
+  it('lists and watches the workspace index (/services/workspaces) across every shard through the proxy', async () => {
+    const index = `${cluster.url}/services/workspaces/all/clusters/*`;
+    const paths = async () => {
+      const list = JSON.parse((await k(['--server', index, 'get', 'workspaces', '-o', 'json'])).stdout) as { items: { metadata: { annotations: Record<string, string> } }[] };
+      return list.items.map((w) => w.metadata.annotations['kcp.io/path']);
+    };
+    // deep's Workspace is stored on shard-1 (its parent's shard), the others on root: both shards answer.
+    expect(await paths()).toEqual(expect.arrayContaining(['root:on-root', 'root:on-shard-1', 'root:on-shard-2', 'root:on-shard-1:deep']));
+    const watch = execa('kubectl', ['--server', index, 'get', 'workspaces', '--watch', '-o', 'name'], { env: cluster.env, reject: false, timeout: 60_000 });
+    let seen = '';
+    watch.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await eventually('the watch to list', async () => (seen.includes('workspace.tenancy.kcp.io/deep') ? true : undefined));
+    // A child of a workspace on shard-2 is stored there: its events come from shard-2's index.
+    await workspaceOn('root:on-shard-2', 'watched', 'shard-1');
+    await eventually('the watch event from shard-2', async () => (seen.includes('workspace.tenancy.kcp.io/watched') ? true : undefined));
+    watch.kill('SIGTERM');
+    await watch;
+    // The merged list's resourceVersion resumes a watch on every shard; one this proxy did not issue is refused.
+    const list = await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces');
+    expect(String((list.body.metadata as { resourceVersion: string }).resourceVersion)).toMatch(/^fanout\./);
+    expect((await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces', 'not-a-token')).status).toBe(401);
+  }, 90_000);
+
   it('runs the kcpt ws session through the proxy: create, enter, up, tree, home', async () => {
     const env = { KUBECONFIG: copyKubeconfig('session') };
     expect(await kcpt(['ws', 'create', 'org', '--enter'], env)).toContain("Current workspace is 'root:org' (type root:organization).");

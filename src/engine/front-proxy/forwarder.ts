@@ -49,6 +49,13 @@ export class Backend {
     this.agent.destroy();
   }
 
+  /** A request of the proxy's own to `path` on this backend (for answers it merges rather than streams). */
+  request(method: string, path: string, headers: Record<string, string>, onResponse: (answer: http.IncomingMessage) => void): http.ClientRequest {
+    const upstream = this.transport.request({ hostname: this.hostname, port: this.port, method, path: this.pathPrefix + path, headers: { ...headers, host: this.host }, agent: this.agent }, onResponse);
+    upstream.end();
+    return upstream;
+  }
+
   /**
    * Sends `req` to `path` (already including the query) on this backend and pipes the answer into `res`.
    * `onUnreachable` answers when nothing came back (connection refused, reset before the response head).

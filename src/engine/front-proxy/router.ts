@@ -18,6 +18,7 @@ import type { Backend } from './forwarder.js';
 import { matchMapping, type PathMapping } from './mapping-file.js';
 import type { ShardIndex } from './shard-index.js';
 import type { TokenReviewer } from './token-reviewer.js';
+import { serveWorkspaceIndex } from './workspace-index-fan-out.js';
 
 export interface RouterDeps {
   index: ShardIndex;
@@ -34,6 +35,9 @@ export interface RouterDeps {
 
 /** Prefix of per-shard virtual workspace URLs: `/shards/<shard name>/services/…`. */
 export const SHARDS_PREFIX = '/shards/';
+
+/** The one resource of the workspace index virtual workspace. */
+const WORKSPACES_RESOURCE = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
 /** A backend that stays down would log every request sent its way: once per backend per this long is enough. */
 const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
@@ -133,9 +137,11 @@ export class FrontProxyRouter {
   private async virtualWorkspaceRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): Promise<void> {
     const match = /^(\/services\/([^/]+)\/(.+?))(\/clusters\/([^/]+))(\/.*)?$/.exec(path);
     const index = this.deps.index;
-    // The workspace index lists what one shard holds; with several shards no single one can answer for all.
-    if (match?.[2] === 'workspaces' && index.shardNames().length > 1) {
-      throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    // The workspace index lists what one shard stores: with several shards, every shard's answer is merged.
+    // Discovery and OpenAPI are the same everywhere: any shard answers those.
+    if (match?.[2] === 'workspaces' && match[6] === WORKSPACES_RESOURCE && index.shardNames().length > 1) {
+      const shards = index.shardNames().map((name) => ({ name, backend: this.deps.backendFor(index.baseURLOf(name)!) }));
+      return serveWorkspaceIndex(req, res, shards, path, query);
     }
     let target = match?.[5] === '*' || !match ? undefined : index.lookup(decodeSegment(match[5]!));
     let forwardedPath = path;
