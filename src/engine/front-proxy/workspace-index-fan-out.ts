@@ -72,7 +72,7 @@ export async function serveWorkspaceIndex(req: http.IncomingMessage, res: http.S
 }
 
 /** Items, or a Table's rows, of every shard in one list ordered by workspace path, then name. */
-function mergeLists(bodies: Record<string, any>[]): Record<string, any> {
+export function mergeLists(bodies: Record<string, any>[]): Record<string, any> {
   const first = { ...bodies[0]! };
   const table = first.kind === 'Table';
   const key = (entry: Record<string, any>) => {
