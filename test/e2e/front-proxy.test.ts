@@ -259,6 +259,8 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     const kubectlDown = await kIn('root:on-shard-2', ['get', 'configmaps'], { reject: false });
     expect(kubectlDown.exitCode).not.toBe(0);
     expect(kubectlDown.stderr).toContain('ServiceUnavailable');
+    // The workspace index would be missing shard-2's workspaces: kcp's 503 rather than a partial list.
+    expect((await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces')).body).toMatchObject({ code: 503, message: 'Not available.' });
 
     // The cluster says how to bring it back; do exactly that.
     const line = await eventually('the restart hint', async () => /shard shard-2 exited \(SIGKILL\).*runs again: node (\S+) start (.+)/.exec(cluster.output()) ?? undefined);
