@@ -80,14 +80,6 @@ export async function streamWatch(
           return raw.writableLength < 16 * 1024 * 1024;
         },
         end: endStream,
-        together(write) {
-          raw.cork();
-          try {
-            write();
-          } finally {
-            raw.uncork();
-          }
-        },
         onClose(callback) {
           raw.on('close', callback);
         },

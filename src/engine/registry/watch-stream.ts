@@ -16,11 +16,6 @@ export interface WatchSink {
   /** Write one event; returns false when the client is not keeping up. */
   send(type: WatchEventType, objectJson: string): boolean;
   end(): void;
-  /**
-   * Runs `write`, whose sends are one commit's events, so they may leave in one network write (one TLS record and
-   * one syscall where each event took its own: a new workspace is an ADDED and a MODIFIED of the same commit).
-   */
-  together?(write: () => void): void;
   /** Register a callback for the client going away. */
   onClose(callback: () => void): void;
 }
@@ -100,12 +95,8 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   if (closed) return;
 
   try {
-    const deliverAll = (events: StoreEvent[]) => {
-      for (const event of events) deliver(event);
-    };
     handle = store.watch(prefix, fromRevision, (events) => {
-      if (events.length > 1 && sink.together) sink.together(() => deliverAll(events));
-      else deliverAll(events);
+      for (const event of events) deliver(event);
     });
   } catch (err) {
     if (err instanceof CompactedError) {
