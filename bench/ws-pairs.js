@@ -7,6 +7,7 @@
 //
 //   node bench/ws-pairs.js [--count 1500]
 //   node bench/ws-pairs.js --pairs 3 --other /path/to/other/checkout [--count 1500]
+//   --wildcard-watch: Ready seen by one watch of every workspace instead of one per parent (workspace-driver.js)
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { client, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, flatPlan, treePlan } from './lib/workspace-driver.js';
 import { procCpuMs, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' } } });
+const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' } } });
 const count = Number(values.count ?? 1500);
 const self = fileURLToPath(import.meta.url);
 
@@ -29,7 +30,8 @@ if (values.pairs) {
   for (let i = 0; i < Number(values.pairs); i++) {
     // Alternate who goes first, so a load trend does not favour one side.
     for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-      const out = execFileSync(process.execPath, [side.script, '--count', String(count)], { encoding: 'utf8' });
+      const args = [side.script, '--count', String(count), ...(values['wildcard-watch'] ? ['--wildcard-watch'] : [])];
+      const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
       console.log(JSON.stringify({ side: side.name, pair: i + 1, ...JSON.parse(out.trim().split('\n').pop()) }));
     }
   }
@@ -38,7 +40,7 @@ if (values.pairs) {
   const server = await startKcpt({ rootDir: dir, timeoutMs: 120_000 });
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
   const c = client(server.url, { token: server.token, maxSockets: 20 });
-  const common = { server, c, agent, basePath: 'root', concurrency: 16 };
+  const common = { server, c, agent, basePath: 'root', concurrency: 16, wildcardWatch: values['wildcard-watch'] ?? false };
   const result = { load: os.loadavg()[0].toFixed(1) };
   try {
     await createWorkspaces({ ...common, prefix: 'w', plan: flatPlan(100) });
