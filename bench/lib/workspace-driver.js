@@ -174,6 +174,14 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
     if (!ready) opening.set(p, (ready = openParentWatch(p)));
     return ready;
   };
+  const markReady = (j, now) => {
+    readyAt[j] = now;
+    readyCount++;
+    lastProgress = now;
+    onProgress?.(readyCount);
+    waiting.get(j)?.resolve();
+    waiting.delete(j);
+  };
   const openParentWatch = async (p) => {
     if (p === WILDCARD) return openWildcardWatch();
     const rv = await collectionRv(c, `/clusters/${pathOf(p)}${WS_API}`);
@@ -183,12 +191,7 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
       if ((ev.type !== 'ADDED' && ev.type !== 'MODIFIED') || obj?.status?.phase !== 'Ready') return;
       const j = nameIndex(obj.metadata.name);
       if (j < 0 || readyAt[j] || plan.parentOf(j) !== p) return;
-      readyAt[j] = now;
-      readyCount++;
-      lastProgress = now;
-      onProgress?.(readyCount);
-      waiting.get(j)?.resolve();
-      waiting.delete(j);
+      markReady(j, now);
       const left = childrenLeft.get(p) - 1;
       childrenLeft.set(p, left);
       if (left === 0) {
@@ -215,12 +218,7 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
       if ((ev.type !== 'ADDED' && ev.type !== 'MODIFIED') || obj?.status?.phase !== 'Ready') return;
       const j = nameIndex(obj.metadata.name);
       if (j < 0 || readyAt[j] || !paths[j] || !obj.spec?.URL?.endsWith(`/clusters/${paths[j]}`)) return;
-      readyAt[j] = now;
-      readyCount++;
-      lastProgress = now;
-      onProgress?.(readyCount);
-      waiting.get(j)?.resolve();
-      waiting.delete(j);
+      markReady(j, now);
     };
     watches.set(
       WILDCARD,
