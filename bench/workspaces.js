@@ -16,8 +16,10 @@
 //    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
-//                            [--concurrency C] [--runs N] [--warmup N] [--json FILE]
+//                            [--concurrency C] [--runs N] [--warmup N] [--wildcard-watch] [--json FILE]
 //   (--warmup N: N untimed flat workspaces before the rate phases b. and c.; default 0)
+//   (--wildcard-watch: b. and c. see Ready through one shard-admin watch of /clusters/* — as a controller does —
+//    instead of one watch per parent, each on its own TLS connection as client-go opens them over HTTP/1.1)
 //   node bench/workspaces.js --delete-only [--delete-count N] [--runs N]   (only h., on a fresh server, N runs)
 //   (also `npm run bench -- --only workspaces --ws-count N --ws-delete-count N`)
 import { existsSync, statSync, writeFileSync } from 'node:fs';
@@ -282,7 +284,7 @@ export async function runWorkspaces(options = {}) {
     // Server CPU per workspace is far less sensitive to other work on the box than workspaces/s.
     const phase = async (label, prefix, plan) => {
       const cpu0 = procCpuMs(server.child.pid);
-      const r = await createWorkspaces({ ...common, prefix, plan, concurrency: o.concurrency });
+      const r = await createWorkspaces({ ...common, prefix, plan, concurrency: o.concurrency, wildcardWatch: o.wildcardWatch ?? false });
       const cpuUs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / r.n;
       created.count += r.n;
       const res = { rate: r.rate, seconds: r.seconds, n: r.n, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), cpuUs };
@@ -506,6 +508,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'latency-count': { type: 'string' },
       'delete-count': { type: 'string' },
       warmup: { type: 'string' },
+      'wildcard-watch': { type: 'boolean' },
       fanout: { type: 'string' },
       concurrency: { type: 'string' },
       runs: { type: 'string' },
@@ -529,6 +532,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     latencyCount: num(values['latency-count'], d.latencyCount),
     deleteCount: num(values['delete-count'], d.deleteCount),
     warmup: num(values.warmup, d.warmup),
+    wildcardWatch: values['wildcard-watch'] ?? false,
     fanout: num(values.fanout, d.fanout),
     concurrency: num(values.concurrency, d.concurrency),
     runs: num(values.runs, 3),
