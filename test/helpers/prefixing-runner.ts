@@ -9,14 +9,18 @@
  * (that happens before `onCollected` reaches a runner), so the rename runs at the end of vitest's `collect_spec`
  * trace span, which wraps exactly one file's collection; `onCollectStart` says which file it is.
  */
-import { TestRunner, type RunnerTestFile as File, type SerializedConfig } from 'vitest';
+import { TestRunner, type RunnerTask as Task, type RunnerTestFile as File, type SerializedConfig } from 'vitest';
 
 type Trace = TestRunner['trace'];
 
 export abstract class PrefixingRunner extends TestRunner {
   private collecting: File | undefined;
 
-  constructor(config: SerializedConfig, prefix: string) {
+  /**
+   * `skips`: tests to skip in this project, by file (relative to the project root) and title, each with the reason
+   * (for the reader of that table).
+   */
+  constructor(config: SerializedConfig, prefix: string, skips: Record<string, Record<string, string>> = {}) {
     super(config);
     const parentTrace = this.trace.bind(this) as (...args: unknown[]) => unknown;
     this.trace = ((name: string, attributesOrFn: unknown, fn?: () => unknown) => {
@@ -24,7 +28,10 @@ export abstract class PrefixingRunner extends TestRunner {
       const body = (fn ?? attributesOrFn) as () => unknown;
       const renamed = async () => {
         const result = await body();
-        for (const task of this.collecting?.tasks ?? []) {
+        const file = this.collecting;
+        const skipped = file ? Object.entries(skips).find(([path]) => file.filepath.endsWith(`/${path}`))?.[1] : undefined;
+        if (file && skipped) skipListed(file.tasks, skipped);
+        for (const task of file?.tasks ?? []) {
           if (!task.name.startsWith(prefix)) task.name = `${prefix}${task.name}`;
         }
         return result;
@@ -36,5 +43,13 @@ export abstract class PrefixingRunner extends TestRunner {
   override onCollectStart(file: File): unknown {
     this.collecting = file;
     return super.onCollectStart?.(file);
+  }
+}
+
+/** Marks the listed tests (by title, at any depth) skipped. */
+function skipListed(tasks: Task[], titles: Record<string, string>): void {
+  for (const task of tasks) {
+    if (titles[task.name] !== undefined && task.mode === 'run') task.mode = 'skip';
+    if (task.type === 'suite') skipListed(task.tasks, titles);
   }
 }
