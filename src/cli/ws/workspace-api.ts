@@ -107,8 +107,8 @@ const indexScopeHeader = 'kcpt-workspace-index-scope';
 const everyWorkspace = 'every-workspace';
 
 /**
- * Every workspace the user may enter, from the workspace index virtual workspace. Where there is none (kcp; a
- * front-proxy over several shards, none of which holds every Workspace), the tree is walked instead: see walkReachable.
+ * Every workspace the user may enter, from the workspace index virtual workspace. Where there is none (kcp, or
+ * a front-proxy that does not merge the shards' indexes), the tree is walked instead: see walkReachable.
  */
 export async function listReachable(client: KubeClient): Promise<Workspace[]> {
   try {
