@@ -27,6 +27,26 @@ const notOnEtcd = {
 
 const etcdProjectFiles = ['test/e2e/**/*.test.ts', 'test/reliability/fuzz.test.ts', 'test/reliability/isolation-matrix.test.ts'];
 
+/**
+ * The `e2e-sharded` project runs the files that prove issue 11's "what must work" a third time, each server a sharded
+ * cluster (KCPT_E2E_TOPOLOGY=sharded: `kcpt start --shards 3`, root and shard-1 on SQLite, shard-2 on etcd) used only
+ * through its front-proxy: the CLI session, workspaces, kubectl, home workspaces and API sharing. The other e2e files
+ * are left out to keep CI time down (each sharded server is four processes and an etcd), and kubectl-basics because it
+ * creates its second logical cluster by name on the server (only a shard takes that; the proxy routes only clusters
+ * it knows). test/e2e-sharded/ holds what only makes sense there (workspaces landing on every shard). Tests that
+ * assert what one server shows but a proxy cannot are skipped by test/helpers/sharded-skips.ts, which says why.
+ */
+const shardedProjectFiles = [
+  'test/e2e-sharded/**/*.test.ts',
+  'test/e2e/cli-ws.test.ts',
+  'test/e2e/workspaces*.test.ts',
+  'test/e2e/home-workspaces.test.ts',
+  'test/e2e/api-bindings.test.ts',
+  'test/e2e/api-provider.test.ts',
+  'test/e2e/apiexport-virtual-workspace.test.ts',
+  'test/e2e/default-api-bindings.test.ts',
+];
+
 /** Without etcd: CI fails (the project's globalSetup says why); a local run leaves the project out, saying so once. */
 const inCI = process.env.CI === 'true' || process.env.CI === '1';
 const etcdFound = etcdVersion() !== undefined;
@@ -34,7 +54,7 @@ const etcdFound = etcdVersion() !== undefined;
 const noted = Symbol.for('kcpt.e2e-etcd.skip-noted');
 if (!etcdFound && !inCI && !(globalThis as Record<symbol, unknown>)[noted]) {
   (globalThis as Record<symbol, unknown>)[noted] = true;
-  console.warn(`e2e-etcd: skipped, no etcd (\`${etcdBinary()} --version\` failed; Debian: apt-get install etcd-server)`);
+  console.warn(`e2e-etcd, e2e-sharded: skipped, no etcd (\`${etcdBinary()} --version\` failed; Debian: apt-get install etcd-server)`);
 }
 
 export default defineConfig({
@@ -60,6 +80,7 @@ export default defineConfig({
           name: 'default',
           // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/e2e-sharded/**'],
         },
       },
       ...(etcdFound || inCI
@@ -73,6 +94,21 @@ export default defineConfig({
                 env: { KCPT_E2E_STORAGE: 'etcd' },
                 // Test names start with "[etcd] " so both runs of a test are told apart in every report.
                 runner: './test/helpers/etcd-project-runner.ts',
+                globalSetup: ['./test/helpers/etcd-project-setup.ts'],
+              },
+            },
+            {
+              extends: true,
+              test: {
+                name: 'e2e-sharded',
+                include: shardedProjectFiles,
+                env: { KCPT_E2E_TOPOLOGY: 'sharded' },
+                // Every request crosses the proxy, and a file's server is four processes and an etcd on a shared box.
+                testTimeout: 120_000,
+                hookTimeout: 180_000,
+                // Test names start with "[sharded] ".
+                runner: './test/helpers/sharded-project-runner.ts',
+                // Its shard-2 stores in etcd.
                 globalSetup: ['./test/helpers/etcd-project-setup.ts'],
               },
             },

@@ -39,7 +39,8 @@ export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
       .join('\n');
     const file = await tempFile('tokens.csv', `${tokens}\n`);
     server = await startServer({ ...opts, extraArgs: ['--token-auth-file', file, ...(opts.extraArgs ?? [])] });
-  }, 90_000);
+    // A sharded cluster (the e2e-sharded project) starts four processes and an etcd.
+  }, 180_000);
   afterAll(async () => {
     await server?.stop();
     await cleanupTempFiles();

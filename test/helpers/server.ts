@@ -25,6 +25,12 @@ export interface StartServerOptions {
   extraArgs?: string[];
   /** How long to wait for the `export KUBECONFIG=` line; default 20 s, 45 s on etcd. */
   readyTimeoutMs?: number;
+  /**
+   * Run a sharded cluster instead of one server: `kcpt start --shards 3` (root and shard-1 on SQLite, shard-2 on a
+   * throwaway etcd of its own), and hand out the front-proxy's URL and admin.kubeconfig. Default: when
+   * `KCPT_E2E_TOPOLOGY=sharded` is set and no `storage`/`etcd` is given, so any e2e file runs through the proxy unchanged.
+   */
+  sharded?: boolean;
   /** A root directory prepared beforehand (e.g. holding a deployment's shared CA); removed by stop() like a fresh one. */
   rootDir?: string;
 }
@@ -84,6 +90,29 @@ export function startCommandHasFlag(flag: string): boolean {
   }
 }
 
+/** The shards of a sharded test server (`kcpt start --shards`), and the one of them that stores in etcd. */
+export const shardedClusterShards = 3;
+export const shardedEtcdShard = 'shard-2';
+
+/** The first of `count` consecutive ports that are all free right now. */
+async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const probes = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
+    if (probes.every(Boolean)) return base;
+  }
+  throw new Error(`found no ${count} consecutive free ports`);
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolveFree(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolveFree(true)));
+  });
+}
+
 const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
 const keptOutputChars = 256 * 1024;
 
@@ -92,15 +121,18 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   if (!existsSync(entry)) {
     throw new Error(`${entry} is missing: run \`npm run build\` before the e2e suites`);
   }
-  const port = await freePort();
+  const sharded = opts.sharded ?? (opts.storage === undefined && opts.etcd === undefined && process.env.KCPT_E2E_TOPOLOGY === 'sharded');
+  // A sharded cluster listens on the proxy's port and the shards' ports right after it.
+  const port = sharded ? await freePortRange(shardedClusterShards + 1) : await freePort();
   const rootDir = opts.rootDir ?? (await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-')));
   const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
   if (opts.storage !== undefined) args.push('--storage', opts.storage);
-  const useEtcd = opts.etcd ?? (opts.storage === undefined && process.env.KCPT_E2E_STORAGE === 'etcd');
+  const useEtcd = sharded || (opts.etcd ?? (opts.storage === undefined && process.env.KCPT_E2E_STORAGE === 'etcd'));
   const etcd = useEtcd ? await startLocalEtcd() : undefined;
-  if (etcd) args.push('--etcd-servers', etcd.endpoint);
+  if (sharded) args.push('--shards', String(shardedClusterShards), '--shard-etcd-servers', `${shardedEtcdShard}=${etcd!.endpoint}`);
+  else if (etcd) args.push('--etcd-servers', etcd.endpoint);
   args.push(...(opts.extraArgs ?? []));
 
   let output = '';
@@ -133,7 +165,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       };
       // On etcd the server first starts the etcd client's worker thread (loading etcd3 and gRPC, ~1 s of CPU, much
       // longer on a busy box) and waits for etcd's fsync on each bootstrap write.
-      const timeoutMs = opts.readyTimeoutMs ?? (useEtcd ? 45_000 : 20_000);
+      // A sharded cluster starts root, then the other shards, then the proxy that syncs with all of them.
+      const timeoutMs = opts.readyTimeoutMs ?? (sharded ? 90_000 : useEtcd ? 45_000 : 20_000);
       const timer = setTimeout(
         () => finish(new Error(`server not ready after ${timeoutMs} ms: ${describe()}`)),
         timeoutMs,
@@ -165,6 +198,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
 
   let { child, ready } = launch();
   const kubeconfig = await ready.catch(async (err: unknown) => {
+    // A sharded cluster's shards are child processes of the one started here: SIGTERM lets it stop them.
+    if (sharded) await terminate(child);
     child.kill('SIGKILL');
     await child;
     await etcd?.stop();
@@ -186,6 +221,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
       return child.pid;
     },
     async kill() {
+      if (sharded) throw new Error('kill() of a sharded cluster would leave its shards running: kill one shard by its pid instead');
       if (child.exitCode !== null) return;
       child.kill('SIGKILL');
       await child;

@@ -27,24 +27,23 @@ import { acquireRootLock, prepareRootDirectory } from '../../engine/auth/root-di
 import type { ServerOptions } from '../../engine/server.js';
 import { kcptEntry } from '../server/package-root.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
-import { serverArgv, type StartFlagValues } from './flags.js';
+import { clusterShardNames, serverArgv, shardEtcdServers, type StartFlagValues } from './flags.js';
 import type { StartOutput } from './run-start.js';
 
 export const ROOT_SHARD = 'root';
 const SHARD_KUBECONFIG = 'root-shard.kubeconfig';
 const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
 /** Flags the cluster sets per shard itself. */
-const perShardFlags = new Set(['root-directory', 'secure-port', 'shards', 'storage', 'etcd-prefix']);
+const perShardFlags = new Set([
+  'root-directory', 'secure-port', 'shards', 'storage',
+  'etcd-servers', 'etcd-prefix', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'shard-etcd-servers',
+]);
 
 export interface ShardProcess {
   name: string;
   url: string;
   child: ChildProcess;
   argv: string[];
-}
-
-export function shardNames(count: number): string[] {
-  return [ROOT_SHARD, ...Array.from({ length: count - 1 }, (_, i) => `shard-${i + 1}`)];
 }
 
 export async function runDevCluster(values: StartFlagValues, options: ServerOptions, out: StartOutput): Promise<void> {
@@ -68,7 +67,8 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
     const ports = await clusterPorts(options.securePort, count, options.bindAddress);
     const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
     const proxyUrl = `https://${host}:${ports[0]}`;
-    const names = shardNames(count);
+    const names = clusterShardNames(count);
+    const etcdOf = shardEtcdServersOf(values, count);
     const dirOf = (name: string) => memberDirectory(root, path.join('shards', name));
     const inherited = serverArgv(Object.fromEntries(Object.entries(values).filter(([k]) => !perShardFlags.has(k))));
     const argvOf = (name: string, i: number) => [
@@ -79,7 +79,7 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
       // Each shard's virtual workspaces (endpoint slices list one URL per shard, an initializer one per shard)
       // through the proxy too: it forwards /shards/<name>/services/… to that shard.
       '--shard-virtual-workspace-url', `${proxyUrl}/shards/${name}`,
-      ...storageArgv(values, name),
+      ...storageArgv(values, name, etcdOf.get(name)),
       ...(name === ROOT_SHARD ? [] : ['--shard-name', name, '--root-shard-kubeconfig', path.join(root, SHARD_KUBECONFIG)]),
     ];
     const launch = (name: string, i: number) => {
@@ -144,9 +144,22 @@ function memberDirectory(root: string, relative: string): string {
   return dir;
 }
 
+/** Shard → etcd client URLs: --shard-etcd-servers' shards, every shard on --etcd-servers' etcd otherwise. */
+function shardEtcdServersOf(values: StartFlagValues, count: number): Map<string, string> {
+  const all = values['etcd-servers'] as string | undefined;
+  const named = values['shard-etcd-servers'] === undefined ? new Map<string, string>() : shardEtcdServers(String(values['shard-etcd-servers']), count);
+  return new Map(clusterShardNames(count).flatMap((name) => {
+    const servers = named.get(name) ?? all;
+    return servers === undefined ? [] : [[name, servers] as const];
+  }));
+}
+
 /** Each shard its own store: SQLite in its directory, its own etcd prefix, or its own memory. */
-function storageArgv(values: StartFlagValues, shard: string): string[] {
-  if (values['etcd-servers'] !== undefined) return ['--etcd-prefix', `${String(values['etcd-prefix'] ?? '')}/${shard}`];
+function storageArgv(values: StartFlagValues, shard: string, etcdServers: string | undefined): string[] {
+  if (etcdServers !== undefined) {
+    const tls = ['etcd-cafile', 'etcd-certfile', 'etcd-keyfile'].flatMap((flag) => (values[flag] === undefined ? [] : [`--${flag}`, String(values[flag])]));
+    return ['--etcd-servers', etcdServers, '--etcd-prefix', `${String(values['etcd-prefix'] ?? '')}/${shard}`, ...tls];
+  }
   const storage = String(values.storage ?? '');
   return storage ? ['--storage', storage] : [];
 }

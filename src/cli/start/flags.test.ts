@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
+import { shardEtcdServers, startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
 
 /** Parsed flags as the command hands them over: defaults, then what the user typed. */
 const parsed = (given: StartFlagValues): StartFlagValues => ({
@@ -62,5 +62,24 @@ describe('kcpt start --shards', () => {
     expect(usage({ shards: 3, 'root-shard-kubeconfig': '/k' })).toThrow(/cannot be combined with --shard-name or --root-shard-kubeconfig/);
     expect(usage({ shards: 2, storage: 'sqlite:///tmp/one.db' })).toThrow(/each shard keeps its own/);
     expect(toServerOptions(parsed({ shards: 3, storage: 'memory://' })).storage).toBe('memory://');
+  });
+});
+
+describe('kcpt start --shard-etcd-servers', () => {
+  const usage = (given: StartFlagValues) => () => toServerOptions(parsed(given));
+  it('puts named shards of a --shards cluster on etcd, several URLs each', () => {
+    expect([...shardEtcdServers('shard-2=http://127.0.0.1:2379', 3)]).toEqual([['shard-2', 'http://127.0.0.1:2379']]);
+    expect([...shardEtcdServers('shard-1=http://a:2379,http://b:2379, shard-2=http://c:2379', 3)]).toEqual([
+      ['shard-1', 'http://a:2379,http://b:2379'],
+      ['shard-2', 'http://c:2379'],
+    ]);
+    expect(toServerOptions(parsed({ shards: 3, 'shard-etcd-servers': 'root=http://127.0.0.1:2379' })).storage).toBe('');
+  });
+  it('refuses what names no shard of the cluster, or no URL, saying why', () => {
+    expect(usage({ 'shard-etcd-servers': 'shard-1=http://a:2379' })).toThrow(/use it with --shards/);
+    expect(usage({ shards: 2, 'shard-etcd-servers': 'shard-2=http://a:2379' })).toThrow(/"shard-2" is not a shard of this cluster \(--shards 2: root, shard-1\)/);
+    expect(usage({ shards: 3, 'shard-etcd-servers': 'http://a:2379' })).toThrow(/names no shard: write NAME=URL/);
+    expect(usage({ shards: 3, 'shard-etcd-servers': 'shard-1=a:2379' })).toThrow(/--shard-etcd-servers shard-1: "a:2379" is not a client URL/);
+    expect(usage({ shards: 3, 'shard-etcd-servers': 'shard-1=http://a:2379,shard-1=http://b:2379' })).toThrow(/named twice/);
   });
 });

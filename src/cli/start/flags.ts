@@ -106,6 +106,12 @@ export const startFlagSpecs: StartFlagSpec[] = [
       'Run a sharded development cluster: the root shard and N-1 more (child processes, one store each) behind a front-proxy on --secure-port, shards on the ports after it, all under --root-directory with one CA; admin.kubeconfig points at the proxy.',
   },
   {
+    name: 'shard-etcd-servers',
+    type: 'string',
+    description:
+      'With --shards: the named shards store in etcd instead, e.g. shard-2=http://127.0.0.1:2379 or shard-1=http://a:2379,http://b:2379,shard-2=http://c:2379 (each shard gets the etcd prefix /<shard name>); the others keep their storage. --etcd-cafile/--etcd-certfile/--etcd-keyfile apply to them.',
+  },
+  {
     name: 'detach',
     type: 'boolean',
     description:
@@ -170,6 +176,10 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   if (values.shards !== undefined && String(values.storage ?? '').startsWith('sqlite://')) {
     throw new StartUsageError('--storage sqlite://… names one database file: with --shards each shard keeps its own in its directory (leave --storage out)');
   }
+  if (values['shard-etcd-servers'] !== undefined) {
+    if (values.shards === undefined) throw new StartUsageError('--shard-etcd-servers names shards of a --shards cluster: use it with --shards');
+    shardEtcdServers(String(values['shard-etcd-servers']), values.shards as number);
+  }
   if (shardName !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(shardName)) {
     throw new StartUsageError(`--shard-name: "${shardName}" must be a lower-case DNS label like shard-1`);
   }
@@ -219,13 +229,61 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   };
 }
 
+const shardNameRe = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The shards of a `--shards N` cluster: root, shard-1 … shard-(N-1). */
+export function clusterShardNames(count: number): string[] {
+  return ['root', ...Array.from({ length: count - 1 }, (_, i) => `shard-${i + 1}`)];
+}
+
+/**
+ * `--shard-etcd-servers` → shard name → its etcd client URLs (comma-separated, as --etcd-servers takes them). A list
+ * item `NAME=URL` starts a shard's entry; the items after it without `NAME=` are more URLs of the same shard.
+ */
+export function shardEtcdServers(value: string, shardCount: number): Map<string, string> {
+  const known = clusterShardNames(shardCount);
+  const servers = new Map<string, string[]>();
+  let current: string[] | undefined;
+  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const named = /^([^=:/]+)=(.*)$/.exec(item);
+    if (named) {
+      const [, name, url] = named as unknown as [string, string, string];
+      if (!shardNameRe.test(name) || !known.includes(name)) {
+        throw new StartUsageError(`--shard-etcd-servers: "${name}" is not a shard of this cluster (--shards ${shardCount}: ${known.join(', ')})`);
+      }
+      if (servers.has(name)) throw new StartUsageError(`--shard-etcd-servers: ${name} is named twice`);
+      current = [url];
+      servers.set(name, current);
+    } else if (current === undefined) {
+      throw new StartUsageError(`--shard-etcd-servers: "${item}" names no shard: write NAME=URL, e.g. shard-2=http://127.0.0.1:2379`);
+    } else {
+      current.push(item);
+    }
+  }
+  if (servers.size === 0) throw new StartUsageError('--shard-etcd-servers: name at least one shard, e.g. shard-2=http://127.0.0.1:2379');
+  const result = new Map<string, string>();
+  for (const [name, urls] of servers) {
+    const joined = urls.join(',');
+    // The same checks --etcd-servers gets, with this shard's name in the message.
+    try {
+      storageUrl({ 'etcd-servers': joined });
+    } catch (err) {
+      if (err instanceof StartUsageError) throw new StartUsageError(`--shard-etcd-servers ${name}: ${err.message.replace(/^--etcd-servers: /, '')}`);
+      throw err;
+    }
+    result.set(name, joined);
+  }
+  return result;
+}
+
 /** `--storage`, or the `etcd://` storage URL the --etcd-* flags describe (they cannot be combined). */
 function storageUrl(values: StartFlagValues): string {
   const storage = (values.storage as string | undefined) ?? '';
   const servers = values['etcd-servers'] as string | undefined;
   const etcdOnly = ['etcd-cafile', 'etcd-certfile', 'etcd-keyfile'].filter((name) => values[name] !== undefined);
   if (servers === undefined) {
-    if (etcdOnly.length > 0) throw new StartUsageError(`--${etcdOnly[0]} needs --etcd-servers`);
+    // --shard-etcd-servers' shards take the TLS flags (src/cli/start/dev-cluster.ts).
+    if (etcdOnly.length > 0 && values['shard-etcd-servers'] === undefined) throw new StartUsageError(`--${etcdOnly[0]} needs --etcd-servers`);
     return storage;
   }
   if (storage !== '') throw new StartUsageError('--storage and --etcd-servers both say where objects go: use one of them');

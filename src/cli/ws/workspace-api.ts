@@ -1,6 +1,7 @@
 /** The tenancy.kcp.io Workspace as the CLI reads it, and the requests the ws commands make. */
 import { ApiError, CliError } from '../common/errors.js';
 import type { KubeClient, WatchEvent } from '../common/http-client.js';
+import { baseName, parentPath } from '../common/workspace-path.js';
 
 export interface TypeReference {
   name: string;
@@ -61,7 +62,7 @@ export function watchWorkspace(
  * The children of a workspace; an empty list where the Workspace API is not served there (404 for the resource).
  * A 404 naming the workspace itself (its path does not exist) is thrown: there is no tree to show.
  */
-export async function listChildren(client: KubeClient, path: string): Promise<Workspace[]> {
+export async function listChildren(client: KubeClient, path: string, opts: { explainForbidden?: boolean } = {}): Promise<Workspace[]> {
   const items: Workspace[] = [];
   let token: string | undefined;
   do {
@@ -70,6 +71,7 @@ export async function listChildren(client: KubeClient, path: string): Promise<Wo
       page = await client.get<List<Workspace>>(`/clusters/${path}${group}`, { query: { limit: 500, continue: token } });
     } catch (err) {
       if (err instanceof ApiError && err.notFound && err.body?.details?.name !== path) return items;
+      if (err instanceof ApiError && err.forbidden && (opts.explainForbidden ?? true)) throw await notFoundBehindProxy(client, path, err);
       throw err;
     }
     items.push(...(page.items ?? []));
@@ -78,15 +80,97 @@ export async function listChildren(client: KubeClient, path: string): Promise<Wo
   return items;
 }
 
+/**
+ * A front-proxy answers 403 "workspace access not permitted" for a path no workspace has, where a shard answers 404
+ * (kcp's proxy, and kcpt's: it cannot tell a missing workspace from a hidden one). As kcp's plugin does, the parent
+ * says which: the shard's NotFound for `path` when the parent holds no such workspace (or is itself missing), else
+ * the 403 as it came.
+ */
+export async function notFoundBehindProxy(client: KubeClient, path: string, forbidden: ApiError): Promise<ApiError> {
+  for (let missing = path, parent = parentPath(path); parent !== undefined; missing = parent, parent = parentPath(parent)) {
+    try {
+      await getWorkspace(client, parent, baseName(missing));
+      return forbidden;
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) {
+        return new ApiError(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: `workspaces.tenancy.kcp.io "${path}" not found`, details: { name: path, group: 'tenancy.kcp.io', kind: 'workspaces' } }, '');
+      }
+      if (!(err instanceof ApiError && err.forbidden)) return forbidden;
+    }
+  }
+  return forbidden;
+}
+
 const indexUrl = `/services/workspaces/all/clusters/*${group}`;
 /** kcpt's workspace index header (src/engine/virtual/workspace-index.ts): the list holds every scheduled workspace. */
 const indexScopeHeader = 'kcpt-workspace-index-scope';
 const everyWorkspace = 'every-workspace';
 
-/** Every workspace the user may enter, from the workspace index virtual workspace. */
+/**
+ * Every workspace the user may enter, from the workspace index virtual workspace. Where there is none (kcp, or
+ * a front-proxy that does not merge the shards' indexes), the tree is walked instead: see walkReachable.
+ */
 export async function listReachable(client: KubeClient): Promise<Workspace[]> {
-  const list = await client.get<List<Workspace>>(indexUrl);
-  return list.items ?? [];
+  try {
+    const list = await client.get<List<Workspace>>(indexUrl);
+    return list.items ?? [];
+  } catch (err) {
+    if (err instanceof ApiError && err.notFound) return walkReachable(client);
+    throw err;
+  }
+}
+
+/**
+ * The workspaces below root and below the user's home, level by level (children of a level concurrently), each with
+ * its path in `kcp.io/path`. A workspace counts as one the user may enter when its own workspaces can be listed: a 403
+ * there leaves it (and what is below it) out, as the index leaves out what the user may not enter.
+ */
+async function walkReachable(client: KubeClient): Promise<Workspace[]> {
+  const found = new Map<string, Workspace>();
+  const withPath = (ws: Workspace, path: string): Workspace => ({
+    ...ws,
+    metadata: { ...ws.metadata, annotations: { ...ws.metadata.annotations, 'kcp.io/path': path } },
+  });
+  /** Lists the workspaces in `path` and below; false when the user may not list there. */
+  const visit = async (path: string): Promise<boolean> => {
+    let children: Workspace[];
+    try {
+      children = await listChildren(client, path, { explainForbidden: false });
+    } catch (err) {
+      if (err instanceof ApiError && (err.forbidden || err.notFound)) return false;
+      throw err;
+    }
+    await Promise.all(
+      children
+        .filter((ws) => !beingDeleted(ws) && ws.spec?.mount === undefined)
+        .map(async (ws) => {
+          const childPath = `${path}:${ws.metadata.name}`;
+          if (found.has(childPath)) return;
+          found.set(childPath, withPath(ws, childPath));
+          if (!(await visit(childPath))) found.delete(childPath);
+        }),
+    );
+    return true;
+  };
+  const home = await getHome(client).catch(() => undefined);
+  await visit('root');
+  const homeAt = home && pathOfUrl(home.spec?.URL);
+  if (home && homeAt && !found.has(homeAt)) {
+    found.set(homeAt, withPath(home, homeAt));
+    await visit(homeAt);
+  }
+  return [...found.values()];
+}
+
+/** The workspace path a workspace URL (`https://host/clusters/<path>`) ends in. */
+function pathOfUrl(url: string | undefined): string | undefined {
+  try {
+    const { pathname } = new URL(url ?? '');
+    const at = pathname.indexOf('/clusters/');
+    return at < 0 ? undefined : pathname.slice(at + '/clusters/'.length);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -167,14 +251,9 @@ export function getHome(client: KubeClient): Promise<Workspace> {
 /** The home workspace's path, from the `spec.URL` of the `~` Workspace in root. */
 export async function homePath(client: KubeClient): Promise<string> {
   const home = await getHome(client);
-  const url = home.spec?.URL ?? '';
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    throw new CliError(`invalid home workspace URL "${url}"`);
-  }
-  return pathname.slice(pathname.indexOf('/clusters/') + '/clusters/'.length);
+  const path = pathOfUrl(home.spec?.URL);
+  if (path === undefined) throw new CliError(`invalid home workspace URL "${home.spec?.URL ?? ''}"`);
+  return path;
 }
 
 interface LogicalCluster {
