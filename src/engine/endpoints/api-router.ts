@@ -62,15 +62,15 @@ export type VirtualTarget =
 
 export interface VirtualWorkspaces {
   /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined;
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined | Promise<VirtualTarget | undefined>;
 }
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
   return {
-    resolve(path, info, user) {
+    async resolve(path, info, user) {
       for (const member of members) {
-        const target = member.resolve(path, info, user);
+        const target = await member.resolve(path, info, user);
         if (target) return target;
       }
       return undefined;
@@ -113,7 +113,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const user = await authenticate(svc, request, url.pathname);
     gateImpersonation(request, user);
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
-    const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
+    const target = await svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
     // The index decides who may see what itself, from the identity as authenticated.
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
@@ -269,8 +269,12 @@ function apiRequest(
     cluster,
     catalog,
     filter,
+    ...(request.headers[DEEP_SAR_HEADER] === 'true' && user.groups.includes('system:masters') ? { deepReview: true } : {}),
   };
 }
+
+/** kcp's header asking for a SubjectAccessReview answered by RBAC alone (honoured for system:masters callers). */
+export const DEEP_SAR_HEADER = 'x-kcp-internal-deep-subjectaccessreview';
 
 /**
  * How many path segments name the target of each virtual workspace: one (`<initializer>`) unless listed. The

@@ -33,6 +33,8 @@ export interface EndpointSliceControllerDeps {
   /** The served types of `apis.kcp.io` (`apiexports`, `apiexportendpointslices`). */
   apisType(resource: string): ResourceType | undefined;
   resolvePath(path: string): string | undefined;
+  /** Whether the export exists, here or (replicated) on another shard. */
+  exportExists(cluster: string, name: string): boolean;
   externalUrl(): string;
   onError?(controller: string, key: string, err: unknown): void;
 }
@@ -89,7 +91,7 @@ export class EndpointSliceController {
   }
 
   /** Queues every slice naming the export (the default one first; it needs no index). */
-  private exportChanged(cluster: string, name: string): void {
+  exportChanged(cluster: string, name: string): void {
     this.queue.add(`slice:${cluster}/${name}`);
     const wanted = exportKey(cluster, name);
     for (const [slice, target] of this.slices()) if (target === wanted) this.queue.add(`slice:${slice}`);
@@ -126,7 +128,7 @@ export class EndpointSliceController {
     const [cluster, name] = sliceKey.split('/') as [string, string];
     const target = this.exportOf(cluster, slice);
     if (!target) return;
-    const exists = target.cluster !== '' && this.deps.store.get(`${EXPORTS}${target.cluster}/${target.name}`) !== undefined;
+    const exists = target.cluster !== '' && this.deps.exportExists(target.cluster, target.name);
     const status = sliceStatus(slice, target, exists, exists && this.deps.bindings.hasBindings(target.cluster, target.name), this.deps.externalUrl());
     if (jsonEqual(status, slice.status ?? {})) return;
     this.deps.generic.update(
@@ -192,6 +194,26 @@ export function sliceStatus(
     at({ type: 'PartitionValid', status: 'True' }),
   ];
   const status: Record<string, unknown> = { conditions };
-  if (bound) status.endpoints = [{ url: `${baseUrl}/services/${APIEXPORT_VIRTUAL_WORKSPACE}/${target.cluster}/${target.name}` }];
+  const before = (slice.status as { endpoints?: SliceEndpoint[] } | undefined)?.endpoints ?? [];
+  const endpoints = exportExists ? withShardEndpoint(before, shardEndpointUrl(baseUrl, target), bound) : [];
+  if (endpoints.length > 0) status.endpoints = endpoints;
   return status;
+}
+
+export interface SliceEndpoint {
+  url: string;
+}
+
+/** A shard's URL of an export's virtual workspace: `<virtualWorkspaceURL>/services/apiexport/<cluster>/<export>`. */
+export function shardEndpointUrl(virtualWorkspaceUrl: string, target: { cluster: string; name: string }): string {
+  return `${virtualWorkspaceUrl}/services/${APIEXPORT_VIRTUAL_WORKSPACE}/${target.cluster}/${target.name}`;
+}
+
+/**
+ * A slice's endpoints with one shard's URL present or not: each shard adds its own URL while it hosts a binding to
+ * the export and removes it with the last one, leaving the other shards' URLs as they are.
+ */
+export function withShardEndpoint(endpoints: readonly SliceEndpoint[], url: string, present: boolean): SliceEndpoint[] {
+  const others = endpoints.filter((e) => e?.url !== url);
+  return present ? [...others, { url }] : others;
 }
