@@ -6,7 +6,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKcpt } from '../helpers/cli.js';
-import { cleanupTempFiles, kubectl, tempFile, type KubectlOptions, type KubectlResult } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, sleep as sleepMs, tempFile, type KubectlOptions, type KubectlResult } from '../helpers/kubectl.js';
 import { startShardedCluster, type ShardedCluster } from '../helpers/shards.js';
 import type { TestServer } from '../helpers/server.js';
 import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
@@ -292,5 +292,29 @@ describe('exports on a non-root shard', () => {
       reason: 'APIExportNotFound',
       message: 'APIExport root:provider-1|nope not found',
     });
+  });
+});
+
+describe('a restarted consumer shard', () => {
+  it('serves its bindings to another shard’s export again, without reporting the export missing meanwhile', async () => {
+    const before = (await bindingOf(c1, 'widgets')).status.conditions.find((x: Json) => x.type === 'APIExportValid');
+    expect(before).toMatchObject({ status: 'True' });
+    await shard1.restart();
+    const names = await eventually('widgets served on the restarted shard-1', async () => {
+      const r = await c1.k(['get', 'widgets', '-o', 'name'], { reject: false });
+      return r.exitCode === 0 && r.stdout.includes('widget.widgets.example.com/w1') ? r.stdout : undefined;
+    });
+    expect(names).toContain('widget.widgets.example.com/w1b');
+    // Once the replica caught up the binding is reconciled again; its condition never went False on the way.
+    await sleepMs(1500);
+    const after = (await bindingOf(c1, 'widgets')).status.conditions.find((x: Json) => x.type === 'APIExportValid');
+    expect(after).toEqual(before);
+    // Its virtual workspace URL serves c1 again.
+    const url = `${shard1.url}/services/apiexport/${provider.cluster}/widgets`;
+    const listed = await eventually('the virtual workspace on shard-1', async () => {
+      const r = await kubectl(cluster.root, ['--server', `${url}/clusters/*`, 'get', 'widgets', '-A', '-o', 'name'], { reject: false });
+      return r.exitCode === 0 ? r.stdout : undefined;
+    });
+    expect(listed).toContain('widget.widgets.example.com/w1');
   });
 });

@@ -181,6 +181,8 @@ export class BindingController {
     const exportPath = ref.path || this.deps.pathOf(cluster) || cluster;
     const exportCluster = ref.path ? this.deps.resolvePath(ref.path) : cluster;
     const found = exportCluster ? bound.exportOf(exportCluster, ref.name) : undefined;
+    // Just started: another shard's export may not be replicated yet; a binding is not told it is gone meanwhile.
+    if ((!exportCluster || !found) && !bound.replicaSynced()) return { requeueAfterMs: 250 };
     if (!exportCluster || !found) {
       set({ type: 'APIExportValid', status: 'False', reason: 'APIExportNotFound', message: `APIExport ${exportPath}|${ref.name} not found` });
       waitFor(ref.name);
@@ -196,6 +198,7 @@ export class BindingController {
     const schemas: APIResourceSchema[] = [];
     for (const r of exp.spec?.resources ?? []) {
       const schema = bound.schema(exportCluster, r.schema);
+      if (!schema && !bound.replicaSynced()) return { requeueAfterMs: 250 };
       if (!schema) {
         set({
           type: 'APIExportValid',

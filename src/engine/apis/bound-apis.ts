@@ -50,7 +50,7 @@ export class BoundAPIs {
   /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
   private wildcard?: { hash: string; types: ResourceType[] } | null;
   /** Other shards' exports and schemas (a sharded deployment); bindings here may name them. */
-  private replica?: Pick<SharingReplica, 'get' | 'onChange'>;
+  private replica?: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>;
   private readonly replicaListeners: Array<(kind: ReplicatedKind, cluster: string, name: string) => void> = [];
 
   constructor(private readonly store: Store) {}
@@ -59,7 +59,7 @@ export class BoundAPIs {
    * Serves bindings to exports of other shards from their replicated exports and schemas. A cluster whose catalog
    * was built before a schema it binds arrived (this shard restarted ahead of the replica) is rebuilt then.
    */
-  useReplica(replica: Pick<SharingReplica, 'get' | 'onChange'>): void {
+  useReplica(replica: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>): void {
     this.replica = replica;
     replica.onChange((kind, cluster, name) => {
       if (kind === 'apiexports') this.wildcard = undefined;
@@ -75,6 +75,11 @@ export class BoundAPIs {
       }
       for (const l of this.replicaListeners) l(kind, cluster, name);
     });
+  }
+
+  /** False while other shards' exports and schemas may still be on their way (this shard just started). */
+  replicaSynced(): boolean {
+    return this.replica?.hasSynced() ?? true;
   }
 
   /** Called when another shard's export, schema or endpoint slice changed (only queue work). */
@@ -125,12 +130,15 @@ export class BoundAPIs {
   private buildWildcard(): { hash: string; types: ResourceType[] } | null {
     const byName = new Map<string, ResourceType>();
     const hash = createHash('sha256');
-    for (const kv of this.store.list(EXPORTS_PREFIX).items) {
-      const exp = JSON.parse(kv.value) as APIExport;
+    const exports: Array<{ cluster: string; exp: APIExport }> = this.store.list(EXPORTS_PREFIX).items.map((kv) => {
+      const rest = kv.key.slice(EXPORTS_PREFIX.length);
+      return { cluster: rest.slice(0, rest.indexOf('/')), exp: JSON.parse(kv.value) as APIExport };
+    });
+    // Other shards' exports too: their consumers here store under the same identities.
+    for (const r of this.replica?.all('apiexports') ?? []) exports.push({ cluster: r.cluster, exp: r.object as APIExport });
+    for (const { cluster: exportCluster, exp } of exports) {
       const identityHash = exp.status?.identityHash;
       if (!identityHash) continue;
-      const rest = kv.key.slice(EXPORTS_PREFIX.length);
-      const exportCluster = rest.slice(0, rest.indexOf('/'));
       for (const r of exp.spec?.resources ?? []) {
         const schema = this.schema(exportCluster, r.schema);
         if (!schema) continue;

@@ -41,7 +41,12 @@ interface ShardFeed {
   baseURL: string;
   client: ReflectorClient;
   reflectors: Reflector[];
+  /** The kinds listed from this shard at least once. */
+  listed: Set<ReplicatedKind>;
 }
+
+/** How long `hasSynced` waits for shards that cannot be listed before it answers yes anyway. */
+const SYNC_PATIENCE_MS = 15_000;
 
 export class SharingReplica {
   /** kind → `<cluster>/<name>` → object */
@@ -51,6 +56,7 @@ export class SharingReplica {
   private readonly feeds = new Map<string, ShardFeed>();
   private readonly listeners: ReplicaListener[] = [];
   private readonly health = new Map<string, string>();
+  private startedAt = 0;
 
   constructor(
     private readonly deps: {
@@ -63,8 +69,21 @@ export class SharingReplica {
   ) {}
 
   start(): void {
+    this.startedAt = Date.now();
     this.deps.directory.onChange(() => this.sync());
     this.sync();
+  }
+
+  /**
+   * Whether the replica holds what the other shards held when it began following them, as an informer's HasSynced:
+   * before, a missing export may just not have arrived yet. A shard that cannot be listed is waited for a while only.
+   */
+  hasSynced(): boolean {
+    if (this.startedAt === 0) return false;
+    if (Date.now() - this.startedAt > SYNC_PATIENCE_MS) return true;
+    if (this.deps.directory.shards().length === 0) return false;
+    for (const feed of this.feeds.values()) if (feed.listed.size < KINDS.length) return false;
+    return true;
   }
 
   async stop(): Promise<void> {
@@ -114,16 +133,20 @@ export class SharingReplica {
       if (this.feeds.has(name)) continue;
       const creds = this.deps.credentials();
       const client = new ReflectorClient(baseURL, { token: creds.token, caPem: creds.caPem, insecureSkipTLSVerify: creds.insecure });
+      const listed = new Set<ReplicatedKind>();
       const reflectors = KINDS.map(
         (kind) =>
           new Reflector(client, COLLECTIONS[kind], {
-            replace: (items) => this.replace(kind, name, items),
+            replace: (items) => {
+              this.replace(kind, name, items);
+              listed.add(kind);
+            },
             upsert: (item) => this.upsert(kind, name, item),
             remove: (item) => this.remove(kind, item),
             health: (ok, err) => this.noteHealth(name, ok, err),
           }),
       );
-      this.feeds.set(name, { baseURL, client, reflectors });
+      this.feeds.set(name, { baseURL, client, reflectors, listed });
       for (const r of reflectors) r.start();
     }
   }
