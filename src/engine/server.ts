@@ -19,7 +19,8 @@ import {
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
 import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
-import { accessAttributes } from './authorization/authorizer.js';
+import { accessAttributes, bindingSubject } from './authorization/authorizer.js';
+import type { RequestAttributes } from './authorization/rules.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { APIs } from './apis/index.js';
 import { DefaultAPIs } from './apis/defaults.js';
@@ -181,6 +182,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       (cluster) => tenancy.paths.facts(cluster),
       (cluster, attrs) => defaultAPIs.maximalPolicy(cluster, attrs),
+      // An export of another shard caps requests with the RBAC of its workspace there (asked in prepareAuthorization).
+      (cap, subject, attrs) => remoteReviews.cached(cap.cluster, cap.name, subject, attrs, true)?.allowed,
     );
     const tenancy = new Tenancy(
       store,
@@ -345,6 +348,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics,
       serverAddress: '',
       isReady: () => ready,
+      prepareAuthorization: async (cluster: string | undefined, user: UserInfo, attrs: RequestAttributes) => {
+        // Only while other shards' exports are known and the request is on a resource bound from one with a policy.
+        if (cluster === undefined || !attrs.resourceRequest || replica.isEmpty()) return;
+        const cap = defaultAPIs.maximalPolicy(cluster, attrs);
+        const subject = cap?.remote ? authorizer.subjectInside(cluster, user) : undefined;
+        if (cap && subject) await remoteReviews.review(cap.cluster, cap.name, bindingSubject(subject), attrs, true);
+      },
     };
     registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
     app.all('*', (request, reply) => routeRequest(services, request, reply));

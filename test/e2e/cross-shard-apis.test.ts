@@ -249,6 +249,38 @@ describe('an APIExport on the root shard bound by path from the other shards', (
     await c1.k(['delete', 'apibinding', 'widgets-by-user']);
   });
 
+  it('caps consumers on other shards with the maximal permission policy of the export’s workspace', async () => {
+    const gizmos = { group: 'limited.example.com', plural: 'gizmos', kind: 'Gizmo' };
+    await apply(provider.k, resourceSchema(gizmos));
+    await apply(provider.k, apiExport({ name: 'gizmos', ...gizmos, extraSpec: { maximalPermissionPolicy: { local: {} } } }));
+    // The provider lets every bound user read gizmos, and nothing else.
+    await apply(provider.k, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'gizmos-read' },
+      rules: [{ apiGroups: [gizmos.group], resources: ['gizmos'], verbs: ['get', 'list', 'watch'] }],
+    });
+    await provider.k(['create', 'clusterrolebinding', 'gizmos-read', '--clusterrole=gizmos-read', '--group=apis.kcp.io:binding:system:authenticated']);
+    await apply(c1.k, apiBinding('gizmos', 'gizmos', { exportPath: 'root:provider' }));
+    await waitBound(c1, 'gizmos');
+    // user-1 is cluster-admin of c1 (above), on shard-1; the export's RBAC is on the root shard.
+    const asUser1 = (args: string[], opts: KubectlOptions = {}) =>
+      kubectl(cluster.root, ['--server', `${shard1.url}/clusters/${c1.cluster}`, '--token', user1.token, ...args], opts);
+    const listed = await eventually('gizmos served to user-1', async () => {
+      const r = await asUser1(['get', 'gizmos', '-n', 'default'], { reject: false });
+      return r.exitCode === 0 ? r : undefined;
+    });
+    expect(listed.stderr).toContain('No resources found');
+    const refused = await apply(asUser1, object(gizmos, 'g1', 1), { reject: false });
+    expect(refused.stderr.trim()).toMatch(
+      /gizmos\.limited\.example\.com is forbidden: User "user-1" cannot create resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied$/,
+    );
+    // Granted in the export's workspace, on its shard: allowed on shard-1 (once the refusal's short cache expired).
+    await provider.k(['create', 'clusterrolebinding', 'gizmos-user-1', '--clusterrole=cluster-admin', `--user=apis.kcp.io:binding:${user1.name}`]);
+    await eventually('user-1 may create gizmos', async () => ((await apply(asUser1, object(gizmos, 'g1', 1), { reject: false })).exitCode === 0 ? true : undefined));
+    expect((await asUser1(['get', 'gizmos', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe(`gizmo.${gizmos.group}/g1`);
+  });
+
   it('drops a shard’s URL when its last binding goes, and its objects with the binding', async () => {
     await c2.k(['delete', 'apibinding', 'widgets']);
     expect(await eventually('one endpoint URL', async () => {

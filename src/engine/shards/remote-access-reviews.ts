@@ -15,6 +15,9 @@ const ALLOWED_TTL_MS = 10_000;
 const DENIED_TTL_MS = 2_000;
 const CACHED_ANSWERS = 4096;
 
+/** Who is asked about (RBAC subjects have read-only groups). */
+export type ReviewSubject = Omit<Identity, 'groups'> & { groups: readonly string[] };
+
 export interface RemoteDecision {
   allowed: boolean;
   reason: string;
@@ -35,19 +38,19 @@ export class RemoteAccessReviews {
   }
 
   /** The answer given lately, if it is still fresh. */
-  cached(cluster: string, exportName: string, user: Identity, attrs: RequestAttributes, deep: boolean): RemoteDecision | undefined {
+  cached(cluster: string, exportName: string, user: ReviewSubject, attrs: RequestAttributes, deep: boolean): RemoteDecision | undefined {
     const hit = this.answers.get(this.key(cluster, user, attrs, deep));
     if (!hit || hit.expires < Date.now()) return undefined;
     return hit.decision;
   }
 
   /** Asks the export's shard (or answers from the cache). Unreachable shard: a 503 the client can retry. */
-  async review(cluster: string, exportName: string, user: Identity, attrs: RequestAttributes, deep: boolean): Promise<RemoteDecision> {
+  async review(cluster: string, exportName: string, user: ReviewSubject, attrs: RequestAttributes, deep: boolean): Promise<RemoteDecision> {
     const fresh = this.cached(cluster, exportName, user, attrs, deep);
     if (fresh) return fresh;
     const base = this.shardOf(cluster, exportName);
     if (!base) return { allowed: false, reason: 'access denied' };
-    const subject = identityInCluster(user, cluster);
+    const subject = identityInCluster({ ...user, groups: [...user.groups] }, cluster);
     const review = {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SubjectAccessReview',
@@ -87,8 +90,9 @@ export class RemoteAccessReviews {
     return decision;
   }
 
-  private key(cluster: string, user: Identity, attrs: RequestAttributes, deep: boolean): string {
-    return JSON.stringify([cluster, user.username, [...user.groups].sort(), user.extra ?? {}, attrs.verb, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.name, deep]);
+  private key(cluster: string, user: ReviewSubject, attrs: RequestAttributes, deep: boolean): string {
+    const { verb, apiGroup, resource, subresource, name, namespace, path } = attrs;
+    return JSON.stringify([cluster, user.username, [...user.groups].sort(), user.extra ?? {}, verb, apiGroup, resource, subresource, name, namespace, path, deep]);
   }
 }
 

@@ -104,6 +104,11 @@ export class SharingReplica {
     return this.objects.get(kind)!.values();
   }
 
+  /** Whether no other shard exports anything (a single shard): nothing to ask elsewhere. */
+  isEmpty(): boolean {
+    return this.objects.get('apiexports')!.size === 0;
+  }
+
   /** The logical cluster an APIExport of another shard names as its `kcp.io/path`. */
   clusterOfPath(path: string): string | undefined {
     return this.paths.clusterOf(path);
