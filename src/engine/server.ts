@@ -18,9 +18,10 @@ import {
   unionTokenAuthenticator,
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
-import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
+import { Authorization, BOOTSTRAP_CLUSTER, requestAttributes } from './authorization/index.js';
+import { identityInCluster } from './auth/foreign-identity.js';
+import type { RequestInfo } from './endpoints/request-info.js';
 import { accessAttributes, bindingSubject } from './authorization/authorizer.js';
-import type { RequestAttributes } from './authorization/rules.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { APIs } from './apis/index.js';
 import { DefaultAPIs } from './apis/defaults.js';
@@ -348,12 +349,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics,
       serverAddress: '',
       isReady: () => ready,
-      prepareAuthorization: async (cluster: string | undefined, user: UserInfo, attrs: RequestAttributes) => {
+      prepareAuthorization: (cluster: string | undefined, authenticated: UserInfo, info: RequestInfo) => {
         // Only while other shards' exports are known and the request is on a resource bound from one with a policy.
-        if (cluster === undefined || !attrs.resourceRequest || replica.isEmpty()) return;
+        if (cluster === undefined || !info.isResourceRequest || replica.isEmpty()) return undefined;
+        const attrs = requestAttributes(info);
         const cap = defaultAPIs.maximalPolicy(cluster, attrs);
-        const subject = cap?.remote ? authorizer.subjectInside(cluster, user) : undefined;
-        if (cap && subject) await remoteReviews.review(cap.cluster, cap.name, bindingSubject(subject), attrs, true);
+        const subject = cap?.remote ? authorizer.subjectInside(cluster, identityInCluster(authenticated, cluster)) : undefined;
+        return cap && subject ? remoteReviews.review(cap.cluster, cap.name, bindingSubject(subject), attrs, true).then(() => undefined) : undefined;
       },
     };
     registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });

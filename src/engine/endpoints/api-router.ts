@@ -15,7 +15,6 @@ import {
   WORKSPACE_ACCESS_NOT_PERMITTED,
   type Authorizer,
 } from '../authorization/index.js';
-import type { RequestAttributes } from '../authorization/rules.js';
 import { unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
@@ -103,7 +102,7 @@ export interface RouterServices extends ResourceServices {
    * Asynchronous work authorization needs before the (synchronous) decision: asking another shard what the RBAC of
    * an export's workspace there allows (a maximal permission policy), so the authorizer finds the answer.
    */
-  prepareAuthorization?(cluster: string | undefined, user: UserInfo, attrs: RequestAttributes): Promise<void>;
+  prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
 
 const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
@@ -142,7 +141,9 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
-  await svc.prepareAuthorization?.(resolved.cluster, identityInCluster(authenticated, resolved.cluster), requestAttributes(info));
+  // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
+  const preparing = svc.prepareAuthorization?.(resolved.cluster, authenticated, info);
+  if (preparing) await preparing;
   const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
   // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
   // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
