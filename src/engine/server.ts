@@ -424,6 +424,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       bindingsOf: (cluster, name) => bindingIndex.bindingsOf(cluster, name).map((b) => ({ cluster: b.cluster, name: b.binding })),
       resolvePath: resolveAnyPath,
       exportElsewhere: (cluster, name) => apis.bound.exportOf(cluster, name)?.object,
+      onExportElsewhereChange: (listener) =>
+        apis.bound.onReplicaChange((kind, cluster, name) => {
+          if (kind === 'apiexports') listener(cluster, name);
+        }),
       onError,
     });
     const endpointSlices = new EndpointSliceController({

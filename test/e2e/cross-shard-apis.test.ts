@@ -281,6 +281,31 @@ describe('an APIExport on the root shard bound by path from the other shards', (
     expect((await asUser1(['get', 'gizmos', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe(`gizmo.${gizmos.group}/g1`);
   });
 
+  it('serves claimed built-in resources of consumers on another shard to the provider', async () => {
+    const things = { group: 'things.example.com', plural: 'things', kind: 'Thing' };
+    const claim = { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] };
+    await apply(provider.k, resourceSchema(things));
+    await apply(provider.k, apiExport({ name: 'things', ...things, permissionClaims: [claim] }));
+    await apply(c1.k, apiBinding('things', 'things', { exportPath: 'root:provider', permissionClaims: [{ ...claim, state: 'Accepted', selector: { matchAll: true } }] }));
+    // The claims controller of shard-1 reads the replicated export.
+    const bound = await eventually('the export’s claims on the binding', async () => {
+      const b = await waitBound(c1, 'things');
+      return (b.status.exportPermissionClaims ?? []).length > 0 ? b : undefined;
+    });
+    expect(bound.status.exportPermissionClaims).toEqual([expect.objectContaining({ resource: 'configmaps', verbs: ['get', 'list', 'watch'] })]);
+    await c1.k(['create', 'configmap', 'shared', '-n', 'default', '--from-literal=k=v']);
+    const vw = `${shard1.url}/services/apiexport/${provider.cluster}/things/clusters/${c1.cluster}`;
+    const read = await eventually('the claimed configmap through shard-1’s virtual workspace', async () => {
+      const r = await kubectl(cluster.root, ['--server', vw, 'get', 'configmap', 'shared', '-n', 'default', '-o', 'jsonpath={.data.k}'], { reject: false });
+      return r.exitCode === 0 ? r.stdout : undefined;
+    });
+    expect(read).toBe('v');
+    // Not claimed for writes.
+    const write = await kubectl(cluster.root, ['--server', vw, 'create', 'configmap', 'by-provider', '-n', 'default'], { reject: false });
+    expect(write.exitCode).not.toBe(0);
+    await c1.k(['delete', 'apibinding', 'things']);
+  });
+
   it('drops a shard’s URL when its last binding goes, and its objects with the binding', async () => {
     await c2.k(['delete', 'apibinding', 'widgets']);
     expect(await eventually('one endpoint URL', async () => {

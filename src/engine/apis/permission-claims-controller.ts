@@ -27,6 +27,8 @@ export interface PermissionClaimsControllerDeps {
   resolvePath(path: string): string | undefined;
   /** An export of another shard, replicated here. */
   exportElsewhere?(cluster: string, name: string): KubeObject | undefined;
+  /** Called when another shard's export changed (its replicated copy): `listener(cluster, name)`. */
+  onExportElsewhereChange?(listener: (cluster: string, name: string) => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -53,6 +55,8 @@ export class PermissionClaimsController {
         }
       }),
     );
+    // Another shard's export: its bindings here look again (its claims may have changed; rare, so not compared).
+    this.deps.onExportElsewhereChange?.((cluster, name) => this.queue.add(`export:${cluster}/${name}`));
   }
 
   stop(): void {
