@@ -76,6 +76,7 @@ import { LocalShardDirectory, RemoteShardDirectory, type ShardDirectory } from '
 import { keepRegistering, shardObject } from './shards/shard-registration.js';
 import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
 import { SharingReplica } from './shards/sharing-replica.js';
+import type { ShardSpec } from './tenancy/shard-placement.js';
 import { LocalExportPaths } from './apis/export-paths.js';
 import { RemoteSliceEndpoints } from './virtual/apiexport/remote-slice-endpoints.js';
 
@@ -438,6 +439,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       resolvePath: resolveAnyPath,
       exportExists: (cluster, name) => apis.bound.exportOf(cluster, name) !== undefined,
       externalUrl: () => virtualWorkspaceUrl,
+      shardUrls: () => {
+        const shards = shardDirectory.shards();
+        // Not listed from root yet (a non-root shard just started): nothing is known to be gone.
+        if (!shards.some((s) => s.metadata?.name === shardName)) return undefined;
+        return shards.flatMap((s) => {
+          const spec = s.spec as ShardSpec | undefined;
+          const url = trimSlash(spec?.virtualWorkspaceURL || spec?.baseURL);
+          return url ? [url] : [];
+        });
+      },
+      onShardsChange: (listener) => shardDirectory.onChange(listener),
       onError,
     });
     const remoteSlices = new RemoteSliceEndpoints({

@@ -375,3 +375,19 @@ describe('a restarted consumer shard', () => {
     expect(listed).toContain('widget.widgets.example.com/w1');
   });
 });
+
+describe('a shard gone for good', () => {
+  it('leaves no URL behind in the slices of the other shards', async () => {
+    const p1Cluster = JSON.parse((await at(cluster.root, 'root')(['get', 'workspace', 'provider-1', '-o', 'json'])).stdout).spec.cluster as string;
+    const p1 = at(shard1, p1Cluster);
+    const urls = async () => ((JSON.parse((await p1(['get', 'apiexportendpointslice', 'gadgets', '-o', 'json'])).stdout).status?.endpoints ?? []) as Json[]).map((e) => e.url);
+    expect(await urls()).toContain(`${shard2.url}/services/apiexport/${p1Cluster}/gadgets`);
+    // Decommissioned: stopped, and its Shard deleted from root.
+    await shard2.stop();
+    await at(cluster.root, 'root')(['delete', 'shard', 'shard-2']);
+    expect(await eventually('shard-2’s URL gone', async () => {
+      const now = await urls();
+      return now.some((u) => u.startsWith(shard2.url)) ? undefined : now;
+    })).toEqual([`${cluster.root.url}/services/apiexport/${p1Cluster}/gadgets`]);
+  });
+});

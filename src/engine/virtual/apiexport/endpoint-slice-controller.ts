@@ -36,6 +36,13 @@ export interface EndpointSliceControllerDeps {
   /** Whether the export exists, here or (replicated) on another shard. */
   exportExists(cluster: string, name: string): boolean;
   externalUrl(): string;
+  /**
+   * The virtual workspace URLs of the Shards that exist now (undefined while not known yet): URLs of shards gone
+   * for good are dropped from the slices here, as no shard is left to remove them.
+   */
+  shardUrls?(): readonly string[] | undefined;
+  /** Called when the set of Shards changed. */
+  onShardsChange?(listener: () => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -78,6 +85,9 @@ export class EndpointSliceController {
       }),
     );
     this.deps.bindings.onChange((cluster, name) => this.exportChanged(cluster, name));
+    this.deps.onShardsChange?.(() => {
+      for (const slice of this.slices().keys()) this.queue.add(`slice:${slice}`);
+    });
     this.deps.bindings.start?.();
   }
 
@@ -129,7 +139,8 @@ export class EndpointSliceController {
     const target = this.exportOf(cluster, slice);
     if (!target) return;
     const exists = target.cluster !== '' && this.deps.exportExists(target.cluster, target.name);
-    const status = sliceStatus(slice, target, exists, exists && this.deps.bindings.hasBindings(target.cluster, target.name), this.deps.externalUrl());
+    const bound = exists && this.deps.bindings.hasBindings(target.cluster, target.name);
+    const status = sliceStatus(slice, target, exists, bound, this.deps.externalUrl(), this.deps.shardUrls?.());
     if (jsonEqual(status, slice.status ?? {})) return;
     this.deps.generic.update(
       { rt: sliceType, cluster, namespace: '' },
@@ -174,6 +185,8 @@ export function sliceStatus(
   exportExists: boolean,
   bound: boolean,
   baseUrl: string,
+  /** Virtual workspace URLs of the existing Shards: other URLs are dropped (undefined: keep every URL). */
+  shardUrls?: readonly string[],
 ): Record<string, unknown> {
   const previous = ((slice.status as { conditions?: KcpCondition[] } | undefined)?.conditions ?? []) as KcpCondition[];
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -194,7 +207,8 @@ export function sliceStatus(
     at({ type: 'PartitionValid', status: 'True' }),
   ];
   const status: Record<string, unknown> = { conditions };
-  const before = (slice.status as { endpoints?: SliceEndpoint[] } | undefined)?.endpoints ?? [];
+  const published = (slice.status as { endpoints?: SliceEndpoint[] } | undefined)?.endpoints ?? [];
+  const before = shardUrls ? published.filter((e) => shardUrls.some((u) => e?.url?.startsWith(`${u}/services/`))) : published;
   const endpoints = exportExists ? withShardEndpoint(before, shardEndpointUrl(baseUrl, target), bound) : [];
   if (endpoints.length > 0) status.endpoints = endpoints;
   return status;

@@ -40,6 +40,13 @@ describe('endpoint URLs of several shards', () => {
     expect(withShardEndpoint([{ url: mine }, other], mine, false)).toEqual([other]);
   });
 
+  it('drops the URL of a shard that no longer exists', () => {
+    const gone = { url: 'https://gone:6443/services/apiexport/abc123/widgets' };
+    const status = sliceStatus({ status: { endpoints: [other, gone] } }, target, true, false, base, ['https://shard-2:6443', base]);
+    expect(status.endpoints).toEqual([other]);
+    expect(sliceStatus({ status: { endpoints: [other, gone] } }, target, true, false, base).endpoints).toEqual([other, gone]);
+  });
+
   it('the export’s shard keeps the URLs other shards published while it hosts no binding', () => {
     const status = sliceStatus({ status: { endpoints: [other] } }, target, true, false, base);
     expect(status.endpoints).toEqual([other]);
