@@ -16,7 +16,7 @@ import type { Store } from '../storage/store.js';
 import { PATH_ANNOTATION } from '../tenancy/names.js';
 import { bindingToV1alpha1, bindingToV1alpha2, exportToV1alpha1, exportToV1alpha2 } from './conversion.js';
 import { apisCRD, type APIKind } from './crds.js';
-import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
+import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
 import { crdForSchema } from './schema-types.js';
 import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
 
@@ -158,6 +158,9 @@ function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
     async admitAhead(obj, ctx) {
       const ref = (obj as APIBinding).spec?.reference?.export;
       if (!ctx.user || ctx.onBehalfOfUser || !ref?.path || !ref.name || !deps.askBind) return;
+      // Leaving the spec alone needs no answer (`admit` does not ask): a label change works while the export's shard is down.
+      const stored = obj.metadata?.name ? deps.store.get(`${BINDINGS_PREFIX}${ctx.cluster}/${obj.metadata.name}`) : undefined;
+      if (stored && jsonEqual((JSON.parse(stored.value) as APIBinding).spec, (obj as APIBinding).spec)) return;
       const exportCluster = deps.resolvePath(ref.path);
       if (exportCluster) await deps.askBind(ctx.user, exportCluster, ref.name);
     },
