@@ -24,7 +24,9 @@ async function startProxy(shardRoot, dir) {
   for (const f of ['ca.crt', 'ca.key']) copyFileSync(path.join(shardRoot, f), path.join(dir, f));
   const port = await freePort();
   const args = [runJs, 'front-proxy', '--root-kubeconfig', path.join(shardRoot, 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port)];
-  const child = trackChild(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
+  // FRONT_PROXY_CPU_PROF=<dir>: the proxy writes a V8 CPU profile there when it stops (for `--cpu-prof` analysis).
+  const prof = process.env.FRONT_PROXY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.FRONT_PROXY_CPU_PROF] : [];
+  const child = trackChild(spawn(process.execPath, [...prof, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stderr.on('data', (d) => (out += d));
   await new Promise((resolve, reject) => {

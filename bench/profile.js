@@ -86,7 +86,7 @@ function sourceMapOf(url) {
   return sourceMaps.get(url);
 }
 
-function frameName(f) {
+export function frameName(f) {
   const name = f.functionName || '(anonymous)';
   const url = f.url ?? '';
   const entry = url.startsWith('file:') ? sourceMapOf(url)?.findEntry(f.lineNumber, f.columnNumber) : undefined;

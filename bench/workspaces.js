@@ -16,7 +16,8 @@
 //    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
-//                            [--concurrency C] [--runs N] [--json FILE]
+//                            [--concurrency C] [--runs N] [--warmup N] [--json FILE]
+//   (--warmup N: N untimed flat workspaces before the rate phases b. and c.; default 0)
 //   node bench/workspaces.js --delete-only [--delete-count N] [--runs N]   (only h., on a fresh server, N runs)
 //   (also `npm run bench -- --only workspaces --ws-count N --ws-delete-count N`)
 import { existsSync, statSync, writeFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ import { timeProcess, timeStart } from './startup.js';
 import { collectionCount, collectionRv, createWorkspaces, flatPlan, openWatch, resumingWatch, singleTopPlan, treePlan, waitFor, WS_API } from './lib/workspace-driver.js';
 import { benchDir, fmtNum, log, median, percentile, procCpuMs, removeDir, runNodeJson, sleep, tempDir } from './lib/util.js';
 
-export const WORKSPACE_DEFAULTS = { count: 10_000, rateCount: 2_000, latencyCount: 300, deleteCount: 2_000, fanout: 7, concurrency: 16 };
+export const WORKSPACE_DEFAULTS = { count: 10_000, rateCount: 2_000, latencyCount: 300, deleteCount: 2_000, fanout: 7, concurrency: 16, warmup: 0 };
 const LC_API = '/apis/core.kcp.io/v1alpha1/logicalclusters';
 const KiB = 1024;
 
@@ -270,6 +271,14 @@ export async function runWorkspaces(options = {}) {
     fig.rawLatency = { p50: pct(rawLat, 50), p99: pct(rawLat, 99) };
     log(`  raw HTTPS write -> watch line (${rawLat.length}): p50 ${fig.rawLatency.p50.toFixed(2)} ms, p99 ${fig.rawLatency.p99.toFixed(2)} ms`);
 
+    // --warmup: untimed workspaces before the rate phases, so they measure a server whose request path V8 has tiered
+    // up (on a fresh server the first ~1,000 workspaces cost ~30 % more CPU each; docs/benchmarks.md, issue 4).
+    if (o.warmup > 0) {
+      const w = await createWorkspaces({ ...common, prefix: 'u', plan: flatPlan(o.warmup), concurrency: o.concurrency });
+      created.count += w.n;
+      log(`  warm-up (${w.n}, untimed): ${fmtNum(w.rate)} ws/s`);
+    }
+
     // Server CPU per workspace is far less sensitive to other work on the box than workspaces/s.
     const phase = async (label, prefix, plan) => {
       const cpu0 = procCpuMs(server.child.pid);
@@ -496,6 +505,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'rate-count': { type: 'string' },
       'latency-count': { type: 'string' },
       'delete-count': { type: 'string' },
+      warmup: { type: 'string' },
       fanout: { type: 'string' },
       concurrency: { type: 'string' },
       runs: { type: 'string' },
@@ -518,6 +528,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     rateCount: num(values['rate-count'], d.rateCount),
     latencyCount: num(values['latency-count'], d.latencyCount),
     deleteCount: num(values['delete-count'], d.deleteCount),
+    warmup: num(values.warmup, d.warmup),
     fanout: num(values.fanout, d.fanout),
     concurrency: num(values.concurrency, d.concurrency),
     runs: num(values.runs, 3),

@@ -5,6 +5,7 @@
 // Ready); a child is posted only once its parent is Ready (its path resolves from then on).
 import https from 'node:https';
 import tls from 'node:tls';
+import { client } from './kcpt.js';
 import { sleep } from './util.js';
 
 /**
@@ -137,9 +138,12 @@ export function singleTopPlan(n, f) {
 /**
  * Creates plan.n workspaces named `${prefix}${j}` under basePath (of `type` when given, else the parent's default
  * child type) and waits until each is seen Ready.
+ * Ready is seen by one watch per parent (a LIST for its resourceVersion, then a watch on a connection of its own, as
+ * a client-go client does over HTTP/1.1), or with `wildcardWatch` by a single watch of every workspace
+ * (`/clusters/*`, a privileged client's view; one connection, as client-go multiplexes its watches over HTTP/2).
  * Returns {n, seconds, rate, latencies (ms, create sent → Ready event arrived), paths}.
  */
-export async function createWorkspaces({ server, c, agent, basePath, prefix, plan, concurrency, stallMs = 120_000, onProgress, type }) {
+export async function createWorkspaces({ server, c, agent, basePath, prefix, plan, concurrency, stallMs = 120_000, onProgress, type, wildcardWatch = false }) {
   const { n } = plan;
   const sentAt = new Float64Array(n);
   const readyAt = new Float64Array(n);
@@ -165,11 +169,21 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
   // parent -> promise of its watch being open; awaited before any child of it is posted
   const opening = new Map();
   const ensureWatch = (p) => {
+    if (wildcardWatch) p = WILDCARD;
     let ready = opening.get(p);
     if (!ready) opening.set(p, (ready = openParentWatch(p)));
     return ready;
   };
+  const markReady = (j, now) => {
+    readyAt[j] = now;
+    readyCount++;
+    lastProgress = now;
+    onProgress?.(readyCount);
+    waiting.get(j)?.resolve();
+    waiting.delete(j);
+  };
   const openParentWatch = async (p) => {
+    if (p === WILDCARD) return openWildcardWatch();
     const rv = await collectionRv(c, `/clusters/${pathOf(p)}${WS_API}`);
     childrenLeft.set(p, plan.childrenOf(p));
     const onEvent = (ev, now) => {
@@ -177,12 +191,7 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
       if ((ev.type !== 'ADDED' && ev.type !== 'MODIFIED') || obj?.status?.phase !== 'Ready') return;
       const j = nameIndex(obj.metadata.name);
       if (j < 0 || readyAt[j] || plan.parentOf(j) !== p) return;
-      readyAt[j] = now;
-      readyCount++;
-      lastProgress = now;
-      onProgress?.(readyCount);
-      waiting.get(j)?.resolve();
-      waiting.delete(j);
+      markReady(j, now);
       const left = childrenLeft.get(p) - 1;
       childrenLeft.set(p, left);
       if (left === 0) {
@@ -194,6 +203,26 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
     watches.set(
       p,
       openWatch(watchCtx, `/clusters/${pathOf(p)}${WS_API}?watch=true&resourceVersion=${rv}`, onEvent, fail, {
+        wanted: (line) => line.includes('"phase":"Ready"'),
+      }),
+    );
+  };
+  // Every workspace of this run in one watch: an event is ours when its name is and its URL ends in the path posted.
+  const openWildcardWatch = async () => {
+    // Wildcard requests are for the shard's privileged clients (kcp-admin is refused, as in kcp): shard-admin's token.
+    const token = server.shardToken;
+    const privileged = client(server.url, { token, maxSockets: 1 });
+    const rv = await collectionRv(privileged, `/clusters/*${WS_API}`).finally(() => privileged.close());
+    const onEvent = (ev, now) => {
+      const obj = ev.object;
+      if ((ev.type !== 'ADDED' && ev.type !== 'MODIFIED') || obj?.status?.phase !== 'Ready') return;
+      const j = nameIndex(obj.metadata.name);
+      if (j < 0 || readyAt[j] || !paths[j] || !obj.spec?.URL?.endsWith(`/clusters/${paths[j]}`)) return;
+      markReady(j, now);
+    };
+    watches.set(
+      WILDCARD,
+      openWatch({ ...watchCtx, token }, `/clusters/*${WS_API}?watch=true&resourceVersion=${rv}`, onEvent, fail, {
         wanted: (line) => line.includes('"phase":"Ready"'),
       }),
     );
@@ -248,6 +277,9 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
   const latencies = Array.from(readyAt, (r, j) => r - sentAt[j]);
   return { n, seconds: (end - t0) / 1000, rate: n / ((end - t0) / 1000), latencies, paths };
 }
+
+/** The key of the one watch createWorkspaces opens with wildcardWatch (parents are indices ≥ -1). */
+const WILDCARD = -2;
 
 /** The resourceVersion of a collection right now (a one-item LIST). */
 export async function collectionRv(c, path) {

@@ -124,6 +124,29 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     await watch;
   });
 
+  it('lists and watches the workspace index (/services/workspaces) across every shard through the proxy', async () => {
+    const index = `${cluster.url}/services/workspaces/all/clusters/*`;
+    const paths = async () => {
+      const list = JSON.parse((await k(['--server', index, 'get', 'workspaces', '-o', 'json'])).stdout) as { items: { metadata: { annotations: Record<string, string> } }[] };
+      return list.items.map((w) => w.metadata.annotations['kcp.io/path']);
+    };
+    // deep's Workspace is stored on shard-1 (its parent's shard), the others on root: both shards answer.
+    expect(await paths()).toEqual(expect.arrayContaining(['root:on-root', 'root:on-shard-1', 'root:on-shard-2', 'root:on-shard-1:deep']));
+    const watch = execa('kubectl', ['--server', index, 'get', 'workspaces', '--watch', '-o', 'name'], { env: cluster.env, reject: false, timeout: 60_000 });
+    let seen = '';
+    watch.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    await eventually('the watch to list', async () => (seen.includes('workspace.tenancy.kcp.io/deep') ? true : undefined));
+    // A child of a workspace on shard-2 is stored there: its events come from shard-2's index.
+    await workspaceOn('root:on-shard-2', 'watched', 'shard-1');
+    await eventually('the watch event from shard-2', async () => (seen.includes('workspace.tenancy.kcp.io/watched') ? true : undefined));
+    watch.kill('SIGTERM');
+    await watch;
+    // The merged list's resourceVersion resumes a watch on every shard; one this proxy did not issue is refused.
+    const list = await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces');
+    expect(String((list.body.metadata as { resourceVersion: string }).resourceVersion)).toMatch(/^fanout\./);
+    expect((await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces', 'not-a-token')).status).toBe(401);
+  }, 90_000);
+
   it('runs the kcpt ws session through the proxy: create, enter, up, tree, home', async () => {
     const env = { KUBECONFIG: copyKubeconfig('session') };
     expect(await kcpt(['ws', 'create', 'org', '--enter'], env)).toContain("Current workspace is 'root:org' (type root:organization).");
@@ -153,6 +176,74 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     expect(r.stderr).toContain('Forbidden');
   });
 
+  it('publishes every shard\'s virtual workspaces through the proxy; an initializer releases a workspace on shard-1 there', async () => {
+    const shards = JSON.parse((await k(['get', 'shards', '-o', 'json'])).stdout) as { items: { metadata: { name: string }; spec: { virtualWorkspaceURL: string } }[] };
+    for (const s of shards.items) expect(s.spec.virtualWorkspaceURL).toBe(`${cluster.url}/shards/${s.metadata.name}`);
+    await k(['create', '-f', '-'], {
+      input: 'apiVersion: tenancy.kcp.io/v1alpha1\nkind: WorkspaceType\nmetadata:\n  name: gated\nspec:\n  initializer: true\n  extend:\n    with:\n    - {name: universal, path: root}\n',
+    });
+    await k(['create', '-f', '-'], {
+      input: 'apiVersion: tenancy.kcp.io/v1alpha1\nkind: Workspace\nmetadata:\n  name: gated-ws\nspec:\n  type: {name: gated, path: root}\n  location:\n    selector:\n      matchLabels: {name: shard-1}\n',
+    });
+    const ws = await eventually('gated-ws to wait for its initializer', async () => {
+      const got = JSON.parse((await k(['get', 'workspace', 'gated-ws', '-o', 'json'])).stdout) as { spec: { cluster?: string }; status: { phase?: string } };
+      return got.status.phase === 'Initializing' && got.spec.cluster ? got : undefined;
+    });
+    // The type lists the initializing and terminating URL of every shard, each through the proxy.
+    const urls = await eventually('the type\'s virtual workspace URLs', async () => {
+      const wst = JSON.parse((await k(['get', 'workspacetype', 'gated', '-o', 'json'])).stdout) as { status?: { virtualWorkspaces?: { url: string }[] } };
+      const list = (wst.status?.virtualWorkspaces ?? []).map((v) => v.url);
+      return list.length === 6 ? list : undefined;
+    });
+    expect(urls).toEqual(
+      ['root', 'shard-1', 'shard-2'].flatMap((s) => ['initializing', 'terminating'].map((vw) => `${cluster.url}/shards/${s}/services/${vw}workspaces/root:gated`)),
+    );
+    // Only shard-1's lists the workspace: it initializes where it was placed.
+    const waitingAt = async (shard: string) => {
+      const list = JSON.parse((await k(['--server', `${cluster.url}/shards/${shard}/services/initializingworkspaces/root:gated/clusters/*`, 'get', 'logicalclusters', '-o', 'json'])).stdout) as {
+        items: { metadata: { annotations: Record<string, string> } }[];
+      };
+      return list.items.map((lc) => lc.metadata.annotations['kcp.io/cluster']);
+    };
+    expect(await waitingAt('shard-1')).toEqual([ws.spec.cluster]);
+    expect(await waitingAt('root')).toEqual([]);
+    const inside = `${cluster.url}/shards/shard-1/services/initializingworkspaces/root:gated/clusters/${ws.spec.cluster}`;
+    await k(['--server', inside, 'create', 'configmap', 'seeded', '-n', 'default']);
+    const patched = await k(['--server', inside, 'patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', '[{"op":"remove","path":"/status/initializers/0"}]']);
+    expect(patched.stdout).toBe('logicalcluster.core.kcp.io/cluster patched');
+    await eventually('gated-ws to turn Ready', async () => ((await k(['get', 'workspace', 'gated-ws', '-o', 'jsonpath={.status.phase}'])).stdout === 'Ready' ? true : undefined));
+    expect((await kIn('root:gated-ws', ['get', 'configmap', 'seeded', '-n', 'default', '-o', 'name'])).stdout.trim()).toBe('configmap/seeded');
+    // A shard nobody registered is not a place to go.
+    const nowhere = await raw('/shards/no-such-shard/services/initializingworkspaces/root:gated/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters');
+    expect(nowhere).toMatchObject({ status: 404, body: { message: 'shards.core.kcp.io "no-such-shard" not found' } });
+  }, 120_000);
+
+  it("an APIExport's endpoint slice URL points through the proxy and reaches the virtual workspace", async () => {
+    await k(['create', '-f', '-'], {
+      input: [
+        'apiVersion: apis.kcp.io/v1alpha1\nkind: APIResourceSchema\nmetadata:\n  name: v1.widgets.example.io\nspec:\n  group: example.io\n',
+        '  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}\n  scope: Namespaced\n',
+        '  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n',
+        '---\napiVersion: apis.kcp.io/v1alpha1\nkind: APIExport\nmetadata:\n  name: widgets\nspec:\n  latestResourceSchemas: [v1.widgets.example.io]\n',
+        '---\napiVersion: apis.kcp.io/v1alpha1\nkind: APIExportEndpointSlice\nmetadata:\n  name: widgets-slice\nspec:\n  export: {path: root, name: widgets}\n',
+      ].join(''),
+    });
+    await kIn('root:on-root', ['create', '-f', '-'], {
+      input: 'apiVersion: apis.kcp.io/v1alpha2\nkind: APIBinding\nmetadata:\n  name: widgets\nspec:\n  reference:\n    export: {path: root, name: widgets}\n',
+    });
+    const url = await eventually('the endpoint slice to list the root shard', async () => {
+      const out = (await k(['get', 'apiexportendpointslice', 'widgets-slice', '-o', 'jsonpath={.status.endpoints[*].url}'])).stdout;
+      return out || undefined;
+    });
+    expect(url).toBe(`${cluster.url}/shards/root/services/apiexport/root/widgets`);
+    await eventually('the bound API to be served', async () => {
+      const r = await kIn('root:on-root', ['create', '-f', '-'], { input: 'apiVersion: example.io/v1\nkind: Widget\nmetadata:\n  name: w1\n  namespace: default\n', reject: false });
+      return r.exitCode === 0 ? r : undefined;
+    });
+    const seen = JSON.parse((await k(['--server', `${url}/clusters/*`, 'get', 'widgets', '-A', '-o', 'json'])).stdout) as { items: { metadata: { name: string; annotations: Record<string, string> } }[] };
+    expect(seen.items.map((w) => w.metadata.name)).toEqual(['w1']);
+  }, 90_000);
+
   it('a killed shard: its workspaces answer 503, the others work; restarted, it rejoins', async () => {
     const lockPid = Number(readFileSync(join(cluster.rootDir, 'shards', 'shard-2', 'kcpt.lock'), 'utf8').trim());
     process.kill(lockPid, 'SIGKILL');
@@ -168,6 +259,8 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
     const kubectlDown = await kIn('root:on-shard-2', ['get', 'configmaps'], { reject: false });
     expect(kubectlDown.exitCode).not.toBe(0);
     expect(kubectlDown.stderr).toContain('ServiceUnavailable');
+    // The workspace index would be missing shard-2's workspaces: kcp's 503 rather than a partial list.
+    expect((await raw('/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces')).body).toMatchObject({ code: 503, message: 'Not available.' });
 
     // The cluster says how to bring it back; do exactly that.
     const line = await eventually('the restart hint', async () => /shard shard-2 exited \(SIGKILL\).*runs again: node (\S+) start (.+)/.exec(cluster.output()) ?? undefined);

@@ -122,7 +122,7 @@ function workspaceProbes(x: string, fake: string, hiddenFrom: Who[]): Probe[] {
     { label: 'OpenAPI v3 index', path: '/openapi/v3', expect: for403ElseD(200), showsApis: true },
     { label: 'OpenAPI v3 CRD group', path: `/openapi/v3/apis/${GROUP}/v1`, expect: for403ElseD(200), showsApis: true },
     { label: 'OpenAPI v3 core', path: '/openapi/v3/api/v1', expect: for403ElseD(200) },
-    { label: 'OpenAPI v2', path: '/openapi/v2', expect: for403ElseD(404) },
+    { label: 'OpenAPI v2', path: '/openapi/v2', expect: for403ElseD(200) },
     // Public paths (kube's system:public-info-viewer): the same answer for everyone, about nothing in particular.
     { label: '/version', path: '/version', expect: () => 200 },
     { label: '/healthz', path: '/healthz', expect: () => 200 },

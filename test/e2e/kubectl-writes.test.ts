@@ -246,6 +246,31 @@ describe.each(e2e.clusters)('kubectl writes in $label', ({ name: cluster }) => {
       await expectNotVisible(other, 'cm', name, ns);
     });
 
+    it('a kind: List file, as `kubectl get -o yaml` writes it, applies and re-creates; a bad item is refused by the server', async () => {
+      const [a, b] = [uniqueName('list-a'), uniqueName('list-b')];
+      const item = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { k: name }, ...extra });
+      const list = await tempFile('list.yaml', toYaml({ apiVersion: 'v1', kind: 'List', items: [item(a), item(b)] }));
+      expect(lines((await k(['apply', '-f', list])).stdout)).toEqual([`configmap/${a} created`, `configmap/${b} created`]);
+      expect(lines((await k(['apply', '-f', list])).stdout)).toEqual([`configmap/${a} unchanged`, `configmap/${b} unchanged`]);
+
+      // The round trip users do: dump, delete, create from the dump.
+      const dumped = (await k(['get', 'cm', a, b, '-n', ns, '-o', 'yaml'])).stdout;
+      expect(parseYaml(dumped)).toMatchObject({ kind: 'List' });
+      const dump = await tempFile('dump.yaml', dumped);
+      await k(['delete', 'cm', a, b, '-n', ns]);
+      expect(lines((await k(['create', '-f', dump])).stdout)).toEqual([`configmap/${a} created`, `configmap/${b} created`]);
+      expect((await getCm(b)).data).toEqual({ k: b });
+
+      // kubectl validates no List item itself (/openapi/v2 has no definitions): the server's strict decoding does.
+      const bad = uniqueName('list-bad');
+      const badList = await tempFile('bad-list.yaml', toYaml({ apiVersion: 'v1', kind: 'List', items: [item(bad, { bogus: 1 })] }));
+      expectError(
+        await k(['apply', '-f', badList], { reject: false }),
+        /^Error from server \(BadRequest\): error when creating ".*": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"/,
+      );
+      await expectNotFound(k, 'cm', bad, ns);
+    });
+
     it('an object made by create gets the annotation patched in, with a warning', async () => {
       const name = uniqueName('adopt');
       await k(['create', 'configmap', name, '-n', ns, '--from-literal=a=1']);

@@ -96,7 +96,7 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
     { family: 'discovery', rel: '/apis', ok: 200 },
     { family: 'discovery', rel: '/apis', ok: 200, headers: { accept: AGGREGATED } },
     { family: 'discovery', rel: '/api/v1', ok: 200 },
-    { family: 'openapi', rel: '/openapi/v2', ok: 404 },
+    { family: 'openapi', rel: '/openapi/v2', ok: 200 },
     { family: 'openapi', rel: '/openapi/v3', ok: 200 },
     { family: 'openapi', rel: '/openapi/v3/api/v1', ok: 200 },
     { family: 'read', rel: '/api/v1/configmaps', ok: 200 },

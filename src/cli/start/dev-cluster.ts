@@ -9,6 +9,9 @@
  *   shards/root/ …       the root shard's own root directory; shards/shard-1/ … for the others
  *   front-proxy/         the proxy's serving certificate
  *
+ * Every shard's externalURL is the proxy and its virtualWorkspaceURL `<proxy>/shards/<name>`, so Workspace URLs,
+ * WorkspaceType virtual workspace URLs and endpoint slice URLs all point through the proxy.
+ *
  * Ports: the proxy listens on --secure-port, shard k (root = 0) on --secure-port + 1 + k, so shard URLs stay the
  * same from one start to the next (Workspaces record them); with --secure-port 0 all are picked free. SIGINT,
  * SIGTERM or `kcpt stop --root-directory` stops the proxy and every shard.
@@ -73,6 +76,9 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
       '--root-directory', dirOf(name),
       '--secure-port', String(ports[i + 1]),
       '--shard-external-url', proxyUrl,
+      // Each shard's virtual workspaces (endpoint slices list one URL per shard, an initializer one per shard)
+      // through the proxy too: it forwards /shards/<name>/services/… to that shard.
+      '--shard-virtual-workspace-url', `${proxyUrl}/shards/${name}`,
       ...storageArgv(values, name),
       ...(name === ROOT_SHARD ? [] : ['--shard-name', name, '--root-shard-kubeconfig', path.join(root, SHARD_KUBECONFIG)]),
     ];

@@ -49,6 +49,9 @@ describe('kcpt start --shard-* flags', () => {
     expect(usage({ 'root-shard-kubeconfig': 'k' })).toThrow(/other than root/);
     expect(usage({ 'shard-name': 'Shard_1', 'root-shard-kubeconfig': 'k' })).toThrow(/DNS label/);
     expect(usage({ 'shard-base-url': 'http://127.0.0.1:1' })).toThrow(/is not a URL like https:/);
+    expect(usage({ 'shard-base-url': 'https://127.0.0.1:1/shards/x' })).toThrow(/is not a URL like https:/);
+    expect(usage({ 'shard-virtual-workspace-url': 'https://127.0.0.1:1/shards/x?y' })).toThrow(/is not a URL like https:/);
+    expect(usage({ 'shard-virtual-workspace-url': 'https://127.0.0.1:1/shards/x' })).not.toThrow();
   });
 });
 

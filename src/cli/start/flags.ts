@@ -179,9 +179,14 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   if (str('root-shard-kubeconfig') !== undefined && (shardName === undefined || shardName === 'root')) {
     throw new StartUsageError('--root-shard-kubeconfig is for a non-root shard: give it a --shard-name other than root');
   }
-  for (const flag of ['shard-base-url', 'shard-external-url', 'shard-virtual-workspace-url']) {
+  for (const flag of ['shard-base-url', 'shard-external-url']) {
     const url = str(flag);
     if (url !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(url)) throw new StartUsageError(`--${flag}: "${url}" is not a URL like https://127.0.0.1:6444`);
+  }
+  // Virtual workspace URLs may carry a path: behind a front-proxy, `<proxy>/shards/<name>` reaches one shard's.
+  const vwUrl = str('shard-virtual-workspace-url');
+  if (vwUrl !== undefined && !/^https:\/\/[^/\s?#]+(\/[^\s?#]*)?$/.test(vwUrl)) {
+    throw new StartUsageError(`--shard-virtual-workspace-url: "${vwUrl}" is not a URL like https://127.0.0.1:6444 or https://proxy:6443/shards/shard-1`);
   }
   const kubeconfig = str('root-shard-kubeconfig');
   return {

@@ -1,6 +1,7 @@
 /** Writing answers: JSON text, Status errors, Warning headers. */
 import type { FastifyReply } from 'fastify';
-import { internalError, StatusError } from '../machinery/status.js';
+import { internalError, serviceUnavailable, StatusError } from '../machinery/status.js';
+import { StorageUnavailableError } from '../storage/store.js';
 
 export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -15,6 +16,8 @@ export function sendStatusError(reply: FastifyReply, err: StatusError): FastifyR
 /** Map anything thrown to a Status: StatusErrors as they are, anything else a 500 that says what happened. */
 export function toStatusError(err: unknown): StatusError {
   if (err instanceof StatusError) return err;
+  // client-go waits Retry-After and sends the request again by itself.
+  if (err instanceof StorageUnavailableError) return serviceUnavailable(err.message, err.retryAfterSeconds);
   const message = err instanceof Error ? err.message : String(err);
   return internalError(message);
 }

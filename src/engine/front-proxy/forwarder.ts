@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { shardAgent, type ShardTls } from './shard-client.js';
+import { shardAgent, type ShardTls } from '../shards/shard-client.js';
 
 /** Headers that describe one hop, not the request (RFC 9110 §7.6.1), plus the ones the proxy sets itself. */
 const hopByHop = new Set([
@@ -47,6 +47,13 @@ export class Backend {
 
   close(): void {
     this.agent.destroy();
+  }
+
+  /** A request of the proxy's own to `path` on this backend (for answers it merges rather than streams). */
+  request(method: string, path: string, headers: Record<string, string>, onResponse: (answer: http.IncomingMessage) => void): http.ClientRequest {
+    const upstream = this.transport.request({ hostname: this.hostname, port: this.port, method, path: this.pathPrefix + path, headers: { ...headers, host: this.host }, agent: this.agent }, onResponse);
+    upstream.end();
+    return upstream;
   }
 
   /**

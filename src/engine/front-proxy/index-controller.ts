@@ -6,8 +6,7 @@
  */
 import { ShardIndex, type IndexedWorkspace } from './shard-index.js';
 import { Reflector, type KubeItem } from './reflector.js';
-import { ShardClient } from './shard-client.js';
-import type { Credentials } from './kubeconfig-credentials.js';
+import { ShardClient, type ShardCredentials } from '../shards/shard-client.js';
 
 const SHARDS_PATH = '/clusters/root/apis/core.kcp.io/v1alpha1/shards';
 const WORKSPACES_PATH = '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -24,7 +23,7 @@ interface WatchedShard {
 }
 
 export interface IndexControllerOptions {
-  credentials: Credentials;
+  credentials: ShardCredentials;
   /** The CA shards other than root serve with, when it differs from the root kubeconfig's. */
   shardsCaPem?: string;
   log(line: string): void;
@@ -44,7 +43,7 @@ export class IndexController {
     index = new ShardIndex(),
   ) {
     this.index = index;
-    this.rootClient = new ShardClient(options.credentials.server, options.credentials);
+    this.rootClient = new ShardClient(options.credentials);
     this.rootReflector = new Reflector(this.rootClient, SHARDS_PATH, {
       replace: (items) => {
         const seen = new Set<string>();
@@ -55,7 +54,7 @@ export class IndexController {
       upsert: (shard) => void this.upsertShard(shard),
       remove: (shard) => this.removeShard(shard.metadata?.name ?? ''),
       health: (ok, err) => {
-        if (!ok) options.log(`front-proxy: cannot watch Shards in root (${options.credentials.server}): ${err?.message}`);
+        if (!ok) options.log(`front-proxy: cannot watch Shards in root (${options.credentials.rootUrl}): ${err?.message}`);
       },
     });
   }
@@ -89,11 +88,7 @@ export class IndexController {
     if (known) void this.removeShard(name);
     if (!baseURL) return name;
     this.index.upsertShard(name, baseURL);
-    const client = new ShardClient(baseURL, {
-      token: this.options.credentials.token,
-      caPem: this.options.shardsCaPem ?? this.options.credentials.caPem,
-      insecureSkipTLSVerify: this.options.credentials.insecureSkipTLSVerify,
-    });
+    const client = new ShardClient({ ...this.options.credentials, caPem: this.options.shardsCaPem ?? this.options.credentials.caPem }, baseURL);
     const watched: WatchedShard = { baseURL, client, reflectors: [], synced: new Set() };
     const health = (what: string) => (ok: boolean, err?: Error) => {
       if (ok) {

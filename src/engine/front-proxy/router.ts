@@ -1,7 +1,9 @@
 /**
  * What the front-proxy does with one request. `/clusters/<path>/…` is resolved through the index and forwarded
  * to `<shard>/clusters/<cluster name>/…`; `/services/<vw>/…` goes to the shard hosting the cluster the virtual
- * workspace URL names; health checks and `/version` are answered here; mapping-file prefixes go to their backends;
+ * workspace URL names; `/shards/<shard name>/…` goes to that shard as `/…` (the Shards' virtualWorkspaceURL in a
+ * deployment behind this proxy: per-shard virtual workspace endpoints, such as an endpoint slice's URL or an
+ * initializer's, reach their shard through the one proxy address); health checks and `/version` are answered here; mapping-file prefixes go to their backends;
  * the rest goes to the root shard (or the mapping file's `/`). kcp's answers where nothing can be routed: 403
  * "workspace access not permitted" for a path no workspace has, 503 "Not available." for a workspace that exists
  * but cannot be reached.
@@ -16,6 +18,7 @@ import type { Backend } from './forwarder.js';
 import { matchMapping, type PathMapping } from './mapping-file.js';
 import type { ShardIndex } from './shard-index.js';
 import type { TokenReviewer } from './token-reviewer.js';
+import { serveWorkspaceIndex } from './workspace-index-fan-out.js';
 
 export interface RouterDeps {
   index: ShardIndex;
@@ -29,6 +32,12 @@ export interface RouterDeps {
   isReady(): boolean;
   log(line: string): void;
 }
+
+/** Prefix of per-shard virtual workspace URLs: `/shards/<shard name>/services/…`. */
+export const SHARDS_PREFIX = '/shards/';
+
+/** The one resource of the workspace index virtual workspace. */
+const WORKSPACES_RESOURCE = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
 /** A backend that stays down would log every request sent its way: once per backend per this long is enough. */
 const UNREACHABLE_LOG_INTERVAL_MS = 10_000;
@@ -60,6 +69,7 @@ export class FrontProxyRouter {
     if (path === '/version' || path === '/version/') return sendJson(res, 200, serverVersion);
 
     if (this.deps.resolveClusters && path.startsWith('/clusters/')) return this.clusterRequest(req, res, path, query);
+    if (this.deps.resolveClusters && path.startsWith(SHARDS_PREFIX)) return this.shardRequest(req, res, path, query);
     const mapping = matchMapping(this.deps.mappings, path);
     if (mapping) return this.forward(req, res, this.deps.backendFor(mapping.backend, mapping.backendCaPem), rawUrl, 'the mapped backend');
     if (path.startsWith('/services/') && this.deps.resolveClusters) return this.virtualWorkspaceRequest(req, res, path, query);
@@ -102,6 +112,24 @@ export class FrontProxyRouter {
   }
 
   /**
+   * `/shards/<name>/<rest>` → `<name>'s baseURL>/<rest>`: only virtual workspaces (`/services/…`) are reachable this
+   * way; workspace content goes by `/clusters/<path>`, which needs no shard name. An unknown shard is a 404 (a URL
+   * nobody published), a known one that does not answer a 503.
+   */
+  private shardRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): void {
+    const slash = path.indexOf('/', SHARDS_PREFIX.length);
+    const shard = decodeSegment(path.slice(SHARDS_PREFIX.length, slash === -1 ? undefined : slash));
+    const rest = slash === -1 ? '' : path.slice(slash);
+    const baseURL = this.deps.index.baseURLOf(shard);
+    if (!baseURL || !rest.startsWith('/services/')) {
+      req.resume();
+      if (baseURL) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+      throw new StatusError(404, 'NotFound', `shards.core.kcp.io "${shard}" not found`, { name: shard, group: 'core.kcp.io', kind: 'shards' });
+    }
+    return this.forward(req, res, this.deps.backendFor(baseURL), rest + query, `shard "${shard}"`);
+  }
+
+  /**
    * `/services/<vw>/<name>/clusters/<X>/…`: X (a path or cluster name) picks the shard and is replaced by its
    * cluster name, since a shard resolves only the paths it hosts. For `*`, the workspace named in the virtual
    * workspace's own name (the APIExport's, or the workspace type's of an initializer) picks the shard.
@@ -109,9 +137,11 @@ export class FrontProxyRouter {
   private async virtualWorkspaceRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): Promise<void> {
     const match = /^(\/services\/([^/]+)\/(.+?))(\/clusters\/([^/]+))(\/.*)?$/.exec(path);
     const index = this.deps.index;
-    // The workspace index lists what one shard holds; with several shards no single one can answer for all.
-    if (match?.[2] === 'workspaces' && index.shardNames().length > 1) {
-      throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    // The workspace index lists what one shard stores: with several shards, every shard's answer is merged.
+    // Discovery and OpenAPI are the same everywhere: any shard answers those.
+    if (match?.[2] === 'workspaces' && match[6] === WORKSPACES_RESOURCE && index.shardNames().length > 1) {
+      const shards = index.shardNames().map((name) => ({ name, backend: this.deps.backendFor(index.baseURLOf(name)!) }));
+      return serveWorkspaceIndex(req, res, shards, path, query);
     }
     let target = match?.[5] === '*' || !match ? undefined : index.lookup(decodeSegment(match[5]!));
     let forwardedPath = path;

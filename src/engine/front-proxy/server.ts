@@ -12,11 +12,10 @@ import { acquireRootLock, prepareRootDirectory } from '../auth/root-directory.js
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
 import { Backend } from './forwarder.js';
 import { IndexController } from './index-controller.js';
-import { readCredentials, type Credentials } from './kubeconfig-credentials.js';
 import { loadMappingFile } from './mapping-file.js';
 import { writeProxyKubeconfig } from './proxy-kubeconfig.js';
 import { FrontProxyRouter } from './router.js';
-import { ShardClient } from './shard-client.js';
+import { PRIVILEGED_CONTEXT, readShardCredentials, ShardClient, type ShardCredentials } from '../shards/shard-client.js';
 import { ShardIndex } from './shard-index.js';
 import { TokenReviewer } from './token-reviewer.js';
 
@@ -57,7 +56,7 @@ export interface RunningFrontProxy {
 export async function startFrontProxy(options: FrontProxyOptions): Promise<RunningFrontProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const root = await prepareRootDirectory(options.rootDirectory, { onWarning: (m) => log(`warning: ${m}`) });
-  const credentials = readCredentials(options.rootKubeconfig, options.rootKubeconfigContext);
+  const credentials = readShardCredentials(options.rootKubeconfig, { flag: '--root-kubeconfig', context: options.rootKubeconfigContext, preferContext: PRIVILEGED_CONTEXT });
   // One process per directory, and `kcpt stop --root-directory` finds it by this lock.
   const releaseLock = acquireRootLock(root);
   try {
@@ -71,7 +70,7 @@ export async function startFrontProxy(options: FrontProxyOptions): Promise<Runni
 async function serve(
   options: FrontProxyOptions,
   root: string,
-  credentials: Credentials,
+  credentials: ShardCredentials,
   log: (line: string) => void,
   releaseLock: () => void,
 ): Promise<RunningFrontProxy> {
@@ -83,14 +82,14 @@ async function serve(
 
   const homes = options.homes ?? defaultHomeOptions;
   const controller = new IndexController({ credentials, shardsCaPem, log }, new ShardIndex(homes));
-  const backendTls = { caPem: shardsCaPem ?? credentials.caPem, insecureSkipTLSVerify: credentials.insecureSkipTLSVerify };
+  const backendTls = { caPem: shardsCaPem ?? credentials.caPem, insecure: credentials.insecure };
   const backends = new Map<string, Backend>();
   const backendFor = (baseURL: string, caPem?: string) => {
     let backend = backends.get(baseURL);
     if (!backend) backends.set(baseURL, (backend = new Backend(baseURL, caPem ? { caPem } : backendTls)));
     return backend;
   };
-  const reviewClient = new ShardClient(credentials.server, credentials);
+  const reviewClient = new ShardClient(credentials);
   const router = new FrontProxyRouter({
     index: controller.index,
     backendFor,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ShardClient } from './shard-client.js';
+import type { ShardClient } from '../shards/shard-client.js';
 
 const VALID_TTL_MS = 2 * 60_000;
 const INVALID_TTL_MS = 10_000;

@@ -146,8 +146,9 @@ export function internalError(message: string): StatusError {
   });
 }
 
-export function serviceUnavailable(message: string): StatusError {
-  return new StatusError(503, 'ServiceUnavailable', message);
+export function serviceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
+  if (retryAfterSeconds === undefined) return new StatusError(503, 'ServiceUnavailable', message);
+  return new StatusError(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
 export function timeout(message: string, causes?: StatusCause[]): StatusError {

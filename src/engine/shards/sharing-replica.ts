@@ -9,12 +9,11 @@
  */
 import { ExportPathCounts } from '../apis/export-paths.js';
 import { Reflector, type KubeItem } from '../front-proxy/reflector.js';
-import { ShardClient as ReflectorClient } from '../front-proxy/shard-client.js';
 import { clusterAnnotation } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
 import { PATH_ANNOTATION } from '../tenancy/names.js';
-import type { ShardCredentials } from './shard-client.js';
+import { ShardClient, type ShardCredentials } from './shard-client.js';
 import type { ShardDirectory } from './shard-directory.js';
 
 export type ReplicatedKind = 'apiexports' | 'apiresourceschemas' | 'apiexportendpointslices';
@@ -39,7 +38,7 @@ export type ReplicaListener = (kind: ReplicatedKind, cluster: string, name: stri
 
 interface ShardFeed {
   baseURL: string;
-  client: ReflectorClient;
+  client: ShardClient;
   reflectors: Reflector[];
   /** The kinds listed from this shard at least once. */
   listed: Set<ReplicatedKind>;
@@ -136,8 +135,7 @@ export class SharingReplica {
     }
     for (const [name, baseURL] of wanted) {
       if (this.feeds.has(name)) continue;
-      const creds = this.deps.credentials();
-      const client = new ReflectorClient(baseURL, { token: creds.token, caPem: creds.caPem, insecureSkipTLSVerify: creds.insecure });
+      const client = new ShardClient(this.deps.credentials(), baseURL);
       const listed = new Set<ReplicatedKind>();
       const reflectors = KINDS.map(
         (kind) =>

@@ -77,6 +77,12 @@ export type TxnOutcome =
   /** No answer (timeout, connection lost, no quorum) and the counter could not be read back either. */
   | { applied: 'unknown'; reason: string };
 
+/** What the background probe last learned: etcd answered a linearizable read, or why not. */
+export interface Reachability {
+  reachable: boolean;
+  reason?: string;
+}
+
 /** The revision counter key as etcd holds it now (undefined: absent). */
 export interface CounterState {
   value: string;
@@ -88,6 +94,8 @@ export type WorkerRequest =
   | { op: 'txn'; id: number; plan: TxnPlan }
   | { op: 'compact'; id: number; plan: CompactionPlan }
   | { op: 'counter'; id: number }
+  /** Answered at once from the worker's background probe (started by the first ask after a failure). */
+  | { op: 'reachable'; id: number }
   | { op: 'close'; id: number };
 
 /** Every reply also carries what the worker's watch noticed since the last call. */

@@ -19,6 +19,7 @@ import {
   logKey,
   type EtcdConnection,
   type LoadedKeyspace,
+  type Reachability,
   type CompactionOutcome,
   type CounterState,
   type TxnOutcome,
@@ -32,6 +33,7 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   RevisionConflictError,
+  StorageUnavailableError,
   type KeyValue,
   type ListOptions,
   type ListResult,
@@ -135,6 +137,11 @@ class EtcdStoreImpl implements EtcdStore {
   private writes = 0;
   /** Set once another writer touched the keyspace: the mirror may be stale, so writes are refused until a restart. */
   private broken?: string;
+  /**
+   * Set when etcd did not answer a write (no quorum, unreachable): until the worker's background probe reads etcd
+   * again, writes are refused at once with a 503 instead of each blocking the server for a full timeout.
+   */
+  private unavailable?: string;
   private closed = false;
 
   constructor(connection: EtcdConnection, options: EtcdStoreOptions) {
@@ -219,14 +226,16 @@ class EtcdStoreImpl implements EtcdStore {
   commit(ops: WriteOp[]): WriteResult[] {
     this.assertOpen();
     if (this.broken) throw new Error(`etcd storage refuses writes: ${this.broken}`);
-    if (this.unsettled) this.settle();
+    this.assertReachable();
+    if (this.unsettled) this.guard(() => this.settle());
     const prepared = this.mirror.prepare(ops);
     if (prepared.staged.size === 0) return prepared.results;
     const plan = this.plan(prepared);
     const outcome = this.request<TxnOutcome>({ op: 'txn', id: this.id, plan });
     if (outcome.applied === 'unknown') {
       this.unsettled = { prepared, counterValue: plan.counterValue };
-      throw new Error(`etcd at ${this.endpoints.join(',')} did not acknowledge the write: ${outcome.reason}`);
+      this.unavailable = outcome.reason;
+      throw new StorageUnavailableError(`etcd at ${this.endpoints.join(',')} did not acknowledge the write: ${outcome.reason}`);
     }
     if (!outcome.applied) {
       // The counter moved: either a write whose answer we lost landed after all (settle, then try again), or
@@ -248,6 +257,31 @@ class EtcdStoreImpl implements EtcdStore {
     this.counterModRevision = etcdRevision;
     if (prepared.logged.length > 0) this.mappings.push({ revision: prepared.revision, etcdRevision });
     this.mirror.applyPrepared(prepared);
+  }
+
+  /** Refuses a write at once while etcd is known to be unreachable (see `unavailable`). */
+  private assertReachable(): void {
+    if (this.unavailable === undefined) return;
+    const now = this.request<Reachability>({ op: 'reachable', id: this.id });
+    if (now.reachable) {
+      this.unavailable = undefined;
+      return;
+    }
+    this.unavailable = now.reason ?? this.unavailable;
+    throw new StorageUnavailableError(
+      `etcd at ${this.endpoints.join(',')} is unavailable (${this.unavailable}); kcpt refuses writes until it answers again and checks twice a second`,
+    );
+  }
+
+  /** Runs an etcd call whose failure means etcd is unreachable: remembered, and said as a 503. */
+  private guard<T>(call: () => T): T {
+    try {
+      return call();
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) throw error;
+      this.unavailable = String((error as Error).message ?? error);
+      throw new StorageUnavailableError(this.unavailable);
+    }
   }
 
   /**
@@ -304,7 +338,8 @@ class EtcdStoreImpl implements EtcdStore {
   compact(revision: number): number {
     this.assertOpen();
     // A late-landing write would fail the compaction's counter compare and look like another writer.
-    if (this.unsettled) this.settle();
+    this.assertReachable();
+    if (this.unsettled) this.guard(() => this.settle());
     const before = this.mirror.compactedRevision();
     const removed = this.mirror.compact(revision);
     const compacted = this.mirror.compactedRevision();

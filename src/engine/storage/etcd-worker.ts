@@ -16,6 +16,7 @@ import {
   type EtcdConnection,
   type LoadedKeyspace,
   type LoadedRow,
+  type Reachability,
   type TxnOutcome,
   type TxnPlan,
   type WorkerReply,
@@ -31,7 +32,14 @@ interface Session {
   connection: EtcdConnection;
   watcher?: Watcher;
   foreign: string[];
+  /** Set while the store believes etcd is down: the background probe's latest finding. */
+  probe?: { ok: boolean; reason: string; running: boolean };
+  closed?: boolean;
 }
+
+/** How often the background probe asks etcd again, and how long each ask may take. */
+const PROBE_INTERVAL_MS = 500;
+const PROBE_TIMEOUT_MS = 1000;
 
 const sessions = new Map<number, Session>();
 
@@ -46,8 +54,11 @@ runAsWorker(async (request: WorkerRequest): Promise<WorkerReply<unknown>> => {
       return reply(await compact(session, request.plan), request.id);
     case 'counter':
       return reply(await readCounter(session), request.id);
+    case 'reachable':
+      return reply(reachability(session), request.id);
     case 'close':
       sessions.delete(request.id);
+      session.closed = true;
       await session.watcher?.cancel().catch(() => undefined);
       session.client.close();
       return { result: null, foreignWrites: session.foreign.splice(0) };
@@ -176,6 +187,36 @@ async function commit(session: Session, plan: TxnPlan): Promise<TxnOutcome> {
     // the counter it compares against. The store settles it before its next write.
     return { applied: 'unknown', reason: String((error as Error).message ?? error) };
   }
+}
+
+/**
+ * Never waits for etcd: the store asks this while etcd is believed down, so that writes are refused at once instead
+ * of each one blocking the server for a full timeout. The first ask starts a probe loop in this thread (a
+ * linearizable read every PROBE_INTERVAL_MS); once a read succeeds the next ask says so and the probe ends.
+ */
+function reachability(session: Session): Reachability {
+  const probe = (session.probe ??= { ok: false, reason: '', running: false });
+  if (probe.ok) {
+    session.probe = undefined;
+    return { reachable: true };
+  }
+  if (!probe.running) {
+    probe.running = true;
+    void (async () => {
+      while (!session.closed) {
+        try {
+          await readCounter(session, PROBE_TIMEOUT_MS);
+          probe.ok = true;
+          break;
+        } catch (error) {
+          probe.reason = String((error as Error).message ?? error);
+          await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
+        }
+      }
+      probe.running = false;
+    })();
+  }
+  return { reachable: false, reason: probe.reason || undefined };
 }
 
 /** A linearizable read of the counter: what settles a commit whose answer was lost. */

@@ -150,6 +150,17 @@ export class StorageError extends Error {
 export class KeyExistsError extends StorageError {}
 export class KeyNotFoundError extends StorageError {}
 export class RevisionConflictError extends StorageError {}
+/** The backing store cannot take writes now (etcd without quorum or unreachable); nothing was written. */
+export class StorageUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** When a client should try again. */
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
 export class CompactedError extends Error {
   constructor(
     readonly requested: number,

@@ -141,15 +141,17 @@ export class Tenancy {
     });
     this.directory = deps.shard.directory;
     this.controller.start();
-    // Virtual workspaces run in-process, so this server's URL is also the shard's virtualWorkspaceURL.
-    this.typeStatus = new WorkspaceTypeStatusController({
+    // Virtual workspaces run in-process in every shard: each Shard's virtualWorkspaceURL serves its own clusters.
+    const typeStatus = new WorkspaceTypeStatusController({
       store: this.store,
       generic: deps.generic,
       workspaceTypes: this.workspaceTypeType,
-      virtualWorkspaceUrl: deps.shard.virtualWorkspaceUrl,
+      virtualWorkspaceUrls: () => shardVirtualWorkspaceUrls(deps.shard.directory, deps.shard.virtualWorkspaceUrl()),
       onError: deps.onError,
     });
-    this.typeStatus.start();
+    deps.shard.directory.onChange(() => typeStatus.requeueAll());
+    typeStatus.start();
+    this.typeStatus = typeStatus;
     this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
   }
 
@@ -161,4 +163,15 @@ export class Tenancy {
     this.workspaceTypes.stop();
     this.paths.stop();
   }
+}
+
+/** Where each Shard serves its virtual workspaces (kcp: virtualWorkspaceURL, else baseURL), this shard's always. */
+function shardVirtualWorkspaceUrls(directory: ShardDirectory, own: string): string[] {
+  const urls = new Set([own]);
+  for (const shard of directory.shards()) {
+    const spec = (shard.spec ?? {}) as { baseURL?: string; virtualWorkspaceURL?: string };
+    const url = spec.virtualWorkspaceURL || spec.baseURL;
+    if (url) urls.add(url.replace(/\/+$/, ''));
+  }
+  return [...urls];
 }

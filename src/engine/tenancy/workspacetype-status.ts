@@ -1,9 +1,11 @@
 /**
  * The status of every WorkspaceType, as kcp's workspacetype controller writes it: `status.virtualWorkspaces` lists
- * where the initializing and terminating virtual workspaces of the type are served on this shard
- * (`<virtualWorkspaceURL>/services/initializingworkspaces/<path>:<name>` and
- * `…/terminatingworkspaces/<path>:<name>`, for every type, sorted by URL), with the `VirtualWorkspaceURLsReady`
- * condition and the `Ready` summary. Initializer and terminator controllers read their URL from there.
+ * where the initializing and terminating virtual workspaces of the type are served on every shard of the deployment
+ * (`<shard's virtualWorkspaceURL>/services/initializingworkspaces/<path>:<name>` and
+ * `…/terminatingworkspaces/<path>:<name>`, for every type and every Shard, sorted by URL), with the
+ * `VirtualWorkspaceURLsReady` condition and the `Ready` summary. A workspace of the type initializes on whichever
+ * shard it was placed, and each shard's virtual workspace lists only its own logical clusters, so an initializer
+ * or terminator controller watches every one of these URLs.
  */
 import { WorkQueue } from '../controllers/work-queue.js';
 import { StatusError } from '../machinery/status.js';
@@ -33,19 +35,23 @@ export interface WorkspaceTypeStatusDeps {
   store: Store;
   generic: GenericStore;
   workspaceTypes: ResourceType;
-  /** The shard's `spec.virtualWorkspaceURL` (virtual workspaces run in-process, so the server's own URL). */
-  virtualWorkspaceUrl(): string;
+  /** Every Shard's `spec.virtualWorkspaceURL` (virtual workspaces run in-process in each shard), this one's included. */
+  virtualWorkspaceUrls(): readonly string[];
   onError?(controller: string, key: string, err: unknown): void;
 }
 
-/** The URLs kcp publishes for a type: one per lifecycle virtual workspace, sorted. */
-export function virtualWorkspaceUrls(baseUrl: string, t: WorkspaceType): { url: string }[] {
+/** The URLs kcp publishes for a type: one per lifecycle virtual workspace and shard, sorted, without repeats. */
+export function virtualWorkspaceUrls(shardUrls: string | readonly string[], t: WorkspaceType): { url: string }[] {
   const name = qualifiedName(t);
-  return ['initializingworkspaces', 'terminatingworkspaces'].map((vw) => ({ url: `${baseUrl}/services/${vw}/${name}` })).sort((a, b) => (a.url < b.url ? -1 : 1));
+  const urls = new Set<string>();
+  for (const base of typeof shardUrls === 'string' ? [shardUrls] : shardUrls) {
+    for (const vw of ['initializingworkspaces', 'terminatingworkspaces']) urls.add(`${base}/services/${vw}/${name}`);
+  }
+  return [...urls].sort().map((url) => ({ url }));
 }
 
 /** The status this controller gives `wst` (its conditions keep their transition times while they stay True). */
-export function workspaceTypeStatus(virtualWorkspaceUrl: string, wst: WorkspaceType & { status?: WorkspaceTypeStatus }): WorkspaceTypeStatus {
+export function workspaceTypeStatus(shardUrls: string | readonly string[], wst: WorkspaceType & { status?: WorkspaceTypeStatus }): WorkspaceTypeStatus {
   const current = wst.status ?? {};
   const now = nowTimestamp();
   const keep = (type: string): Condition => {
@@ -53,7 +59,7 @@ export function workspaceTypeStatus(virtualWorkspaceUrl: string, wst: WorkspaceT
     return had?.status === 'True' ? had : { type, status: 'True', lastTransitionTime: now };
   };
   // kcp sorts conditions with the Ready summary first.
-  return { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces: virtualWorkspaceUrls(virtualWorkspaceUrl, wst) };
+  return { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces: virtualWorkspaceUrls(shardUrls, wst) };
 }
 
 export class WorkspaceTypeStatusController {
@@ -71,7 +77,12 @@ export class WorkspaceTypeStatusController {
     });
     // The URL may differ from the last start (another port or address): every type is looked at once. Types are few
     // (kcp's controller lists them all too).
-    for (const kv of store.list(workspaceTypesPrefix).items) this.queue.add(kv.key.slice(workspaceTypesPrefix.length));
+    this.requeueAll();
+  }
+
+  /** Every type looked at again (the URL changed since the last start, or a Shard came, went or moved). */
+  requeueAll(): void {
+    for (const kv of this.deps.store.list(workspaceTypesPrefix).items) this.queue.add(kv.key.slice(workspaceTypesPrefix.length));
   }
 
   stop(): void {
@@ -85,7 +96,7 @@ export class WorkspaceTypeStatusController {
     const wst = decodeStored(kv) as WorkspaceType & { status?: WorkspaceTypeStatus };
     if (wst.metadata?.deletionTimestamp) return;
     const current = wst.status ?? {};
-    const status = workspaceTypeStatus(this.deps.virtualWorkspaceUrl(), wst);
+    const status = workspaceTypeStatus(this.deps.virtualWorkspaceUrls(), wst);
     if (JSON.stringify(status) === JSON.stringify(current)) return;
     const slash = key.indexOf('/');
     try {

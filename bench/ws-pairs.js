@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Server and client CPU per workspace for A/B comparisons of two builds on a shared, noisy box. One run: a fresh
+// kcpt of THIS checkout, 100 warm-up workspaces, then --count flat under root and --count in a fan-out-7 tree, 16 in
+// flight (the plan and client of bench/workspaces.js), printing one JSON line: ws/s, server CPU (user+sys from
+// /proc) and this client's CPU per workspace, for each phase. With --pairs N --other DIR it alternates N runs of
+// this checkout's copy and DIR's copy of this file (each in its own process, so client CPU is its own).
+//
+//   node bench/ws-pairs.js [--count 1500]
+//   node bench/ws-pairs.js --pairs 3 --other /path/to/other/checkout [--count 1500]
+//   --tree-first: the tree phase before the flat one (does the first phase pay the JIT's warm-up?)
+//   --wildcard-watch: Ready seen by one watch of every workspace instead of one per parent (workspace-driver.js)
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { client, startKcpt } from './lib/kcpt.js';
+import { createWorkspaces, flatPlan, treePlan } from './lib/workspace-driver.js';
+import { procCpuMs, removeDir, tempDir } from './lib/util.js';
+
+const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' } } });
+const count = Number(values.count ?? 1500);
+const self = fileURLToPath(import.meta.url);
+
+if (values.pairs) {
+  const sides = [
+    { name: 'this', script: self },
+    { name: 'other', script: path.join(values.other, 'bench', 'ws-pairs.js') },
+  ];
+  for (let i = 0; i < Number(values.pairs); i++) {
+    // Alternate who goes first, so a load trend does not favour one side.
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const flags = ['wildcard-watch', 'tree-first'].filter((f) => values[f]).map((f) => `--${f}`);
+      const args = [side.script, '--count', String(count), ...flags];
+      const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
+      console.log(JSON.stringify({ side: side.name, pair: i + 1, ...JSON.parse(out.trim().split('\n').pop()) }));
+    }
+  }
+} else {
+  const dir = tempDir('kcpt-ws-pairs-');
+  // KCPT_NODE_ARGS: extra node flags for the server (e.g. V8 heap settings), space-separated.
+  const nodeArgs = (process.env.KCPT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = await startKcpt({ rootDir: dir, timeoutMs: 120_000, nodeArgs });
+  const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  const c = client(server.url, { token: server.token, maxSockets: 20 });
+  const common = { server, c, agent, basePath: 'root', concurrency: 16, wildcardWatch: values['wildcard-watch'] ?? false };
+  const result = { load: os.loadavg()[0].toFixed(1) };
+  try {
+    await createWorkspaces({ ...common, prefix: 'w', plan: flatPlan(100) });
+    const phases = [['flat', 'f', flatPlan(count)], ['tree', 't', treePlan(count, 7)]];
+    if (values['tree-first']) phases.reverse();
+    for (const [label, prefix, plan] of phases) {
+      const server0 = procCpuMs(server.child.pid);
+      const client0 = process.cpuUsage();
+      const r = await createWorkspaces({ ...common, prefix, plan });
+      const clientUs = process.cpuUsage(client0);
+      result[label] = {
+        rate: Math.round(r.rate),
+        serverUs: Math.round(((procCpuMs(server.child.pid) - server0) * 1000) / r.n),
+        clientUs: Math.round((clientUs.user + clientUs.system) / r.n),
+      };
+    }
+  } finally {
+    agent.destroy();
+    await server.stop();
+    removeDir(dir);
+  }
+  console.log(JSON.stringify(result));
+}
