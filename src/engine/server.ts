@@ -18,8 +18,10 @@ import {
   unionTokenAuthenticator,
 } from './auth/token-store.js';
 import { buildAdmission } from './admission/index.js';
-import { Authorization, BOOTSTRAP_CLUSTER } from './authorization/index.js';
-import { accessAttributes } from './authorization/authorizer.js';
+import { Authorization, BOOTSTRAP_CLUSTER, requestAttributes } from './authorization/index.js';
+import { identityInCluster } from './auth/foreign-identity.js';
+import type { RequestInfo } from './endpoints/request-info.js';
+import { accessAttributes, bindingSubject } from './authorization/authorizer.js';
 import { CRDCatalogs } from './apiextensions/crd-catalogs.js';
 import { APIs } from './apis/index.js';
 import { DefaultAPIs } from './apis/defaults.js';
@@ -63,7 +65,7 @@ import { ExportBindings } from './virtual/apiexport/export-bindings.js';
 import { BindingIndex } from './apis/binding-index.js';
 import { ExportViews } from './virtual/apiexport/export-view.js';
 import { resourceTypesForSchema } from './apis/schema-types.js';
-import { APIS_GROUP } from './apis/names.js';
+import { APIS_GROUP, EXPORTS_PREFIX } from './apis/names.js';
 import { PermissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
@@ -72,6 +74,11 @@ import { readShardCredentials, ShardClient } from './shards/shard-client.js';
 import { DelegatedTokenAuthenticator } from './shards/delegated-authenticator.js';
 import { LocalShardDirectory, RemoteShardDirectory, type ShardDirectory } from './shards/shard-directory.js';
 import { keepRegistering, shardObject } from './shards/shard-registration.js';
+import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
+import { SharingReplica } from './shards/sharing-replica.js';
+import type { ShardSpec } from './tenancy/shard-placement.js';
+import { LocalExportPaths } from './apis/export-paths.js';
+import { RemoteSliceEndpoints } from './virtual/apiexport/remote-slice-endpoints.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -177,6 +184,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       store,
       (cluster) => tenancy.paths.facts(cluster),
       (cluster, attrs) => defaultAPIs.maximalPolicy(cluster, attrs),
+      // An export of another shard caps requests with the RBAC of its workspace there (asked in prepareAuthorization).
+      (cap, subject, attrs) => remoteReviews.cached(cap.cluster, cap.name, subject, attrs, true)?.allowed,
     );
     const tenancy = new Tenancy(
       store,
@@ -188,10 +197,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       },
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
+    // Paths of this shard's workspaces, and of other shards' workspaces that export APIs (from the replica).
+    const localExportPaths = new LocalExportPaths(store);
+    cleanups.unshift(() => localExportPaths.stop());
+    const resolveAnyPath = (path: string) => tenancy.resolvePath(path) ?? localExportPaths.clusterOfPath(path) ?? replica.clusterOfPath(path);
     const apis = new APIs(store, {
       pathOf: (cluster) => tenancy.paths.pathOf(cluster),
-      resolvePath: (path) => tenancy.resolvePath(path),
-      mayBind: (user, cluster, name) => authorization.mayOnAPIExport(user, 'bind', cluster, name),
+      resolvePath: resolveAnyPath,
+      // An export of another shard: the answer its shard gave (askBind, just before admission).
+      mayBind: (user, cluster, name) =>
+        authorization.mayOnAPIExport(user, 'bind', cluster, name) || remoteReviews.cached(cluster, name, user, bindAttributes(name), true)?.allowed === true,
+      askBind: async (user, cluster, name) => {
+        if (remoteReviews.isRemote(cluster, name)) await remoteReviews.review(cluster, name, user, bindAttributes(name), true);
+      },
     });
     const crdType = customResourceDefinitionType(store, (cluster, group) => apis.bound.namesIn(cluster, group));
     const builtins = builtinResourceTypes();
@@ -218,6 +236,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       : new RemoteShardDirectory(shardClientFor(), (m) => {
           if ((options.verbosity ?? 0) > 0) log(`shard ${shardName}: ${m}`);
         });
+    // API sharing across shards: the other shards' exports, schemas and endpoint slices, and their authorization.
+    const replica = new SharingReplica({
+      self: shardName,
+      directory: shardDirectory,
+      credentials: () => shardClientFor().credentials,
+      log: (line) => {
+        if ((options.verbosity ?? 0) > 0) log(`shard ${shardName}: ${line}`);
+      },
+    });
+    cleanups.unshift(() => replica.stop());
+    apis.bound.useReplica(replica);
+    const remoteReviews = new RemoteAccessReviews(shardClientFor, (cluster, name) => {
+      if (store.get(`${EXPORTS_PREFIX}${cluster}/${name}`)) return undefined;
+      const shard = replica.get('apiexports', cluster, name)?.shard;
+      return shard ? replica.baseURLOf(shard) : undefined;
+    });
     const types: ResourceType[] = [
       ...authorization.guard(builtins),
       crdType,
@@ -271,7 +305,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const exportBindings = new ExportBindings(store);
     const bindingIndex = new BindingIndex(store);
     cleanups.unshift(() => exportBindings.stop());
-    const exportViews = new ExportViews({ store, bindings: exportBindings, catalogFor, typesForSchema: resourceTypesForSchema });
+    const exportViews = new ExportViews({
+      store,
+      bindings: exportBindings,
+      catalogFor,
+      typesForSchema: resourceTypesForSchema,
+      elsewhere: { exportOf: (cluster, name) => apis.bound.exportOf(cluster, name), schema: (cluster, name) => apis.bound.schema(cluster, name) },
+    });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics, () => store.durable?.());
     installInflightLimit(app, {
@@ -302,7 +342,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           },
         }),
         workspaceIndex,
-        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: tenancy.resolvePath }),
+        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: resolveAnyPath, remote: remoteReviews }),
       ),
       workspaceChildren: (user: UserInfo) => workspaceIndex.childFilter(user),
       tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
@@ -310,6 +350,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics,
       serverAddress: '',
       isReady: () => ready,
+      prepareAuthorization: (cluster: string | undefined, authenticated: UserInfo, info: RequestInfo) => {
+        // Only while other shards' exports are known and the request is on a resource bound from one with a policy.
+        if (cluster === undefined || !info.isResourceRequest || replica.isEmpty()) return undefined;
+        const attrs = requestAttributes(info);
+        const cap = defaultAPIs.maximalPolicy(cluster, attrs);
+        const subject = cap?.remote ? authorizer.subjectInside(cluster, identityInCluster(authenticated, cluster)) : undefined;
+        return cap && subject ? remoteReviews.review(cap.cluster, cap.name, bindingSubject(subject), attrs, true).then(() => undefined) : undefined;
+      },
     };
     registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
     app.all('*', (request, reply) => routeRequest(services, request, reply));
@@ -368,17 +416,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, boundNames: (c, g) => apis.bound.namesIn(c, g), onError });
     const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
     const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
-    // The apis.kcp.io types as stored (every workspace serves them; root's catalog is always at hand).
-    const apisType = (resource: string) =>
-      catalogFor('root')
-        .resourceTypes()
-        .find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
+    // The apis.kcp.io types as stored (every workspace serves them; a non-root shard has no root cluster to ask).
+    const apisType = (resource: string) => apis.types.find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
     const permissionClaims = new PermissionClaimsController({
       store,
       generic,
       bindingType: () => apisType('apibindings'),
       bindingsOf: (cluster, name) => bindingIndex.bindingsOf(cluster, name).map((b) => ({ cluster: b.cluster, name: b.binding })),
-      resolvePath: tenancy.resolvePath,
+      resolvePath: resolveAnyPath,
+      exportElsewhere: (cluster, name) => apis.bound.exportOf(cluster, name)?.object,
+      onExportElsewhereChange: (listener) =>
+        apis.bound.onReplicaChange((kind, cluster, name) => {
+          if (kind === 'apiexports') listener(cluster, name);
+        }),
       onError,
     });
     const endpointSlices = new EndpointSliceController({
@@ -386,9 +436,32 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       generic,
       bindings: exportBindings,
       apisType,
-      resolvePath: tenancy.resolvePath,
+      resolvePath: resolveAnyPath,
+      exportExists: (cluster, name) => apis.bound.exportOf(cluster, name) !== undefined,
       externalUrl: () => virtualWorkspaceUrl,
+      shardUrls: () => {
+        const shards = shardDirectory.shards();
+        // Not listed from root yet (a non-root shard just started): nothing is known to be gone.
+        if (!shards.some((s) => s.metadata?.name === shardName)) return undefined;
+        return shards.flatMap((s) => {
+          const spec = s.spec as ShardSpec | undefined;
+          const url = trimSlash(spec?.virtualWorkspaceURL || spec?.baseURL);
+          return url ? [url] : [];
+        });
+      },
+      onShardsChange: (listener) => shardDirectory.onChange(listener),
       onError,
+    });
+    const remoteSlices = new RemoteSliceEndpoints({
+      replica,
+      bindings: exportBindings,
+      resolvePath: resolveAnyPath,
+      virtualWorkspaceUrl: () => virtualWorkspaceUrl,
+      client: shardClientFor,
+      onError,
+    });
+    replica.onChange((kind, cluster, name) => {
+      if (kind === 'apiexports') endpointSlices.exportChanged(cluster, name);
     });
     namespaces.start();
     logicalClusters.start();
@@ -396,6 +469,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     garbageCollector.start();
     quotas.start();
     endpointSlices.start();
+    remoteSlices.start();
+    replica.start();
     permissionClaims.start();
     serviceAccounts.start();
     tokenSecrets.start();
@@ -430,7 +505,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       namespaceType,
       serviceAccountType,
       secretType,
-      resolvePath: (path) => tenancy.resolvePath(path),
+      resolvePath: resolveAnyPath,
       pathOf: (cluster) => tenancy.paths.pathOf(cluster),
       crdsOf: (cluster) => crdCatalogs.crdsOf(cluster),
       onCRDChange: (listener) => crdCatalogs.onChange((cluster) => listener(cluster)),
@@ -446,6 +521,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       garbageCollector.stop();
       quotas.stop();
       endpointSlices.stop();
+      remoteSlices.stop();
       permissionClaims.stop();
       serviceAccounts.stop();
       tokenSecrets.stop();
@@ -565,4 +641,9 @@ function findType(types: readonly ResourceType[], group: string, resource: strin
   const rt = types.find((t) => t.group === group && t.resource === resource);
   if (!rt) throw new Error(`built-in type ${resource}.${group} is missing`);
   return rt;
+}
+
+/** What binding an APIExport takes: verb `bind` on `apiexports/<name>` in the export's workspace. */
+function bindAttributes(exportName: string) {
+  return { verb: 'bind', resourceRequest: true, apiGroup: 'apis.kcp.io', resource: 'apiexports', subresource: '', name: exportName, namespace: '', path: '' };
 }

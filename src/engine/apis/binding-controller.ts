@@ -89,6 +89,13 @@ export class BindingController {
         for (const e of events) if (e.type === 'ADDED') this.wake(`schema:${e.key.slice(e.key.lastIndexOf('/') + 1)}`);
       }),
     );
+    // The same for other shards' exports and schemas, replicated here.
+    bound.onReplicaChange((kind, cluster, name) => {
+      if (kind === 'apiexports') {
+        this.queue.add(`${EXPORT_KEY}${cluster}|${name}`);
+        this.wake(name);
+      } else if (kind === 'apiresourceschemas') this.wake(`schema:${name}`);
+    });
     for (const key of pendingKeys((p) => store.list(p).items, ROLLOUTS)) this.queue.add(`${EXPORT_KEY}${key}`);
     // A CRD came or went: bindings of that workspace waiting on a naming conflict look again.
     this.deps.onCRDChange((cluster) => {
@@ -173,13 +180,15 @@ export class BindingController {
     const ref = binding.spec.reference.export;
     const exportPath = ref.path || this.deps.pathOf(cluster) || cluster;
     const exportCluster = ref.path ? this.deps.resolvePath(ref.path) : cluster;
-    const exportKv = exportCluster ? store.get(`${EXPORTS_PREFIX}${exportCluster}/${ref.name}`) : undefined;
-    if (!exportCluster || !exportKv) {
+    const found = exportCluster ? bound.exportOf(exportCluster, ref.name) : undefined;
+    // Just started: another shard's export may not be replicated yet; a binding is not told it is gone meanwhile.
+    if ((!exportCluster || !found) && !bound.replicaSynced()) return { requeueAfterMs: 250 };
+    if (!exportCluster || !found) {
       set({ type: 'APIExportValid', status: 'False', reason: 'APIExportNotFound', message: `APIExport ${exportPath}|${ref.name} not found` });
       waitFor(ref.name);
       return write(WAIT_MS);
     }
-    const exp = decodeStored(exportKv) as APIExport;
+    const exp = found.object;
     const identityHash = exp.status?.identityHash;
     if (!identityHash) {
       set({ type: 'APIExportValid', status: 'False', reason: 'MissingIdentityHash', message: `APIExport ${exportPath}|${ref.name} is missing status.identityHash` });
@@ -189,6 +198,7 @@ export class BindingController {
     const schemas: APIResourceSchema[] = [];
     for (const r of exp.spec?.resources ?? []) {
       const schema = bound.schema(exportCluster, r.schema);
+      if (!schema && !bound.replicaSynced()) return { requeueAfterMs: 250 };
       if (!schema) {
         set({
           type: 'APIExportValid',

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
+import type { ReplicatedKind, SharingReplica } from '../shards/sharing-replica.js';
 import { BINDINGS_PREFIX, EXPORTS_PREFIX, SCHEMAS_PREFIX } from './names.js';
 import { resourceTypesForSchema } from './schema-types.js';
 import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
@@ -33,6 +34,8 @@ interface ClusterBindings {
   apis: BoundAPI[];
   /** Content hash of the bound APIs (schema UIDs and identities), for catalog revisions. */
   hash: string;
+  /** A bound schema was not found (another shard's, not replicated yet): dropped when it arrives. */
+  incomplete: boolean;
 }
 
 /** `cluster` changed its bindings; `resources` (`<plural>.<group>`) are those it bound before or after. */
@@ -46,8 +49,51 @@ export class BoundAPIs {
   private exportWatch?: WatchHandle;
   /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
   private wildcard?: { hash: string; types: ResourceType[] } | null;
+  /** Other shards' exports and schemas (a sharded deployment); bindings here may name them. */
+  private replica?: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>;
+  private readonly replicaListeners: Array<(kind: ReplicatedKind, cluster: string, name: string) => void> = [];
 
   constructor(private readonly store: Store) {}
+
+  /**
+   * Serves bindings to exports of other shards from their replicated exports and schemas. A cluster whose catalog
+   * was built before a schema it binds arrived (this shard restarted ahead of the replica) is rebuilt then.
+   */
+  useReplica(replica: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>): void {
+    this.replica = replica;
+    replica.onChange((kind, cluster, name) => {
+      if (kind === 'apiexports') this.wildcard = undefined;
+      if (kind === 'apiresourceschemas') {
+        for (const [consumer, entry] of this.clusters.entries()) {
+          if (!entry.incomplete) continue;
+          this.clusters.delete(consumer);
+          for (const binding of entry.bindings) {
+            const resources = (binding.status?.boundResources ?? []).map((r) => `${r.resource}.${r.group}`);
+            for (const listener of this.listeners) listener(consumer, resources, binding, false);
+          }
+        }
+      }
+      for (const l of this.replicaListeners) l(kind, cluster, name);
+    });
+  }
+
+  /** False while other shards' exports and schemas may still be on their way (this shard just started). */
+  replicaSynced(): boolean {
+    return this.replica?.hasSynced() ?? true;
+  }
+
+  /** Called when another shard's export, schema or endpoint slice changed (only queue work). */
+  onReplicaChange(listener: (kind: ReplicatedKind, cluster: string, name: string) => void): void {
+    this.replicaListeners.push(listener);
+  }
+
+  /** An APIExport of this shard or, replicated, of another one. */
+  exportOf(cluster: string, name: string): { object: APIExport; revision: string; shard?: string } | undefined {
+    const kv = this.store.get(`${EXPORTS_PREFIX}${cluster}/${name}`);
+    if (kv) return { object: JSON.parse(kv.value) as APIExport, revision: String(kv.revision) };
+    const remote = this.replica?.get('apiexports', cluster, name);
+    return remote ? { object: remote.object as APIExport, revision: `${remote.shard}:${remote.object.metadata?.resourceVersion}`, shard: remote.shard } : undefined;
+  }
 
   start(): void {
     this.watch = this.store.watch(BINDINGS_PREFIX, this.store.currentRevision(), (events) => {
@@ -84,12 +130,15 @@ export class BoundAPIs {
   private buildWildcard(): { hash: string; types: ResourceType[] } | null {
     const byName = new Map<string, ResourceType>();
     const hash = createHash('sha256');
-    for (const kv of this.store.list(EXPORTS_PREFIX).items) {
-      const exp = JSON.parse(kv.value) as APIExport;
+    const exports: Array<{ cluster: string; exp: APIExport }> = this.store.list(EXPORTS_PREFIX).items.map((kv) => {
+      const rest = kv.key.slice(EXPORTS_PREFIX.length);
+      return { cluster: rest.slice(0, rest.indexOf('/')), exp: JSON.parse(kv.value) as APIExport };
+    });
+    // Other shards' exports too: their consumers here store under the same identities.
+    for (const r of this.replica?.all('apiexports') ?? []) exports.push({ cluster: r.cluster, exp: r.object as APIExport });
+    for (const { cluster: exportCluster, exp } of exports) {
       const identityHash = exp.status?.identityHash;
       if (!identityHash) continue;
-      const rest = kv.key.slice(EXPORTS_PREFIX.length);
-      const exportCluster = rest.slice(0, rest.indexOf('/'));
       for (const r of exp.spec?.resources ?? []) {
         const schema = this.schema(exportCluster, r.schema);
         if (!schema) continue;
@@ -169,10 +218,11 @@ export class BoundAPIs {
     return types;
   }
 
-  /** A schema in the export's cluster. */
+  /** A schema in the export's cluster (this shard's, or replicated from the export's shard). */
   schema(cluster: string, name: string): APIResourceSchema | undefined {
     const kv = this.store.get(`${SCHEMAS_PREFIX}${cluster}/${name}`);
-    return kv ? (JSON.parse(kv.value) as APIResourceSchema) : undefined;
+    if (kv) return JSON.parse(kv.value) as APIResourceSchema;
+    return this.replica?.get('apiresourceschemas', cluster, name)?.object as APIResourceSchema | undefined;
   }
 
   private entry(cluster: string): ClusterBindings {
@@ -181,11 +231,13 @@ export class BoundAPIs {
     const bindings = this.store.list(`${BINDINGS_PREFIX}${cluster}/`).items.map((kv) => JSON.parse(kv.value) as APIBinding);
     const apis: BoundAPI[] = [];
     const hash = createHash('sha256');
+    let incomplete = false;
     for (const binding of bindings) {
       const exportCluster = binding.status?.apiExportClusterName;
       if (!exportCluster) continue;
       for (const bound of binding.status?.boundResources ?? []) {
         const schema = this.schema(exportCluster, bound.schema.name);
+        if (!schema) incomplete = true;
         if (!schema || apis.some((a) => a.group === bound.group && a.resource === bound.resource)) continue;
         hash.update(`${bound.schema.UID}|${bound.schema.identityHash};`);
         apis.push({
@@ -198,7 +250,7 @@ export class BoundAPIs {
         });
       }
     }
-    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24) };
+    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24), incomplete };
     this.clusters.set(cluster, entry);
     return entry;
   }

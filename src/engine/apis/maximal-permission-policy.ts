@@ -20,6 +20,8 @@ export interface ExportPolicy {
   cluster: string;
   path: string;
   name: string;
+  /** The export is another shard's (replicated here): its workspace's RBAC is asked there. */
+  remote?: boolean;
 }
 
 const CACHED_EXPORTS = 4096;
@@ -44,6 +46,9 @@ export class MaximalPermissionPolicies {
         for (const e of events) this.exports.delete(e.key.slice(exports.length));
       }),
     );
+    this.bound.onReplicaChange((kind, cluster, name) => {
+      if (kind === 'apiexports') this.exports.delete(`${cluster}/${name}`);
+    });
   }
 
   stop(): void {
@@ -67,8 +72,12 @@ export class MaximalPermissionPolicies {
     let policy = this.exports.get(key);
     if (!policy) {
       const kv = this.store.get(objectKey(this.apiExports, exportCluster, '', ref.name));
-      const exp = kv ? (decodeStored(kv) as APIExport) : undefined;
-      policy = exp?.spec?.maximalPermissionPolicy?.local ? { cluster: exportCluster, path: ref.path ?? '', name: ref.name } : NO_POLICY;
+      // Another shard's export: its replicated copy says whether it has a policy.
+      const elsewhere = kv ? undefined : this.bound.exportOf(exportCluster, ref.name);
+      const exp = kv ? (decodeStored(kv) as APIExport) : elsewhere?.object;
+      policy = exp?.spec?.maximalPermissionPolicy?.local
+        ? { cluster: exportCluster, path: ref.path ?? '', name: ref.name, ...(elsewhere ? { remote: true } : {}) }
+        : NO_POLICY;
       this.exports.set(key, policy);
     }
     return policy === NO_POLICY ? undefined : policy;

@@ -25,6 +25,10 @@ export interface PermissionClaimsControllerDeps {
   /** Every binding of an export (`<cluster>` of the export, its name). */
   bindingsOf(exportCluster: string, exportName: string): Array<{ cluster: string; name: string }>;
   resolvePath(path: string): string | undefined;
+  /** An export of another shard, replicated here. */
+  exportElsewhere?(cluster: string, name: string): KubeObject | undefined;
+  /** Called when another shard's export changed (its replicated copy): `listener(cluster, name)`. */
+  onExportElsewhereChange?(listener: (cluster: string, name: string) => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -51,6 +55,8 @@ export class PermissionClaimsController {
         }
       }),
     );
+    // Another shard's export: its bindings here look again (its claims may have changed; rare, so not compared).
+    this.deps.onExportElsewhereChange?.((cluster, name) => this.queue.add(`export:${cluster}/${name}`));
   }
 
   stop(): void {
@@ -99,7 +105,8 @@ export class PermissionClaimsController {
   private exportOf(consumer: string, binding: KubeObject): KubeObject | undefined {
     const ref = bindingExportReference(consumer, binding, this.deps.resolvePath);
     const kv = ref ? this.deps.store.get(`${EXPORTS_PREFIX}${ref.cluster}/${ref.name}`) : undefined;
-    return kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+    if (kv) return JSON.parse(kv.value) as KubeObject;
+    return ref ? this.deps.exportElsewhere?.(ref.cluster, ref.name) : undefined;
   }
 }
 

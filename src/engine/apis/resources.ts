@@ -16,7 +16,7 @@ import type { Store } from '../storage/store.js';
 import { PATH_ANNOTATION } from '../tenancy/names.js';
 import { bindingToV1alpha1, bindingToV1alpha2, exportToV1alpha1, exportToV1alpha2 } from './conversion.js';
 import { apisCRD, type APIKind } from './crds.js';
-import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
+import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
 import { crdForSchema } from './schema-types.js';
 import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
 
@@ -26,8 +26,10 @@ export interface APIsAdmissionDeps {
   pathOf(cluster: string): string | undefined;
   /** Cluster name of a workspace path (or a cluster name). */
   resolvePath(path: string): string | undefined;
-  /** Whether RBAC in the export's cluster lets the user `bind` the export. */
+  /** Whether RBAC in the export's cluster lets the user `bind` the export (an export elsewhere: as answered ahead). */
   mayBind(user: NonNullable<StrategyContext['user']>, cluster: string, exportName: string): boolean;
+  /** Asks the shard hosting an export of another shard whether the user may `bind` it (for `mayBind` to answer). */
+  askBind?(user: NonNullable<StrategyContext['user']>, cluster: string, exportName: string): Promise<void>;
 }
 
 type Hooks = Partial<Strategy>;
@@ -54,6 +56,7 @@ function withHooks(rt: ResourceType, hooks: Hooks): ResourceType {
         return [...(base.validateUpdate?.(obj, old, ctx) ?? []), ...(hooks.validateUpdate?.(obj, old, ctx) ?? [])];
       },
       admit: hooks.admit,
+      admitAhead: hooks.admitAhead,
       admitDelete: hooks.admitDelete,
     },
   };
@@ -151,6 +154,15 @@ function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
       const was = (old as APIBinding).spec?.reference;
       const now = (obj as APIBinding).spec?.reference;
       return jsonEqual(was, now) ? [] : [fieldErrors.invalid('spec.reference', 'object', 'APIExport reference must not be changed')];
+    },
+    async admitAhead(obj, ctx) {
+      const ref = (obj as APIBinding).spec?.reference?.export;
+      if (!ctx.user || ctx.onBehalfOfUser || !ref?.path || !ref.name || !deps.askBind) return;
+      // Leaving the spec alone needs no answer (`admit` does not ask): a label change works while the export's shard is down.
+      const stored = obj.metadata?.name ? deps.store.get(`${BINDINGS_PREFIX}${ctx.cluster}/${obj.metadata.name}`) : undefined;
+      if (stored && jsonEqual((JSON.parse(stored.value) as APIBinding).spec, (obj as APIBinding).spec)) return;
+      const exportCluster = deps.resolvePath(ref.path);
+      if (exportCluster) await deps.askBind(ctx.user, exportCluster, ref.name);
     },
     admit(obj, old, ctx) {
       if (!ctx.user || ctx.onBehalfOfUser) return;

@@ -82,7 +82,20 @@ export interface AuthorizerDeps {
    * The workspace whose RBAC caps this request (a resource bound from an export with a local maximal permission
    * policy), or undefined when nothing caps it.
    */
-  maximalPolicy?(cluster: string, attrs: RequestAttributes): { cluster: string } | undefined;
+  maximalPolicy?(cluster: string, attrs: RequestAttributes): MaximalPolicyCap | undefined;
+  /**
+   * The answer another shard gave (asked just before, see `prepareAuthorization` of the router) for a cap whose
+   * export lives there: undefined when it was not asked.
+   */
+  remoteCapAllows?(cap: MaximalPolicyCap, subject: Subject, attrs: RequestAttributes): boolean | undefined;
+}
+
+/** The export whose workspace's RBAC caps a request. */
+export interface MaximalPolicyCap {
+  cluster: string;
+  name: string;
+  /** Its workspace is on another shard. */
+  remote?: boolean;
 }
 
 /** How a capped request's user appears to the export's RBAC (kcp's MaximalPermissionPolicyRBACUserGroupPrefix). */
@@ -105,7 +118,9 @@ export class Authorizer {
     const entered = this.enter(cluster, user);
     if ('allowed' in entered) return entered;
     const cap = this.deps.maximalPolicy?.(entered.cluster, attrs);
-    if (cap && !this.deps.rbac.allows(cap.cluster, bindingSubject(entered.subject), attrs)) {
+    const capAllows = (c: MaximalPolicyCap) =>
+      c.remote ? this.deps.remoteCapAllows?.(c, bindingSubject(entered.subject), attrs) === true : this.deps.rbac.allows(c.cluster, bindingSubject(entered.subject), attrs);
+    if (cap && !capAllows(cap)) {
       return noOpinion(`API export cluster "${cap.cluster}": maximal permission policy does not allow it`);
     }
     return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);

@@ -43,10 +43,11 @@ export class Authorization {
     private readonly store: Store,
     clusterFacts: (cluster: string) => LogicalClusterFacts | undefined,
     maximalPolicy?: AuthorizerDeps['maximalPolicy'],
+    remoteCapAllows?: AuthorizerDeps['remoteCapAllows'],
   ) {
     this.indexes = new RbacIndexes(store);
     this.rbac = new RbacEvaluator(this.indexes);
-    this.authorizer = new Authorizer({ rbac: this.rbac, clusterFacts, maximalPolicy });
+    this.authorizer = new Authorizer({ rbac: this.rbac, clusterFacts, maximalPolicy, remoteCapAllows });
     this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, indexes: this.indexes });
   }
 

@@ -3,6 +3,7 @@
  * (`kubectl auth can-i`), SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview
  * (`kubectl auth can-i --list`), each in the logical cluster it was posted to.
  */
+import { identityInCluster } from '../auth/foreign-identity.js';
 import type { ReviewDeps } from '../auth/review-resources.js';
 import { badRequest, fieldErrors, invalid, type FieldError } from '../machinery/status.js';
 import type { VirtualCreateContext } from '../registry/types.js';
@@ -76,6 +77,11 @@ export function reviewDeps(authorizer: Authorizer, rbac: RbacEvaluator): Pick<Re
         throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${ctx.namespace}`);
       }
       const subject = kind === 'SelfSubjectAccessReview' ? (ctx.user ?? { username: 'system:anonymous', groups: [] }) : subjectOf(spec);
+      if (ctx.deepReview && kind !== 'SelfSubjectAccessReview') {
+        // kcp's deep review: RBAC of the cluster alone, the identity as it is there (another shard asking for a user).
+        const allowed = authorizer.allowedByRbac(ctx.cluster, identityInCluster(subject, ctx.cluster), attrs);
+        return { allowed, reason: allowed ? 'access granted' : 'access denied' };
+      }
       const decision = authorizer.authorize(ctx.cluster, subject, attrs);
       return { allowed: decision.allowed, reason: decision.reason, ...(decision.denied ? { denied: true } : {}) };
     },

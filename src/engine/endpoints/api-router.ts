@@ -63,15 +63,15 @@ export type VirtualTarget =
 
 export interface VirtualWorkspaces {
   /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined;
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined | Promise<VirtualTarget | undefined>;
 }
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
   return {
-    resolve(path, info, user) {
+    async resolve(path, info, user) {
       for (const member of members) {
-        const target = member.resolve(path, info, user);
+        const target = await member.resolve(path, info, user);
         if (target) return target;
       }
       return undefined;
@@ -99,6 +99,11 @@ export interface RouterServices extends ResourceServices {
   /** Which child Workspaces a user's lists and watches show (undefined: all of them). */
   workspaceChildren?(user: UserInfo): ((ws: KubeObject) => boolean) | undefined;
   isReady(): boolean;
+  /**
+   * Asynchronous work authorization needs before the (synchronous) decision: asking another shard what the RBAC of
+   * an export's workspace there allows (a maximal permission policy), so the authorizer finds the answer.
+   */
+  prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
 
 const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
@@ -114,7 +119,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const user = await authenticate(svc, request, url.pathname);
     gateImpersonation(request, user);
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
-    const target = svc.virtualWorkspaces?.resolve(virtual, info, user);
+    const target = await svc.virtualWorkspaces?.resolve(virtual, info, user);
     if (!target) throw resourceNotFound();
     // The index decides who may see what itself, from the identity as authenticated.
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
@@ -137,6 +142,9 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
+  // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
+  const preparing = svc.prepareAuthorization?.(resolved.cluster, authenticated, info);
+  if (preparing) await preparing;
   const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
   // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
   // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
@@ -271,8 +279,12 @@ function apiRequest(
     cluster,
     catalog,
     filter,
+    ...(request.headers[DEEP_SAR_HEADER] === 'true' && user.groups.includes('system:masters') ? { deepReview: true } : {}),
   };
 }
+
+/** kcp's header asking for a SubjectAccessReview answered by RBAC alone (honoured for system:masters callers). */
+export const DEEP_SAR_HEADER = 'x-kcp-internal-deep-subjectaccessreview';
 
 /**
  * How many path segments name the target of each virtual workspace: one (`<initializer>`) unless listed. The

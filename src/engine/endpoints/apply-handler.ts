@@ -55,6 +55,15 @@ export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: Reso
   }
 }
 
+/** The configuration an apply request carries (for admission that must look ahead; errors are reported by the apply). */
+export function applyConfiguration(body: Buffer | undefined): KubeObject {
+  try {
+    return decodeConfig(body, 'Ignore', []);
+  } catch {
+    return {};
+  }
+}
+
 /** The configuration: YAML or JSON; duplicate keys fail under Strict and warn under Warn, as kube's decoder does. */
 function decodeConfig(body: Buffer | undefined, validation: string, warnings: string[]): KubeObject {
   const text = (body ?? Buffer.alloc(0)).toString('utf8');

@@ -31,7 +31,7 @@ import {
   type FieldValidation,
 } from './query.js';
 import { renderList, renderObject, wantsTable } from './render.js';
-import { serverSideApply } from './apply-handler.js';
+import { applyConfiguration, serverSideApply } from './apply-handler.js';
 import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { RequestInfo } from './request-info.js';
@@ -59,6 +59,8 @@ export interface ApiRequest {
   catalog: ClusterCatalog;
   /** Objects a virtual workspace lets this request see (lists and watches); absent: all. */
   filter?: (obj: KubeObject) => boolean;
+  /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
+  deepReview?: boolean;
 }
 
 export interface ResourceServices {
@@ -114,6 +116,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     cluster: req.cluster ?? '',
     namespace: rt.namespaced ? info.namespace : '',
     user: { username: req.user.username, groups: req.user.groups, uid: req.user.uid, extra: req.user.extra },
+    ...(req.deepReview ? { deepReview: true } : {}),
   };
   const render = { accept: req.accept, query: req.query };
 
@@ -155,6 +158,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return streamWatch(svc, req, rt, ctx, reply);
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
+      await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
       const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager });
@@ -163,6 +167,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     }
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
+      await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
       const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined, fieldManager });
@@ -171,6 +176,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     }
     case 'patch': {
       if (mediaType(req.contentType) === APPLY_PATCH_TYPE) {
+        if (rt.strategy.admitAhead) await rt.strategy.admitAhead(applyConfiguration(req.body), ctx);
         const applied = serverSideApply(svc, req, rt, ctx);
         addWarnings(reply, [...applied.warnings, ...(rt.strategy.warnings?.(applied.object) ?? [])]);
         return sendJson(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
@@ -254,6 +260,7 @@ async function patchObject(
   const pinned = patched.metadata?.resourceVersion;
   const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
+  await rt.strategy.admitAhead?.(patched, ctx);
   const fieldManager = writeFieldManager(req.query, req.userAgent, 'PatchOptions');
   const options = { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined, fieldManager };
   const object = svc.generic.update(ctx, name, patched, options, expected);

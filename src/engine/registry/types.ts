@@ -64,6 +64,11 @@ export interface StrategyContext {
    * recorded as creator, but permission checks meant for the user's own requests are skipped.
    */
   onBehalfOfUser?: boolean;
+  /**
+   * kcp's deep SubjectAccessReview (header `X-Kcp-Internal-Deep-SubjectAccessReview` from a system:masters caller,
+   * e.g. another shard checking `bind`): answered by RBAC in the cluster, without the workspace access check.
+   */
+  deepReview?: boolean;
 }
 
 /**
@@ -90,6 +95,11 @@ export interface Strategy {
    * types, the parent LogicalCluster). Throws a StatusError (kcp answers these with 403 Forbidden).
    */
   admit?(obj: KubeObject, old: KubeObject | undefined, ctx: StrategyContext): void;
+  /**
+   * Asynchronous work admission needs before a create, update or apply of `obj` (the request body): asking another
+   * shard whether the user may do it. Throws a StatusError to refuse; otherwise `admit` finds the answer.
+   */
+  admitAhead?(obj: KubeObject, ctx: StrategyContext): Promise<void>;
   /**
    * Validating admission of a DELETE (a request's, or the server's own when `ctx.user` is absent): throws a
    * StatusError to refuse, e.g. an APIResourceSchema still named by an APIExport.

@@ -114,7 +114,13 @@ export class ShardClient {
   }
 
   /** A request to any URL of the deployment (another shard's base URL + path). */
-  call<T = Record<string, unknown>>(method: string, url: string, body?: unknown, timeoutMs = 10_000): Promise<ShardResponse<T>> {
+  call<T = Record<string, unknown>>(
+    method: string,
+    url: string,
+    body?: unknown,
+    timeoutMs = 10_000,
+    headers: Record<string, string> = {},
+  ): Promise<ShardResponse<T>> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
       const req = request(
@@ -123,6 +129,7 @@ export class ShardClient {
           method,
           agent: this.agent,
           headers: {
+            ...headers,
             accept: 'application/json',
             ...(this.credentials.token ? { authorization: `Bearer ${this.credentials.token}` } : {}),
             ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),

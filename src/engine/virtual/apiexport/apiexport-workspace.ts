@@ -15,6 +15,7 @@
  */
 import { identityInCluster } from '../../auth/foreign-identity.js';
 import { forbiddenError, requestAttributes, type Authorizer } from '../../authorization/index.js';
+import type { RequestAttributes } from '../../authorization/rules.js';
 import type { ClusterResolver, ResolvedCluster } from '../../endpoints/cluster-resolver.js';
 import type { VirtualTarget, VirtualWorkspacePath, VirtualWorkspaces } from '../../endpoints/api-router.js';
 import type { RequestInfo } from '../../endpoints/request-info.js';
@@ -38,6 +39,14 @@ export interface APIExportWorkspaceDeps {
   authorizer: Authorizer;
   /** Resolves a workspace path (`root:provider`) to its cluster name. */
   resolvePath(path: string): string | undefined;
+  /**
+   * Exports of other shards (replicated here): the request is authorized by the shard hosting the export, and this
+   * shard serves the consumers it hosts.
+   */
+  remote?: {
+    isRemote(cluster: string, exportName: string): boolean;
+    review(cluster: string, exportName: string, user: UserInfo, attrs: RequestAttributes, deep: boolean): Promise<{ allowed: boolean; reason: string }>;
+  };
 }
 
 type Served = { rt: ResourceType; as: ServedAs };
@@ -45,30 +54,31 @@ type Served = { rt: ResourceType; as: ServedAs };
 export class APIExportVirtualWorkspace implements VirtualWorkspaces {
   constructor(private readonly deps: APIExportWorkspaceDeps) {}
 
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined {
+  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined | Promise<VirtualTarget | undefined> {
     if (path.workspace !== APIEXPORT_VIRTUAL_WORKSPACE) return undefined;
     const slash = path.name.indexOf('/');
     const workspace = path.name.slice(0, slash);
     const exportName = path.name.slice(slash + 1);
     const exportCluster = exportClusterOf(workspace, '', this.deps.resolvePath) || undefined;
+    const serve = () => {
+      const view = exportCluster ? this.deps.views.get(exportCluster, exportName) : undefined;
+      if (!view) throw resourceNotFound();
+      return info.cluster.wildcard ? this.wildcard(view, info) : this.oneConsumer(view, info, user);
+    };
+    const remote = this.deps.remote;
+    if (exportCluster && remote?.isRemote(exportCluster, exportName)) {
+      return remote.review(exportCluster, exportName, user, contentAttributes(exportName, info), false).then((decision) => {
+        if (!decision.allowed) throw forbiddenError(user.username, requestAttributes(info), decision.reason);
+        return serve();
+      });
+    }
     this.authorize(exportCluster, exportName, info, user);
-    const view = exportCluster ? this.deps.views.get(exportCluster, exportName) : undefined;
-    if (!view) throw resourceNotFound();
-    return info.cluster.wildcard ? this.wildcard(view, info) : this.oneConsumer(view, info, user);
+    return serve();
   }
 
   /** `<verb>` on `apiexports/content` named like the export, in the export's workspace. */
   private authorize(exportCluster: string | undefined, exportName: string, info: RequestInfo, user: UserInfo): void {
-    const attrs = {
-      verb: info.isResourceRequest ? info.verb : 'get',
-      resourceRequest: true,
-      apiGroup: APIS_GROUP,
-      resource: 'apiexports',
-      subresource: 'content',
-      name: exportName,
-      namespace: '',
-      path: '',
-    };
+    const attrs = contentAttributes(exportName, info);
     const decision = exportCluster ? this.deps.authorizer.authorize(exportCluster, identityInCluster(user, exportCluster), attrs) : undefined;
     if (!decision?.allowed) throw forbiddenError(user.username, requestAttributes(info), decision?.reason);
   }
@@ -135,6 +145,20 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     }
     return { resolved, ...(filter ? { filter } : {}), watchRemoval: noRemoval };
   }
+}
+
+/** What the export's workspace must allow: the request's verb (`get` for discovery) on `apiexports/content`. */
+function contentAttributes(exportName: string, info: RequestInfo): RequestAttributes {
+  return {
+    verb: info.isResourceRequest ? info.verb : 'get',
+    resourceRequest: true,
+    apiGroup: APIS_GROUP,
+    resource: 'apiexports',
+    subresource: 'content',
+    name: exportName,
+    namespace: '',
+    path: '',
+  };
 }
 
 /** Watches here end when the client or server does; the export's types do not vanish under them mid-request. */

@@ -33,7 +33,16 @@ export interface EndpointSliceControllerDeps {
   /** The served types of `apis.kcp.io` (`apiexports`, `apiexportendpointslices`). */
   apisType(resource: string): ResourceType | undefined;
   resolvePath(path: string): string | undefined;
+  /** Whether the export exists, here or (replicated) on another shard. */
+  exportExists(cluster: string, name: string): boolean;
   externalUrl(): string;
+  /**
+   * The virtual workspace URLs of the Shards that exist now (undefined while not known yet): URLs of shards gone
+   * for good are dropped from the slices here, as no shard is left to remove them.
+   */
+  shardUrls?(): readonly string[] | undefined;
+  /** Called when the set of Shards changed. */
+  onShardsChange?(listener: () => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -76,6 +85,9 @@ export class EndpointSliceController {
       }),
     );
     this.deps.bindings.onChange((cluster, name) => this.exportChanged(cluster, name));
+    this.deps.onShardsChange?.(() => {
+      for (const slice of this.slices().keys()) this.queue.add(`slice:${slice}`);
+    });
     this.deps.bindings.start?.();
   }
 
@@ -89,7 +101,7 @@ export class EndpointSliceController {
   }
 
   /** Queues every slice naming the export (the default one first; it needs no index). */
-  private exportChanged(cluster: string, name: string): void {
+  exportChanged(cluster: string, name: string): void {
     this.queue.add(`slice:${cluster}/${name}`);
     const wanted = exportKey(cluster, name);
     for (const [slice, target] of this.slices()) if (target === wanted) this.queue.add(`slice:${slice}`);
@@ -126,8 +138,9 @@ export class EndpointSliceController {
     const [cluster, name] = sliceKey.split('/') as [string, string];
     const target = this.exportOf(cluster, slice);
     if (!target) return;
-    const exists = target.cluster !== '' && this.deps.store.get(`${EXPORTS}${target.cluster}/${target.name}`) !== undefined;
-    const status = sliceStatus(slice, target, exists, exists && this.deps.bindings.hasBindings(target.cluster, target.name), this.deps.externalUrl());
+    const exists = target.cluster !== '' && this.deps.exportExists(target.cluster, target.name);
+    const bound = exists && this.deps.bindings.hasBindings(target.cluster, target.name);
+    const status = sliceStatus(slice, target, exists, bound, this.deps.externalUrl(), this.deps.shardUrls?.());
     if (jsonEqual(status, slice.status ?? {})) return;
     this.deps.generic.update(
       { rt: sliceType, cluster, namespace: '' },
@@ -172,6 +185,8 @@ export function sliceStatus(
   exportExists: boolean,
   bound: boolean,
   baseUrl: string,
+  /** Virtual workspace URLs of the existing Shards: other URLs are dropped (undefined: keep every URL). */
+  shardUrls?: readonly string[],
 ): Record<string, unknown> {
   const previous = ((slice.status as { conditions?: KcpCondition[] } | undefined)?.conditions ?? []) as KcpCondition[];
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -192,6 +207,27 @@ export function sliceStatus(
     at({ type: 'PartitionValid', status: 'True' }),
   ];
   const status: Record<string, unknown> = { conditions };
-  if (bound) status.endpoints = [{ url: `${baseUrl}/services/${APIEXPORT_VIRTUAL_WORKSPACE}/${target.cluster}/${target.name}` }];
+  const published = (slice.status as { endpoints?: SliceEndpoint[] } | undefined)?.endpoints ?? [];
+  const before = shardUrls ? published.filter((e) => shardUrls.some((u) => e?.url?.startsWith(`${u}/services/`))) : published;
+  const endpoints = exportExists ? withShardEndpoint(before, shardEndpointUrl(baseUrl, target), bound) : [];
+  if (endpoints.length > 0) status.endpoints = endpoints;
   return status;
+}
+
+export interface SliceEndpoint {
+  url: string;
+}
+
+/** A shard's URL of an export's virtual workspace: `<virtualWorkspaceURL>/services/apiexport/<cluster>/<export>`. */
+export function shardEndpointUrl(virtualWorkspaceUrl: string, target: { cluster: string; name: string }): string {
+  return `${virtualWorkspaceUrl}/services/${APIEXPORT_VIRTUAL_WORKSPACE}/${target.cluster}/${target.name}`;
+}
+
+/**
+ * A slice's endpoints with one shard's URL present or not: each shard adds its own URL while it hosts a binding to
+ * the export and removes it with the last one, leaving the other shards' URLs as they are.
+ */
+export function withShardEndpoint(endpoints: readonly SliceEndpoint[], url: string, present: boolean): SliceEndpoint[] {
+  const others = endpoints.filter((e) => e?.url !== url);
+  return present ? [...others, { url }] : others;
 }

@@ -26,6 +26,14 @@ export interface ExportViewDeps {
   catalogFor(cluster: string): ClusterCatalog;
   /** The served types of an APIResourceSchema bound under `identityHash` (apis-core's resourceTypesForSchema). */
   typesForSchema(schema: APIResourceSchema, identityHash: string): ResourceType[];
+  /**
+   * An export and its schemas held elsewhere than this shard's store (replicated from the shard hosting them): a
+   * shard serves the virtual workspace of another shard's export for the consumers it hosts.
+   */
+  elsewhere?: {
+    exportOf(cluster: string, name: string): { object: KubeObject; revision: string } | undefined;
+    schema(cluster: string, name: string): APIResourceSchema | undefined;
+  };
 }
 
 /** The kind of thing a served type is in this virtual workspace. */
@@ -47,7 +55,7 @@ export class ExportView {
     readonly cluster: string,
     readonly name: string,
     readonly exportObj: KubeObject,
-    readonly revision: number,
+    readonly revision: number | string,
   ) {
     this.identityHash = (exportObj.status as { identityHash?: string } | undefined)?.identityHash ?? '';
     const resources = ((exportObj.spec as { resources?: ExportResource[] } | undefined)?.resources ?? []).filter((r) => r?.name && r.schema);
@@ -138,8 +146,8 @@ export class ExportView {
 
   private typesOf(resource: ExportResource): ResourceType[] | undefined {
     const kv = this.deps.store.get(`${SCHEMAS_PREFIX}${this.cluster}/${resource.schema}`);
-    if (!kv) return undefined;
-    return this.deps.typesForSchema(JSON.parse(kv.value) as APIResourceSchema, this.identityHash);
+    const schema = kv ? (JSON.parse(kv.value) as APIResourceSchema) : this.deps.elsewhere?.schema(this.cluster, resource.schema);
+    return schema ? this.deps.typesForSchema(schema, this.identityHash) : undefined;
   }
 }
 
@@ -156,11 +164,13 @@ export class ExportViews {
 
   get(cluster: string, name: string): ExportView | undefined {
     const kv = this.deps.store.get(`${EXPORTS_PREFIX}${cluster}/${name}`);
-    if (!kv) return undefined;
+    const found = kv ? { revision: kv.revision, object: undefined } : this.deps.elsewhere?.exportOf(cluster, name);
+    if (!found) return undefined;
     const key = `${cluster}|${name}`;
     const cached = this.cache.get(key);
-    if (cached && cached.revision === kv.revision && cached.complete) return cached;
-    const view = new ExportView(this.deps, cluster, name, JSON.parse(kv.value) as KubeObject, kv.revision);
+    if (cached && cached.revision === found.revision && cached.complete) return cached;
+    const object = kv ? (JSON.parse(kv.value) as KubeObject) : found.object!;
+    const view = new ExportView(this.deps, cluster, name, object, found.revision);
     this.cache.set(key, view);
     return view;
   }
