@@ -22,12 +22,16 @@ const hopByHop = new Set([
   'host',
 ]);
 
-/** A backend the proxy forwards to: resolved once, reused for every request (one keep-alive pool each). */
+/**
+ * A backend the proxy forwards to: resolved once, reused for every request (one keep-alive pool each). With a
+ * `socketPath` (the shard's `--proxy-socket` on this machine), requests go there in plaintext instead of over TLS
+ * to `baseURL`; the Host header still names `baseURL`'s host, as the shard's own URL.
+ */
 export class Backend {
   private readonly transport: typeof http | typeof https;
   private readonly agent: http.Agent;
-  readonly hostname: string;
-  readonly port: number;
+  /** Where requests connect: `{ socketPath }` or `{ hostname, port }`. */
+  private readonly target: http.RequestOptions;
   /** Path prefix of the backend URL (`''` for a bare host). */
   readonly pathPrefix: string;
   private readonly host: string;
@@ -35,14 +39,25 @@ export class Backend {
   constructor(
     readonly baseURL: string,
     tls: ShardTls,
+    readonly socketPath?: string,
   ) {
     const url = new URL(baseURL);
-    this.transport = url.protocol === 'http:' ? http : https;
-    this.agent = shardAgent(baseURL, tls);
-    this.hostname = url.hostname.replace(/^\[|\]$/g, '');
-    this.port = Number(url.port || (url.protocol === 'http:' ? 80 : 443));
     this.pathPrefix = url.pathname.replace(/\/+$/, '');
     this.host = url.host;
+    if (socketPath) {
+      this.transport = http;
+      this.agent = shardAgent('http://localhost', tls);
+      this.target = { socketPath };
+    } else {
+      this.transport = url.protocol === 'http:' ? http : https;
+      this.agent = shardAgent(baseURL, tls);
+      this.target = { hostname: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (url.protocol === 'http:' ? 80 : 443)) };
+    }
+  }
+
+  /** How requests reach this backend, for messages: the socket when there is one. */
+  get address(): string {
+    return this.socketPath ? `${this.baseURL} via unix:${this.socketPath}` : this.baseURL;
   }
 
   close(): void {
@@ -51,7 +66,7 @@ export class Backend {
 
   /** A request of the proxy's own to `path` on this backend (for answers it merges rather than streams). */
   request(method: string, path: string, headers: Record<string, string>, onResponse: (answer: http.IncomingMessage) => void): http.ClientRequest {
-    const upstream = this.transport.request({ hostname: this.hostname, port: this.port, method, path: this.pathPrefix + path, headers: { ...headers, host: this.host }, agent: this.agent }, onResponse);
+    const upstream = this.transport.request({ ...this.target, method, path: this.pathPrefix + path, headers: { ...headers, host: this.host }, agent: this.agent }, onResponse);
     upstream.end();
     return upstream;
   }
@@ -65,8 +80,7 @@ export class Backend {
     const headers = endToEnd(req.rawHeaders);
     headers.push('host', this.host);
     const upstream = this.transport.request({
-      hostname: this.hostname,
-      port: this.port,
+      ...this.target,
       method: req.method,
       path: this.pathPrefix + path,
       headers,
