@@ -1,7 +1,10 @@
 // The front-proxy's cost: GET of one ~1 KB ConfigMap in a workspace (root:bench) through `kcpt front-proxy` vs
 // the same GET straight to the shard, 8 keep-alive connections, runs interleaved; CPU per request of the shard
-// and of the proxy (less sensitive than req/s to other work on the cores). Then the index lag: from a Workspace
-// POST to the shard until the proxy routes its path (the shard's own first answer shown beside it).
+// and of the proxy (less sensitive than req/s to other work on the cores). Two proxies in front of the one shard,
+// one per proxy → shard hop: over the shard's unix socket in plaintext (`--proxy-socket` / `--shard-socket`, what
+// `kcpt start --shards N` wires: the proxy and the shards on one machine) and over TLS to the shard's HTTPS port
+// (a shard on another machine). Then the index lag: from a Workspace POST to the shard until the proxy routes its
+// path (the shard's own first answer shown beside it).
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import https from 'node:https';
@@ -19,11 +22,13 @@ function load(ctx, url, headers) {
   return ctx.useWrk ? runWrk(opts) : runNodeLoad(opts);
 }
 
-async function startProxy(shardRoot, dir) {
+const SOCKET = 'proxy.sock';
+
+async function startProxy(shardRoot, dir, extraArgs = []) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (const f of ['ca.crt', 'ca.key']) copyFileSync(path.join(shardRoot, f), path.join(dir, f));
   const port = await freePort();
-  const args = [runJs, 'front-proxy', '--root-kubeconfig', path.join(shardRoot, 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port)];
+  const args = [runJs, 'front-proxy', '--root-kubeconfig', path.join(shardRoot, 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port), ...extraArgs];
   // FRONT_PROXY_CPU_PROF=<dir>: the proxy writes a V8 CPU profile there when it stops (for `--cpu-prof` analysis).
   const prof = process.env.FRONT_PROXY_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.FRONT_PROXY_CPU_PROF] : [];
   const child = trackChild(spawn(process.execPath, [...prof, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -90,12 +95,17 @@ async function indexLag(shard, proxy, c, samples) {
 
 export async function run(ctx) {
   const dir = tempDir('kcpt-bench-front-proxy-');
-  const shard = await startKcpt({ rootDir: dir });
+  const shard = await startKcpt({ rootDir: dir, extraArgs: ['--proxy-socket', SOCKET] });
   const shardRoot = path.join(dir, 'root');
-  let proxy;
+  const proxies = [];
   const c = client(shard.url, { token: shard.token });
   try {
-    proxy = await startProxy(shardRoot, path.join(dir, 'proxy'));
+    // One proxy per hop, both up for the whole run; the one not under load is idle.
+    const hops = [
+      { name: 'unix socket', short: 'socket', proxy: await startProxy(shardRoot, path.join(dir, 'proxy-socket'), ['--shard-socket', `root=${path.join(shardRoot, SOCKET)}`]) },
+      { name: 'TLS', short: 'tls', proxy: await startProxy(shardRoot, path.join(dir, 'proxy-tls')) },
+    ];
+    proxies.push(...hops.map((h) => h.proxy));
     let res = await c.request('POST', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', {
       apiVersion: 'tenancy.kcp.io/v1alpha1',
       kind: 'Workspace',
@@ -111,44 +121,57 @@ export async function run(ctx) {
     }
     const headers = { Authorization: `Bearer ${shard.token}`, Accept: 'application/json' };
     const directUrl = `${shard.url}${CM_PATH}/bench-get`;
-    const proxyUrl = `${proxy.url}${CM_PATH}/bench-get`;
     await load({ ...ctx, durationS: 2 }, directUrl, headers);
-    await load({ ...ctx, durationS: 2 }, proxyUrl, headers);
+    for (const hop of hops) {
+      hop.url = `${hop.proxy.url}${CM_PATH}/bench-get`;
+      hop.runs = [];
+      hop.proxyCpu = [];
+      await load({ ...ctx, durationS: 2 }, hop.url, headers);
+    }
     const d = [];
-    const p = [];
-    const proxyCpu = [];
     for (let i = 0; i < ctx.runs; i++) {
       d.push(await withServerCpu(shard.child.pid, () => load(ctx, directUrl, headers)));
-      // Shard and proxy CPU over the same proxied run.
-      const proxyBefore = procCpuMs(proxy.child.pid);
-      const viaProxy = await withServerCpu(shard.child.pid, () => load(ctx, proxyUrl, headers));
-      p.push(viaProxy);
-      proxyCpu.push(((procCpuMs(proxy.child.pid) - proxyBefore) * 1000) / viaProxy.requests);
-      log(`  run ${i + 1}: direct ${d.at(-1).rps.toFixed(0)} req/s, through the proxy ${p.at(-1).rps.toFixed(0)} req/s (proxy ${proxyCpu.at(-1).toFixed(0)} µs CPU/req)`);
+      const line = [`direct ${d.at(-1).rps.toFixed(0)} req/s (shard ${d.at(-1).cpuUsPerReq.toFixed(0)} µs CPU/req)`];
+      for (const hop of hops) {
+        // Shard and proxy CPU over the same proxied run.
+        const proxyBefore = procCpuMs(hop.proxy.child.pid);
+        const viaProxy = await withServerCpu(shard.child.pid, () => load(ctx, hop.url, headers));
+        hop.runs.push(viaProxy);
+        hop.proxyCpu.push(((procCpuMs(hop.proxy.child.pid) - proxyBefore) * 1000) / viaProxy.requests);
+        line.push(`via proxy (${hop.short} hop) ${viaProxy.rps.toFixed(0)} req/s (shard ${viaProxy.cpuUsPerReq.toFixed(0)} + proxy ${hop.proxyCpu.at(-1).toFixed(0)} µs)`);
+      }
+      log(`  run ${i + 1}: ${line.join(', ')}`);
     }
-    const bad = p.reduce((a, x) => a + x.non2xx + x.errors, 0);
-    if (bad) log(`  WARNING: ${bad} GETs through the proxy failed`);
-    const { lags, direct } = await indexLag(shard, proxy, c, 10);
+    for (const hop of hops) {
+      const bad = hop.runs.reduce((a, x) => a + x.non2xx + x.errors, 0);
+      if (bad) log(`  WARNING: ${bad} GETs through the proxy (${hop.name} hop) failed`);
+      hop.bad = bad;
+    }
+    const { lags, direct } = await indexLag(shard, hops[0].proxy, c, 10);
     log(`  index lag (create -> routed), ms: shard ${direct.map((x) => x.toFixed(0)).join(' ')}; proxy ${lags.map((x) => x.toFixed(0)).join(' ')}`);
+    const directCpu = median(d.map((x) => x.cpuUsPerReq));
     return [
-      {
-        name: `GET 1 KB ConfigMap in ${WS} through front-proxy, 8 conns`,
+      ...hops.map((hop) => ({
+        name: `GET 1 KB ConfigMap in ${WS} through front-proxy (${hop.name} hop to the shard), 8 conns`,
         unit: 'rate',
-        kcpt: median(p.map((x) => x.rps)),
+        kcpt: median(hop.runs.map((x) => x.rps)),
         baseline: median(d.map((x) => x.rps)),
-        baselineName: 'same GET direct to the shard',
+        baselineName: 'same GET direct to the shard, same run',
         target: { kind: 'ratio', min: 0.7 },
-        runs: { kcpt: p.map((x) => x.rps), baseline: d.map((x) => x.rps) },
-        note: `CPU/req: shard ${median(d.map((x) => x.cpuUsPerReq)).toFixed(0)} µs direct; proxied: shard ${median(p.map((x) => x.cpuUsPerReq)).toFixed(0)} µs + proxy ${median(proxyCpu).toFixed(0)} µs`,
+        runs: { kcpt: hop.runs.map((x) => x.rps), baseline: d.map((x) => x.rps) },
+        note: `CPU/req: shard ${directCpu.toFixed(0)} µs direct; proxied over ${hop.name}: shard ${median(hop.runs.map((x) => x.cpuUsPerReq)).toFixed(0)} µs + proxy ${median(hop.proxyCpu).toFixed(0)} µs`,
         extra: {
-          kcptP50: median(p.map((x) => x.p50)),
-          kcptP99: median(p.map((x) => x.p99)),
+          hop: hop.short,
+          kcptP50: median(hop.runs.map((x) => x.p50)),
+          kcptP99: median(hop.runs.map((x) => x.p99)),
           rawP50: median(d.map((x) => x.p50)),
           rawP99: median(d.map((x) => x.p99)),
-          proxyCpuUs: median(proxyCpu),
-          errors: bad,
+          shardCpuUs: median(hop.runs.map((x) => x.cpuUsPerReq)),
+          shardDirectCpuUs: directCpu,
+          proxyCpuUs: median(hop.proxyCpu),
+          errors: hop.bad,
         },
-      },
+      })),
       {
         name: 'front-proxy index lag: Workspace created -> routed',
         unit: 'ms',
@@ -161,7 +184,7 @@ export async function run(ctx) {
     ];
   } finally {
     c.close();
-    await proxy?.stop();
+    for (const proxy of proxies) await proxy.stop();
     await shard.stop();
   }
 }

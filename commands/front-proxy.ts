@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { parseShardSockets } from '../src/engine/front-proxy/shard-sockets.js';
 import { runFrontProxy } from '../src/cli/front-proxy/run-front-proxy.js';
 
 export default class FrontProxy extends Command {
@@ -22,6 +23,11 @@ export default class FrontProxy extends Command {
     'bind-address': Flags.string({ default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' }),
     'mapping-file': Flags.string({ description: 'kcp\'s YAML list of {path, backend[, backend_server_ca]}: path prefixes sent to fixed backends; a /clusters entry keeps the workspace resolver on.' }),
     'shards-ca-file': Flags.string({ description: 'CA the shards serve with (default: the CA of --root-kubeconfig).' }),
+    'shard-socket': Flags.string({
+      multiple: true,
+      description:
+        'NAME=PATH (repeatable): reach shard NAME over the unix socket it serves with --proxy-socket PATH, in plaintext, instead of over TLS (shards on this machine). A missing socket answers 503 for that shard.',
+    }),
     'tls-cert-file': Flags.string({ description: 'Serving certificate (PEM) instead of one issued from <root-directory>/ca.crt.' }),
     'tls-private-key-file': Flags.string({ description: 'Private key of --tls-cert-file.' }),
     'home-workspaces-root-prefix': Flags.string({ default: 'root:users', description: 'The shards\' home workspace prefix (for user:<name> and ~).' }),
@@ -31,6 +37,12 @@ export default class FrontProxy extends Command {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(FrontProxy);
+    let shardSockets: Map<string, string>;
+    try {
+      shardSockets = parseShardSockets(flags['shard-socket'] ?? []);
+    } catch (err) {
+      this.error((err as Error).message, { exit: 2 });
+    }
     await runFrontProxy(
       {
         rootKubeconfig: flags['root-kubeconfig'],
@@ -40,6 +52,7 @@ export default class FrontProxy extends Command {
         bindAddress: flags['bind-address'],
         mappingFile: flags['mapping-file'],
         shardsCaFile: flags['shards-ca-file'],
+        shardSockets,
         tlsCertFile: flags['tls-cert-file'],
         tlsPrivateKeyFile: flags['tls-private-key-file'],
         homes: {

@@ -4,6 +4,7 @@
  * API call.
  */
 import { readFile } from 'node:fs/promises';
+import type http from 'node:http';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ensureServingCertificates } from './auth/certificates.js';
@@ -73,6 +74,7 @@ import { ROOT_SHARD } from './tenancy/names.js';
 import { readShardCredentials, ShardClient } from './shards/shard-client.js';
 import { DelegatedTokenAuthenticator } from './shards/delegated-authenticator.js';
 import { LocalShardDirectory, RemoteShardDirectory, type ShardDirectory } from './shards/shard-directory.js';
+import { listenProxySocket, proxySocketPath, type ProxySocket } from './shards/proxy-socket.js';
 import { keepRegistering, shardObject } from './shards/shard-registration.js';
 import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
 import { SharingReplica } from './shards/sharing-replica.js';
@@ -122,6 +124,11 @@ export interface ServerOptions {
   shardExternalUrl?: string;
   /** Where this shard's virtual workspaces are reached (default: the base URL). */
   shardVirtualWorkspaceUrl?: string;
+  /**
+   * Also serve plaintext HTTP on this unix socket (relative: inside the root directory; mode 0600), for a
+   * front-proxy on the same machine (`kcpt front-proxy --shard-socket NAME=PATH`).
+   */
+  proxySocket?: string;
 }
 
 export interface RunningServer {
@@ -147,6 +154,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Read before anything is opened: a wrong kubeconfig is a start-up error, not a shard that cannot reach root.
   const rootCredentials = options.rootShardKubeconfig && !isRootShard ? readShardCredentials(options.rootShardKubeconfig) : undefined;
   const root = await prepareRootDirectory(options.rootDirectory, { onWarning: (m) => log(`warning: ${m}`) });
+  const socketPath = options.proxySocket ? proxySocketPath(root, options.proxySocket) : undefined;
   const releaseLock = acquireRootLock(root);
   const cleanups: Array<() => void | Promise<void>> = [releaseLock];
   try {
@@ -363,11 +371,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     app.all('*', (request, reply) => routeRequest(services, request, reply));
 
     await app.listen({ port: options.securePort, host: options.bindAddress });
+    let proxySocket: ProxySocket | undefined;
     cleanups.unshift(async () => {
       // Watches never finish by themselves: end them so app.close() only waits for real in-flight requests.
       for (const end of services.watches) end();
-      await app.close();
+      await Promise.all([app.close(), proxySocket?.close()]);
     });
+    if (socketPath) proxySocket = await listenProxySocket(socketPath, requestHandlerOf(app));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.securePort;
     const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
@@ -626,6 +636,13 @@ function buildHttpApp(
     return sendStatusError(reply, status);
   });
   return app;
+}
+
+/** The handler fastify serves its HTTPS listener with, to serve the proxy socket with the very same one. */
+function requestHandlerOf(app: FastifyInstance): http.RequestListener {
+  const listeners = app.server.listeners('request');
+  if (listeners.length !== 1) throw new Error(`expected fastify's one request handler on its server, found ${listeners.length}`);
+  return listeners[0] as http.RequestListener;
 }
 
 function trimSlash(url: string | undefined): string | undefined {

@@ -8,6 +8,7 @@
  *   admin.kubeconfig     kcp-admin, shard-admin (and user) through the front-proxy
  *   shards/root/ …       the root shard's own root directory; shards/shard-1/ … for the others
  *   front-proxy/         the proxy's serving certificate
+ *   shards/<name>/proxy.sock  the shard's plaintext unix socket the proxy forwards over (no TLS on that hop)
  *
  * Every shard's externalURL is the proxy and its virtualWorkspaceURL `<proxy>/shards/<name>`, so Workspace URLs,
  * WorkspaceType virtual workspace URLs and endpoint slice URLs all point through the proxy.
@@ -25,6 +26,7 @@ import { parse, stringify } from 'yaml';
 import { ensureServingCertificates, CA_CERT_FILE, CA_KEY_FILE } from '../../engine/auth/certificates.js';
 import { acquireRootLock, prepareRootDirectory } from '../../engine/auth/root-directory.js';
 import type { ServerOptions } from '../../engine/server.js';
+import { fitsSocketPath } from '../../engine/shards/proxy-socket.js';
 import { kcptEntry } from '../server/package-root.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
 import { clusterShardNames, serverArgv, shardEtcdServers, type StartFlagValues } from './flags.js';
@@ -32,10 +34,12 @@ import type { StartOutput } from './run-start.js';
 
 export const ROOT_SHARD = 'root';
 const SHARD_KUBECONFIG = 'root-shard.kubeconfig';
+/** Each shard's plaintext socket for the proxy, in its own directory. */
+const PROXY_SOCKET_FILE = 'proxy.sock';
 const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
 /** Flags the cluster sets per shard itself. */
 const perShardFlags = new Set([
-  'root-directory', 'secure-port', 'shards', 'storage',
+  'root-directory', 'secure-port', 'shards', 'storage', 'proxy-socket',
   'etcd-servers', 'etcd-prefix', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'shard-etcd-servers',
 ]);
 
@@ -71,8 +75,17 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
     const etcdOf = shardEtcdServersOf(values, count);
     const dirOf = (name: string) => memberDirectory(root, path.join('shards', name));
     const inherited = serverArgv(Object.fromEntries(Object.entries(values).filter(([k]) => !perShardFlags.has(k))));
+    // Each shard also serves the proxy on a unix socket in its directory: the proxy → shard hop without TLS.
+    const socketOf = (name: string) => {
+      const socket = path.join(dirOf(name), PROXY_SOCKET_FILE);
+      if (fitsSocketPath(socket)) return socket;
+      out.log(`note: ${socket} is too long for a unix socket: the front-proxy reaches shard ${name} over TLS`);
+      return undefined;
+    };
+    const sockets = new Map(names.flatMap((name) => { const s = socketOf(name); return s ? [[name, s] as const] : []; }));
     const argvOf = (name: string, i: number) => [
       ...inherited,
+      ...(sockets.has(name) ? ['--proxy-socket', PROXY_SOCKET_FILE] : []),
       '--root-directory', dirOf(name),
       '--secure-port', String(ports[i + 1]),
       '--shard-external-url', proxyUrl,
@@ -100,6 +113,7 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
       securePort: ports[0]!,
       bindAddress: options.bindAddress,
       kubeconfigPath: path.join(root, 'admin.kubeconfig'),
+      shardSockets: sockets,
       homes: {
         prefix: options.homeWorkspacesRootPrefix ?? 'root:users',
         levels: options.homeWorkspacesBucketLevels ?? 2,

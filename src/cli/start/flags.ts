@@ -98,6 +98,12 @@ export const startFlagSpecs: StartFlagSpec[] = [
   { name: 'shard-external-url', type: 'string', description: 'URL workspace URLs point at, e.g. the front-proxy (default: the base URL).' },
   { name: 'shard-virtual-workspace-url', type: 'string', description: "URL of this shard's virtual workspaces (default: the base URL)." },
   {
+    name: 'proxy-socket',
+    type: 'string',
+    description:
+      'Also serve plaintext HTTP on this unix socket (mode 0600, inside --root-directory; relative paths are taken from there) for a front-proxy on the same machine: `kcpt front-proxy --shard-socket NAME=PATH` forwards over it without TLS. Bearer tokens are authenticated as on HTTPS.',
+  },
+  {
     name: 'shards',
     type: 'integer',
     min: 1,
@@ -205,6 +211,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     shardBaseUrl: str('shard-base-url'),
     shardExternalUrl: str('shard-external-url'),
     shardVirtualWorkspaceUrl: str('shard-virtual-workspace-url'),
+    proxySocket: str('proxy-socket'),
     rootDirectory: str('root-directory')!,
     securePort: int('secure-port'),
     bindAddress: str('bind-address')!,

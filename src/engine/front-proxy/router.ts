@@ -161,7 +161,7 @@ export class FrontProxyRouter {
       const now = Date.now();
       if (now - (this.loggedUnreachable.get(backend.baseURL) ?? 0) >= UNREACHABLE_LOG_INTERVAL_MS) {
         this.loggedUnreachable.set(backend.baseURL, now);
-        this.deps.log(`front-proxy: ${req.method} ${req.url}: ${what} (${backend.baseURL}) unreachable: ${err.message} (answering 503)`);
+        this.deps.log(`front-proxy: ${req.method} ${req.url}: ${what} (${backend.address}) unreachable: ${err.message} (answering 503)`);
       }
       sendStatus(res, serviceUnavailable('Not available.'));
     });

@@ -36,6 +36,12 @@ export interface FrontProxyOptions {
   tlsPrivateKeyFile?: string;
   /** Where to write the proxy's admin.kubeconfig (default `<root-directory>/admin.kubeconfig`). */
   kubeconfigPath?: string;
+  /**
+   * Shard name → unix socket the shard serves plaintext on (its `--proxy-socket`): requests for that shard go
+   * there instead of over TLS to its baseURL. For shards on this machine only; a socket that is missing makes
+   * the shard's workspaces answer 503, like a shard that is down.
+   */
+  shardSockets?: ReadonlyMap<string, string>;
   /** Home workspace layout of the shards (for `user:<name>` and `~`). */
   homes?: HomeOptions;
   log?: (line: string) => void;
@@ -84,9 +90,15 @@ async function serve(
   const controller = new IndexController({ credentials, shardsCaPem, log }, new ShardIndex(homes));
   const backendTls = { caPem: shardsCaPem ?? credentials.caPem, insecure: credentials.insecure };
   const backends = new Map<string, Backend>();
+  const shardSockets = options.shardSockets ?? new Map<string, string>();
+  // The shard a base URL belongs to, for its socket (asked once per base URL: backends are kept).
+  const socketOf = (baseURL: string) => {
+    const shard = controller.index.shardNames().find((name) => controller.index.baseURLOf(name) === baseURL);
+    return shard === undefined ? undefined : shardSockets.get(shard);
+  };
   const backendFor = (baseURL: string, caPem?: string) => {
     let backend = backends.get(baseURL);
-    if (!backend) backends.set(baseURL, (backend = new Backend(baseURL, caPem ? { caPem } : backendTls)));
+    if (!backend) backends.set(baseURL, (backend = new Backend(baseURL, caPem ? { caPem } : backendTls, caPem ? undefined : socketOf(baseURL))));
     return backend;
   };
   const reviewClient = new ShardClient(credentials);
