@@ -5,7 +5,7 @@
 //
 //   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
-//   (ws-create: --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
+//   (ws-create: [--warmup N untimed flat ones first] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
 //    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
 //    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
@@ -179,7 +179,7 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
 }
 
 /** ws-create / ws-delete: the server profiles itself only while the measured phase runs. */
-async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
+async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep }) {
   const dir = tempDir('kcpt-bench-prof-');
   const file = path.join(dir, `${kind}.cpuprofile`);
   const server = await startHooked({ rootDir: dir, timeoutMs: 60_000 });
@@ -189,6 +189,8 @@ async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
   try {
     const common = { server, c, agent, basePath: 'root', concurrency: 16 };
     if (kind === 'ws-create' || kind === 'ws-create-flat') {
+      // Untimed, unprofiled workspaces first: a fresh server pays ~30 % more per workspace while V8 tiers up.
+      if (warmup > 0) await createWorkspaces({ ...common, prefix: 'w', plan: flatPlan(warmup) });
       await server.hook('profile-start');
       const plan = kind === 'ws-create' ? treePlan(wsCount, 7) : flatPlan(wsCount);
       const r = await createWorkspaces({ ...common, prefix: 'p', plan });
@@ -215,10 +217,10 @@ async function profileWorkspaces(kind, { wsCount = 3000, top, keep }) {
   else removeDir(dir);
 }
 
-export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount } = {}) {
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup } = {}) {
   for (const kind of kinds) {
     if (kind.startsWith('ws-')) {
-      await profileWorkspaces(kind, { wsCount, top, keep });
+      await profileWorkspaces(kind, { wsCount, warmup, top, keep });
       continue;
     }
     const dir = tempDir('kcpt-bench-prof-');
@@ -258,6 +260,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       keep: { type: 'boolean', default: false },
       'node-load': { type: 'boolean', default: false },
       'ws-count': { type: 'string', default: '3000' },
+      warmup: { type: 'string', default: '0' },
     },
   });
   await profileAll({
@@ -268,5 +271,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     useWrk: !values['node-load'] && Boolean(findWrk()),
     pad: 724,
     wsCount: Number(values['ws-count']),
+    warmup: Number(values.warmup),
   });
 }

@@ -16,10 +16,12 @@
 //    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
-//                            [--concurrency C] [--runs N] [--warmup N] [--wildcard-watch] [--json FILE]
+//                            [--concurrency C] [--runs N] [--warmup N] [--wildcard-watch] [--http1] [--json FILE]
+//   (the client posts and watches over one HTTP/2 connection, as kubectl and client-go do; --http1: over HTTP/1.1,
+//    a keep-alive pool for requests and a TLS connection per watch, as client-node)
 //   (--warmup N: N untimed flat workspaces before the rate phases b. and c.; default 0)
 //   (--wildcard-watch: b. and c. see Ready through one shard-admin watch of /clusters/* — as a controller does —
-//    instead of one watch per parent, each on its own TLS connection as client-go opens them over HTTP/1.1)
+//    instead of one watch per parent)
 //   node bench/workspaces.js --delete-only [--delete-count N] [--runs N]   (only h., on a fresh server, N runs)
 //   (also `npm run bench -- --only workspaces --ws-count N --ws-delete-count N`)
 import { existsSync, statSync, writeFileSync } from 'node:fs';
@@ -188,7 +190,7 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
 async function deletionPhase(dir, o, keysBefore, watchAgent, othersCount) {
   const fig = {};
   const server = await startMeasured(dir);
-  const c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
+  const c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: !o.http1 });
   try {
     const r = await createWorkspaces({
       server,
@@ -258,7 +260,7 @@ export async function runWorkspaces(options = {}) {
   try {
     // ---- one server: latency, rates, mass creation, memory ----
     server = await startMeasured(dir);
-    c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4 });
+    c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: !o.http1 });
     const created = { count: 0 };
     const mem0 = await server.memory();
     fig.rssEmpty = mem0.rss;
@@ -416,7 +418,7 @@ export function workspaceRows(f) {
       baseline: f.rawRate,
       baselineName: 'same rows, raw SQLite',
       target: { kind: 'min', min: 500 },
-      note: `p50 ${f.flat.p50.toFixed(1)} ms, p99 ${f.flat.p99.toFixed(1)} ms with ${f.options.concurrency} in flight; server CPU ${fmtNum(f.flat.cpuUs)} us/ws`,
+      note: `p50 ${f.flat.p50.toFixed(1)} ms, p99 ${f.flat.p99.toFixed(1)} ms with ${f.options.concurrency} in flight; server CPU ${fmtNum(f.flat.cpuUs)} us/ws; ${transportOf(f.options)}`,
     },
     {
       name: `WS create, tree fan-out ${f.options.fanout} (${fmtNum(f.tree.n)})`,
@@ -425,7 +427,7 @@ export function workspaceRows(f) {
       baseline: f.rawRate,
       baselineName: 'same rows, raw SQLite',
       target: { kind: 'min', min: 500 },
-      note: `p50 ${f.tree.p50.toFixed(1)} ms, p99 ${f.tree.p99.toFixed(1)} ms; server CPU ${fmtNum(f.tree.cpuUs)} us/ws`,
+      note: `p50 ${f.tree.p50.toFixed(1)} ms, p99 ${f.tree.p99.toFixed(1)} ms; server CPU ${fmtNum(f.tree.cpuUs)} us/ws; ${transportOf(f.options)}`,
     },
     {
       name: 'WS create -> Ready p50 (one at a time)',
@@ -500,6 +502,12 @@ export async function run(ctx) {
   return rows;
 }
 
+/** How the rate phases' client talked to kcpt, for the table's notes. */
+function transportOf(o) {
+  const watches = o.wildcardWatch ? 'one /clusters/* watch' : 'a watch per parent';
+  return o.http1 ? `HTTP/1.1, ${watches} (a TLS connection each)` : `HTTP/2, one connection, ${watches}`;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { values } = parseArgs({
     options: {
@@ -509,6 +517,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'delete-count': { type: 'string' },
       warmup: { type: 'string' },
       'wildcard-watch': { type: 'boolean' },
+      http1: { type: 'boolean' },
       fanout: { type: 'string' },
       concurrency: { type: 'string' },
       runs: { type: 'string' },
@@ -533,6 +542,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     deleteCount: num(values['delete-count'], d.deleteCount),
     warmup: num(values.warmup, d.warmup),
     wildcardWatch: values['wildcard-watch'] ?? false,
+    http1: values.http1 ?? false,
     fanout: num(values.fanout, d.fanout),
     concurrency: num(values.concurrency, d.concurrency),
     runs: num(values.runs, 3),

@@ -8,6 +8,7 @@
 //   node bench/ws-pairs.js [--count 1500]
 //   node bench/ws-pairs.js --pairs 3 --other /path/to/other/checkout [--count 1500]
 //   --tree-first: the tree phase before the flat one (does the first phase pay the JIT's warm-up?)
+//   --http2: the client's requests and watches share one HTTP/2 connection (as client-go's); default HTTP/1.1
 //   --wildcard-watch: Ready seen by one watch of every workspace instead of one per parent (workspace-driver.js)
 import https from 'node:https';
 import os from 'node:os';
@@ -19,7 +20,7 @@ import { client, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, flatPlan, treePlan } from './lib/workspace-driver.js';
 import { procCpuMs, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' }, http2: { type: 'boolean' } } });
 const count = Number(values.count ?? 1500);
 const self = fileURLToPath(import.meta.url);
 
@@ -31,7 +32,7 @@ if (values.pairs) {
   for (let i = 0; i < Number(values.pairs); i++) {
     // Alternate who goes first, so a load trend does not favour one side.
     for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-      const flags = ['wildcard-watch', 'tree-first'].filter((f) => values[f]).map((f) => `--${f}`);
+      const flags = ['wildcard-watch', 'tree-first', 'http2'].filter((f) => values[f]).map((f) => `--${f}`);
       const args = [side.script, '--count', String(count), ...flags];
       const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
       console.log(JSON.stringify({ side: side.name, pair: i + 1, ...JSON.parse(out.trim().split('\n').pop()) }));
@@ -43,7 +44,7 @@ if (values.pairs) {
   const nodeArgs = (process.env.KCPT_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const server = await startKcpt({ rootDir: dir, timeoutMs: 120_000, nodeArgs });
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
-  const c = client(server.url, { token: server.token, maxSockets: 20 });
+  const c = client(server.url, { token: server.token, maxSockets: 20, http2: values.http2 ?? false });
   const common = { server, c, agent, basePath: 'root', concurrency: 16, wildcardWatch: values['wildcard-watch'] ?? false };
   const result = { load: os.loadavg()[0].toFixed(1) };
   try {

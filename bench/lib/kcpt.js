@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import http2 from 'node:http2';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -103,7 +104,14 @@ export async function startHooked({ rootDir = tempDir(), nodeArgs = [], ...rest 
 }
 
 /** A keep-alive HTTPS client bound to one kcpt (or raw) server. */
-export function client(baseUrl, { token, maxSockets = 16 } = {}) {
+/**
+ * A client of one kcpt: request(method, path, body, headers) → {status, headers, body}, json(…) → parsed body.
+ * Over HTTP/1.1 (a keep-alive pool of maxSockets connections, as client-node) or, with `http2`, one HTTP/2
+ * connection carrying every request and watch (as client-go and kubectl talk to a server that offers h2); then
+ * `session` is that connection, for watches (workspace-driver.js).
+ */
+export function client(baseUrl, { token, maxSockets = 16, http2: useHttp2 = false } = {}) {
+  if (useHttp2) return http2Client(baseUrl, { token });
   const agent = new https.Agent({ keepAlive: true, maxSockets, rejectUnauthorized: false });
   const u = new URL(baseUrl);
   function request(method, pathName, body, headers = {}) {
@@ -140,6 +148,38 @@ export function client(baseUrl, { token, maxSockets = 16 } = {}) {
     return JSON.parse(res.body.toString('utf8'));
   }
   return { request, json, agent, close: () => agent.destroy() };
+}
+
+function http2Client(baseUrl, { token }) {
+  const session = http2.connect(baseUrl, { rejectUnauthorized: false });
+  // An idle session must not keep the bench's process alive.
+  session.unref();
+  session.on('error', () => {});
+  function request(method, pathName, body, headers = {}) {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+      const stream = session.request({
+        ':method': method,
+        ':path': pathName,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(payload !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        ...headers,
+      });
+      const chunks = [];
+      let responseHeaders = {};
+      stream.on('response', (h) => (responseHeaders = h));
+      stream.on('data', (c) => chunks.push(c));
+      stream.on('end', () => resolve({ status: responseHeaders[':status'], headers: responseHeaders, body: Buffer.concat(chunks) }));
+      stream.on('error', reject);
+      stream.end(payload);
+    });
+  }
+  async function json(method, pathName, body, headers) {
+    const res = await request(method, pathName, body, headers);
+    if (res.status >= 300) throw new Error(`${method} ${pathName}: HTTP ${res.status} ${res.body.toString().slice(0, 300)}`);
+    return JSON.parse(res.body.toString('utf8'));
+  }
+  return { request, json, session, close: () => session.close() };
 }
 
 /** Runs fn over items with at most `concurrency` in flight. */

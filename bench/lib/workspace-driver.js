@@ -3,6 +3,7 @@
 // (opened, before the parent's first child is posted, from the resourceVersion of a one-item LIST of the parent's
 // workspaces, so nothing is missed). A closed loop keeps `concurrency` workspaces in flight (posted, not yet seen
 // Ready); a child is posted only once its parent is Ready (its path resolves from then on).
+import http2 from 'node:http2';
 import https from 'node:https';
 import tls from 'node:tls';
 import { client } from './kcpt.js';
@@ -23,7 +24,8 @@ export const WS_API = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
  * (default: all; skipping the JSON.parse of uninteresting events keeps the bench's CPU off the server's cores).
  * onLine(line) sees every line. Returns {close()}; errors before close() go to onError.
  */
-export function openWatch({ url, token, agent }, path, onEvent, onError, { wanted, onLine } = {}) {
+export function openWatch({ url, token, agent, session }, path, onEvent, onError, { wanted, onLine } = {}) {
+  if (session) return openHttp2Watch(session, token, path, onEvent, onError, { wanted, onLine });
   const u = new URL(url);
   let closed = false;
   const req = https.request(
@@ -45,22 +47,7 @@ export function openWatch({ url, token, agent }, path, onEvent, onError, { wante
         res.on('end', () => !closed && onError(new Error(`watch ${path}: HTTP ${res.statusCode} ${body.slice(0, 300)}`)));
         return;
       }
-      let buf = '';
-      res.on('data', (chunk) => {
-        if (closed) return;
-        const now = performance.now();
-        buf += chunk;
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (!line.trim()) continue;
-          onLine?.(line);
-          if (line.startsWith('{"type":"ERROR"')) return onError(new Error(`watch ${path}: ${line.slice(0, 300)}`));
-          if (wanted && !wanted(line)) continue;
-          onEvent(JSON.parse(line), now);
-        }
-      });
+      res.on('data', eventLines(path, () => closed, onEvent, onError, { wanted, onLine }));
       res.on('end', () => !closed && onError(new Error(`watch ${path} ended by the server`)));
       res.on('error', (err) => !closed && onError(err));
     },
@@ -71,6 +58,52 @@ export function openWatch({ url, token, agent }, path, onEvent, onError, { wante
     close() {
       closed = true;
       req.destroy();
+    },
+  };
+}
+
+/** A 'data' listener splitting a watch's stream into events (see openWatch). */
+function eventLines(path, isClosed, onEvent, onError, { wanted, onLine }) {
+  let buf = '';
+  return (chunk) => {
+    if (isClosed()) return;
+    const now = performance.now();
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      onLine?.(line);
+      if (line.startsWith('{"type":"ERROR"')) return onError(new Error(`watch ${path}: ${line.slice(0, 300)}`));
+      if (wanted && !wanted(line)) continue;
+      onEvent(JSON.parse(line), now);
+    }
+  };
+}
+
+/** openWatch as a stream of an HTTP/2 session: no connection (and no TLS handshake) of its own. */
+function openHttp2Watch(session, token, path, onEvent, onError, options) {
+  let closed = false;
+  const stream = session.request({ ':method': 'GET', ':path': path, authorization: `Bearer ${token}`, accept: 'application/json' });
+  stream.setEncoding('utf8');
+  stream.on('response', (headers) => {
+    const status = headers[':status'];
+    if (status === 200) {
+      stream.on('data', eventLines(path, () => closed, onEvent, onError, options));
+      stream.on('end', () => !closed && onError(new Error(`watch ${path} ended by the server`)));
+      return;
+    }
+    let body = '';
+    stream.on('data', (d) => (body += d));
+    stream.on('end', () => !closed && onError(new Error(`watch ${path}: HTTP ${status} ${body.slice(0, 300)}`)));
+  });
+  stream.on('error', (err) => !closed && onError(err));
+  stream.end();
+  return {
+    close() {
+      closed = true;
+      stream.close(http2.constants.NGHTTP2_CANCEL);
     },
   };
 }
@@ -154,7 +187,8 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
   let failure;
   let readyCount = 0;
   let lastProgress = performance.now();
-  const watchCtx = { url: server.url, token: server.token, agent };
+  // Over HTTP/2 (c.session) every watch is a stream of the client's one connection.
+  const watchCtx = { url: server.url, token: server.token, agent, session: c.session };
   const fail = (err) => {
     failure ??= err;
     for (const w of waiting.values()) w.resolve();
@@ -211,7 +245,7 @@ export async function createWorkspaces({ server, c, agent, basePath, prefix, pla
   const openWildcardWatch = async () => {
     // Wildcard requests are for the shard's privileged clients (kcp-admin is refused, as in kcp): shard-admin's token.
     const token = server.shardToken;
-    const privileged = client(server.url, { token, maxSockets: 1 });
+    const privileged = client(server.url, { token, maxSockets: 1, http2: Boolean(c.session) });
     const rv = await collectionRv(privileged, `/clusters/*${WS_API}`).finally(() => privileged.close());
     const onEvent = (ev, now) => {
       const obj = ev.object;

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ensureServingCertificates } from './auth/certificates.js';
 import { writeAdminKubeconfig, type AdminKubeconfigDocument } from './auth/kubeconfig.js';
 import { acquireRootLock, prepareRootDirectory } from './auth/root-directory.js';
@@ -585,8 +585,13 @@ function buildHttpApp(
   metrics: RequestMetrics,
   durable: () => Promise<void> | undefined,
 ): FastifyInstance {
+  // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
+  // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
   const app = Fastify({
-    https: tls,
+    // HTTP/2 where the client offers it (kubectl and client-go do, over ALPN): one connection carries every request
+    // and watch of a client, as with kube-apiserver; HTTP/1.1 clients (client-node, curl --http1.1) are served too.
+    http2: true,
+    https: { ...tls, allowHTTP1: true },
     bodyLimit: maxRequestBodyBytes,
     logger: false,
     // Watches are long-lived; only idle keep-alive sockets are timed out.
@@ -594,12 +599,13 @@ function buildHttpApp(
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
-    frameworkErrors: (err, _request, reply) => {
+    frameworkErrors: (err, _request, h2reply) => {
+      const reply = h2reply as unknown as FastifyReply;
       const code = (err as { code?: string }).code;
       if (code === 'FST_ERR_BAD_URL') return sendStatusError(reply, badRequest(`invalid path: ${err.message}`));
-      return sendStatusError(reply, toStatusError(err));
+      return sendStatusError(reply, toStatusError(err as Error));
     },
-  });
+  }) as unknown as FastifyInstance;
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));

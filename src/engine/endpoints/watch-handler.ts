@@ -40,7 +40,7 @@ export async function streamWatch(
   const timeoutSeconds = parseTimeoutSeconds(req.query);
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
   raw.flushHeaders();
   let first = true;
   const render = { accept: req.accept, query: req.query };

@@ -237,7 +237,7 @@ export class WorkspaceIndex {
 
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
     raw.flushHeaders();
     const table = wantsTable(req.accept);
     const render = { accept: req.accept, query: req.query };
