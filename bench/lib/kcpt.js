@@ -142,12 +142,7 @@ export function client(baseUrl, { token, maxSockets = 16, http2: useHttp2 = fals
       req.end(payload);
     });
   }
-  async function json(method, pathName, body, headers) {
-    const res = await request(method, pathName, body, headers);
-    if (res.status >= 300) throw new Error(`${method} ${pathName}: HTTP ${res.status} ${res.body.toString().slice(0, 300)}`);
-    return JSON.parse(res.body.toString('utf8'));
-  }
-  return { request, json, agent, close: () => agent.destroy() };
+  return { request, json: jsonOver(request), agent, close: () => agent.destroy() };
 }
 
 function http2Client(baseUrl, { token }) {
@@ -174,12 +169,16 @@ function http2Client(baseUrl, { token }) {
       stream.end(payload);
     });
   }
-  async function json(method, pathName, body, headers) {
+  return { request, json: jsonOver(request), session, close: () => session.close() };
+}
+
+/** json(method, path, body, headers): the parsed answer of `request`, or an error naming the status. */
+function jsonOver(request) {
+  return async (method, pathName, body, headers) => {
     const res = await request(method, pathName, body, headers);
     if (res.status >= 300) throw new Error(`${method} ${pathName}: HTTP ${res.status} ${res.body.toString().slice(0, 300)}`);
     return JSON.parse(res.body.toString('utf8'));
-  }
-  return { request, json, session, close: () => session.close() };
+  };
 }
 
 /** Runs fn over items with at most `concurrency` in flight. */
