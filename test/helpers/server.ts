@@ -94,10 +94,13 @@ export function startCommandHasFlag(flag: string): boolean {
 export const shardedClusterShards = 3;
 export const shardedEtcdShard = 'shard-2';
 
-/** The first of `count` consecutive ports that are all free right now. */
+/**
+ * The first of `count` consecutive ports that are all free right now, below Linux's ephemeral range (32768 and up):
+ * there the kernel hands ports to outgoing connections between our probe and the shard's listen.
+ */
 async function freePortRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    const base = 10_000 + Math.floor(Math.random() * 22_000);
     const probes = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
     if (probes.every(Boolean)) return base;
   }
@@ -122,8 +125,11 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
     throw new Error(`${entry} is missing: run \`npm run build\` before the e2e suites`);
   }
   const sharded = opts.sharded ?? (opts.storage === undefined && opts.etcd === undefined && process.env.KCPT_E2E_TOPOLOGY === 'sharded');
-  // A sharded cluster listens on the proxy's port and the shards' ports right after it.
-  const port = sharded ? await freePortRange(shardedClusterShards + 1) : await freePort();
+  // A sharded cluster listens on the proxy's port and the shards' ports right after it (also when a file asks
+  // for `--shards N` itself).
+  const shardsFlag = opts.extraArgs?.indexOf('--shards') ?? -1;
+  const shardCount = sharded ? shardedClusterShards : shardsFlag >= 0 ? Number(opts.extraArgs![shardsFlag + 1]) : 0;
+  const port = shardCount > 0 ? await freePortRange(shardCount + 1) : await freePort();
   const rootDir = opts.rootDir ?? (await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-')));
   const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
