@@ -247,6 +247,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     cleanups.unshift(() => replica.stop());
     apis.bound.useReplica(replica);
+    tenancy.workspaceTypes.useRemote(replica);
     const remoteReviews = new RemoteAccessReviews(shardClientFor, (cluster, name) => {
       if (store.get(`${EXPORTS_PREFIX}${cluster}/${name}`)) return undefined;
       const shard = replica.get('apiexports', cluster, name)?.shard;
@@ -258,7 +259,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
       ...apis.types,
     ];
-    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound });
+    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound, resolvePath: resolveAnyPath });
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);

@@ -21,8 +21,10 @@ export interface DefaultAPIsDeps {
   workspaceTypes: WorkspaceTypes;
   /** Every served type (the apis.kcp.io ones among them). */
   types: readonly ResourceType[];
-  /** What each cluster has bound (the catalogs' cache). */
+  /** What each cluster has bound (the catalogs' cache); also knows other shards' exports. */
   bound: BoundAPIs;
+  /** Resolves an export's path here or on another shard (a sharded deployment). */
+  resolvePath?(path: string): string | undefined;
 }
 
 function storedType(types: readonly ResourceType[], resource: string): ResourceType {
@@ -59,6 +61,12 @@ export class DefaultAPIs {
       logicalClusters: opts.logicalClusters,
       apiBindings: this.apiBindings,
       apiExports: this.apiExports,
+      exportOf: (cluster, name) => this.deps.bound.exportOf(cluster, name),
+      resolvePath: this.deps.resolvePath,
+      onRemoteExportChange: (listener) =>
+        this.deps.bound.onReplicaChange((kind) => {
+          if (kind === 'apiexports') listener();
+        }),
       onError: opts.onError,
     });
     this.controller.start();
