@@ -273,7 +273,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
     const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, defaultAPIs.indexWriter],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, ...defaultAPIs.indexWriters],
       garbageCollection: true,
       admission: admission.chain,
     });

@@ -43,6 +43,12 @@ import type { APIBinding, APIExport } from './types.js';
 const maintainedPrefix = '/kcpt/apibindings/maintained/';
 /** Workspaces not Ready yet (the workspace controller's markers): where a restart finds initializations to resume. */
 const pendingWorkspacesPrefix = '/kcpt/pending/workspaces/';
+/**
+ * `/kcpt/apibindings/initializing/<cluster>`: a LogicalCluster of this shard that lists the initializer. The markers
+ * above live with the Workspace, on its parent's shard: a shard hosting the LogicalCluster of a workspace of another
+ * shard finds its initializations to resume here.
+ */
+const initializingPrefix = '/kcpt/apibindings/initializing/';
 const INITIALIZER_TEXT = `"${APIBINDINGS_INITIALIZER}"`;
 const MAX_RETRY_MS = 30_000;
 
@@ -83,6 +89,24 @@ export function maintainedWorkspacesWriter(store: Store, workspaceTypes: Workspa
     if (before) return [];
     const aliases = aliasesOf(workspaceTypes, after.metadata?.annotations?.[TYPE_ANNOTATION]);
     return aliases && maintainsBindings(aliases) ? [{ type: 'create', key: marker, value: '{}' }] : [];
+  };
+}
+
+const listsInitializer = (lc: KubeObject | undefined) =>
+  lc !== undefined && ((lc.status as LogicalClusterView['status'])?.initializers ?? []).includes(APIBINDINGS_INITIALIZER);
+
+/** Marks, in the LogicalCluster's own commit, one that lists the initializer; drops the mark when it no longer does. */
+export function initializingClustersWriter(store: Store): IndexWriter {
+  return (key, before, after) => {
+    if (!key.startsWith(logicalClustersPrefix)) return [];
+    const now = listsInitializer(after);
+    if (listsInitializer(before) === now) return [];
+    const marker = `${initializingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
+    // Only at a transition: one lookup then.
+    const exists = store.get(marker) !== undefined;
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
+    if (!now && exists) return [{ type: 'delete', key: marker }];
+    return [];
   };
 }
 
@@ -146,6 +170,7 @@ export class DefaultAPIBindingsController {
       const cluster = ws ? (JSON.parse(ws.value) as { spec?: { cluster?: string } }).spec?.cluster : undefined;
       if (cluster && store.get(logicalClusterKey(cluster))?.value.includes(INITIALIZER_TEXT)) this.queue.add(cluster);
     }
+    for (const kv of store.list(initializingPrefix).items) this.queue.add(kv.key.slice(initializingPrefix.length));
   }
 
   stop(): void {

@@ -11,7 +11,7 @@ import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
 import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
 import type { BoundAPIs } from './bound-apis.js';
-import { DefaultAPIBindingsController, maintainedWorkspacesWriter } from './default-bindings-controller.js';
+import { DefaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
 
@@ -34,7 +34,7 @@ function storedType(types: readonly ResourceType[], resource: string): ResourceT
 }
 
 export class DefaultAPIs {
-  readonly indexWriter: IndexWriter;
+  readonly indexWriters: IndexWriter[];
   private readonly policies: MaximalPermissionPolicies;
   private readonly apiBindings: ResourceType;
   private readonly apiExports: ResourceType;
@@ -44,7 +44,7 @@ export class DefaultAPIs {
     this.apiBindings = storedType(deps.types, BINDINGS);
     this.apiExports = storedType(deps.types, EXPORTS);
     this.policies = new MaximalPermissionPolicies(deps.store, deps.bound, this.apiExports);
-    this.indexWriter = maintainedWorkspacesWriter(deps.store, deps.workspaceTypes);
+    this.indexWriters = [maintainedWorkspacesWriter(deps.store, deps.workspaceTypes), initializingClustersWriter(deps.store)];
   }
 
   /** For the authorizer: the workspace whose RBAC caps a request on a bound resource, if any. */
