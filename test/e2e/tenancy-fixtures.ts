@@ -29,6 +29,12 @@ export interface TenancyE2E {
   atUrl(url: string): ClusterKubectl;
   /** `<server>/clusters/<path>` */
   url(path: string): string;
+  /**
+   * The items of a `/clusters/*` wildcard list (`rawPath`), as the shard admin, from every Shard's base URL: one
+   * server answers for all of its workspaces; in a sharded cluster each shard answers for those it hosts (the
+   * front-proxy routes no wildcard, as kcp's does not; kcp's e2e uses a client per shard for such views).
+   */
+  wildcardItems(rawPath: string): Promise<Json[]>;
 }
 
 export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
@@ -57,6 +63,16 @@ export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
     asUser: (token, path) => (args, o) =>
       kubectl(e2e.server, ['--context', 'root', '--token', token, '--server', e2e.url(path), ...args], o),
     atUrl: (url) => (args, o) => kubectl(e2e.server, ['--context', 'root', '--server', url, ...args], o),
+    wildcardItems: async (rawPath) => {
+      const shards = (await getJson(e2e.at('root'), ['shards'])).items as Json[];
+      const lists = await Promise.all(
+        shards.map(async (shard) => {
+          const out = await kubectl(e2e.server, ['--context', 'shard-base', '--server', `${shard.spec.baseURL}/clusters/root`, 'get', '--raw', rawPath]);
+          return JSON.parse(out.stdout).items as Json[];
+        }),
+      );
+      return lists.flat();
+    },
   };
   return e2e;
 }
