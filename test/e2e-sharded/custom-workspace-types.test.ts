@@ -28,9 +28,10 @@ async function placed(parent: string, name: string, type: string, shard: string)
   return ws;
 }
 
-async function boundWidgets(path: string): Promise<void> {
+/** `exportPath`: as the type names it; a type naming no path binds in its own workspace, by cluster name (kcp's). */
+async function boundWidgets(path: string, exportPath = 'root:provider'): Promise<void> {
   const bindings = (await getJson(e2e.at(path), ['apibindings'])).items as Json[];
-  expect(bindings.map((b) => [b.spec.reference.export.path, b.spec.reference.export.name, b.status?.phase])).toEqual([['root:provider', 'widgets', 'Bound']]);
+  expect(bindings.map((b) => [b.spec.reference.export.path, b.spec.reference.export.name, b.status?.phase])).toEqual([[exportPath, 'widgets', 'Bound']]);
   expect((await e2e.at(path)(['get', 'widgets', '-A'])).stderr).toMatch(/No resources found/);
 }
 
@@ -59,11 +60,12 @@ describe('custom WorkspaceTypes across shards', () => {
   }, 120_000);
 
   it('a type defined in a workspace on shard-2 is used by its children placed on the other shards', async () => {
+    const providerCluster = (await getJson(e2e.at('root'), ['workspace', 'provider'])).spec.cluster as string;
     await create(e2e.at('root:provider'), workspaceType('leaf', { extend: { with: [{ name: 'universal', path: 'root' }] }, defaultAPIBindings: [{ export: 'widgets' }] }));
     for (const shard of shards) {
       const ws = await placed('root:provider', `leaf-${shard}`, 'leaf', shard);
       expect(ws.spec.type).toEqual({ name: 'leaf', path: 'root:provider' });
-      await boundWidgets(`root:provider:leaf-${shard}`);
+      await boundWidgets(`root:provider:leaf-${shard}`, providerCluster);
     }
   }, 180_000);
 });
