@@ -32,7 +32,8 @@ export interface TenancyE2E {
   /**
    * The items of a `/clusters/*` wildcard list (`rawPath`), as the shard admin, from every Shard's base URL: one
    * server answers for all of its workspaces; in a sharded cluster each shard answers for those it hosts (the
-   * front-proxy routes no wildcard, as kcp's does not; kcp's e2e uses a client per shard for such views).
+   * front-proxy routes no wildcard, as kcp's does not; kcp's e2e uses a client per shard for such views). A shard
+   * that does not serve the resource (none of its workspaces binds it) adds nothing.
    */
   wildcardItems(rawPath: string): Promise<Json[]>;
 }
@@ -67,7 +68,12 @@ export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
       const shards = (await getJson(e2e.at('root'), ['shards'])).items as Json[];
       const lists = await Promise.all(
         shards.map(async (shard) => {
-          const out = await kubectl(e2e.server, ['--context', 'shard-base', '--server', `${shard.spec.baseURL}/clusters/root`, 'get', '--raw', rawPath]);
+          const out = await kubectl(e2e.server, ['--context', 'shard-base', '--server', `${shard.spec.baseURL}/clusters/root`, 'get', '--raw', rawPath], {
+            reject: false,
+          });
+          // A shard serving no workspace with that resource (no binding of that identity) does not serve it at all.
+          if (out.exitCode !== 0 && /could not find the requested resource/.test(out.stderr)) return [];
+          if (out.exitCode !== 0) throw new Error(`GET ${rawPath} on Shard ${shard.metadata.name} failed: ${out.stderr}`);
           return JSON.parse(out.stdout).items as Json[];
         }),
       );
