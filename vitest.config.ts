@@ -30,22 +30,26 @@ const etcdProjectFiles = ['test/e2e/**/*.test.ts', 'test/reliability/fuzz.test.t
 /**
  * The `e2e-sharded` project runs the files that prove issue 11's "what must work" a third time, each server a sharded
  * cluster (KCPT_E2E_TOPOLOGY=sharded: `kcpt start --shards 3`, root and shard-1 on SQLite, shard-2 on etcd) used only
- * through its front-proxy: the CLI session, workspaces, kubectl and home workspaces. The other e2e files
- * are left out to keep CI time down (each sharded server is four processes and an etcd), and kubectl-basics because it
- * creates its second logical cluster by name on the server (only a shard takes that; the proxy routes only clusters
- * it knows). test/e2e-sharded/ holds what only makes sense there (workspaces landing on every shard). Tests that
- * assert what one server shows but a proxy cannot are skipped by test/helpers/sharded-skips.ts, which says why.
+ * through its front-proxy: the CLI session, workspaces, kubectl, home workspaces and API sharing (bindings, default
+ * bindings of custom WorkspaceTypes on every shard, a provider's controller, the APIExport virtual workspace). The
+ * API-sharing files are topology-aware only where sharding differs by nature, as kcp's e2e is: an endpoint slice
+ * lists one URL per shard hosting bindings (a consumer is addressed at its shard's URL, "every consumer" is read at
+ * every URL), and `/clusters/*` wildcards, which the proxy does not route (kcp's does not either), are read from each
+ * shard. The other e2e files are left out to keep CI time down (each sharded server is four processes and an etcd),
+ * and kubectl-basics because it creates its second logical cluster by name on the server (only a shard takes that;
+ * the proxy routes only clusters it knows). test/e2e-sharded/ holds what only makes sense there (workspaces landing
+ * on every shard). Tests that assert what one server shows but a proxy cannot are skipped by
+ * test/helpers/sharded-skips.ts, which says why.
  */
 const shardedProjectFiles = [
   'test/e2e-sharded/**/*.test.ts',
   'test/e2e/cli-ws.test.ts',
   'test/e2e/workspaces*.test.ts',
   'test/e2e/home-workspaces.test.ts',
-  // Not yet: the API-sharing files (api-bindings, api-provider, apiexport-virtual-workspace, default-api-bindings).
-  // Binding across shards works (test/e2e/cross-shard-apis.test.ts), but these files assume one server: a single
-  // endpoint URL per slice (a sharded cluster lists one per shard hosting bindings), a provider controller watching
-  // that one URL, `/clusters/*` counts the proxy does not route, and custom WorkspaceTypes (with defaultAPIBindings)
-  // used on other shards, which kcpt does not replicate yet.
+  'test/e2e/api-bindings.test.ts',
+  'test/e2e/api-provider.test.ts',
+  'test/e2e/apiexport-virtual-workspace.test.ts',
+  'test/e2e/default-api-bindings.test.ts',
 ];
 
 /** Without etcd: CI fails (the project's globalSetup says why); a local run leaves the project out, saying so once. */

@@ -255,6 +255,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     cleanups.unshift(() => replica.stop());
     apis.bound.useReplica(replica);
+    tenancy.workspaceTypes.useRemote(replica);
     const remoteReviews = new RemoteAccessReviews(shardClientFor, (cluster, name) => {
       if (store.get(`${EXPORTS_PREFIX}${cluster}/${name}`)) return undefined;
       const shard = replica.get('apiexports', cluster, name)?.shard;
@@ -266,7 +267,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       ...reviewResourceTypes({ reviewToken: (token, audiences) => authenticator.review(token, audiences), ...authorization.reviews() }),
       ...apis.types,
     ];
-    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound });
+    const defaultAPIs = new DefaultAPIs({ store, paths: tenancy.paths, workspaceTypes: tenancy.workspaceTypes, types, bound: apis.bound, resolvePath: resolveAnyPath });
     const namespaceType = findType(types, '', 'namespaces');
     const logicalClusterType = findType(types, 'core.kcp.io', 'logicalclusters');
     const crdCatalogs = new CRDCatalogs(store, tenancy.apiSets(types), apis.bound);
@@ -280,7 +281,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const limit = options.logicalClusterTotalObjectLimit ?? 0;
     const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: limit });
     const generic = new GenericStore(store, namespaceType, {
-      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, defaultAPIs.indexWriter],
+      indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, ...defaultAPIs.indexWriters],
       garbageCollection: true,
       admission: admission.chain,
     });

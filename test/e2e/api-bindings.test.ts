@@ -173,8 +173,8 @@ describe('binding in root:c1 and root:c2', () => {
 
   it('lists every consumer’s objects at the * wildcard as widgets:<identityHash>', async () => {
     const exp = await getJson(at('root:provider'), ['apiexport', 'widgets']);
-    const raw = await e2e.asShardAdmin('root')(['get', '--raw', `/clusters/*/apis/example.com/v1/widgets:${exp.status.identityHash}`]);
-    const names = (JSON.parse(raw.stdout).items as Json[]).map((i) => i.metadata.name).sort();
+    const items = await e2e.wildcardItems(`/clusters/*/apis/example.com/v1/widgets:${exp.status.identityHash}`);
+    const names = items.map((i) => i.metadata.name).sort();
     expect(names).toEqual(expect.arrayContaining(['one', 'two']));
   });
 
@@ -352,8 +352,8 @@ describe('rolling the export forward and deleting bindings', () => {
   it('deleting a workspace deletes the objects of its bindings', async () => {
     const exp = await getJson(at('root:provider'), ['apiexport', 'widgets']);
     const wildcard = async () => {
-      const raw = await e2e.asShardAdmin('root')(['get', '--raw', `/clusters/*/apis/example.com/v1/widgets:${exp.status.identityHash}`]);
-      return (JSON.parse(raw.stdout).items as Json[]).map((i) => i.metadata.name as string).sort();
+      const items = await e2e.wildcardItems(`/clusters/*/apis/example.com/v1/widgets:${exp.status.identityHash}`);
+      return items.map((i) => i.metadata.name as string).sort();
     };
     expect(await wildcard()).toContain('bound');
     await at('root')(['delete', 'workspace', 'c4', '--timeout=60s']);

@@ -2,7 +2,7 @@
  * Issue 7 end to end, as a provider and its consumers work: `kcpt export init` copies the starter project,
  * `kcpt export` publishes its CRD from root:provider, consumers bind it with `kcpt bind` (and `kubectl kcp bind
  * apiexport` through the plugin shim), create Widgets with the real kubectl, and the template's controller (run
- * with tsx, one informer on the export's virtual workspace at /clusters/*) writes every Widget's status, including
+ * with tsx, one informer per URL of the export's virtual workspace at /clusters/*) writes every Widget's status, including
  * those of a workspace that binds after the controller started. Then the export is rolled to a changed CRD with
  * the objects kept, and wrong argument forms get kcp's messages.
  */
@@ -158,10 +158,13 @@ describe('an API provider and its consumers (kcpt export, kcpt bind, the templat
     expect(await names('root:c1')).toEqual(['one']);
     expect(await names('root:c2')).toEqual(['two']);
 
-    // The provider sees both through the virtual workspace, each annotated with its consumer's logical cluster.
-    const all = await getJson(e2e.atUrl(`${vwUrl}/clusters/*`), ['widgets', '-A']);
-    expect(all.items.map((w: Json) => w.metadata.name).sort()).toEqual(['one', 'two']);
-    const clusters = new Set(all.items.map((w: Json) => w.metadata.annotations['kcp.io/cluster']));
+    // The provider sees both through the virtual workspace, each annotated with its consumer's logical cluster: at
+    // every URL of the endpoint slice (one server lists one; a sharded cluster one per shard hosting bindings).
+    const slice = await getJson(e2e.at('root:provider'), ['apiexportendpointslice', 'widgets']);
+    const urls = (slice.status.endpoints as Json[]).map((e) => e.url as string);
+    const all = (await Promise.all(urls.map((url) => getJson(e2e.atUrl(`${url}/clusters/*`), ['widgets', '-A'])))).flatMap((l) => l.items as Json[]);
+    expect(all.map((w: Json) => w.metadata.name).sort()).toEqual(['one', 'two']);
+    const clusters = new Set(all.map((w: Json) => w.metadata.annotations['kcp.io/cluster']));
     expect(clusters.size).toBe(2);
 
     // A new generation is reconciled again.

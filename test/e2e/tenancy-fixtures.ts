@@ -29,6 +29,13 @@ export interface TenancyE2E {
   atUrl(url: string): ClusterKubectl;
   /** `<server>/clusters/<path>` */
   url(path: string): string;
+  /**
+   * The items of a `/clusters/*` wildcard list (`rawPath`), as the shard admin, from every Shard's base URL: one
+   * server answers for all of its workspaces; in a sharded cluster each shard answers for those it hosts (the
+   * front-proxy routes no wildcard, as kcp's does not; kcp's e2e uses a client per shard for such views). A shard
+   * that does not serve the resource (none of its workspaces binds it) adds nothing.
+   */
+  wildcardItems(rawPath: string): Promise<Json[]>;
 }
 
 export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
@@ -57,6 +64,21 @@ export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
     asUser: (token, path) => (args, o) =>
       kubectl(e2e.server, ['--context', 'root', '--token', token, '--server', e2e.url(path), ...args], o),
     atUrl: (url) => (args, o) => kubectl(e2e.server, ['--context', 'root', '--server', url, ...args], o),
+    wildcardItems: async (rawPath) => {
+      const shards = (await getJson(e2e.at('root'), ['shards'])).items as Json[];
+      const lists = await Promise.all(
+        shards.map(async (shard) => {
+          const out = await kubectl(e2e.server, ['--context', 'shard-base', '--server', `${shard.spec.baseURL}/clusters/root`, 'get', '--raw', rawPath], {
+            reject: false,
+          });
+          // A shard serving no workspace with that resource (no binding of that identity) does not serve it at all.
+          if (out.exitCode !== 0 && /could not find the requested resource/.test(out.stderr)) return [];
+          if (out.exitCode !== 0) throw new Error(`GET ${rawPath} on Shard ${shard.metadata.name} failed: ${out.stderr}`);
+          return JSON.parse(out.stdout).items as Json[];
+        }),
+      );
+      return lists.flat();
+    },
   };
   return e2e;
 }

@@ -2,14 +2,15 @@
  * `kcpt export list`: the APIExports of the current workspace, the resources each serves with the schema it points
  * at, and how many bindings are on which schema. A provider cannot enter its consumers' workspaces, so the bindings
  * are read where kcp lets a provider read them: read-only through the export's virtual workspace
- * (`/services/apiexport/<cluster>/<export>/clusters/*` … apibindings). Where that is not allowed or not served, the
- * count is unknown (`-`), never guessed.
+ * (`/services/apiexport/<cluster>/<export>/clusters/*` … apibindings), at every URL its endpoint slice lists (a
+ * sharded deployment serves one per shard hosting bindings, each with that shard's bindings). Where that is not
+ * allowed or not served, the count is unknown (`-`), never guessed.
  */
 import { ApiError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { computedVirtualWorkspaceUrl, listExports, type APIBinding, type APIExport, type List } from './apis-api.js';
+import { computedVirtualWorkspaceUrl, getEndpointSlice, listExports, type APIBinding, type APIExport, type List } from './apis-api.js';
 import { currentPath } from './export.js';
 import { exportCluster } from './export-url.js';
 
@@ -17,6 +18,8 @@ export interface ExportSummary {
   name: string;
   export: string;
   virtualWorkspaceURL: string;
+  /** The URLs the export's endpoint slice lists (one per shard hosting bindings; none before the first binding). */
+  endpointURLs: string[];
   resources: { group: string; resource: string; schema: string }[];
   /** Bindings seen through the virtual workspace; null when they cannot be read. */
   bindings: number | null;
@@ -43,7 +46,8 @@ async function summarize(session: Session, path: string, exported: APIExport): P
   const name = exported.metadata.name;
   const url = computedVirtualWorkspaceUrl(session.client.baseUrl, await exportCluster(session.client, path, exported), name);
   const resources = (exported.spec?.resources ?? []).map((r) => ({ group: r.group, resource: r.name, schema: r.schema }));
-  const bindings = await bindingsThroughVirtualWorkspace(session, url.slice(session.client.baseUrl.length));
+  const endpointURLs = ((await getEndpointSlice(session.client, path, name))?.status?.endpoints ?? []).map((e) => e.url);
+  const bindings = await bindingsThroughEndpoints(session, endpointURLs.length > 0 ? endpointURLs : [url]);
   let bindingsBySchema: ExportSummary['bindingsBySchema'] = null;
   if (bindings) {
     bindingsBySchema = {};
@@ -56,10 +60,25 @@ async function summarize(session: Session, path: string, exported: APIExport): P
       }
     }
   }
-  return { name, export: `${path}:${name}`, virtualWorkspaceURL: url, resources, bindings: bindings?.length ?? null, bindingsBySchema };
+  return { name, export: `${path}:${name}`, virtualWorkspaceURL: url, endpointURLs, resources, bindings: bindings?.length ?? null, bindingsBySchema };
 }
 
-/** The APIBindings to this export in every consumer, or undefined when the virtual workspace refuses or is absent. */
+/**
+ * The APIBindings to this export in every consumer, through each of its virtual workspace URLs (those under the
+ * server this session talks to), or undefined when one of them refuses or is absent.
+ */
+async function bindingsThroughEndpoints(session: Session, urls: string[]): Promise<APIBinding[] | undefined> {
+  const base = session.client.baseUrl;
+  const reachable = urls.filter((u) => u.startsWith(`${base}/`));
+  if (reachable.length === 0) return undefined;
+  const perUrl = await Promise.all(reachable.map((u) => bindingsThroughVirtualWorkspace(session, u.slice(base.length))));
+  if (perUrl.some((b) => b === undefined)) return undefined;
+  // A binding is served by the shard hosting its workspace only; the same one twice would be one URL listed twice.
+  const seen = new Map<string, APIBinding>();
+  for (const b of perUrl.flat() as APIBinding[]) seen.set(`${b.metadata.annotations?.['kcp.io/cluster'] ?? ''}/${b.metadata.name}`, b);
+  return [...seen.values()];
+}
+
 async function bindingsThroughVirtualWorkspace(session: Session, vwPath: string): Promise<APIBinding[] | undefined> {
   try {
     const list = await session.client.get<List<APIBinding>>(`${vwPath}/clusters/*/apis/apis.kcp.io/v1alpha2/apibindings`);

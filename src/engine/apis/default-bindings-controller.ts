@@ -13,7 +13,8 @@
 import { WorkQueue } from '../controllers/work-queue.js';
 import { nowTimestamp, type GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
-import { decodeStored, objectKey } from '../registry/stored-object.js';
+import { clusterAnnotation, decodeStored, objectKey } from '../registry/stored-object.js';
+import { StatusError } from '../machinery/status.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, type ClusterPaths } from '../tenancy/cluster-paths.js';
@@ -42,6 +43,12 @@ import type { APIBinding, APIExport } from './types.js';
 const maintainedPrefix = '/kcpt/apibindings/maintained/';
 /** Workspaces not Ready yet (the workspace controller's markers): where a restart finds initializations to resume. */
 const pendingWorkspacesPrefix = '/kcpt/pending/workspaces/';
+/**
+ * `/kcpt/apibindings/initializing/<cluster>`: a LogicalCluster of this shard that lists the initializer. The markers
+ * above live with the Workspace, on its parent's shard: a shard hosting the LogicalCluster of a workspace of another
+ * shard finds its initializations to resume here.
+ */
+const initializingPrefix = '/kcpt/apibindings/initializing/';
 const INITIALIZER_TEXT = `"${APIBINDINGS_INITIALIZER}"`;
 const MAX_RETRY_MS = 30_000;
 
@@ -58,6 +65,14 @@ export interface DefaultAPIBindingsDeps {
   logicalClusters: ResourceType;
   apiBindings: ResourceType;
   apiExports: ResourceType;
+  /**
+   * An APIExport of this shard or, in a sharded deployment, of another one (`shard` set), and how a path resolves
+   * there too; absent: this shard's exports and paths only.
+   */
+  exportOf?(cluster: string, name: string): { object: APIExport; shard?: string } | undefined;
+  resolvePath?(path: string): string | undefined;
+  /** Calls `listener` when an export of another shard changed. */
+  onRemoteExportChange?(listener: () => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -74,6 +89,24 @@ export function maintainedWorkspacesWriter(store: Store, workspaceTypes: Workspa
     if (before) return [];
     const aliases = aliasesOf(workspaceTypes, after.metadata?.annotations?.[TYPE_ANNOTATION]);
     return aliases && maintainsBindings(aliases) ? [{ type: 'create', key: marker, value: '{}' }] : [];
+  };
+}
+
+const listsInitializer = (lc: KubeObject | undefined) =>
+  lc !== undefined && ((lc.status as LogicalClusterView['status'])?.initializers ?? []).includes(APIBINDINGS_INITIALIZER);
+
+/** Marks, in the LogicalCluster's own commit, one that lists the initializer; drops the mark when it no longer does. */
+export function initializingClustersWriter(store: Store): IndexWriter {
+  return (key, before, after) => {
+    if (!key.startsWith(logicalClustersPrefix)) return [];
+    const now = listsInitializer(after);
+    if (listsInitializer(before) === now) return [];
+    const marker = `${initializingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
+    // Only at a transition: one lookup then.
+    const exists = store.get(marker) !== undefined;
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
+    if (!now && exists) return [{ type: 'delete', key: marker }];
+    return [];
   };
 }
 
@@ -95,6 +128,8 @@ export class DefaultAPIBindingsController {
   /** Clusters whose LogicalCluster still lists the initializer: the only ones binding and export events wake. */
   private readonly waiting = new Set<string>();
   private readonly attempts = new Map<string, number>();
+  /** `<cluster>/<export path>|<export>`: bindings to another shard's export whose question was just asked. */
+  private readonly asked = new Set<string>();
 
   constructor(private readonly deps: DefaultAPIBindingsDeps) {
     this.queue = new WorkQueue('default-apibindings', (cluster) => this.reconcile(cluster), deps.onError);
@@ -122,6 +157,12 @@ export class DefaultAPIBindingsController {
       store.watch(`/registry/${apiExports.storagePrefix}/`, from, () => this.wakeAll()),
       store.watch(workspaceTypesPrefix, from, () => this.wakeAll()),
     );
+    // Types and exports of other shards (a sharded deployment) arrive through the replica, not this store.
+    const wakeWhileRunning = () => {
+      if (this.watches.length > 0) this.wakeAll();
+    };
+    this.deps.workspaceTypes.onRemoteChange(wakeWhileRunning);
+    this.deps.onRemoteExportChange?.(wakeWhileRunning);
     // Initializations a restart interrupted: among the workspaces not Ready yet.
     for (const kv of store.list(pendingWorkspacesPrefix).items) {
       const [parent, name] = kv.key.slice(pendingWorkspacesPrefix.length).split('/');
@@ -129,6 +170,7 @@ export class DefaultAPIBindingsController {
       const cluster = ws ? (JSON.parse(ws.value) as { spec?: { cluster?: string } }).spec?.cluster : undefined;
       if (cluster && store.get(logicalClusterKey(cluster))?.value.includes(INITIALIZER_TEXT)) this.queue.add(cluster);
     }
+    for (const kv of store.list(initializingPrefix).items) this.queue.add(kv.key.slice(initializingPrefix.length));
   }
 
   stop(): void {
@@ -150,6 +192,7 @@ export class DefaultAPIBindingsController {
   private forget(cluster: string): void {
     this.waiting.delete(cluster);
     this.attempts.delete(cluster);
+    for (const key of this.asked) if (key.startsWith(`${cluster}/`)) this.asked.delete(key);
   }
 
   private retryLater(cluster: string) {
@@ -176,7 +219,10 @@ export class DefaultAPIBindingsController {
     }
     const refs = defaultExportRefs(aliases, (t) => this.clusterOfType(t)).filter((r) => initializing || r.maintain);
     const type = initializing ? BINDINGS_INITIALIZED : BINDINGS_RECONCILED;
-    const errors = this.ensureBindings(cluster, lc, refs, initializing);
+    const asks: Promise<void>[] = [];
+    const errors = this.ensureBindings(cluster, lc, refs, initializing, asks);
+    // The export's shard is asked whether the creator may bind it; then the binding is created again right away.
+    if (asks.length > 0) return Promise.allSettled(asks).then(() => ({ requeueAfterMs: 1 }));
     if (errors.length > 0) {
       this.setConditions(cluster, lc, bindingErrors(type, errors));
       return this.retryLater(cluster);
@@ -205,8 +251,19 @@ export class DefaultAPIBindingsController {
   }
 
   private clusterOfType(t: WorkspaceType): string {
-    const path = t.metadata?.annotations?.[PATH_ANNOTATION] ?? '';
-    return this.deps.paths.resolve(path) ?? path;
+    const annotations = t.metadata?.annotations ?? {};
+    const path = annotations[PATH_ANNOTATION] ?? '';
+    return annotations[clusterAnnotation] ?? this.resolvePath(path) ?? path;
+  }
+
+  private resolvePath(path: string): string | undefined {
+    return this.deps.resolvePath ? this.deps.resolvePath(path) : this.deps.paths.resolve(path);
+  }
+
+  private exportOf(cluster: string, name: string): { object: APIExport; shard?: string } | undefined {
+    if (this.deps.exportOf) return this.deps.exportOf(cluster, name);
+    const object = this.getObject<APIExport>(this.deps.apiExports, cluster, name);
+    return object && { object };
   }
 
   private getObject<T extends KubeObject>(rt: ResourceType, cluster: string, name: string): T | undefined {
@@ -214,15 +271,20 @@ export class DefaultAPIBindingsController {
     return kv ? (decodeStored(kv) as T) : undefined;
   }
 
-  /** Creates (or, while initializing, updates the claims of) each default binding; returns kcp's error messages. */
-  private ensureBindings(cluster: string, lc: LogicalClusterView, refs: DefaultExportRef[], initializing: boolean): string[] {
-    const { generic, apiBindings, apiExports, paths } = this.deps;
+  /**
+   * Creates (or, while initializing, updates the claims of) each default binding; returns kcp's error messages. A
+   * binding to another shard's export refused for want of that shard's answer adds the question to `asks` instead,
+   * once per two attempts (the answer is cached for a while, then asked again).
+   */
+  private ensureBindings(cluster: string, lc: LogicalClusterView, refs: DefaultExportRef[], initializing: boolean, asks: Promise<void>[]): string[] {
+    const { generic, apiBindings } = this.deps;
     const errors: string[] = [];
     let exportsMissing = false;
     let parentBindings: APIBinding[] | undefined;
     for (const ref of refs) {
-      const exportCluster = paths.resolve(ref.path);
-      const exportObj = exportCluster ? this.getObject<APIExport>(apiExports, exportCluster, ref.export) : undefined;
+      const exportCluster = this.resolvePath(ref.path);
+      const found = exportCluster ? this.exportOf(exportCluster, ref.export) : undefined;
+      const exportObj = found?.object;
       if (!exportObj) {
         if (!exportsMissing) errors.push(EXPORTS_MISSING);
         exportsMissing = true;
@@ -241,6 +303,13 @@ export class DefaultAPIBindingsController {
           if (initializing || ref.maintain) generic.update(ctx, name, { ...existing, spec: { ...existing.spec, permissionClaims: wanted.spec?.permissionClaims } });
         }
       } catch (err) {
+        const question = `${cluster}/${ref.path}|${ref.export}`;
+        if (found.shard && err instanceof StatusError && err.code === 403 && !this.asked.has(question) && apiBindings.strategy.admitAhead) {
+          this.asked.add(question);
+          asks.push(apiBindings.strategy.admitAhead(wanted, ctx));
+          continue;
+        }
+        this.asked.delete(question);
         errors.push((err as Error).message);
       }
     }

@@ -11,7 +11,7 @@ import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
 import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
 import type { BoundAPIs } from './bound-apis.js';
-import { DefaultAPIBindingsController, maintainedWorkspacesWriter } from './default-bindings-controller.js';
+import { DefaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
 
@@ -21,8 +21,10 @@ export interface DefaultAPIsDeps {
   workspaceTypes: WorkspaceTypes;
   /** Every served type (the apis.kcp.io ones among them). */
   types: readonly ResourceType[];
-  /** What each cluster has bound (the catalogs' cache). */
+  /** What each cluster has bound (the catalogs' cache); also knows other shards' exports. */
   bound: BoundAPIs;
+  /** Resolves an export's path here or on another shard (a sharded deployment). */
+  resolvePath?(path: string): string | undefined;
 }
 
 function storedType(types: readonly ResourceType[], resource: string): ResourceType {
@@ -32,7 +34,7 @@ function storedType(types: readonly ResourceType[], resource: string): ResourceT
 }
 
 export class DefaultAPIs {
-  readonly indexWriter: IndexWriter;
+  readonly indexWriters: IndexWriter[];
   private readonly policies: MaximalPermissionPolicies;
   private readonly apiBindings: ResourceType;
   private readonly apiExports: ResourceType;
@@ -42,7 +44,7 @@ export class DefaultAPIs {
     this.apiBindings = storedType(deps.types, BINDINGS);
     this.apiExports = storedType(deps.types, EXPORTS);
     this.policies = new MaximalPermissionPolicies(deps.store, deps.bound, this.apiExports);
-    this.indexWriter = maintainedWorkspacesWriter(deps.store, deps.workspaceTypes);
+    this.indexWriters = [maintainedWorkspacesWriter(deps.store, deps.workspaceTypes), initializingClustersWriter(deps.store)];
   }
 
   /** For the authorizer: the workspace whose RBAC caps a request on a bound resource, if any. */
@@ -59,6 +61,12 @@ export class DefaultAPIs {
       logicalClusters: opts.logicalClusters,
       apiBindings: this.apiBindings,
       apiExports: this.apiExports,
+      exportOf: (cluster, name) => this.deps.bound.exportOf(cluster, name),
+      resolvePath: this.deps.resolvePath,
+      onRemoteExportChange: (listener) =>
+        this.deps.bound.onReplicaChange((kind) => {
+          if (kind === 'apiexports') listener();
+        }),
       onError: opts.onError,
     });
     this.controller.start();

@@ -1,28 +1,33 @@
 /**
  * The sharing objects of the other shards, replicated into this one (kcp's cache server, for the kinds API sharing
- * needs): every other shard's APIExports, APIResourceSchemas and APIExportEndpointSlices, list-then-watched across
+ * and tenancy need): every other shard's APIExports, APIResourceSchemas, APIExportEndpointSlices and WorkspaceTypes
+ * (a workspace placed here may be of a type defined in a workspace on another shard), list-then-watched across
  * all of its logical clusters (`/clusters/*\/…`) with the front-proxy's reflector, and kept in memory. They are few
  * (providers' objects, not consumers'), so holding them costs nothing per workspace.
  *
  * Paths resolve the way kcp resolves an export reference on a shard that does not host the provider's workspace:
  * from the `kcp.io/path` annotation every APIExport carries, never from the other shards' LogicalClusters.
  */
-import { ExportPathCounts } from '../apis/export-paths.js';
+import { PathCounts } from '../tenancy/path-index.js';
+import { deepFreeze } from '../machinery/deep-freeze.js';
 import { Reflector, type KubeItem } from '../front-proxy/reflector.js';
 import { clusterAnnotation } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
-import { PATH_ANNOTATION } from '../tenancy/names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from '../tenancy/names.js';
 import { ShardClient, type ShardCredentials } from './shard-client.js';
 import type { ShardDirectory } from './shard-directory.js';
 
-export type ReplicatedKind = 'apiexports' | 'apiresourceschemas' | 'apiexportendpointslices';
+export type ReplicatedKind = 'apiexports' | 'apiresourceschemas' | 'apiexportendpointslices' | 'workspacetypes';
 
 const COLLECTIONS: Record<ReplicatedKind, string> = {
   apiexports: '/clusters/*/apis/apis.kcp.io/v1alpha2/apiexports',
   apiresourceschemas: '/clusters/*/apis/apis.kcp.io/v1alpha1/apiresourceschemas',
   apiexportendpointslices: '/clusters/*/apis/apis.kcp.io/v1alpha1/apiexportendpointslices',
+  workspacetypes: '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspacetypes',
 };
+/** The kinds whose objects are looked up by their workspace's path (`kcp.io/path`) as well as by cluster. */
+type PathKind = 'apiexports' | 'workspacetypes';
 const KINDS = Object.keys(COLLECTIONS) as ReplicatedKind[];
 
 /** One replicated object and the shard it lives on. */
@@ -50,8 +55,8 @@ const SYNC_PATIENCE_MS = 15_000;
 export class SharingReplica {
   /** kind → `<cluster>/<name>` → object */
   private readonly objects = new Map<ReplicatedKind, Map<string, Replicated>>(KINDS.map((k) => [k, new Map()]));
-  /** `kcp.io/path` → cluster, from the replicated APIExports (each export's cluster carries its path). */
-  private readonly paths = new ExportPathCounts();
+  /** `kcp.io/path` → cluster, from the replicated APIExports and WorkspaceTypes (each carries its cluster's path). */
+  private readonly paths: Record<PathKind, PathCounts> = { apiexports: new PathCounts(), workspacetypes: new PathCounts() };
   private readonly feeds = new Map<string, ShardFeed>();
   private readonly listeners: ReplicaListener[] = [];
   private readonly health = new Map<string, string>();
@@ -95,6 +100,13 @@ export class SharingReplica {
     this.listeners.push(listener);
   }
 
+  /** Calls `listener` after a WorkspaceType of another shard changed. */
+  onTypeChange(listener: () => void): void {
+    this.onChange((kind) => {
+      if (kind === 'workspacetypes') listener();
+    });
+  }
+
   get(kind: ReplicatedKind, cluster: string, name: string): Replicated | undefined {
     return this.objects.get(kind)!.get(`${cluster}/${name}`);
   }
@@ -110,7 +122,13 @@ export class SharingReplica {
 
   /** The logical cluster an APIExport of another shard names as its `kcp.io/path`. */
   clusterOfPath(path: string): string | undefined {
-    return this.paths.clusterOf(path);
+    return this.paths.apiexports.clusterOf(path);
+  }
+
+  /** The WorkspaceType `name` of another shard in the workspace at `path` (a canonical path or a cluster name). */
+  workspaceType(path: string, name: string): KubeObject | undefined {
+    const cluster = this.paths.workspacetypes.clusterOf(path) ?? path;
+    return this.get('workspacetypes', cluster, name)?.object;
   }
 
   /** The base URL of a shard this replica follows. */
@@ -190,14 +208,18 @@ export class SharingReplica {
   private upsert(kind: ReplicatedKind, shard: string, item: KubeItem): void {
     const key = this.keyOf(item);
     if (!key) return;
+    // Every shard keeps its own copy of root's built-in types (tenancy/bootstrap.ts): root's are the ones.
+    if (kind === 'workspacetypes' && key.cluster === ROOT_CLUSTER && shard !== ROOT_SHARD) return;
     const map = this.objects.get(kind)!;
     const before = map.get(`${key.cluster}/${key.name}`);
     if (before && before.object.metadata?.resourceVersion === item.metadata?.resourceVersion && before.shard === shard) return;
-    const entry: Replicated = { shard, ...key, object: Object.freeze(item) as KubeObject };
+    // Types are shared with the tenancy layer, which caches what it derives from them by object: frozen through.
+    const object = (kind === 'workspacetypes' ? deepFreeze(item) : Object.freeze(item)) as KubeObject;
+    const entry: Replicated = { shard, ...key, object };
     map.set(`${key.cluster}/${key.name}`, entry);
-    if (kind === 'apiexports') {
-      this.countPath(before, -1);
-      this.countPath(entry, 1);
+    if (kind === 'apiexports' || kind === 'workspacetypes') {
+      this.countPath(kind, before, -1);
+      this.countPath(kind, entry, 1);
     }
     for (const l of this.listeners) l(kind, key.cluster, key.name, entry);
   }
@@ -209,12 +231,12 @@ export class SharingReplica {
     const before = map.get(`${key.cluster}/${key.name}`);
     if (!before) return;
     map.delete(`${key.cluster}/${key.name}`);
-    if (kind === 'apiexports') this.countPath(before, -1);
+    if (kind === 'apiexports' || kind === 'workspacetypes') this.countPath(kind, before, -1);
     for (const l of this.listeners) l(kind, key.cluster, key.name, undefined);
   }
 
-  private countPath(entry: Replicated | undefined, delta: 1 | -1): void {
+  private countPath(kind: PathKind, entry: Replicated | undefined, delta: 1 | -1): void {
     const path = entry?.object.metadata?.annotations?.[PATH_ANNOTATION];
-    if (entry && path) this.paths.add(path, entry.cluster, delta);
+    if (entry && path) this.paths[kind].add(path, entry.cluster, delta);
   }
 }

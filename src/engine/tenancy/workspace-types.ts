@@ -9,6 +9,7 @@ import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import type { ClusterPaths } from './cluster-paths.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER, splitPath } from './names.js';
+import { LocalPathIndex } from './path-index.js';
 
 export const workspaceTypesPrefix = '/registry/tenancy.kcp.io/workspacetypes/';
 
@@ -56,6 +57,16 @@ export function typeNotFound(ref: TypeReference): TypeResolutionError {
   return new TypeResolutionError(`workspace type "${referenceString(ref)}" cannot be resolved`);
 }
 
+/**
+ * The WorkspaceTypes of the other shards of a deployment (kcp's cache server: types are replicated to every shard),
+ * by the path or cluster name of their workspace.
+ */
+export interface RemoteWorkspaceTypes {
+  workspaceType(path: string, name: string): KubeObject | undefined;
+  /** Calls `listener` after a replicated type changed. */
+  onTypeChange(listener: () => void): void;
+}
+
 /** Parsed types kept (a handful are used by nearly every workspace create: root's universal, organization, …). */
 const CACHED_TYPES = 1024;
 const NO_TYPE: WorkspaceType = Object.freeze({});
@@ -69,11 +80,31 @@ export class WorkspaceTypes {
   /** Each type's aliases, computed once per parsed type. */
   private readonly aliasCache = new WeakMap<WorkspaceType, WorkspaceType[]>();
   private watch?: WatchHandle;
+  /** Paths of the types stored here, for workspaces whose path does not lead here through Workspace objects. */
+  private readonly localPaths: LocalPathIndex;
+  private remote?: RemoteWorkspaceTypes;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(
     private readonly store: Store,
     private readonly paths: ClusterPaths,
-  ) {}
+  ) {
+    this.localPaths = new LocalPathIndex(store, workspaceTypesPrefix);
+  }
+
+  /** Types of other shards: found when none here matches. */
+  useRemote(remote: RemoteWorkspaceTypes): void {
+    this.remote = remote;
+    remote.onTypeChange(() => {
+      this.cache.clear();
+      for (const l of this.listeners) l();
+    });
+  }
+
+  /** Calls `listener` when a type of another shard changed (this shard's changes are seen by watching the store). */
+  onRemoteChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
 
   start(): void {
     this.watch = this.store.watch(workspaceTypesPrefix, this.store.currentRevision(), (events) => {
@@ -85,12 +116,22 @@ export class WorkspaceTypes {
   stop(): void {
     this.watch?.cancel();
     this.watch = undefined;
+    this.localPaths.stop();
     this.cache.clear();
   }
 
-  /** The type `name` in the workspace at `path` (a path or a cluster name). Shared and frozen: never mutate it. */
+  /**
+   * The type `name` in the workspace at `path` (a path or a cluster name): this shard's, else another shard's (a
+   * sharded deployment). Shared and frozen: never mutate it.
+   */
   get(path: string, name: string): WorkspaceType | undefined {
-    const cluster = this.paths.resolve(path);
+    const local = this.getLocal(path, name);
+    if (local || !this.remote) return local;
+    return this.remote.workspaceType(path, name) as WorkspaceType | undefined;
+  }
+
+  private getLocal(path: string, name: string): WorkspaceType | undefined {
+    const cluster = this.paths.resolve(path) ?? (this.remote ? this.localPaths.clusterOfPath(path) : undefined);
     if (!cluster) return undefined;
     const key = `${cluster}/${name}`;
     let type = this.watch ? this.cache.get(key) : undefined;
