@@ -351,7 +351,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           },
         }),
         workspaceIndex,
-        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: resolveAnyPath, remote: remoteReviews }),
+        new APIExportVirtualWorkspace({ store, views: exportViews, clusters, authorizer, resolvePath: resolveAnyPath, remote: remoteReviews, untilReplicaSynced: () => replica.untilSynced() }),
       ),
       workspaceChildren: (user: UserInfo) => workspaceIndex.childFilter(user),
       tokenRequests: (target: { cluster: string; namespace: string; name: string }, input: KubeObject) =>
@@ -359,9 +359,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       metrics,
       serverAddress: '',
       isReady: () => ready,
-      prepareAuthorization: (cluster: string | undefined, authenticated: UserInfo, info: RequestInfo) => {
+      prepareAuthorization: (cluster: string | undefined, authenticated: UserInfo, info: RequestInfo): Promise<void> | undefined => {
+        if (!info.isResourceRequest) return undefined;
+        // Just started, other shards' exports and schemas not copied yet: a request for a bound resource across
+        // clusters (`<resource>:<identityHash>`, whose types come from every shard's exports) or in a cluster binding
+        // one of them waits for the copy rather than get a 404. (Not other wildcard requests: the replicas' own
+        // lists of each other's exports are some, and they must not wait on each other.)
+        const boundAcross = info.cluster.wildcard && info.resource.includes(':');
+        const copying = boundAcross ? replica.untilSynced() : cluster !== undefined && !info.cluster.wildcard ? apis.bound.untilComplete(cluster) : undefined;
+        if (copying) return copying.then(() => services.prepareAuthorization(cluster, authenticated, info));
         // Only while other shards' exports are known and the request is on a resource bound from one with a policy.
-        if (cluster === undefined || !info.isResourceRequest || replica.isEmpty()) return undefined;
+        if (cluster === undefined || replica.isEmpty()) return undefined;
         const attrs = requestAttributes(info);
         const cap = defaultAPIs.maximalPolicy(cluster, attrs);
         const subject = cap?.remote ? authorizer.subjectInside(cluster, identityInCluster(authenticated, cluster)) : undefined;

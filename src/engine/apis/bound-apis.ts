@@ -50,7 +50,7 @@ export class BoundAPIs {
   /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
   private wildcard?: { hash: string; types: ResourceType[] } | null;
   /** Other shards' exports and schemas (a sharded deployment); bindings here may name them. */
-  private replica?: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>;
+  private replica?: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced' | 'untilSynced'>;
   private readonly replicaListeners: Array<(kind: ReplicatedKind, cluster: string, name: string) => void> = [];
 
   constructor(private readonly store: Store) {}
@@ -59,7 +59,7 @@ export class BoundAPIs {
    * Serves bindings to exports of other shards from their replicated exports and schemas. A cluster whose catalog
    * was built before a schema it binds arrived (this shard restarted ahead of the replica) is rebuilt then.
    */
-  useReplica(replica: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced'>): void {
+  useReplica(replica: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced' | 'untilSynced'>): void {
     this.replica = replica;
     replica.onChange((kind, cluster, name) => {
       if (kind === 'apiexports') this.wildcard = undefined;
@@ -80,6 +80,15 @@ export class BoundAPIs {
   /** False while other shards' exports and schemas may still be on their way (this shard just started). */
   replicaSynced(): boolean {
     return this.replica?.hasSynced() ?? true;
+  }
+
+  /**
+   * While this shard has just started and has not yet copied the other shards' schemas: a promise of that copy when
+   * `cluster` binds a schema not here yet (its requests would otherwise find no such resource), else undefined.
+   */
+  untilComplete(cluster: string): Promise<void> | undefined {
+    const waiting = this.replica?.untilSynced();
+    return waiting && this.entry(cluster).incomplete ? waiting : undefined;
   }
 
   /** Called when another shard's export, schema or endpoint slice changed (only queue work). */

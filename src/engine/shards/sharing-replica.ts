@@ -51,6 +51,8 @@ interface ShardFeed {
 
 /** How long `hasSynced` waits for shards that cannot be listed before it answers yes anyway. */
 const SYNC_PATIENCE_MS = 15_000;
+/** How often a request waiting on the first sync looks again. */
+const SYNC_POLL_MS = 50;
 
 export class SharingReplica {
   /** kind → `<cluster>/<name>` → object */
@@ -61,6 +63,7 @@ export class SharingReplica {
   private readonly listeners: ReplicaListener[] = [];
   private readonly health = new Map<string, string>();
   private startedAt = 0;
+  private syncing?: Promise<void>;
 
   constructor(
     private readonly deps: {
@@ -88,6 +91,23 @@ export class SharingReplica {
     if (this.deps.directory.shards().length === 0) return false;
     for (const feed of this.feeds.values()) if (feed.listed.size < KINDS.length) return false;
     return true;
+  }
+
+  /**
+   * Undefined once synced; before, a promise of it (at most SYNC_PATIENCE_MS after start, as hasSynced). Requests
+   * that would otherwise answer "not found" or "denied" for another shard's export right after a restart wait on it.
+   */
+  untilSynced(): Promise<void> | undefined {
+    if (this.hasSynced()) return undefined;
+    return (this.syncing ??= new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (!this.hasSynced()) return;
+        clearInterval(check);
+        this.syncing = undefined;
+        resolve();
+      }, SYNC_POLL_MS);
+      check.unref();
+    }));
   }
 
   async stop(): Promise<void> {

@@ -47,6 +47,8 @@ export interface APIExportWorkspaceDeps {
     isRemote(cluster: string, exportName: string): boolean;
     review(cluster: string, exportName: string, user: UserInfo, attrs: RequestAttributes, deep: boolean): Promise<{ allowed: boolean; reason: string }>;
   };
+  /** Undefined once other shards' exports are copied here; before (just after a start), a promise of it. */
+  untilReplicaSynced?(): Promise<void> | undefined;
 }
 
 type Served = { rt: ResourceType; as: ServedAs };
@@ -66,6 +68,12 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
       return info.cluster.wildcard ? this.wildcard(view, info) : this.oneConsumer(view, info, user);
     };
     const remote = this.deps.remote;
+    // An export known nowhere yet, right after a start, may be another shard's not copied yet: wait for the copy
+    // rather than deny.
+    if (!(exportCluster && (remote?.isRemote(exportCluster, exportName) || this.deps.views.get(exportCluster, exportName)))) {
+      const copying = this.deps.untilReplicaSynced?.();
+      if (copying) return copying.then(() => this.resolve(path, info, user));
+    }
     if (exportCluster && remote?.isRemote(exportCluster, exportName)) {
       return remote.review(exportCluster, exportName, user, contentAttributes(exportName, info), false).then((decision) => {
         if (!decision.allowed) throw forbiddenError(user.username, requestAttributes(info), decision.reason);
