@@ -215,6 +215,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // An export of another shard: the answer its shard gave (askBind, just before admission).
       mayBind: (user, cluster, name) =>
         authorization.mayOnAPIExport(user, 'bind', cluster, name) || remoteReviews.cached(cluster, name, user, bindAttributes(name), true)?.allowed === true,
+      untilExportsCopied: () => replica.untilSynced(),
       askBind: async (user, cluster, name) => {
         if (remoteReviews.isRemote(cluster, name)) await remoteReviews.review(cluster, name, user, bindAttributes(name), true);
       },
@@ -360,14 +361,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       serverAddress: '',
       isReady: () => ready,
       prepareAuthorization: (cluster: string | undefined, authenticated: UserInfo, info: RequestInfo): Promise<void> | undefined => {
-        if (!info.isResourceRequest) return undefined;
         // Just started, other shards' exports and schemas not copied yet: a request for a bound resource across
-        // clusters (`<resource>:<identityHash>`, whose types come from every shard's exports) or in a cluster binding
-        // one of them waits for the copy rather than get a 404. (Not other wildcard requests: the replicas' own
-        // lists of each other's exports are some, and they must not wait on each other.)
-        const boundAcross = info.cluster.wildcard && info.resource.includes(':');
-        const copying = boundAcross ? replica.untilSynced() : cluster !== undefined && !info.cluster.wildcard ? apis.bound.untilComplete(cluster) : undefined;
+        // clusters (`<resource>:<identityHash>`, whose types come from every shard's exports) or any request in a
+        // cluster binding one of them (discovery too) waits for the copy rather than get a 404. (Not other wildcard
+        // requests: the replicas' own lists of each other's exports are some, and they must not wait on each other.)
+        const boundAcross = info.cluster.wildcard && info.isResourceRequest && info.resource.includes(':');
+        const readsCatalog = info.isResourceRequest || info.apiPrefix !== '' || info.path.startsWith('/openapi');
+        const inCluster = cluster !== undefined && !info.cluster.wildcard && readsCatalog;
+        const copying = boundAcross
+          ? replica.untilSynced()
+          : inCluster
+            ? apis.bound.untilComplete(cluster, info.group, info.isResourceRequest ? info.resource : undefined)
+            : undefined;
         if (copying) return copying.then(() => services.prepareAuthorization(cluster, authenticated, info));
+        if (!info.isResourceRequest) return undefined;
         // Only while other shards' exports are known and the request is on a resource bound from one with a policy.
         if (cluster === undefined || replica.isEmpty()) return undefined;
         const attrs = requestAttributes(info);

@@ -36,6 +36,8 @@ interface ClusterBindings {
   hash: string;
   /** A bound schema was not found (another shard's, not replicated yet): dropped when it arrives. */
   incomplete: boolean;
+  /** `<resource>.<group>` of the bound resources whose schema was not found. */
+  missing: Set<string>;
 }
 
 /** `cluster` changed its bindings; `resources` (`<plural>.<group>`) are those it bound before or after. */
@@ -84,11 +86,16 @@ export class BoundAPIs {
 
   /**
    * While this shard has just started and has not yet copied the other shards' schemas: a promise of that copy when
-   * `cluster` binds a schema not here yet (its requests would otherwise find no such resource), else undefined.
+   * `cluster` binds a schema not here yet and the request needs it — discovery (no `resource`), or that very
+   * resource, which would otherwise not be found. Any other request goes on: the shard's own traffic (a shard
+   * registering in root) must never wait on a copy that needs the other shards up.
    */
-  untilComplete(cluster: string): Promise<void> | undefined {
+  untilComplete(cluster: string, group: string, resource: string | undefined): Promise<void> | undefined {
     const waiting = this.replica?.untilSynced();
-    return waiting && this.entry(cluster).incomplete ? waiting : undefined;
+    if (!waiting) return undefined;
+    const { missing } = this.entry(cluster);
+    if (missing.size === 0) return undefined;
+    return resource === undefined || missing.has(`${resource}.${group}`) ? waiting : undefined;
   }
 
   /** Called when another shard's export, schema or endpoint slice changed (only queue work). */
@@ -241,12 +248,16 @@ export class BoundAPIs {
     const apis: BoundAPI[] = [];
     const hash = createHash('sha256');
     let incomplete = false;
+    const missing = new Set<string>();
     for (const binding of bindings) {
       const exportCluster = binding.status?.apiExportClusterName;
       if (!exportCluster) continue;
       for (const bound of binding.status?.boundResources ?? []) {
         const schema = this.schema(exportCluster, bound.schema.name);
-        if (!schema) incomplete = true;
+        if (!schema) {
+          incomplete = true;
+          missing.add(`${bound.resource}.${bound.group}`);
+        }
         if (!schema || apis.some((a) => a.group === bound.group && a.resource === bound.resource)) continue;
         hash.update(`${bound.schema.UID}|${bound.schema.identityHash};`);
         apis.push({
@@ -259,7 +270,7 @@ export class BoundAPIs {
         });
       }
     }
-    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24), incomplete };
+    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24), incomplete, missing };
     this.clusters.set(cluster, entry);
     return entry;
   }

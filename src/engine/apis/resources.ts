@@ -30,6 +30,8 @@ export interface APIsAdmissionDeps {
   mayBind(user: NonNullable<StrategyContext['user']>, cluster: string, exportName: string): boolean;
   /** Asks the shard hosting an export of another shard whether the user may `bind` it (for `mayBind` to answer). */
   askBind?(user: NonNullable<StrategyContext['user']>, cluster: string, exportName: string): Promise<void>;
+  /** Undefined once other shards' exports are copied here; before (this shard just started), a promise of it. */
+  untilExportsCopied?(): Promise<void> | undefined;
 }
 
 type Hooks = Partial<Strategy>;
@@ -161,6 +163,9 @@ function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
       // Leaving the spec alone needs no answer (`admit` does not ask): a label change works while the export's shard is down.
       const stored = obj.metadata?.name ? deps.store.get(`${BINDINGS_PREFIX}${ctx.cluster}/${obj.metadata.name}`) : undefined;
       if (stored && jsonEqual((JSON.parse(stored.value) as APIBinding).spec, (obj as APIBinding).spec)) return;
+      // Just started: the export may be another shard's, not copied here yet (its path would not resolve).
+      const copying = deps.untilExportsCopied?.();
+      if (copying) await copying;
       const exportCluster = deps.resolvePath(ref.path);
       if (exportCluster) await deps.askBind(ctx.user, exportCluster, ref.name);
     },
