@@ -91,11 +91,10 @@ export class BoundAPIs {
    * registering in root) must never wait on a copy that needs the other shards up.
    */
   untilComplete(cluster: string, group: string, resource: string | undefined): Promise<void> | undefined {
-    const waiting = this.replica?.untilSynced();
-    if (!waiting) return undefined;
+    if (!this.replica || this.replica.hasSynced()) return undefined;
     const { missing } = this.entry(cluster);
-    if (missing.size === 0) return undefined;
-    return resource === undefined || missing.has(`${resource}.${group}`) ? waiting : undefined;
+    const needed = missing.size > 0 && (resource === undefined || missing.has(`${resource}.${group}`));
+    return needed ? this.replica.untilSynced() : undefined;
   }
 
   /** Called when another shard's export, schema or endpoint slice changed (only queue work). */

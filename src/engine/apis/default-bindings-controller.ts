@@ -18,6 +18,7 @@ import { StatusError } from '../machinery/status.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, type ClusterPaths } from '../tenancy/cluster-paths.js';
+import { logicalClusterMarkerWriter } from '../tenancy/pending-markers.js';
 import { PATH_ANNOTATION, TYPE_ANNOTATION, splitPath } from '../tenancy/names.js';
 import { workspaceTypesPrefix, type WorkspaceType, type WorkspaceTypes } from '../tenancy/workspace-types.js';
 import {
@@ -97,17 +98,7 @@ const listsInitializer = (lc: KubeObject | undefined) =>
 
 /** Marks, in the LogicalCluster's own commit, one that lists the initializer; drops the mark when it no longer does. */
 export function initializingClustersWriter(store: Store): IndexWriter {
-  return (key, before, after) => {
-    if (!key.startsWith(logicalClustersPrefix)) return [];
-    const now = listsInitializer(after);
-    if (listsInitializer(before) === now) return [];
-    const marker = `${initializingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
-    // Only at a transition: one lookup then.
-    const exists = store.get(marker) !== undefined;
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}' }];
-    if (!now && exists) return [{ type: 'delete', key: marker }];
-    return [];
-  };
+  return logicalClusterMarkerWriter(store, initializingPrefix, listsInitializer);
 }
 
 function aliasesOf(types: WorkspaceTypes, qualified: string | undefined): WorkspaceType[] | undefined {

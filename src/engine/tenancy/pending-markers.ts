@@ -41,15 +41,29 @@ const isScheduling = (lc: KubeObject | undefined) => lc !== undefined && ((lc.st
  * finds it without listing every LogicalCluster. The local scheduler writes its LogicalClusters Initializing or Ready.
  */
 export function hostedPendingWriter(store: Store): IndexWriter {
+  return logicalClusterMarkerWriter(store, hostedPendingPrefix, isScheduling, { unlogged: true });
+}
+
+/**
+ * An index writer keeping `<prefix><cluster>` present exactly while the cluster's LogicalCluster satisfies `holds`,
+ * in the LogicalCluster's own commit. `unlogged`: the markers are only read as they are now (no watch of them).
+ */
+export function logicalClusterMarkerWriter(
+  store: Store,
+  prefix: string,
+  holds: (lc: KubeObject | undefined) => boolean,
+  { unlogged = false }: { unlogged?: boolean } = {},
+): IndexWriter {
+  const flag = unlogged ? { unlogged: true } : {};
   return (key, before, after) => {
     if (!key.startsWith(logicalClustersPrefix)) return [];
-    const now = isScheduling(after);
-    if (isScheduling(before) === now) return [];
-    const marker = `${hostedPendingPrefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
-    // Only at a transition (a LogicalCluster created Scheduling, or leaving it): one lookup then.
+    const now = holds(after);
+    if (holds(before) === now) return [];
+    const marker = `${prefix}${key.slice(logicalClustersPrefix.length).split('/')[0]}`;
+    // Only at a transition (a LogicalCluster created holding it, or ceasing to): one lookup then.
     const exists = store.get(marker) !== undefined;
-    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', unlogged: true }];
-    if (!now && exists) return [{ type: 'delete', key: marker, unlogged: true }];
+    if (now && !exists) return [{ type: 'create', key: marker, value: '{}', ...flag }];
+    if (!now && exists) return [{ type: 'delete', key: marker, ...flag }];
     return [];
   };
 }
