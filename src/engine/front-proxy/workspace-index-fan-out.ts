@@ -83,7 +83,7 @@ export async function serveWorkspaceIndex(
 }
 
 /** A shard's references, taken out of its list (the client never sees them), one per workspace. */
-function takeReferences(body: Record<string, any>): WorkspaceReference[] {
+export function takeReferences(body: Record<string, any>): WorkspaceReference[] {
   const refs = body[REFERENCES_FIELD] as unknown;
   delete body[REFERENCES_FIELD];
   if (!Array.isArray(refs)) return [];

@@ -121,7 +121,7 @@ export async function resolveReferences(
 }
 
 /** A list's entries as watch event objects: each item, or each row in a Table of its own. */
-function eventObjects(list: Record<string, any>): Record<string, any>[] {
+export function eventObjects(list: Record<string, any>): Record<string, any>[] {
   if (list.kind === 'Table') {
     const { rows, ...table } = list;
     return ((rows ?? []) as unknown[]).map((row) => ({ ...table, metadata: { ...table.metadata }, rows: [row] }));
