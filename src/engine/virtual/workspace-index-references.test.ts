@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../machinery/status.js';
-import { isReferenceMarker, onlyHeaderValue, parseIndexJoin, referenceMarker, REFERENCES_FIELD, withReferences } from './workspace-index-references.js';
+import { isReferenceMarker, leadsTo, onlyHeaderValue, parseIndexJoin, referenceMarker, REFERENCES_FIELD, withReferences } from './workspace-index-references.js';
 
 const ref = { parent: '2zpojaqpi0g3upjm', name: 'app', cluster: '1wegleviksn0pa5z', path: 'root:team:app' };
 
@@ -13,8 +13,11 @@ describe('the workspace index join headers', () => {
 
   it('restricts to the named workspaces, and refuses a name that is not <parent>/<name> with a 400', () => {
     const join = parseIndexJoin({ 'kcpt-workspace-index-only': onlyHeaderValue([ref, { parent: 'root', name: 'team' }]) });
-    expect([...join.only!]).toEqual(['/registry/tenancy.kcp.io/workspaces/2zpojaqpi0g3upjm/app', '/registry/tenancy.kcp.io/workspaces/root/team']);
-    for (const bad of ['app', 'a/b/c', '../x/y', 'root/', 'Root/x']) {
+    expect([...join.only!]).toEqual([
+      ['/registry/tenancy.kcp.io/workspaces/2zpojaqpi0g3upjm/app', '1wegleviksn0pa5z'],
+      ['/registry/tenancy.kcp.io/workspaces/root/team', undefined],
+    ]);
+    for (const bad of ['app', 'a/b/c/d', '../x/y', 'root/', 'Root/x', 'a/b/C']) {
       let err: unknown;
       try {
         parseIndexJoin({ 'kcpt-workspace-index-only': bad });
@@ -23,7 +26,7 @@ describe('the workspace index join headers', () => {
       }
       expect(err, bad).toBeInstanceOf(StatusError);
       expect((err as StatusError).code).toBe(400);
-      expect((err as StatusError).message).toContain('is not <parent cluster>/<workspace name>');
+      expect((err as StatusError).message).toContain('is not <parent cluster>/<workspace name>[/<cluster>]');
     }
   });
 
@@ -34,5 +37,12 @@ describe('the workspace index join headers', () => {
     expect(isReferenceMarker(marker)).toBe(true);
     expect(marker).toMatchObject({ ...ref, metadata: { resourceVersion: '42' }, resumed: true });
     expect(isReferenceMarker({ kind: 'Workspace', metadata: { name: 'app' } })).toBe(false);
+  });
+
+  it('counts a Workspace for a cluster only when it points back at it (a LogicalCluster’s owner is writable)', () => {
+    expect(leadsTo({ spec: { cluster: ref.cluster } }, ref.cluster)).toBe(true);
+    expect(leadsTo({ spec: { cluster: 'someone-elses' } }, ref.cluster)).toBe(false);
+    expect(leadsTo({ spec: {} }, ref.cluster)).toBe(false);
+    expect(leadsTo({ spec: {} }, undefined)).toBe(true);
   });
 });

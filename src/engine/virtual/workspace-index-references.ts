@@ -13,11 +13,15 @@
  */
 import type http from 'node:http';
 import { badRequest } from '../machinery/status.js';
+import type { KubeObject } from '../registry/types.js';
 import { workspaceKey } from '../tenancy/cluster-paths.js';
 
 /** Request header (`true`): report reachable clusters whose Workspace is stored on another shard as references. */
 export const REFERENCES_HEADER = 'kcpt-workspace-index-references';
-/** Request header: `<parent cluster>/<workspace name>,…`: answer (and watch) only these Workspaces. */
+/**
+ * Request header: `<parent cluster>/<workspace name>[/<cluster>],…`: answer (and watch) only these Workspaces, each
+ * only while it leads to the named cluster (the one whose shard vouched for the user's access).
+ */
 export const ONLY_HEADER = 'kcpt-workspace-index-only';
 /** Top-level field of a LIST answer holding the references. */
 export const REFERENCES_FIELD = 'kcptWorkspaceReferences';
@@ -47,8 +51,8 @@ export interface ReferenceMarker extends WorkspaceReference {
 /** What a request to the index asked for with the headers above. */
 export interface IndexJoin {
   references: boolean;
-  /** Workspace storage keys to restrict the answer to. */
-  only?: Set<string>;
+  /** Workspace storage keys to restrict the answer to → the cluster each must lead to (spec.cluster), if named. */
+  only?: Map<string, string | undefined>;
 }
 
 const NAME = /^[a-z0-9:]([a-z0-9:.-]*[a-z0-9])?$/;
@@ -57,20 +61,28 @@ export function parseIndexJoin(headers: http.IncomingHttpHeaders | undefined): I
   const references = headers?.[REFERENCES_HEADER] === 'true';
   const onlyHeader = headers?.[ONLY_HEADER];
   if (typeof onlyHeader !== 'string') return { references };
-  const only = new Set<string>();
+  const only = new Map<string, string | undefined>();
   for (const part of onlyHeader.split(',')) {
-    const [parent, name, extra] = part.trim().split('/');
-    if (!parent || !name || extra !== undefined || !NAME.test(parent) || !NAME.test(name)) {
-      throw badRequest(`${ONLY_HEADER}: ${JSON.stringify(part)} is not <parent cluster>/<workspace name>`);
+    const [parent, name, cluster, extra] = part.trim().split('/');
+    if (!parent || !name || extra !== undefined || !NAME.test(parent) || !NAME.test(name) || (cluster !== undefined && !NAME.test(cluster))) {
+      throw badRequest(`${ONLY_HEADER}: ${JSON.stringify(part)} is not <parent cluster>/<workspace name>[/<cluster>]`);
     }
-    only.add(workspaceKey(parent, name));
+    only.set(workspaceKey(parent, name), cluster);
   }
   return { references, only };
 }
 
-/** The ONLY_HEADER value naming these workspaces. */
-export function onlyHeaderValue(refs: readonly Pick<WorkspaceReference, 'parent' | 'name'>[]): string {
-  return refs.map((r) => `${r.parent}/${r.name}`).join(',');
+/** The ONLY_HEADER value naming these workspaces (and the clusters they must lead to, when given). */
+export function onlyHeaderValue(refs: readonly (Pick<WorkspaceReference, 'parent' | 'name'> & { cluster?: string })[]): string {
+  return refs.map((r) => `${r.parent}/${r.name}${r.cluster ? `/${r.cluster}` : ''}`).join(',');
+}
+
+/**
+ * Whether a Workspace leads to `cluster`. A LogicalCluster's owner is how the index finds a cluster's Workspace, and
+ * the cluster's admins may write it: the Workspace counts only when it points back at the cluster.
+ */
+export function leadsTo(ws: KubeObject, cluster: string | undefined): boolean {
+  return cluster === undefined || (ws.spec as { cluster?: string } | undefined)?.cluster === cluster;
 }
 
 export function referenceKey(ref: Pick<WorkspaceReference, 'parent' | 'name'>): string {

@@ -34,7 +34,7 @@ import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
-import { parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
+import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
@@ -99,7 +99,7 @@ export class WorkspaceIndex {
    * The user's reachable workspaces, read in one synchronous pass so the set is the state at `revision`. `undefined`
    * for users who may enter everywhere (the caller lists every Workspace instead).
    */
-  reachable(user: UserInfo, only?: Set<string>): Map<string, Entry> | undefined {
+  reachable(user: UserInfo, only?: ReadonlyMap<string, unknown>): Map<string, Entry> | undefined {
     if (this.deps.entersEverywhere(user)) return undefined;
     const entries = new Map<string, Entry>();
     for (const cluster of candidateClusters(this.deps.store, user)) {
@@ -170,13 +170,13 @@ export class WorkspaceIndex {
    * Every scheduled Workspace of the shard, for users the shard-wide policy lets into every workspace (no
    * per-cluster RBAC to consult, which would compile 100k clusters' bindings).
    */
-  private everyScheduledWorkspace(only?: Set<string>): KubeObject[] {
+  private everyScheduledWorkspace(only?: ReadonlyMap<string, string | undefined>): KubeObject[] {
     const store = this.deps.store;
-    const kvs = only ? [...only].sort().flatMap((key) => store.get(key) ?? []) : store.list(workspacesPrefix).items;
+    const kvs = only ? [...only.keys()].sort().flatMap((key) => store.get(key) ?? []) : store.list(workspacesPrefix).items;
     const items: KubeObject[] = [];
     for (const kv of kvs) {
       const ws = this.withPath(kv, undefined);
-      if ((ws.spec as { cluster?: string } | undefined)?.cluster) items.push(ws);
+      if ((ws.spec as { cluster?: string } | undefined)?.cluster && (!only || leadsTo(ws, only.get(kv.key)))) items.push(ws);
     }
     return items;
   }
@@ -200,8 +200,10 @@ export class WorkspaceIndex {
     } else {
       for (const entry of [...shown.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
         const kv = store.get(entry.key);
-        if (kv) items.push(this.withPath(kv, entry.path));
-        else if (join.references) {
+        const ws = kv && this.withPath(kv, entry.path);
+        if (ws) {
+          if (leadsTo(ws, entry.cluster)) items.push(ws);
+        } else if (join.references) {
           const ref = this.remoteReference(entry);
           if (ref) references.push(ref);
         }
@@ -355,7 +357,7 @@ export class WorkspaceIndex {
         if (ref) references.set(referenceKey(ref), ref);
         if (!kv) continue;
         const obj = this.withPath(kv, entry.path);
-        if (!predicate.matches(obj)) continue;
+        if (!predicate.matches(obj) || !leadsTo(obj, entry.cluster)) continue;
         shownObjects.set(key, obj);
         send('ADDED', obj);
       }
@@ -394,7 +396,8 @@ export class WorkspaceIndex {
       }
       const ws = decodeStored(kv);
       const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
-      const visible = cluster !== undefined && (all || (candidates.has(cluster) && this.deps.canAccess(user, cluster)));
+      const visible =
+        cluster !== undefined && leadsTo(ws, join.only?.get(event.key)) && (all || (candidates.has(cluster) && this.deps.canAccess(user, cluster)));
       const obj = visible ? this.withPath(kv, undefined) : undefined;
       if (obj && predicate.matches(obj)) {
         shownObjects.set(event.key, obj);
