@@ -94,16 +94,17 @@ export async function resolveReferences(
   request: IndexRequest,
   refs: readonly WorkspaceReference[],
 ): Promise<{ bodies: Record<string, any>[]; rvs: Record<string, string> }> {
-  const byShard = new Map<FanOutShard, WorkspaceReference[]>();
+  // By shard name: one read per parent shard (and per BATCH workspaces), whatever object names the shard.
+  const byShard = new Map<string, { shard: FanOutShard; group: WorkspaceReference[] }>();
   for (const ref of refs) {
     const shard = await shardFor(resolution, ref.parent);
     // A parent no shard hosts any more is being deleted with its children: nothing to show.
     if (!shard) continue;
-    const group = byShard.get(shard) ?? [];
-    if (group.length === 0) byShard.set(shard, group);
-    group.push(ref);
+    const entry = byShard.get(shard.name) ?? { shard, group: [] };
+    byShard.set(shard.name, entry);
+    entry.group.push(ref);
   }
-  const reads = [...byShard].flatMap(([shard, group]) => {
+  const reads = [...byShard.values()].flatMap(({ shard, group }) => {
     const batches = [];
     for (let at = 0; at < group.length; at += BATCH) batches.push(group.slice(at, at + BATCH));
     return batches.map(async (batch) => ({ shard: shard.name, body: await readReferenced(resolution, request, shard, batch) }));
