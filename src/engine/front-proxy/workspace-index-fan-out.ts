@@ -177,8 +177,8 @@ function watch(
 
 /**
  * Re-emits one shard's watch events, each object's resourceVersion replaced by the merged one. Its references go
- * to the follower instead, in order: the events after one wait until the referenced Workspace was shown, so no
- * merged resourceVersion is past a reference the client has not seen yet.
+ * to the follower instead, in order: the events after one wait until the referenced Workspace was shown, and the
+ * shard's part of the merged resourceVersion moves past the reference only then.
  */
 function relayEvents(
   answer: http.IncomingMessage,
@@ -193,12 +193,13 @@ function relayEvents(
     const object = event.object;
     const meta = object?.metadata;
     if (event.type !== 'ERROR' && meta && typeof meta.resourceVersion === 'string' && meta.resourceVersion) {
-      latest[shard] = meta.resourceVersion;
       if (isReferenceMarker(object)) {
         if (event.type === 'DELETED') follower?.removed(object);
         else await follower?.added(object, object.resumed === true);
+        latest[shard] = meta.resourceVersion;
         return;
       }
+      latest[shard] = meta.resourceVersion;
       meta.resourceVersion = encodeResourceVersion(latest);
     }
     write(event);
