@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBackground, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
-import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
+import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, type Json } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 const org = uniqueName('idx');
@@ -147,6 +147,22 @@ describe('the workspace index virtual workspace', () => {
     const deleting = await rowOf('kept');
     if (deleting) expect(deleting.object.metadata.deletionTimestamp).toBeTruthy();
     await eventually('the deleted workspace to leave the index', async () => ((await rowOf('kept')) ? undefined : true));
+  });
+
+  it('shows no Workspace a cluster’s admin pointed its LogicalCluster’s owner at (the Workspace must lead back to it)', async () => {
+    // user-2 is cluster-admin of a workspace of their own, so they may rewrite its LogicalCluster's spec.owner.
+    const home = await getJson(e2e.asUser(users.user2.token, 'root'), ['workspace', '~']);
+    const homePath = new URL(home.spec.URL).pathname.replace('/clusters/', '');
+    await create(e2e.asUser(users.user2.token, homePath), workspace('own'));
+    await eventually('own Ready', async () => ((await getJson(e2e.asUser(users.user2.token, homePath), ['workspace', 'own'])).status?.phase === 'Ready' ? true : undefined));
+    const orgCluster = (await getJson(e2e.at('root'), ['workspace', org])).spec.cluster as string;
+    const listed = async () =>
+      ((await getJson(indexAs(users.user2.token), ['workspaces'])).items as Json[]).map((w) => `${w.metadata.annotations['kcp.io/cluster']}/${w.metadata.name}`);
+    expect(await listed()).toContain(`${home.spec.cluster}/own`);
+    await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { owner: { cluster: orgCluster, name: 'c1' } } })]);
+    // The index finds own's Workspace through that owner: c1 now, which does not lead to own's cluster.
+    expect(await listed()).not.toContain(`${orgCluster}/c1`);
+    expect(await listed()).not.toContain(`${home.spec.cluster}/own`);
   });
 
   it('answers only list and watch, and only at the wildcard', async () => {

@@ -24,12 +24,4 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
     'an Initializing one and an unschedulable one are deleted all the same': 'counts leftovers with a wildcard /clusters/* request',
     'holds the deletion in phase Deleting until it is removed, across a restart': "expects the shard's 404 for the deleted path (the proxy's is 403)",
   },
-  // A known limit of the merged workspace index (issue 11, left open): each shard finds a user's workspaces from the
-  // LogicalClusters it hosts and their Workspace objects in its own store, so a workspace whose LogicalCluster (with
-  // the user's binding) and Workspace object (in the parent) sit on different shards is missing for a non-admin user.
-  // Whether that happens here depends on random placement.
-  'test/e2e/cli-ws.test.ts': {
-    'takes a token-file user home with ~ and lists what they can reach':
-      "ws list as a non-admin user misses a workspace whose LogicalCluster and Workspace object are on different shards (the merged index's known limit)",
-  },
 };

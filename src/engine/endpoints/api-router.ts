@@ -279,6 +279,7 @@ function apiRequest(
     cluster,
     catalog,
     filter,
+    headers: request.headers,
     ...(request.headers[DEEP_SAR_HEADER] === 'true' && user.groups.includes('system:masters') ? { deepReview: true } : {}),
   };
 }

@@ -2,6 +2,7 @@
  * Resource requests: maps verb + subresource onto the generic store, list, watch and patch, and renders the
  * answer. One handler serves every ResourceType in every logical cluster.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import {
   badRequest,
@@ -61,6 +62,8 @@ export interface ApiRequest {
   filter?: (obj: KubeObject) => boolean;
   /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
   deepReview?: boolean;
+  /** The request's headers, for the few handlers that read one of their own (the workspace index's join headers). */
+  headers?: IncomingHttpHeaders;
 }
 
 export interface ResourceServices {

@@ -31,6 +31,11 @@ export interface RouterDeps {
   resolveClusters: boolean;
   isReady(): boolean;
   log(line: string): void;
+  /**
+   * The proxy's own `Authorization` (its root kubeconfig's identity): what reads the Workspaces the merged workspace
+   * index joins from other shards. Without it, each shard's index answers only what that shard stores.
+   */
+  ownAuthorization?: string;
 }
 
 /** Prefix of per-shard virtual workspace URLs: `/shards/<shard name>/services/…`. */
@@ -140,8 +145,14 @@ export class FrontProxyRouter {
     // The workspace index lists what one shard stores: with several shards, every shard's answer is merged.
     // Discovery and OpenAPI are the same everywhere: any shard answers those.
     if (match?.[2] === 'workspaces' && match[6] === WORKSPACES_RESOURCE && index.shardNames().length > 1) {
-      const shards = index.shardNames().map((name) => ({ name, backend: this.deps.backendFor(index.baseURLOf(name)!) }));
-      return serveWorkspaceIndex(req, res, shards, path, query);
+      const shardNamed = (name: string) => {
+        const baseURL = index.baseURLOf(name);
+        return baseURL === undefined ? undefined : { name, backend: this.deps.backendFor(baseURL) };
+      };
+      const shards = index.shardNames().flatMap((name) => shardNamed(name) ?? []);
+      const authorization = this.deps.ownAuthorization;
+      const resolution = authorization ? { authorization, shardOf: (cluster: string) => shardNamed(index.shardOf(cluster) ?? '') } : undefined;
+      return serveWorkspaceIndex(req, res, shards, path, query, resolution);
     }
     let target = match?.[5] === '*' || !match ? undefined : index.lookup(decodeSegment(match[5]!));
     let forwardedPath = path;

@@ -111,6 +111,7 @@ async function serve(
     resolveClusters: mapping ? mapping.resolveClusters : true,
     isReady: () => controller.isSynced(),
     log,
+    ...(credentials.token ? { ownAuthorization: `Bearer ${credentials.token}` } : {}),
   });
   const server = https.createServer({ key: tls.keyPem, cert: tls.certPem, keepAlive: true }, (req, res) => void router.handle(req, res));
   // Watches live as long as their clients want: no request timeout, as the shards have none.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../machinery/status.js';
-import { decodeResourceVersion, encodeResourceVersion, mergeLists } from './workspace-index-fan-out.js';
+import { decodeResourceVersion, encodeResourceVersion, mergeLists, takeReferences } from './workspace-index-fan-out.js';
+import { eventObjects } from './workspace-index-join.js';
 
 const ws = (path: string, name: string) => ({ metadata: { name, annotations: { 'kcp.io/path': path } } });
 
@@ -29,5 +30,24 @@ describe('the workspace index merged across shards', () => {
     ]);
     expect(table.rows.map((r: { cells: string[] }) => r.cells[0])).toEqual(['y', 'z']);
     expect(table.columnDefinitions).toEqual([{ name: 'Name' }]);
+  });
+
+  it('takes the references out of a shard’s list, so the client never sees them', () => {
+    const ref = { parent: 'p', name: 'app', cluster: 'c', path: 'root:team:app' };
+    const body: Record<string, any> = { kind: 'WorkspaceList', items: [], kcptWorkspaceReferences: [ref, ref, { parent: 1 }] };
+    expect(takeReferences(body)).toEqual([ref]);
+    expect(body).toEqual({ kind: 'WorkspaceList', items: [] });
+    expect(takeReferences({ items: [] })).toEqual([]);
+  });
+
+  it('turns a parent shard’s list into watch event objects: Workspaces, or one-row Tables', () => {
+    const list = { kind: 'WorkspaceList', apiVersion: 'tenancy.kcp.io/v1alpha1', metadata: { resourceVersion: '7' }, items: [ws('root:a', 'a')] };
+    expect(eventObjects(list)).toEqual([{ kind: 'Workspace', apiVersion: 'tenancy.kcp.io/v1alpha1', ...ws('root:a', 'a') }]);
+    const table = { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '7' }, columnDefinitions: [{ name: 'Name' }], rows: [{ cells: ['a'] }, { cells: ['b'] }] };
+    const events = eventObjects(table);
+    expect(events.map((e) => e.rows)).toEqual([[{ cells: ['a'] }], [{ cells: ['b'] }]]);
+    expect(events[0]).toMatchObject({ kind: 'Table', columnDefinitions: [{ name: 'Name' }] });
+    // Each event's metadata is its own: the proxy sets a resourceVersion on each.
+    expect(events[0]!.metadata).not.toBe(events[1]!.metadata);
   });
 });

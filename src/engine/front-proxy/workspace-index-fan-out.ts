@@ -14,28 +14,24 @@
  *
  * One shard's refusal (401, 403, 400) is the answer: a merged list must not silently miss a shard's workspaces. An
  * unreachable shard is kcp's 503 "Not available.".
+ *
+ * A shard's index finds a user's workspaces from the clusters it hosts, but a workspace's Workspace object lives with
+ * its parent, maybe on another shard: those come as references, resolved on the parent's shard by
+ * workspace-index-join.ts (their revisions ride in the merged resourceVersion as `@<shard>`).
  */
 import type http from 'node:http';
-import { badRequest, serviceUnavailable, StatusError } from '../machinery/status.js';
-import type { Backend } from './forwarder.js';
+import { badRequest, serviceUnavailable } from '../machinery/status.js';
+import { isReferenceMarker, REFERENCES_FIELD, REFERENCES_HEADER, referenceKey, type WorkspaceReference } from '../virtual/workspace-index-references.js';
+import { collect, getJson, readEvents, send, sendStatus, withQuery, type WatchLine } from './index-requests.js';
+import { ReferenceFollower, resolveReferences, type FanOutShard, type IndexRequest, type ReferenceResolution } from './workspace-index-join.js';
 
-export interface FanOutShard {
-  name: string;
-  backend: Backend;
-}
+export type { FanOutShard, ReferenceResolution } from './workspace-index-join.js';
 
 const RV_PREFIX = 'fanout.';
 const SCOPE_HEADER = 'kcpt-workspace-index-scope';
 const EVERY_WORKSPACE = 'every-workspace';
 /** Request headers that reach each shard: who asks and what shape they want back. */
 const FORWARDED = ['authorization', 'accept', 'user-agent'];
-
-interface Answer {
-  shard: string;
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Record<string, any>;
-}
 
 /** `{shard: rv}` from a merged resourceVersion; undefined for a plain one (`''`, `'0'`), which goes to every shard. */
 export function decodeResourceVersion(rv: string): Record<string, string> | undefined {
@@ -53,22 +49,50 @@ export function encodeResourceVersion(byShard: Record<string, string>): string {
   return RV_PREFIX + Buffer.from(JSON.stringify(byShard)).toString('base64url');
 }
 
-export async function serveWorkspaceIndex(req: http.IncomingMessage, res: http.ServerResponse, shards: readonly FanOutShard[], path: string, query: string): Promise<void> {
+/**
+ * Serves the merged index. With `resolution` (the proxy's own identity and the routing index), shards are asked for
+ * references to the reachable workspaces stored elsewhere, and those are read from their parents' shards.
+ */
+export async function serveWorkspaceIndex(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  shards: readonly FanOutShard[],
+  path: string,
+  query: string,
+  resolution?: ReferenceResolution,
+): Promise<void> {
   req.resume();
   const params = new URLSearchParams(query.startsWith('?') ? query.slice(1) : query);
   const rv = params.get('resourceVersion') ?? '';
   const perShard = decodeResourceVersion(rv);
-  if (params.get('watch') === 'true' || params.get('watch') === '1') return watch(req, res, shards, path, params, perShard);
+  const request: IndexRequest = { path, accept: header(req, 'accept'), userAgent: header(req, 'user-agent'), params };
+  if (params.get('watch') === 'true' || params.get('watch') === '1') return watch(req, res, shards, request, perShard, resolution);
   if (perShard) params.delete('resourceVersion');
-  const answers = await Promise.all(shards.map((s) => fetchJson(s, req, `${path}${withQuery(params)}`)));
+  const headers = forwardedHeaders(req, resolution);
+  const answers = await Promise.all(shards.map(async (s) => ({ shard: s.name, ...(await getJson(s.backend, `${path}${withQuery(params)}`, headers)) })));
   const refusal = answers.find((a) => a.status !== 200);
   if (refusal) return send(res, refusal.status, refusal.body);
+  const references = answers.flatMap((a) => takeReferences(a.body));
+  const resolved = resolution && references.length > 0 ? await resolveReferences(resolution, request, references) : { bodies: [], rvs: {} };
   const rvs = Object.fromEntries(answers.map((a) => [a.shard, String(a.body.metadata?.resourceVersion ?? '')]));
-  const merged = mergeLists(answers.map((a) => a.body));
-  (merged.metadata ??= {}).resourceVersion = encodeResourceVersion(rvs);
-  const headers: Record<string, string> = {};
-  if (answers.every((a) => a.headers[SCOPE_HEADER] === EVERY_WORKSPACE)) headers[SCOPE_HEADER] = EVERY_WORKSPACE;
-  send(res, 200, merged, headers);
+  const merged = mergeLists([...answers.map((a) => a.body), ...resolved.bodies]);
+  (merged.metadata ??= {}).resourceVersion = encodeResourceVersion({ ...rvs, ...resolved.rvs });
+  const scope: Record<string, string> = {};
+  if (answers.every((a) => a.headers[SCOPE_HEADER] === EVERY_WORKSPACE)) scope[SCOPE_HEADER] = EVERY_WORKSPACE;
+  send(res, 200, merged, scope);
+}
+
+/** A shard's references, taken out of its list (the client never sees them), one per workspace. */
+export function takeReferences(body: Record<string, any>): WorkspaceReference[] {
+  const refs = body[REFERENCES_FIELD] as unknown;
+  delete body[REFERENCES_FIELD];
+  if (!Array.isArray(refs)) return [];
+  const seen = new Set<string>();
+  return refs.filter((r): r is WorkspaceReference => {
+    if (typeof r?.parent !== 'string' || typeof r?.name !== 'string' || seen.has(referenceKey(r))) return false;
+    seen.add(referenceKey(r));
+    return true;
+  });
 }
 
 /** Items, or a Table's rows, of every shard in one list ordered by workspace path, then name. */
@@ -92,39 +116,55 @@ function watch(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   shards: readonly FanOutShard[],
-  path: string,
-  params: URLSearchParams,
+  request: IndexRequest,
   perShard: Record<string, string> | undefined,
+  resolution: ReferenceResolution | undefined,
 ): Promise<void> {
   const latest: Record<string, string> = { ...perShard };
   const upstreams: http.ClientRequest[] = [];
   let ended = false;
+  let follower: ReferenceFollower | undefined;
   const end = () => {
     if (ended) return;
     ended = true;
     for (const u of upstreams) u.destroy();
+    follower?.close();
     if (!res.writableEnded) res.end();
   };
+  const write = (event: WatchLine) => {
+    if (ended) return;
+    res.write(`${JSON.stringify(event)}\n`);
+    if (event.type === 'ERROR') end();
+  };
+  if (resolution) {
+    follower = new ReferenceFollower(resolution, request, latest, {
+      emit: (type, object) => {
+        (object.metadata ??= {}).resourceVersion = encodeResourceVersion(latest);
+        write({ type, object });
+      },
+      fail: (event) => (event ? write(event) : end()),
+    });
+  }
   res.on('close', end);
   return new Promise<void>((resolve) => {
     res.on('close', () => resolve());
     for (const shard of shards) {
-      const shardParams = new URLSearchParams(params);
+      const shardParams = new URLSearchParams(request.params);
       if (perShard) {
         if (perShard[shard.name] !== undefined) shardParams.set('resourceVersion', perShard[shard.name]!);
         else shardParams.delete('resourceVersion');
       }
-      const upstream = shard.backend.request('GET', `${path}${withQuery(shardParams)}`, forwardedHeaders(req), (answer) => {
+      const upstream = shard.backend.request('GET', `${request.path}${withQuery(shardParams)}`, forwardedHeaders(req, resolution), (answer) => {
         if (ended) return answer.resume();
         if (answer.statusCode !== 200) {
           // Before anything was streamed, the refusal is the answer; later, the watch just ends.
-          if (!res.headersSent) return collect(answer).then((body) => (send(res, answer.statusCode ?? 503, body), end()));
+          if (!res.headersSent) return void collect(answer).then((body) => (send(res, answer.statusCode ?? 503, body), end()));
           answer.resume();
           return end();
         }
         // The first shard to accept opens the merged stream; the others' events join it.
         if (!res.headersSent) res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' }).flushHeaders();
-        relayEvents(answer, shard.name, latest, res, end);
+        relayEvents(answer, shard.name, latest, write, follower, end);
       });
       upstream.on('error', () => {
         if (!res.headersSent) sendStatus(res, serviceUnavailable('Not available.'));
@@ -135,70 +175,57 @@ function watch(
   });
 }
 
-/** Re-emits one shard's watch events, each object's resourceVersion replaced by the merged one. */
-function relayEvents(answer: http.IncomingMessage, shard: string, latest: Record<string, string>, res: http.ServerResponse, end: () => void): void {
-  let pending = '';
-  answer.setEncoding('utf8');
-  answer.on('data', (chunk: string) => {
-    pending += chunk;
-    let newline;
-    while ((newline = pending.indexOf('\n')) !== -1) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (!line.trim()) continue;
-      const event = JSON.parse(line) as { type: string; object?: Record<string, any> };
-      const meta = event.object?.metadata;
-      if (event.type !== 'ERROR' && meta && typeof meta.resourceVersion === 'string' && meta.resourceVersion) {
+/**
+ * Re-emits one shard's watch events, each object's resourceVersion replaced by the merged one. Its references go
+ * to the follower instead, in order: the events after one wait until the referenced Workspace was shown, and the
+ * shard's part of the merged resourceVersion moves past the reference only then.
+ */
+function relayEvents(
+  answer: http.IncomingMessage,
+  shard: string,
+  latest: Record<string, string>,
+  write: (event: WatchLine) => void,
+  follower: ReferenceFollower | undefined,
+  end: () => void,
+): void {
+  let queue = Promise.resolve();
+  const relay = async (event: WatchLine) => {
+    const object = event.object;
+    const meta = object?.metadata;
+    if (event.type !== 'ERROR' && meta && typeof meta.resourceVersion === 'string' && meta.resourceVersion) {
+      if (isReferenceMarker(object)) {
+        if (event.type === 'DELETED') follower?.removed(object);
+        else await follower?.added(object, object.resumed === true);
         latest[shard] = meta.resourceVersion;
-        meta.resourceVersion = encodeResourceVersion(latest);
+        return;
       }
-      res.write(`${JSON.stringify(event)}\n`);
-      if (event.type === 'ERROR') return end();
+      latest[shard] = meta.resourceVersion;
+      meta.resourceVersion = encodeResourceVersion(latest);
     }
-  });
-  answer.on('end', end);
-  answer.on('error', end);
+    write(event);
+  };
+  readEvents(
+    answer,
+    (event) => {
+      queue = queue.then(() => relay(event)).catch(end);
+    },
+    () => {
+      queue = queue.then(end);
+    },
+  );
 }
 
-function fetchJson(shard: FanOutShard, req: http.IncomingMessage, path: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const upstream = shard.backend.request('GET', path, forwardedHeaders(req), (answer) => {
-      collect(answer).then((body) => resolve({ shard: shard.name, status: answer.statusCode ?? 503, headers: answer.headers, body }), reject);
-    });
-    upstream.on('error', () => reject(serviceUnavailable('Not available.')));
-  });
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
-async function collect(answer: http.IncomingMessage): Promise<Record<string, any>> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of answer) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return JSON.parse(text) as Record<string, any>;
-  } catch {
-    return new StatusError(answer.statusCode ?? 503, 'InternalError', text.trim() || 'no answer', {}).toStatus() as unknown as Record<string, any>;
-  }
-}
-
-function forwardedHeaders(req: http.IncomingMessage): Record<string, string> {
+function forwardedHeaders(req: http.IncomingMessage, resolution: ReferenceResolution | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of FORWARDED) {
-    const value = req.headers[name];
-    if (typeof value === 'string') out[name] = value;
+    const value = header(req, name);
+    if (value !== undefined) out[name] = value;
   }
+  if (resolution) out[REFERENCES_HEADER] = 'true';
   return out;
-}
-
-function withQuery(params: URLSearchParams): string {
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
-function sendStatus(res: http.ServerResponse, err: StatusError): void {
-  send(res, err.code, err.toStatus());
 }

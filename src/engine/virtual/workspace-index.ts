@@ -34,6 +34,7 @@ import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
+import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
@@ -62,11 +63,9 @@ export interface WorkspaceIndexDeps {
   entersEverywhere(user: UserInfo): boolean;
 }
 
-interface Entry {
+interface Entry extends WorkspaceReference {
   /** The Workspace's storage key in its parent. */
   key: string;
-  /** The workspace's own path (`kcp.io/path` of its LogicalCluster). */
-  path: string;
 }
 
 export class WorkspaceIndex {
@@ -100,14 +99,25 @@ export class WorkspaceIndex {
    * The user's reachable workspaces, read in one synchronous pass so the set is the state at `revision`. `undefined`
    * for users who may enter everywhere (the caller lists every Workspace instead).
    */
-  reachable(user: UserInfo): Map<string, Entry> | undefined {
+  reachable(user: UserInfo, only?: ReadonlyMap<string, unknown>): Map<string, Entry> | undefined {
     if (this.deps.entersEverywhere(user)) return undefined;
     const entries = new Map<string, Entry>();
     for (const cluster of candidateClusters(this.deps.store, user)) {
       const entry = this.entryOf(cluster);
-      if (entry && this.deps.canAccess(user, cluster)) entries.set(entry.key, entry);
+      if (entry && (!only || only.has(entry.key)) && this.deps.canAccess(user, cluster)) entries.set(entry.key, entry);
     }
     return entries;
+  }
+
+  /**
+   * A reachable cluster whose Workspace this shard cannot show because its parent lives on another shard (the
+   * parent's LogicalCluster is not here): what the proxy resolves on the parent's shard. A Workspace missing while
+   * its parent is here (being deleted) is no reference.
+   */
+  private remoteReference(entry: Entry): WorkspaceReference | undefined {
+    if (this.deps.store.get(logicalClusterKey(entry.parent))) return undefined;
+    const { parent, name, cluster, path } = entry;
+    return { parent, name, cluster, path };
   }
 
   /**
@@ -133,7 +143,8 @@ export class WorkspaceIndex {
     const lc = JSON.parse(kv.value) as KubeObject;
     const owner = (lc.spec as { owner?: { cluster?: string; name?: string; resource?: string } } | undefined)?.owner;
     if (!owner?.cluster || !owner.name || owner.resource !== 'workspaces') return undefined;
-    return { key: workspaceKey(owner.cluster, owner.name), path: lc.metadata?.annotations?.[PATH_ANNOTATION] ?? '' };
+    const path = lc.metadata?.annotations?.[PATH_ANNOTATION] ?? '';
+    return { key: workspaceKey(owner.cluster, owner.name), path, parent: owner.cluster, name: owner.name, cluster };
   }
 
   /** The path of the workspace a stored Workspace leads to: its URL ends in `/clusters/<path>` (set when scheduled). */
@@ -159,37 +170,54 @@ export class WorkspaceIndex {
    * Every scheduled Workspace of the shard, for users the shard-wide policy lets into every workspace (no
    * per-cluster RBAC to consult, which would compile 100k clusters' bindings).
    */
-  private everyScheduledWorkspace(): KubeObject[] {
+  private everyScheduledWorkspace(only?: ReadonlyMap<string, string | undefined>): KubeObject[] {
+    const store = this.deps.store;
+    const kvs = only ? [...only.keys()].sort().flatMap((key) => store.get(key) ?? []) : store.list(workspacesPrefix).items;
     const items: KubeObject[] = [];
-    for (const kv of this.deps.store.list(workspacesPrefix).items) {
+    for (const kv of kvs) {
       const ws = this.withPath(kv, undefined);
-      if ((ws.spec as { cluster?: string } | undefined)?.cluster) items.push(ws);
+      if ((ws.spec as { cluster?: string } | undefined)?.cluster && (!only || leadsTo(ws, only.get(kv.key)))) items.push(ws);
     }
     return items;
   }
 
-  /** Every reachable workspace at one revision (`limit` and `continue` are not needed: one page is the answer). */
-  private snapshot(user: UserInfo, predicate: ListPredicate): { revision: number; items: KubeObject[]; shown: Map<string, Entry> | undefined } {
+  /**
+   * Every reachable workspace at one revision (`limit` and `continue` are not needed: one page is the answer), and
+   * the references to reachable ones stored on other shards when the request asks for them.
+   */
+  private snapshot(
+    user: UserInfo,
+    predicate: ListPredicate,
+    join: IndexJoin,
+  ): { revision: number; items: KubeObject[]; shown: Map<string, Entry> | undefined; references: WorkspaceReference[] } {
     const store = this.deps.store;
     const revision = store.currentRevision();
-    const shown = this.reachable(user);
+    const shown = this.reachable(user, join.only);
     const items: KubeObject[] = [];
+    const references: WorkspaceReference[] = [];
     if (shown === undefined) {
-      items.push(...this.everyScheduledWorkspace());
+      items.push(...this.everyScheduledWorkspace(join.only));
     } else {
       for (const entry of [...shown.values()].sort((a, b) => (a.key < b.key ? -1 : 1))) {
         const kv = store.get(entry.key);
-        if (kv) items.push(this.withPath(kv, entry.path));
+        const ws = kv && this.withPath(kv, entry.path);
+        if (ws) {
+          if (leadsTo(ws, entry.cluster)) items.push(ws);
+        } else if (join.references) {
+          const ref = this.remoteReference(entry);
+          if (ref) references.push(ref);
+        }
       }
     }
-    return { revision, items: items.filter((o) => predicate.matches(o)), shown };
+    return { revision, items: items.filter((o) => predicate.matches(o)), shown, references };
   }
 
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
     const table = wantsTable(req.accept);
     const include = table ? parseIncludeObject(req.query) : undefined;
     const predicate = this.predicate(req);
-    if (table && include !== 'Object' && predicate.matchesEverything && this.deps.entersEverywhere(req.user)) {
+    const join = parseIndexJoin(req.headers);
+    if (table && include !== 'Object' && predicate.matchesEverything && !join.only && this.deps.entersEverywhere(req.user)) {
       // `kcpt ws tree`'s request: rows kept from the last one while no Workspace has changed.
       const body = this.everyWorkspaceTable.render({
         printer: this.served.printer ?? defaultPrinter(),
@@ -200,8 +228,10 @@ export class WorkspaceIndex {
       reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
       return reply.code(200).header('content-type', 'application/json').send(body);
     }
-    const { revision, items, shown } = this.snapshot(req.user, predicate);
-    if (shown === undefined) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
+    const { revision, items, shown, references } = this.snapshot(req.user, predicate, join);
+    if (shown === undefined && !join.only) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
+    const send = (body: string) =>
+      reply.code(200).header('content-type', 'application/json').send(references.length > 0 ? withReferences(body, references) : body);
     if (table && include !== 'Object') {
       const body = JSON.stringify(
         buildTable({
@@ -213,19 +243,20 @@ export class WorkspaceIndex {
           tableVersion: table,
         }),
       );
-      return reply.code(200).header('content-type', 'application/json').send(body);
+      return send(body);
     }
     // A type stored in another shape (Workspace) is converted and serialized by renderList from the parsed items;
     // serializing them here as well cost a quarter of this request for 1,000 workspaces.
     const texts = this.served.convert ? [] : items.map((o) => JSON.stringify(o));
     const body = renderList(this.served, { resourceVersion: String(revision), items: texts, parsed: items }, { accept: req.accept, query: req.query });
-    return reply.code(200).header('content-type', 'application/json').send(body);
+    return send(body);
   }
 
   private async serveWatch(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<void> {
     const store = this.deps.store;
     const user = req.user;
     const predicate = this.predicate(req);
+    const join = parseIndexJoin(req.headers);
     const rv = req.query.get('resourceVersion') ?? undefined;
     const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
     const bookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
@@ -265,6 +296,14 @@ export class WorkspaceIndex {
       if (raw.writableLength > 16 * 1024 * 1024) close();
     };
     const bookmark = (revision: number, initialEnd: boolean) => bookmarkJson(this.served, revision, initialEnd);
+    // References (REFERENCES_HEADER) go to the proxy as they are, never rendered as Workspaces or Table rows.
+    const shownRefs = new Map<string, WorkspaceReference>();
+    const sendReference = (type: 'ADDED' | 'DELETED', ref: WorkspaceReference, revision: number, resumed = false) => {
+      if (closed) return;
+      if (type === 'ADDED') shownRefs.set(referenceKey(ref), ref);
+      else shownRefs.delete(referenceKey(ref));
+      raw.write(`{"type":"${type}","object":${JSON.stringify(referenceMarker(ref, revision, resumed))}}\n`);
+    };
 
     // What this watcher has shown (key → last object), so that losing access can be told as DELETED.
     const shownObjects = new Map<string, KubeObject>();
@@ -275,7 +314,7 @@ export class WorkspaceIndex {
     let from: number;
     const initial = sendInitialEvents ?? (!rv || rv === '0');
     if (initial) {
-      const snap = this.snapshot(user, predicate);
+      const snap = this.snapshot(user, predicate, join);
       // With group commit the snapshot may hold rows of this turn's transaction: they leave once it is committed.
       await store.durable?.();
       if (closed) return;
@@ -283,6 +322,7 @@ export class WorkspaceIndex {
         shownObjects.set(workspaceKey(obj.metadata?.annotations?.['kcp.io/cluster'] ?? '', obj.metadata?.name ?? ''), obj);
         send('ADDED', obj);
       }
+      for (const ref of snap.references) sendReference('ADDED', ref, snap.revision);
       from = snap.revision;
       if (sendInitialEvents && bookmarks) send('BOOKMARK', bookmark(from, true));
     } else if (!rv || rv === '0') {
@@ -290,8 +330,10 @@ export class WorkspaceIndex {
     } else {
       from = Number(rv);
       // Resuming: what the client holds is what it could see then; the current set is the best account of it.
-      const snap = this.snapshot(user, predicate);
+      const snap = this.snapshot(user, predicate, join);
       for (const obj of snap.items) shownObjects.set(workspaceKey(obj.metadata?.annotations?.['kcp.io/cluster'] ?? '', obj.metadata?.name ?? ''), obj);
+      // The proxy follows these from where the client left them, without announcing them again.
+      for (const ref of snap.references) sendReference('ADDED', ref, from, true);
     }
 
     let recomputeQueued = false;
@@ -300,22 +342,27 @@ export class WorkspaceIndex {
       if (closed) return;
       all = this.deps.entersEverywhere(user);
       candidates = all ? new Set<string>() : candidateClusters(store, user);
-      const reachable = this.reachable(user);
+      const reachable = this.reachable(user, join.only);
       if (reachable === undefined) return; // every workspace: events flow as they come
       for (const [key, obj] of shownObjects) {
         if (reachable.has(key)) continue;
         shownObjects.delete(key);
         send('DELETED', withRevision(obj, revision));
       }
+      const references = new Map<string, WorkspaceReference>();
       for (const [key, entry] of reachable) {
         if (shownObjects.has(key)) continue;
         const kv = store.get(key);
+        const ref = kv || !join.references ? undefined : this.remoteReference(entry);
+        if (ref) references.set(referenceKey(ref), ref);
         if (!kv) continue;
         const obj = this.withPath(kv, entry.path);
-        if (!predicate.matches(obj)) continue;
+        if (!predicate.matches(obj) || !leadsTo(obj, entry.cluster)) continue;
         shownObjects.set(key, obj);
         send('ADDED', obj);
       }
+      for (const [key, ref] of shownRefs) if (!references.has(key)) sendReference('DELETED', ref, revision);
+      for (const [key, ref] of references) if (!shownRefs.has(key)) sendReference('ADDED', ref, revision);
     };
     const deliver = (event: StoreEvent) => {
       if (event.key.startsWith(CLUSTER_ROLE_BINDINGS)) {
@@ -338,7 +385,7 @@ export class WorkspaceIndex {
         if (!all && candidates.has(cluster)) queueRecompute(event.revision);
         return;
       }
-      if (!event.key.startsWith(workspacesPrefix)) return;
+      if (!event.key.startsWith(workspacesPrefix) || (join.only && !join.only.has(event.key))) return;
       const kv = { key: event.key, value: event.value, revision: event.revision, createRevision: event.revision };
       const known = shownObjects.get(event.key);
       if (event.type === 'DELETED') {
@@ -349,7 +396,8 @@ export class WorkspaceIndex {
       }
       const ws = decodeStored(kv);
       const cluster = (ws.spec as { cluster?: string } | undefined)?.cluster;
-      const visible = cluster !== undefined && (all || (candidates.has(cluster) && this.deps.canAccess(user, cluster)));
+      const visible =
+        cluster !== undefined && leadsTo(ws, join.only?.get(event.key)) && (all || (candidates.has(cluster) && this.deps.canAccess(user, cluster)));
       const obj = visible ? this.withPath(kv, undefined) : undefined;
       if (obj && predicate.matches(obj)) {
         shownObjects.set(event.key, obj);
