@@ -5,7 +5,7 @@
 //
 //   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
-//   (ws-create: [--warmup N untimed flat ones first] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
+//   (ws-create: [--warmup N untimed flat ones first] [--http1: a pool of HTTP/1.1 connections, not one HTTP/2 one] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
 //    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
 //    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
@@ -179,11 +179,12 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
 }
 
 /** ws-create / ws-delete: the server profiles itself only while the measured phase runs. */
-async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep }) {
+async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, http1 = false }) {
   const dir = tempDir('kcpt-bench-prof-');
   const file = path.join(dir, `${kind}.cpuprofile`);
   const server = await startHooked({ rootDir: dir, timeoutMs: 60_000 });
-  const c = client(server.url, { token: server.token, maxSockets: 20 });
+  // One HTTP/2 connection for every POST and watch, as bench/workspaces.js (and kubectl) talk; --http1 for the old pool.
+  const c = client(server.url, { token: server.token, maxSockets: 20, http2: !http1 });
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
   let label;
   try {
@@ -217,10 +218,10 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep }
   else removeDir(dir);
 }
 
-export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup } = {}) {
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false } = {}) {
   for (const kind of kinds) {
     if (kind.startsWith('ws-')) {
-      await profileWorkspaces(kind, { wsCount, warmup, top, keep });
+      await profileWorkspaces(kind, { wsCount, warmup, top, keep, http1 });
       continue;
     }
     const dir = tempDir('kcpt-bench-prof-');
@@ -261,6 +262,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'node-load': { type: 'boolean', default: false },
       'ws-count': { type: 'string', default: '3000' },
       warmup: { type: 'string', default: '0' },
+      http1: { type: 'boolean', default: false },
     },
   });
   await profileAll({
@@ -272,5 +274,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     pad: 724,
     wsCount: Number(values['ws-count']),
     warmup: Number(values.warmup),
+    http1: values.http1,
   });
 }
