@@ -1,6 +1,6 @@
 /**
  * Permission claims against a hostile provider, through the APIExport virtual workspace on the consumer's shard (one
- * server, or every shard of a sharded cluster). Alice (user-1) is admin of her provider workspace and exports a
+ * server; or, sharded, the export on root and each consumer on another shard in turn). Alice (user-1) is admin of her provider workspace and exports a
  * resource with a `configmaps` claim; Bob (user-2) is admin of his workspace and accepts the claim for objects
  * labelled share=yes only. Bob's namespace holds `shared` (labelled) and `private` (not, with a password in it).
  * Every verb alice has through the view — get, list, watch, create, update, each patch type, apply, delete and
@@ -40,8 +40,10 @@ async function ok(method: string, path: string, body?: unknown, opts: { token?: 
   return answer.json();
 }
 
-async function readyWorkspace(name: string): Promise<{ path: string; cluster: string; shard: string }> {
-  await ok('POST', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } });
+/** A Ready workspace under root, on `shard` when given. */
+async function readyWorkspace(name: string, shard?: string): Promise<{ path: string; cluster: string; shard: string }> {
+  const location = shard ? { location: { selector: { matchLabels: { name: shard } } } } : {};
+  await ok('POST', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: location });
   const ws = await eventually(`root:${name} Ready`, async () => {
     const got = (await http('GET', `/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
     return got.status?.phase === 'Ready' ? got : undefined;
@@ -79,8 +81,14 @@ let counter = 0;
  * `private` (unlabelled, holding the password).
  */
 async function tenants(verbs: string[] = ALL_VERBS, selector: Json = SHARE, bind = true): Promise<Tenants> {
-  const id = `${process.pid.toString(36)}${(counter++).toString(36)}`;
-  const [p, c] = await Promise.all([readyWorkspace(`alice-${id}`), readyWorkspace(`bob-${id}`)]);
+  const n = counter++;
+  const id = `${process.pid.toString(36)}${n.toString(36)}`;
+  // Sharded: the export on root, the consumer (and so the view serving it) on another shard, each in turn.
+  const others = [...virtualWorkspaceUrls.keys()].filter((s) => s !== 'root').sort();
+  const [p, c] = await Promise.all([
+    readyWorkspace(`alice-${id}`, others.length > 0 ? 'root' : undefined),
+    readyWorkspace(`bob-${id}`, others.length > 0 ? others[n % others.length] : undefined),
+  ]);
   await Promise.all([ok('POST', `/clusters/${p.path}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, admin(alice.name)), ok('POST', `/clusters/${c.path}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, admin(bob.name))]);
   const asAlice = { token: alice.token };
   const asBob = { token: bob.token };
