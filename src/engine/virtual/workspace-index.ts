@@ -18,6 +18,7 @@ import type { FastifyReply } from 'fastify';
 import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
+import { sendBody } from '../endpoints/responses.js';
 import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
 import { parseListOptions } from '../endpoints/query.js';
@@ -227,12 +228,12 @@ export class WorkspaceIndex {
         now: Date.now(),
       });
       reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
-      return reply.code(200).header('content-type', 'application/json').send(body);
+      return sendBody(reply, 200, 'application/json', body);
     }
     const { revision, items, shown, references } = this.snapshot(req.user, predicate, join);
     if (shown === undefined && !join.only) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
     const send = (body: string) =>
-      reply.code(200).header('content-type', 'application/json').send(references.length > 0 ? withReferences(body, references) : body);
+      sendBody(reply, 200, 'application/json', references.length > 0 ? withReferences(body, references) : body);
     if (table && include !== 'Object') {
       const body = JSON.stringify(
         buildTable({
