@@ -36,7 +36,7 @@ import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
 import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
-import { sendJson } from './responses.js';
+import { sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
@@ -147,7 +147,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
-    return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
+    reply.header('x-content-type-options', 'nosniff');
+    return sendBody(reply, ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
@@ -405,7 +406,7 @@ function sendCached(reply: FastifyReply, request: FastifyRequest, body: unknown,
   const etag = `"${hashText(text)}"`;
   reply.header('etag', etag);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.code(200).header('content-type', contentType).send(text);
+  return sendBody(reply, 200, contentType, text);
 }
 
 function hashText(text: string): string {

@@ -299,13 +299,13 @@ export class GenericStore {
     }
     meta.name = name;
     this.applyRequestNamespace(ctx, obj);
-    const sentVersion = meta.resourceVersion;
+    // kube reads "" and "0" alike as no resourceVersion: an unconditional update, which only some kinds allow. (A
+    // create's settler updates the object at the pseudo-revision 0 before it is stored.)
+    const sentVersion = meta.resourceVersion === '0' && current.revision !== 0 ? '' : meta.resourceVersion;
     if (sentVersion) {
       if (sentVersion !== String(current.revision)) throw conflict(rt, name);
     } else if (expectedRevision === undefined && !rt.strategy.allowUnconditionalUpdate) {
-      throw invalid(rt, name, [
-        fieldErrors.invalid('metadata.resourceVersion', '0x0', 'must be specified for an update'),
-      ]);
+      throw resourceVersionRequired(rt, name);
     }
     if (expectedRevision !== undefined && expectedRevision !== current.revision) throw conflict(rt, name);
     if (meta.uid && meta.uid !== old.metadata!.uid) {
@@ -555,4 +555,14 @@ export class GenericStore {
       );
     }
   }
+}
+
+/**
+ * kube's refusal of an update without a resourceVersion: it names the resource (plural), not the kind, and prints
+ * the version as Go prints the uint64 it parsed (`0x0`).
+ */
+function resourceVersionRequired(rt: ResourceType, name: string) {
+  return invalid({ group: rt.group, kind: rt.resource }, name, [
+    { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
+  ]);
 }
