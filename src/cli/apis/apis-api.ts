@@ -51,6 +51,8 @@ export interface APIBinding {
     phase?: string;
     conditions?: Condition[];
     apiExportClusterName?: string;
+    /** The export's claims, as the server shows them to the consumer. */
+    exportPermissionClaims?: ExportedClaim[];
     boundResources?: { group: string; resource: string; schema?: { name?: string; UID?: string; identityHash?: string } }[];
   };
 }
