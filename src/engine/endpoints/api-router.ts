@@ -135,7 +135,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (home) info = parseRequestInfo(request.method, `/clusters/${home}${url.pathname}`, query);
   svc.metrics?.noteRequest(request, info);
 
-  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
+  // kube writes /version indented (WriteRawJSON).
+  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
     reply.header('x-content-type-options', 'nosniff');

@@ -63,6 +63,12 @@ describe('convertSchema', () => {
       },
     });
   });
+
+  it('strips value validations from custom resources only, as kube publishes them in v2', () => {
+    const schema = { type: 'object', required: ['spec'], properties: { spec: { type: 'string', enum: ['a'], pattern: 'a', format: 'x' } } };
+    expect(convertSchema(schema, true)).toEqual({ type: 'object', properties: { spec: { type: 'string' } } });
+    expect(convertSchema(schema)).toEqual(schema);
+  });
 });
 
 describe('the protobuf form', () => {

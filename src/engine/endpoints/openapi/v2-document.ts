@@ -34,7 +34,11 @@ export function buildSwaggerDocument(docs: Iterable<OpenAPIDocument>, kubeVersio
   const definitions: Record<string, Schema> = {};
   for (const doc of docs) {
     for (const [path, item] of Object.entries(doc.paths)) paths[path] = pathItem(item);
-    for (const [name, schema] of Object.entries(doc.components.schemas)) definitions[name] ??= convertSchema(schema);
+    for (const [name, schema] of Object.entries(doc.components.schemas)) {
+      // Kube publishes custom resources (kcp's own kinds are CRDs in kcp) in v2 without value validations:
+      // kubectl then checks only types and field names, and leaves required fields to server-side defaulting.
+      definitions[name] ??= convertSchema(schema, !name.startsWith('io.k8s.'));
+    }
   }
   return {
     swagger: '2.0',
@@ -123,9 +127,17 @@ const V2_KEYWORDS = new Set([
   'discriminator', 'readOnly', 'xml', 'externalDocs', 'example',
 ]);
 
-/** A v3 schema in v2's words (see the module comment). */
-export function convertSchema(v3: Schema): Schema {
+/** The value validations kube strips from a custom resource's schema in v2 (structural schema's ValueValidation). */
+const VALUE_VALIDATIONS = [
+  'format', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern',
+  'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'enum', 'maxProperties', 'minProperties', 'required',
+];
+
+/** A v3 schema in v2's words (see the module comment); `stripValues`: a custom resource's, without value validations. */
+export function convertSchema(v3: Schema, stripValues = false): Schema {
   const s: Record<string, unknown> = { ...(v3 as Record<string, unknown>) };
+  if (stripValues) for (const key of VALUE_VALIDATIONS) delete s[key];
+  const convert = (child: Schema) => convertSchema(child, stripValues);
   // `allOf: [{$ref}]` is how v3 documents give a reference a description of its own; v2 puts them side by side.
   const allOf = s.allOf as Schema[] | undefined;
   if (allOf) {
@@ -142,9 +154,9 @@ export function convertSchema(v3: Schema): Schema {
   for (const [key, value] of Object.entries(s)) {
     if (!V2_KEYWORDS.has(key) && !key.startsWith('x-')) continue;
     if (key === '$ref' && typeof value === 'string') out.$ref = value.startsWith(V3_REF) ? V2_REF + value.slice(V3_REF.length) : value;
-    else if (key === 'properties') out.properties = mapValues(value as Record<string, Schema>, convertSchema);
-    else if (key === 'items' && value && typeof value === 'object' && !Array.isArray(value)) out.items = convertSchema(value as Schema);
-    else if (key === 'additionalProperties' && value && typeof value === 'object') out.additionalProperties = convertSchema(value as Schema);
+    else if (key === 'properties') out.properties = mapValues(value as Record<string, Schema>, convert);
+    else if (key === 'items' && value && typeof value === 'object' && !Array.isArray(value)) out.items = convert(value as Schema);
+    else if (key === 'additionalProperties' && value && typeof value === 'object') out.additionalProperties = convert(value as Schema);
     else out[key] = value;
   }
   if (out.type === 'array' && out.items === undefined) delete out.type;
