@@ -1,6 +1,7 @@
 /**
  * `kcpt bind <path>:<export>` (and `kubectl kcp bind apiexport …`): kcp's bind plugin. Creates an APIBinding in the
- * current workspace (the server's preferred version), with the claims the flags accept or reject, then waits, by
+ * current workspace (the server's preferred version), with the claims the flags accept or reject (recorded as the
+ * export makes them: its verbs and default selector, where kcp's plugin writes `*` and matchAll), then waits, by
  * watching the binding, until its phase is Bound (`--timeout`, 30 s). Messages are kcp's; on a timeout the binding's
  * failing conditions are added, so the reason (export not found, naming conflict, …) is on the same line.
  */
@@ -10,14 +11,14 @@ import { printData, type OutputFormat } from '../common/output.js';
 import { withProgress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
 import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type V1alpha1Claim } from './apis-api.js';
-import { claim, type AcceptablePermissionClaim, type ExportReference } from './bind-args.js';
+import { claimsAsExported, type AcceptablePermissionClaim, type ClaimChoice, type ExportReference } from './bind-args.js';
 import { currentPath } from './export.js';
 
 export interface BindOptions {
   reference: ExportReference;
   name?: string;
   timeoutMs: number;
-  claims: AcceptablePermissionClaim[];
+  claims: ClaimChoice[];
   acceptAll: boolean;
   rejectAll: boolean;
   output?: OutputFormat;
@@ -29,16 +30,17 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
   const version = await preferredBindingVersion(client, path);
   if (version !== 'v1alpha2' && version !== 'v1alpha1') throw new CliError(`${version} is not supported by this plugin`);
 
-  let claims = opts.claims;
-  if (opts.acceptAll || opts.rejectAll) {
+  // A claim is answered as the export makes it now: its verbs, identity and default selector.
+  let claims: AcceptablePermissionClaim[] = [];
+  if (opts.acceptAll || opts.rejectAll || opts.claims.length > 0) {
     let exported;
     try {
       exported = await getExport(client, opts.reference.path, opts.reference.name);
     } catch (err) {
       throw new CliError(`failed to get APIExport "${opts.reference.name}": ${(err as Error).message}`);
     }
-    const state = opts.acceptAll ? 'Accepted' : 'Rejected';
-    claims = (exported.spec?.permissionClaims ?? []).map((c) => claim(c.group, c.resource, state, c.identityHash));
+    const all = opts.acceptAll ? { all: 'Accepted' as const } : opts.rejectAll ? { all: 'Rejected' as const } : undefined;
+    claims = claimsAsExported(exported.spec?.permissionClaims ?? [], all ?? opts.claims, opts.reference.name);
   }
 
   const name = opts.name || opts.reference.name;

@@ -17,6 +17,7 @@ import {
 } from '../authorization/index.js';
 import { unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
+import { scopedStore, scopePredicate, type StorageScope } from '../registry/scoped-store.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
 import {
   aggregatedContentType,
@@ -53,7 +54,13 @@ export interface VirtualWorkspacePath {
 export type VirtualTarget =
   | {
       resolved: ResolvedCluster;
+      /** Objects the request's lists and watches show (a view for reading; writes are not checked against it). */
       filter?: (obj: KubeObject) => boolean;
+      /**
+       * What the request may reach of the store, enforced for every verb: the request is served over a view of the
+       * store that hides every object outside the scope and refuses writes that would touch or leave one there.
+       */
+      scope?: StorageScope;
       /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
       watchRemoval?: ResourceServices['watchRemoval'];
       handle?: undefined;
@@ -124,6 +131,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
     const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
+    if (target.scope) return serveResolved(scopedServices(served, target.scope), request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)));
     return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
@@ -156,6 +164,20 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/**
+ * The services of a request a scope confines: its store is the scoped view and its generic store runs over that view,
+ * so every path of the handler reads and writes through the scope. What does not go through the store (minting a
+ * service account's token) is not offered.
+ */
+export function scopedServices<S extends ResourceServices>(svc: S, scope: StorageScope): S {
+  const store = scopedStore(svc.store, scope);
+  return { ...svc, store, generic: svc.generic.over(store), tokenRequests: undefined };
+}
+
+function both(a: ((obj: KubeObject) => boolean) | undefined, b: (obj: KubeObject) => boolean): (obj: KubeObject) => boolean {
+  return a ? (obj) => a(obj) && b(obj) : b;
 }
 
 /**

@@ -139,8 +139,8 @@ export interface GenericStoreExtensions {
 export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
 
 export class GenericStore {
-  readonly fields = new FieldManager();
-  private readonly settlers = new Map<string, CreateSettler>();
+  readonly fields: FieldManager;
+  private readonly settlers: Map<string, CreateSettler>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
    * (the create's are computed from the final state), so update does not compute them.
@@ -157,7 +157,20 @@ export class GenericStore {
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
     private readonly extensions: GenericStoreExtensions = {},
-  ) {}
+    /** The store whose field manager and settlers this one shares (see `over`). */
+    shared?: GenericStore,
+  ) {
+    this.fields = shared?.fields ?? new FieldManager();
+    this.settlers = shared?.settlers ?? new Map();
+  }
+
+  /**
+   * This pipeline (field manager, settlers, admission, index writers) over a view of the store: every read and write
+   * it makes goes through `store`, which may hide objects and refuse writes (scoped-store.ts).
+   */
+  over(store: Store): GenericStore {
+    return new GenericStore(store, this.namespaceType, this.extensions, this);
+  }
 
   key(ctx: OpContext, name: string): string {
     return objectKey(ctx.rt, ctx.cluster, ctx.namespace, name);

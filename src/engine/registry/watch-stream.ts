@@ -1,7 +1,8 @@
 /**
  * WATCH: replays history from a resourceVersion (or synthesises ADDED events for the current state), then streams
  * live events from the store's in-process fan-out. Handles selector transitions (an object that stops matching is
- * DELETED for this watcher, one that starts matching is ADDED), bookmarks, timeouts and 410 for compacted history.
+ * DELETED for this watcher, carrying the content it last matched with; one that starts matching is ADDED), bookmarks,
+ * timeouts and 410 for compacted history.
  */
 import { longTimer, type LongTimer } from '../machinery/long-timer.js';
 import { CompactedError, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
@@ -130,7 +131,8 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
         : event.type === 'MODIFIED' && now;
     if (now && before) emit('MODIFIED', convert(json));
     else if (now) emit('ADDED', convert(json));
-    else if (before) emit('DELETED', convert(json));
+    // kube's cacher: the object as this watcher last saw it, at the event's revision; the new content is not its.
+    else if (before) emit('DELETED', convert(spliceResourceVersion(event.prevValue!, event.revision)));
   }
 
   if (req.allowWatchBookmarks) {
