@@ -1,14 +1,14 @@
 /**
  * Answers kcp and kube-apiserver give byte for byte: the Status of an update without a resourceVersion, the refusal
- * of a workspace type the user may see but not use, and the Content-Type of every kind of response. One server;
- * each test in workspaces of its own.
+ * of a workspace type the user may see but not use, /openapi/v2, and the Content-Type of every kind of response.
+ * One server; each test in workspaces of its own.
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer } from '../helpers/http.js';
-import { cleanupTempFiles, createLogicalCluster, sleep, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, createLogicalCluster, kubectl, kubectlBinaries, sleep, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const USER_TOKEN = 'parity-user-token';
@@ -155,5 +155,86 @@ describe('a workspace type the user may see but not use', () => {
       message: `workspaces.tenancy.kcp.io "r1" is forbidden: unable to use workspace type ${provider}:${typeName}: missing verb='use' permission on workspacetype`,
       details: { name: 'r1', group: 'tenancy.kcp.io', kind: 'workspaces' },
     });
+  });
+});
+
+describe('/openapi/v2', () => {
+  const PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+  it("is the workspace's complete Swagger 2.0 document, with kube-openapi's negotiation, ETag and 304", async () => {
+    const cluster = await workspace();
+    const group = `${uniqueName('g')}.example.com`;
+    await ok(send(`/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd(group)));
+    const path = `/clusters/${cluster}/openapi/v2`;
+    let doc: any;
+    await eventually('the CRD in the document', async () => {
+      doc = (await apiRequest(server, path)).json();
+      return doc.paths[`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`] !== undefined;
+    });
+    expect(doc.swagger).toBe('2.0');
+    expect(doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
+    expect(doc.paths['/apis/tenancy.kcp.io/v1alpha1/workspaces']).toBeDefined();
+    expect(doc.definitions['io.k8s.api.core.v1.ConfigMap']).toBeDefined();
+    expect(doc.securityDefinitions.BearerToken).toBeDefined();
+
+    const json = await apiRequest(server, path);
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(json.headers.vary).toBe('Accept');
+    expect(json.headers.etag).toMatch(/^"[0-9A-F]{128}"$/);
+    const proto = await apiRequest(server, path, { headers: { accept: PROTOBUF } });
+    expect(proto.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(proto.headers.etag).toBe(json.headers.etag);
+    const revalidated = await apiRequest(server, path, { headers: { 'if-none-match': String(json.headers.etag) } });
+    expect(revalidated.status).toBe(304);
+    expect((await apiRequest(server, path, { headers: { accept: 'text/html' } })).status).toBe(406);
+    // Root's document has neither the workspace's CRD nor a cost for it.
+    expect((await apiRequest(server, '/clusters/root/openapi/v2')).json().paths[`/apis/${group}/v1/namespaces/{namespace}/widgets`]).toBeUndefined();
+  });
+
+  const oldest = kubectlBinaries().find((b) => b.version === '1.27');
+  it.skipIf(!oldest)('kubectl 1.27 validates a List on the client side with it (gnostic protobuf)', async () => {
+    const cluster = await workspace();
+    const server_ = `${server.url}/clusters/${cluster}`;
+    const list = (field: string) =>
+      ['apiVersion: v1', 'kind: List', 'items:', '- apiVersion: v1', '  kind: ConfigMap', `  metadata: {name: ${uniqueName('cm')}}`, `  ${field}: {a: "1"}`,
+        '- apiVersion: tenancy.kcp.io/v1alpha1', '  kind: Workspace', `  metadata: {name: ${uniqueName('ws')}}`, ''].join('\n');
+    const good = await kubectl(server, ['--server', server_, 'create', '--validate=true', '-f', await tempFile('good.yaml', list('data'))], { binary: oldest!.path });
+    expect(good.stdout).toMatch(/configmap\/cm-\S+ created/);
+    const bad = await kubectl(server, ['--server', server_, 'create', '--validate=true', '-f', await tempFile('bad.yaml', list('dataa'))], { binary: oldest!.path, reject: false });
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toContain('ValidationError(ConfigMap): unknown field "dataa" in io.k8s.api.core.v1.ConfigMap');
+  });
+});
+
+describe('Content-Type of every kind of answer, as kube-apiserver sends it', () => {
+  const AGGREGATED = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
+  const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+  const cases: Array<[string, string, Record<string, string>, string]> = [
+    ['object', '/api/v1/namespaces/default', {}, 'application/json'],
+    ['list', '/api/v1/namespaces', {}, 'application/json'],
+    ['Table', '/api/v1/namespaces', { accept: TABLE }, 'application/json'],
+    ['Status (404)', '/api/v1/namespaces/nope', {}, 'application/json'],
+    ['Status (400)', '/api/v1/namespaces?limit=x', {}, 'application/json'],
+    ['watch', '/api/v1/namespaces?watch=true&timeoutSeconds=1', {}, 'application/json'],
+    ['aggregated discovery v2', '/apis', { accept: AGGREGATED('v2') }, AGGREGATED('v2')],
+    ['aggregated discovery v2beta1', '/api', { accept: AGGREGATED('v2beta1') }, AGGREGATED('v2beta1')],
+    ['legacy discovery', '/apis', {}, 'application/json'],
+    ['legacy group-version discovery', '/apis/rbac.authorization.k8s.io/v1', {}, 'application/json'],
+    ['OpenAPI v2', '/openapi/v2', {}, 'application/json'],
+    ['OpenAPI v2 protobuf', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' }, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'],
+    ['OpenAPI v3 index', '/openapi/v3', {}, 'application/json'],
+    ['OpenAPI v3 document', '/openapi/v3/api/v1', {}, 'application/json'],
+    ['version', '/version', {}, 'application/json'],
+  ];
+  it.each(cases)('%s', async (_label, rel, headers, contentType) => {
+    const res = await apiRequest(server, `/clusters/root${rel}`, { headers });
+    expect(res.headers['content-type']).toBe(contentType);
+    expect(res.headers['cache-control']).toBeDefined();
+  });
+
+  it.each(['/healthz', '/livez', '/readyz'])('%s is text/plain; charset=utf-8 with nosniff', async (path) => {
+    const res = await apiRequest(server, path);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });

@@ -29,7 +29,6 @@ import {
   negotiateDiscovery,
 } from './discovery.js';
 import type { OpenAPIService } from './openapi-service.js';
-import { OPENAPI_V2_PROTOBUF, openApiV2Json, openApiV2Protobuf, wantsOpenApiV2Protobuf } from './openapi/v2-document.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
@@ -144,7 +143,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (home) info = parseRequestInfo(request.method, `/clusters/${home}${url.pathname}`, query);
   svc.metrics?.noteRequest(request, info);
 
-  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
+  // kube writes /version indented (WriteRawJSON).
+  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
     reply.header('x-content-type-options', 'nosniff');
@@ -251,7 +251,7 @@ async function serveResolved(
   resolved: ResolvedCluster,
   filter?: (obj: KubeObject) => boolean,
 ): Promise<unknown> {
-  if (info.path === '/openapi/v2') return serveOpenApiV2(request, reply);
+  if (info.path === '/openapi/v2') return svc.openapi.serveV2(resolved.catalog, request, reply);
   if (info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
   if (info.path === '/openapi/v3' || info.path.startsWith('/openapi/v3/')) {
     return svc.openapi.serve(resolved.catalog, info.path, query, request, reply);
@@ -411,13 +411,4 @@ function sendCached(reply: FastifyReply, request: FastifyRequest, body: unknown,
 
 function hashText(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
-
-/** `/openapi/v2`, in the form the client asks for (see openapi/v2-document.ts for why it has no definitions). */
-function serveOpenApiV2(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.header('vary', 'Accept').header('cache-control', 'no-cache, private');
-  if (wantsOpenApiV2Protobuf(request.headers.accept)) {
-    return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(Buffer.from(openApiV2Protobuf(serverVersion.gitVersion)));
-  }
-  return sendJson(reply, 200, openApiV2Json(serverVersion.gitVersion));
 }

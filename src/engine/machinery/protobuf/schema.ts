@@ -9,7 +9,7 @@
  *
  * Field spec grammar: `"<number> <modifier?><type>"`
  *   modifier  `[]` repeated, `{}` map<string, type>, `?` Go pointer (field kept when present, even if zero)
- *   type      `string` `bool` `int32` `int64` `bytes`, a message of the same package (`ObjectReference`),
+ *   type      `string` `bool` `int32` `int64` `double` `bytes`, a message of the same package (`ObjectReference`),
  *             or a message of another package by its package-qualified name (`meta.v1.ObjectMeta`).
  * Non-pointer fields are always on the wire (gogo proto2 writes every non-nullable field), so the converter drops
  * their zero values to recover the omitempty JSON form; `?` marks the Go pointers, whose presence carries meaning.
@@ -37,7 +37,7 @@ export interface FieldMeta {
   pointer: boolean;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);
+const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
 const SPEC_RE = /^(\d+) (\[\]|\{\}|\?)?([A-Za-z][A-Za-z0-9.]*)$/;
 
 interface JsonField {
