@@ -14,13 +14,13 @@ import {
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
+import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { decodeObjectBody, mediaType } from './body.js';
+import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
   parseDeleteOptions,
@@ -184,14 +184,14 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, object, render));
     }
     case 'delete': {
-      const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+      const opts = await deleteOptions(req);
       const result = svc.generic.delete(ctx, info.name, opts);
       if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
       const meta = result.object.metadata!;
       return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
     }
     case 'deletecollection':
-      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx));
+      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx, await deleteOptions(req)));
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
@@ -265,9 +265,13 @@ async function patchObject(
   return { object, warnings };
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): string {
+async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
+  const { contentType, body } = await deleteOptionsBody(req.contentType, req.body);
+  return parseDeleteOptions(req.query, contentType, body);
+}
+
+function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): string {
   const predicate = predicateFor(rt, parseListOptions(req.query));
-  const opts = parseDeleteOptions(req.query, req.contentType, req.body);
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
   // Read first, then delete one by one: each delete honours that object's finalizers.
