@@ -40,15 +40,23 @@ export function parseTimeoutSeconds(query: URLSearchParams): number | undefined 
   return Number(v);
 }
 
-/** DeleteOptions from the body (JSON or YAML) or from query parameters, as clients send either. */
-export function parseDeleteOptions(query: URLSearchParams, contentType: string | undefined, body: Buffer | undefined): DeleteOptions {
+/**
+ * DeleteOptions from the body (JSON, YAML, or Kubernetes protobuf as client-go's typed clients send it, e.g. Helm's
+ * release storage) or from query parameters, as clients send either.
+ */
+export async function parseDeleteOptions(query: URLSearchParams, contentType: string | undefined, body: Buffer | undefined): Promise<DeleteOptions> {
   const opts: DeleteOptions = {};
   let fromBody: Record<string, unknown> = {};
   if (body && body.length > 0) {
     const type = mediaType(contentType);
     let parsed: unknown;
     try {
-      parsed = type.includes('yaml') ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 }) : JSON.parse(body.toString('utf8'));
+      parsed =
+        type === 'application/vnd.kubernetes.protobuf'
+          ? await decodeProtobufDeleteOptions(body)
+          : type.includes('yaml')
+            ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 })
+            : JSON.parse(body.toString('utf8'));
     } catch (err) {
       throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
     }
@@ -144,4 +152,12 @@ export function parseForce(query: URLSearchParams): boolean {
   if (v === null || v === '' || v === 'false' || v === '0') return false;
   if (v === 'true' || v === '1') return true;
   throw badRequest(`invalid force ${JSON.stringify(v)}: must be true or false`);
+}
+
+/** A protobuf DeleteOptions body as kube JSON; the decoder is loaded on first use, as for object bodies. */
+async function decodeProtobufDeleteOptions(body: Buffer): Promise<Record<string, unknown>> {
+  const { decodeKubeProtobuf } = await import('../machinery/protobuf/index.js');
+  const decoded = decodeKubeProtobuf(body);
+  if (decoded.kind !== 'DeleteOptions') throw new Error(`expected a DeleteOptions, got ${decoded.apiVersion}, Kind=${decoded.kind}`);
+  return decoded.object;
 }

@@ -189,14 +189,14 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, object, render));
     }
     case 'delete': {
-      const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+      const opts = await parseDeleteOptions(req.query, req.contentType, req.body);
       const result = svc.generic.delete(ctx, info.name, opts);
       if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
       const meta = result.object.metadata!;
       return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
     }
     case 'deletecollection':
-      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx));
+      return sendJson(reply, 200, await deleteCollection(svc, req, rt, ctx));
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
@@ -270,8 +270,8 @@ async function patchObject(
   return { object, warnings };
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): string {
-  const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+async function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): Promise<string> {
+  const opts = await parseDeleteOptions(req.query, req.contentType, req.body);
   const predicate = predicateFor(rt, req.query);
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
