@@ -168,8 +168,8 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
-    const named = spec.type ? { ...spec.type } : undefined;
-    if (!spec.type) {
+    const named = isEmptyTypeReference(spec.type) ? undefined : { ...spec.type! };
+    if (isEmptyTypeReference(spec.type)) {
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
@@ -178,10 +178,11 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       if (!child) throw denied(obj, 'spec.defaultChildWorkspaceType of workspace type %s:%s must be set');
       spec.type = { name: child.name, ...(child.path ? { path: child.path } : {}) };
     }
+    const ref = spec.type!;
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
-    const type = withTypeErrors(obj, () => types.resolve(thisPath, spec.type!));
+    const type = withTypeErrors(obj, () => types.resolve(thisPath, ref));
     if (named) withTypeErrors(obj, () => concealUnreadable(type, named, ctx));
-    if (!spec.type.path) spec.type = { ...spec.type, path: canonicalPathOf(type) };
+    if (!ref.path) spec.type = { ...ref, path: canonicalPathOf(type) };
     for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
       meta.labels ??= {};
       if (!(k in meta.labels)) meta.labels[k] = v;
@@ -268,7 +269,19 @@ function admissible(obj: Workspace): boolean {
   if (spec === undefined) return true;
   if (!isMap(spec)) return false;
   const type = (spec as WorkspaceSpec).type as unknown;
-  return type === undefined || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+  return isEmptyTypeReference(type) || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+}
+
+/**
+ * No type given: absent, or present with neither name nor path. kcp compares the decoded reference with the zero
+ * value, and clients built on kcp's Go types send `"type":{"name":""}` for "none" (kcp's own `kubectl ws create`
+ * without --type does): both get the parent type's default child type.
+ */
+function isEmptyTypeReference(type: unknown): boolean {
+  if (type === undefined) return true;
+  if (!isMap(type)) return false;
+  const { name, path } = type as Record<string, unknown>;
+  return (name === undefined || name === '') && (path === undefined || path === '');
 }
 
 export type { WorkspaceType };
