@@ -1,15 +1,19 @@
 /**
  * `kcpt bind <path>:<export>` (and `kubectl kcp bind apiexport …`): kcp's bind plugin. Creates an APIBinding in the
- * current workspace (the server's preferred version), with the claims the flags accept or reject, then waits, by
- * watching the binding, until its phase is Bound (`--timeout`, 30 s). Messages are kcp's; on a timeout the binding's
- * failing conditions are added, so the reason (export not found, naming conflict, …) is on the same line.
+ * current workspace (the server's preferred version), with the claims the flags accept or reject, then watches it
+ * until its phase is Bound (`--timeout`, 30 s). Messages are kcp's. Unlike kcp's plugin it does not sit out the
+ * timeout when the binding's conditions already say why it cannot bind (no such export, a naming conflict, claims
+ * that do not match): it fails at once with that reason. Conditions that say what is pending are shown while it
+ * waits. A binding it created and that failed is deleted again (or the error says how to delete it), and
+ * `--ignore-existing` takes a binding of the same export that is already there.
  */
 import { ApiError, CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
-import { printData, type OutputFormat } from '../common/output.js';
-import { withProgress } from '../common/progress.js';
+import { waitForObject } from '../common/object-watch.js';
+import { printObjects, type OutputFormat } from '../common/output.js';
+import { withProgress, type Progress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
-import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type V1alpha1Claim } from './apis-api.js';
+import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type APIExport, type Condition, type V1alpha1Claim } from './apis-api.js';
 import { claim, type AcceptablePermissionClaim, type ExportReference } from './bind-args.js';
 import { currentPath } from './export.js';
 
@@ -20,6 +24,7 @@ export interface BindOptions {
   claims: AcceptablePermissionClaim[];
   acceptAll: boolean;
   rejectAll: boolean;
+  ignoreExisting?: boolean;
   output?: OutputFormat;
 }
 
@@ -29,14 +34,18 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
   const version = await preferredBindingVersion(client, path);
   if (version !== 'v1alpha2' && version !== 'v1alpha1') throw new CliError(`${version} is not supported by this plugin`);
 
+  // Read first: a missing export fails here, before anything is created. Where the caller may not read it (403), the
+  // binding's conditions tell.
+  const reference = `${opts.reference.path}:${opts.reference.name}`;
+  let exported: APIExport | undefined;
+  try {
+    exported = await getExport(client, opts.reference.path, opts.reference.name);
+  } catch (err) {
+    if (err instanceof ApiError && err.notFound) throw new CliError(`could not bind ${opts.name || opts.reference.name}: APIExport ${reference} not found`);
+    if (opts.acceptAll || opts.rejectAll) throw new CliError(`failed to get APIExport "${opts.reference.name}": ${(err as Error).message}`);
+  }
   let claims = opts.claims;
-  if (opts.acceptAll || opts.rejectAll) {
-    let exported;
-    try {
-      exported = await getExport(client, opts.reference.path, opts.reference.name);
-    } catch (err) {
-      throw new CliError(`failed to get APIExport "${opts.reference.name}": ${(err as Error).message}`);
-    }
+  if (exported && (opts.acceptAll || opts.rejectAll)) {
     const state = opts.acceptAll ? 'Accepted' : 'Rejected';
     claims = (exported.spec?.permissionClaims ?? []).map((c) => claim(c.group, c.resource, state, c.identityHash));
   }
@@ -50,65 +59,108 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
       ...(claims.length > 0 ? { permissionClaims: version === 'v1alpha2' ? claims : claims.map(v1alpha1Claim) } : {}),
     },
   };
+  const say = (line: string) => (opts.output ? io.err(line) : io.out(line));
   let binding: APIBinding;
+  let created = true;
   try {
     binding = await createBinding(client, path, body, version);
   } catch (err) {
-    throw new CliError(`failed to create APIBinding: ${(err as Error).message}`);
+    if (!(opts.ignoreExisting && err instanceof ApiError && err.alreadyExists)) throw new CliError(`failed to create APIBinding: ${(err as Error).message}`);
+    binding = await client.get<APIBinding>(`${bindingsUrl(path, version)}/${encodeURIComponent(name)}`);
+    const existing = binding.spec.reference.export;
+    if (existing.name !== opts.reference.name || (existing.path ?? path) !== opts.reference.path) {
+      throw new CliError(`apibinding ${name} already exists and binds ${existing.path ?? path}:${existing.name}, not ${opts.reference.path}:${opts.reference.name}`);
+    }
+    created = false;
   }
-  const say = (line: string) => (opts.output ? io.err(line) : io.out(line));
-  say(`apibinding ${name} created. Waiting to successfully bind ...\n`);
+  if (!created && binding.status?.phase === 'Bound') say(`apibinding ${name} already exists and is bound.\n`);
+  else say(`apibinding ${name} ${created ? 'created' : 'already exists'}. Waiting to successfully bind ...\n`);
 
   if (binding.status?.phase !== 'Bound') {
-    binding = await withProgress(io, `Waiting for apibinding ${name} to bind`, () => waitForBound(session, path, version, binding, opts.timeoutMs));
+    try {
+      binding = await withProgress(io, `Waiting for apibinding ${name} to bind`, (progress) =>
+        waitForBound(session, path, version, binding, { timeoutMs: opts.timeoutMs, exportSeen: exported !== undefined }, progress),
+      );
+    } catch (err) {
+      throw new CliError(`${(err as Error).message}${created ? await removeFailed(session, path, version, name) : ''}`);
+    }
+    say(`${name} created and bound.\n`);
   }
-  say(`${name} created and bound.\n`);
-  if (opts.output) await printData(io, opts.output, binding);
+  if (opts.output) await printObjects(io, opts.output, binding);
 }
 
-/** Watches the binding from the revision it was created at until phase Bound; re-watches if the server ends a watch early. */
-async function waitForBound(session: Session, path: string, version: string, created: APIBinding, timeoutMs: number): Promise<APIBinding> {
+/**
+ * Watches the binding from the revision it was created at until phase Bound; fails as soon as a condition gives an
+ * error (not merely a pending step), and shows the pending step while it lasts.
+ */
+async function waitForBound(
+  session: Session,
+  path: string,
+  version: string,
+  created: APIBinding,
+  opts: { timeoutMs: number; exportSeen: boolean },
+  progress: Progress,
+): Promise<APIBinding> {
+  const { timeoutMs } = opts;
   const name = created.metadata.name;
-  const deadline = Date.now() + timeoutMs;
   let latest = created;
-  let deleted = false;
-  const signal = AbortSignal.timeout(timeoutMs);
-  while (Date.now() < deadline && !signal.aborted) {
-    let bound = false;
-    try {
-      const events = session.client.watch<APIBinding>(bindingsUrl(path, version), {
-        query: { fieldSelector: `metadata.name=${name}`, resourceVersion: latest.metadata.resourceVersion, allowWatchBookmarks: true },
-        signal,
-      });
-      for await (const event of events) {
-        if (event.type === 'BOOKMARK') {
-          latest = { ...latest, metadata: { ...latest.metadata, resourceVersion: event.object.metadata.resourceVersion } };
-          continue;
-        }
-        latest = event.object;
-        deleted = event.type === 'DELETED';
-        bound = latest.status?.phase === 'Bound';
-        if (deleted || bound) break;
-      }
-    } catch (err) {
-      if (signal.aborted) break;
-      // 410 Gone: the revision was compacted; start again from the binding as it is now.
-      if (!(err instanceof ApiError && err.status === 410)) throw new CliError(`could not bind ${name}: ${(err as Error).message}`);
-      latest = await session.client.get<APIBinding>(`${bindingsUrl(path, version)}/${encodeURIComponent(name)}`);
-      bound = latest.status?.phase === 'Bound';
-    }
-    if (deleted) throw new CliError(`could not bind ${name}: the APIBinding was deleted while waiting for it to bind`);
-    if (bound) return latest;
+  // An export this command just read but the binding's shard has not yet: it is on its way from another shard.
+  const notYetHere = (c: Condition) => opts.exportSeen && c.reason === 'APIExportNotFound';
+  const done = (binding: APIBinding) => {
+    latest = binding;
+    if (binding.status?.phase === 'Bound') return true;
+    const failing = conditions(binding, 'error').filter((c) => !notYetHere(c));
+    if (failing.length > 0) throw new CliError(`could not bind ${name}: ${failing.map(describeCondition).join('; ')}`);
+    const pending = [...conditions(binding, 'pending'), ...conditions(binding, 'error').filter(notYetHere)];
+    if (pending.length > 0) progress.update(`waiting: ${pending.map(describeCondition).join('; ')}`);
+    return false;
+  };
+  if (done(created)) return created;
+  try {
+    return await waitForObject(session.client, bindingsUrl(path, version), created, done, { timeoutMs, what: `apibinding ${name} to bind` });
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    const message = (err as Error).message;
+    if (message.startsWith('timed out')) throw new CliError(`could not bind ${name}: context deadline exceeded${describeBindingState(latest)}`);
+    if (message.includes('was deleted')) throw new CliError(`could not bind ${name}: the APIBinding was deleted while waiting for it to bind`);
+    throw new CliError(`could not bind ${name}: ${message}`);
   }
-  throw new CliError(`could not bind ${name}: context deadline exceeded${describeBindingState(latest)}`);
+}
+
+/**
+ * The conditions (other than Ready, which repeats them) that are not True: `error` ones say it cannot bind as things
+ * stand, `pending` ones (severity Info, kcp's way of marking a step in progress) say what it waits for.
+ */
+function conditions(binding: APIBinding, which: 'error' | 'pending'): Condition[] {
+  const matching = (binding.status?.conditions ?? [])
+    .filter((c) => c.type !== 'Ready' && c.status === 'False' && (c.severity === 'Info') === (which === 'pending'))
+    .sort((a, b) => rank(a) - rank(b));
+  // Several conditions often carry one reason (InitialBindingCompleted and BindingUpToDate): say it once.
+  return matching.filter((c, i) => matching.findIndex((d) => d.reason === c.reason && d.message === c.message) === i);
+}
+
+const conditionOrder = ['APIExportValid', 'InitialBindingCompleted'];
+const rank = (c: Condition) => (conditionOrder.includes(c.type) ? conditionOrder.indexOf(c.type) : conditionOrder.length);
+
+function describeCondition(c: Condition): string {
+  return `${c.type} ${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
 }
 
 /** ` (phase Binding; APIExportValid False APIExportNotFound: APIExport root:x|y not found)`: why it is not Bound. */
 export function describeBindingState(binding: APIBinding): string {
   const failing = (binding.status?.conditions ?? []).filter((c) => c.status !== 'True' && c.type !== 'Ready');
-  const parts = [`phase ${binding.status?.phase || '""'}`];
-  for (const c of failing) parts.push(`${c.type} ${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`);
-  return ` (${parts.join('; ')})`;
+  return ` (${[`phase ${binding.status?.phase || '""'}`, ...failing.map(describeCondition)].join('; ')})`;
+}
+
+/** Deletes the binding this command created and that did not bind; says what became of it. */
+async function removeFailed(session: Session, path: string, version: string, name: string): Promise<string> {
+  try {
+    await session.client.request('DELETE', `${bindingsUrl(path, version)}/${encodeURIComponent(name)}`);
+    return ` (apibinding ${name} deleted again)`;
+  } catch (err) {
+    if (err instanceof ApiError && err.notFound) return '';
+    return ` (apibinding ${name} is left behind: delete it with "kubectl delete apibinding ${name}")`;
+  }
 }
 
 /** v1alpha1's claim shape: `all: true` instead of verbs and a selector. */
