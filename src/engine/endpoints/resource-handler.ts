@@ -9,6 +9,7 @@ import {
   fieldErrors,
   invalid,
   methodNotAllowed,
+  qualifiedResource,
   StatusError,
   unsupportedMediaType,
 } from '../machinery/status.js';
@@ -16,7 +17,7 @@ import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
-import { parseQueryBool } from '../registry/list-options.js';
+import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -27,8 +28,9 @@ import {
   parseDeleteOptions,
   parseDryRun,
   parseFieldValidation,
-  parseLimit,
+  parseListOptions,
   writeFieldManager,
+  type ListOptionsQuery,
   type FieldValidation,
 } from './query.js';
 import { renderList, renderObject, wantsTable } from './render.js';
@@ -148,17 +150,12 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     }
     case 'list': {
-      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, req.query), req.filter), {
-        limit: parseLimit(req.query),
-        continueToken: req.query.get('continue') ?? undefined,
-        resourceVersion: req.query.get('resourceVersion') ?? undefined,
-        resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
-        sendInitialEvents: parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents')),
-      });
+      const options = parseListOptions(req.query);
+      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, options), req.filter), options);
       return sendJson(reply, 200, renderList(rt, page, render));
     }
     case 'watch':
-      return streamWatch(svc, req, rt, ctx, reply);
+      return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
@@ -171,9 +168,9 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
-      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
+      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query, 'UpdateOptions'), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
-      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined, fieldManager });
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendJson(reply, 200, renderObject(rt, updated, render));
     }
@@ -202,8 +199,8 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   }
 }
 
-function predicateFor(rt: ResourceType, query: URLSearchParams) {
-  return buildPredicate(rt, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+function predicateFor(rt: ResourceType, options: ListOptionsQuery) {
+  return buildPredicate(rt, options.labelSelector, options.fieldSelector);
 }
 
 /**
@@ -237,12 +234,12 @@ async function patchObject(
   if (!accepted.includes(type)) {
     throw unsupportedMediaType(type, accepted);
   }
-  if (req.query.get('force') !== null) {
+  if (req.query.has('force')) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
     ]);
   }
-  const validation = parseFieldValidation(req.query);
+  const validation = parseFieldValidation(req.query, 'PatchOptions');
   const name = req.info.name;
   const current = svc.generic.getRaw(ctx, name);
   const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
@@ -252,6 +249,10 @@ async function patchObject(
     kind: rt.kind,
     isCustomResource: !!rt.isCustomResource,
   }) as KubeObject;
+  // Over the object limit, the patched object goes no further (pruning, validation and their messages would all
+  // walk it): the same 413 the store answers.
+  const tooLarge = objectTooLarge(JSON.stringify(patched), `${qualifiedResource(rt)} "${name}"`);
+  if (tooLarge) throw tooLarge;
   // kube's checkName after a patch: a patched object that lost its name (a top-level strategic `$patch: delete`
   // empties it) is refused, not refilled from the URL and stored with everything else gone.
   const patchedName = patched.metadata?.name ?? '';
@@ -265,7 +266,7 @@ async function patchObject(
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
   await rt.strategy.admitAhead?.(patched, ctx);
   const fieldManager = writeFieldManager(req.query, req.userAgent, 'PatchOptions');
-  const options = { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined, fieldManager };
+  const options = { dryRun: parseDryRun(req.query, 'PatchOptions'), subresource: req.info.subresource || undefined, fieldManager };
   const object = svc.generic.update(ctx, name, patched, options, expected);
   return { object, warnings };
 }
@@ -276,7 +277,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
 }
 
 function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): string {
-  const predicate = predicateFor(rt, req.query);
+  const predicate = predicateFor(rt, parseListOptions(req.query));
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
   // Read first, then delete one by one: each delete honours that object's finalizers.
