@@ -33,7 +33,7 @@ import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject, WriteGrant } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
@@ -57,6 +57,8 @@ export type VirtualTarget =
       filter?: (obj: KubeObject) => boolean;
       /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
       watchRemoval?: ResourceServices['watchRemoval'];
+      /** What this virtual workspace lets the request write beyond its caller's clearance. */
+      grant?: WriteGrant;
       handle?: undefined;
     }
   | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
@@ -125,7 +127,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
     const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
-    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter);
+    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
@@ -227,6 +229,7 @@ async function serveResolved(
   user: UserInfo,
   resolved: ResolvedCluster,
   filter?: (obj: KubeObject) => boolean,
+  grant?: WriteGrant,
 ): Promise<unknown> {
   if (info.path === '/openapi/v2') return serveOpenApiV2(request, reply);
   if (info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
@@ -253,7 +256,7 @@ async function serveResolved(
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
   }
-  return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
+  return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
