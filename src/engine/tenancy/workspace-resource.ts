@@ -138,18 +138,23 @@ function transitionRules(obj: Workspace, old: Workspace): FieldError[] {
   return errs;
 }
 
+const READ_VERBS = ['get', 'list', 'watch'];
+
 export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
   const base = tenancyResourceType('workspaces');
   const { paths, types } = deps;
 
   /**
-   * A type the creator may not read (one in a workspace of another tenant) is as unknown to them as a missing one:
-   * otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that workspace holds.
+   * A type the creator may not read in any way (one in a workspace of another tenant) is as unknown to them as a
+   * missing one: otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that
+   * workspace holds. One they can get, list or watch is known to them, and its refusal is kcp's `use` message.
    */
   const concealUnreadable = (type: WorkspaceType, ref: TypeReference, ctx: StrategyContext) => {
     if (!ctx.user || isPrivileged(ctx) || ctx.onBehalfOfUser || !deps.access) return;
     const cluster = type.metadata?.annotations?.['kcp.io/cluster'] ?? '';
-    if (!deps.access.mayOnWorkspaceType(ctx.user, 'get', cluster, type.metadata!.name!)) throw typeNotFound(ref);
+    const user = ctx.user;
+    const sees = READ_VERBS.some((verb) => deps.access!.mayOnWorkspaceType(user, verb, cluster, type.metadata!.name!));
+    if (!sees) throw typeNotFound(ref);
   };
 
   /** Mutating admission on create. */
@@ -164,8 +169,8 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
-    const named = spec.type ? { ...spec.type } : undefined;
-    if (!spec.type) {
+    const named = isEmptyTypeReference(spec.type) ? undefined : { ...spec.type! };
+    if (isEmptyTypeReference(spec.type)) {
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
@@ -174,10 +179,11 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       if (!child) throw denied(obj, 'spec.defaultChildWorkspaceType of workspace type %s:%s must be set');
       spec.type = { name: child.name, ...(child.path ? { path: child.path } : {}) };
     }
+    const ref = spec.type!;
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
-    const type = withTypeErrors(obj, () => types.resolve(thisPath, spec.type!));
+    const type = withTypeErrors(obj, () => types.resolve(thisPath, ref));
     if (named) withTypeErrors(obj, () => concealUnreadable(type, named, ctx));
-    if (!spec.type.path) spec.type = { ...spec.type, path: canonicalPathOf(type) };
+    if (!ref.path) spec.type = { ...ref, path: canonicalPathOf(type) };
     for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
       meta.labels ??= {};
       if (!(k in meta.labels)) meta.labels[k] = v;
@@ -260,7 +266,19 @@ function admissible(obj: Workspace): boolean {
   if (spec === undefined) return true;
   if (!isMap(spec)) return false;
   const type = (spec as WorkspaceSpec).type as unknown;
-  return type === undefined || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+  return isEmptyTypeReference(type) || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+}
+
+/**
+ * No type given: absent, or present with neither name nor path. kcp compares the decoded reference with the zero
+ * value, and clients built on kcp's Go types send `"type":{"name":""}` for "none" (kcp's own `kubectl ws create`
+ * without --type does): both get the parent type's default child type.
+ */
+function isEmptyTypeReference(type: unknown): boolean {
+  if (type === undefined) return true;
+  if (!isMap(type)) return false;
+  const { name, path } = type as Record<string, unknown>;
+  return (name === undefined || name === '') && (path === undefined || path === '');
 }
 
 export type { WorkspaceType };
