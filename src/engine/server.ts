@@ -625,6 +625,11 @@ function buildHttpApp(
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
+    done(null, payload);
+  });
   // Group commit: a response leaves only once the writes it may report are in the file (a failed commit answers 500).
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const pending = durable();

@@ -139,8 +139,8 @@ export interface GenericStoreExtensions {
 export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
 
 export class GenericStore {
-  readonly fields = new FieldManager();
-  private readonly settlers = new Map<string, CreateSettler>();
+  readonly fields: FieldManager;
+  private readonly settlers: Map<string, CreateSettler>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
    * (the create's are computed from the final state), so update does not compute them.
@@ -157,7 +157,20 @@ export class GenericStore {
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
     private readonly extensions: GenericStoreExtensions = {},
-  ) {}
+    /** The store whose field manager and settlers this one shares (see `over`). */
+    shared?: GenericStore,
+  ) {
+    this.fields = shared?.fields ?? new FieldManager();
+    this.settlers = shared?.settlers ?? new Map();
+  }
+
+  /**
+   * This pipeline (field manager, settlers, admission, index writers) over a view of the store: every read and write
+   * it makes goes through `store`, which may hide objects and refuse writes (scoped-store.ts).
+   */
+  over(store: Store): GenericStore {
+    return new GenericStore(store, this.namespaceType, this.extensions, this);
+  }
 
   key(ctx: OpContext, name: string): string {
     return objectKey(ctx.rt, ctx.cluster, ctx.namespace, name);
@@ -286,13 +299,13 @@ export class GenericStore {
     }
     meta.name = name;
     this.applyRequestNamespace(ctx, obj);
-    const sentVersion = meta.resourceVersion;
+    // kube reads "" and "0" alike as no resourceVersion: an unconditional update, which only some kinds allow. (A
+    // create's settler updates the object at the pseudo-revision 0 before it is stored.)
+    const sentVersion = meta.resourceVersion === '0' && current.revision !== 0 ? '' : meta.resourceVersion;
     if (sentVersion) {
       if (sentVersion !== String(current.revision)) throw conflict(rt, name);
     } else if (expectedRevision === undefined && !rt.strategy.allowUnconditionalUpdate) {
-      throw invalid(rt, name, [
-        fieldErrors.invalid('metadata.resourceVersion', '0x0', 'must be specified for an update'),
-      ]);
+      throw resourceVersionRequired(rt, name);
     }
     if (expectedRevision !== undefined && expectedRevision !== current.revision) throw conflict(rt, name);
     if (meta.uid && meta.uid !== old.metadata!.uid) {
@@ -542,4 +555,14 @@ export class GenericStore {
       );
     }
   }
+}
+
+/**
+ * kube's refusal of an update without a resourceVersion: it names the resource (plural), not the kind, and prints
+ * the version as Go prints the uint64 it parsed (`0x0`).
+ */
+function resourceVersionRequired(rt: ResourceType, name: string) {
+  return invalid({ group: rt.group, kind: rt.resource }, name, [
+    { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
+  ]);
 }

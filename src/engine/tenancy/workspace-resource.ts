@@ -137,18 +137,23 @@ function transitionRules(obj: Workspace, old: Workspace): FieldError[] {
   return errs;
 }
 
+const READ_VERBS = ['get', 'list', 'watch'];
+
 export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
   const base = tenancyResourceType('workspaces');
   const { paths, types } = deps;
 
   /**
-   * A type the creator may not read (one in a workspace of another tenant) is as unknown to them as a missing one:
-   * otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that workspace holds.
+   * A type the creator may not read in any way (one in a workspace of another tenant) is as unknown to them as a
+   * missing one: otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that
+   * workspace holds. One they can get, list or watch is known to them, and its refusal is kcp's `use` message.
    */
   const concealUnreadable = (type: WorkspaceType, ref: TypeReference, ctx: StrategyContext) => {
     if (!ctx.user || isPrivileged(ctx) || ctx.onBehalfOfUser || !deps.access) return;
     const cluster = type.metadata?.annotations?.['kcp.io/cluster'] ?? '';
-    if (!deps.access.mayOnWorkspaceType(ctx.user, 'get', cluster, type.metadata!.name!)) throw typeNotFound(ref);
+    const user = ctx.user;
+    const sees = READ_VERBS.some((verb) => deps.access!.mayOnWorkspaceType(user, verb, cluster, type.metadata!.name!));
+    if (!sees) throw typeNotFound(ref);
   };
 
   /** Mutating admission on create. */
