@@ -82,7 +82,6 @@ def test_custom_resources_through_the_dynamic_client(api_client, namespace, gadg
     assert invalid.value.status == 422
 
 
-@pytest.mark.xfail(reason="waits on the server sending kube's content types byte for byte (application/json, no charset)", strict=False)
 def test_errors_read_as_kube_status_messages(api_client, namespace):
     # The dynamic client shows a Status's message only when the Content-Type is exactly kube's application/json.
     dyn = dynamic.DynamicClient(api_client)
