@@ -7,7 +7,7 @@ import type { CommandSpec } from './common/command-spec.js';
 import { kubeconfigSpec } from './kubeconfig/spec.js';
 import { serverSpecs } from './server/specs.js';
 import { snapshotSpecs } from './snapshot/specs.js';
-import { testenvSpec } from './testenv/spec.js';
+import { testenvDeleteSpec, testenvSpec } from './testenv/spec.js';
 import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs, ...snapshotSpecs, testenvSpec];
+export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs, ...snapshotSpecs, testenvSpec, testenvDeleteSpec];

@@ -53,7 +53,7 @@ import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
 import { registerSnapshotRoutes } from './endpoints/snapshot-routes.js';
-import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
+import { requestEntityTooLarge, unsupportedMediaType, badRequest, internalError } from './machinery/status.js';
 import { GenericStore } from './registry/generic-store.js';
 import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
@@ -650,17 +650,23 @@ function buildHttpApp(
     });
   }
   app.setErrorHandler((err, _request, reply) => {
-    const code = (err as { code?: string }).code;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+    try {
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+      }
+      if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
+      if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+        return sendStatusError(reply, badRequest((err as Error).message));
+      }
+      const status = toStatusError(err);
+      if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return sendStatusError(reply, status);
+    } catch (failure) {
+      // Reporting the error failed too (a Status too large to serialize): a short 500 Status, never fastify's own body.
+      log(`error: reporting ${String((err as Error)?.message).slice(0, 200)} failed: ${(failure as Error)?.message}`);
+      return sendStatusError(reply, internalError('the error could not be reported; see the server log'));
     }
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
-    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-      return sendStatusError(reply, badRequest((err as Error).message));
-    }
-    const status = toStatusError(err);
-    if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return sendStatusError(reply, status);
   });
   return app;
 }

@@ -102,9 +102,9 @@ describe('the workspace index across shards, for a user let in only below', () =
     const env = { ...e2e.server.env, KUBECONFIG: user2Kubeconfig('root:team:app') };
     const list = await runKcpt(['ws', 'list', '-o', 'json'], env);
     expect(list.exitCode, list.stderr).toBe(0);
-    expect((JSON.parse(list.stdout) as { path: string; phase: string }[]).filter((w) => w.path.startsWith('root:team'))).toEqual([
-      expect.objectContaining({ path: 'root:team:app', phase: 'Ready' }),
-    ]);
+    const listedItems = (JSON.parse(list.stdout) as { items: { metadata: { annotations: Record<string, string> }; status: { phase: string } }[] }).items;
+    const pathAndPhase = listedItems.map((w) => [w.metadata.annotations['kcp.io/path'] ?? '', w.status.phase]);
+    expect(pathAndPhase.filter(([path]) => path!.startsWith('root:team'))).toEqual([['root:team:app', 'Ready']]);
     const tree = await runKcpt(['ws', 'tree'], env);
     expect([tree.exitCode, tree.stdout, tree.stderr]).toEqual([0, '.\n└── app\n', '']);
 

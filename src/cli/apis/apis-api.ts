@@ -22,6 +22,8 @@ export interface Meta {
 export interface Condition {
   type: string;
   status: string;
+  /** kcp's: Error (also when unset), Warning, or Info for a step in progress. */
+  severity?: string;
   reason?: string;
   message?: string;
 }

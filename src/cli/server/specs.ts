@@ -3,7 +3,7 @@
  * each run loads its implementation with `await import()`.
  */
 import type { CommandSpec, FlagSpec, FlagValues } from '../common/command-spec.js';
-import { outputFlag, type OutputFormat } from '../common/output.js';
+import { outputFlag, outputOf } from '../common/output.js';
 
 const defaultRootDirectory = '.kcp';
 
@@ -14,7 +14,7 @@ const rootDirectoryFlag: FlagSpec = {
 };
 
 const rootDirectory = (flags: FlagValues) => (flags['root-directory'] as string | undefined) ?? defaultRootDirectory;
-const output = (flags: FlagValues) => flags.output as OutputFormat | undefined;
+const output = (flags: FlagValues) => outputOf(flags);
 
 export const stopSpec: CommandSpec = {
   id: 'stop',
@@ -25,7 +25,7 @@ export const stopSpec: CommandSpec = {
   flags: [
     rootDirectoryFlag,
     { name: 'timeout', kind: 'string', description: 'How long to wait after SIGTERM before SIGKILL, e.g. 10s or 1m (default 30s).' },
-    outputFlag,
+    outputFlag(),
   ],
   async run({ flags, io }) {
     const { runStop } = await import('./stop-server.js');
@@ -39,7 +39,7 @@ export const statusSpec: CommandSpec = {
   description: 'Exits 0 when the server is running and ready, 1 otherwise (so scripts can test it).',
   examples: ['<%= config.bin %> status', '<%= config.bin %> status --root-directory /tmp/kcpt -o json'],
   args: [],
-  flags: [rootDirectoryFlag, outputFlag],
+  flags: [rootDirectoryFlag, outputFlag()],
   async run({ flags, io }) {
     const { runStatus } = await import('./server-status.js');
     await runStatus(io, { rootDirectory: rootDirectory(flags), output: output(flags) });

@@ -61,8 +61,8 @@ export async function tryFastStart(argv: string[]): Promise<boolean> {
   try {
     await launchStart(values, options, { log: (line) => process.stdout.write(`${line}\n`) });
   } catch (err) {
-    process.stderr.write(` ›   Error: ${(err as Error).message}\n`);
-    process.exitCode = 1;
+    const [{ reportError }, { processIo }] = await Promise.all([import('../common/report-error.js'), import('../common/io.js')]);
+    process.exitCode = await reportError(processIo(), err, 'start');
   }
   return true;
 }

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
 import type { ServerOptions } from '../../engine/server.js';
+import { dataOutputs, parseOutput } from '../common/output.js';
 
 export interface StartFlagSpec {
   name: string;
@@ -123,7 +124,7 @@ export const startFlagSpecs: StartFlagSpec[] = [
     description:
       'Run the server in the background (logs to kcpt.log in the root directory); returns once it answers /readyz. Stop it with `kcpt stop`.',
   },
-  { name: 'output', char: 'o', type: 'string', options: ['json', 'yaml'], description: 'With --detach: print where the server runs as json or yaml.' },
+  { name: 'output', char: 'o', type: 'string', description: 'With --detach: print where the server runs as json, yaml or jsonpath=TEMPLATE.' },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -170,6 +171,13 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   const int = (name: string) => values[name] as number;
   if (values.output !== undefined && !values.detach) {
     throw new StartUsageError('-o/--output prints where a detached server runs: use it with --detach');
+  }
+  if (values.output !== undefined) {
+    try {
+      parseOutput(String(values.output), dataOutputs);
+    } catch (err) {
+      throw new StartUsageError((err as Error).message);
+    }
   }
   const homePrefix = str('home-workspaces-root-prefix');
   if (homePrefix !== undefined && !homePrefixRe.test(homePrefix)) {

@@ -1,6 +1,5 @@
 /** What `kcpt start` does with its parsed flags: serve in the foreground, or start a detached server and report it. */
 import type { ServerOptions } from '../../engine/server.js';
-import type { OutputFormat } from '../common/output.js';
 import type { StartFlagValues } from './flags.js';
 import { runStart, type StartOutput } from './run-start.js';
 
@@ -10,12 +9,12 @@ export async function launchStart(values: StartFlagValues, options: ServerOption
     return runDevCluster(values, options, out);
   }
   if (!values.detach) return runStart(options, out);
-  const [{ startDetached, describeDetached }, { printData }, { processIo }] = await Promise.all([
+  const [{ startDetached, describeDetached }, { printData, parseOutput, dataOutputs }, { processIo }] = await Promise.all([
     import('../server/detached-start.js'),
     import('../common/output.js'),
     import('../common/io.js'),
   ]);
   const server = await startDetached(values);
-  if (values.output) await printData(processIo(), values.output as OutputFormat, server);
+  if (values.output) await printData(processIo(), parseOutput(String(values.output), dataOutputs), server);
   else for (const line of describeDetached(server)) out.log(line);
 }

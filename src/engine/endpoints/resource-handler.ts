@@ -9,6 +9,7 @@ import {
   fieldErrors,
   invalid,
   methodNotAllowed,
+  qualifiedResource,
   StatusError,
   unsupportedMediaType,
 } from '../machinery/status.js';
@@ -16,6 +17,7 @@ import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
+import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -247,6 +249,10 @@ async function patchObject(
     kind: rt.kind,
     isCustomResource: !!rt.isCustomResource,
   }) as KubeObject;
+  // Over the object limit, the patched object goes no further (pruning, validation and their messages would all
+  // walk it): the same 413 the store answers.
+  const tooLarge = objectTooLarge(JSON.stringify(patched), `${qualifiedResource(rt)} "${name}"`);
+  if (tooLarge) throw tooLarge;
   // kube's checkName after a patch: a patched object that lost its name (a top-level strategic `$patch: delete`
   // empties it) is refused, not refilled from the URL and stored with everything else gone.
   const patchedName = patched.metadata?.name ?? '';

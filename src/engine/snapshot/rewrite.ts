@@ -7,6 +7,7 @@
  * (workspace type and export references) that point inside the subtree; a reference outside it stays as it was.
  */
 import { randomUUID } from 'node:crypto';
+import { ownValue } from '../machinery/own-properties.js';
 import { clusterAnnotation as CLUSTER_ANNOTATION, clusterOfKey } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { KeyValue } from '../storage/store.js';
@@ -47,14 +48,14 @@ export function relocate(header: SnapshotHeader, entries: readonly KeyValue[], t
     if (uid) uids.set(uid, randomUUID());
   }
   const texts = (text: string) =>
-    text.replace(CLUSTER_NAME, (name) => to.clusters[name] ?? name).replace(UUID, (uid) => uids.get(uid) ?? uid);
+    text.replace(CLUSTER_NAME, (name) => ownValue(to.clusters, name) ?? name).replace(UUID, (uid) => uids.get(uid) ?? uid);
 
   const out: RelocatedObject[] = [];
   entries.forEach((entry, i) => {
     if (!entry.key.startsWith('/registry/')) return; // the server's bookkeeping rows are rebuilt by its index writers
     const isTop = entry.key === oldTopKey;
     const cluster = clusterOfKey(entry.key);
-    if (!isTop && !(cluster in to.clusters)) {
+    if (!isTop && !Object.hasOwn(to.clusters, cluster)) {
       throw new SnapshotFormatError(`entry ${i + 1} (${entry.key}) is outside the snapshot's workspaces`);
     }
     const object = parseObject(texts(entry.value));

@@ -5,6 +5,7 @@
  * then the placement limits of both types. On update: spec.cluster/URL only by privileged users, spec.type immutable.
  * kcp answers all of these with 403 Forbidden; before them, the CRD's CEL transition rules answer 422 Invalid.
  */
+import { setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
@@ -185,7 +186,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     if (!ref.path) spec.type = { ...ref, path: canonicalPathOf(type) };
     for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
       meta.labels ??= {};
-      if (!(k in meta.labels)) meta.labels[k] = v;
+      if (!Object.hasOwn(meta.labels, k)) setOwnValue(meta.labels, k, v);
     }
     meta.labels = { ...(meta.labels ?? {}), [PHASE_LABEL]: 'Scheduling' };
   };

@@ -6,6 +6,7 @@
  * `omitempty` does and what a JSON client would have sent. Go pointers (`?` in the defs) are written only when
  * non-nil, so their presence is kept even when the value is zero (`automountServiceAccountToken: false`).
  */
+import { setOwnValue } from '../own-properties.js';
 import protobufjs from 'protobufjs';
 import type { FieldMetaIndex } from './schema.js';
 
@@ -154,7 +155,7 @@ export function messageToJson(type: protobufjs.Type, msg: Message, meta: FieldMe
       const m: Message = {};
       for (const k of keys) {
         const cv = convertValue(field, (v as Message)[k], meta, `${fpath}[${JSON.stringify(k)}]`);
-        m[k] = cv === undefined ? null : cv;
+        setOwnValue(m, k, cv === undefined ? null : cv);
       }
       out[key] = m;
     } else if (fm.shape === 'repeated') {
