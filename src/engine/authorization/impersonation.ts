@@ -5,7 +5,8 @@
  * acting user in the request's logical cluster. The request then runs as the impersonated user.
  */
 import { badRequest } from '../machinery/status.js';
-import { AUTHENTICATED_GROUP, type Authorizer, type UserIdentity } from './authorizer.js';
+import type { Authorizer, UserIdentity } from './authorizer.js';
+import { AUTHENTICATED_GROUP } from './groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
 
