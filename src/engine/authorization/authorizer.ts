@@ -57,15 +57,6 @@ export interface Decision {
   detail: string;
 }
 
-export {
-  AUTHENTICATED_GROUP,
-  INITIALIZER_GROUP_PREFIX,
-  KCP_ADMIN_GROUP,
-  LOGICAL_CLUSTER_ADMIN_GROUP,
-  MASTERS_GROUP,
-  TERMINATOR_GROUP_PREFIX,
-  WORKSPACE_BOOTSTRAPPER_GROUP,
-} from './groups.js';
 
 /** Phases in which a workspace's content is served (Scheduling and Unavailable are not). */
 const SERVING_PHASES = new Set(['Initializing', 'Ready', 'Inactive', 'Terminating', 'Deleting']);

@@ -15,7 +15,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MASTERS_GROUP } from '../authorization/authorizer.js';
+import { MASTERS_GROUP } from '../authorization/groups.js';
 import { badRequest, StatusError, unauthorized } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import { exportStore, exportSubtree } from '../snapshot/export.js';
