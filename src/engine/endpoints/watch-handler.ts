@@ -66,10 +66,10 @@ export async function streamWatch(
         send(type, json) {
           // Ended from outside (type removed, shutdown): serveWatch learns it here or from the close event.
           if (raw.writableEnded) return false;
-          if (type === 'BOOKMARK' || type === 'ERROR') raw.write(`{"type":"${type}","object":${json}}\n`);
-          else if (table) raw.write(`{"type":"${type}","object":${renderWatchObject(rt, json, render, table, first)}}\n`);
-          else raw.write(encodedLine(type, json));
+          const object =
+            type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
           if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
+          raw.write(`{"type":"${type}","object":${object}}\n`);
           return raw.writableLength < 16 * 1024 * 1024;
         },
         end: endStream,
@@ -88,31 +88,6 @@ export async function streamWatch(
   }
 }
 
-/** One function per conversion, so that watches of one version share each event's converted text (serveWatch). */
-const converters = new WeakMap<NonNullable<ResourceType['convert']>, (json: string) => string>();
-
 function convertText(convert: NonNullable<ResourceType['convert']>): (json: string) => string {
-  let fn = converters.get(convert);
-  if (!fn) {
-    fn = convert.fromStorageText ?? ((json) => JSON.stringify(convert.fromStorage(JSON.parse(json) as KubeObject)));
-    converters.set(convert, fn);
-  }
-  return fn;
-}
-
-/**
- * A JSON watch event line, encoded once per (type, object text) for every watcher it goes to in this turn of the
- * event loop. The object texts of one event are shared between its watchers (serveWatch), so the lookup hashes each
- * text once (V8 keeps a string's hash) and the other watchers find the bytes by identity. Forgotten after the turn.
- */
-let encoded: Map<string, Partial<Record<string, Buffer>>> | undefined;
-
-function encodedLine(type: string, json: string): Buffer {
-  if (!encoded) {
-    encoded = new Map();
-    setImmediate(() => (encoded = undefined));
-  }
-  let lines = encoded.get(json);
-  if (!lines) encoded.set(json, (lines = {}));
-  return (lines[type] ??= Buffer.from(`{"type":"${type}","object":${json}}\n`));
+  return convert.fromStorageText ?? ((json) => JSON.stringify(convert.fromStorage(JSON.parse(json) as KubeObject)));
 }

@@ -37,28 +37,9 @@ export interface WatchRequest {
    * --min-request-timeout, default 1800 s), so reconnects spread out.
    */
   minRequestTimeoutSeconds?: number;
-  /**
-   * Rewrites a stored object's JSON for the served version (identity for most types). Watches of the same version
-   * should pass the same function: its output is shared between them per event.
-   */
+  /** Rewrites a stored object's JSON for the served version (identity for most types). */
   convert?: (json: string) => string;
   bookmarkIntervalMs?: number;
-}
-
-/**
- * What an event becomes for a watcher (its object with the resourceVersion spliced in, then converted for the served
- * version), made once per event and kept with it: every watcher of the event shares the same text instead of
- * building its own ~1 KB copy. Keyed by the event object, which the store hands to each of its watchers alike.
- */
-const sharedTexts = new WeakMap<StoreEvent, Map<unknown, string>>();
-const SPLICED = Symbol('spliced');
-
-function sharedText(event: StoreEvent, slot: unknown, make: () => string): string {
-  let texts = sharedTexts.get(event);
-  if (!texts) sharedTexts.set(event, (texts = new Map()));
-  let text = texts.get(slot);
-  if (text === undefined) texts.set(slot, (text = make()));
-  return text;
 }
 
 export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSink): Promise<void> {
@@ -134,9 +115,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   function deliver(event: StoreEvent): void {
     if (closed) return;
     if (admits && !admits(event.key)) return;
-    const json = sharedText(event, SPLICED, () => spliceResourceVersion(event.value, event.revision));
+    const json = spliceResourceVersion(event.value, event.revision);
     if (predicate.matchesEverything) {
-      emit(event.type, req.convert ? sharedText(event, req.convert, () => req.convert!(json)) : json);
+      emit(event.type, convert(json));
       return;
     }
     const now = predicate.matches(JSON.parse(json) as KubeObject);

@@ -121,12 +121,7 @@ interface Applied {
 
 /** The transaction this turn's commits share (group commit), until its setImmediate commits it. */
 interface OpenBatch {
-  /**
-   * Each commit's events, in commit order. They are published commit by commit, as without group commit: a listener
-   * that acts on one commit's events (a CRD's catalog ending the watches of a type it no longer serves) must not do
-   * so before every earlier commit's events have reached every watcher.
-   */
-  readonly events: StoreEvent[][];
+  readonly events: StoreEvent[];
   readonly done: Promise<void>;
   settle(error?: unknown): void;
 }
@@ -145,8 +140,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private revision: number;
   /** Revision of the last event watchers were given (behind `revision` only inside a group). */
   private published: number;
-  /** Events of the commits of the group or batch being run, one list per commit, published once it commits. */
-  private deferred?: StoreEvent[][];
+  /** Events of the group being run, published once it commits. */
+  private deferred?: StoreEvent[];
   private readonly runGroup: Database.Transaction<(fn: () => unknown) => unknown>;
   /** Whether a group() is running (a group inside it is part of it). */
   private inGroup = false;
@@ -239,7 +234,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const { results, events } = applied;
     if (events.length === 0) return results; // unlogged ops only
     this.revision = events[events.length - 1]!.revision;
-    if (this.deferred) this.deferred.push(events);
+    if (this.deferred) this.deferred.push(...events);
     else this.publish(events);
     return results;
   }
@@ -265,7 +260,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   /** A group of its own: one transaction, its events published once it is committed. */
   private groupAlone<T>(fn: () => T): T {
-    const deferred: StoreEvent[][] = (this.deferred = []);
+    const deferred: StoreEvent[] = (this.deferred = []);
     let result: T;
     try {
       result = this.runGroup.immediate(fn) as T;
@@ -276,8 +271,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     } finally {
       this.deferred = undefined;
     }
-    // One transaction: its commits' events reach watchers together, as one commit's would.
-    if (deferred.length > 0) this.publish(deferred.flat());
+    if (deferred.length > 0) this.publish(deferred);
     return result;
   }
 
@@ -286,10 +280,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const batch = this.batch!;
     const mark = batch.events.length;
     try {
-      const result = this.runGroup.immediate(fn) as T;
-      // The group's commits are one unit for watchers, as a group outside a batch is.
-      if (batch.events.length > mark + 1) batch.events.push(batch.events.splice(mark).flat());
-      return result;
+      return this.runGroup.immediate(fn) as T;
     } catch (error) {
       if (this.batch === batch && !this.db.inTransaction) this.failBatch(error);
       else {
@@ -325,7 +316,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       batch.settle(error);
       return;
     }
-    for (const events of batch.events) this.publish(events);
+    if (batch.events.length > 0) this.publish(batch.events);
     batch.settle();
   }
 
