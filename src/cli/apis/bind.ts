@@ -1,11 +1,16 @@
 /**
  * `kcpt bind <path>:<export>` (and `kubectl kcp bind apiexport …`): kcp's bind plugin. Creates an APIBinding in the
- * current workspace (the server's preferred version), with the claims the flags accept or reject, then watches it
- * until its phase is Bound (`--timeout`, 30 s). Messages are kcp's. Unlike kcp's plugin it does not sit out the
- * timeout when the binding's conditions already say why it cannot bind (no such export, a naming conflict, claims
- * that do not match): it fails at once with that reason. Conditions that say what is pending are shown while it
- * waits. A binding it created and that failed is deleted again (or the error says how to delete it), and
- * `--ignore-existing` takes a binding of the same export that is already there.
+ * current workspace (the server's preferred version), then watches it until its phase is Bound (`--timeout`, 30 s).
+ * Messages are kcp's. Unlike kcp's plugin it does not sit out the timeout when the binding's conditions already say
+ * why it cannot bind (no such export, a naming conflict, claims that do not match): it fails at once with that
+ * reason. Conditions that say what is pending are shown while it waits. A binding it created and that failed is
+ * deleted again (or the error says how to delete it), and `--ignore-existing` takes a binding of the same export that
+ * is already there.
+ *
+ * Claims the flags accept or reject are answered as the export makes them, read from the binding's own status
+ * (`exportPermissionClaims`, what the server shows the consumer; the consumer needs no access to the export's
+ * workspace): its verbs, identity hash and default selector, where kcp's plugin writes `*` and matchAll. So the
+ * binding is created without claims, and its claims are written once the server has filled that status in.
  */
 import { ApiError, CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
@@ -14,14 +19,14 @@ import { printObjects, type OutputFormat } from '../common/output.js';
 import { withProgress, type Progress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
 import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type APIExport, type Condition, type V1alpha1Claim } from './apis-api.js';
-import { claim, type AcceptablePermissionClaim, type ExportReference } from './bind-args.js';
+import { claimsAsExported, type AcceptablePermissionClaim, type ClaimChoice, type ExportReference } from './bind-args.js';
 import { currentPath } from './export.js';
 
 export interface BindOptions {
   reference: ExportReference;
   name?: string;
   timeoutMs: number;
-  claims: AcceptablePermissionClaim[];
+  claims: ClaimChoice[];
   acceptAll: boolean;
   rejectAll: boolean;
   ignoreExisting?: boolean;
@@ -33,6 +38,7 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
   const path = currentPath(config.connection.server);
   const version = await preferredBindingVersion(client, path);
   if (version !== 'v1alpha2' && version !== 'v1alpha1') throw new CliError(`${version} is not supported by this plugin`);
+  const deadline = Date.now() + opts.timeoutMs;
 
   // Read first: a missing export fails here, before anything is created. Where the caller may not read it (403), the
   // binding's conditions tell.
@@ -42,22 +48,14 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
     exported = await getExport(client, opts.reference.path, opts.reference.name);
   } catch (err) {
     if (err instanceof ApiError && err.notFound) throw new CliError(`could not bind ${opts.name || opts.reference.name}: APIExport ${reference} not found`);
-    if (opts.acceptAll || opts.rejectAll) throw new CliError(`failed to get APIExport "${opts.reference.name}": ${(err as Error).message}`);
-  }
-  let claims = opts.claims;
-  if (exported && (opts.acceptAll || opts.rejectAll)) {
-    const state = opts.acceptAll ? 'Accepted' : 'Rejected';
-    claims = (exported.spec?.permissionClaims ?? []).map((c) => claim(c.group, c.resource, state, c.identityHash));
   }
 
   const name = opts.name || opts.reference.name;
+  const url = `${bindingsUrl(path, version)}/${encodeURIComponent(name)}`;
   const body: APIBinding = {
     kind: 'APIBinding',
     metadata: { name },
-    spec: {
-      reference: { export: { path: opts.reference.path, name: opts.reference.name } },
-      ...(claims.length > 0 ? { permissionClaims: version === 'v1alpha2' ? claims : claims.map(v1alpha1Claim) } : {}),
-    },
+    spec: { reference: { export: { path: opts.reference.path, name: opts.reference.name } } },
   };
   const say = (line: string) => (opts.output ? io.err(line) : io.out(line));
   let binding: APIBinding;
@@ -66,27 +64,64 @@ export async function runBind(session: Session, io: Io, opts: BindOptions): Prom
     binding = await createBinding(client, path, body, version);
   } catch (err) {
     if (!(opts.ignoreExisting && err instanceof ApiError && err.alreadyExists)) throw new CliError(`failed to create APIBinding: ${(err as Error).message}`);
-    binding = await client.get<APIBinding>(`${bindingsUrl(path, version)}/${encodeURIComponent(name)}`);
+    binding = await client.get<APIBinding>(url);
     const existing = binding.spec.reference.export;
     if (existing.name !== opts.reference.name || (existing.path ?? path) !== opts.reference.path) {
       throw new CliError(`apibinding ${name} already exists and binds ${existing.path ?? path}:${existing.name}, not ${opts.reference.path}:${opts.reference.name}`);
     }
     created = false;
   }
+  const cleanUp = async () => (created ? removeFailed(session, path, version, name) : '');
+
+  const all = opts.acceptAll ? { all: 'Accepted' as const } : opts.rejectAll ? { all: 'Rejected' as const } : undefined;
+  if (all || opts.claims.length > 0) {
+    try {
+      binding = await withProgress(io, `Waiting for apibinding ${name} to show the export's permission claims`, () =>
+        waitForObject(client, bindingsUrl(path, version), binding, claimsShown, {
+          timeoutMs: Math.max(deadline - Date.now(), 1),
+          what: `apibinding ${name} to show the export's permission claims`,
+        }),
+      );
+      const claims = claimsAsExported(binding.status?.exportPermissionClaims ?? [], all ?? opts.claims, opts.reference.name);
+      binding = await writeClaims(session, url, version, binding, claims);
+    } catch (err) {
+      // Nothing was accepted: the binding made for these claims goes again.
+      throw new CliError(`${(err as Error).message}${await cleanUp()}`);
+    }
+  }
+
   if (!created && binding.status?.phase === 'Bound') say(`apibinding ${name} already exists and is bound.\n`);
   else say(`apibinding ${name} ${created ? 'created' : 'already exists'}. Waiting to successfully bind ...\n`);
-
   if (binding.status?.phase !== 'Bound') {
     try {
       binding = await withProgress(io, `Waiting for apibinding ${name} to bind`, (progress) =>
-        waitForBound(session, path, version, binding, { timeoutMs: opts.timeoutMs, exportSeen: exported !== undefined }, progress),
+        waitForBound(session, path, version, binding, { timeoutMs: Math.max(deadline - Date.now(), 1), exportSeen: exported !== undefined }, progress),
       );
     } catch (err) {
-      throw new CliError(`${(err as Error).message}${created ? await removeFailed(session, path, version, name) : ''}`);
+      throw new CliError(`${(err as Error).message}${await cleanUp()}`);
     }
     say(`${name} created and bound.\n`);
   }
   if (opts.output) await printObjects(io, opts.output, binding);
+}
+
+/** The permission-claim controller has looked at the binding against its export (its condition is there). */
+function claimsShown(binding: APIBinding): boolean {
+  return (binding.status?.conditions ?? []).some((c) => c.type === 'PermissionClaimsValid');
+}
+
+/** The binding's spec with `claims`, against the revision read (read again on a conflict: status writes race it). */
+async function writeClaims(session: Session, url: string, version: string, current: APIBinding, claims: AcceptablePermissionClaim[]): Promise<APIBinding> {
+  let latest = current;
+  for (let attempt = 0; ; attempt++) {
+    const permissionClaims = version === 'v1alpha2' ? claims : claims.map(v1alpha1Claim);
+    try {
+      return await session.client.request<APIBinding>('PUT', url, { body: { ...latest, spec: { ...latest.spec, permissionClaims } } });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409) || attempt >= 5) throw new CliError(`failed to update APIBinding: ${(err as Error).message}`);
+      latest = await session.client.get<APIBinding>(url);
+    }
+  }
 }
 
 /**
