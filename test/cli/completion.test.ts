@@ -1,7 +1,7 @@
 /**
  * Shell completion as bash runs it: the script `kcpt completion bash` prints, sourced in a real bash that finds
  * `kcpt` on PATH (this checkout's bin/run.js), asked what follows a command line. No server here (the workspace names
- * are test/e2e/cli-ws.test.ts's part): commands each once, subcommands, flags, -o formats, kubeconfig contexts.
+ * are test/e2e/kubectl-plugins.test.ts's part): commands each once, subcommands, flags, -o formats, kubeconfig contexts.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -102,7 +102,8 @@ export async function completeWords(words: string[], commands: ManifestCommand[]
     candidates.push(...next);
   }
   if (command && workspaceArgumentCommands.has(command.id) && positionals.length === 0) {
-    const workspaces = await completeWorkspace(current, values);
+    // No server or kubeconfig: the subcommands still complete.
+    const workspaces = await completeWorkspace(current, values).catch(() => ({ candidates: [], directive: Directive.NoFileComp }));
     return { candidates: matching([...candidates, ...workspaces.candidates], current), directive: workspaces.directive };
   }
   return { candidates: matching(candidates, current), directive: Directive.NoFileComp };
