@@ -36,17 +36,17 @@ import { loadOrCreateServiceAccountKey } from './auth/service-account-key.js';
 import { ServiceAccountTokens } from './auth/service-account-tokens.js';
 import { createTokenRequest } from './auth/token-request.js';
 import { DEFAULT_BATTERIES } from './batteries.js';
-import { ServiceAccountController } from './controllers/service-account-controller.js';
-import { TokenSecretController } from './controllers/token-secret-controller.js';
+import { serviceAccountController } from './controllers/service-account-controller.js';
+import { tokenSecretController } from './controllers/token-secret-controller.js';
 import { RequestMetrics } from './endpoints/metrics.js';
 import { DEFAULT_INFLIGHT_LIMITS, installInflightLimit } from './endpoints/inflight-limit.js';
-import { CRDController } from './controllers/crd-controller.js';
-import { GarbageCollector } from './controllers/garbage-collector.js';
+import { crdController } from './controllers/crd-controller.js';
+import { garbageCollector } from './controllers/garbage-collector.js';
 import { ownerIndexWriter } from './controllers/owner-index.js';
 import { OwnerResolver } from './controllers/owner-references.js';
-import { LogicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
-import { NamespaceController } from './controllers/namespace-controller.js';
-import { ResourceQuotaController } from './controllers/resource-quota-controller.js';
+import { logicalClusterController, ensureNamespace, ensureRootLogicalCluster } from './controllers/logical-cluster-controller.js';
+import { namespaceController } from './controllers/namespace-controller.js';
+import { resourceQuotaController } from './controllers/resource-quota-controller.js';
 import { routeRequest, virtualWorkspaceSet } from './endpoints/api-router.js';
 import type { UserInfo } from './endpoints/resource-handler.js';
 import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
@@ -61,13 +61,13 @@ import { Tenancy } from './tenancy/index.js';
 import { LifecycleVirtualWorkspaces } from './virtual/lifecycle-workspaces.js';
 import { WorkspaceIndex } from './virtual/workspace-index.js';
 import { APIExportVirtualWorkspace } from './virtual/apiexport/apiexport-workspace.js';
-import { EndpointSliceController } from './virtual/apiexport/endpoint-slice-controller.js';
+import { endpointSliceController } from './virtual/apiexport/endpoint-slice-controller.js';
 import { ExportBindings } from './virtual/apiexport/export-bindings.js';
 import { BindingIndex } from './apis/binding-index.js';
 import { ExportViews } from './virtual/apiexport/export-view.js';
 import { resourceTypesForSchema } from './apis/schema-types.js';
 import { APIS_GROUP, EXPORTS_PREFIX } from './apis/names.js';
-import { PermissionClaimsController } from './apis/permission-claims-controller.js';
+import { permissionClaimsController } from './apis/permission-claims-controller.js';
 import { defaultHomeOptions } from './tenancy/home-workspaces.js';
 import { workspaceStorageReferences } from './tenancy/storage-references.js';
 import { ROOT_SHARD } from './tenancy/names.js';
@@ -80,7 +80,7 @@ import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
 import { SharingReplica } from './shards/sharing-replica.js';
 import type { ShardSpec } from './tenancy/shard-placement.js';
 import { LocalExportPaths } from './apis/export-paths.js';
-import { RemoteSliceEndpoints } from './virtual/apiexport/remote-slice-endpoints.js';
+import { remoteSliceEndpointsController } from './virtual/apiexport/remote-slice-endpoints.js';
 
 export interface ServerOptions {
   rootDirectory: string;
@@ -419,8 +419,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const onError = (controller: string, key: string, err: unknown) => {
       if ((options.verbosity ?? 0) > 0) log(`controller ${controller}: ${key}: ${(err as Error).message}`);
     };
-    const namespaces = new NamespaceController({ store, generic, namespaceType, catalogFor, onError });
-    const logicalClusters = new LogicalClusterController({
+    const namespaces = namespaceController({ store, generic, namespaceType, catalogFor, onError });
+    const logicalClusters = logicalClusterController({
       store,
       generic,
       logicalClusterType,
@@ -429,8 +429,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       externalUrl: () => externalUrl,
       onError,
     });
-    const serviceAccounts = new ServiceAccountController({ store, generic, namespaceType, serviceAccountType, onError });
-    const tokenSecrets = new TokenSecretController({
+    const serviceAccounts = serviceAccountController({ store, generic, namespaceType, serviceAccountType, onError });
+    const tokenSecrets = tokenSecretController({
       store,
       generic,
       secretType,
@@ -439,12 +439,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       caCertPem: certs.caCertPem,
       onError,
     });
-    const crds = new CRDController({ store, generic, crdType, catalogs: crdCatalogs, boundNames: (c, g) => apis.bound.namesIn(c, g), onError });
-    const garbageCollector = new GarbageCollector({ store, generic, owners, onError });
-    const quotas = new ResourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
+    const crds = crdController({ store, generic, crdType, catalogs: crdCatalogs, boundNames: (c, g) => apis.bound.namesIn(c, g), onError });
+    const collector = garbageCollector({ store, generic, owners, onError });
+    const quotas = resourceQuotaController({ store, generic, usage: admission.quotaUsage, onError });
     // The apis.kcp.io types as stored (every workspace serves them; a non-root shard has no root cluster to ask).
     const apisType = (resource: string) => apis.types.find((t) => t.group === APIS_GROUP && t.resource === resource && t.version === t.storageVersion);
-    const permissionClaims = new PermissionClaimsController({
+    const permissionClaims = permissionClaimsController({
       store,
       generic,
       bindingType: () => apisType('apibindings'),
@@ -457,7 +457,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         }),
       onError,
     });
-    const endpointSlices = new EndpointSliceController({
+    const endpointSlices = endpointSliceController({
       store,
       generic,
       bindings: exportBindings,
@@ -478,7 +478,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       onShardsChange: (listener) => shardDirectory.onChange(listener),
       onError,
     });
-    const remoteSlices = new RemoteSliceEndpoints({
+    const remoteSlices = remoteSliceEndpointsController({
       replica,
       bindings: exportBindings,
       resolvePath: resolveAnyPath,
@@ -492,7 +492,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     namespaces.start();
     logicalClusters.start();
     crds.start();
-    garbageCollector.start();
+    collector.start();
     quotas.start();
     endpointSlices.start();
     remoteSlices.start();
@@ -544,7 +544,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       namespaces.stop();
       logicalClusters.stop();
       crds.stop();
-      garbageCollector.stop();
+      collector.stop();
       quotas.stop();
       endpointSlices.stop();
       remoteSlices.stop();

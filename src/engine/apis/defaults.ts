@@ -11,7 +11,8 @@ import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
 import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
 import type { BoundAPIs } from './bound-apis.js';
-import { DefaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller.js';
+import type { Controller } from '../controllers/controller.js';
+import { defaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller/index.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
 
@@ -38,7 +39,7 @@ export class DefaultAPIs {
   private readonly policies: MaximalPermissionPolicies;
   private readonly apiBindings: ResourceType;
   private readonly apiExports: ResourceType;
-  private controller?: DefaultAPIBindingsController;
+  private controller?: Controller;
 
   constructor(private readonly deps: DefaultAPIsDeps) {
     this.apiBindings = storedType(deps.types, BINDINGS);
@@ -53,7 +54,7 @@ export class DefaultAPIs {
   start(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): void {
     this.policies.start();
     const { store, paths, workspaceTypes } = this.deps;
-    this.controller = new DefaultAPIBindingsController({
+    this.controller = defaultAPIBindingsController({
       store,
       paths,
       workspaceTypes,

@@ -6,10 +6,11 @@
 import type { IndexWriter } from '../registry/index-writer.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { BindingController, type BindingControllerDeps } from './binding-controller.js';
+import type { Controller } from '../controllers/controller.js';
+import { bindingController, type BindingControllerDeps } from './binding-controller/index.js';
 import { bindingIndexWriter } from './binding-index.js';
 import { BoundAPIs } from './bound-apis.js';
-import { IdentityController, type IdentityControllerDeps } from './identity-controller.js';
+import { identityController, type IdentityControllerDeps } from './identity-controller.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
 import { pendingWriter } from './pending.js';
 import { apisResourceTypes, type APIsAdmissionDeps } from './resources.js';
@@ -25,8 +26,8 @@ export class APIs {
   readonly bound: BoundAPIs;
   readonly types: ResourceType[];
   readonly indexWriters: IndexWriter[];
-  private identities?: IdentityController;
-  private bindings?: BindingController;
+  private identities?: Controller;
+  private bindings?: Controller;
 
   constructor(
     private readonly store: Store,
@@ -49,7 +50,7 @@ export class APIs {
 
   start(deps: APIsControllerDeps): void {
     const { store } = this;
-    this.identities = new IdentityController({
+    this.identities = identityController({
       store,
       generic: deps.generic,
       exportType: this.storedType(EXPORTS),
@@ -58,7 +59,7 @@ export class APIs {
       secretType: deps.secretType,
       onError: deps.onError,
     });
-    this.bindings = new BindingController({ ...deps, store, bindingType: this.storedType(BINDINGS), bound: this.bound });
+    this.bindings = bindingController({ ...deps, store, bindingType: this.storedType(BINDINGS), bound: this.bound });
     this.identities.start();
     this.bindings.start();
   }

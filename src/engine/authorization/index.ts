@@ -8,7 +8,7 @@ import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { ClusterRoleAggregation } from './aggregation-controller.js';
+import { clusterRoleAggregationController, type ClusterRoleAggregation } from './aggregation-controller.js';
 import { Authorizer, type AuthorizerDeps, type LogicalClusterFacts, type UserIdentity } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
 import { EscalationCheck } from './escalation.js';
@@ -91,7 +91,7 @@ export class Authorization {
   /** Starts watching RBAC objects, writes the policy objects that are missing, and aggregates ClusterRoles. */
   start(deps: AuthorizationStartDeps): void {
     this.indexes.start();
-    this.aggregation = new ClusterRoleAggregation({ store: this.store, generic: deps.generic, clusterRoles: deps.clusterRoles, onError: deps.onError });
+    this.aggregation = clusterRoleAggregationController({ store: this.store, generic: deps.generic, clusterRoles: deps.clusterRoles, onError: deps.onError });
     const kinds = { ClusterRole: deps.clusterRoles, ClusterRoleBinding: deps.clusterRoleBindings };
     for (const obj of bootstrapPolicy()) createIfMissing(deps.generic, kinds, BOOTSTRAP_CLUSTER, obj);
     for (const obj of rootPolicy(deps.homeCreatorGroups)) createIfMissing(deps.generic, kinds, 'root', obj);

@@ -18,7 +18,7 @@ import {
   shardHash,
 } from '../tenancy/names.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
-import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller.js';
+import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller/index.js';
 import { followLogicalCluster } from '../tenancy/workspace-progress.js';
 import type { Workspace } from '../tenancy/workspace-resource.js';
 import { scheduledWorkspaceMetadata, workspaceConditions, type RemoteScheduling, type WorkspaceScheduler } from '../tenancy/workspace-scheduler.js';

@@ -16,13 +16,14 @@ import { bootstrapWorkspaceTypes, registerShard } from './bootstrap.js';
 import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
 import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
-import { WorkspaceController } from './workspace-controller.js';
+import { workspaceController } from './workspace-controller/index.js';
 import { hostedPendingWriter, workspacePendingWriter } from './pending-markers.js';
 import { workspaceResourceType, type TenancyAccess } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
 import { WorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
-import { WorkspaceTypeStatusController } from './workspacetype-status.js';
+import { workspaceTypeStatusController } from './workspacetype-status.js';
+import type { Controller } from '../controllers/controller.js';
 import type { ShardClient } from '../shards/shard-client.js';
 import type { ShardDirectory } from '../shards/shard-directory.js';
 import { RemoteWorkspaces } from '../shards/remote-workspaces.js';
@@ -55,8 +56,8 @@ export class Tenancy {
   readonly workspaceTypeType: ResourceType;
   readonly shards: ResourceType;
   readonly indexWriters: IndexWriter[];
-  private controller?: WorkspaceController;
-  private typeStatus?: WorkspaceTypeStatusController;
+  private controller?: Controller;
+  private typeStatus?: Controller;
   /** Home workspaces (`~`), available once started. */
   homes?: HomeWorkspaces;
   private occupied?: OccupiedResources;
@@ -128,7 +129,7 @@ export class Tenancy {
     this.occupied = new OccupiedResources(this.store);
     this.occupied.start();
     const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);
-    this.controller = new WorkspaceController({
+    this.controller = workspaceController({
       store: this.store,
       generic: deps.generic,
       types,
@@ -142,14 +143,14 @@ export class Tenancy {
     this.directory = deps.shard.directory;
     this.controller.start();
     // Virtual workspaces run in-process in every shard: each Shard's virtualWorkspaceURL serves its own clusters.
-    const typeStatus = new WorkspaceTypeStatusController({
+    const typeStatus = workspaceTypeStatusController({
       store: this.store,
       generic: deps.generic,
       workspaceTypes: this.workspaceTypeType,
       virtualWorkspaceUrls: () => shardVirtualWorkspaceUrls(deps.shard.directory, deps.shard.virtualWorkspaceUrl()),
+      onShardsChange: (listener) => deps.shard.directory.onChange(listener),
       onError: deps.onError,
     });
-    deps.shard.directory.onChange(() => typeStatus.requeueAll());
     typeStatus.start();
     this.typeStatus = typeStatus;
     this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
