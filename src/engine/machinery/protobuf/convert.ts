@@ -130,7 +130,8 @@ function convertValue(field: protobufjs.Field, v: unknown, meta: FieldMetaIndex,
     case 'double':
       // Go's encoding/json refuses NaN and ±Inf.
       if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConversionError(`${path}: ${String(v)} is not a JSON number`);
-      return v;
+      // -0 has no JSON spelling of its own in JavaScript; as a bound it means 0.
+      return v === 0 ? 0 : v;
     default:
       return v;
   }

@@ -110,7 +110,12 @@ describe('client-go fixtures match encoding/json of the same object', () => {
     });
   });
 
-  it('refuses a schema number JSON cannot carry', () => {
+  it('gives -0 as 0 (random bytes can carry it) and refuses a schema number JSON cannot carry', () => {
+    const negativeZero = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
+      spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', minimum: -0 } } }] },
+    });
+    const decoded = decodeKubeProtobuf(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', negativeZero)).object as any;
+    expect(Object.is(decoded.spec.versions[0].schema.openAPIV3Schema.minimum, 0)).toBe(true);
     const raw = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
       spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', maximum: Number.POSITIVE_INFINITY } } }] },
     });
