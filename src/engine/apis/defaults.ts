@@ -20,7 +20,7 @@ export interface DefaultAPIsDeps {
   store: Store;
   paths: ClusterPaths;
   workspaceTypes: WorkspaceTypes;
-  /** Every served type (the apis.kcp.io ones among them). */
+  /** The apis.kcp.io types (APIBinding and APIExport in their stored version among them). */
   types: readonly ResourceType[];
   /** What each cluster has bound (the catalogs' cache); also knows other shards' exports. */
   bound: BoundAPIs;
@@ -36,10 +36,10 @@ function storedType(types: readonly ResourceType[], resource: string): ResourceT
 
 export class DefaultAPIs {
   readonly indexWriters: IndexWriter[];
-  private readonly policies: MaximalPermissionPolicies;
+  /** Which export's workspace caps a request on a bound resource (followed once started). */
+  readonly policies: MaximalPermissionPolicies;
   private readonly apiBindings: ResourceType;
   private readonly apiExports: ResourceType;
-  private controller?: Controller;
 
   constructor(private readonly deps: DefaultAPIsDeps) {
     this.apiBindings = storedType(deps.types, BINDINGS);
@@ -51,10 +51,10 @@ export class DefaultAPIs {
   /** For the authorizer: the workspace whose RBAC caps a request on a bound resource, if any. */
   maximalPolicy = (cluster: string, attrs: RequestAttributes) => this.policies.policyFor(cluster, attrs);
 
-  start(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): void {
-    this.policies.start();
+  /** The `system:apibindings` initializer, built and not started. */
+  controller(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): Controller {
     const { store, paths, workspaceTypes } = this.deps;
-    this.controller = defaultAPIBindingsController({
+    return defaultAPIBindingsController({
       store,
       paths,
       workspaceTypes,
@@ -70,11 +70,5 @@ export class DefaultAPIs {
         }),
       onError: opts.onError,
     });
-    this.controller.start();
-  }
-
-  stop(): void {
-    this.controller?.stop();
-    this.policies.stop();
   }
 }

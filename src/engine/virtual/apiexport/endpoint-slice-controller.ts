@@ -29,7 +29,7 @@ const SLICES = `/registry/${APIS_GROUP}/apiexportendpointslices/`;
 export interface EndpointSliceControllerDeps {
   store: Store;
   generic: GenericStore;
-  bindings: ExportBindingsReader & { start?(): void };
+  bindings: ExportBindingsReader;
   /** The served types of `apis.kcp.io` (`apiexports`, `apiexportendpointslices`). */
   apisType(resource: string): ResourceType | undefined;
   resolvePath(path: string): string | undefined;
@@ -43,6 +43,8 @@ export interface EndpointSliceControllerDeps {
   shardUrls?(): readonly string[] | undefined;
   /** Called when the set of Shards changed. */
   onShardsChange?(listener: () => void): void;
+  /** Called when another shard's export changed (its replicated copy). */
+  onRemoteExportChange?(listener: (cluster: string, name: string) => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -51,19 +53,15 @@ interface SliceSpec {
   partition?: string;
 }
 
-export interface EndpointSliceController extends Controller {
-  /** Queues every slice naming the export (the default one first; it needs no index). */
-  exportChanged(cluster: string, name: string): void;
-}
-
-export function endpointSliceController(deps: EndpointSliceControllerDeps): EndpointSliceController {
+export function endpointSliceController(deps: EndpointSliceControllerDeps): Controller {
   const slices = new SliceTargets(deps);
+  /** Queues every slice naming the export (the default one first; it needs no index). */
   const exportChanged = (queue: ControllerQueue, cluster: string, name: string) => {
     queue.add(`slice:${cluster}/${name}`);
     const wanted = exportKey(cluster, name);
     for (const [slice, target] of slices.all()) if (target === wanted) queue.add(`slice:${slice}`);
   };
-  const controller = defineController({
+  return defineController({
     name: 'apiexportendpointslice',
     store: deps.store,
     onError: deps.onError,
@@ -85,11 +83,10 @@ export function endpointSliceController(deps: EndpointSliceControllerDeps): Endp
           for (const slice of slices.all().keys()) feed.add(`slice:${slice}`);
         });
       }
-      deps.bindings.start?.();
+      if (deps.onRemoteExportChange) feed.listen(deps.onRemoteExportChange, (cluster, name) => exportChanged(feed, cluster, name));
     },
     reconcile: (key) => (key.startsWith('export:') ? ensureDefaultSlice(deps, key.slice('export:'.length)) : updateSliceStatus(deps, key.slice('slice:'.length))),
   });
-  return { ...controller, exportChanged: (cluster, name) => exportChanged(controller, cluster, name) };
 }
 
 /** Which export each slice names: read once, the first time it is needed, then followed by the slice watch. */
