@@ -53,7 +53,7 @@ import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
 import { registerSnapshotRoutes } from './endpoints/snapshot-routes.js';
-import { requestEntityTooLarge, unsupportedMediaType, badRequest } from './machinery/status.js';
+import { requestEntityTooLarge, unsupportedMediaType, badRequest, internalError } from './machinery/status.js';
 import { GenericStore } from './registry/generic-store.js';
 import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
@@ -78,6 +78,7 @@ import { listenProxySocket, proxySocketPath, type ProxySocket } from './shards/p
 import { keepRegistering, shardObject } from './shards/shard-registration.js';
 import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
 import { SharingReplica } from './shards/sharing-replica.js';
+import { WriteAuthority } from './admission/write-authority.js';
 import type { ShardSpec } from './tenancy/shard-placement.js';
 import { LocalExportPaths } from './apis/export-paths.js';
 import { RemoteSliceEndpoints } from './virtual/apiexport/remote-slice-endpoints.js';
@@ -206,9 +207,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
     // Paths of this shard's workspaces, and of other shards' workspaces that export APIs (from the replica).
-    const localExportPaths = new LocalExportPaths(store);
+    const localExportPaths = new LocalExportPaths(store, (cluster) => tenancy.paths.pathOf(cluster));
     cleanups.unshift(() => localExportPaths.stop());
-    const resolveAnyPath = (path: string) => tenancy.resolvePath(path) ?? localExportPaths.clusterOfPath(path) ?? replica.clusterOfPath(path);
+    // The workspace tree decides where it leads through this shard; the exports' paths answer only beyond it.
+    const resolveAnyPath = (path: string) => {
+      const found = tenancy.paths.locate(path);
+      if ('cluster' in found) return found.cluster;
+      return 'missing' in found ? undefined : (localExportPaths.clusterOfPath(path) ?? replica.clusterOfPath(path));
+    };
     const apis = new APIs(store, {
       pathOf: (cluster) => tenancy.paths.pathOf(cluster),
       resolvePath: resolveAnyPath,
@@ -285,6 +291,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, ...defaultAPIs.indexWriters],
       garbageCollection: true,
       admission: admission.chain,
+      authority: new WriteAuthority({ pathOf: (cluster) => tenancy.paths.pathOf(cluster) }),
     });
 
     let externalUrl = '';
@@ -625,6 +632,11 @@ function buildHttpApp(
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
+    done(null, payload);
+  });
   // Group commit: a response leaves only once the writes it may report are in the file (a failed commit answers 500).
   app.addHook('onSend', (_request, _reply, payload, done) => {
     const pending = durable();
@@ -645,17 +657,23 @@ function buildHttpApp(
     });
   }
   app.setErrorHandler((err, _request, reply) => {
-    const code = (err as { code?: string }).code;
-    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+    try {
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+      }
+      if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
+      if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+        return sendStatusError(reply, badRequest((err as Error).message));
+      }
+      const status = toStatusError(err);
+      if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return sendStatusError(reply, status);
+    } catch (failure) {
+      // Reporting the error failed too (a Status too large to serialize): a short 500 Status, never fastify's own body.
+      log(`error: reporting ${String((err as Error)?.message).slice(0, 200)} failed: ${(failure as Error)?.message}`);
+      return sendStatusError(reply, internalError('the error could not be reported; see the server log'));
     }
-    if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
-    if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
-      return sendStatusError(reply, badRequest((err as Error).message));
-    }
-    const status = toStatusError(err);
-    if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return sendStatusError(reply, status);
   });
   return app;
 }

@@ -52,9 +52,9 @@ export class ResourceQuotaAdmission implements ValidatingAdmissionPlugin {
       const status = record(stored.quota.status);
       const hard = resourceList(status.hard);
       const used = resourceList(status.used);
-      const restricted = names.filter((n) => n in hard);
+      const restricted = names.filter((n) => Object.hasOwn(hard, n));
       if (restricted.length === 0) continue;
-      if (restricted.some((n) => !(n in used))) {
+      if (restricted.some((n) => !Object.hasOwn(used, n))) {
         const quotaName = stored.quota.metadata?.name ?? '';
         throw forbidden(rt, name, `status unknown for quota: ${quotaName}, resources: ${[...restricted].sort().join(',')}`);
       }

@@ -5,6 +5,7 @@
  */
 import AjvModule, { type ErrorObject } from 'ajv';
 import { LRUCache } from 'lru-cache';
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
@@ -71,8 +72,8 @@ function makeAjv(): Ajv {
       data.forEach((item, i) => {
         if (!isPlainObject(item)) return;
         const kv: Record<string, unknown> = {};
-        for (const k of keys) if (item[k] !== undefined) kv[k] = item[k];
-        const sig = JSON.stringify(keys.map((k) => item[k]));
+        for (const k of keys) if (Object.hasOwn(item, k)) setOwnValue(kv, k, item[k]);
+        const sig = JSON.stringify(keys.map((k) => ownValue(item, k)));
         if (seen.has(sig)) listType.errors!.push(err(dataCxt, 'x-kubernetes-list-type', { kind: 'duplicateMap', value: kv }, `/${i}`));
         seen.add(sig);
       });
@@ -198,7 +199,7 @@ function toFieldPath(instancePath: string, data: unknown): { path: string; value
       cur = cur[Number(seg)];
     } else {
       path = path ? `${path}.${seg}` : seg;
-      cur = isPlainObject(cur) ? cur[seg] : undefined;
+      cur = isPlainObject(cur) ? ownValue(cur, seg) : undefined;
     }
   }
   return { path, value: cur };

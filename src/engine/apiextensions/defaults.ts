@@ -3,6 +3,7 @@
  * pruning. Where a field is absent, set its `default` (deep-cloned). A `null` for a field without
  * `nullable: true` is removed first, then defaulted. Mutates `obj` in place.
  */
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 /** Returns whether anything changed. */
@@ -42,17 +43,17 @@ function defaultValue(v: unknown, s: JSONSchemaProps): boolean {
   if (props) {
     const list = propertiesOf(s, props);
     for (const [k, sub] of list) {
-      if (v[k] === null && sub.nullable !== true) {
+      if (ownValue(v, k) === null && sub.nullable !== true) {
         delete v[k];
         changed = true;
       }
-      if (sub.default !== undefined && !(k in v)) {
-        v[k] = structuredClone(sub.default);
+      if (sub.default !== undefined && !Object.hasOwn(v, k)) {
+        setOwnValue(v, k, structuredClone(sub.default));
         changed = true;
       }
     }
     for (const [k, sub] of list) {
-      if (k in v && defaultValue(v[k], sub)) changed = true;
+      if (Object.hasOwn(v, k) && defaultValue(v[k], sub)) changed = true;
     }
   } else if (isPlainObject(s.additionalProperties)) {
     const ap = s.additionalProperties as JSONSchemaProps;

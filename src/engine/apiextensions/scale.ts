@@ -7,6 +7,7 @@
  * Paths are plain dotted paths (`.spec.replicas`), read and written like unstructured.NestedInt64 /
  * SetNestedField: no brackets, no escapes.
  */
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import type { KubeObject, ScaleSubresource } from '../registry/types.js';
 import { StatusError, badRequest, fieldErrors, internalError, type FieldError } from '../machinery/status.js';
 import { goSprint, goTypeName, isGoInt } from './go-format.js';
@@ -171,17 +172,17 @@ export function applyScaleToObject(obj: KubeObject, scale: KubeObject, spec: Sca
   let m: Record<string, unknown> = updated;
   for (let i = 0; i < fields.length - 1; i++) {
     const field = fields[i] ?? '';
-    const next = m[field];
+    const next = ownValue(m, field);
     if (next !== undefined && next !== null) {
       if (!isPlainObject(next)) throw plainServerError(`value cannot be set because ${dotted(fields.slice(0, i + 1))} is not a map[string]interface{}`);
       m = next;
     } else {
       const created: Record<string, unknown> = {};
-      m[field] = created;
+      setOwnValue(m, field, created);
       m = created;
     }
   }
-  m[fields[fields.length - 1] ?? ''] = replicas;
+  setOwnValue(m, fields[fields.length - 1] ?? '', replicas);
   if (resourceVersion) updated.metadata = { ...updated.metadata, resourceVersion };
   return updated;
 }

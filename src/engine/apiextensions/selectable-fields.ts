@@ -4,6 +4,7 @@
  * side follows ValidateCustomResourceSelectableFields and cel.ValidFieldPath with array notation disabled.
  */
 import type { KubeObject } from '../registry/types.js';
+import { ownValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { goSprint } from './go-format.js';
 import { compileJSONPath, plainValue } from './kube-jsonpath.js';
@@ -96,7 +97,7 @@ export function validFieldPath(jsonPath: string, root: JSONSchemaProps | undefin
     const s = step.schema;
     if (hasProperties(s)) {
       path.push(name);
-      const next = s?.properties?.[name];
+      const next = ownValue(s?.properties, name);
       if (!isPlainObject(next)) return { error: 'does not refer to a valid field' };
       step.schema = next as JSONSchemaProps;
     } else if (s && s.additionalProperties !== undefined) {

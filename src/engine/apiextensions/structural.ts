@@ -6,6 +6,7 @@
  * 3. the OpenAPI rules of ValidateCustomResourceDefinitionOpenAPISchema (types, list/map types, unsupported keywords).
  * Pure functions returning kube-shaped field errors.
  */
+import { ownValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { compileCRSchema } from './cr-validator.js';
 import { prune } from './prune.js';
@@ -79,7 +80,7 @@ function invariants(s: JSONSchemaProps, lvl: Level, p: string, errs: FieldError[
   const checkMetadata = lvl === 'root' || embedded;
   const props = s.properties ?? {};
   for (const f of ['kind', 'apiVersion']) {
-    const sub = props[f];
+    const sub = ownValue(props, f);
     if (checkMetadata && isPlainObject(sub) && sub.type !== 'string') {
       errs.push(fieldErrors.invalid(child(key(child(p, 'properties'), f), 'type'), sub.type ?? '', 'must be string'));
     }
@@ -142,7 +143,7 @@ function nestedValueValidation(v: JSONSchemaProps, structural: JSONSchemaProps |
   }
   for (const [k, sub] of Object.entries(v.properties ?? {})) {
     const kp = key(child(p, 'properties'), k);
-    const sp = structural?.properties?.[k];
+    const sp = ownValue(structural?.properties, k);
     const ap = isPlainObject(structural?.additionalProperties) ? (structural!.additionalProperties as JSONSchemaProps) : undefined;
     if (!sp && !ap && structural?.['x-kubernetes-preserve-unknown-fields'] !== true) {
       errs.push(fieldErrors.required(child(kp, 'type'), 'must not be empty for specified object fields'));
@@ -290,7 +291,7 @@ function listAndMapTypes(s: JSONSchemaProps, p: string, errs: FieldError[]): voi
     if (items && items.type === 'object') {
       const seen = new Set<string>();
       for (const k of keys) {
-        const kp = items.properties?.[k];
+        const kp = ownValue(items.properties, k);
         if (kp) {
           if (kp.type === 'array' || kp.type === 'object') {
             errs.push(fieldErrors.invalid(child(key(child(child(p, 'items'), 'properties'), k), 'type'), items.type, "must be a scalar type if parent array's x-kubernetes-list-type is map"));
@@ -306,7 +307,7 @@ function listAndMapTypes(s: JSONSchemaProps, p: string, errs: FieldError[]): voi
     if (items.nullable === true) errs.push(fieldErrors.forbidden(child(child(p, 'items'), 'nullable'), `cannot be nullable when x-kubernetes-list-type is ${lt}`));
     if (lt === 'map') {
       for (const k of keys) {
-        const kp = items.properties?.[k];
+        const kp = ownValue(items.properties, k);
         if (!kp) continue;
         const kpath = key(child(child(p, 'items'), 'properties'), k);
         if (!(items.required ?? []).includes(k) && kp.default === undefined) {

@@ -4,8 +4,10 @@
  * namespace for `system:serviceaccount:<ns>:<name>`), `groups`, `uids` and `userextras/<key>` — asked of the
  * acting user in the request's logical cluster. The request then runs as the impersonated user.
  */
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { badRequest } from '../machinery/status.js';
-import { AUTHENTICATED_GROUP, type Authorizer, type UserIdentity } from './authorizer.js';
+import type { Authorizer, UserIdentity } from './authorizer.js';
+import { AUTHENTICATED_GROUP } from './groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
 
@@ -35,7 +37,9 @@ export function impersonationHeaders(rawHeaders: readonly string[]): Impersonati
       } catch {
         // kube keeps a key it cannot unescape as it is.
       }
-      (req.extra[key] ??= []).push(value);
+      const values = ownValue(req.extra, key);
+      if (values) values.push(value);
+      else setOwnValue(req.extra, key, [value]);
     } else continue;
     any = true;
   }

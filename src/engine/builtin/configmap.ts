@@ -74,7 +74,7 @@ export const configMapStrategy: Strategy = {
     let size = 0;
     for (const [key, value] of Object.entries(data)) {
       for (const msg of isConfigMapKey(key)) errs.push(fieldErrors.invalid(keyPath('data', key), key, msg));
-      if (key in binary) {
+      if (Object.hasOwn(binary, key)) {
         errs.push(fieldErrors.invalid(keyPath('data', key), key, 'duplicate of key present in binaryData'));
       }
       if (typeof value !== 'string') {

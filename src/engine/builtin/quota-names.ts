@@ -4,6 +4,7 @@
  * otherwise), four core resources keep their legacy bare names as aliases, and events and the review kinds are
  * never counted. Also the resource-list arithmetic and text the quota admission and controller share. Pure.
  */
+import { ownValue } from '../machinery/own-properties.js';
 import type { GroupResource } from '../machinery/status.js';
 import { quantityValue } from './value-rules.js';
 
@@ -90,12 +91,12 @@ export function formatCount(n: number): string {
 
 /** The numeric value of a list entry; a missing or unparsable entry is 0, as a zero Quantity is. */
 export function amount(list: ResourceList | undefined, name: string): number {
-  return quantityValue(list?.[name]) ?? 0;
+  return quantityValue(ownValue(list, name)) ?? 0;
 }
 
 /** The entry as Go prints a Quantity: missing → "0". */
 export function quantityText(list: ResourceList | undefined, name: string): string {
-  const v = list?.[name];
+  const v = ownValue(list, name);
   return v === undefined ? '0' : String(v);
 }
 

@@ -2,6 +2,7 @@
  * LimitRange and ResourceQuota policy: resource names kube accepts, non-negative (and, where counted, integer)
  * quantities, quota scopes, LimitRange's defaulting of container defaults from max/min, and the quota printer.
  */
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
 import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from './printing.js';
@@ -121,7 +122,7 @@ function quotaColumns(obj: KubeObject): [string, string] {
   const limits: string[] = [];
   for (const name of Object.keys(record(record(obj.spec).hard)).sort()) {
     const parts = name.split('.');
-    const entry = `${name}: ${String(used[name] ?? '0')}/${String(hard[name] ?? '0')}`;
+    const entry = `${name}: ${String(ownValue(used, name) ?? '0')}/${String(ownValue(hard, name) ?? '0')}`;
     (parts.length > 1 && parts[0] === 'limits' ? limits : requests).push(entry);
   }
   return [requests.join(', '), limits.join(', ')];
@@ -142,9 +143,9 @@ function defaultLimitRangeItem(item: Record<string, unknown>): void {
   if (item.type !== 'Container') return;
   const def = { ...record(item.default) };
   const defReq = { ...record(item.defaultRequest) };
-  for (const [k, v] of Object.entries(record(item.max))) if (!(k in def)) def[k] = v;
-  for (const [k, v] of Object.entries(def)) if (!(k in defReq)) defReq[k] = v;
-  for (const [k, v] of Object.entries(record(item.min))) if (!(k in defReq)) defReq[k] = v;
+  for (const [k, v] of Object.entries(record(item.max))) if (!Object.hasOwn(def, k)) setOwnValue(def, k, v);
+  for (const [k, v] of Object.entries(def)) if (!Object.hasOwn(defReq, k)) setOwnValue(defReq, k, v);
+  for (const [k, v] of Object.entries(record(item.min))) if (!Object.hasOwn(defReq, k)) setOwnValue(defReq, k, v);
   if (Object.keys(def).length > 0) item.default = def;
   if (Object.keys(defReq).length > 0) item.defaultRequest = defReq;
 }

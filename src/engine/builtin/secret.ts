@@ -2,6 +2,7 @@
  * Secret policy: `stringData` folded into base64 `data` (then dropped, as kube's conversion does), type Opaque by
  * default and immutable once set, the keys each well-known type requires, and the `immutable` freeze.
  */
+import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
 import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
@@ -28,7 +29,7 @@ function foldStringData(obj: KubeObject): void {
   if (Object.keys(strings).length > 0) {
     const data = { ...record(obj.data) };
     for (const [key, value] of Object.entries(strings)) {
-      data[key] = Buffer.from(typeof value === 'string' ? value : String(value), 'utf8').toString('base64');
+      setOwnValue(data, key, Buffer.from(typeof value === 'string' ? value : String(value), 'utf8').toString('base64'));
     }
     obj.data = data;
   }
@@ -36,7 +37,7 @@ function foldStringData(obj: KubeObject): void {
 }
 
 function decoded(obj: KubeObject, key: string): Buffer | undefined {
-  const value = record(obj.data)[key];
+  const value = ownValue(record(obj.data), key);
   return typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
 }
 

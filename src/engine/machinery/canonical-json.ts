@@ -2,6 +2,7 @@
  * JSON with every map's keys sorted: the one canonical form used for "did anything change?" comparisons
  * (stored objects, server-side apply field values and list keys).
  */
+import { setOwnValue } from './own-properties.js';
 
 /** A copy of `value` with object keys sorted and undefined members dropped. */
 export function canonical(value: unknown): unknown {
@@ -10,7 +11,7 @@ export function canonical(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = canonical(v);
+    if (v !== undefined) setOwnValue(out, key, canonical(v));
   }
   return out;
 }
@@ -47,7 +48,7 @@ export function canonicalView(value: unknown): unknown {
   if (!copy) return value;
   const order = keys.map((key, i) => [key, views[i]] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const out: Record<string, unknown> = {};
-  for (const [key, v] of order) if (v !== undefined) out[key] = v;
+  for (const [key, v] of order) if (v !== undefined) setOwnValue(out, key, v);
   return out;
 }
 

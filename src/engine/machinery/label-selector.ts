@@ -3,6 +3,7 @@
  * parser (so odd inputs fail, or succeed, exactly as on kube-apiserver) and the same error wording, which
  * kubectl prints verbatim as `Error from server (BadRequest): unable to parse requirement: …`.
  */
+import { ownValue } from './own-properties.js';
 import { badRequest, fieldErrors, type FieldError } from './status.js';
 import { isQualifiedName, isValidLabelValue, validateLabels } from './validation.js';
 
@@ -58,7 +59,7 @@ function lex(s: string): Item[] {
       let last: Item | undefined;
       while (pos < s.length && isSpecial(s[pos]!)) {
         buffer += s[pos];
-        const tok = literalTokens[buffer];
+        const tok = ownValue(literalTokens, buffer);
         if (tok) last = { tok, lit: buffer };
         else if (last) break;
         pos++;
@@ -68,7 +69,7 @@ function lex(s: string): Item[] {
       const start = pos;
       while (pos < s.length && !isSpecial(s[pos]!) && !isWhitespace(s[pos]!)) pos++;
       const word = s.slice(start, pos);
-      items.push({ tok: literalTokens[word] ?? 'identifier', lit: word });
+      items.push({ tok: ownValue(literalTokens, word) ?? 'identifier', lit: word });
     }
   }
 }
@@ -318,7 +319,7 @@ export function labelSelectorFromObject(ps: LabelSelectorObject | null | undefin
       requirements.push(newRequirement(k, '=', [ps.matchLabels![k]!]));
     }
     for (const expr of ps.matchExpressions ?? []) {
-      const op = exprOperators[expr.operator];
+      const op = ownValue(exprOperators, expr.operator);
       if (!op) throw new Error(`${JSON.stringify(expr.operator)} is not a valid label selector operator`);
       const r = newRequirement(expr.key, op, [...(expr.values ?? [])]);
       requirements.push({ ...r, values: [...new Set(r.values)].sort() });

@@ -194,7 +194,7 @@ function parseAccept(header: string): MediaRange[] {
     const [mime = '', ...rawParams] = clause.split(';');
     const [type = '', subtype = ''] = mime.trim().toLowerCase().split('/');
     if (!type) continue;
-    const params: Record<string, string> = {};
+    const params: Record<string, string> = Object.create(null) as Record<string, string>;
     for (const p of rawParams) {
       const eq = p.indexOf('=');
       if (eq < 0) continue;

@@ -6,6 +6,8 @@
 export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
+import { ownValue } from './own-properties.js';
+
 const refPrefix = '#/components/schemas/';
 
 /** ObjectMeta fields a resource's `metadata` keeps whatever its schema says (kube prunes metadata to these). */
@@ -18,7 +20,7 @@ const objectMetaFields = new Set([
 function resolve(schema: SchemaNode | undefined, schemas: SchemaMap, depth = 0): SchemaNode | undefined {
   if (!schema || depth > 16) return schema;
   const ref = schema.$ref as string | undefined;
-  if (ref?.startsWith(refPrefix)) return resolve(schemas[ref.slice(refPrefix.length)], schemas, depth + 1);
+  if (ref?.startsWith(refPrefix)) return resolve(ownValue(schemas, ref.slice(refPrefix.length)), schemas, depth + 1);
   const allOf = schema.allOf as SchemaNode[] | undefined;
   if (allOf?.length === 1 && !schema.properties) return resolve(allOf[0], schemas, depth + 1);
   return schema;
@@ -52,10 +54,11 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
       const child = path ? `${path}.${key}` : key;
       if (resource && (key === 'apiVersion' || key === 'kind')) continue;
       if (resource && key === 'metadata') {
-        pruneMetadata(record[key], resolve(properties.metadata, schemas), child, schemas, found);
+        pruneMetadata(record[key], resolve(ownValue(properties, 'metadata'), schemas), child, schemas, found);
         continue;
       }
-      const prop = properties[key];
+      // Own properties only: a schema declares `constructor` only if it says so.
+      const prop = ownValue(properties, key);
       if (prop) {
         const resolved = resolve(prop, schemas);
         walk(record[key], resolved, child, schemas, found, embedded(resolved));

@@ -10,6 +10,7 @@
  * Only for a cluster the batch itself brings to life: admission there has nothing to refuse (no quota, no object
  * cap before the LogicalCluster exists) and no namespace can be terminating.
  */
+import { setOwnValue } from '../machinery/own-properties.js';
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { nowTimestamp, toStorage } from './object-rules.js';
@@ -102,10 +103,10 @@ export function withSlots(object: KubeObject, paths: SlotPaths): { object: KubeO
       });
     }
     const out: Record<string, unknown> = {};
-    for (const key in value) {
+    for (const key of Object.keys(value)) {
       const v = (value as Record<string, unknown>)[key];
       const child = childOf(key);
-      out[key] = child ? walk(v, child) : v;
+      setOwnValue(out, key, child ? walk(v, child) : v);
     }
     return out;
   };

@@ -97,7 +97,7 @@ function parseHeader(line: string): SnapshotHeader {
       throw new SnapshotFormatError('line 1: a workspace snapshot needs workspace.path, workspace.cluster and workspace.parentCluster');
     }
     const clusters = h.clusters as Record<string, unknown> | undefined;
-    if (!clusters || typeof clusters !== 'object' || !Object.values(clusters).every((p) => typeof p === 'string') || !(ws.cluster in clusters)) {
+    if (!clusters || typeof clusters !== 'object' || !Object.values(clusters).every((p) => typeof p === 'string') || !Object.hasOwn(clusters, ws.cluster)) {
       throw new SnapshotFormatError('line 1: a workspace snapshot needs clusters (cluster name → path), including its own');
     }
   }

@@ -31,6 +31,20 @@ export function patchFormatError(message: string): StatusError {
 
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
+/**
+ * kube-apiserver's JSONPatchMaxCopyBytes (3 MiB, twice etcd's request limit): the most a JSON patch's `copy`
+ * operations may add to the document in all, measured as the JSON size of each copied value, as evanphx/json-patch's
+ * AccumulatedCopySizeLimit counts it. Without it, a few dozen copies of a member into itself double the document
+ * each time.
+ */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
+export function copiesTooLarge(accumulated: number): StatusError {
+  return patchNotApplicable(
+    `Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}`,
+  );
+}
+
 export function tooManyOperations(count: number): StatusError {
   const limit = MAX_JSON_PATCH_OPERATIONS;
   return requestEntityTooLarge(

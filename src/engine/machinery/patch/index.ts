@@ -12,7 +12,7 @@ export {
   supportedPatchTypes,
   type PatchContext,
 } from './applyPatch.js';
-export { KUBE_PATCH_REJECTED, MAX_JSON_PATCH_OPERATIONS } from './errors.js';
+export { KUBE_PATCH_REJECTED, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from './errors.js';
 export type { JsonObject } from './json.js';
 export { applyJsonPatch } from './jsonPatch.js';
 export { applyMergePatch } from './mergePatch.js';

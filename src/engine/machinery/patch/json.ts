@@ -6,6 +6,8 @@
  * assigning (an assignment would replace the object's prototype).
  */
 
+import { ownValue, setOwnValue } from '../own-properties.js';
+
 export type JsonObject = { [key: string]: unknown };
 
 export function isJsonObject(value: unknown): value is JsonObject {
@@ -17,17 +19,9 @@ export function hasOwn(obj: JsonObject, key: string): boolean {
 }
 
 /** The own property `key`, or undefined; never an inherited member such as `constructor`. */
-export function getOwn(obj: JsonObject, key: string): unknown {
-  return hasOwn(obj, key) ? obj[key] : undefined;
-}
+export const getOwn: (obj: JsonObject, key: string) => unknown = ownValue;
 
-export function setOwn(obj: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
+export const setOwn: (obj: JsonObject, key: string, value: unknown) => void = setOwnValue;
 
 /** Deep copy of a JSON value. */
 export function cloneJson<T>(value: T): T {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../status.js';
-import { KUBE_PATCH_REJECTED } from './errors.js';
+import { KUBE_PATCH_REJECTED, MAX_JSON_PATCH_COPY_BYTES } from './errors.js';
 import { applyJsonPatch } from './jsonPatch.js';
 
 const cm = () => ({
@@ -148,4 +148,37 @@ describe('applyJsonPatch', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
   });
+
+  describe('copy amplification', () => {
+    // One 1 KiB value, then copies of its parent into itself: each doubles the document (2^40 KiB uncapped).
+    const doubling = (copies: number) => [
+      { op: 'add', path: '/data/big', value: 'x'.repeat(1024) },
+      ...Array.from({ length: copies }, (_, i) => ({ op: 'copy', from: '/data', path: `/data/c${i}` })),
+    ];
+
+    it('refuses copies adding more than kube\'s 3 MiB with evanphx/json-patch\'s message, before copying', () => {
+      const err = failure(doubling(40));
+      expect(err.code).toBe(422);
+      expect(err.reason).toBe('Invalid');
+      const detail = err.details!.causes![0]!.message!;
+      const accumulated = Number(/accumulated size increase of copy is (\d+),/.exec(detail)?.[1]);
+      expect(detail).toBe(`Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}`);
+      // Stopped at the first copy over the limit: the copies so far doubled a ~1 KiB value, so the total is below
+      // twice the limit (and nowhere near the 2^40 KiB the 40 copies would make).
+      expect(accumulated).toBeGreaterThan(MAX_JSON_PATCH_COPY_BYTES);
+      expect(accumulated).toBeLessThan(2 * MAX_JSON_PATCH_COPY_BYTES);
+    });
+
+    it('applies copies within the limit', () => {
+      const out = applyJsonPatch(cm(), doubling(8)) as any;
+      expect(Object.keys(out.data)).toHaveLength(2 + 1 + 8);
+      expect(out.data.c7.c6.big).toBe('x'.repeat(1024));
+    });
+
+    it('counts copies of the whole document too', () => {
+      const err = failure(doubling(11).concat(Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '', path: `/w${i}` }))));
+      expect(err.details!.causes![0]!.message).toMatch(/^Unable to complete the copy/);
+    });
+  });
 });
+

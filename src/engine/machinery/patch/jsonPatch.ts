@@ -4,7 +4,8 @@
  * We add what a server needs around the library: shape errors become 400 before anything is applied, the
  * operation count is capped like kube (413), and a validator hook resolves pointers through *own* properties only
  * (the library looks members up with `obj[key]`, so `/data/constructor` would find Object.prototype.constructor)
- * and reports failures with the wording of evanphx/json-patch, the library kube-apiserver uses.
+ * and reports failures with the wording of evanphx/json-patch, the library kube-apiserver uses. What `copy`
+ * operations add is measured before each copy and capped like kube (MAX_JSON_PATCH_COPY_BYTES, 422).
  *
  * One kube quirk is kept on purpose: `replace` of a missing object member adds it (evanphx v4 does not check the
  * member exists, so real clusters accept it and clients rely on that).
@@ -12,6 +13,8 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import {
+  copiesTooLarge,
+  MAX_JSON_PATCH_COPY_BYTES,
   MAX_JSON_PATCH_OPERATIONS,
   patchDecodeError,
   patchNotApplicable,
@@ -33,10 +36,15 @@ export function applyJsonPatch(obj: JsonObject, ops: unknown): JsonObject {
 
     // Operation values are inserted by reference and may be modified by later operations: work on copies.
     let doc: unknown = cloneJson(obj);
+    let copied = 0;
     (cloneJson(ops) as Operation[]).forEach((op, index) => {
       // `test` changes nothing, and the library's comparison calls `hasOwnProperty` on the client's value (a key
       // of that name breaks it), so we evaluate it ourselves.
       if (op.op === 'test') return runTest(doc, op.path, op.value);
+      if (op.op === 'copy') {
+        copied += copySize(doc, op.from);
+        if (copied > MAX_JSON_PATCH_COPY_BYTES) throw copiesTooLarge(copied);
+      }
       try {
         doc = fastJsonPatch.applyOperation(doc, op, checkApplicable, true, true, index).newDocument;
       } catch (err) {
@@ -170,6 +178,20 @@ function checkSource(operation: Operation, doc: unknown): void {
   if (from !== '' && !locate(doc, from).exists) {
     throw patchNotApplicable(`${operation.op} operation does not apply: doc is missing from path: "${from}": missing value`);
   }
+}
+
+/**
+ * The JSON size of what a `copy` would duplicate (0 when the source is missing: the operation then fails as it
+ * would have). The document is bounded (the object, the patch body and at most the copy limit), so is this.
+ */
+function copySize(doc: unknown, from: string): number {
+  let value: unknown = doc;
+  if (from !== '') {
+    const { parent, key, exists } = locate(doc, from);
+    if (!exists || !parent) return 0;
+    value = Array.isArray(parent) ? parent[Number(key)] : parent[key];
+  }
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 }
 
 function runTest(doc: unknown, path: string, expected: unknown): void {

@@ -12,13 +12,14 @@
  */
 import { patchDecodeError, patchFormatError, withStatusErrors } from './errors.js';
 import { cloneJson, getOwn, goFormat, hasOwn, isJsonObject, jsonTypeOf, setOwn, type JsonObject } from './json.js';
+import { chargeListWork, withListWorkBudget } from './list-work.js';
 import { fieldSchema, isMergeList, isReplaceMap, type PatchSchema } from './schema.js';
 import {
   checkSetElementOrder,
   dedupe,
   DIRECTIVE,
   elementKind,
-  findByMergeKey,
+  ListIndex,
   mergeKeyOf,
   noMergeKey,
   normalizeElementOrder,
@@ -36,7 +37,7 @@ export function applyStrategicMergePatch(obj: JsonObject, patch: unknown, schema
       throw patchDecodeError(`a strategic merge patch must be a JSON object, got ${jsonTypeOf(patch)}`);
     }
     // A top-level `$patch: delete` empties the object, as upstream does; validation rejects the result later.
-    return mergeMap(cloneJson(obj), patch, schema) ?? {};
+    return withListWorkBudget(() => mergeMap(cloneJson(obj), patch, schema) ?? {});
   });
 }
 
@@ -139,13 +140,14 @@ function mergeSlice(
   // Directive items first: `$patch: delete` removes live items, `$patch: replace` discards the live list.
   let live = original;
   const plain: JsonObject[] = [];
+  const deleted = new Set<unknown>();
   let replace = false;
   for (const item of patch as JsonObject[]) {
     if (!hasOwn(item, DIRECTIVE)) {
       plain.push(item);
     } else if (item[DIRECTIVE] === 'delete') {
       if (!hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
-      live = live.filter((v) => !(isJsonObject(v) && hasOwn(v, mergeKey) && v[mergeKey] === item[mergeKey]));
+      deleted.add(item[mergeKey]);
     } else if (item[DIRECTIVE] === 'replace') {
       replace = true;
     } else if (item[DIRECTIVE] === 'merge') {
@@ -154,13 +156,23 @@ function mergeSlice(
       throw unknownPatchType(item[DIRECTIVE], item);
     }
   }
+  if (deleted.size > 0) live = live.filter((v) => !(isJsonObject(v) && hasOwn(v, mergeKey) && deleted.has(v[mergeKey])));
   if (replace) live = plain.splice(0).map((item) => mergeMap({}, item, items) as JsonObject);
 
   const merged = [...live];
+  let index = new ListIndex(merged, mergeKey);
   for (const item of plain) {
-    const at = findByMergeKey(merged, mergeKey, mergeKeyOf(item, mergeKey));
-    if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, item, items);
-    else merged.push(mergeMap({}, item, items));
+    const key = mergeKeyOf(item, mergeKey);
+    const at = index.byKey(key);
+    if (at >= 0) {
+      merged[at] = mergeMap(merged[at] as JsonObject, item, items);
+      // A null merge-key value in the patch removes the key from the merged item: it no longer answers to it.
+      const now = merged[at];
+      if (!(isJsonObject(now) && hasOwn(now, mergeKey) && now[mergeKey] === key)) index = new ListIndex(merged, mergeKey);
+    } else {
+      merged.push(mergeMap({}, item, items));
+      index.note(merged[merged.length - 1], merged.length - 1);
+    }
   }
   const [named, serverOnly] = partition(merged, plain, mergeKey);
   return normalizeElementOrder(named, serverOnly, plain, live, mergeKey);
@@ -235,18 +247,27 @@ function liveOrderAsKubeSeesIt(live: unknown[], patchList: unknown[], mergeKey: 
   const view = [...live];
   const current = [...live];
   const same = (value: unknown) => (v: unknown) => isJsonObject(v) && hasOwn(v, mergeKey) && v[mergeKey] === value;
+  const present = new Map<unknown, number>();
+  for (const v of current) if (isJsonObject(v) && hasOwn(v, mergeKey)) present.set(v[mergeKey], (present.get(v[mergeKey]) ?? 0) + 1);
   const items = patchList.filter(isJsonObject);
   for (const item of items.filter((i) => i[DIRECTIVE] === 'delete')) {
-    for (let at = current.findIndex(same(item[mergeKey])); at >= 0; at = current.findIndex(same(item[mergeKey]))) {
+    const key = item[mergeKey];
+    const count = present.get(key) ?? 0;
+    if (count === 0) continue;
+    // Each removal finds and shifts within the live list: kept as upstream does it, and paid for.
+    chargeListWork(count, current.length);
+    present.delete(key);
+    for (let at = current.findIndex(same(key)); at >= 0; at = current.findIndex(same(key))) {
       view.copyWithin(at, at + 1, current.length);
       current.splice(at, 1);
     }
   }
   if (items.some((i) => i[DIRECTIVE] === 'replace')) return view;
   for (const item of items.filter((i) => !hasOwn(i, DIRECTIVE))) {
-    if (current.findIndex(same(item[mergeKey])) >= 0) continue;
+    if (present.has(item[mergeKey])) continue;
     if (current.length < view.length) view[current.length] = item;
     current.push(item);
+    if (hasOwn(item, mergeKey)) present.set(item[mergeKey], 1);
   }
   return view;
 }

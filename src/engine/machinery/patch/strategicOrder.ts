@@ -46,15 +46,40 @@ export function mergeKeyOf(item: unknown, mergeKey: string): unknown {
   return item[mergeKey];
 }
 
-/** Index of `item` in `list`: by merge-key value for maps, by value for primitives; -1 when absent. */
-function indexIn(list: unknown[], item: unknown, mergeKey: string): number {
-  if (!mergeKey) return list.indexOf(item);
-  const key = isJsonObject(item) ? getOwn(item, mergeKey) : undefined;
-  return list.findIndex((v) => isJsonObject(v) && hasOwn(v, mergeKey) && v[mergeKey] === key);
-}
+/**
+ * Where items are in a list: the first index of each merge-key value (maps) or value (primitives), so finding an
+ * item costs one lookup instead of a scan. Map keys compare like `===` for every JSON value.
+ */
+export class ListIndex {
+  private readonly first = new Map<unknown, number>();
 
-export function findByMergeKey(list: unknown[], mergeKey: string, value: unknown): number {
-  return list.findIndex((v) => isJsonObject(v) && hasOwn(v, mergeKey) && v[mergeKey] === value);
+  constructor(
+    list: readonly unknown[],
+    private readonly mergeKey: string,
+  ) {
+    list.forEach((v, i) => this.note(v, i));
+  }
+
+  /** Records that `value` sits at `at` (kept only if nothing with its key came before). */
+  note(value: unknown, at: number): void {
+    if (!this.mergeKey) {
+      if (!this.first.has(value)) this.first.set(value, at);
+    } else if (isJsonObject(value) && hasOwn(value, this.mergeKey)) {
+      const key = value[this.mergeKey];
+      if (!this.first.has(key)) this.first.set(key, at);
+    }
+  }
+
+  /** Index of the first item with this merge-key value (for primitives: this value); -1 when absent. */
+  byKey(key: unknown): number {
+    return this.first.get(key) ?? -1;
+  }
+
+  /** Index of `item`: by its merge-key value for maps, by value for primitives; -1 when absent. */
+  of(item: unknown): number {
+    if (!this.mergeKey) return this.byKey(item);
+    return isJsonObject(item) && hasOwn(item, this.mergeKey) ? this.byKey(item[this.mergeKey]) : -1;
+  }
 }
 
 /** Primitive union that keeps the first occurrence of each value. */
@@ -67,8 +92,8 @@ export function partition(merged: unknown[], by: unknown[], mergeKey: string): [
   const named: unknown[] = [];
   const serverOnly: unknown[] = [];
   if (mergeKey) {
-    const keys = by.filter(isJsonObject).filter((b) => hasOwn(b, mergeKey)).map((b) => b[mergeKey]);
-    for (const item of merged) (keys.includes(mergeKeyOf(item, mergeKey)) ? named : serverOnly).push(item);
+    const keys = new Set(by.filter(isJsonObject).filter((b) => hasOwn(b, mergeKey)).map((b) => b[mergeKey]));
+    for (const item of merged) (keys.has(mergeKeyOf(item, mergeKey)) ? named : serverOnly).push(item);
   } else {
     const set = new Set(by);
     for (const item of merged) (set.has(item) ? named : serverOnly).push(item);
@@ -78,8 +103,9 @@ export function partition(merged: unknown[], by: unknown[], mergeKey: string): [
 
 function sortByOrder(items: unknown[], order: unknown[], mergeKey: string): unknown[] {
   if (mergeKey) [...items, ...order].forEach((v) => mergeKeyOf(v, mergeKey));
+  const index = new ListIndex(order, mergeKey);
   return items
-    .map((item) => ({ item, at: indexIn(order, item, mergeKey) }))
+    .map((item) => ({ item, at: index.of(item) }))
     .sort((a, b) => (a.at >= 0 && b.at >= 0 ? a.at - b.at : 0))
     .map((x) => x.item);
 }
@@ -98,6 +124,7 @@ export function normalizeElementOrder(
 ): unknown[] {
   const right = sortByOrder(patchItems, patchOrder, mergeKey);
   const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const inServerOrder = new ListIndex(serverOrder, mergeKey);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -107,8 +134,8 @@ export function normalizeElementOrder(
     } else if (i >= left.length) {
       out.push(right[j++]);
     } else {
-      const li = indexIn(serverOrder, left[i], mergeKey);
-      const ri = indexIn(serverOrder, right[j], mergeKey);
+      const li = inServerOrder.of(left[i]);
+      const ri = inServerOrder.of(right[j]);
       out.push(li >= 0 && ri >= 0 && li < ri ? left[i++] : right[j++]);
     }
   }

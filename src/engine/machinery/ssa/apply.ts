@@ -7,6 +7,7 @@
  *   a field another manager owns (unless forced, which takes the field over).
  * Objects are passed without `metadata.managedFields`; the managers travel separately.
  */
+import { setOwnValue } from '../own-properties.js';
 import { compareValues } from './compare.js';
 import { FieldSet, pathString, type Path } from './fieldset.js';
 import { listItemElement } from './list-items.js';
@@ -198,7 +199,7 @@ function pruneUnowned(merged: Obj, lastSet: FieldSet, managers: Managers, typeIn
           removedAny = true;
           continue;
         }
-        fields[k] = kept;
+        setOwnValue(fields, k, kept);
         if (!keyFields.includes(k)) meaningful++;
       }
       children = fields;

@@ -3,6 +3,7 @@
  * fields; `v:<json>` for sets, keyed by the value; `i:<index>` when neither applies (an item of a map list that
  * is not an object).
  */
+import { setOwnValue } from '../own-properties.js';
 import { canonicalJSON } from '../canonical-json.js';
 import type { PathElement } from './fieldset.js';
 import { listTypeOf, type TypeInfo } from './type-info.js';
@@ -19,6 +20,6 @@ export function listItemElement(item: unknown, t: TypeInfo, index: number): Path
 /** `k:` element from an item's key fields, in sorted field order (how upstream serializes them). */
 export function keyElement(item: Record<string, unknown>, keys: readonly string[]): PathElement {
   const key: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) if (item[k] !== undefined) key[k] = item[k];
+  for (const k of [...keys].sort()) if (Object.hasOwn(item, k) && item[k] !== undefined) setOwnValue(key, k, item[k]);
   return `k:${canonicalJSON(key)}`;
 }

@@ -5,6 +5,7 @@
  * with different hooks, so they agree on what a "field" is.
  */
 import { jsonEqual } from '../canonical-json.js';
+import { setOwnValue } from '../own-properties.js';
 import { listItemElement } from './list-items.js';
 import type { Path, PathElement } from './fieldset.js';
 import { fieldType, isAtomicMap, itemType, listTypeOf, type TypeInfo } from './type-info.js';
@@ -60,7 +61,7 @@ function walkMap(lhs: Obj | null | undefined, rhs: Obj | null | undefined, t: Ty
   const out: Obj = {};
   const visit = (key: string, l: unknown, r: unknown) => {
     const v = walkPair(l, r, fieldType(t, key), hooks, [...path, `f:${key}`]);
-    if (v !== undefined) out[key] = v;
+    if (v !== undefined) setOwnValue(out, key, v);
   };
   const left = lhs ?? {};
   const right = rhs ?? {};

@@ -4,6 +4,8 @@
  * the value: objects are granular maps, arrays are atomic lists, everything else is a scalar leaf.
  */
 
+import { ownValue } from '../own-properties.js';
+
 export type ListType = 'atomic' | 'set' | 'map';
 
 export interface TypeNode {
@@ -27,7 +29,7 @@ export type TypeInfo = TypeNode | undefined;
 /** Child type of a struct/map field; undefined when unknown (deduced). */
 export function fieldType(node: TypeInfo, name: string): TypeInfo {
   if (!node) return undefined;
-  if (node.kind === 'struct') return node.fields?.[name] ?? node.elem;
+  if (node.kind === 'struct') return ownValue(node.fields, name) ?? node.elem;
   if (node.kind === 'map') return node.elem;
   return undefined;
 }
