@@ -18,7 +18,8 @@ const LEFT = '\u001B[D';
 const ENTER = '\r';
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 let admin: KubeClient;
 
 function clientAs(token?: string): KubeClient {
