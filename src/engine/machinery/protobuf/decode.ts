@@ -13,6 +13,7 @@ import { rbacV1 } from './defs/rbac.js';
 import { authorizationV1, authenticationV1, coordinationV1 } from './defs/auth.js';
 import { apiextensionsV1 } from './defs/apiextensions.js';
 import { eventsV1 } from './defs/events.js';
+import { autoscalingV1 } from './defs/autoscaling.js';
 import { buildSchema, type BuiltSchema } from './schema.js';
 
 export const KUBE_PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -51,7 +52,7 @@ function getSchema(): BuiltSchema & { unknown: protobufjs.Type } {
   if (!schema) {
     const built = buildSchema([
       ...[metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1],
-      ...[eventsV1, apiextensionsV1],
+      ...[eventsV1, apiextensionsV1, autoscalingV1],
     ]);
     schema = { ...built, unknown: built.root.lookupType('.runtime.Unknown') };
   }
