@@ -32,10 +32,10 @@ import type { OpenAPIService } from './openapi-service.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
-import { renderObject } from './render.js';
+import { renderObject, renderOptions } from './render.js';
 import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
-import { sendBody, sendJson } from './responses.js';
+import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
@@ -273,7 +273,7 @@ async function serveResolved(
       // Those who may have no home are refused even where one exists (made before they were refused).
       if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
       const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
-      return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
+      return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
     }
   }
   return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);

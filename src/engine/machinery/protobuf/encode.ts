@@ -15,9 +15,10 @@
  */
 import protobufjs from 'protobufjs';
 import { kubeProtobufSchema, KUBE_PROTOBUF_CONTENT_TYPE } from './decode.js';
+import { hasProtobufForm, protobufMessageOf } from './defs/index.js';
 import type { BuiltSchema } from './schema.js';
 
-export { KUBE_PROTOBUF_CONTENT_TYPE };
+export { KUBE_PROTOBUF_CONTENT_TYPE, hasProtobufForm, protobufMessageOf };
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
@@ -247,26 +248,6 @@ class Encoders {
 let encoders: Encoders | undefined;
 function getEncoders(): Encoders {
   return (encoders ??= new Encoders(kubeProtobufSchema()));
-}
-
-/** Kinds answered in protobuf besides the decodable ones: Status (every group-version's, `v1`) and the meta.k8s.io conversions. */
-const RESPONSE_KINDS: Record<string, string> = {
-  'v1|Status': 'meta.v1.Status',
-  'meta.k8s.io/v1|PartialObjectMetadata': 'meta.v1.PartialObjectMetadata',
-  'meta.k8s.io/v1beta1|PartialObjectMetadata': 'meta.v1.PartialObjectMetadata',
-  'meta.k8s.io/v1|PartialObjectMetadataList': 'meta.v1.PartialObjectMetadataList',
-  'meta.k8s.io/v1beta1|PartialObjectMetadataList': 'meta.v1.PartialObjectMetadataList',
-};
-
-/** The message of a kind, or undefined when it has no protobuf form here (custom resources, kcp's own kinds). */
-export function protobufMessageOf(apiVersion: string, kind: string): string | undefined {
-  const key = `${apiVersion}|${kind}`;
-  return kubeProtobufSchema().kinds.get(key) ?? RESPONSE_KINDS[key];
-}
-
-/** Whether kube serves this kind in protobuf (its built-in, typed kinds). */
-export function hasProtobufForm(apiVersion: string, kind: string): boolean {
-  return protobufMessageOf(apiVersion, kind) !== undefined;
 }
 
 /** Thrown for a kind without a protobuf form: callers negotiate first, so this is a programming error. */
