@@ -31,6 +31,7 @@ import {
 import type { OpenAPIService } from './openapi-service.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
+import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject, renderOptions } from './render.js';
 import type { KubeObject, WriteGrant } from '../registry/types.js';
@@ -151,9 +152,10 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   // kube writes /version indented (WriteRawJSON).
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
-    const ok = !info.path.startsWith('/readyz') || svc.isReady();
-    reply.header('x-content-type-options', 'nosniff');
-    return sendBody(reply, ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ok' : 'not ready');
+    const answer = healthAnswer(shardHealthChecks(svc), info.path, query);
+    if (!answer) throw resourceNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) if (name !== 'content-type') reply.header(name, value);
+    return sendBody(reply, answer.code, answer.headers['content-type']!, answer.body);
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
@@ -286,6 +288,17 @@ async function serveResolved(
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
+
+const shardChecks = new WeakMap<RouterServices, HealthChecks>();
+/** A shard is ready once it has started: bootstrapped, controllers running, admin.kubeconfig written. */
+function shardHealthChecks(svc: RouterServices): HealthChecks {
+  let checks = shardChecks.get(svc);
+  if (!checks) {
+    checks = healthChecks([{ name: 'poststarthook/kcpt-bootstrap', run: () => (svc.isReady() ? undefined : 'not finished') }]);
+    shardChecks.set(svc, checks);
+  }
+  return checks;
+}
 
 function apiRequest(
   request: FastifyRequest,
