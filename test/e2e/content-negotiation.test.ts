@@ -7,6 +7,7 @@
 import protobufjs from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeKubeProtobuf } from '../../src/engine/machinery/protobuf/index.js';
+import { crdManifest } from '../helpers/custom-resources.js';
 import { apiRequest } from '../helpers/http.js';
 import { cleanupTempFiles, createLogicalCluster, inCluster, tempFile, uniqueClusterName } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -30,17 +31,7 @@ async function freshCluster(): Promise<string> {
 }
 
 async function createWidgets(cluster: string): Promise<void> {
-  const crd = {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  };
+  const crd = crdManifest('example.com', 'widgets', 'Widget', [{ name: 'v1', storage: true }]);
   const k = inCluster(server, cluster);
   await k(['apply', '-f', await tempFile('crd.json', JSON.stringify(crd))]);
   await k(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=30s']);
