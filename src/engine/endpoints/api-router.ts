@@ -31,11 +31,12 @@ import {
 import type { OpenAPIService } from './openapi-service.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
+import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
-import { renderObject } from './render.js';
+import { renderObject, renderOptions } from './render.js';
 import type { KubeObject, WriteGrant } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
-import { sendBody, sendJson } from './responses.js';
+import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 
 export interface VirtualWorkspacePath {
@@ -151,9 +152,10 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   // kube writes /version indented (WriteRawJSON).
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
-    const ok = !info.path.startsWith('/readyz') || svc.isReady();
-    reply.header('x-content-type-options', 'nosniff');
-    return sendBody(reply, ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ok' : 'not ready');
+    const answer = healthAnswer(shardHealthChecks(svc), info.path, query);
+    if (!answer) throw resourceNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) if (name !== 'content-type') reply.header(name, value);
+    return sendBody(reply, answer.code, answer.headers['content-type']!, answer.body);
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
@@ -279,13 +281,24 @@ async function serveResolved(
       // Those who may have no home are refused even where one exists (made before they were refused).
       if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
       const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
-      return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
+      return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
     }
   }
   return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
+
+const shardChecks = new WeakMap<RouterServices, HealthChecks>();
+/** A shard is ready once it has started: bootstrapped, controllers running, admin.kubeconfig written. */
+function shardHealthChecks(svc: RouterServices): HealthChecks {
+  let checks = shardChecks.get(svc);
+  if (!checks) {
+    checks = healthChecks([{ name: 'poststarthook/kcpt-bootstrap', run: () => (svc.isReady() ? undefined : 'not finished') }]);
+    shardChecks.set(svc, checks);
+  }
+  return checks;
+}
 
 function apiRequest(
   request: FastifyRequest,

@@ -33,12 +33,13 @@ import {
   type ListOptionsQuery,
   type FieldValidation,
 } from './query.js';
-import { renderList, renderObject, wantsTable } from './render.js';
+import { encodeAnswer, renderList, renderObject, renderObjectList, renderOptions, type RenderOptions } from './render.js';
+import { BUILTIN_RESOURCE, negotiateOutput } from './negotiation.js';
 import { applyConfiguration, serverSideApply } from './apply-handler.js';
 import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { RequestInfo } from './request-info.js';
-import { addWarnings, sendJson, successStatus } from './responses.js';
+import { addWarnings, sendAnswer, successStatus } from './responses.js';
 
 export interface UserInfo {
   username: string;
@@ -126,39 +127,40 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     ...(req.deepReview ? { deepReview: true } : {}),
     ...(req.grant ? { grant: req.grant } : {}),
   };
-  const render = { accept: req.accept, query: req.query };
+  // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
+  if (sub === 'scale' || sub === 'token') {
+    const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
+    if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply, render);
+    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
+    const input = await decodeObjectBody(req.contentType, req.body);
+    const target = { cluster: ctx.cluster, namespace: ctx.namespace, name: info.name };
+    return sendAnswer(reply, 201, encodeAnswer(await svc.tokenRequests!(target, input), render.format));
+  }
+  // A watch negotiates its stream form itself; everything else is answered as negotiated here, before any work.
+  if (verb === 'watch') return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
+  const render: RenderOptions = renderOptions(rt, req);
 
   if (rt.virtualCreate) {
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
     const input = await decodeObjectBody(req.contentType, req.body);
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
-    return sendJson(reply, 201, out);
-  }
-
-  if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply);
-  if (sub === 'token') {
-    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
-    const input = await decodeObjectBody(req.contentType, req.body);
-    const target = { cluster: ctx.cluster, namespace: ctx.namespace, name: info.name };
-    return sendJson(reply, 201, await svc.tokenRequests!(target, input));
+    return sendAnswer(reply, 201, renderObject(rt, out, render));
   }
 
   switch (verb) {
     case 'get': {
-      // Plain JSON reads splice the resourceVersion into the stored bytes instead of parsing them.
-      if (!rt.convert && !wantsTable(req.accept)) {
+      // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
+      if (!rt.convert) {
         const kv = svc.generic.getRaw(ctx, info.name);
-        return sendJson(reply, 200, spliceResourceVersion(kv.value, kv.revision));
+        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
       }
-      return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+      return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     }
     case 'list': {
       const options = parseListOptions(req.query);
       const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, options), req.filter), options);
-      return sendJson(reply, 200, renderList(rt, page, render));
+      return sendAnswer(reply, 200, renderList(rt, page, render));
     }
-    case 'watch':
-      return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
@@ -166,7 +168,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
       const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
-      return sendJson(reply, 201, renderObject(rt, created, render));
+      return sendAnswer(reply, 201, renderObject(rt, created, render));
     }
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
@@ -175,28 +177,30 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
       const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
-      return sendJson(reply, 200, renderObject(rt, updated, render));
+      return sendAnswer(reply, 200, renderObject(rt, updated, render));
     }
     case 'patch': {
       if (mediaType(req.contentType) === APPLY_PATCH_TYPE) {
         if (rt.strategy.admitAhead) await rt.strategy.admitAhead(applyConfiguration(req.body), ctx);
         const applied = serverSideApply(svc, req, rt, ctx);
         addWarnings(reply, [...applied.warnings, ...(rt.strategy.warnings?.(applied.object) ?? [])]);
-        return sendJson(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
+        return sendAnswer(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
       }
       const { object, warnings } = await patchObject(svc, req, rt, ctx);
       addWarnings(reply, warnings);
-      return sendJson(reply, 200, renderObject(rt, object, render));
+      return sendAnswer(reply, 200, renderObject(rt, object, render));
     }
     case 'delete': {
       const opts = await deleteOptions(req);
       const result = svc.generic.delete(ctx, info.name, opts);
-      if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
+      if (!result.removed || rt.resource === 'namespaces') return sendAnswer(reply, 200, renderObject(rt, result.object, render));
       const meta = result.object.metadata!;
-      return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
+      return sendAnswer(reply, 200, renderObject(rt, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }), render));
     }
-    case 'deletecollection':
-      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx, await deleteOptions(req)));
+    case 'deletecollection': {
+      const deleted = deleteCollection(svc, req, rt, ctx, await deleteOptions(req));
+      return sendAnswer(reply, 200, renderObjectList(rt, deleted, String(svc.store.currentRevision()), render));
+    }
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
@@ -279,7 +283,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   return parseDeleteOptions(req.query, contentType, body);
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): string {
+function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): KubeObject[] {
   const predicate = predicateFor(rt, parseListOptions(req.query));
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
@@ -302,10 +306,5 @@ function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceTy
       throw err;
     }
   }
-  return JSON.stringify({
-    kind: rt.listKind,
-    apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version,
-    metadata: { resourceVersion: String(svc.store.currentRevision()) },
-    items: deleted,
-  });
+  return deleted;
 }
