@@ -28,7 +28,7 @@ const notOnEtcd = {
 const etcdProjectFiles = ['test/e2e/**/*.test.ts', 'test/reliability/fuzz.test.ts', 'test/reliability/isolation-matrix.test.ts'];
 
 /**
- * The `e2e-sharded` project runs the files that prove issue 11's "what must work" a third time, each server a sharded
+ * The `e2e-sharded` project runs the files that prove sharding works for a user a third time, each server a sharded
  * cluster (KCPT_E2E_TOPOLOGY=sharded: `kcpt start --shards 3`, root and shard-1 on SQLite, shard-2 on etcd) used only
  * through its front-proxy: the CLI session, workspaces, kubectl, home workspaces and API sharing (bindings, default
  * bindings of custom WorkspaceTypes on every shard, a provider's controller, the APIExport virtual workspace). The

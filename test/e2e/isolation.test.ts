@@ -1,5 +1,5 @@
 /**
- * Tenant isolation (issue 5: "a user without access to a workspace learns nothing about its content through any
+ * Tenant isolation ("a user without access to a workspace learns nothing about its content through any
  * endpoint"). kcp-admin builds an organisation with two teams; one, the vault, holds a CRD and its CR, a ConfigMap,
  * a Secret, a namespace, RBAC objects, a service account, a WorkspaceType with an initializer and a workspace waiting
  * on it. Their names, data, labels and cluster names are canaries. Then, as

@@ -1,5 +1,5 @@
 /**
- * The isolation matrix (issue 10): one server, a secret fixture, four principals, every endpoint family, generated
+ * The isolation matrix: one server, a secret fixture, four principals, every endpoint family, generated
  * as data so the count of checks is a figure. test/e2e/isolation.test.ts walks one vault with hand-written probes
  * (writes, reviews, impersonation, malformed paths); this file is the systematic cross product of who × where ×
  * which endpoint, with the provider's export access that the e2e suite does not have.

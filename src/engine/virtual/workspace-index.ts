@@ -1,5 +1,5 @@
 /**
- * The workspace index (seeds: "Virtual Workspace", "Index"): every workspace the requesting user may enter, anywhere in
+ * The workspace index: every workspace the requesting user may enter, anywhere in
  * the tree, as one consistent LIST and WATCH:
  *
  *   /services/workspaces/all/clusters/*\/apis/tenancy.kcp.io/v1alpha1/workspaces
@@ -122,8 +122,8 @@ export class WorkspaceIndex {
   }
 
   /**
-   * What `kubectl get workspaces` in a parent shows this user (seeds: "only workspaces are shown that the user has
-   * access to"): the children they may enter, and the ones they created that are not ready to be entered yet.
+   * What `kubectl get workspaces` in a parent shows this user (only the workspaces they have
+   * access to): the children they may enter, and the ones they created that are not ready to be entered yet.
    * Undefined (no filter) for users who enter everywhere.
    */
   childFilter(user: UserInfo): ((ws: KubeObject) => boolean) | undefined {
