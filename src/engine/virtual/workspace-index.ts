@@ -17,7 +17,8 @@
 import type { FastifyReply } from 'fastify';
 import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
-import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
+import type { ApiRequest, ResourceServices } from '../endpoints/request.js';
 import { sendBody } from '../endpoints/responses.js';
 import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
@@ -36,7 +37,7 @@ import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cl
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
-import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
+import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/virtual-path.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
 /**
