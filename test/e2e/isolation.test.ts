@@ -110,7 +110,7 @@ const configMap = (name: string) => json({ apiVersion: 'v1', kind: 'ConfigMap', 
 /** Every request into one workspace `x` (a path or a cluster name), with its twin at `fake`. */
 function workspaceProbes(x: string, fake: string, hiddenFrom: Who[]): Probe[] {
   const probes: Omit<Probe, 'twin' | 'hiddenFrom'>[] = [
-    // Discovery, legacy and aggregated, and OpenAPI v3: for (d) as kcp serves them to anyone who may enter.
+    // Discovery, legacy and aggregated, and OpenAPI v3 and v2: for (d) as kcp serves them to anyone who may enter.
     { label: 'aggregated /api', path: '/api', headers: { accept: AGGREGATED }, expect: for403ElseD(200), showsApis: true },
     { label: 'aggregated /apis', path: '/apis', headers: { accept: AGGREGATED }, expect: for403ElseD(200), showsApis: true },
     { label: 'legacy /api', path: '/api', expect: for403ElseD(200) },
@@ -122,7 +122,7 @@ function workspaceProbes(x: string, fake: string, hiddenFrom: Who[]): Probe[] {
     { label: 'OpenAPI v3 index', path: '/openapi/v3', expect: for403ElseD(200), showsApis: true },
     { label: 'OpenAPI v3 CRD group', path: `/openapi/v3/apis/${GROUP}/v1`, expect: for403ElseD(200), showsApis: true },
     { label: 'OpenAPI v3 core', path: '/openapi/v3/api/v1', expect: for403ElseD(200) },
-    { label: 'OpenAPI v2', path: '/openapi/v2', expect: for403ElseD(200) },
+    { label: 'OpenAPI v2', path: '/openapi/v2', expect: for403ElseD(200), showsApis: true },
     // Public paths (kube's system:public-info-viewer): the same answer for everyone, about nothing in particular.
     { label: '/version', path: '/version', expect: () => 200 },
     { label: '/healthz', path: '/healthz', expect: () => 200 },
