@@ -11,7 +11,8 @@ import { apiRequest, type HttpAnswer } from '../helpers/http.js';
 import { apiBinding, apiExport, resourceSchema } from '../e2e/apis-fixtures.js';
 import { eventually, getJson, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ sharded: true });
+// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
+const e2e = useTenancyServer({ sharded: true, private: true });
 const alice = { token: users.user2.token };
 const bob = { token: users.user1.token };
 

@@ -23,7 +23,8 @@ import {
   type Json,
 } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it restarts the server.
+const e2e = useTenancyServer({ private: true });
 const k = e2e.at('root');
 const removeFirst = (field: string) => JSON.stringify([{ op: 'remove', path: `/status/${field}/0` }]);
 
