@@ -37,9 +37,6 @@ import { streamWatch } from './watch-handler.js';
 import type { ApiRequest, ResourceServices } from './request.js';
 import { addWarnings, sendJson, successStatus } from './responses.js';
 
-/** Where the server assembly takes the user type from; its home is auth/user.ts. */
-export type { UserInfo } from '../auth/user.js';
-
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
 export function resourceNotFound(): StatusError {
