@@ -1,5 +1,5 @@
 // 3. CREATE ~1 KB ConfigMaps by POST over HTTPS, sequentially (1 connection) and with 8 concurrent connections,
-//    vs raw better-sqlite3 inserts, one autocommit transaction per row, synchronous=NORMAL (perf-baselines B.1 (a)).
+//    vs raw better-sqlite3 inserts, one autocommit transaction per row, synchronous=NORMAL (baseline B.1 in docs/benchmarks.md (a)).
 //    Also (info): raw fastify HTTPS POST that parses the body and does that same insert (bench/raw-server.js
 //    POST /write), 8 connections: the end-to-end floor of an HTTPS create on this box.
 import { writeFileSync } from 'node:fs';

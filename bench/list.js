@@ -1,5 +1,5 @@
 // 2. LIST 1,000 ~1 KB ConfigMaps in one namespace (plain JSON, no Table) over HTTPS with 8 connections, vs the
-//    raw better-sqlite3 range scan of 1,000 ~1 KB rows measured in-process (perf-baselines B.1 "Range scan").
+//    raw better-sqlite3 range scan of 1,000 ~1 KB rows measured in-process (baseline B.1 in docs/benchmarks.md "Range scan").
 //    Also (info): raw fastify HTTPS answering the same LIST by splicing the scanned JSON (no parse/stringify),
 //    i.e. what an HTTPS server on this box can do at best with that scan.
 import { writeFileSync } from 'node:fs';

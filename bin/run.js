@@ -44,6 +44,6 @@ async function loadFastPath() {
     return import('../dist/src/cli/fast-path.js').catch(() => undefined);
   }
   // Code compiled through node:vm cannot import() on Node 20: the bundle imports its ESM-only packages through ours.
-  fast.lendImporter((specifier) => import(specifier));
+  fast.setImporter((specifier) => import(specifier));
   return fast;
 }

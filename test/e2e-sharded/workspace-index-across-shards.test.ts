@@ -1,6 +1,6 @@
 /**
  * The merged workspace index finds a non-admin's workspace whose Workspace object and LogicalCluster sit on different
- * shards (issue 11): root:team is placed on shard-1 (so its children's Workspace objects are stored there), its
+ * shards: root:team is placed on shard-1 (so its children's Workspace objects are stored there), its
  * children on shard-2, and user-2 is let in only inside a child. Shard-2 knows the access, shard-1 the Workspace; the
  * proxy joins them. Checked as user-2 with the real kubectl through the proxy (list, Table columns, JSON, a watch
  * that sees a workspace become reachable and one deleted) and with `kcpt ws list` / `kcpt ws tree`.

@@ -1,5 +1,5 @@
 /**
- * The workspace index (seeds: "Index", "Virtual Workspace") and what `kubectl get workspaces` shows, with the real
+ * The workspace index and what `kubectl get workspaces` shows, with the real
  * kubectl for kcp-admin and two token users: in a parent, a user sees only the children they may enter; under
  * /services/workspaces/all/clusters/* a user lists and watches every workspace they may enter anywhere in the tree,
  * each with its path and URL, and the watch follows bindings as they are added and removed.

@@ -3,7 +3,7 @@
  * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
  */
 import { resolve } from 'node:path';
-import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
+import { BatteriesError, parseBatteries } from '../../engine/server/batteries.js';
 import type { ServerOptions } from '../../engine/server/index.js';
 import { dataOutputs, parseOutput } from '../common/output.js';
 

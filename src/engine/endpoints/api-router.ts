@@ -35,45 +35,12 @@ import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject, renderOptions } from './render.js';
 import type { KubeObject, WriteGrant } from '../registry/types.js';
-import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
+import { handleResourceRequest, resourceNotFound } from './resource-handler.js';
+import type { ApiRequest, ResourceServices } from './request.js';
+import { parseVirtualWorkspacePath, type VirtualWorkspaces } from './virtual-path.js';
 import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
-
-export interface VirtualWorkspacePath {
-  /** `initializingworkspaces`, `terminatingworkspaces`, … */
-  workspace: string;
-  /** The initializer, terminator or export the URL names. */
-  name: string;
-  /** `/clusters/<X>/…`: the request as it would be made to a logical cluster. */
-  remainder: string;
-}
-
-/**
- * Where a virtual workspace sends a request: onto a cluster and API set of its choosing (served like any request,
- * optionally seeing only some objects), or to a handler of its own (views no stored prefix holds, like the index).
- */
-export type VirtualTarget =
-  | {
-      resolved: ResolvedCluster;
-      /** Objects the request's lists and watches show (a view for reading; writes are not checked against it). */
-      filter?: (obj: KubeObject) => boolean;
-      /**
-       * What the request may reach of the store, enforced for every verb: the request is served over a view of the
-       * store that hides every object outside the scope and refuses writes that would touch or leave one there.
-       */
-      scope?: StorageScope;
-      /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
-      watchRemoval?: ResourceServices['watchRemoval'];
-      /** What this virtual workspace lets the request write beyond its caller's clearance. */
-      grant?: WriteGrant;
-      handle?: undefined;
-    }
-  | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
-
-export interface VirtualWorkspaces {
-  /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined | Promise<VirtualTarget | undefined>;
-}
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
@@ -328,32 +295,6 @@ function apiRequest(
 
 /** kcp's header asking for a SubjectAccessReview answered by RBAC alone (honoured for system:masters callers). */
 export const DEEP_SAR_HEADER = 'x-kcp-internal-deep-subjectaccessreview';
-
-/**
- * How many path segments name the target of each virtual workspace: one (`<initializer>`) unless listed. The
- * APIExport virtual workspace is named by the export's workspace and the export: `/services/apiexport/<ws>/<export>/`.
- */
-const nameSegments: Record<string, number> = { apiexport: 2 };
-
-/**
- * `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. A multi-segment name is
- * joined with `/` (`root:provider/widgets`).
- */
-export function parseVirtualWorkspacePath(path: string): VirtualWorkspacePath | undefined {
-  const head = /^\/services\/([^/]+)\//.exec(path);
-  if (!head) return undefined;
-  const workspace = head[1]!;
-  const segments = nameSegments[workspace] ?? 1;
-  const match = new RegExp(`^((?:[^/]+/){${segments - 1}}[^/]+)(/clusters/.*)$`).exec(path.slice(head[0].length));
-  if (!match) return undefined;
-  let name: string;
-  try {
-    name = match[1]!.split('/').map(decodeURIComponent).join('/');
-  } catch {
-    return undefined;
-  }
-  return { workspace, name, remainder: match[2]! };
-}
 
 /** `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~`: the one request that creates a home. */
 function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean {

@@ -8,7 +8,7 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { apiVersionOf, type ResourceType } from '../registry/types.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
 import { buildOpenAPIIndex } from './openapi/index.js';
-import { builtinSchemas, type Schema } from './openapi/schemas/index.js';
+import { builtinSchemas, type Schema } from '../machinery/openapi-schemas/index.js';
 import { resourceNotFound } from './resource-handler.js';
 import { sendBody, sendJson } from './responses.js';
 import { documentHash } from './openapi/index.js';

@@ -2,7 +2,6 @@
  * Resource requests: maps verb + subresource onto the generic store, list, watch and patch, and renders the
  * answer. One handler serves every ResourceType in every logical cluster.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import {
   badRequest,
@@ -14,14 +13,12 @@ import {
   unsupportedMediaType,
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
-import type { ClusterCatalog } from '../registry/catalog.js';
-import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
+import { fromStorage, type DeleteOptions, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType, WriteGrant } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
@@ -38,51 +35,8 @@ import { BUILTIN_RESOURCE, negotiateOutput } from './negotiation.js';
 import { applyConfiguration, serverSideApply } from './apply-handler.js';
 import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
-import type { RequestInfo } from './request-info.js';
+import type { ApiRequest, ResourceServices } from './request.js';
 import { addWarnings, sendAnswer, successStatus } from './responses.js';
-
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
-
-export interface ApiRequest {
-  method: string;
-  info: RequestInfo;
-  query: URLSearchParams;
-  accept?: string;
-  contentType?: string;
-  body?: Buffer;
-  /** The User-Agent header: the default field manager of writes that name none. */
-  userAgent?: string;
-  user: UserInfo;
-  /** Resolved logical cluster name; undefined for the `*` wildcard. */
-  cluster: string | undefined;
-  catalog: ClusterCatalog;
-  /** Objects a virtual workspace lets this request see (lists and watches); absent: all. */
-  filter?: (obj: KubeObject) => boolean;
-  /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
-  deepReview?: boolean;
-  /** What the virtual workspace serving the request lets it write beyond its caller's clearance. */
-  grant?: WriteGrant;
-  /** The request's headers, for the few handlers that read one of their own (the workspace index's join headers). */
-  headers?: IncomingHttpHeaders;
-}
-
-export interface ResourceServices {
-  store: Store;
-  generic: GenericStore;
-  /** Open watch streams, ended on shutdown so in-flight work can finish and the server can close. */
-  watches?: Set<() => void>;
-  /** Calls onGone when `cluster` (`*`: every cluster) stops serving `rt` (a CRD deleted); returns the unsubscribe. */
-  watchRemoval?(cluster: string, rt: ResourceType, onGone: () => void): () => void;
-  /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts a random [this, 2·this) seconds. */
-  minRequestTimeoutSeconds?: number;
-  /** TokenRequest (`serviceaccounts/<name>/token`): signs a token for the named ServiceAccount. */
-  tokenRequests?(target: { cluster: string; namespace: string; name: string }, input: KubeObject): Promise<KubeObject>;
-}
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 

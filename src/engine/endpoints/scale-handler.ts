@@ -10,7 +10,7 @@ import type { OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, mediaType } from './body.js';
 import { parseDryRun, writeFieldManager } from './query.js';
-import type { ApiRequest, ResourceServices } from './resource-handler.js';
+import type { ApiRequest, ResourceServices } from './request.js';
 import { encodeAnswer, type RenderOptions } from './render.js';
 import { sendAnswer } from './responses.js';
 

@@ -23,7 +23,7 @@ import { entryLine, headerLine, type Snapshot } from '../snapshot/format.js';
 import { restoreSubtree } from '../snapshot/restore.js';
 import type { Store } from '../storage/store.js';
 import type { Authenticator } from './api-router.js';
-import type { UserInfo } from './resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
 import { sendJson } from './responses.js';
 
 export const SNAPSHOT_PATH = '/kcpt/snapshot';

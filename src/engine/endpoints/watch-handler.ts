@@ -13,7 +13,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
 import type { ListOptionsQuery } from './query.js';
 import { watchRenderOptions, WatchEventWriter } from './render.js';
-import type { ApiRequest, ResourceServices } from './resource-handler.js';
+import type { ApiRequest, ResourceServices } from './request.js';
 import { toStatusError } from './responses.js';
 
 export async function streamWatch(

@@ -27,7 +27,7 @@ import { virtualWorkspaceSet, type RouterServices } from '../endpoints/api-route
 import { ShardClusterResolver } from '../endpoints/cluster-resolver.js';
 import { RequestMetrics } from '../endpoints/metrics.js';
 import { OpenAPIService } from '../endpoints/openapi-service.js';
-import type { UserInfo } from '../endpoints/resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
 import { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { DelegatedTokenAuthenticator } from '../shards/delegated-authenticator.js';

@@ -3,7 +3,7 @@
  * filled in, flags checked against each other, and what derives from them (the serving certificate's host names,
  * the URLs once the port is known). Pure: no file, socket or clock is touched here.
  */
-import { DEFAULT_BATTERIES } from '../batteries.js';
+import { DEFAULT_BATTERIES } from './batteries.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from '../endpoints/inflight-limit.js';
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
 import { ROOT_SHARD } from '../tenancy/names.js';

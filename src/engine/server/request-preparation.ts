@@ -11,7 +11,7 @@ import { requestAttributes } from '../authorization/index.js';
 import type { RequestAttributes } from '../authorization/rules.js';
 import type { RouterServices } from '../endpoints/api-router.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
-import type { UserInfo } from '../endpoints/resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
 import type { RemoteAccessReviews } from '../shards/remote-access-reviews.js';
 import type { SharingReplica } from '../shards/sharing-replica.js';
 

@@ -1,5 +1,5 @@
 /**
- * The workspace index (seeds: "Virtual Workspace", "Index"): every workspace the requesting user may enter, anywhere in
+ * The workspace index: every workspace the requesting user may enter, anywhere in
  * the tree, as one consistent LIST and WATCH:
  *
  *   /services/workspaces/all/clusters/*\/apis/tenancy.kcp.io/v1alpha1/workspaces
@@ -17,7 +17,8 @@
 import type { FastifyReply } from 'fastify';
 import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
-import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
+import type { ApiRequest, ResourceServices } from '../endpoints/request.js';
 import { sendAnswer } from '../endpoints/responses.js';
 import { encodeAnswer, renderList, renderOptions, watchRenderOptions, WatchEventWriter, type RenderOptions } from '../endpoints/render.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
@@ -36,7 +37,7 @@ import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cl
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
-import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
+import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/virtual-path.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
 /**
@@ -122,8 +123,8 @@ export class WorkspaceIndex {
   }
 
   /**
-   * What `kubectl get workspaces` in a parent shows this user (seeds: "only workspaces are shown that the user has
-   * access to"): the children they may enter, and the ones they created that are not ready to be entered yet.
+   * What `kubectl get workspaces` in a parent shows this user (only the workspaces they have
+   * access to): the children they may enter, and the ones they created that are not ready to be entered yet.
    * Undefined (no filter) for users who enter everywhere.
    */
   childFilter(user: UserInfo): ((ws: KubeObject) => boolean) | undefined {
