@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type http from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ensureServingCertificates } from './auth/certificates.js';
@@ -40,6 +41,11 @@ import { ServiceAccountController } from './controllers/service-account-controll
 import { TokenSecretController } from './controllers/token-secret-controller.js';
 import { RequestMetrics } from './endpoints/metrics.js';
 import { DEFAULT_INFLIGHT_LIMITS, installInflightLimit } from './endpoints/inflight-limit.js';
+import { authenticatedUser, installRequestGate } from './endpoints/request-gate.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, installRequestDeadline } from './endpoints/request-deadline.js';
+import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from './endpoints/connection-deadlines.js';
+import { sendClientError } from './endpoints/client-errors.js';
+import { installUnreadBodyCutoff } from './endpoints/unread-body.js';
 import { CRDController } from './controllers/crd-controller.js';
 import { GarbageCollector } from './controllers/garbage-collector.js';
 import { ownerIndexWriter } from './controllers/owner-index.js';
@@ -53,7 +59,7 @@ import { ShardClusterResolver } from './endpoints/cluster-resolver.js';
 import { OpenAPIService } from './endpoints/openapi-service.js';
 import { sendStatusError, toStatusError } from './endpoints/responses.js';
 import { registerSnapshotRoutes } from './endpoints/snapshot-routes.js';
-import { requestEntityTooLarge, unsupportedMediaType, badRequest, internalError } from './machinery/status.js';
+import { requestEntityTooLarge, unsupportedMediaType, badRequest, internalError, methodNotAllowed } from './machinery/status.js';
 import { GenericStore } from './registry/generic-store.js';
 import type { KubeObject, ResourceType } from './registry/types.js';
 import { openStore, startCompactor } from './storage/index.js';
@@ -106,6 +112,8 @@ export interface ServerOptions {
   maxRequestsInflight?: number;
   /** kube's --max-mutating-requests-inflight: writes served at once before 429 (default 200; 0 = unlimited). */
   maxMutatingRequestsInflight?: number;
+  /** kube's --request-timeout: a request other than a watch is answered 504 after this long (default 60 s; 0 = none). */
+  requestTimeoutMs?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
   /** Home workspaces: where the buckets start (`root:users`), how many levels (1–5) and letters per bucket (1–4). */
@@ -324,10 +332,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const metrics = new RequestMetrics();
     const app = buildHttpApp({ key: certs.keyPem, cert: certs.certPem }, options.verbosity ?? 0, log, metrics, () => store.durable?.());
-    installInflightLimit(app, {
-      readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
-      mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
-    });
+    // In this order, before any body is read: who is asking, whether there is room for them, and until when.
+    installRequestGate(app, authenticator);
+    installInflightLimit(
+      app,
+      {
+        readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
+        mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
+      },
+      authenticatedUser,
+    );
+    installRequestDeadline(app, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+    installUnreadBodyCutoff(app);
+    // The proxy socket is served by fastify's own handler (before connection deadlines add their listener).
+    const fastifyHandler = requestHandlerOf(app);
+    installConnectionDeadlines(app.server as unknown as Http2SecureServer);
     const services = {
       store,
       generic,
@@ -383,8 +402,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return cap && subject ? remoteReviews.review(cap.cluster, cap.name, bindingSubject(subject), attrs, true).then(() => undefined) : undefined;
       },
     };
-    registerSnapshotRoutes(app, { authenticator, store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
+    registerSnapshotRoutes(app, { store, generic, resolvePath: tenancy.resolvePath, externalUrl: () => externalUrl, rootDirectory: root });
     app.all('*', (request, reply) => routeRequest(services, request, reply));
+    // Methods fastify does not route (PROPFIND, …) are requests like any other: authorized, then refused with a Status.
+    app.setNotFoundHandler((request, reply) => routeRequest(services, request, reply));
 
     await app.listen({ port: options.securePort, host: options.bindAddress });
     let proxySocket: ProxySocket | undefined;
@@ -393,7 +414,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       for (const end of services.watches) end();
       await Promise.all([app.close(), proxySocket?.close()]);
     });
-    if (socketPath) proxySocket = await listenProxySocket(socketPath, requestHandlerOf(app));
+    if (socketPath) proxySocket = await listenProxySocket(socketPath, fastifyHandler);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : options.securePort;
     const host = options.bindAddress.includes(':') ? `[${options.bindAddress}]` : options.bindAddress;
@@ -607,11 +628,16 @@ function buildHttpApp(
     // HTTP/2 where the client offers it (kubectl and client-go do, over ALPN): one connection carries every request
     // and watch of a client, as with kube-apiserver; HTTP/1.1 clients (client-node, curl --http1.1) are served too.
     http2: true,
-    https: { ...tls, allowHTTP1: true },
+    // kube's HTTP/2 limit of concurrent streams per connection.
+    https: { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS } },
+    http2SessionTimeout: IDLE_TIMEOUT_MS,
     bodyLimit: maxRequestBodyBytes,
     logger: false,
-    // Watches are long-lived; only idle keep-alive sockets are timed out.
+    // Requests and connections are timed by our own hooks (endpoints/request-deadline.ts, connection-deadlines.ts):
+    // Node's HTTP/1 timeouts do not apply on an HTTP/2 server's HTTP/1.1 connections.
     requestTimeout: 0,
+    // HTTP/1.1 requests the parser refuses get a Status too, not fastify's own body.
+    clientErrorHandler: sendClientError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
@@ -654,6 +680,8 @@ function buildHttpApp(
       if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
         return sendStatusError(reply, badRequest((err as Error).message));
       }
+      // fastify's last resort for a method it cannot route at all (HTTP/2 allows any token): kube's 405.
+      if (code === 'FST_ERR_NOT_FOUND') return sendStatusError(reply, methodNotAllowed('the server does not allow this method on the requested resource'));
       const status = toStatusError(err);
       if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return sendStatusError(reply, status);

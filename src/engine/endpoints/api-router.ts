@@ -37,6 +37,7 @@ import type { KubeObject } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
+import { ANONYMOUS, authenticatedUser, authenticateRequest } from './request-gate.js';
 
 export interface VirtualWorkspacePath {
   /** `initializingworkspaces`, `terminatingworkspaces`, … */
@@ -105,8 +106,6 @@ export interface RouterServices extends ResourceServices {
    */
   prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
-
-const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const url = requestTarget(request.url);
@@ -340,16 +339,15 @@ function mayHaveHome(user: UserInfo): boolean {
   return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
+/** The user the request gate authenticated, or (a router driven without the gate) authenticated here. */
 async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
-  const header = request.headers.authorization;
-  if (!header) {
-    if (isPublicPath(path)) return anonymous;
-    throw unauthorized();
+  const user = authenticatedUser(request);
+  if (user) {
+    // The gate let an anonymous read through only on a public path; the router's parse of the path decides.
+    if (user === ANONYMOUS && !isPublicPath(path)) throw unauthorized();
+    return user;
   }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const user = match ? await svc.authenticator.authenticate(match[1]!) : undefined;
-  if (!user) throw unauthorized();
-  return user;
+  return authenticateRequest(svc.authenticator, request.method, path, request.headers.authorization);
 }
 
 function serveDiscovery(

@@ -44,10 +44,11 @@ const RESOURCE_ORDER = [
   'core/serviceaccounts',
 ];
 
-export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: string): RestoreResult {
+/** Restores `body` (the snapshot's text, or the snapshot as read from a stream) as the workspace `asPath`. */
+export function restoreSubtree(deps: SubtreeRestoreDeps, body: string | Snapshot, asPath: string): RestoreResult {
   let snapshot: Snapshot;
   try {
-    snapshot = parseSnapshot(body);
+    snapshot = typeof body === 'string' ? parseSnapshot(body) : body;
   } catch (error) {
     throw invalidSnapshot(error);
   }
@@ -126,7 +127,7 @@ function write(deps: SubtreeRestoreDeps, objects: RelocatedObject[]): void {
   }
 }
 
-function invalidSnapshot(error: unknown): StatusError {
+export function invalidSnapshot(error: unknown): StatusError {
   if (error instanceof SnapshotFormatError) return badRequest(`invalid snapshot: ${error.message}`);
   throw error;
 }
