@@ -74,25 +74,35 @@ const MAX_SNAPSHOT_LINE_BYTES = 16 * 1024 * 1024;
 async function readSnapshot(body: Readable): Promise<Snapshot> {
   const parser = new SnapshotParser();
   const decoder = new StringDecoder('utf8');
-  let pending = '';
+  // The line being read, in pieces (joined once it ends: no rescans of a long line as it grows).
+  let parts: string[] = [];
+  let partLength = 0;
   let total = 0;
+  const take = (text: string) => {
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', start)) {
+      parts.push(text.slice(start, newline));
+      parser.line(parts.join(''));
+      parts = [];
+      partLength = 0;
+      start = newline + 1;
+    }
+    if (start < text.length) {
+      parts.push(text.slice(start));
+      partLength += text.length - start;
+    }
+    if (partLength > MAX_SNAPSHOT_LINE_BYTES) throw badRequest(`invalid snapshot: a line is longer than ${MAX_SNAPSHOT_LINE_BYTES} bytes`);
+  };
   try {
     for await (const chunk of body) {
       const bytes = chunk as Buffer;
       total += bytes.length;
       if (total > MAX_RESTORE_BYTES) throw requestEntityTooLarge(`Request entity too large: a snapshot upload is limited to ${MAX_RESTORE_BYTES} bytes`);
-      pending += decoder.write(bytes);
-      let newline = pending.indexOf('\n');
-      while (newline >= 0) {
-        parser.line(pending.slice(0, newline));
-        pending = pending.slice(newline + 1);
-        newline = pending.indexOf('\n');
-      }
-      if (pending.length > MAX_SNAPSHOT_LINE_BYTES) throw badRequest(`invalid snapshot: a line is longer than ${MAX_SNAPSHOT_LINE_BYTES} bytes`);
+      take(decoder.write(bytes));
     }
-    pending += decoder.end();
+    take(decoder.end());
     if (total === 0) throw badRequest('the request has no snapshot in its body');
-    if (pending !== '') parser.line(pending);
+    if (parts.length > 0) parser.line(parts.join(''));
     return parser.finish();
   } catch (error) {
     if (error instanceof SnapshotFormatError) throw invalidSnapshot(error);
