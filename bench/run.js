@@ -2,8 +2,9 @@
 // `npm run bench` -> node bench/run.js [options]. Runs the kcpt benchmarks, each beside its raw baseline
 // measured in the same run, and prints a summary table. See bench/README.md.
 //
-//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,storage,testing,tui,front-proxy   subset (default:
-//                     all of these; `storage`, GET/LIST/CREATE/WATCH on etcd vs SQLite, only when an etcd binary is on PATH)
+//   --only get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,storage,testing,envtest,tui,front-proxy   subset
+//                     (default: all of these; `storage`, GET/LIST/CREATE/WATCH on etcd vs SQLite, only when an etcd binary is
+//                     on PATH; `envtest`, a Go operator's envtest suite on kcpt, only when `go` is on PATH)
 //                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
 //                     state is generated once through the API, ~10-20 min, and cached under /tmp)
 //   --runs N          measured runs per side (default 3; medians are reported)
@@ -21,6 +22,7 @@
 //   --apis-consumers N   bound consumer workspaces under the API virtual workspace's wildcard watch (default 1000)
 //   --apis-watch-rate R  writes per second into them in that benchmark (default 50)
 //   --testing-count N workspaces per kcpt/testing run, without and with a CRD (default 200)
+//   --envtest-count N Go tests (workspace + envtest.Start) per envtest run (default 10)
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text
@@ -51,6 +53,7 @@ const { values: opts } = parseArgs({
     'apis-consumers': { type: 'string', default: '1000' },
     'apis-watch-rate': { type: 'string', default: '50' },
     'testing-count': { type: 'string', default: '200' },
+    'envtest-count': { type: 'string', default: '10' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -66,7 +69,9 @@ if (opts.help) {
 
 /** The etcd-vs-SQLite section starts a local etcd (`$ETCD_BIN` or `etcd`): in the default set only when there is one. */
 const etcdFound = spawnSync(process.env.ETCD_BIN ?? 'etcd', ['--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
-const defaultOnly = `get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,${etcdFound ? 'storage,' : ''}testing,tui,front-proxy`;
+/** The envtest section compiles and runs the Go peers: in the default set only when there is a Go toolchain. */
+const goFound = spawnSync('go', ['version'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
+const defaultOnly = `get,list,create,crd,ssa,watch,startup,workspaces,cli,apis,snapshots,${etcdFound ? 'storage,' : ''}testing,${goFound ? 'envtest,' : ''}tui,front-proxy`;
 const only = new Set((opts.only ?? defaultOnly).split(',').map((s) => s.trim()).filter(Boolean));
 const useWrk = !opts['node-load'] && Boolean(findWrk());
 const started = performance.now();
@@ -83,6 +88,7 @@ log(`kcpt benchmarks - ${env.date}`);
 log(`node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.memGiB} GiB; load generator: ${env.generator}`);
 log(`load average at start: ${env.loadavgStart}${os.loadavg()[0] > env.cpus * 0.5 ? '  (the machine is busy: expect noisy figures)' : ''}`);
 if (opts.only === undefined && !etcdFound) log('no etcd on PATH: the etcd vs SQLite section (storage) is left out (Debian: apt-get install etcd-server)');
+if (opts.only === undefined && !goFound) log('no go on PATH: the envtest section (a Go operator\'s envtest suite on kcpt) is left out');
 if (!useWrk && !opts['node-load']) log('wrk not found: using the in-process Node generator for both sides (it under-reports ~40 % vs wrk, perf-baselines B.2)');
 
 const ctx = {
@@ -98,6 +104,7 @@ const ctx = {
   cliSamples: Math.max(1, Number(opts['cli-samples'])),
   apis: { consumers: Math.max(1, Number(opts['apis-consumers'])), watchRate: Math.max(1, Number(opts['apis-watch-rate'])) },
   testingCount: Math.max(1, Number(opts['testing-count'])),
+  envtestCount: Math.max(1, Number(opts['envtest-count'])),
   restart: { workspaces: Number(opts['restart-workspaces']), objects: Number(opts['restart-objects']) },
   workspaces: { count: Number(opts['ws-count']), rateCount: Number(opts['ws-rate-count']), deleteCount: Number(opts['ws-delete-count']) },
 };
@@ -152,6 +159,7 @@ await section('apis', async () => (await import('./apis.js')).run(ctx));
 await section('snapshots', async () => (await import('./snapshots.js')).run(ctx));
 await section('storage', async () => (await import('./storage.js')).run(ctx));
 await section('testing', async () => (await import('./testing.js')).run(ctx));
+await section('envtest', async () => (await import('./envtest.js')).run(ctx));
 await section('tui', async () => (await import('./tui.js')).run(ctx));
 await section('front-proxy', async () => (await import('./front-proxy.js')).run(ctx));
 

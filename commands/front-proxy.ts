@@ -1,8 +1,10 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { UsageError } from '../src/cli/common/errors.js';
+import { KcptCommand } from '../src/cli/common/kcpt-command.js';
 import { parseShardSockets } from '../src/engine/front-proxy/shard-sockets.js';
 import { runFrontProxy } from '../src/cli/front-proxy/run-front-proxy.js';
 
-export default class FrontProxy extends Command {
+export default class FrontProxy extends KcptCommand {
   static override summary = 'Run the front-proxy: one URL for every shard, routing /clusters/<path> to the shard that hosts it.';
 
   static override description =
@@ -41,7 +43,7 @@ export default class FrontProxy extends Command {
     try {
       shardSockets = parseShardSockets(flags['shard-socket'] ?? []);
     } catch (err) {
-      this.error((err as Error).message, { exit: 2 });
+      throw new UsageError((err as Error).message);
     }
     await runFrontProxy(
       {
@@ -62,6 +64,6 @@ export default class FrontProxy extends Command {
         },
       },
       { log: (line) => this.log(line) },
-    ).catch((err: Error) => this.error(err.message, { exit: 1 }));
+    );
   }
 }

@@ -1,4 +1,6 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { UsageError } from '../src/cli/common/errors.js';
+import { KcptCommand } from '../src/cli/common/kcpt-command.js';
 import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from '../src/cli/start/flags.js';
 import { launchStart } from '../src/cli/start/launch.js';
 
@@ -7,7 +9,12 @@ import { launchStart } from '../src/cli/start/launch.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const flags: Record<string, any> = Object.fromEntries(
   startFlagSpecs.map((f) => {
-    const common = { description: f.description, hidden: f.hidden, ...(f.char && f.char.length === 1 ? { char: f.char as 'v' } : {}) };
+    const common = {
+      description: f.description,
+      hidden: f.hidden,
+      ...(f.char && f.char.length === 1 ? { char: f.char as 'v' } : {}),
+      ...(f.env ? { env: f.env } : {}),
+    };
     return [
       f.name,
       f.type === 'integer'
@@ -19,7 +26,7 @@ const flags: Record<string, any> = Object.fromEntries(
   }),
 );
 
-export default class Start extends Command {
+export default class Start extends KcptCommand {
   static override summary = 'Start a kcpt control plane: a Kubernetes API server with workspaces, on embedded SQLite.';
 
   static override examples = [
@@ -37,9 +44,9 @@ export default class Start extends Command {
     try {
       options = toServerOptions(parsed.flags as StartFlagValues);
     } catch (err) {
-      if (err instanceof StartUsageError) this.error(err.message, { exit: 2 });
+      if (err instanceof StartUsageError) throw new UsageError(err.message);
       throw err;
     }
-    await launchStart(parsed.flags as StartFlagValues, options, { log: (line) => this.log(line) }).catch((err: Error) => this.error(err.message, { exit: 1 }));
+    await launchStart(parsed.flags as StartFlagValues, options, { log: (line) => this.log(line) });
   }
 }

@@ -11,11 +11,11 @@
  * at most 64 of them.
  * Anything going wrong here costs the cache, never the command.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Script } from 'node:vm';
+import { privateTempDirectory } from './common/private-file.js';
 
 /** require()s `file` (a CommonJS module) compiled with the code cache for `argv`'s command; returns its exports. */
 export function requireWithCodeCache(file: string, argv: readonly string[]): unknown {
@@ -40,7 +40,7 @@ export function requireWithCodeCache(file: string, argv: readonly string[]): unk
 }
 
 function cacheFileFor(file: string, argv: readonly string[]): string | undefined {
-  const dir = privateCacheDir();
+  const dir = privateTempDirectory('kcpt-code-cache');
   if (!dir) return undefined;
   let stat;
   try {
@@ -52,24 +52,6 @@ function cacheFileFor(file: string, argv: readonly string[]): string | undefined
   const command = argv.filter((a) => /^[a-z][a-z-]{0,30}$/.test(a)).slice(0, 2).join('-') || 'none';
   const build = `${fnv1a(path.resolve(file)).toString(36)}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
   return path.join(dir, `${build}-${process.version}-${process.arch}-${command}.v8cache`);
-}
-
-/** `<tmpdir>/kcpt-code-cache-<uid>`, when it is a directory only this user can write to (created if missing). */
-function privateCacheDir(): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const dir = path.join(tmpdir(), `kcpt-code-cache-${uid}`);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
-  }
-  try {
-    const st = lstatSync(dir);
-    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0 ? dir : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** At most this many caches are kept (other builds, other commands): the oldest go when a new one is written. */

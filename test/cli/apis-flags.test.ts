@@ -43,13 +43,13 @@ describe('export and bind through oclif', () => {
 
   it('usage mistakes exit 2 with kcp’s words; a missing file exits 1', async () => {
     const noPrefix = await run(['export', 'snapshot', '-f', join(dir, 'a.yaml')]);
-    expect([noPrefix.error?.oclif?.exit, noPrefix.stderr]).toEqual([2, 'Error: --prefix is required\n']);
+    expect([noPrefix.error?.oclif?.exit, noPrefix.stderr]).toEqual([2, "Error: --prefix is required\nSee 'kcpt export snapshot --help' for usage.\n"]);
     expect((await run(['export', 'snapshot', '-f', join(dir, 'a.yaml'), '--prefix', 'p', '-o', 'table'])).error?.oclif?.exit).toBe(2);
     const missingFile = await run(['export', 'snapshot', '-f', join(dir, 'nope.yaml'), '--prefix', 'p']);
     expect([missingFile.error?.oclif?.exit, missingFile.stderr]).toEqual([1, `Error: error opening ${join(dir, 'nope.yaml')}: no such file or directory\n`]);
     expect((await run(['export'])).error?.oclif?.exit).toBe(2);
     const noFile = await run(['export', 'widgets']);
-    expect([noFile.error?.oclif?.exit, noFile.stderr]).toEqual([2, 'Error: --filename is required\n']);
+    expect([noFile.error?.oclif?.exit, noFile.stderr]).toEqual([2, "Error: --filename is required\nSee 'kcpt export --help' for usage.\n"]);
     const badName = await run(['export', 'Widgets', '-f', join(dir, 'a.yaml'), '--server', 'https://127.0.0.1:1/clusters/root']);
     expect(badName.error?.oclif?.exit).toBe(2);
     expect(badName.stderr).toMatch(/^Error: invalid APIExport name "Widgets": a lowercase RFC 1123 subdomain must consist of/);
@@ -57,7 +57,7 @@ describe('export and bind through oclif', () => {
     expect(bind.error?.oclif?.exit).toBe(2);
     expect(bind.stderr).toMatch(/^Error: fully qualified reference to workspace where APIExport exists is required/);
     const timeout = await run(['bind', 'root:a:b', '--timeout', 'soon']);
-    expect([timeout.error?.oclif?.exit, timeout.stderr]).toEqual([2, 'Error: --timeout: "soon" is not a duration like 100ms, 30s, 5m or 1h\n']);
+    expect([timeout.error?.oclif?.exit, timeout.stderr]).toEqual([2, 'Error: --timeout: "soon" is not a duration like 100ms, 30s, 5m or 1h\nSee \'kcpt bind --help\' for usage.\n']);
   });
 
   it('export init copies the template into a new directory, and refuses a non-empty one', async () => {

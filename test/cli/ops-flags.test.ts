@@ -12,10 +12,12 @@ import { repoRoot } from '../helpers/server.js';
 
 let dir: string;
 let empty: string;
-const saved = process.env.KUBECONFIG;
+const saved = { KUBECONFIG: process.env.KUBECONFIG, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kcpt-ops-flags-'));
+  // No servers this user runs elsewhere (status would name them).
+  process.env.XDG_STATE_HOME = join(dir, 'state');
   empty = join(dir, 'empty-root');
   const kubeconfig = join(dir, 'config');
   writeFileSync(
@@ -33,7 +35,10 @@ beforeAll(() => {
   process.env.KUBECONFIG = kubeconfig;
 });
 afterAll(() => {
-  process.env.KUBECONFIG = saved;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -57,12 +62,12 @@ describe('server lifecycle commands through oclif', () => {
 
   it('usage mistakes exit 2', async () => {
     const timeout = await run(['stop', '--root-directory', empty, '--timeout', 'soon']);
-    expect([timeout.error?.oclif?.exit, timeout.stderr]).toEqual([2, 'Error: --timeout: "soon" is not a duration like 100ms, 30s, 5m or 1h\n']);
+    expect([timeout.error?.oclif?.exit, timeout.stderr]).toEqual([2, 'Error: --timeout: "soon" is not a duration like 100ms, 30s, 5m or 1h\nSee \'kcpt stop --help\' for usage.\n']);
     expect((await run(['status', '-o', 'table'])).error?.oclif?.exit).toBe(2);
     expect((await run(['stop', '--bogus'])).error?.oclif?.exit).toBe(2);
     const output = await run(['start', '--root-directory', empty, '-o', 'json']);
     expect(output.error?.oclif?.exit).toBe(2);
-    expect(output.error?.message).toContain('use it with --detach');
+    expect(output.stderr).toBe("Error: -o/--output prints where a detached server runs: use it with --detach\nSee 'kcpt start --help' for usage.\n");
   });
 });
 
@@ -78,7 +83,7 @@ describe('kubeconfig through oclif', () => {
     ];
     for (const [args, stderr] of cases) {
       const r = await run(args);
-      expect([args, r.error?.oclif?.exit, r.stderr]).toEqual([args, 2, stderr]);
+      expect([args, r.error?.oclif?.exit, r.stderr]).toEqual([args, 2, `${stderr}See 'kcpt kubeconfig --help' for usage.\n`]);
     }
   });
 

@@ -80,7 +80,7 @@ describe('ws commands through oclif', () => {
     expect((await run(['ws', 'use'])).error?.oclif?.exit).toBe(2);
     const create = await run(['ws', 'create']);
     expect(create.error?.oclif?.exit).toBe(2);
-    expect(create.stderr).toBe('Error: workspace name (argument NAME) is required\n');
+    expect(create.stderr).toBe("Error: workspace name (argument NAME) is required\nSee 'kcpt ws create --help' for usage.\n");
   });
 
   it('an unreachable server is one line on stderr and exit 1', async () => {

@@ -4,7 +4,8 @@
  * kubectl (`--server <url>/clusters/*`) and with a client-node informer (which keeps running, reconnecting with its
  * resourceVersion, and picks up a consumer that binds later), writes objects and status into one consumer, sees
  * consumers that did not bind as nothing, reads APIBindings but cannot write them, reaches claimed configmaps only
- * where the claim was accepted (with the claim's verbs and selector), and is refused without `apiexports/content`.
+ * where the claim was accepted (with the claim's verbs and selector; apiexport-claims.test.ts tries every verb against
+ * the selector), and is refused without `apiexports/content`.
  *
  * The virtual workspace is served by every shard for the consumers it hosts: one server lists one URL in the slice,
  * a sharded cluster one per shard hosting bindings (`<vw URL of the shard>/services/apiexport/…`). So the test
@@ -271,8 +272,11 @@ describe('permission claims', () => {
     const names = listed.map((i) => `${i.metadata.annotations['kcp.io/cluster']}/${i.metadata.name}`);
     expect(names).toContain(`${c1.cluster}/shared`);
     expect(names.some((n) => n.startsWith(`${c2.cluster}/`))).toBe(false);
-    // Rejected: not served in that consumer.
-    expectError(await at(c2)(['get', 'configmap', 'private', '-n', 'default'], { reject: false }), /could not find the requested resource/);
+    // Rejected: kcp's authorizer finds no reason to allow it.
+    expectError(
+      await at(c2)(['get', 'configmap', 'private', '-n', 'default'], { reject: false }),
+      /configmaps "private" is forbidden: User "kcp-admin" cannot get resource "configmaps" in API group "" in the namespace "default": failed to find suitable reason to allow access in APIBinding/,
+    );
   });
 
   it('allows the verbs both sides list, and no others', async () => {

@@ -94,13 +94,14 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect(await ok(['ws', '..'], env)).toBe("Current workspace is 'root:org' (type root:organization).\n");
     expect(await markersSeen(env)).toEqual(['root-org']);
 
-    expect(await ok(['ws', '-'], env)).toBe("Current workspace is 'root:org:team'.\n");
+    // Every form names the type, as `ws ..` does (kcp's plugin shows it only after a switch by path).
+    expect(await ok(['ws', '-'], env)).toBe("Current workspace is 'root:org:team' (type root:universal).\n");
     expect(await markersSeen(env)).toEqual(['root-org-team']);
 
-    expect(await ok(['ws', '.'], env)).toBe("Current workspace is 'root:org:team'.\n");
+    expect(await ok(['ws', '.'], env)).toBe("Current workspace is 'root:org:team' (type root:universal).\n");
     expect(await ok(['ws', 'current', '--short'], env)).toBe('root:org:team\n');
 
-    expect(await ok(['ws', ':'], env)).toBe("Current workspace is 'root'.\n");
+    expect(await ok(['ws', ':'], env)).toBe("Current workspace is 'root' (type root).\n");
     // treeprint's drawing, printed with Println as kcp does (so it ends with an empty line).
     expect(await ok(['ws', 'tree'], env)).toBe('.\n└── root\n    └── org\n        └── team\n\n');
     expect(await ok(['ws', 'tree', '-w', 'org', '--full'], env)).toBe('.\n└── root:org\n    └── root:org:team\n\n');
@@ -110,10 +111,9 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect(noTree.stdout).toBe('');
     expect(noTree.stderr).toContain('Error from server (NotFound): workspaces.tenancy.kcp.io "root:does-not-exist" not found');
 
-    // The old spelling still works, with kcp's note on stderr.
+    // A path starting at root is absolute, as in every command that takes a workspace (no note about it).
     const legacy = await kcpt(['ws', 'root:org'], env);
-    expect(legacy.exitCode).toBe(0);
-    expect(legacy.stderr).toContain("Note: Using 'root:' to define an absolute path is no longer supported.");
+    expect([legacy.exitCode, legacy.stderr]).toEqual([0, '']);
     expect(await markersSeen(env)).toEqual(['root-org']);
 
     const missing = await kcpt(['ws', 'nope'], env);
@@ -127,7 +127,7 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     const file = copyAdmin('admin-b');
     const env = { KUBECONFIG: undefined };
     expect(await ok(['ws', ':root:org', '--kubeconfig', file], env)).toBe("Current workspace is 'root:org' (type root:organization).\n");
-    expect(await ok(['ws', '.', '--kubeconfig', file], env)).toBe("Current workspace is 'root:org'.\n");
+    expect(await ok(['ws', '.', '--kubeconfig', file], env)).toBe("Current workspace is 'root:org' (type root:organization).\n");
     expect(await markersSeen({ KUBECONFIG: file })).toEqual(['root-org']);
 
     // Two files: the first only chooses the context, the second defines it. New entries land in the first.
@@ -143,22 +143,33 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
 
   it('takes a token-file user home with ~ and lists what they can reach', async () => {
     const env = { KUBECONFIG: user1Kubeconfig('user-1', 'root') };
-    // No type: the user may not read their home's Workspace object in its bucket (kcp shows a type only when it can).
-    expect(await ok(['ws', '~'], env)).toBe("Current workspace is 'root:users:bi:ie:user-1'.\n");
+    // The user may not read their home's Workspace object in its bucket: the type comes from the home's LogicalCluster.
+    expect(await ok(['ws', '~'], env)).toBe("Current workspace is 'root:users:bi:ie:user-1' (type root:home).\n");
     await mark('root:users:bi:ie:user-1');
     expect(await markersSeen(env)).toEqual(['root-users-bi-ie-user-1']);
     expect(await ok(['ws', 'create', 'scratch', '--enter'], env)).toContain("Current workspace is 'root:users:bi:ie:user-1:scratch'");
 
-    // The home as a shell expands an unquoted ~ (HOME/…) and with no argument at all (plus kcp's note).
+    // The home as a shell expands an unquoted ~ (HOME/…) and with no argument at all (without kcp's note about it).
     expect(await ok(['ws', e2e.server.env.HOME!], env)).toContain("Current workspace is 'root:users:bi:ie:user-1'");
     const bare = await kcpt(['ws'], env);
-    expect(bare.stdout).toContain("Current workspace is 'root:users:bi:ie:user-1'");
-    expect(bare.stderr).toContain("Note: 'kubectl ws' now matches 'cd' semantics");
+    expect([bare.stdout, bare.stderr]).toEqual(["Current workspace is 'root:users:bi:ie:user-1' (type root:home).\n", '']);
 
-    const listed = JSON.parse(await ok(['ws', 'list', '-o', 'json'], env)) as { path: string; type: string; phase: string }[];
-    expect(listed.map((w) => w.path)).toContain('root:users:bi:ie:user-1:scratch');
-    expect(listed.map((w) => w.path)).not.toContain('root:org');
-    expect(listed.every((w) => w.phase === 'Ready' && w.type.startsWith('root:'))).toBe(true);
+    // kubectl's List of the Workspaces, each with its path; -o name and -o jsonpath as kubectl prints them.
+    const listed = JSON.parse(await ok(['ws', 'list', '-o', 'json'], env)) as {
+      apiVersion: string;
+      kind: string;
+      items: { kind: string; metadata: { annotations: Record<string, string>; managedFields?: unknown }; spec: { type: { path: string } }; status: { phase: string } }[];
+    };
+    expect([listed.apiVersion, listed.kind]).toEqual(['v1', 'List']);
+    const paths = listed.items.map((w) => w.metadata.annotations['kcp.io/path']);
+    expect(paths).toContain('root:users:bi:ie:user-1:scratch');
+    expect(paths).not.toContain('root:org');
+    expect(listed.items.every((w) => w.kind === 'Workspace' && w.status.phase === 'Ready' && w.spec.type.path === 'root' && !w.metadata.managedFields)).toBe(true);
+    expect((await ok(['ws', 'list', '-o', 'name'], env)).split('\n')).toContain('workspace.tenancy.kcp.io/scratch');
+    expect(await ok(['ws', 'list', '-o', 'jsonpath={range .items[*]}{.metadata.annotations.kcp\\.io/path}{"\\n"}{end}'], env)).toBe(`${paths.join('\n')}\n`);
+    const wide = await ok(['ws', 'list', '-o', 'wide'], env);
+    expect(wide.split('\n')[0]!.split(/\s+/)).toEqual(['PATH', 'TYPE', 'PHASE', 'URL']);
+    expect(wide).toContain(e2e.url('root:users:bi:ie:user-1:scratch'));
 
     const denied = await kcpt(['ws', ':root:org'], env);
     expect([denied.exitCode, denied.stderr]).toEqual([1, 'Error: access to workspace "root:org" denied\n']);
@@ -267,10 +278,30 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect([noCa.exitCode, noCa.stderr]).toEqual([1, expect.stringContaining('Error: Unable to connect to the server: ')]);
   });
 
+  it('reads user:NAME and :user:NAME as that user\'s home everywhere, and .. goes up from there', async () => {
+    await ok(['ws', '~'], { KUBECONFIG: user1Kubeconfig('user-1-alias', 'root') });
+    const env = { KUBECONFIG: copyAdmin('admin-alias') };
+    const home = 'root:users:bi:ie:user-1';
+    expect(await ok(['ws', 'user:user-1'], env)).toBe(`Current workspace is '${home}' (type root:home).\n`);
+    expect(await ok(['ws', '..'], env)).toBe("Current workspace is 'root:users:bi:ie' (type root:homebucket).\n");
+    expect(await ok(['ws', ':user:user-1:..', '--short'], env)).toBe('root:users:bi:ie\n');
+    expect(await ok(['ws', 'tree', '-w', 'user:user-1', '--full'], env)).toContain(`└── ${home}`);
+    expect(await ok(['ws', '.', '-o', 'jsonpath={.type}'], env)).toBe('root:homebucket');
+    const kubeconfig = load(await ok(['kubeconfig', ':user:user-1'], env)) as { clusters: { cluster: { server: string } }[] };
+    expect(kubeconfig.clusters[0]!.cluster.server).toBe(e2e.url(home));
+    const nobody = await kcpt(['ws', 'user:nobody'], env);
+    expect([nobody.exitCode, nobody.stderr]).toEqual([1, expect.stringContaining('Error: no home workspace of user "nobody"')]);
+  });
+
   it('prints data as JSON with -o json, and never prompts without a terminal', async () => {
     const env = { KUBECONFIG: copyAdmin('admin-d') };
-    const created = JSON.parse(await ok(['ws', 'create', 'jsonws', '-o', 'json'], env)) as { metadata: { name: string }; status: { phase: string } };
-    expect([created.metadata.name, created.status.phase]).toEqual(['jsonws', 'Ready']);
+    const createdText = await ok(['ws', 'create', 'jsonws', '-o', 'json'], env);
+    const created = JSON.parse(createdText) as { metadata: { name: string; managedFields?: unknown }; status: { phase: string } };
+    expect([created.metadata.name, created.status.phase, created.metadata.managedFields]).toEqual(['jsonws', 'Ready', undefined]);
+    // Keys as kubectl prints an object: sorted, as Go marshals a map.
+    expect(Object.keys(created)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    expect(Object.keys(created.metadata)).toEqual([...Object.keys(created.metadata)].sort());
+    expect(await ok(['ws', 'create', 'namews', '-o', 'name'], env)).toBe('workspace.tenancy.kcp.io/namews\n');
     const current = JSON.parse(await ok(['ws', 'use', 'jsonws', '-o', 'json'], env)) as Record<string, string>;
     expect(current).toEqual({ workspace: 'root:jsonws', type: 'root:organization', url: e2e.url('root:jsonws') });
     const tree = JSON.parse(await ok(['ws', 'tree', '-w', ':root:org', '-o', 'json'], env)) as { path: string; children: { path: string }[] };
@@ -279,7 +310,7 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
     expect(ctx).toEqual({ context: 'mine', created: true, switched: true });
 
     const noName = await kcpt(['ws', 'create'], env);
-    expect([noName.exitCode, noName.stderr]).toEqual([2, 'Error: workspace name (argument NAME) is required\n']);
+    expect([noName.exitCode, noName.stderr]).toEqual([2, "Error: workspace name (argument NAME) is required\nSee 'kcpt ws create --help' for usage.\n"]);
   });
 });
 

@@ -170,13 +170,13 @@ describe('kubectl plugin shims on PATH', () => {
     expect(snapshot.stdout.endsWith('\n---')).toBe(true);
     expect(snapshot.stdout).toBe((await viaKcpt(['export', 'snapshot', '-f', crd, '--prefix', 'v1'], env)).stdout);
     const noPrefix = await viaKubectl(['kcp', 'crd', 'snapshot', '-f', crd], env);
-    expect([noPrefix.exitCode, noPrefix.stderr.trim()]).toEqual([2, 'Error: --prefix is required']);
+    expect([noPrefix.exitCode, noPrefix.stderr.trim()]).toEqual([2, "Error: --prefix is required\nSee 'kcpt export snapshot --help' for usage."]);
 
     const bind = await viaKubectl(['kcp', 'bind', 'apiexport', 'cowboys'], env);
     expect([bind.exitCode, bind.stdout, bind.stderr.trim()]).toEqual([
       2,
       '',
-      'Error: fully qualified reference to workspace where APIExport exists is required. The format is `<logical-cluster-name>:<apiexport>` or `<full>:<path>:<to>:<apiexport>`',
+      "Error: fully qualified reference to workspace where APIExport exists is required. The format is `<logical-cluster-name>:<apiexport>` or `<full>:<path>:<to>:<apiexport>`\nSee 'kcpt bind --help' for usage.",
     ]);
     const claims = await viaKubectl(['kcp', 'claims', 'get', 'apibinding'], env);
     expect([claims.exitCode, claims.stderr.trim()]).toEqual([

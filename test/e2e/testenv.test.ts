@@ -2,7 +2,7 @@
  * `kcpt testenv` as a Go or Python suite would use it: against a running `kcpt start`, one call per test, then the
  * real kubectl with nothing but the printed kubeconfig.
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -24,8 +24,8 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-async function kcpt(args: string[]) {
-  const result = await execa('node', ['bin/run.js', ...args], { cwd: repoRoot, reject: false, stdin: 'ignore', env: server.env, extendEnv: false });
+async function kcpt(args: string[], env: Record<string, string> = {}) {
+  const result = await execa('node', ['bin/run.js', ...args], { cwd: repoRoot, reject: false, stdin: 'ignore', env: { ...server.env, ...env }, extendEnv: false });
   return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
 }
 
@@ -103,5 +103,49 @@ describe('kcpt testenv', () => {
     const name = /root:(testenv-[0-9a-f]+)/.exec(refused.stderr)![1]!;
     const left = await kubectl(server, ['--context', 'root', 'get', 'workspace', name, '-o', 'jsonpath={.metadata.deletionTimestamp}'], { reject: false });
     expect(left.stderr.includes('NotFound') || left.stdout !== '').toBe(true);
+  });
+
+  it('testenv delete removes the workspace and the kubeconfig, from the file or from KUBECONFIG as -o env set it', async () => {
+    const made = JSON.parse((await kcpt(['testenv'])).stdout) as Printed;
+    const name = made.workspace.slice('root:'.length);
+    const deleted = await kcpt(['testenv', 'delete', made.kubeconfig]);
+    expect([deleted.exitCode, deleted.stdout, deleted.stderr]).toEqual([0, `Deleted workspace ${made.workspace} and ${made.kubeconfig}.`, '']);
+    await expect(stat(made.kubeconfig)).rejects.toMatchObject({ code: 'ENOENT' });
+    const left = await kubectl(server, ['--context', 'root', 'get', 'workspace', name, '-o', 'jsonpath={.metadata.deletionTimestamp}'], { reject: false });
+    expect(left.stderr.includes('NotFound') || left.stdout !== '').toBe(true);
+
+    // As a shell script does it: export $(kcpt testenv -o env) … kcpt testenv delete.
+    const lines = (await kcpt(['testenv', '-o', 'env'])).stdout.trim().split('\n');
+    const vars = Object.fromEntries(lines.map((line) => line.split(/=(.*)/s).slice(0, 2))) as Record<string, string>;
+    const again = await kcpt(['testenv', 'delete', '-o', 'json'], { KUBECONFIG: vars.KUBECONFIG! });
+    expect(JSON.parse(again.stdout)).toEqual([{ kubeconfig: vars.KUBECONFIG, workspace: vars.KCPT_WORKSPACE, deleted: true }]);
+    // A second time there is nothing left to delete.
+    const gone = await kcpt(['testenv', 'delete', vars.KUBECONFIG!]);
+    expect([gone.exitCode, gone.stderr]).toEqual([1, `Error: ${vars.KUBECONFIG} does not exist`]);
+  });
+
+  it('testenv delete refuses a kubeconfig of any other workspace, and --all cleans the default directory', async () => {
+    const admin = await kcpt(['testenv', 'delete', server.kubeconfig]);
+    expect([admin.exitCode, admin.stderr]).toEqual([1, expect.stringContaining('is not a kubeconfig written by kcpt testenv')]);
+    await stat(server.kubeconfig);
+
+    const tmp = await mkdtemp(join(scratch, 'tmp-'));
+    const made = await Promise.all([kcpt(['testenv', '-o', 'jsonpath={.kubeconfig}'], { TMPDIR: tmp }), kcpt(['testenv', '-o', 'yaml'], { TMPDIR: tmp })]);
+    expect(made.map((m) => m.exitCode)).toEqual([0, 0]);
+    expect(made[0]!.stdout.startsWith(join(tmp, `kcpt-testenv-${process.getuid!()}`))).toBe(true);
+    expect(made[1]!.stdout).toMatch(/^kubeconfig: .*\nworkspace: root:testenv-/);
+    const all = await kcpt(['testenv', 'delete', '--all'], { TMPDIR: tmp });
+    expect([all.exitCode, all.stdout.trim().split('\n').length]).toEqual([0, 2]);
+    expect(await readdir(join(tmp, `kcpt-testenv-${process.getuid!()}`))).toEqual([]);
+  });
+
+  it('writes kubeconfigs only into a directory no one else can read', async () => {
+    const tmp = await mkdtemp(join(scratch, 'shared-tmp-'));
+    const dir = join(tmp, `kcpt-testenv-${process.getuid!()}`);
+    await mkdir(dir);
+    await chmod(dir, 0o777);
+    const refused = await kcpt(['testenv'], { TMPDIR: tmp });
+    expect([refused.exitCode, refused.stderr]).toEqual([1, expect.stringContaining('is not a private directory of yours')]);
+    expect(await readdir(dir)).toEqual([]);
   });
 });

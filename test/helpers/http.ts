@@ -53,8 +53,9 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
       url,
       {
         method: opts.method ?? 'GET',
-        // The path as given, byte for byte: the URL parser would resolve `%2e%2e` segments before sending.
-        path,
+        // The path as given, byte for byte: the URL parser would resolve `%2e%2e` segments before sending. A full URL
+        // (another shard's, or its virtual workspaces') is sent by its path.
+        path: /^https?:\/\//.test(path) ? `${url.pathname}${url.search}` : path,
         headers,
         ca: caData ? Buffer.from(caData, 'base64') : undefined,
         cert: !opts.token && user['client-certificate-data'] ? Buffer.from(user['client-certificate-data'], 'base64') : undefined,
@@ -99,7 +100,8 @@ export function openWatch(server: TestServer, path: string, opts: HttpOptions = 
   if (!user) throw new Error(`user ${opts.user} is not in ${server.kubeconfig}`);
   const caData = config.clusters.find((c) => c.name === 'root')?.cluster['certificate-authority-data'];
   const headers: Record<string, string> = { ...opts.headers };
-  if (user.token) headers.authorization = `Bearer ${user.token}`;
+  const token = opts.token ?? user.token;
+  if (token) headers.authorization = `Bearer ${token}`;
   return new Promise((resolveStream, reject) => {
     const req = request(new URL(path, server.url), { headers, ca: caData ? Buffer.from(caData, 'base64') : undefined }, (res) => {
       const events: { type: string; object: any }[] = [];

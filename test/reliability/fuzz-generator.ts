@@ -355,7 +355,8 @@ function badQuery(r: Random): FuzzCase {
   const p = pick(r, params);
   const method = pick(r, ['GET', 'DELETE', 'POST']);
   // kube ignores parameters an operation does not take, so only what a DELETE must refuse is aimed at seeded objects.
-  const refusedByDelete = ['dryRun=Bogus', 'propagationPolicy=Sideways', 'gracePeriodSeconds=x', 'orphanDependents=perhaps'].includes(p);
+  // (orphanDependents=perhaps is true to kube, so that DELETE succeeds.)
+  const refusedByDelete = ['dryRun=Bogus', 'propagationPolicy=Sideways', 'gracePeriodSeconds=x'].includes(p);
   const scratchName = `q-${int(r, 0, 1e9)}`;
   const path = method === 'GET' ? seedCms : method === 'DELETE' ? (refusedByDelete ? seedCm(r) : `${scratchCms}/${scratchName}`) : scratchCms;
   const body = method === 'POST' ? JSON.stringify(validConfigMap(scratchName)) : undefined;

@@ -5,14 +5,17 @@
  * which endpoint, with the provider's export access that the e2e suite does not have.
  *
  * Fixture: root:tenant-a holds a ConfigMap, a Secret, a CR of its own CRD and an object of a provider's API it
- * binds; root:tenant-b holds its own ConfigMap and Secret; every name and value is a marker string. Principals:
+ * binds; it also binds a second export of the provider that claims configmaps, accepting the claim for objects
+ * labelled share=yes, which only its ConfigMap cm-shared-lapis-a5 is; root:tenant-b holds its own ConfigMap and
+ * Secret; every name and value is a marker string. Principals:
  *   none     — a token user with no access anywhere (user-1);
  *   adminA   — a token user who is cluster-admin in tenant-a only (user-2);
  *   saB      — a ServiceAccount of tenant-b, cluster-admin there, with its own token (a foreign identity elsewhere);
  *   provider — the provider's controller: a ServiceAccount of root:provider with `apiexports/content` on its export.
  * Each row is (principal, family, path, expected status, markers the principal may see). A check passes when the
  * status is the expected one and the body names no marker outside the row's allowance (a marker the request itself
- * named does not count). Rows marked with a twin also require that a workspace the principal may not enter answers
+ * named does not count). The provider's writes through the narrowed claim (every verb, the attack shapes of
+ * permission claims) are rows too, checked the same way, and tenant-a's objects are checked unchanged after them. Rows marked with a twin also require that a workspace the principal may not enter answers
  * exactly as a missing one does, so probing tells nothing about existence (kcp's front-proxy answers both with
  * 403 "workspace access not permitted"-style refusals).
  */
@@ -28,11 +31,17 @@ const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDisco
 const PRIVATE_GROUP = 'zircon-private.matrix.example';
 const EXPORT_GROUP = 'matrix.provider.example';
 const EXPORT = 'gizmos';
+/** The provider's second export: no resource of its own worth naming, a configmaps claim tenant-a narrows by label. */
+const CLAIMS_EXPORT = 'sharing';
+const CLAIMS_GROUP = 'sharing.provider.example';
+const CLAIM_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** Marker strings, per tenant; tenant-a's bound gizmo is the one thing of a tenant the provider may see. */
 const markers = {
   a: ['cm-amethyst-a7', 'value-amethyst-9f1', 'secret-garnet-a3', 'pw-garnet-5e2', Buffer.from('pw-garnet-5e2').toString('base64'), PRIVATE_GROUP, 'Zirconite', 'zirconites', 'cr-zircon-a1', 'payload-zircon-77'],
   aBound: ['gizmo-beryl-a4', 'payload-beryl-31'],
+  /** tenant-a's one ConfigMap within the accepted claim (share=yes): the provider may see it through the claim. */
+  aShared: ['cm-shared-lapis-a5', 'value-lapis-6d'],
   b: ['cm-topaz-b2', 'value-topaz-4c8', 'secret-onyx-b6', 'pw-onyx-0d9', Buffer.from('pw-onyx-0d9').toString('base64')],
   /** Written while the live watches run. */
   aLate: ['cm-opal-late-a8', 'value-opal-late-3b', 'cr-zircon-late-a2'],
@@ -62,6 +71,10 @@ interface Row {
   principal: Principal;
   family: string;
   path: string;
+  /** GET unless said; a body is sent with `contentType` (JSON by default). */
+  method?: string;
+  body?: string;
+  contentType?: string;
   headers?: Record<string, string>;
   expected: number;
   /** Markers this principal may see in this answer. */
@@ -70,6 +83,8 @@ interface Row {
   twin?: { path: string; real: string; fake: string };
   /** Markers the answer must carry (a live watch that saw nothing would prove nothing). */
   mustSee?: string[];
+  /** The Status message the answer must carry (which step refused). */
+  message?: string;
 }
 
 const watchQ = '?watch=1&timeoutSeconds=1';
@@ -150,7 +165,7 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
 
 /** Who may read in a tenant workspace, and which markers they then see. */
 function tenantAccess(p: Principal, tenant: 'a' | 'b'): string[] | undefined {
-  if (p === 'adminA' && tenant === 'a') return [...markers.a, ...markers.aBound, fx.a];
+  if (p === 'adminA' && tenant === 'a') return [...markers.a, ...markers.aBound, ...markers.aShared, fx.a];
   if (p === 'saB' && tenant === 'b') return [...markers.b, fx.b];
   return undefined;
 }
@@ -190,7 +205,7 @@ function rowsFor(p: Principal): Row[] {
   }
   rows.push({ principal: p, family: 'wildcard/discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED }, expected: 403, allowed: [] });
   rows.push({ principal: p, family: 'wildcard/openapi', path: '/clusters/*/openapi/v3', expected: 403, allowed: [] });
-  rows.push(...apiExportRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p), ...impersonationRows(p));
+  rows.push(...apiExportRows(p), ...claimReadRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p), ...impersonationRows(p));
   return rows;
 }
 
@@ -265,6 +280,161 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.a}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/root:tenant-a/${EXPORT}/clusters/*/api/v1/secrets`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
   ];
+  return rows;
+}
+
+/**
+ * Reads through the export whose configmaps claim tenant-a narrowed to share=yes: the provider sees cm-shared-lapis-a5
+ * and nothing else of tenant-a, by every read path; the others nothing at all.
+ */
+function claimReadRows(p: Principal): Row[] {
+  const base = `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters`;
+  const isProvider = p === 'provider';
+  const shared = isProvider ? [...markers.aShared, fx.a] : [];
+  const reads = isProvider ? 200 : 403;
+  const row = (family: string, path: string, expected: number, headers?: Record<string, string>, mustSee?: string[]): Row => ({
+    principal: p,
+    family: `claim/${family}`,
+    path,
+    expected,
+    allowed: expected === 200 ? shared : [],
+    ...(headers ? { headers } : {}),
+    ...(isProvider && mustSee ? { mustSee } : {}),
+  });
+  return [
+    row('list', `${base}/${fx.a}/api/v1/configmaps`, reads, undefined, markers.aShared),
+    row('list', `${base}/${fx.a}/api/v1/namespaces/ns-a/configmaps`, reads, undefined, markers.aShared),
+    row('list', `${base}/*/api/v1/configmaps`, reads, undefined, markers.aShared),
+    row('list', `${base}/*/api/v1/configmaps`, reads, TABLE),
+    row('list', `${base}/*/api/v1/configmaps`, reads, PARTIAL),
+    row('list', `${base}/${fx.a}/api/v1/configmaps?limit=1`, reads),
+    row('list', `${base}/*/api/v1/configmaps${listExactQ()}`, reads),
+    row('list', `${base}/${fx.a}/api/v1/configmaps?labelSelector=share%21%3Dyes`, reads),
+    row('watch', `${base}/*/api/v1/configmaps${watchRv0Q}`, reads, undefined, markers.aShared),
+    row('watch', `${base}/${fx.a}/api/v1/configmaps${watchListQ}`, reads),
+    row('watch', `${base}/${fx.a}/api/v1/configmaps${watchHistoryQ}`, reads),
+    row('get', `${base}/${fx.a}/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5`, reads, undefined, ['value-lapis-6d']),
+    // tenant-a's unlabelled ConfigMap: not there for the provider.
+    row('get', `${base}/${fx.a}/api/v1/namespaces/ns-a/configmaps/cm-amethyst-a7`, isProvider ? 404 : 403),
+    row('get', `${base}/${fx.a}/api/v1/namespaces/ns-a/configmaps/cm-amethyst-a7`, isProvider ? 404 : 403, PARTIAL_ONE),
+    // Unclaimed, and a tenant that did not bind.
+    row('unclaimed', `${base}/${fx.a}/api/v1/namespaces/ns-a/secrets/secret-garnet-a3`, isProvider ? 404 : 403),
+    row('unbound', `${base}/${fx.b}/api/v1/configmaps`, 403),
+  ];
+}
+
+/**
+ * The provider's writes through the narrowed claim, in order: each answers as kcp does and carries no marker of an
+ * object outside the selector. The others are refused every one (no apiexports/content on the export).
+ */
+function claimWriteRows(p: Principal): Row[] {
+  const cms = `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/${fx.a}/api/v1/namespaces/ns-a/configmaps`;
+  const isProvider = p === 'provider';
+  const shared = isProvider ? [...markers.aShared, fx.a] : [];
+  const row = (family: string, method: string, path: string, expected: number, body?: unknown, contentType?: string): Row => ({
+    principal: p,
+    family: `claim-write/${family}`,
+    method,
+    path,
+    expected: isProvider ? expected : 403,
+    allowed: isProvider && expected < 300 ? shared : [],
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    ...(contentType ? { contentType } : {}),
+  });
+  const outside = `${cms}/cm-amethyst-a7`;
+  const merge = 'application/merge-patch+json';
+  return [
+    row('deletecollection', 'DELETE', `${cms}?dryRun=All`, 200),
+    row('create', 'POST', cms, 403, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'planted-a', labels: { share: 'no' } } }),
+    row('create', 'POST', `${cms}?dryRun=All`, 403, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'planted-a', labels: { share: 'no' } } }),
+    row('update', 'PUT', outside, 404, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-amethyst-a7', labels: { share: 'yes' } }, data: { k: 'stolen' } }),
+    row('patch', 'PATCH', outside, 404, '{"metadata":{"labels":{"share":"yes"}}}', merge),
+    row('patch', 'PATCH', outside, 404, '{"metadata":{"labels":{"share":"yes"}}}', 'application/strategic-merge-patch+json'),
+    row('patch', 'PATCH', outside, 404, '[{"op":"add","path":"/metadata/labels","value":{"share":"yes"}}]', 'application/json-patch+json'),
+    row('apply', 'PATCH', `${outside}?fieldManager=p&force=true`, 409, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-amethyst-a7\ndata:\n  k: stolen\n', 'application/apply-patch+yaml'),
+    row('delete', 'DELETE', `${outside}?dryRun=All`, 403),
+    row('delete', 'DELETE', outside, 403),
+    row('move out', 'PATCH', `${cms}/cm-shared-lapis-a5`, 403, '{"metadata":{"labels":{"share":"no"}}}', merge),
+    row('move out', 'PATCH', `${cms}/cm-shared-lapis-a5?dryRun=All`, 403, '[{"op":"replace","path":"/metadata/labels/share","value":"no"}]', 'application/json-patch+json'),
+    // Last: the one write the provider may make here, deleting what the claim selects (and only that).
+    row('deletecollection', 'DELETE', cms, 200),
+  ];
+}
+
+/**
+ * Reserved fields and system objects (kcp's ReservedMetadata, LogicalCluster, PathAnnotation, system CRD admission):
+ * every principal rewrites each tenant's LogicalCluster (its path, API set, type, object cap, phase label, spec,
+ * status) by each write path, creates and deletes it, plants a Shard, binds a path that is in no workspace tree, and
+ * the provider writes a reserved label through its claim. A workspace's own admin is refused by the write authority
+ * (with kcp's message), everyone else already by authorization; nothing may change.
+ */
+function reservedWriteRows(p: Principal): Row[] {
+  const rows: Row[] = [];
+  const merge = 'application/merge-patch+json';
+  const json = 'application/json-patch+json';
+  const strategic = 'application/strategic-merge-patch+json';
+  const apply = 'application/apply-patch+yaml';
+  for (const tenant of ['a', 'b'] as const) {
+    const admin = (p === 'adminA' && tenant === 'a') || (p === 'saB' && tenant === 'b');
+    const ws = `/clusters/root:tenant-${tenant}`;
+    const lc = `${ws}/apis/core.kcp.io/v1alpha1/logicalclusters`;
+    const row = (family: string, method: string, path: string, reason: string, body?: string, contentType?: string): Row => ({
+      principal: p,
+      family: `reserved-write/${family}`,
+      method,
+      path,
+      expected: 403,
+      allowed: [],
+      ...(admin ? { message: `logicalclusters.core.kcp.io "cluster" is forbidden: ${reason}` } : {}),
+      ...(body !== undefined ? { body, ...(contentType ? { contentType } : {}) } : {}),
+    });
+    const system = (key: string, what = 'annotation') => `modification of system-reserved ${what}: "${key}"`;
+    rows.push(
+      row('path', 'PATCH', `${lc}/cluster`, system('kcp.io/path'), '{"metadata":{"annotations":{"kcp.io/path":"root:provider"}}}', merge),
+      row('path', 'PATCH', `${lc}/cluster?dryRun=All`, system('kcp.io/path'), '[{"op":"remove","path":"/metadata/annotations/kcp.io~1path"}]', json),
+      row('api set', 'PATCH', `${lc}/cluster`, system('internal.kcpt.dev/apis'), '{"metadata":{"annotations":{"internal.kcpt.dev/apis":"tenancy.kcp.io,shards.core.kcp.io"}}}', strategic),
+      row('type', 'PATCH', `${lc}/cluster?fieldManager=m&force=true`, system('internal.tenancy.kcp.io/type'), 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\n  annotations:\n    internal.tenancy.kcp.io/type: root:root\n', apply),
+      row('object cap', 'PATCH', `${lc}/cluster`, 'modification of admin-reserved annotation: "core.kcp.io/max-total-objects"', '{"metadata":{"annotations":{"core.kcp.io/max-total-objects":"99999999"}}}', merge),
+      row('phase label', 'PATCH', `${lc}/cluster`, system('tenancy.kcp.io/phase', 'label'), '{"metadata":{"labels":{"tenancy.kcp.io/phase":"Initializing"}}}', merge),
+      row('spec', 'PATCH', `${lc}/cluster`, 'spec.initializers is immutable', '{"spec":{"initializers":["root:tenant-b:gate"]}}', merge),
+      row('status', 'PATCH', `${lc}/cluster/status`, 'status.initializers do not equal spec.initializers', '{"status":{"phase":"Initializing","initializers":["root:tenant-a:gate-type"]}}', merge),
+      row('status', 'PATCH', `${lc}/cluster/status?fieldManager=m&force=true`, 'status.URL can only be changed by system privileged users', 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\nstatus:\n  URL: https://evil.example/\n', apply),
+      row('create', 'POST', lc, 'LogicalCluster cannot be created', '{"apiVersion":"core.kcp.io/v1alpha1","kind":"LogicalCluster","metadata":{"name":"cluster"}}'),
+      row('delete', 'DELETE', `${lc}/cluster?dryRun=All`, 'LogicalCluster cannot be deleted'),
+      row('deletecollection', 'DELETE', `${lc}?dryRun=All`, 'LogicalCluster cannot be deleted'),
+      {
+        principal: p,
+        family: 'reserved-write/shard',
+        method: 'POST',
+        path: `${ws}/apis/core.kcp.io/v1alpha1/shards`,
+        body: '{"apiVersion":"core.kcp.io/v1alpha1","kind":"Shard","metadata":{"name":"evil"},"spec":{"baseURL":"https://evil.example:6443"}}',
+        expected: admin ? 404 : 403,
+        allowed: [],
+      },
+      {
+        principal: p,
+        family: 'reserved-write/binding to no workspace',
+        method: 'POST',
+        path: `${ws}/apis/apis.kcp.io/v1alpha2/apibindings`,
+        body: JSON.stringify(apiBinding('nowhere', EXPORT, { exportPath: 'root:no-such-workspace' })),
+        expected: 403,
+        allowed: [],
+        ...(admin ? { message: `apibindings.apis.kcp.io "nowhere" is forbidden: unable to create APIBinding: no permission to bind to export root:no-such-workspace:${EXPORT}` } : {}),
+      },
+    );
+  }
+  const shared = `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/${fx.a}/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5`;
+  rows.push({
+    principal: p,
+    family: 'reserved-write/claimed object',
+    method: 'PATCH',
+    path: shared,
+    body: '{"metadata":{"labels":{"share":"yes","tenancy.kcp.io/phase":"Ready"}}}',
+    contentType: merge,
+    expected: 403,
+    allowed: [],
+    ...(p === 'provider' ? { message: 'configmaps "cm-shared-lapis-a5" is forbidden: modification of system-reserved label: "tenancy.kcp.io/phase"' } : {}),
+  });
   return rows;
 }
 
@@ -399,7 +569,7 @@ function liveRows(p: Principal): Row[] {
   });
   const enters = a ? [fx.a] : b ? [fx.b] : [];
   // A watch without a resourceVersion starts with the current objects (kube's semantics), so the old markers too.
-  const seesA = [...markers.a, ...markers.aLate, fx.a];
+  const seesA = [...markers.a, ...markers.aShared, ...markers.aLate, fx.a];
   const seesB = [...markers.b, ...markers.bLate, fx.b];
   const bound = [...markers.aBound, ...markers.aBoundLate, fx.a];
   return [
@@ -427,8 +597,18 @@ async function writeLateMarkers(): Promise<void> {
   ]);
 }
 
-async function ask(p: Principal, path: string, headers?: Record<string, string>): Promise<HttpAnswer> {
-  return apiRequest(e2e.server, path, { token: tokenOf(p), headers });
+function messageOf(answer: HttpAnswer): string | undefined {
+  try {
+    return answer.json().message as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function ask(p: Principal, path: string, headers?: Record<string, string>, write?: Pick<Row, 'method' | 'body' | 'contentType'>): Promise<HttpAnswer> {
+  if (!write?.method) return apiRequest(e2e.server, path, { token: tokenOf(p), headers });
+  const sent = write.body !== undefined ? { body: write.body, headers: { ...headers, 'content-type': write.contentType ?? 'application/json' } } : { headers };
+  return apiRequest(e2e.server, path, { token: tokenOf(p), method: write.method, ...sent });
 }
 
 function named(path: string, headers?: Record<string, string>): string {
@@ -467,10 +647,11 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
   const all = allMarkers();
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
-      const where = `${row.principal} ${row.family} GET ${row.path}`;
-      const answer = await ask(row.principal, row.path, row.headers);
+      const where = `${row.principal} ${row.family} ${row.method ?? 'GET'} ${row.path}`;
+      const answer = await ask(row.principal, row.path, row.headers, row);
       out.checks += 2;
       if (answer.status !== row.expected) out.wrongStatus.push(`${where}: ${answer.status}, expected ${row.expected}: ${answer.body.slice(0, 240)}`);
+      else if (row.message !== undefined && messageOf(answer) !== row.message) out.wrongStatus.push(`${where}: said ${answer.body.slice(0, 240)}, expected ${row.message}`);
       const names = leaked(answer.body, row, all);
       if (names.length > 0) out.leaks.push(`${where}: names ${names.join(', ')}: ${answer.body.slice(0, 240)}`);
       if (row.mustSee) {
@@ -545,6 +726,12 @@ beforeAll(async () => {
   // The provider: an export of gizmos, and its controller's identity with apiexports/content on it.
   await adminCreate(p, '/apis/apis.kcp.io/v1alpha1/apiresourceschemas', resourceSchema({ group: EXPORT_GROUP, plural: EXPORT, kind: 'Gizmo', openAPI: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }));
   await adminCreate(p, '/apis/apis.kcp.io/v1alpha2/apiexports', apiExport({ name: EXPORT, group: EXPORT_GROUP, plural: EXPORT }));
+  await adminCreate(p, '/apis/apis.kcp.io/v1alpha1/apiresourceschemas', resourceSchema({ group: CLAIMS_GROUP, plural: 'shares', kind: 'Share' }));
+  await adminCreate(
+    p,
+    '/apis/apis.kcp.io/v1alpha2/apiexports',
+    apiExport({ name: CLAIMS_EXPORT, group: CLAIMS_GROUP, plural: 'shares', permissionClaims: [{ group: '', resource: 'configmaps', verbs: CLAIM_VERBS }] }),
+  );
   fx.providerToken = await serviceAccountToken(p, 'gizmo-controller');
   await adminCreate(p, `${rbac}/clusterroles`, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -553,6 +740,7 @@ beforeAll(async () => {
     rules: [
       { nonResourceURLs: ['/'], verbs: ['access'] },
       { apiGroups: ['apis.kcp.io'], resources: ['apiexports/content'], resourceNames: [EXPORT], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['apis.kcp.io'], resources: ['apiexports/content'], resourceNames: [CLAIMS_EXPORT], verbs: ['*'] },
     ],
   });
   await bind(p, 'gizmo-content', 'gizmo-content', saSubject('gizmo-controller'));
@@ -567,6 +755,14 @@ beforeAll(async () => {
       crdObject({ group: PRIVATE_GROUP, plural: 'zirconites', kind: 'Zirconite', schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }),
     ),
     adminCreate(a, '/apis/apis.kcp.io/v1alpha2/apibindings', apiBinding(EXPORT, EXPORT, { exportPath: p })),
+    adminCreate(
+      a,
+      '/apis/apis.kcp.io/v1alpha2/apibindings',
+      apiBinding(CLAIMS_EXPORT, CLAIMS_EXPORT, {
+        exportPath: p,
+        permissionClaims: [{ group: '', resource: 'configmaps', verbs: CLAIM_VERBS, state: 'Accepted', selector: { matchLabels: { share: 'yes' } } }],
+      }),
+    ),
   ]);
   await eventually('the CRD and the binding served in tenant-a', async () => {
     const [crd, bound] = await Promise.all([admin(`/clusters/${a}/apis/${PRIVATE_GROUP}/v1`), admin(`/clusters/${a}/apis/${EXPORT_GROUP}/v1`)]);
@@ -574,6 +770,7 @@ beforeAll(async () => {
   });
   await Promise.all([
     adminCreate(a, '/api/v1/namespaces/ns-a/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-amethyst-a7' }, data: { k: 'value-amethyst-9f1' } }),
+    adminCreate(a, '/api/v1/namespaces/ns-a/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-shared-lapis-a5', labels: { share: 'yes' } }, data: { k: 'value-lapis-6d' } }),
     adminCreate(a, '/api/v1/namespaces/ns-a/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'secret-garnet-a3' }, stringData: { password: 'pw-garnet-5e2' } }),
     adminCreate(a, `/apis/${PRIVATE_GROUP}/v1/namespaces/ns-a/zirconites`, { apiVersion: `${PRIVATE_GROUP}/v1`, kind: 'Zirconite', metadata: { name: 'cr-zircon-a1' }, spec: { payload: 'payload-zircon-77' } }),
     adminCreate(a, `/apis/${EXPORT_GROUP}/v1/namespaces/ns-a/${EXPORT}`, { apiVersion: `${EXPORT_GROUP}/v1`, kind: 'Gizmo', metadata: { name: 'gizmo-beryl-a4' }, spec: { payload: 'payload-beryl-31' } }),
@@ -601,6 +798,9 @@ beforeAll(async () => {
   // Everyone's RBAC and the provider's virtual workspace are live before the walk.
   await eventually('user-2 reads tenant-a', async () => ((await ask('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
   await eventually('robot-b reads tenant-b', async () => ((await ask('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
+  await eventually('the provider reads the ConfigMap tenant-a shares', async () =>
+    (await ask('provider', `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/*/api/v1/configmaps`)).body.includes('cm-shared-lapis-a5') ? true : undefined,
+  );
   await eventually('the provider lists gizmos', async () =>
     (await ask('provider', `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`)).body.includes('gizmo-beryl-a4') ? true : undefined,
   );
@@ -646,6 +846,42 @@ describe('the isolation matrix', () => {
     const outcome = await streams;
     console.log(`isolation matrix, live watches: ${rows.length} rows, ${outcome.checks} checks; leaks: ${outcome.leaks.length}`);
     const report = [...outcome.leaks.map((l) => `LEAK ${l}`), ...outcome.wrongStatus.map((w) => `STATUS ${w}`)];
+    expect(report.join('\n')).toBe('');
+  }, 60_000);
+  it('no principal writes a reserved field or a system object, by any write path', async () => {
+    const essence = async (tenant: string) => {
+      const lc = (await admin(`/clusters/root:${tenant}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`)).json();
+      return JSON.stringify([lc.metadata.annotations, lc.metadata.labels, lc.metadata.finalizers, lc.spec, lc.status]);
+    };
+    const before = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
+    const rows = principals.flatMap(reservedWriteRows);
+    const outcome = await run(rows, 4);
+    console.log(`isolation matrix, reserved writes: ${rows.length} rows, ${outcome.checks} checks; wrong answers: ${outcome.wrongStatus.length}`);
+    const after = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
+    const shared = (await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5')).json();
+    const report = [
+      ...outcome.leaks.map((l) => `LEAK ${l}`),
+      ...outcome.wrongStatus.map((w) => `STATUS ${w}`),
+      ...after.flatMap((a, i) => (a === before[i] ? [] : [`CHANGED tenant-${'ab'[i]}'s LogicalCluster: ${a}`])),
+      ...(shared.metadata?.labels?.['tenancy.kcp.io/phase'] === undefined ? [] : ['LABELLED cm-shared-lapis-a5']),
+    ];
+    expect(report.join('\n')).toBe('');
+  }, 120_000);
+
+  it('the provider’s writes through a narrowed claim reach only the objects it selects, by every verb', async () => {
+    // The others first (all refused), then the provider's in order: its last row deletes what the claim selects.
+    const others = await run(principals.filter((p) => p !== 'provider').flatMap(claimWriteRows));
+    const provider = await run(claimWriteRows('provider'), 1);
+    const outcome = { leaks: [...others.leaks, ...provider.leaks], wrongStatus: [...others.wrongStatus, ...provider.wrongStatus] };
+    console.log(`isolation matrix, claim writes: ${principals.length * claimWriteRows('provider').length} rows, ${others.checks + provider.checks} checks; leaks: ${outcome.leaks.length}`);
+    const unlabelled = (await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-amethyst-a7')).json();
+    const report = [
+      ...outcome.leaks.map((l) => `LEAK ${l}`),
+      ...outcome.wrongStatus.map((w) => `STATUS ${w}`),
+      ...(JSON.stringify([unlabelled.metadata.labels, unlabelled.data]) === JSON.stringify([undefined, { k: 'value-amethyst-9f1' }]) ? [] : [`CHANGED cm-amethyst-a7: ${JSON.stringify(unlabelled)}`]),
+      ...((await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/planted-a')).status === 404 ? [] : ['PLANTED planted-a']),
+      ...((await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5')).status === 404 ? [] : ['NOT DELETED cm-shared-lapis-a5 (the provider’s allowed delete-collection)']),
+    ];
     expect(report.join('\n')).toBe('');
   }, 60_000);
 });

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../common/errors.js';
 import type { KubeClient } from '../common/http-client.js';
-import type { AcceptablePermissionClaim } from './bind-args.js';
+import type { AcceptablePermissionClaim, ExportedClaim } from './bind-args.js';
 import type { APIResourceSchema } from './snapshot.js';
 
 export const group = 'apis.kcp.io';
@@ -22,6 +22,8 @@ export interface Meta {
 export interface Condition {
   type: string;
   status: string;
+  /** kcp's: Error (also when unset), Warning, or Info for a step in progress. */
+  severity?: string;
   reason?: string;
   message?: string;
 }
@@ -37,7 +39,7 @@ export interface APIExport {
   apiVersion?: string;
   kind?: string;
   metadata: Meta;
-  spec?: { resources?: ExportResource[]; permissionClaims?: { group: string; resource: string; identityHash?: string; verbs?: string[] }[]; [k: string]: unknown };
+  spec?: { resources?: ExportResource[]; permissionClaims?: ExportedClaim[]; [k: string]: unknown };
   status?: { identityHash?: string; conditions?: Condition[] };
 }
 
@@ -51,6 +53,8 @@ export interface APIBinding {
     phase?: string;
     conditions?: Condition[];
     apiExportClusterName?: string;
+    /** The export's claims, as the server shows them to the consumer. */
+    exportPermissionClaims?: ExportedClaim[];
     boundResources?: { group: string; resource: string; schema?: { name?: string; UID?: string; identityHash?: string } }[];
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../common/errors.js';
-import { checkClaimFlagCombinations, claimsFromFlags, parseExportReference, parseTimeout } from './bind-args.js';
+import { checkClaimFlagCombinations, claimsAsExported, claimsFromFlags, parseExportReference, parseTimeout } from './bind-args.js';
 
 const none = { acceptAll: false, rejectAll: false };
 
@@ -20,11 +20,11 @@ describe('bind arguments', () => {
     expect(() => parseExportReference('widgets')).toThrow(UsageError);
   });
 
-  it('parses claims: comma lists and repeats, core = the empty group, verbs * and matchAll', () => {
+  it('parses claims: comma lists and repeats, core = the empty group', () => {
     expect(claimsFromFlags({ ...none, accept: ['secrets.core,configmaps.core'], reject: ['widgets.demo.kcpt.dev'] })).toEqual([
-      { group: '', resource: 'secrets', verbs: ['*'], selector: { matchAll: true }, state: 'Accepted' },
-      { group: '', resource: 'configmaps', verbs: ['*'], selector: { matchAll: true }, state: 'Accepted' },
-      { group: 'demo.kcpt.dev', resource: 'widgets', verbs: ['*'], selector: { matchAll: true }, state: 'Rejected' },
+      { group: '', resource: 'secrets', state: 'Accepted' },
+      { group: '', resource: 'configmaps', state: 'Accepted' },
+      { group: 'demo.kcpt.dev', resource: 'widgets', state: 'Rejected' },
     ]);
     expect(() => claimsFromFlags({ ...none, accept: ['secrets', 'configmaps.core', 'leases'] })).toThrow(
       'invalid accepted permission claims: [invalid permission claim "secrets" invalid permission claim "leases"]',
@@ -33,6 +33,27 @@ describe('bind arguments', () => {
     expect(() => claimsFromFlags({ ...none, accept: ['secrets.core'], reject: ['secrets.core'] })).toThrow(
       'accepted permission claim "secrets.core" conflicts with rejected permission claim "secrets.core"',
     );
+  });
+
+  it('records each claim exactly as the export makes it: its verbs, identity and default selector, never *', () => {
+    const exported = [
+      { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] },
+      { group: '', resource: 'secrets', verbs: ['get'], defaultSelector: { matchLabels: { app: 'x' } } },
+      { group: 'demo.kcpt.dev', resource: 'widgets', identityHash: 'abc', verbs: ['*'] },
+    ];
+    expect(claimsAsExported(exported, [{ group: '', resource: 'configmaps', state: 'Accepted' }, { group: 'demo.kcpt.dev', resource: 'widgets', state: 'Rejected' }], 'e')).toEqual([
+      { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], selector: { matchAll: true }, state: 'Accepted' },
+      { group: 'demo.kcpt.dev', resource: 'widgets', identityHash: 'abc', verbs: ['*'], selector: { matchAll: true }, state: 'Rejected' },
+    ]);
+    expect(claimsAsExported(exported, { all: 'Accepted' }, 'e').map((c) => [c.resource, c.verbs, c.selector])).toEqual([
+      ['configmaps', ['get', 'list', 'watch'], { matchAll: true }],
+      ['secrets', ['get'], { matchLabels: { app: 'x' } }],
+      ['widgets', ['*'], { matchAll: true }],
+    ]);
+    expect(() => claimsAsExported(exported, [{ group: '', resource: 'leases', state: 'Accepted' }], 'e')).toThrow(
+      'APIExport "e" claims no leases.core (its claims: configmaps.core, secrets.core, widgets.demo.kcpt.dev)',
+    );
+    expect(() => claimsAsExported([], [{ group: '', resource: 'leases', state: 'Rejected' }], 'e')).toThrow('APIExport "e" claims no leases.core (its claims: none)');
   });
 
   it('refuses the claim flag combinations kcp refuses, in kcp’s order', () => {

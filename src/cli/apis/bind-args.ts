@@ -1,9 +1,10 @@
 /**
  * kcp's `kubectl kcp bind apiexport` argument rules, pure: the `<path>:<export>` reference, the claim flags
  * (`resource.group`, `core` for the empty group, comma-separated or repeated), which claim flags may go together,
- * and the `--timeout` duration. Messages are kcp's.
+ * the claims recorded for them (the export's own, not kcp's plugin's `*` and matchAll), and the `--timeout`
+ * duration. Messages are kcp's.
  */
-import { UsageError } from '../common/errors.js';
+import { CliError, UsageError } from '../common/errors.js';
 import { isValidPath } from '../common/workspace-path.js';
 import { parseDuration } from '../start/flags.js';
 
@@ -14,14 +15,36 @@ export interface ExportReference {
 
 export type ClaimState = 'Accepted' | 'Rejected';
 
-/** An APIBinding v1alpha2 `spec.permissionClaims[]` entry as kcp's plugin writes it. */
+export interface ClaimSelector {
+  matchAll?: boolean;
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}
+
+/** An APIBinding v1alpha2 `spec.permissionClaims[]` entry: the export's claim as it stands, and the answer. */
 export interface AcceptablePermissionClaim {
   group: string;
   resource: string;
   identityHash?: string;
   verbs: string[];
-  selector: { matchAll: true };
+  selector: ClaimSelector;
   state: ClaimState;
+}
+
+/** What a claim flag names: a resource and whether it is accepted. */
+export interface ClaimChoice {
+  group: string;
+  resource: string;
+  state: ClaimState;
+}
+
+/** An APIExport `spec.permissionClaims[]` entry. */
+export interface ExportedClaim {
+  group?: string;
+  resource: string;
+  identityHash?: string;
+  verbs?: string[];
+  defaultSelector?: ClaimSelector;
 }
 
 export interface BindFlags {
@@ -56,9 +79,9 @@ export function checkClaimFlagCombinations(f: BindFlags): void {
   if (f.rejectAll && accept) throw new UsageError('cannot use --reject-all-permission-claims together with --accept-permission-claim');
 }
 
-/** A claim for every `resource.group` in the flag values (each value may hold a comma-separated list). */
-export function parseClaimFlags(values: string[] | undefined, state: ClaimState): AcceptablePermissionClaim[] {
-  const claims: AcceptablePermissionClaim[] = [];
+/** A choice for every `resource.group` in the flag values (each value may hold a comma-separated list). */
+export function parseClaimFlags(values: string[] | undefined, state: ClaimState): ClaimChoice[] {
+  const claims: ClaimChoice[] = [];
   const invalid: string[] = [];
   for (const item of (values ?? []).flatMap((v) => v.split(','))) {
     const dot = item.indexOf('.');
@@ -68,7 +91,7 @@ export function parseClaimFlags(values: string[] | undefined, state: ClaimState)
     }
     const resource = item.slice(0, dot);
     const group = item.slice(dot + 1);
-    claims.push(claim(group === 'core' ? '' : group, resource, state));
+    claims.push({ group: group === 'core' ? '' : group, resource, state });
   }
   if (invalid.length > 0) {
     throw new UsageError(`invalid ${state === 'Accepted' ? 'accepted' : 'rejected'} permission claims: [${invalid.join(' ')}]`);
@@ -76,8 +99,34 @@ export function parseClaimFlags(values: string[] | undefined, state: ClaimState)
   return claims;
 }
 
-export function claim(group: string, resource: string, state: ClaimState, identityHash?: string): AcceptablePermissionClaim {
-  return { group, resource, ...(identityHash ? { identityHash } : {}), verbs: ['*'], selector: { matchAll: true }, state };
+/**
+ * The claims the binding records: for each choice (or every claim, with `all`), the export's claim exactly as it
+ * stands (group, resource, identity hash and verbs; its default selector, matchAll without one), in the state chosen.
+ * Accepting means accepting what the export asks for now and nothing it may ask for later: never `*` unless the
+ * export claims `*`, so a provider that widens its claim gets nothing more until the consumer accepts again.
+ */
+export function claimsAsExported(exported: readonly ExportedClaim[], choices: readonly ClaimChoice[] | { all: ClaimState }, exportName: string): AcceptablePermissionClaim[] {
+  const asRecorded = (c: ExportedClaim, state: ClaimState): AcceptablePermissionClaim => ({
+    group: c.group ?? '',
+    resource: c.resource,
+    ...(c.identityHash ? { identityHash: c.identityHash } : {}),
+    verbs: [...(c.verbs ?? [])],
+    selector: c.defaultSelector ?? { matchAll: true },
+    state,
+  });
+  if ('all' in choices) return exported.map((c) => asRecorded(c, choices.all));
+  const claims: AcceptablePermissionClaim[] = [];
+  const unknown: string[] = [];
+  for (const choice of choices) {
+    const matching = exported.filter((c) => (c.group ?? '') === choice.group && c.resource === choice.resource);
+    if (matching.length === 0) unknown.push(claimName(choice));
+    for (const c of matching) claims.push(asRecorded(c, choice.state));
+  }
+  if (unknown.length > 0) {
+    const made = exported.map((c) => claimName({ group: c.group ?? '', resource: c.resource }));
+    throw new CliError(`APIExport "${exportName}" claims no ${unknown.join(', ')} (its claims: ${made.length > 0 ? made.join(', ') : 'none'})`);
+  }
+  return claims;
 }
 
 /** `secrets.core`, `widgets.example.com`: how a claim is named on the command line. */
@@ -85,8 +134,8 @@ export function claimName(c: { group: string; resource: string }): string {
   return `${c.resource}.${c.group || 'core'}`;
 }
 
-/** All claim flags → the claims, rejecting a resource that is both accepted and rejected. */
-export function claimsFromFlags(f: BindFlags): AcceptablePermissionClaim[] {
+/** All claim flags → the choices, rejecting a resource that is both accepted and rejected. */
+export function claimsFromFlags(f: BindFlags): ClaimChoice[] {
   checkClaimFlagCombinations(f);
   const accepted = parseClaimFlags(f.accept, 'Accepted');
   const rejected = parseClaimFlags(f.reject, 'Rejected');

@@ -6,9 +6,9 @@
 import type { CommandSpec, FlagSpec, FlagValues } from '../common/command-spec.js';
 import { UsageError } from '../common/errors.js';
 import { connectionFlags, workspaceFlag } from '../common/connection-flags.js';
-import { outputFlag, type OutputFormat } from '../common/output.js';
+import { dataOutputs, objectOutputs, outputFlag, outputOf } from '../common/output.js';
 
-const output = (flags: FlagValues) => flags.output as OutputFormat | undefined;
+const output = (flags: FlagValues) => outputOf(flags, dataOutputs);
 const strings = (value: FlagValues[string]) => (Array.isArray(value) ? value : typeof value === 'string' ? [value] : undefined);
 
 const filenameFlag: FlagSpec = {
@@ -28,16 +28,22 @@ export const exportSnapshotSpec: CommandSpec = {
   flags: [
     filenameFlag,
     { name: 'prefix', kind: 'string', description: "Prefix to use for the APIResourceSchema's name, before <resource>.<group>." },
-    { ...outputFlag, description: 'Output format: yaml (default) or json.' },
+    outputFlag(objectOutputs, 'Default: yaml.'),
   ],
   async run({ flags, io }) {
     const files = strings(flags.filename);
     const prefix = flags.prefix as string | undefined;
     const missing = [...(files?.length ? [] : ['--filename is required']), ...(prefix ? [] : ['--prefix is required'])];
     if (missing.length > 0) throw new UsageError(missing.length === 1 ? missing[0]! : `[${missing.join(', ')}]`);
-    const [{ readCrdFiles }, { crdToSchema, renderSchemas }] = await Promise.all([import('./crd-files.js'), import('./snapshot.js')]);
+    const format = outputOf(flags, objectOutputs) ?? { kind: 'yaml' };
+    const [{ readCrdFiles }, { crdToSchema, renderSchemas }, { printObjects }] = await Promise.all([
+      import('./crd-files.js'),
+      import('./snapshot.js'),
+      import('../common/output.js'),
+    ]);
     const schemas = readCrdFiles(files).map((crd) => crdToSchema(crd, prefix!));
-    io.out(await renderSchemas(schemas, output(flags) ?? 'yaml'));
+    if (format.kind === 'yaml' || format.kind === 'json') io.out(await renderSchemas(schemas, format.kind));
+    else await printObjects(io, format, schemas);
   },
 };
 
@@ -58,15 +64,16 @@ export const exportSpec: CommandSpec = {
     filenameFlag,
     { name: 'prefix', kind: 'string', description: 'Prefix of the schema names instead of v<YYMMDD>-<content hash>.' },
     workspaceFlag,
-    outputFlag,
+    outputFlag(),
     ...connectionFlags,
   ],
   async run({ args, flags, io }) {
     if (!strings(flags.filename)?.length) throw new UsageError('--filename is required');
+    const format = output(flags);
     const [{ withSession }, { runExport, checkExportName }] = await Promise.all([import('../common/session.js'), import('./export.js')]);
     checkExportName(args.name!);
     await withSession(flags, (s) =>
-      runExport(s, io, { name: args.name!, files: strings(flags.filename), prefix: flags.prefix as string | undefined, output: output(flags) }),
+      runExport(s, io, { name: args.name!, files: strings(flags.filename), prefix: flags.prefix as string | undefined, output: format }),
     );
   },
 };
@@ -76,10 +83,11 @@ export const exportListSpec: CommandSpec = {
   summary: 'List the APIExports of the current workspace: resources, schemas, bindings per schema, virtual workspace URLs.',
   examples: ['<%= config.bin %> export list', '<%= config.bin %> export list -w :root:provider -o json'],
   args: [],
-  flags: [workspaceFlag, outputFlag, ...connectionFlags],
+  flags: [workspaceFlag, outputFlag(), ...connectionFlags],
   async run({ flags, io }) {
+    const format = output(flags);
     const [{ withSession }, { runExportList }] = await Promise.all([import('../common/session.js'), import('./export-list.js')]);
-    await withSession(flags, (s) => runExportList(s, io, { output: output(flags) }));
+    await withSession(flags, (s) => runExportList(s, io, { output: format }));
   },
 };
 
@@ -88,7 +96,7 @@ export const exportInitSpec: CommandSpec = {
   summary: 'Create a starter API-provider project: a CRD, a sample object and a TypeScript controller for every consumer.',
   examples: ['<%= config.bin %> export init', '<%= config.bin %> export init my-provider'],
   args: [{ name: 'dir', description: 'Directory to create (default: api-provider); must not exist or be empty.' }],
-  flags: [outputFlag],
+  flags: [outputFlag()],
   async run({ args, flags, io }) {
     const { runExportInit } = await import('./init.js');
     await runExportInit(io, { dir: args.dir, output: output(flags) });
@@ -98,6 +106,9 @@ export const exportInitSpec: CommandSpec = {
 export const bindSpec: CommandSpec = {
   id: 'bind',
   summary: 'Bind an APIExport into the current workspace (kubectl kcp bind apiexport) and wait until it is bound.',
+  description:
+    "Fails at once when the APIBinding's conditions say why it cannot bind (no such export, a naming conflict), showing what it " +
+    'waits for meanwhile; an APIBinding it created that did not bind is deleted again.',
   examples: [
     '<%= config.bin %> bind root:provider:widgets',
     '<%= config.bin %> bind root:my-service:my-export --name my-binding --accept-permission-claim secrets.core,configmaps.core',
@@ -116,11 +127,13 @@ export const bindSpec: CommandSpec = {
     { name: 'reject-permission-claim', kind: 'string', multiple: true, description: 'Permission claims to reject: resource.group[,…]. Repeatable.' },
     { name: 'accept-all-permission-claims', kind: 'boolean', description: 'Accept all permission claims from the APIExport.' },
     { name: 'reject-all-permission-claims', kind: 'boolean', description: 'Reject all permission claims from the APIExport.' },
+    { name: 'ignore-existing', kind: 'boolean', description: 'Succeed when an APIBinding of that name for the same export already exists (waits until it is bound).' },
     workspaceFlag,
-    outputFlag,
+    outputFlag(objectOutputs, 'Then progress lines go to stderr.'),
     ...connectionFlags,
   ],
   async run({ args, flags, io }) {
+    const format = outputOf(flags, objectOutputs);
     const { checkClaimFlagCombinations, claimsFromFlags, parseExportReference, parseTimeout } = await import('./bind-args.js');
     const claimFlags = {
       accept: strings(flags['accept-permission-claim']),
@@ -135,7 +148,7 @@ export const bindSpec: CommandSpec = {
     const timeoutMs = parseTimeout(flags.timeout as string | undefined);
     const [{ withSession }, { runBind }] = await Promise.all([import('../common/session.js'), import('./bind.js')]);
     await withSession(flags, (s) =>
-      runBind(s, io, { reference, name: flags.name as string | undefined, timeoutMs, claims, acceptAll: claimFlags.acceptAll, rejectAll: claimFlags.rejectAll, output: output(flags) }),
+      runBind(s, io, { reference, name: flags.name as string | undefined, timeoutMs, claims, acceptAll: claimFlags.acceptAll, rejectAll: claimFlags.rejectAll, ignoreExisting: flags['ignore-existing'] === true, output: format }),
     );
   },
 };

@@ -1,11 +1,12 @@
 /**
  * Builds the oclif command class for a command spec (commands/*.ts export these), so --help, the manifest,
- * completion and usage errors come from oclif while the behaviour stays in the spec.
+ * completion and argument parsing come from oclif while the behaviour stays in the spec.
  */
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, type Command, Flags } from '@oclif/core';
 import type { CommandSpec } from './command-spec.js';
 import { executeSpec } from './execute.js';
 import { processIo } from './io.js';
+import { KcptCommand } from './kcpt-command.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyFlags = Record<string, any>;
@@ -18,6 +19,7 @@ export function oclifFlags(spec: CommandSpec): AnyFlags {
         hidden: f.hidden,
         helpGroup: f.helpGroup,
         ...(f.char ? { char: f.char as 'o' } : {}),
+        ...(f.env ? { env: f.env } : {}),
       };
       if (f.kind === 'boolean') return [f.name, Flags.boolean(common)];
       if (f.multiple) return [f.name, Flags.string({ ...common, multiple: true })];
@@ -29,7 +31,7 @@ export function oclifFlags(spec: CommandSpec): AnyFlags {
 
 export function commandClass(spec: CommandSpec): typeof Command {
   const args = Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description, required: a.required })]));
-  const SpecCommand = class extends Command {
+  const SpecCommand = class extends KcptCommand {
     static override summary = spec.summary;
     static override description = spec.description;
     static override examples = spec.examples ?? [];

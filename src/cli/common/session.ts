@@ -6,7 +6,8 @@ import { connectionFlagValues } from './connection-flags.js';
 import { resolveConfig, type ResolvedConfig } from './connection.js';
 import type { FlagValues } from './command-spec.js';
 import { KubeClient } from './http-client.js';
-import { serverForWorkspace } from './workspace-path.js';
+import { clusterUrl } from './workspace-path.js';
+import { resolveWorkspace } from './workspace-target.js';
 
 export interface Session {
   config: ResolvedConfig;
@@ -14,16 +15,17 @@ export interface Session {
 }
 
 /**
- * Resolves the kubeconfig from the connection flags (and `-w/--workspace`, when the command has it) and opens a
- * client; runs `body`, then closes the client.
+ * Resolves the kubeconfig from the connection flags (and `-w/--workspace`, when the command has it, in the one
+ * grammar of workspace-target.ts) and opens a client; runs `body`, then closes the client.
  */
 export async function withSession<T>(flags: FlagValues, body: (session: Session) => Promise<T>): Promise<T> {
   const config = resolveConfig(connectionFlagValues(flags));
-  if (typeof flags.workspace === 'string' && flags.workspace !== '') {
-    config.connection.server = serverForWorkspace(config.connection.server, flags.workspace);
-  }
   const client = new KubeClient(config.connection);
   try {
+    if (typeof flags.workspace === 'string' && flags.workspace !== '') {
+      const path = await resolveWorkspace(client, config.connection.server, flags.workspace);
+      config.connection.server = clusterUrl(new URL(client.baseUrl), path);
+    }
     return await body({ config, client });
   } finally {
     client.close();

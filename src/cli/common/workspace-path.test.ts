@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseName, clusterUrl, isValidPath, parentPath, parseClusterUrl, resolveDots, rootOf, serverForWorkspace } from './workspace-path.js';
+import { baseName, clusterUrl, isValidPath, parentPath, parseClusterUrl, resolveDots, rootOf } from './workspace-path.js';
 
 describe('workspace paths', () => {
   it('accepts kcp path grammar and rejects the rest', () => {
@@ -31,15 +31,5 @@ describe('workspace paths', () => {
     expect(clusterUrl(parsed!.base, 'root:users')).toBe('https://h:6443/proxy/clusters/root:users');
     expect(parseClusterUrl('https://h:6443')).toBeUndefined();
     expect(parseClusterUrl('https://h:6443/clusters/Bad')).toBeUndefined();
-  });
-
-  it('applies -w like kcp: absolute, relative, dots, errors', () => {
-    const server = 'https://h:6443/clusters/root:org';
-    expect(serverForWorkspace(server, ':root:users')).toBe('https://h:6443/clusters/root:users');
-    expect(serverForWorkspace(server, 'team')).toBe('https://h:6443/clusters/root:org:team');
-    expect(serverForWorkspace(server, '..')).toBe('https://h:6443/clusters/root');
-    expect(() => serverForWorkspace(server, '..:..:..')).toThrow('cannot go above the root workspace');
-    expect(() => serverForWorkspace(server, 'Team')).toThrow('invalid workspace path: Team');
-    expect(() => serverForWorkspace('https://h:6443', 'a')).toThrow('current URL "https://h:6443" does not point to a workspace');
   });
 });

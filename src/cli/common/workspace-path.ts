@@ -86,16 +86,3 @@ export function clusterUrl(base: URL, path: string): string {
   u.pathname = `${u.pathname.replace(/\/+$/, '')}/clusters/${path}`;
   return u.href;
 }
-
-/**
- * kcp's `-w/--workspace`: the server URL for a workspace given absolutely (`:root:a`) or relative to the current
- * server's workspace (`a:b`, `..`).
- */
-export function serverForWorkspace(server: string, workspace: string): string {
-  const parsed = parseClusterUrl(server);
-  if (!parsed) throw new CliError(`current URL "${server}" does not point to a workspace`);
-  const name = workspace.startsWith(':') ? workspace.slice(1) : joinPath(parsed.path, workspace);
-  const path = resolveDots(name, 'cannot go above the root workspace');
-  if (!isValidPath(path)) throw new CliError(`invalid workspace path: ${workspace}`);
-  return clusterUrl(parsed.base, path);
-}

@@ -13,9 +13,9 @@ import type { Io } from '../common/io.js';
 import { printData } from '../common/output.js';
 import { writePrivateFile } from '../common/private-file.js';
 import { clusterUrl } from '../common/workspace-path.js';
+import { resolveWorkspace } from '../common/workspace-target.js';
 import { parseDuration, StartUsageError } from '../start/flags.js';
 import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from './standalone-kubeconfig.js';
-import { resolveTargetWorkspace } from './target-workspace.js';
 
 interface ServiceAccountRef {
   namespace: string;
@@ -26,7 +26,8 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const serviceAccount = parseServiceAccount(flags['service-account'] as string | undefined);
   const expirationSeconds = tokenSeconds(flags.duration as string | undefined, serviceAccount);
   const config = resolveCredentials(flags, serviceAccount);
-  const workspace = await resolveTargetWorkspace(config.connection, workspaceArg);
+  const lookup = new KubeClient(config.connection);
+  const workspace = await resolveWorkspace(lookup, config.connection.server, workspaceArg).finally(() => lookup.close());
   const server = clusterUrl(new URL(baseUrlOf(config.connection.server)), workspace);
 
   let credentials: StandaloneKubeconfigInput['connection'];
@@ -50,7 +51,7 @@ export async function runKubeconfig(io: Io, workspaceArg: string | undefined, fl
   const namespace = (flags.namespace as string | undefined) ?? serviceAccount?.namespace;
   const kubeconfig = standaloneKubeconfig({ server, workspace, userName, connection: credentials, namespace });
   const output = flags.output as string | undefined;
-  if (output === 'json' || output === 'yaml') return printData(io, output, kubeconfig);
+  if (output === 'json' || output === 'yaml') return printData(io, { kind: output }, kubeconfig);
   const { dump } = await import('js-yaml');
   const text = dump(kubeconfig, { lineWidth: -1, noRefs: true, noArrayIndent: true });
   if (output === undefined || output === '-') return io.out(text);

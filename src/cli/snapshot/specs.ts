@@ -4,16 +4,18 @@
  */
 import type { CommandSpec, FlagSpec, FlagValues } from '../common/command-spec.js';
 import { connectionFlags } from '../common/connection-flags.js';
-import { outputFlag, type OutputFormat } from '../common/output.js';
+import { outputFlag, outputOf } from '../common/output.js';
+import { ROOT_DIRECTORY_ENV } from '../start/flags.js';
 
 const rootDirectoryFlag: FlagSpec = {
   name: 'root-directory',
   kind: 'string',
+  env: ROOT_DIRECTORY_ENV,
   description:
     'Root directory of the server (as given to kcpt start). With a server running there: talk to it as its shard admin; with none: work on its files directly.',
 };
 
-const output = (flags: FlagValues) => flags.output as OutputFormat | undefined;
+const output = (flags: FlagValues) => outputOf(flags);
 const text = (flags: FlagValues, name: string) => flags[name] as string | undefined;
 
 export const snapshotSaveSpec: CommandSpec = {
@@ -34,7 +36,7 @@ export const snapshotSaveSpec: CommandSpec = {
     { name: 'workspace', char: 'w', kind: 'string', description: 'Save only this workspace subtree (a path such as root:org:team).' },
     rootDirectoryFlag,
     { name: 'force', kind: 'boolean', description: 'Overwrite FILE if it exists.' },
-    outputFlag,
+    outputFlag(),
     ...connectionFlags,
   ],
   async run({ args, flags, io }) {
@@ -60,7 +62,7 @@ export const snapshotRestoreSpec: CommandSpec = {
     { name: 'as', kind: 'string', description: 'Restore a workspace snapshot into the running server as this new workspace path.' },
     rootDirectoryFlag,
     { name: 'force', kind: 'boolean', description: 'Without --as: replace the store the root directory already holds.' },
-    outputFlag,
+    outputFlag(),
     ...connectionFlags,
   ],
   async run({ args, flags, io }) {

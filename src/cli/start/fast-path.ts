@@ -27,7 +27,8 @@ export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
   }
   const values: StartFlagValues = {};
   for (const spec of startFlagSpecs) {
-    const raw = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
+    const given = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
+    const raw = given === undefined && spec.env && process.env[spec.env] ? process.env[spec.env] : given;
     if (raw === undefined) {
       values[spec.name] = spec.default;
       continue;
@@ -61,8 +62,8 @@ export async function tryFastStart(argv: string[]): Promise<boolean> {
   try {
     await launchStart(values, options, { log: (line) => process.stdout.write(`${line}\n`) });
   } catch (err) {
-    process.stderr.write(` ›   Error: ${(err as Error).message}\n`);
-    process.exitCode = 1;
+    const [{ reportError }, { processIo }] = await Promise.all([import('../common/report-error.js'), import('../common/io.js')]);
+    process.exitCode = await reportError(processIo(), err, 'start');
   }
   return true;
 }

@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
 import type { ServerOptions } from '../../engine/server.js';
+import { dataOutputs, parseOutput } from '../common/output.js';
 
 export interface StartFlagSpec {
   name: string;
@@ -18,10 +19,21 @@ export interface StartFlagSpec {
   max?: number;
   /** Test knobs, left out of --help. */
   hidden?: boolean;
+  /** An environment variable that stands in for the flag when it is not given. */
+  env?: string;
 }
 
+/** Where `kcpt start`, `stop`, `status`, `logs` and `snapshot` find their server when --root-directory is not given. */
+export const ROOT_DIRECTORY_ENV = 'KCPT_ROOT_DIRECTORY';
+
 export const startFlagSpecs: StartFlagSpec[] = [
-  { name: 'root-directory', type: 'string', default: '.kcp', description: 'Directory for the database, certificates and admin.kubeconfig.' },
+  {
+    name: 'root-directory',
+    type: 'string',
+    default: '.kcp',
+    env: ROOT_DIRECTORY_ENV,
+    description: `Directory for the database, certificates and admin.kubeconfig (default: $${ROOT_DIRECTORY_ENV}, else .kcp).`,
+  },
   { name: 'secure-port', type: 'integer', default: 6443, min: 0, max: 65535, description: 'HTTPS port to serve on (0 picks a free port).' },
   { name: 'bind-address', type: 'string', default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' },
   {
@@ -130,7 +142,7 @@ export const startFlagSpecs: StartFlagSpec[] = [
     description:
       'Run the server in the background (logs to kcpt.log in the root directory); returns once it answers /readyz. Stop it with `kcpt stop`.',
   },
-  { name: 'output', char: 'o', type: 'string', options: ['json', 'yaml'], description: 'With --detach: print where the server runs as json or yaml.' },
+  { name: 'output', char: 'o', type: 'string', description: 'With --detach: print where the server runs as json, yaml or jsonpath=TEMPLATE.' },
   { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
   { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
   { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
@@ -141,11 +153,14 @@ export type StartFlagValues = Record<string, string | number | boolean | undefin
 /** Flags that shape how `kcpt start` runs, not the server itself: the detached child does not get them. */
 export const launchOnlyFlags = new Set(['detach', 'output']);
 
-/** The server flags of `values` as argv (`--name value`), for the detached child to parse the same way. */
+/**
+ * The server flags of `values` as argv (`--name value`), for the detached child to parse the same way. Flags at their
+ * default are left out (the child applies the same defaults), so `ps` shows what was asked for.
+ */
 export function serverArgv(values: StartFlagValues): string[] {
   return startFlagSpecs.flatMap((spec) => {
     const value = values[spec.name];
-    if (launchOnlyFlags.has(spec.name) || value === undefined || value === false) return [];
+    if (launchOnlyFlags.has(spec.name) || value === undefined || value === false || value === spec.default) return [];
     return value === true ? [`--${spec.name}`] : [`--${spec.name}`, String(value)];
   });
 }
@@ -177,6 +192,13 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
   const int = (name: string) => values[name] as number;
   if (values.output !== undefined && !values.detach) {
     throw new StartUsageError('-o/--output prints where a detached server runs: use it with --detach');
+  }
+  if (values.output !== undefined) {
+    try {
+      parseOutput(String(values.output), dataOutputs);
+    } catch (err) {
+      throw new StartUsageError((err as Error).message);
+    }
   }
   const homePrefix = str('home-workspaces-root-prefix');
   if (homePrefix !== undefined && !homePrefixRe.test(homePrefix)) {

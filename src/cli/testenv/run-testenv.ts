@@ -4,8 +4,6 @@
  * the CRD installs; the kubeconfig written is `kcpt kubeconfig`'s standalone one, with the caller's credentials.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { installCRD } from '../apis/install-crd.js';
 import { readCrdFiles } from '../apis/crd-files.js';
@@ -13,12 +11,14 @@ import type { FlagValues } from '../common/command-spec.js';
 import { CliError } from '../common/errors.js';
 import { baseUrlOf } from '../common/http-client.js';
 import type { Io } from '../common/io.js';
-import { writePrivateFile } from '../common/private-file.js';
+import { printData, type OutputFormat } from '../common/output.js';
+import { privateTempDirectory, writePrivateFile } from '../common/private-file.js';
 import { withSession } from '../common/session.js';
-import { clusterUrl, isValidPath, parseClusterUrl } from '../common/workspace-path.js';
+import { clusterUrl } from '../common/workspace-path.js';
+import { resolveWorkspace } from '../common/workspace-target.js';
 import { standaloneKubeconfig } from '../kubeconfig/standalone-kubeconfig.js';
 import { parseTypeFlag, waitForReady } from '../ws/create.js';
-import { createWorkspace, type Workspace } from '../ws/workspace-api.js';
+import { createWorkspace, deleteWorkspace, type Workspace } from '../ws/workspace-api.js';
 
 const readyTimeoutMs = 60_000;
 
@@ -29,16 +29,21 @@ export interface TestEnvironment {
   url: string;
 }
 
-export async function runTestenv(io: Io, flags: FlagValues): Promise<void> {
+/** The names kcpt testenv gives its workspaces (and the only ones `kcpt testenv delete` deletes). */
+export const testenvNamePrefix = 'testenv-';
+
+export async function runTestenv(io: Io, flags: FlagValues, format: OutputFormat): Promise<void> {
   const crdFiles = flags.crd as string[] | undefined;
   // Read before anything is created: a wrong file leaves no workspace behind.
   const crds = crdFiles && crdFiles.length > 0 ? readCrdFiles(crdFiles).map(({ crd }) => crd) : [];
+  const out = flags['kubeconfig-out'] as string | undefined;
+  const directory = out === undefined ? testenvDirectory() : undefined;
   const env = await withSession(flags, async (session) => {
     const server = session.config.connection.server;
-    const parent = (flags.parent as string | undefined) ?? parseClusterUrl(server)?.path;
-    if (!parent) throw new CliError(`current URL "${server}" does not point to a workspace: pass --parent`);
-    if (!isValidPath(parent)) throw new CliError(`--parent: "${parent}" is not a workspace path such as root:org`);
-    const name = `testenv-${randomBytes(5).toString('hex')}`;
+    const parent = await resolveWorkspace(session.client, server, flags.parent as string | undefined);
+    const name = `${testenvNamePrefix}${randomBytes(5).toString('hex')}`;
+    const workspace = `${parent}:${name}`;
+    const file = path.resolve(out ?? path.join(directory!, `${workspace.replaceAll(':', '_')}.kubeconfig`));
     const type = flags.type as string | undefined;
     const body: Workspace = {
       apiVersion: 'tenancy.kcp.io/v1alpha1',
@@ -47,37 +52,35 @@ export async function runTestenv(io: Io, flags: FlagValues): Promise<void> {
       spec: type ? { type: parseTypeFlag(type) } : {},
     };
     let ws = await createWorkspace(session.client, parent, body);
-    if (ws.status?.phase !== 'Ready') ws = await waitForReady(session, parent, ws, readyTimeoutMs);
-    const workspace = `${parent}:${name}`;
+    const url = clusterUrl(new URL(baseUrlOf(server)), workspace);
     try {
+      if (ws.status?.phase !== 'Ready') ws = await waitForReady(session, parent, ws, readyTimeoutMs);
       await Promise.all(crds.map((crd) => installCRD(session.client, workspace, crd as Record<string, unknown>, readyTimeoutMs)));
+      const kubeconfig = standaloneKubeconfig({ server: url, workspace, userName: session.config.userName || 'user', connection: session.config.connection });
+      const { dump } = await import('js-yaml');
+      try {
+        writePrivateFile(file, dump(kubeconfig, { lineWidth: -1, noRefs: true, noArrayIndent: true }));
+      } catch (err) {
+        throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+      }
     } catch (err) {
       // No half-prepared workspace is left behind for a suite to trip over.
-      await session.client.request('DELETE', `/clusters/${parent}/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`).catch(() => {});
+      await deleteWorkspace(session.client, parent, name).catch(() => {});
       throw err;
-    }
-
-    const url = clusterUrl(new URL(baseUrlOf(server)), workspace);
-    const kubeconfig = standaloneKubeconfig({ server: url, workspace, userName: session.config.userName || 'user', connection: session.config.connection });
-    const file = path.resolve((flags['kubeconfig-out'] as string | undefined) ?? defaultKubeconfigFile(workspace));
-    const { dump } = await import('js-yaml');
-    try {
-      writePrivateFile(file, dump(kubeconfig, { lineWidth: -1, noRefs: true, noArrayIndent: true }));
-    } catch (err) {
-      throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
     }
     return { kubeconfig: file, workspace, clusterName: ws.spec?.cluster ?? '', url };
   });
-  io.out(flags.output === 'env' ? envLines(env) : `${JSON.stringify(env, null, 4)}\n`);
+  if (format.kind === 'env') io.out(envLines(env));
+  else await printData(io, format, env);
 }
 
-/** `<tmp>/kcpt-testenv-<uid>/<path>.kubeconfig`, in a directory only this user can read. */
-function defaultKubeconfigFile(workspace: string): string {
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  const dir = path.join(tmpdir(), `kcpt-testenv-${uid}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return path.join(dir, `${workspace.replaceAll(':', '_')}.kubeconfig`);
+/** Where kcpt testenv writes kubeconfigs by default: a directory of the user's own under the system temp directory. */
+export function testenvDirectory(): string {
+  const dir = privateTempDirectory('kcpt-testenv');
+  if (!dir) throw new CliError('the temp directory kcpt-testenv-<uid> is not a private directory of yours (another user could read the kubeconfig): pass --kubeconfig-out FILE');
+  return dir;
 }
+
 
 function envLines(env: TestEnvironment): string {
   const quote = (v: string) => (/^[\w@%+=:,./-]*$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);

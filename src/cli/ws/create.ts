@@ -6,7 +6,7 @@
  */
 import { ApiError, CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
-import { printData, type OutputFormat } from '../common/output.js';
+import { printObjects, type OutputFormat } from '../common/output.js';
 import { withProgress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
 import { parseClusterUrl } from '../common/workspace-path.js';
@@ -83,7 +83,7 @@ export async function createWorkspaceCommand(session: Session, io: Io, opts: Cre
     );
   }
   say(`${reference} is ready to use.\n`);
-  if (opts.output) await printData(io, opts.output, ws);
+  if (opts.output) await printObjects(io, opts.output, ws);
 
   if (opts.createContext) {
     await runCreateContext(session.config, { ...io, out: say }, {

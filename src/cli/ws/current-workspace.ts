@@ -1,4 +1,4 @@
-/** kcp's printCurrentWorkspace, plus `-o json|yaml` ({ workspace, type, url }). */
+/** kcp's printCurrentWorkspace, plus `-o json|yaml|jsonpath` ({ workspace, type, url }). */
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { parseClusterUrl } from '../common/workspace-path.js';
@@ -6,7 +6,7 @@ import { parseClusterUrl } from '../common/workspace-path.js';
 export interface PrintOptions {
   short: boolean;
   output?: OutputFormat;
-  /** Shown as `(type …)` after a switch; kcp never shows it for `.`. */
+  /** Shown as `(type …)` when known. */
   type?: string;
 }
 

@@ -1,48 +1,29 @@
 /**
  * `kcpt ws list`: every workspace the user may enter, from the workspace index virtual workspace
- * (`/services/workspaces/all/clusters/*`), sorted by path, as a kubectl-style table or -o json|yaml.
+ * (`/services/workspaces/all/clusters/*`), sorted by path, as a kubectl-style table (`-o wide` adds the URL), or as
+ * objects: a List of the Workspaces (each with its path in the `kcp.io/path` annotation), `-o name`, `-o jsonpath=…`.
  */
 import type { Io } from '../common/io.js';
-import { printData, type OutputFormat } from '../common/output.js';
+import { printObjects, type OutputFormat } from '../common/output.js';
+import { formatTable } from '../common/table.js';
 import type { Session } from '../common/session.js';
 import { listReachable, typeString, type Workspace } from './workspace-api.js';
 
-export interface ListedWorkspace {
-  path: string;
-  type: string;
-  phase: string;
-  url: string;
-}
-
-export function toListed(ws: Workspace): ListedWorkspace {
-  return {
-    path: ws.metadata.annotations?.['kcp.io/path'] ?? ws.metadata.name,
-    type: typeString(ws.spec?.type) ?? '',
-    phase: ws.status?.phase ?? '',
-    url: ws.spec?.URL ?? '',
-  };
-}
+const pathOf = (ws: Workspace) => ws.metadata.annotations?.['kcp.io/path'] ?? ws.metadata.name;
 
 export async function listWorkspaces(session: Session, io: Io, opts: { output?: OutputFormat }): Promise<void> {
-  const items = (await listReachable(session.client)).map(toListed).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  if (opts.output) {
-    await printData(io, opts.output, items);
-    return;
-  }
-  if (items.length === 0) {
+  const items = (await listReachable(session.client))
+    .map((ws) => ({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', ...ws }))
+    .sort((a, b) => (pathOf(a) < pathOf(b) ? -1 : pathOf(a) > pathOf(b) ? 1 : 0));
+  const table = (wide: boolean) =>
+    formatTable(
+      ['PATH', 'TYPE', 'PHASE', ...(wide ? ['URL'] : [])],
+      items.map((ws) => [pathOf(ws), typeString(ws.spec?.type) ?? '', ws.status?.phase ?? '', ...(wide ? [ws.spec?.URL ?? ''] : [])]),
+    );
+  if (items.length === 0 && (!opts.output || opts.output.kind === 'wide')) {
     io.err('No workspaces found.\n');
     return;
   }
-  io.out(formatTable(['PATH', 'TYPE', 'PHASE'], items.map((w) => [w.path, w.type, w.phase])));
-}
-
-/** kubectl's table layout: columns padded to the widest cell plus three spaces. */
-export function formatTable(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3)))
-      .join('')
-      .trimEnd();
-  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+  if (opts.output) return printObjects(io, opts.output, items, { renderTable: table });
+  io.out(table(false));
 }

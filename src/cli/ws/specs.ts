@@ -4,10 +4,10 @@
  */
 import type { CommandSpec, FlagSpec, FlagValues } from '../common/command-spec.js';
 import { connectionFlags, workspaceFlag } from '../common/connection-flags.js';
-import { outputFlag, type OutputFormat } from '../common/output.js';
+import { dataOutputs, objectOutputs, outputFlag, outputOf, tableOutputs } from '../common/output.js';
 
 const shortFlag: FlagSpec = { name: 'short', kind: 'boolean', description: 'Print only the name of the workspace, e.g. for integration into the shell prompt.' };
-const output = (flags: FlagValues) => flags.output as OutputFormat | undefined;
+const output = (flags: FlagValues) => outputOf(flags, dataOutputs);
 const interactiveFlag: FlagSpec = {
   name: 'interactive',
   char: 'i',
@@ -24,8 +24,9 @@ const browseRun: CommandSpec['run'] = async ({ flags, io }) => {
 const useRun: CommandSpec['run'] = async (input) => {
   const { args, flags, io } = input;
   if (flags.interactive === true) return browseRun(input);
+  const format = output(flags);
   const [{ withSession }, { useWorkspace }] = await Promise.all([import('../common/session.js'), import('./use.js')]);
-  await withSession(flags, (s) => useWorkspace(s, io, { name: args.workspace ?? '', short: flags.short === true, output: output(flags) }));
+  await withSession(flags, (s) => useWorkspace(s, io, { name: args.workspace ?? '', short: flags.short === true, output: format }));
 };
 
 export const wsSpec: CommandSpec = {
@@ -42,7 +43,7 @@ export const wsSpec: CommandSpec = {
     "<%= config.bin %> ws '~'",
   ],
   args: [{ name: 'workspace', description: 'Workspace to enter.' }],
-  flags: [shortFlag, interactiveFlag, outputFlag, ...connectionFlags],
+  flags: [shortFlag, interactiveFlag, outputFlag(), ...connectionFlags],
   run: useRun,
 };
 
@@ -52,7 +53,7 @@ export const wsUseSpec: CommandSpec = {
   summary: "Use the given workspace as the current one: '-' previous, '..' parent, '.' current, '~' home.",
   examples: ['<%= config.bin %> ws use :root:org:team', '<%= config.bin %> ws cd ..'],
   args: [{ name: 'workspace', description: 'Workspace to enter.', required: true }],
-  flags: [shortFlag, outputFlag, ...connectionFlags],
+  flags: [shortFlag, outputFlag(), ...connectionFlags],
   run: useRun,
 };
 
@@ -61,16 +62,8 @@ export const wsCurrentSpec: CommandSpec = {
   summary: "Print the current workspace. Same as 'kcpt ws .'.",
   examples: ['<%= config.bin %> ws current', '<%= config.bin %> ws current --short'],
   args: [],
-  flags: [shortFlag, outputFlag, ...connectionFlags],
-  run: async ({ flags, io }) => {
-    const [{ resolveConfig }, { connectionFlagValues }, { printCurrentWorkspace }] = await Promise.all([
-      import('../common/connection.js'),
-      import('../common/connection-flags.js'),
-      import('./current-workspace.js'),
-    ]);
-    const config = resolveConfig(connectionFlagValues(flags));
-    await printCurrentWorkspace(io, config.connection.server, { short: flags.short === true, output: output(flags) });
-  },
+  flags: [shortFlag, outputFlag(), ...connectionFlags],
+  run: (input) => useRun({ ...input, args: { workspace: '.' } }),
 };
 
 export const wsTreeSpec: CommandSpec = {
@@ -83,14 +76,15 @@ export const wsTreeSpec: CommandSpec = {
     { name: 'wide', kind: 'boolean', description: 'Show the phases of each Workspace (ws=) and LogicalCluster (lc=).' },
     interactiveFlag,
     workspaceFlag,
-    outputFlag,
+    outputFlag(),
     ...connectionFlags,
   ],
   run: async (input) => {
     const { flags, io } = input;
     if (flags.interactive === true) return browseRun(input);
+    const format = output(flags);
     const [{ withSession }, { showTree }] = await Promise.all([import('../common/session.js'), import('./tree.js')]);
-    await withSession(flags, (s) => showTree(s, io, { full: flags.full === true, wide: flags.wide === true, output: output(flags) }));
+    await withSession(flags, (s) => showTree(s, io, { full: flags.full === true, wide: flags.wide === true, output: format }));
   },
 };
 
@@ -99,10 +93,11 @@ export const wsListSpec: CommandSpec = {
   summary: 'List every workspace you can enter, with its path, type and phase.',
   examples: ['<%= config.bin %> ws list', '<%= config.bin %> ws list -o json'],
   args: [],
-  flags: [outputFlag, ...connectionFlags],
+  flags: [outputFlag(tableOutputs, 'Without it, a table of path, type and phase.'), ...connectionFlags],
   run: async ({ flags, io }) => {
+    const format = outputOf(flags, tableOutputs);
     const [{ withSession }, { listWorkspaces }] = await Promise.all([import('../common/session.js'), import('./list.js')]);
-    await withSession(flags, (s) => listWorkspaces(s, io, { output: output(flags) }));
+    await withSession(flags, (s) => listWorkspaces(s, io, { output: format }));
   },
 };
 
@@ -126,10 +121,11 @@ export const wsCreateSpec: CommandSpec = {
     { name: 'location-selector', kind: 'string', description: 'A label selector to select the scheduling location of the created workspace.' },
     { name: 'create-context', kind: 'string', description: 'Create a kubeconfig context for the new workspace with the given name.' },
     workspaceFlag,
-    outputFlag,
+    outputFlag(objectOutputs, 'Then progress lines go to stderr.'),
     ...connectionFlags,
   ],
   run: async ({ args, flags, io }) => {
+    const format = outputOf(flags, objectOutputs);
     const [{ withSession }, { createWorkspaceCommand }, { askForMissing }] = await Promise.all([
       import('../common/session.js'),
       import('./create.js'),
@@ -150,7 +146,7 @@ export const wsCreateSpec: CommandSpec = {
         ignoreExisting: flags['ignore-existing'] === true,
         locationSelector: flags['location-selector'] as string | undefined,
         createContext: flags['create-context'] as string | undefined,
-        output: output(flags),
+        output: format,
       }),
     );
   },
@@ -161,7 +157,7 @@ export const wsCreateContextSpec: CommandSpec = {
   summary: 'Create a kubeconfig context for the current workspace and switch to it.',
   examples: ['<%= config.bin %> ws create-context', '<%= config.bin %> ws create-context my-team --overwrite'],
   args: [{ name: 'name', description: 'Name of the context (default: the current workspace path).' }],
-  flags: [{ name: 'overwrite', kind: 'boolean', description: 'Overwrite the context if it already exists.' }, outputFlag, ...connectionFlags],
+  flags: [{ name: 'overwrite', kind: 'boolean', description: 'Overwrite the context if it already exists.' }, outputFlag(), ...connectionFlags],
   run: async ({ args, flags, io }) => {
     const [{ resolveConfig }, { connectionFlagValues }, { runCreateContext }] = await Promise.all([
       import('../common/connection.js'),

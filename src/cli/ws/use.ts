@@ -1,22 +1,21 @@
 /**
- * `kcpt ws [ARG]` / `kcpt ws use ARG`: kcp's `kubectl ws` semantics. The argument is normalised first ($HOME → `~`,
- * `/` → `:`, `root…` without the leading colon noted and made absolute, nothing → `~`), then:
- * `-` swaps to the previous workspace, `:` goes to the root of the current tree, `.` prints the current workspace,
- * `~[:sub]` goes to the home workspace, anything else is a path (absolute with a leading `:`, else relative, with
- * `.`/`..` segments). The target is checked (discovery + the Workspace in its parent, in parallel) before the
- * kubeconfig is rewritten.
+ * `kcpt ws [ARG]` / `kcpt ws use ARG`: kcp's `kubectl ws` semantics, with workspace arguments read by the one grammar
+ * every command shares (src/cli/common/workspace-target.ts: `~`, `user:NAME`, `root…`, `..`). No argument goes home.
+ * `-` swaps to the previous workspace, `:` goes to the root of the current tree, `.` prints the current workspace;
+ * anything else is a workspace, checked (discovery + the Workspace in its parent, in parallel) before the kubeconfig
+ * is rewritten. Every form prints the workspace with its type, as kcp prints it after a switch.
  */
-import { homedir } from 'node:os';
 import { ApiError, CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import type { KubeClient } from '../common/http-client.js';
 import type { OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { baseName, clusterUrl, isValidPath, joinPath, parentPath, parseClusterUrl, resolveDots, rootOf, unexpandHome } from '../common/workspace-path.js';
+import { baseName, clusterUrl, parentPath, parseClusterUrl, rootOf } from '../common/workspace-path.js';
+import { resolveWorkspace } from '../common/workspace-target.js';
 import { checkPermissionClaims } from './claims.js';
 import { switchToUrl, swapToPrevious } from './context-rewrite.js';
 import { printCurrentWorkspace } from './current-workspace.js';
-import { getWorkspace, homePath, typeString } from './workspace-api.js';
+import { getWorkspace, typeString, workspaceType } from './workspace-api.js';
 
 export interface UseOptions {
   name: string;
@@ -26,35 +25,16 @@ export interface UseOptions {
   home?: string;
 }
 
-const rootNote = "Note: Using 'root:' to define an absolute path is no longer supported. Instead, use ':root' to specify an absolute path.\n";
-const homeNote = "Note: 'kubectl ws' now matches 'cd' semantics: go to home workspace. 'kubectl ws -' to go back. 'kubectl ws .' to print current workspace.\n";
-
-/** Step 1 of kcp's `ws use`: the argument as typed → the argument the cases below understand. */
-export function normalizeArgument(arg: string, opts: { home: string; short: boolean }): { name: string; notes: string[] } {
-  let name = unexpandHome(arg, opts.home);
-  const notes: string[] = [];
-  if ((name === 'root' || name.startsWith('root:')) && !opts.short) {
-    name = `:${name}`;
-    notes.push(rootNote);
-  }
-  if (name === '') {
-    if (!opts.short) notes.push(homeNote);
-    name = '~';
-  }
-  return { name, notes };
-}
-
 export async function useWorkspace(session: Session, io: Io, opts: UseOptions): Promise<void> {
   const { config, client } = session;
-  const { name: normalized, notes } = normalizeArgument(opts.name, { home: opts.home ?? homedir(), short: opts.short });
-  const rootNotes = notes.filter((n) => n === rootNote);
-  for (const note of rootNotes) io.err(note);
-  const homeNotes = notes.filter((n) => n === homeNote);
-  let name = normalized;
-
+  const name = opts.name === '' ? '~' : opts.name;
   const kubeconfig = config.kubeconfig;
   if (!kubeconfig.contexts.has(config.contextName)) throw new CliError(`current "${config.contextName}" context not found`);
-  const print = (url: string, type?: string) => printCurrentWorkspace(io, url, { short: opts.short, output: opts.output, type });
+  const print = async (url: string, type?: string) => {
+    // --short feeds shell prompts: it never waits for the server.
+    const shown = type ?? (opts.short ? undefined : await typeOfUrl(client, url));
+    await printCurrentWorkspace(io, url, { short: opts.short, output: opts.output, type: shown });
+  };
 
   if (name === '-') {
     const server = swapToPrevious(kubeconfig, config.contextName);
@@ -70,25 +50,17 @@ export async function useWorkspace(session: Session, io: Io, opts: UseOptions): 
   }
 
   const current = parseClusterUrl(config.connection.server);
+  if (!current) throw new CliError(`current URL "${config.connection.server}" does not point to a workspace`);
   if (name === ':') {
-    if (!current) throw new CliError(`current URL "${config.connection.server}" does not point to a workspace`);
-    const url = clusterUrl(current.base, rootOf(current.path));
-    await commit(url);
+    await commit(clusterUrl(current.base, rootOf(current.path)));
     return;
   }
-  if (name === '~' || name.startsWith('~:')) {
-    name = `:${await homePath(client)}${name.slice(1)}`;
-  }
-  if (!current) throw new CliError(`current URL "${config.connection.server}" does not point to a workspace`);
-  const absolute = name.startsWith(':') ? name.slice(1) : joinPath(current.path, name);
-  const path = resolveDots(absolute, 'cannot go up from root');
-  if (!isValidPath(path)) throw new CliError(`invalid workspace path: ${opts.name}`);
-
+  const path = await resolveWorkspace(client, config.connection.server, name, { tooHigh: 'cannot go up from root', home: opts.home });
   const url = clusterUrl(current.base, path);
   const claims = checkPermissionClaims(client, url);
   const [denied, parent] = await Promise.all([discoveryDenied(client, path), parentWorkspace(client, path)]);
-  if (denied && parent.notFound) throw new CliError(`workspace "${absolute}" not found`);
-  if (denied) throw new CliError(`access to workspace "${absolute}" denied`);
+  if (denied && parent.notFound) throw new CliError(`workspace "${path}" not found`);
+  if (denied) throw new CliError(`access to workspace "${path}" denied`);
   await commit(url, parent.type, claims);
 
   async function commit(url: string, type?: string, claims = checkPermissionClaims(client, url)): Promise<void> {
@@ -96,8 +68,13 @@ export async function useWorkspace(session: Session, io: Io, opts: UseOptions): 
     kubeconfig.save();
     await reportClaims(io, claims);
     await print(url, type);
-    for (const note of homeNotes) io.err(note);
   }
+}
+
+/** The type of the workspace a URL points at, or undefined where it cannot be told (not a workspace URL, no access). */
+async function typeOfUrl(client: KubeClient, url: string): Promise<string | undefined> {
+  const path = parseClusterUrl(url)?.path;
+  return path === undefined ? undefined : workspaceType(client, path).catch(() => undefined);
 }
 
 /** kcp's existence check: discovery forbidden (or empty) means the user cannot enter. */

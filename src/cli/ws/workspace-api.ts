@@ -37,6 +37,10 @@ export function createWorkspace(client: KubeClient, parentPath: string, body: Wo
   return client.post<Workspace>(`/clusters/${parentPath}${group}`, body);
 }
 
+export async function deleteWorkspace(client: KubeClient, parentPath: string, name: string): Promise<void> {
+  await client.request('DELETE', `/clusters/${parentPath}${group}/${encodeURIComponent(name)}`);
+}
+
 /**
  * The events of one workspace after `resourceVersion` (a watch on the parent's workspaces narrowed to the name),
  * until the server ends the watch after `timeoutSeconds` or `signal` aborts.
@@ -272,6 +276,23 @@ export async function logicalClusterPhase(client: KubeClient, path: string): Pro
   } catch {
     return 'Unknown';
   }
+}
+
+/**
+ * A workspace's type (`root:organization`): from its Workspace in the parent, else (a user who may enter their home
+ * but not read its Workspace in the bucket) from its own LogicalCluster, which records the type it was created with.
+ */
+export async function workspaceType(client: KubeClient, path: string): Promise<string | undefined> {
+  if (path === 'root') return 'root';
+  const parent = parentPath(path);
+  if (parent !== undefined) {
+    try {
+      return typeString((await getWorkspace(client, parent, baseName(path))).spec?.type);
+    } catch (err) {
+      if (!(err instanceof ApiError && (err.forbidden || err.notFound))) throw err;
+    }
+  }
+  return (await getLogicalCluster(client, path)).metadata?.annotations?.['internal.tenancy.kcp.io/type'] || undefined;
 }
 
 /** The canonical path (`kcp.io/path`) of the workspace an alias such as `user:<name>` reaches. */

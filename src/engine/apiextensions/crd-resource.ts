@@ -94,7 +94,8 @@ export function customResourceDefinitionType(store: Store, boundNames?: BoundNam
     strategy: {
       tracksGeneration: true,
       hasStatusSubresource: true,
-      allowUnconditionalUpdate: true,
+      // As kube's CRD strategy: a CRD is replaced only at the revision the writer read.
+      allowUnconditionalUpdate: false,
       defaults: (obj) => defaultCRD(obj as CustomResourceDefinition),
       prepareForCreate(obj, ctx) {
         specWrites.set(obj, {});

@@ -5,14 +5,14 @@ const exportWith = (claims: unknown[]) => ({ spec: { permissionClaims: claims } 
 const bindingWith = (claims: unknown[]) => ({ spec: { reference: { export: { name: 'e' } }, permissionClaims: claims } });
 
 describe('permission claims in force', () => {
-  it('needs the claim exported and accepted; verbs are the intersection, * on one side leaves the other', () => {
+  it('needs the claim exported and accepted; verbs are the intersection of both sets', () => {
     const exp = exportWith([
       { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'] },
-      { group: '', resource: 'secrets', verbs: ['*'] },
+      { group: '', resource: 'secrets', verbs: ['get', 'create', 'delete'] },
       { group: '', resource: 'namespaces', verbs: ['get'] },
     ]);
     const binding = bindingWith([
-      { group: '', resource: 'configmaps', verbs: ['*'], state: 'Accepted', selector: { matchAll: true } },
+      { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], state: 'Accepted', selector: { matchAll: true } },
       { group: '', resource: 'secrets', verbs: ['get', 'create'], state: 'Accepted', selector: { matchLabels: { team: 'a' } } },
       { group: '', resource: 'namespaces', verbs: ['get'], state: 'Rejected', selector: { matchAll: true } },
       { group: '', resource: 'events', verbs: ['get'], state: 'Accepted', selector: { matchAll: true } },
@@ -21,9 +21,22 @@ describe('permission claims in force', () => {
     expect([...inForce.keys()].sort()).toEqual(['configmaps//', 'secrets//']);
     expect(inForce.get('configmaps//')!.verbs).toEqual(['get', 'list', 'watch']);
     expect(inForce.get('secrets//')!.verbs).toEqual(['get', 'create']);
+    expect(inForce.get('secrets//')!.selector).toEqual({ matchLabels: { team: 'a' } });
     expect(inForce.get('secrets//')!.selects({ team: 'a' })).toBe(true);
     expect(inForce.get('secrets//')!.selects({ team: 'b' })).toBe(false);
     expect(inForce.get('configmaps//')!.selects(undefined)).toBe(true);
+  });
+
+  it('never widens an accepted claim: an export that asks for more (or *) gets only what was accepted', () => {
+    const accepted = bindingWith([{ group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], state: 'Accepted', selector: { matchAll: true } }]);
+    const widened = claimsInForce(accepted, exportWith([{ group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'update', 'create'] }]));
+    expect(widened.get('configmaps//')!.verbs).toEqual(['get', 'list', 'watch']);
+    const star = claimsInForce(accepted, exportWith([{ group: '', resource: 'configmaps', verbs: ['*'] }]));
+    expect(star.get('configmaps//')!.verbs).toEqual([]);
+    // The consumer's `*` is not a blank cheque either: it matches only an export's `*`.
+    const acceptedStar = bindingWith([{ group: '', resource: 'configmaps', verbs: ['*'], state: 'Accepted', selector: { matchAll: true } }]);
+    expect(claimsInForce(acceptedStar, exportWith([{ group: '', resource: 'configmaps', verbs: ['get'] }])).get('configmaps//')!.verbs).toEqual([]);
+    expect(claimsInForce(acceptedStar, exportWith([{ group: '', resource: 'configmaps', verbs: ['*'] }])).get('configmaps//')!.verbs).toEqual(['*']);
   });
 
   it('keys claims by identity: an accepted claim for another identity is not in force', () => {
@@ -38,9 +51,11 @@ describe('permission claims in force', () => {
     expect(claimsInForce(binding, exp).get('configmaps//')!.selects({ a: 'b' })).toBe(false);
   });
 
-  it('intersects verbs', () => {
+  it('intersects verbs as sets, * included', () => {
     expect(intersectVerbs(['get', 'list'], ['list', 'watch'])).toEqual(['list']);
-    expect(intersectVerbs(['*'], ['get'])).toEqual(['get']);
+    expect(intersectVerbs(['*'], ['get'])).toEqual([]);
+    expect(intersectVerbs(['get'], ['*'])).toEqual([]);
+    expect(intersectVerbs(['*', 'get'], ['*'])).toEqual(['*']);
     expect(intersectVerbs(undefined, ['get'])).toEqual([]);
   });
 });
@@ -73,6 +88,20 @@ describe('permission claim status', () => {
       severity: 'Error',
       message: '1 unexpected and/or invalid permission claims (showing first 1): unexpected/invalid claim for secrets. (identity "")',
     });
+  });
+
+  it('reports an export that changed its verbs after acceptance, * included', () => {
+    const binding = bindingWith([{ group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], state: 'Accepted', selector: { matchAll: true } }]);
+    const [valid] = permissionClaimStatus(binding, exportWith([{ group: '', resource: 'configmaps', verbs: ['*'] }])).conditions;
+    expect(valid).toEqual({
+      type: 'PermissionClaimsValid',
+      status: 'False',
+      reason: 'PermissionClaimsMismatch',
+      severity: 'Warning',
+      message: '1 permission claim(s) have mismatched verbs or selectors (showing first 1): configmaps. (verbs: accepted [get list watch], exported [*])',
+    });
+    const [again] = permissionClaimStatus(binding, exportWith([{ group: '', resource: 'configmaps', verbs: ['watch', 'list', 'get'] }])).conditions;
+    expect(again).toEqual({ type: 'PermissionClaimsValid', status: 'True' });
   });
 
   it('reports other verbs or a selector other than the default as PermissionClaimsMismatch', () => {

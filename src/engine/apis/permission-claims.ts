@@ -1,10 +1,13 @@
 /**
  * Permission claims (kcp-reference §1.7, §1.9): an APIExport asks for access to resources of its consumers'
  * workspaces (built-ins such as configmaps, or another export's resources by identity hash); each consumer answers
- * per claim in its APIBinding (`Accepted` with a selector, or `Rejected`). A claim is in force for a consumer when
- * it is both exported and accepted; the provider may then use the verbs both sides list, on the objects the
- * binding's selector picks. kcp labels claimed objects and filters on the label; kcpt decides the same thing at
- * read time from the binding, so accepting or rejecting a claim takes effect without rewriting any object.
+ * per claim in its APIBinding (`Accepted` with a selector and verbs, or `Rejected`). A claim is in force for a consumer
+ * when it is both exported and accepted; the provider may then use the verbs both sides list, on the objects the
+ * binding's selector picks. Verbs are compared as kcp's virtual workspace authorizer compares them, as plain sets:
+ * `*` on one side matches only `*` on the other, so an export that widens its claim (to more verbs, or to `*`) gains
+ * nothing until the consumer accepts the new verbs, and the binding's PermissionClaimsValid condition says they
+ * differ. kcp labels claimed objects and filters on the label; kcpt decides the same thing at read time from the
+ * binding, so accepting or rejecting a claim takes effect without rewriting any object.
  *
  * Pure functions: what is in force, and the binding status kcp's permission-claim controller writes
  * (`exportPermissionClaims`, `appliedPermissionClaims`, conditions PermissionClaimsValid / PermissionClaimsApplied).
@@ -34,8 +37,10 @@ export interface ClaimInForce {
   group: string;
   resource: string;
   identityHash: string;
-  /** Verbs of the export ∩ verbs of the binding (`*` stands for every verb). */
+  /** Verbs of the export ∩ verbs of the binding, as sets (`*` stays only when both list it, and then means every verb). */
   verbs: string[];
+  /** The selector the consumer accepted. */
+  selector: ClaimSelector | undefined;
   /** Whether an object (by its labels) is within the accepted selector. */
   selects(labels: Record<string, string> | undefined): boolean;
 }
@@ -45,13 +50,13 @@ export function claimKey(claim: Pick<PermissionClaim, 'group' | 'resource' | 'id
   return `${claim.resource}/${claim.group ?? ''}/${claim.identityHash ?? ''}`;
 }
 
-/** The verbs both lists allow; `*` on one side leaves the other side's list. */
+/**
+ * The verbs both lists allow, as plain sets (kcp's authorizer): `*` is a verb like any other here, so `*` on one side
+ * and `get` on the other allow nothing. The consumer's `*` never stretches to whatever the export asks for next.
+ */
 export function intersectVerbs(a: readonly string[] | undefined, b: readonly string[] | undefined): string[] {
-  const left = a ?? [];
-  const right = b ?? [];
-  if (left.includes('*')) return [...right];
-  if (right.includes('*')) return [...left];
-  return left.filter((verb) => right.includes(verb));
+  const right = new Set(b ?? []);
+  return [...new Set(a ?? [])].filter((verb) => right.has(verb));
 }
 
 export function verbAllowed(verbs: readonly string[], verb: string): boolean {
@@ -87,6 +92,7 @@ export function claimsInForce(binding: KubeObject, exportObj: KubeObject | undef
       resource: accepted.resource,
       identityHash: accepted.identityHash ?? '',
       verbs: intersectVerbs(offer.verbs, accepted.verbs),
+      selector: accepted.selector,
       selects: claimSelectorMatcher(accepted.selector),
     });
   }
@@ -104,7 +110,8 @@ export interface PermissionClaimStatus {
  * The permission-claim part of an APIBinding's status, given its export: the export's claims copied, the claims
  * that are both exported and accepted (as the binding states them), PermissionClaimsValid (False when the binding
  * accepts a claim the export does not make — InvalidPermissionClaims — or accepts one with other verbs or a selector
- * other than the export's default — PermissionClaimsMismatch, a warning) and PermissionClaimsApplied.
+ * other than the export's default — PermissionClaimsMismatch, a warning: the provider then has only the verbs both
+ * list) and PermissionClaimsApplied.
  */
 export function permissionClaimStatus(binding: KubeObject, exportObj: KubeObject): PermissionClaimStatus {
   const exported = claimsOf(exportObj);
@@ -162,14 +169,17 @@ export function permissionClaimStatus(binding: KubeObject, exportObj: KubeObject
   };
 }
 
+/**
+ * What differs between an accepted claim and the export's. Unlike kcp's controller, `*` is compared as a verb too (kcp
+ * calls `*` against a list a match while its authorizer then allows nothing): the condition says so whenever the
+ * provider has less than the export asks for.
+ */
 function mismatchOf(accepted: AcceptablePermissionClaim, offer: PermissionClaim): string[] {
   const problems: string[] = [];
   const a = accepted.verbs ?? [];
   const e = offer.verbs ?? [];
-  if (!a.includes('*') && !e.includes('*')) {
-    const same = a.length === e.length && a.every((v) => e.includes(v)) && e.every((v) => a.includes(v));
-    if (!same) problems.push(`verbs: accepted ${goList(a)}, exported ${goList(e)}`);
-  }
+  const same = a.every((v) => e.includes(v)) && e.every((v) => a.includes(v));
+  if (!same) problems.push(`verbs: accepted ${goList(a)}, exported ${goList(e)}`);
   if (offer.defaultSelector && JSON.stringify(sorted(accepted.selector ?? {})) !== JSON.stringify(sorted(offer.defaultSelector))) {
     problems.push('selector differs from defaultSelector');
   }

@@ -17,6 +17,7 @@ import {
 } from '../authorization/index.js';
 import { unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
+import { scopedStore, scopePredicate, type StorageScope } from '../registry/scoped-store.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
 import {
   aggregatedContentType,
@@ -28,14 +29,13 @@ import {
   negotiateDiscovery,
 } from './discovery.js';
 import type { OpenAPIService } from './openapi-service.js';
-import { OPENAPI_V2_PROTOBUF, openApiV2Json, openApiV2Protobuf, wantsOpenApiV2Protobuf } from './openapi/v2-document.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject, WriteGrant } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
-import { sendJson } from './responses.js';
+import { sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 import { ANONYMOUS, authenticatedUser, authenticateRequest } from './request-gate.js';
 
@@ -55,9 +55,17 @@ export interface VirtualWorkspacePath {
 export type VirtualTarget =
   | {
       resolved: ResolvedCluster;
+      /** Objects the request's lists and watches show (a view for reading; writes are not checked against it). */
       filter?: (obj: KubeObject) => boolean;
+      /**
+       * What the request may reach of the store, enforced for every verb: the request is served over a view of the
+       * store that hides every object outside the scope and refuses writes that would touch or leave one there.
+       */
+      scope?: StorageScope;
       /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
       watchRemoval?: ResourceServices['watchRemoval'];
+      /** What this virtual workspace lets the request write beyond its caller's clearance. */
+      grant?: WriteGrant;
       handle?: undefined;
     }
   | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
@@ -124,7 +132,11 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
     const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
-    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter);
+    if (target.scope) {
+      const scoped = scopedServices(served, target.scope);
+      return serveResolved(scoped, request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)), target.grant);
+    }
+    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
@@ -135,10 +147,12 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   if (home) info = parseRequestInfo(request.method, `/clusters/${home}${url.pathname}`, query);
   svc.metrics?.noteRequest(request, info);
 
-  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, serverVersion);
+  // kube writes /version indented (WriteRawJSON).
+  if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
     const ok = !info.path.startsWith('/readyz') || svc.isReady();
-    return reply.code(ok ? 200 : 503).header('content-type', 'text/plain; charset=utf-8').send(ok ? 'ok' : 'not ready');
+    reply.header('x-content-type-options', 'nosniff');
+    return sendBody(reply, ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ok' : 'not ready');
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
@@ -154,6 +168,20 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/**
+ * The services of a request a scope confines: its store is the scoped view and its generic store runs over that view,
+ * so every path of the handler reads and writes through the scope. What does not go through the store (minting a
+ * service account's token) is not offered.
+ */
+export function scopedServices<S extends ResourceServices>(svc: S, scope: StorageScope): S {
+  const store = scopedStore(svc.store, scope);
+  return { ...svc, store, generic: svc.generic.over(store), tokenRequests: undefined };
+}
+
+function both(a: ((obj: KubeObject) => boolean) | undefined, b: (obj: KubeObject) => boolean): (obj: KubeObject) => boolean {
+  return a ? (obj) => a(obj) && b(obj) : b;
 }
 
 /**
@@ -226,8 +254,9 @@ async function serveResolved(
   user: UserInfo,
   resolved: ResolvedCluster,
   filter?: (obj: KubeObject) => boolean,
+  grant?: WriteGrant,
 ): Promise<unknown> {
-  if (info.path === '/openapi/v2') return serveOpenApiV2(request, reply);
+  if (info.path === '/openapi/v2') return svc.openapi.serveV2(resolved.catalog, request, reply);
   if (info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
   if (info.path === '/openapi/v3' || info.path.startsWith('/openapi/v3/')) {
     return svc.openapi.serve(resolved.catalog, info.path, query, request, reply);
@@ -252,7 +281,7 @@ async function serveResolved(
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
   }
-  return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
+  return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
@@ -381,18 +410,9 @@ function sendCached(reply: FastifyReply, request: FastifyRequest, body: unknown,
   const etag = `"${hashText(text)}"`;
   reply.header('etag', etag);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.code(200).header('content-type', contentType).send(text);
+  return sendBody(reply, 200, contentType, text);
 }
 
 function hashText(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
-
-/** `/openapi/v2`, in the form the client asks for (see openapi/v2-document.ts for why it has no definitions). */
-function serveOpenApiV2(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  reply.header('vary', 'Accept').header('cache-control', 'no-cache, private');
-  if (wantsOpenApiV2Protobuf(request.headers.accept)) {
-    return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).send(Buffer.from(openApiV2Protobuf(serverVersion.gitVersion)));
-  }
-  return sendJson(reply, 200, openApiV2Json(serverVersion.gitVersion));
 }

@@ -10,6 +10,7 @@ import { conflictStatus } from '../machinery/ssa/conflict-status.js';
 import { badRequest, fieldErrors, invalid, notFound } from '../machinery/status.js';
 import type { OpContext } from '../registry/generic-store.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { queryString } from '../machinery/query-params.js';
 import { parseDryRun, parseFieldValidation, parseForce, writeFieldManager } from './query.js';
 import type { ApiRequest, ResourceServices } from './resource-handler.js';
 
@@ -20,13 +21,13 @@ export interface ApplyOutcome {
 }
 
 export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): ApplyOutcome {
-  if (!req.query.get('fieldManager')) {
+  if (!queryString(req.query, 'fieldManager')) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [fieldErrors.required('fieldManager', 'is required for apply patch')]);
   }
   const manager = writeFieldManager(req.query, undefined, 'PatchOptions');
   const force = parseForce(req.query);
   const warnings: string[] = [];
-  const config = decodeConfig(req.body, parseFieldValidation(req.query), warnings);
+  const config = decodeConfig(req.body, parseFieldValidation(req.query, 'PatchOptions'), warnings);
   checkConfig(rt, config, req.info.name);
   const undeclared = svc.generic.fields.undeclaredFields(rt, config);
   if (undeclared.length > 0) {
@@ -37,7 +38,7 @@ export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: Reso
 
   const name = req.info.name;
   const subresource = req.info.subresource || undefined;
-  const dryRun = parseDryRun(req.query);
+  const dryRun = parseDryRun(req.query, 'PatchOptions');
   const current = svc.store.get(svc.generic.key(ctx, name));
   try {
     if (!current) {

@@ -41,6 +41,20 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
   }
 }
 
+/**
+ * The body of a DELETE, for parseDeleteOptions: a protobuf DeleteOptions (what client-go's typed clients send by
+ * default since v0.35) becomes its JSON; JSON and YAML bodies pass through.
+ */
+export async function deleteOptionsBody(
+  contentType: string | undefined,
+  body: Buffer | undefined,
+): Promise<{ contentType: string | undefined; body: Buffer | undefined }> {
+  if (!body?.length || mediaType(contentType) !== 'application/vnd.kubernetes.protobuf') return { contentType, body };
+  const decoded = await decodeObjectBody(contentType, body);
+  if (decoded.kind !== 'DeleteOptions') throw badRequest(`the request body must be a DeleteOptions object, not ${String(decoded.kind)}`);
+  return { contentType: 'application/json', body: Buffer.from(JSON.stringify(decoded)) };
+}
+
 export function parseJson(text: string): unknown {
   let value: unknown;
   try {

@@ -47,6 +47,9 @@ function resourceEntry(rt: ResourceType) {
       verbs: ['get', 'patch', 'update'],
     });
   }
+  if (rt.subresources?.finalize) {
+    subresources.push({ subresource: 'finalize', responseKind: { group: rt.group, version: rt.version, kind: rt.kind }, verbs: ['update'] });
+  }
   if (rt.subresources?.scale) {
     subresources.push({
       subresource: 'scale',

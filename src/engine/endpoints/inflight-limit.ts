@@ -9,6 +9,7 @@
  * of kube's per-user fairness), so a tenant dripping bodies on many connections cannot starve the others.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isWatchQuery } from '../machinery/query-params.js';
 import { tooManyRequests } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
 
@@ -25,15 +26,14 @@ export const TOO_MANY_REQUESTS_MESSAGE = 'Too many requests, please try again la
 
 const healthPaths = /^\/(healthz|livez|readyz)(\/|$|\?)/;
 
-/** A watch by query (`?watch=true|1`) or by the deprecated `/watch/` path segment: it never ends by itself. */
+/** A watch by query (`?watch=true`, any spelling kube takes) or by the deprecated `/watch/` path segment: it never ends by itself. */
 export function isLongRunning(method: string, url: string): boolean {
   if (method !== 'GET') return false;
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   if (/\/watch(\/|$)/.test(path)) return true;
   if (q === -1) return false;
-  const watch = new URLSearchParams(url.slice(q + 1)).get('watch');
-  return watch === 'true' || watch === '1';
+  return isWatchQuery(new URLSearchParams(url.slice(q + 1)));
 }
 
 export function isReadOnly(method: string): boolean {

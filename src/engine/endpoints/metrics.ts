@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { RequestInfo } from './request-info.js';
+import { sendBody } from './responses.js';
 
 const labelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const;
 const durationLabels = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
@@ -61,7 +62,7 @@ export class RequestMetrics {
 
   async serve(reply: FastifyReply): Promise<unknown> {
     const text = await this.registry.metrics();
-    return reply.code(200).header('content-type', this.registry.contentType).send(text);
+    return sendBody(reply, 200, this.registry.contentType, text);
   }
 }
 

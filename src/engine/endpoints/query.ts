@@ -2,97 +2,159 @@
 import { parse as parseYaml } from 'yaml';
 import { badRequest, fieldErrors, invalid } from '../machinery/status.js';
 import type { DeleteOptions } from '../registry/generic-store.js';
+import { isWatchQuery, queryBool, queryInt64, queryString } from '../machinery/query-params.js';
 import { mediaType } from './body.js';
 
-export function parseDryRun(query: URLSearchParams): boolean {
-  const values = query.getAll('dryRun');
+/**
+ * The dryRun parameter of a write (all its values, as kube reads it): true for `All`, a 422 for anything else.
+ * `kind` names the options type in the error, as kube does.
+ */
+export function parseDryRun(query: URLSearchParams, kind: OptionsKind = 'CreateOptions'): boolean {
+  return dryRunOf(query.getAll('dryRun'), kind);
+}
+
+function dryRunOf(values: readonly string[], kind: OptionsKind): boolean {
   if (values.length === 0) return false;
-  for (const v of values) {
-    if (v !== 'All') {
-      throw invalid({ group: 'meta.k8s.io', kind: 'CreateOptions' }, '', [
-        fieldErrors.notSupported('dryRun', v, ['All']),
-      ]);
-    }
+  const unsupported = values.find((v) => v !== 'All');
+  if (unsupported !== undefined) {
+    throw invalid({ group: 'meta.k8s.io', kind }, '', [fieldErrors.notSupported('dryRun', unsupported, ['All'])]);
   }
   return true;
 }
 
+type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
-export function parseFieldValidation(query: URLSearchParams): FieldValidation {
-  const v = query.get('fieldValidation');
-  if (v === null || v === '') return 'Warn';
+/** fieldValidation, kube's ValidateFieldValidation: empty is the default (Warn), an unknown value a 422. */
+export function parseFieldValidation(query: URLSearchParams, kind: OptionsKind = 'CreateOptions'): FieldValidation {
+  const v = queryString(query, 'fieldValidation') ?? '';
+  if (v === '') return 'Warn';
   if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
-  throw badRequest(`fieldValidation must be one of "Ignore", "Warn", or "Strict", got ${JSON.stringify(v)}`);
+  throw invalid({ group: 'meta.k8s.io', kind }, '', [fieldErrors.notSupported('fieldValidation', v, ['', 'Ignore', 'Strict', 'Warn'])]);
 }
 
-export function parseLimit(query: URLSearchParams): number | undefined {
-  const v = query.get('limit');
-  if (v === null || v === '') return undefined;
-  if (!/^\d+$/.test(v)) throw badRequest(`invalid limit ${JSON.stringify(v)}: must be a non-negative integer`);
-  return Number(v);
+/** What LIST and WATCH read from the query (kube's ListOptions), decoded in kube's field order. */
+export interface ListOptionsQuery {
+  labelSelector?: string;
+  fieldSelector?: string;
+  watch: boolean;
+  allowWatchBookmarks: boolean;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  /** As sent: a negative value ends a watch at once, as in kube; callers bound long ones (see longTimer). */
+  timeoutSeconds?: number;
+  /** Positive, at most Number.MAX_SAFE_INTEGER; absent when unset, zero or negative (kube: no limit). */
+  limit?: number;
+  continueToken?: string;
+  sendInitialEvents?: boolean;
 }
 
-export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {
-  const v = query.get('timeoutSeconds');
-  if (v === null || v === '') return undefined;
-  if (!/^\d+$/.test(v)) throw badRequest(`invalid timeoutSeconds ${JSON.stringify(v)}: must be a non-negative integer`);
-  return Number(v);
+export function parseListOptions(query: URLSearchParams): ListOptionsQuery {
+  const timeoutSeconds = queryInt64(query, 'timeoutSeconds');
+  const limit = queryInt64(query, 'limit');
+  return {
+    labelSelector: queryString(query, 'labelSelector'),
+    fieldSelector: queryString(query, 'fieldSelector'),
+    watch: isWatchQuery(query),
+    allowWatchBookmarks: queryBool(query, 'allowWatchBookmarks') ?? false,
+    resourceVersion: queryString(query, 'resourceVersion'),
+    resourceVersionMatch: queryString(query, 'resourceVersionMatch'),
+    timeoutSeconds,
+    // A limit larger than any store is no limit; kube's storage takes every int64.
+    limit: limit !== undefined && limit > 0 ? Math.min(limit, Number.MAX_SAFE_INTEGER) : undefined,
+    continueToken: queryString(query, 'continue'),
+    sendInitialEvents: queryBool(query, 'sendInitialEvents'),
+  };
 }
 
-/** DeleteOptions from the body (JSON or YAML) or from query parameters, as clients send either. */
+/**
+ * DeleteOptions as kube reads them: from the body when there is one (JSON or YAML), else from the query
+ * (gracePeriodSeconds, orphanDependents, propagationPolicy, dryRun, and preconditions from uid/resourceVersion);
+ * then kube's ValidateDeleteOptions.
+ */
 export function parseDeleteOptions(query: URLSearchParams, contentType: string | undefined, body: Buffer | undefined): DeleteOptions {
+  const sent = body && body.length > 0 ? deleteOptionsFromBody(contentType, body) : deleteOptionsFromQuery(query);
   const opts: DeleteOptions = {};
-  let fromBody: Record<string, unknown> = {};
-  if (body && body.length > 0) {
-    const type = mediaType(contentType);
-    let parsed: unknown;
-    try {
-      parsed = type.includes('yaml') ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 }) : JSON.parse(body.toString('utf8'));
-    } catch (err) {
-      throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
-    }
-    if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
-      throw badRequest('the request body must be a DeleteOptions object');
-    }
-    fromBody = (parsed ?? {}) as Record<string, unknown>;
+  const errors = [];
+  if (sent.orphanDependents !== undefined && sent.propagationPolicy !== undefined) {
+    errors.push(fieldErrors.invalid('propagationPolicy', sent.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
-  const grace = fromBody.gracePeriodSeconds ?? query.get('gracePeriodSeconds') ?? undefined;
-  if (grace !== undefined && grace !== null) {
-    const n = Number(grace);
-    if (!Number.isInteger(n)) throw badRequest(`invalid gracePeriodSeconds ${JSON.stringify(grace)}`);
-    opts.gracePeriodSeconds = Math.max(0, n);
+  if (sent.propagationPolicy !== undefined && !['Foreground', 'Background', 'Orphan'].includes(sent.propagationPolicy)) {
+    errors.push(fieldErrors.notSupported('propagationPolicy', sent.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
   }
-  const policy = (fromBody.propagationPolicy as string | undefined) ?? query.get('propagationPolicy') ?? undefined;
-  if (policy !== undefined && policy !== null) {
-    if (!['Orphan', 'Background', 'Foreground'].includes(policy)) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
-        fieldErrors.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']),
-      ]);
-    }
-    opts.propagationPolicy = policy;
-  }
-  const orphan = fromBody.orphanDependents ?? query.get('orphanDependents') ?? undefined;
-  if (orphan !== undefined && orphan !== null) {
-    if (orphan !== true && orphan !== false && orphan !== 'true' && orphan !== 'false') {
-      throw badRequest(`invalid orphanDependents ${JSON.stringify(orphan)}: must be true or false`);
-    }
-    if (opts.propagationPolicy !== undefined) {
-      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
-        fieldErrors.invalid('propagationPolicy', opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'),
-      ]);
-    }
-    opts.orphanDependents = orphan === true || orphan === 'true';
-  }
-  const dry = (fromBody.dryRun as string[] | undefined) ?? query.getAll('dryRun');
-  if (Array.isArray(dry) && dry.length > 0) {
-    const q = new URLSearchParams();
-    for (const d of dry) q.append('dryRun', String(d));
-    opts.dryRun = parseDryRun(q);
-  }
-  const pre = fromBody.preconditions as { uid?: string; resourceVersion?: string } | undefined;
-  if (pre && typeof pre === 'object') opts.preconditions = pre;
+  const badDryRun = sent.dryRun.find((v) => v !== 'All');
+  if (badDryRun !== undefined) errors.push(fieldErrors.notSupported('dryRun', badDryRun, ['All']));
+  if (errors.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', errors);
+  // Negative grace periods count as 1 s in kube; no kind here deletes gracefully, so only the sign matters.
+  if (sent.gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = Math.max(0, sent.gracePeriodSeconds);
+  if (sent.propagationPolicy !== undefined) opts.propagationPolicy = sent.propagationPolicy;
+  if (sent.orphanDependents !== undefined) opts.orphanDependents = sent.orphanDependents;
+  if (sent.dryRun.length > 0) opts.dryRun = true;
+  if (sent.preconditions) opts.preconditions = sent.preconditions;
   return opts;
+}
+
+interface SentDeleteOptions {
+  gracePeriodSeconds?: number;
+  orphanDependents?: boolean;
+  propagationPolicy?: string;
+  dryRun: string[];
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+function deleteOptionsFromQuery(query: URLSearchParams): SentDeleteOptions {
+  const sent: SentDeleteOptions = {
+    gracePeriodSeconds: queryInt64(query, 'gracePeriodSeconds'),
+    orphanDependents: queryBool(query, 'orphanDependents'),
+    propagationPolicy: queryString(query, 'propagationPolicy'),
+    dryRun: query.getAll('dryRun'),
+  };
+  const uid = queryString(query, 'uid');
+  const resourceVersion = queryString(query, 'resourceVersion');
+  if (uid || resourceVersion) sent.preconditions = { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
+  return sent;
+}
+
+function deleteOptionsFromBody(contentType: string | undefined, body: Buffer): SentDeleteOptions {
+  const type = mediaType(contentType);
+  let parsed: unknown;
+  try {
+    parsed = type.includes('yaml') ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 }) : JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
+  }
+  if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
+    throw badRequest('the request body must be a DeleteOptions object');
+  }
+  const o = (parsed ?? {}) as Record<string, unknown>;
+  const field = <T>(name: string, goType: string, ok: (v: unknown) => boolean): T | undefined => {
+    if (!Object.hasOwn(o, name) || o[name] === null) return undefined;
+    if (!ok(o[name])) {
+      throw badRequest(`json: cannot unmarshal ${jsonTypeOf(o[name])} into Go struct field DeleteOptions.${name} of type ${goType}`);
+    }
+    return o[name] as T;
+  };
+  const isInt64 = (v: unknown) => typeof v === 'number' && Number.isInteger(v);
+  const pre = field<{ uid?: unknown; resourceVersion?: unknown }>('preconditions', 'v1.Preconditions', (v) => typeof v === 'object' && !Array.isArray(v));
+  return {
+    gracePeriodSeconds: field<number>('gracePeriodSeconds', 'int64', isInt64),
+    orphanDependents: field<boolean>('orphanDependents', 'bool', (v) => typeof v === 'boolean'),
+    propagationPolicy: field<string>('propagationPolicy', 'v1.DeletionPropagation', (v) => typeof v === 'string'),
+    dryRun: field<string[]>('dryRun', '[]string', (v) => Array.isArray(v) && v.every((x) => typeof x === 'string')) ?? [],
+    preconditions: pre
+      ? {
+          ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}),
+          ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}),
+        }
+      : undefined,
+  };
+}
+
+function jsonTypeOf(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'object') return 'object';
+  return typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
 /** Longest fieldManager kube accepts. */
@@ -107,7 +169,7 @@ export function writeFieldManager(
   userAgent: string | undefined,
   options: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
 ): string {
-  const sent = query.get('fieldManager') ?? '';
+  const sent = queryString(query, 'fieldManager') ?? '';
   const problems = validateFieldManager(sent);
   if (problems.length > 0) throw invalid({ group: 'meta.k8s.io', kind: options }, '', problems);
   if (sent) return sent;
@@ -138,10 +200,7 @@ function isPrintable(ch: string): boolean {
   return !/[\p{C}\p{Z}]/u.test(ch) || ch === ' ';
 }
 
-/** The `force` parameter: only for apply patches. */
+/** The `force` parameter of an apply patch (kube: a *bool, true unless `0`/`false`). */
 export function parseForce(query: URLSearchParams): boolean {
-  const v = query.get('force');
-  if (v === null || v === '' || v === 'false' || v === '0') return false;
-  if (v === 'true' || v === '1') return true;
-  throw badRequest(`invalid force ${JSON.stringify(v)}: must be true or false`);
+  return queryBool(query, 'force') ?? false;
 }

@@ -3,6 +3,7 @@
  * `/clusters/<path>` prefix: which logical cluster, whether it is a resource request, and which verb,
  * group, version, namespace, resource, name and subresource.
  */
+import { isWatchQuery } from '../machinery/query-params.js';
 import { badRequest } from '../machinery/status.js';
 
 export interface ClusterTarget {
@@ -122,7 +123,7 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
     info.subresource = parts.slice(2).join('/');
     if (info.resource === 'namespaces' && info.name) info.namespace = info.name;
   }
-  info.verb = resourceVerb(method, info.name, watchPrefix || isWatch(query));
+  info.verb = resourceVerb(method, info.name, watchPrefix || isWatchQuery(query));
   return info;
 }
 
@@ -149,11 +150,6 @@ function safeDecode(segment: string): string {
   } catch {
     throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
   }
-}
-
-function isWatch(query: URLSearchParams): boolean {
-  const w = query.get('watch');
-  return w === 'true' || w === '1';
 }
 
 function resourceVerb(method: string, name: string, watch: boolean): string {

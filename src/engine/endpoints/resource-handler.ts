@@ -15,22 +15,22 @@ import {
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
-import { fromStorage, type GenericStore, type OpContext } from '../registry/generic-store.js';
+import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
-import { parseQueryBool } from '../registry/list-options.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { KubeObject, ResourceType, WriteGrant } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { decodeObjectBody, mediaType } from './body.js';
+import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
   parseDeleteOptions,
   parseDryRun,
   parseFieldValidation,
-  parseLimit,
+  parseListOptions,
   writeFieldManager,
+  type ListOptionsQuery,
   type FieldValidation,
 } from './query.js';
 import { renderList, renderObject, wantsTable } from './render.js';
@@ -64,6 +64,8 @@ export interface ApiRequest {
   filter?: (obj: KubeObject) => boolean;
   /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
   deepReview?: boolean;
+  /** What the virtual workspace serving the request lets it write beyond its caller's clearance. */
+  grant?: WriteGrant;
   /** The request's headers, for the few handlers that read one of their own (the workspace index's join headers). */
   headers?: IncomingHttpHeaders;
 }
@@ -122,6 +124,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     namespace: rt.namespaced ? info.namespace : '',
     user: { username: req.user.username, groups: req.user.groups, uid: req.user.uid, extra: req.user.extra },
     ...(req.deepReview ? { deepReview: true } : {}),
+    ...(req.grant ? { grant: req.grant } : {}),
   };
   const render = { accept: req.accept, query: req.query };
 
@@ -150,17 +153,12 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     }
     case 'list': {
-      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, req.query), req.filter), {
-        limit: parseLimit(req.query),
-        continueToken: req.query.get('continue') ?? undefined,
-        resourceVersion: req.query.get('resourceVersion') ?? undefined,
-        resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
-        sendInitialEvents: parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents')),
-      });
+      const options = parseListOptions(req.query);
+      const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, options), req.filter), options);
       return sendJson(reply, 200, renderList(rt, page, render));
     }
     case 'watch':
-      return streamWatch(svc, req, rt, ctx, reply);
+      return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
@@ -173,9 +171,9 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
-      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
+      const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query, 'UpdateOptions'), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
-      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query), subresource: sub || undefined, fieldManager });
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendJson(reply, 200, renderObject(rt, updated, render));
     }
@@ -191,21 +189,21 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       return sendJson(reply, 200, renderObject(rt, object, render));
     }
     case 'delete': {
-      const opts = parseDeleteOptions(req.query, req.contentType, req.body);
+      const opts = await deleteOptions(req);
       const result = svc.generic.delete(ctx, info.name, opts);
       if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
       const meta = result.object.metadata!;
       return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
     }
     case 'deletecollection':
-      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx));
+      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx, await deleteOptions(req)));
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
 }
 
-function predicateFor(rt: ResourceType, query: URLSearchParams) {
-  return buildPredicate(rt, query.get('labelSelector') ?? undefined, query.get('fieldSelector') ?? undefined);
+function predicateFor(rt: ResourceType, options: ListOptionsQuery) {
+  return buildPredicate(rt, options.labelSelector, options.fieldSelector);
 }
 
 /**
@@ -239,12 +237,12 @@ async function patchObject(
   if (!accepted.includes(type)) {
     throw unsupportedMediaType(type, accepted);
   }
-  if (req.query.get('force') !== null) {
+  if (req.query.has('force')) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
       fieldErrors.forbidden('force', 'may not be specified for non-apply patch'),
     ]);
   }
-  const validation = parseFieldValidation(req.query);
+  const validation = parseFieldValidation(req.query, 'PatchOptions');
   const name = req.info.name;
   const current = svc.generic.getRaw(ctx, name);
   const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
@@ -271,14 +269,18 @@ async function patchObject(
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
   await rt.strategy.admitAhead?.(patched, ctx);
   const fieldManager = writeFieldManager(req.query, req.userAgent, 'PatchOptions');
-  const options = { dryRun: parseDryRun(req.query), subresource: req.info.subresource || undefined, fieldManager };
+  const options = { dryRun: parseDryRun(req.query, 'PatchOptions'), subresource: req.info.subresource || undefined, fieldManager };
   const object = svc.generic.update(ctx, name, patched, options, expected);
   return { object, warnings };
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext): string {
-  const opts = parseDeleteOptions(req.query, req.contentType, req.body);
-  const predicate = predicateFor(rt, req.query);
+async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
+  const { contentType, body } = await deleteOptionsBody(req.contentType, req.body);
+  return parseDeleteOptions(req.query, contentType, body);
+}
+
+function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): string {
+  const predicate = predicateFor(rt, parseListOptions(req.query));
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
   // Read first, then delete one by one: each delete honours that object's finalizers.

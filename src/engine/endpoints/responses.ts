@@ -4,8 +4,19 @@ import { internalError, serviceUnavailable, StatusError } from '../machinery/sta
 import { StorageUnavailableError } from '../storage/store.js';
 
 export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return reply.code(code).header('content-type', 'application/json').send(text);
+  return sendBody(reply, code, 'application/json', typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/**
+ * A body with exactly this Content-Type, as kube-apiserver spells it (`application/json`, no charset): fastify
+ * rewrites the Content-Type of a string body it sees as JSON or text (adds `; charset=utf-8`, quotes parameters),
+ * never that of a Buffer.
+ */
+export function sendBody(reply: FastifyReply, code: number, contentType: string, body: string | Buffer): FastifyReply {
+  return reply
+    .code(code)
+    .header('content-type', contentType)
+    .send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
 export function sendStatusError(reply: FastifyReply, err: StatusError): FastifyReply {

@@ -42,7 +42,8 @@ export async function handleScaleRequest(
   const updated = applyScaleToObject(current, scale, spec);
   const pinned = scale.metadata?.resourceVersion;
   updated.metadata = { ...updated.metadata, resourceVersion: pinned || current.metadata?.resourceVersion };
-  const fieldManager = writeFieldManager(req.query, req.userAgent, req.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions');
-  const stored = svc.generic.update(ctx, name, updated, { dryRun: parseDryRun(req.query), subresource: 'scale', fieldManager });
+  const options = req.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
+  const fieldManager = writeFieldManager(req.query, req.userAgent, options);
+  const stored = svc.generic.update(ctx, name, updated, { dryRun: parseDryRun(req.query, options), subresource: 'scale', fieldManager });
   return sendJson(reply, 200, scaleFromObject(stored, spec));
 }

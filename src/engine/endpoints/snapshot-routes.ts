@@ -16,8 +16,8 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MASTERS_GROUP } from '../authorization/authorizer.js';
 import { StringDecoder } from 'node:string_decoder';
+import { MASTERS_GROUP } from '../authorization/groups.js';
 import { badRequest, requestEntityTooLarge, StatusError, unauthorized } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import { exportStore, exportSubtree } from '../snapshot/export.js';
@@ -58,11 +58,12 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
     restore.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     // Who may restore is decided before a byte of the upload is read.
     restore.post(SNAPSHOT_RESTORE_PATH, { onRequest: async (request) => void requireMasters(request) }, async (request, reply) => {
+      const user = requireMasters(request);
       const as = new URL(request.url, 'https://placeholder').searchParams.get('as');
       if (!as) throw badRequest('say where to restore the workspace: ?as=<new workspace path>');
       const body = request.body as Readable | undefined;
       if (!body) throw badRequest('the request has no snapshot in its body');
-      return sendJson(reply, 201, restoreSubtree(deps, await readSnapshot(body), as));
+      return sendJson(reply, 201, restoreSubtree(deps, await readSnapshot(body), as, user));
     });
   });
 }

@@ -6,11 +6,11 @@
 import type { FastifyReply } from 'fastify';
 import type { OpContext } from '../registry/generic-store.js';
 import { parseResourceVersion, waitForRevision } from '../registry/list.js';
-import { parseQueryBool, validateListOptions } from '../registry/list-options.js';
+import { validateListOptions } from '../registry/list-options.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
-import { parseTimeoutSeconds } from './query.js';
+import type { ListOptionsQuery } from './query.js';
 import { renderWatchObject, wantsTable } from './render.js';
 import type { ApiRequest, ResourceServices } from './resource-handler.js';
 import { toStatusError } from './responses.js';
@@ -21,23 +21,16 @@ export async function streamWatch(
   rt: ResourceType,
   ctx: OpContext,
   reply: FastifyReply,
+  options: ListOptionsQuery,
 ): Promise<void> {
-  const predicate = withFilter(buildPredicate(rt, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined), req.filter);
-  const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
-  const allowWatchBookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
-  const rv = req.query.get('resourceVersion') ?? undefined;
-  validateListOptions({
-    watch: true,
-    resourceVersion: rv,
-    resourceVersionMatch: req.query.get('resourceVersionMatch') ?? undefined,
-    sendInitialEvents,
-    continueToken: req.query.get('continue') ?? undefined,
-  });
+  const predicate = withFilter(buildPredicate(rt, options.labelSelector, options.fieldSelector), req.filter);
+  const { sendInitialEvents, allowWatchBookmarks, timeoutSeconds } = options;
+  const rv = options.resourceVersion;
+  validateListOptions({ ...options, watch: true });
   if (rv && rv !== '0') {
     // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
     await waitForRevision(svc.store, parseResourceVersion(rv));
   }
-  const timeoutSeconds = parseTimeoutSeconds(req.query);
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });

@@ -20,6 +20,7 @@
  * workspace-index-join.ts (their revisions ride in the merged resourceVersion as `@<shard>`).
  */
 import type http from 'node:http';
+import { isWatchQuery } from '../machinery/query-params.js';
 import { badRequest, serviceUnavailable } from '../machinery/status.js';
 import { isReferenceMarker, REFERENCES_FIELD, REFERENCES_HEADER, referenceKey, type WorkspaceReference } from '../virtual/workspace-index-references.js';
 import { collect, getJson, readEvents, send, sendStatus, withQuery, type WatchLine } from './index-requests.js';
@@ -66,7 +67,7 @@ export async function serveWorkspaceIndex(
   const rv = params.get('resourceVersion') ?? '';
   const perShard = decodeResourceVersion(rv);
   const request: IndexRequest = { path, accept: header(req, 'accept'), userAgent: header(req, 'user-agent'), params };
-  if (params.get('watch') === 'true' || params.get('watch') === '1') return watch(req, res, shards, request, perShard, resolution);
+  if (isWatchQuery(params)) return watch(req, res, shards, request, perShard, resolution);
   if (perShard) params.delete('resourceVersion');
   const headers = forwardedHeaders(req, resolution);
   const answers = await Promise.all(shards.map(async (s) => ({ shard: s.name, ...(await getJson(s.backend, `${path}${withQuery(params)}`, headers)) })));

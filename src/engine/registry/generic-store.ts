@@ -43,6 +43,7 @@ import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import type { IndexWriter } from './index-writer.js';
 import type { AdmissionChain } from '../admission/chain.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 
@@ -128,6 +129,8 @@ export interface GenericStoreExtensions {
   garbageCollection?: boolean;
   /** Validating admission on create (admission/chain.ts): may refuse, may add writes to the object's commit. */
   admission?: AdmissionChain;
+  /** Who may write which field (admission/write-authority.ts); without one, its rules with clusters named by name. */
+  authority?: WriteAuthority;
 }
 
 /**
@@ -139,8 +142,10 @@ export interface GenericStoreExtensions {
 export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
 
 export class GenericStore {
-  readonly fields = new FieldManager();
-  private readonly settlers = new Map<string, CreateSettler>();
+  readonly fields: FieldManager;
+  /** Asked on every create, update and delete, whoever makes it: there is no write path around it. */
+  readonly authority: WriteAuthority;
+  private readonly settlers: Map<string, CreateSettler>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
    * (the create's are computed from the final state), so update does not compute them.
@@ -157,7 +162,21 @@ export class GenericStore {
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
     private readonly extensions: GenericStoreExtensions = {},
-  ) {}
+    /** The store whose field manager and settlers this one shares (see `over`). */
+    shared?: GenericStore,
+  ) {
+    this.fields = shared?.fields ?? new FieldManager();
+    this.settlers = shared?.settlers ?? new Map();
+    this.authority = shared?.authority ?? extensions.authority ?? new WriteAuthority();
+  }
+
+  /**
+   * This pipeline (field manager, settlers, admission, index writers) over a view of the store: every read and write
+   * it makes goes through `store`, which may hide objects and refuse writes (scoped-store.ts).
+   */
+  over(store: Store): GenericStore {
+    return new GenericStore(store, this.namespaceType, this.extensions, this);
+  }
 
   key(ctx: OpContext, name: string): string {
     return objectKey(ctx.rt, ctx.cluster, ctx.namespace, name);
@@ -201,8 +220,11 @@ export class GenericStore {
     rt.strategy.defaults?.(obj, ctx);
     // Ownership is recorded for what the client sent (after defaulting), before the strategy adds server state.
     if (!opts.fieldsApplied) this.fields.recordWrite(rt, undefined, obj, { manager: opts.fieldManager ?? SERVER_MANAGER });
+    const refusal = this.authority.review({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, object: obj });
+    this.authority.stamp(rt.group, rt.resource, ctx.cluster, obj);
     rt.strategy.prepareForCreate?.(obj, ctx);
     this.validate(ctx, obj, undefined);
+    if (refusal) throw refusal;
     if (rt.namespaced && !opts.batch?.namespaces.has(`${ctx.cluster}/${ctx.namespace}`)) this.checkNamespaceAcceptsContent(ctx);
     const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
@@ -286,13 +308,13 @@ export class GenericStore {
     }
     meta.name = name;
     this.applyRequestNamespace(ctx, obj);
-    const sentVersion = meta.resourceVersion;
+    // kube reads "" and "0" alike as no resourceVersion: an unconditional update, which only some kinds allow. (A
+    // create's settler updates the object at the pseudo-revision 0 before it is stored.)
+    const sentVersion = meta.resourceVersion === '0' && current.revision !== 0 ? '' : meta.resourceVersion;
     if (sentVersion) {
       if (sentVersion !== String(current.revision)) throw conflict(rt, name);
     } else if (expectedRevision === undefined && !rt.strategy.allowUnconditionalUpdate) {
-      throw invalid(rt, name, [
-        fieldErrors.invalid('metadata.resourceVersion', '0x0', 'must be specified for an update'),
-      ]);
+      throw resourceVersionRequired(rt, name);
     }
     if (expectedRevision !== undefined && expectedRevision !== current.revision) throw conflict(rt, name);
     if (meta.uid && meta.uid !== old.metadata!.uid) {
@@ -326,10 +348,15 @@ export class GenericStore {
     } else {
       this.fields.recordWrite(rt, old, obj, { manager: opts.fieldManager ?? SERVER_MANAGER, subresource });
     }
-    if (subresource !== 'status' && subresource !== 'finalize') rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    const refusal = this.authority.review({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, subresource, object: obj, old });
+    if (subresource !== 'status' && subresource !== 'finalize') {
+      this.authority.stamp(rt.group, rt.resource, ctx.cluster, obj);
+      rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    }
     const objMeta = obj.metadata!;
     objMeta.annotations = { ...(objMeta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
     this.validate(ctx, obj, old);
+    if (refusal) throw refusal;
     if (rt.strategy.tracksGeneration && specChanged(old, obj)) {
       objMeta.generation = (old.metadata!.generation ?? 0) + 1;
     }
@@ -405,6 +432,8 @@ export class GenericStore {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
       );
     }
+    const refusal = this.authority.reviewDelete({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, object: obj });
+    if (refusal) throw refusal;
     rt.strategy.admitDelete?.(obj, ctx);
     if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
       throw forbidden(namespacesType, name, 'this namespace may not be deleted');
@@ -542,4 +571,14 @@ export class GenericStore {
       );
     }
   }
+}
+
+/**
+ * kube's refusal of an update without a resourceVersion: it names the resource (plural), not the kind, and prints
+ * the version as Go prints the uint64 it parsed (`0x0`).
+ */
+function resourceVersionRequired(rt: ResourceType, name: string) {
+  return invalid({ group: rt.group, kind: rt.resource }, name, [
+    { type: 'FieldValueInvalid', field: 'metadata.resourceVersion', detail: 'Invalid value: 0x0: must be specified for an update' },
+  ]);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../machinery/status.js';
-import { parseQueryBool, validateListOptions, type ListOptionsInput } from './list-options.js';
+import { validateListOptions, type ListOptionsInput } from './list-options.js';
 
 function problems(opts: ListOptionsInput): string | undefined {
   try {
@@ -46,14 +46,5 @@ describe('validateListOptions', () => {
     expect(problems({ watch: true, sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', continueToken: 'x' })).toBe(
       'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
     );
-  });
-});
-
-describe('parseQueryBool', () => {
-  it("reads Go's strconv.ParseBool spellings and refuses the rest with a 400", () => {
-    expect(parseQueryBool('x', null)).toBeUndefined();
-    expect(['1', 't', 'TRUE', 'True', 'true'].map((v) => parseQueryBool('x', v))).toEqual([true, true, true, true, true]);
-    expect(['0', 'f', 'FALSE', 'False', 'false'].map((v) => parseQueryBool('x', v))).toEqual([false, false, false, false, false]);
-    expect(() => parseQueryBool('sendInitialEvents', 'yes')).toThrow(expect.objectContaining({ code: 400 }));
   });
 });

@@ -3,7 +3,7 @@
  * on as in kube 1.32): which combinations of resourceVersion, resourceVersionMatch, sendInitialEvents and continue
  * are refused with 422, in kube's words, before anything is read.
  */
-import { badRequest, fieldErrors, invalid, type FieldError } from '../machinery/status.js';
+import { fieldErrors, invalid, type FieldError } from '../machinery/status.js';
 
 export interface ListOptionsInput {
   watch: boolean;
@@ -14,14 +14,6 @@ export interface ListOptionsInput {
 }
 
 const listOptionsKind = { group: 'meta.k8s.io', kind: 'ListOptions' };
-
-/** Query booleans decode like Go's strconv.ParseBool; anything else is a 400, as kube's parameter codec answers. */
-export function parseQueryBool(name: string, value: string | null): boolean | undefined {
-  if (value === null) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  throw badRequest(`invalid value for ${name}: ${JSON.stringify(value)}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
-}
 
 export function validateListOptions(opts: ListOptionsInput): void {
   const errors = opts.watch ? watchErrors(opts) : listErrors(opts);

@@ -1,8 +1,10 @@
 /**
  * WATCH: replays history from a resourceVersion (or synthesises ADDED events for the current state), then streams
  * live events from the store's in-process fan-out. Handles selector transitions (an object that stops matching is
- * DELETED for this watcher, one that starts matching is ADDED), bookmarks, timeouts and 410 for compacted history.
+ * DELETED for this watcher, carrying the content it last matched with; one that starts matching is ADDED), bookmarks,
+ * timeouts and 410 for compacted history.
  */
+import { longTimer, type LongTimer } from '../machinery/long-timer.js';
 import { CompactedError, type Store, type StoreEvent, type WatchHandle } from '../storage/store.js';
 import { listObjects } from './list.js';
 import type { ListPredicate } from './predicates.js';
@@ -48,16 +50,19 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   let closed = false;
   let handle: WatchHandle | undefined;
   const timers: NodeJS.Timeout[] = [];
+  let lifetime: LongTimer | undefined;
   const close = () => {
     if (closed) return;
     closed = true;
     handle?.cancel();
+    lifetime?.cancel();
     for (const t of timers) clearTimeout(t);
     sink.end();
   };
   sink.onClose(() => {
     closed = true;
     handle?.cancel();
+    lifetime?.cancel();
     for (const t of timers) clearTimeout(t);
   });
   const emit = (type: WatchEventType, json: string) => {
@@ -126,7 +131,8 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
         : event.type === 'MODIFIED' && now;
     if (now && before) emit('MODIFIED', convert(json));
     else if (now) emit('ADDED', convert(json));
-    else if (before) emit('DELETED', convert(json));
+    // kube's cacher: the object as this watcher last saw it, at the event's revision; the new content is not its.
+    else if (before) emit('DELETED', convert(spliceResourceVersion(event.prevValue!, event.revision)));
   }
 
   if (req.allowWatchBookmarks) {
@@ -140,12 +146,10 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   // Upstream picks a random lifetime in [min, 2·min) when the client sets none (or 0), so watches spread their reconnects.
   const minimum = req.minRequestTimeoutSeconds ?? 1800;
   const lifetimeSeconds = req.timeoutSeconds || minimum * (1 + Math.random());
-  timers.push(
-    setTimeout(() => {
-      if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
-      close();
-    }, lifetimeSeconds * 1000).unref(),
-  );
+  lifetime = longTimer(() => {
+    if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
+    close();
+  }, lifetimeSeconds * 1000);
 }
 
 export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {

@@ -2,7 +2,8 @@
  * tenancy.kcp.io/v1alpha1 workspaces: the CRD-served type plus kcp's Workspace and WorkspaceTypeExists admission.
  * On create: the owner annotation for non-privileged creators, required groups copied from the parent, the type
  * defaulted from the parent type's defaultChildWorkspaceType and resolved (path filled in), the type's extra labels,
- * then the placement limits of both types. On update: spec.cluster/URL only by privileged users, spec.type immutable.
+ * then the placement limits of both types. On update: spec.type immutable. (Who may write spec.cluster and spec.URL
+ * is the write authority's to say.)
  * kcp answers all of these with 403 Forbidden; before them, the CRD's CEL transition rules answer 422 Invalid.
  */
 import { setOwnValue } from '../machinery/own-properties.js';
@@ -138,18 +139,23 @@ function transitionRules(obj: Workspace, old: Workspace): FieldError[] {
   return errs;
 }
 
+const READ_VERBS = ['get', 'list', 'watch'];
+
 export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType {
   const base = tenancyResourceType('workspaces');
   const { paths, types } = deps;
 
   /**
-   * A type the creator may not read (one in a workspace of another tenant) is as unknown to them as a missing one:
-   * otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that workspace holds.
+   * A type the creator may not read in any way (one in a workspace of another tenant) is as unknown to them as a
+   * missing one: otherwise "missing verb='use'" against "not found", or its extends chain, would tell what that
+   * workspace holds. One they can get, list or watch is known to them, and its refusal is kcp's `use` message.
    */
   const concealUnreadable = (type: WorkspaceType, ref: TypeReference, ctx: StrategyContext) => {
     if (!ctx.user || isPrivileged(ctx) || ctx.onBehalfOfUser || !deps.access) return;
     const cluster = type.metadata?.annotations?.['kcp.io/cluster'] ?? '';
-    if (!deps.access.mayOnWorkspaceType(ctx.user, 'get', cluster, type.metadata!.name!)) throw typeNotFound(ref);
+    const user = ctx.user;
+    const sees = READ_VERBS.some((verb) => deps.access!.mayOnWorkspaceType(user, verb, cluster, type.metadata!.name!));
+    if (!sees) throw typeNotFound(ref);
   };
 
   /** Mutating admission on create. */
@@ -164,8 +170,8 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }
     const spec = (obj.spec ??= {});
-    const named = spec.type ? { ...spec.type } : undefined;
-    if (!spec.type) {
+    const named = isEmptyTypeReference(spec.type) ? undefined : { ...spec.type! };
+    if (isEmptyTypeReference(spec.type)) {
       const parent = parentTypeOf(paths, ctx.cluster, obj);
       const parentType = types.get(parent.path, parent.name);
       if (!parentType) throw denied(obj, `parent type cannot be resolved: workspacetypes.tenancy.kcp.io "${parent.annotation}" not found`);
@@ -174,10 +180,11 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
       if (!child) throw denied(obj, 'spec.defaultChildWorkspaceType of workspace type %s:%s must be set');
       spec.type = { name: child.name, ...(child.path ? { path: child.path } : {}) };
     }
+    const ref = spec.type!;
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
-    const type = withTypeErrors(obj, () => types.resolve(thisPath, spec.type!));
+    const type = withTypeErrors(obj, () => types.resolve(thisPath, ref));
     if (named) withTypeErrors(obj, () => concealUnreadable(type, named, ctx));
-    if (!spec.type.path) spec.type = { ...spec.type, path: canonicalPathOf(type) };
+    if (!ref.path) spec.type = { ...ref, path: canonicalPathOf(type) };
     for (const [k, v] of Object.entries(type.spec?.additionalWorkspaceLabels ?? {})) {
       meta.labels ??= {};
       if (!Object.hasOwn(meta.labels, k)) setOwnValue(meta.labels, k, v);
@@ -186,11 +193,10 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
   };
 
   /** Validating admission on create. */
+  // Who may set spec.cluster and spec.URL is the write authority's rule (admission/write-authority.ts).
   const validateCreate = (obj: Workspace, ctx: StrategyContext) => {
     const spec = obj.spec ?? {};
     const privileged = isPrivileged(ctx);
-    if (spec.cluster && !privileged) throw denied(obj, 'spec.Cluster can only be set by system privileged users');
-    if (spec.URL && !privileged) throw denied(obj, 'spec.URL can only be set by system privileged users');
     const ref = spec.type ?? { name: '' };
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
     withTypeErrors(obj, () => {
@@ -213,13 +219,10 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     });
   };
 
-  const validateUpdate = (obj: Workspace, old: Workspace, ctx: StrategyContext) => {
+  const validateUpdate = (obj: Workspace, old: Workspace) => {
     const spec = obj.spec ?? {};
     const was = old.spec ?? {};
-    const privileged = isPrivileged(ctx);
     if (was.cluster && !spec.cluster) throw denied(obj, 'spec.cluster cannot be unset');
-    if (was.cluster !== spec.cluster && !privileged) throw denied(obj, 'spec.cluster can only be changed by system privileged users');
-    if (was.URL !== spec.URL && !privileged) throw denied(obj, 'spec.URL can only be changed by system privileged users');
     if (was.type?.name !== spec.type?.name || was.type?.path !== spec.type?.path) throw denied(obj, 'spec.type is immutable');
     if (old.status?.phase !== 'Ready' && obj.status?.phase === 'Ready') {
       if (!spec.cluster) throw denied(obj, 'spec.cluster must be set for phase Ready');
@@ -249,7 +252,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
         return [...(base.strategy.validateUpdate?.(obj, old, ctx) ?? []), ...transitionRules(obj as Workspace, old as Workspace)];
       },
       admit(obj, old, ctx) {
-        if (old) validateUpdate(obj as Workspace, old as Workspace, ctx);
+        if (old) validateUpdate(obj as Workspace, old as Workspace);
         else validateCreate(obj as Workspace, ctx);
       },
     },
@@ -264,7 +267,19 @@ function admissible(obj: Workspace): boolean {
   if (spec === undefined) return true;
   if (!isMap(spec)) return false;
   const type = (spec as WorkspaceSpec).type as unknown;
-  return type === undefined || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+  return isEmptyTypeReference(type) || (isMap(type) && typeof (type as TypeReference).name === 'string' && (type as TypeReference).name !== '');
+}
+
+/**
+ * No type given: absent, or present with neither name nor path. kcp compares the decoded reference with the zero
+ * value, and clients built on kcp's Go types send `"type":{"name":""}` for "none" (kcp's own `kubectl ws create`
+ * without --type does): both get the parent type's default child type.
+ */
+function isEmptyTypeReference(type: unknown): boolean {
+  if (type === undefined) return true;
+  if (!isMap(type)) return false;
+  const { name, path } = type as Record<string, unknown>;
+  return (name === undefined || name === '') && (path === undefined || path === '');
 }
 
 export type { WorkspaceType };

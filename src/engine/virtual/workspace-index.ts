@@ -18,12 +18,13 @@ import type { FastifyReply } from 'fastify';
 import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
 import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
+import { sendBody } from '../endpoints/responses.js';
 import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
-import { parseTimeoutSeconds } from '../endpoints/query.js';
+import { parseListOptions } from '../endpoints/query.js';
+import { longTimer } from '../machinery/long-timer.js';
 import { badRequest, methodNotAllowed } from '../machinery/status.js';
 import { parseResourceVersion, waitForRevision } from '../registry/list.js';
-import { parseQueryBool } from '../registry/list-options.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { buildPredicate, type ListPredicate } from '../registry/predicates.js';
 import { decodeStored } from '../registry/stored-object.js';
@@ -163,7 +164,8 @@ export class WorkspaceIndex {
   }
 
   private predicate(req: ApiRequest): ListPredicate {
-    return buildPredicate(this.served, req.query.get('labelSelector') ?? undefined, req.query.get('fieldSelector') ?? undefined);
+    const options = parseListOptions(req.query);
+    return buildPredicate(this.served, options.labelSelector, options.fieldSelector);
   }
 
   /**
@@ -226,12 +228,12 @@ export class WorkspaceIndex {
         now: Date.now(),
       });
       reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
-      return reply.code(200).header('content-type', 'application/json').send(body);
+      return sendBody(reply, 200, 'application/json', body);
     }
     const { revision, items, shown, references } = this.snapshot(req.user, predicate, join);
     if (shown === undefined && !join.only) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
     const send = (body: string) =>
-      reply.code(200).header('content-type', 'application/json').send(references.length > 0 ? withReferences(body, references) : body);
+      sendBody(reply, 200, 'application/json', references.length > 0 ? withReferences(body, references) : body);
     if (table && include !== 'Object') {
       const body = JSON.stringify(
         buildTable({
@@ -257,14 +259,13 @@ export class WorkspaceIndex {
     const user = req.user;
     const predicate = this.predicate(req);
     const join = parseIndexJoin(req.headers);
-    const rv = req.query.get('resourceVersion') ?? undefined;
-    const sendInitialEvents = parseQueryBool('sendInitialEvents', req.query.get('sendInitialEvents'));
-    const bookmarks = parseQueryBool('allowWatchBookmarks', req.query.get('allowWatchBookmarks')) ?? false;
+    const options = parseListOptions(req.query);
+    const { resourceVersion: rv, sendInitialEvents, allowWatchBookmarks: bookmarks } = options;
     if (rv && rv !== '0') await waitForRevision(store, parseResourceVersion(rv));
     if (sendInitialEvents && !(rv === undefined || rv === '' || rv === '0')) {
       throw badRequest('sendInitialEvents is only supported with resourceVersion "" or "0" on the workspace index');
     }
-    const timeoutSeconds = parseTimeoutSeconds(req.query) || 1800 * (1 + Math.random());
+    const timeoutSeconds = options.timeoutSeconds || 1800 * (1 + Math.random());
 
     reply.hijack();
     const raw = reply.raw;
@@ -434,7 +435,8 @@ export class WorkspaceIndex {
       };
       timers.push(setTimeout(tick, 60_000).unref());
     }
-    timers.push(setTimeout(close, timeoutSeconds * 1000).unref());
+    const lifetime = longTimer(close, timeoutSeconds * 1000);
+    raw.on('close', () => lifetime.cancel());
   }
 }
 

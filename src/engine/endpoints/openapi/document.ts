@@ -66,6 +66,7 @@ const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
 const SCALE_GVK: GVK = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 const STATUS_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
 const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+const WATCH_EVENT_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent';
 
 const gvkKey = (g: GVK) => `${g.group}/${g.version}/${g.kind}`;
 
@@ -261,6 +262,28 @@ function addResourcePaths(
       description: `list or watch objects of kind ${K}`, gvk, params: listParams,
       responses: media.responses(listRef, { 200: 'OK' }, media.listTypes),
     }], tag);
+  }
+  // The deprecated `/watch/` paths kube still serves and documents: clients generated from the document (the npm
+  // kubernetes-client) find their watch streams only there.
+  if (verbs.has('watch')) {
+    const watchEvent = refTo(WATCH_EVENT_SCHEMA);
+    const watchPrefix = `${prefix}/watch${rt.namespaced ? '/namespaces/{namespace}' : ''}/${rt.resource}`;
+    const deprecated = "deprecated: use the 'watch' parameter with a list operation instead";
+    const watchOp = (action: 'watch' | 'watchlist', opId: string, description: string): OpSpec => ({
+      verb: 'get', action, id: opId, description, gvk, params: listParams,
+      responses: media.responses(watchEvent, { 200: 'OK' }, media.listTypes),
+    });
+    addPath(paths, watchPrefix, [...scopeParams, pretty], [
+      watchOp('watchlist', `watch${id}List`, `watch individual changes to a list of ${K}. ${deprecated}.`),
+    ], tag);
+    addPath(paths, `${watchPrefix}/{name}`, itemParams, [
+      watchOp('watch', `watch${id}`, `watch changes to an object of kind ${K}. ${deprecated}, filtered to a single item with the 'fieldSelector' parameter.`),
+    ], tag);
+    if (rt.namespaced) {
+      addPath(paths, `${prefix}/watch/${rt.resource}`, [pretty], [
+        watchOp('watchlist', `watch${opPrefix}${K}ListForAllNamespaces`, `watch individual changes to a list of ${K}. ${deprecated}.`),
+      ], tag);
+    }
   }
 }
 

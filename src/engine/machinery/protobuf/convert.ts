@@ -19,7 +19,8 @@ export class ConversionError extends Error {
 }
 
 type Message = Record<string, unknown>;
-type Special = (msg: Message, path: string) => unknown;
+/** `whole()` is the message converted field by field (for unions that marshal as one of their members). */
+type Special = (msg: Message, path: string, whole: () => Message) => unknown;
 
 // Go's time package represents years 1..9999 in RFC 3339; anything else is hostile input, not a timestamp.
 const MIN_SECONDS = -62135596800; // 0001-01-01T00:00:00Z
@@ -63,19 +64,36 @@ const SPECIAL: Record<string, Special> = {
   // type 1 is String; anything else reads intVal, as intstr.IntOrString.MarshalJSON does.
   'intstr.IntOrString': (m, p) =>
     int64ToNumber(m.type ?? 0, `${p}.type`) === 1 ? String(m.strVal ?? '') : Number(m.intVal ?? 0),
-  'runtime.RawExtension': (m, p) => {
-    const raw = m.raw as Uint8Array | undefined;
-    if (!raw || raw.length === 0) return undefined;
-    try {
-      return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as unknown;
-    } catch {
-      throw new ConversionError(`${p}: embedded object is not JSON`);
-    }
+  'runtime.RawExtension': (m, p) => rawJson(m, p),
+  // apiextensions' JSON holds raw JSON bytes (a default, an enum value, an example).
+  'apiextensions.v1.JSON': (m, p) => rawJson(m, p),
+  // The unions marshal as one member, as their Go MarshalJSON methods do.
+  'apiextensions.v1.JSONSchemaPropsOrArray': (_m, _p, whole) => {
+    const w = whole();
+    return Array.isArray(w.jSONSchemas) ? w.jSONSchemas : (w.schema ?? null);
+  },
+  'apiextensions.v1.JSONSchemaPropsOrBool': (_m, _p, whole) => {
+    const w = whole();
+    return w.schema ?? w.allows === true;
+  },
+  'apiextensions.v1.JSONSchemaPropsOrStringArray': (_m, _p, whole) => {
+    const w = whole();
+    return Array.isArray(w.property) ? w.property : (w.schema ?? null);
   },
   // ExtraValue is `type ExtraValue []string` in Go: a bare array in JSON.
   'authorization.v1.ExtraValue': (m) => stringList(m.items),
   'authentication.v1.ExtraValue': (m) => stringList(m.items),
 };
+
+function rawJson(m: Message, path: string): unknown {
+  const raw = m.raw as Uint8Array | undefined;
+  if (!raw || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as unknown;
+  } catch {
+    throw new ConversionError(`${path}: embedded value is not JSON`);
+  }
+}
 
 function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.map(String) : [];
@@ -97,7 +115,9 @@ function convertValue(field: protobufjs.Field, v: unknown, meta: FieldMetaIndex,
   if (rt instanceof protobufjs.Type) {
     if (v === null || typeof v !== 'object') throw new ConversionError(`${path}: expected a message`);
     const special = SPECIAL[fullName(rt)];
-    return special ? special(v as Message, path) : messageToJson(rt, v as Message, meta, path);
+    return special
+      ? special(v as Message, path, () => messageToJson(rt, v as Message, meta, path))
+      : messageToJson(rt, v as Message, meta, path);
   }
   switch (field.type) {
     case 'bytes': {
@@ -107,6 +127,11 @@ function convertValue(field: protobufjs.Field, v: unknown, meta: FieldMetaIndex,
     }
     case 'int64':
       return int64ToNumber(v, path);
+    case 'double':
+      // Go's encoding/json refuses NaN and ±Inf.
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new ConversionError(`${path}: ${String(v)} is not a JSON number`);
+      // -0 has no JSON spelling of its own in JavaScript; as a bound it means 0.
+      return v === 0 ? 0 : v;
     default:
       return v;
   }
@@ -119,8 +144,9 @@ export function messageToJson(type: protobufjs.Type, msg: Message, meta: FieldMe
   for (const field of type.fieldsArray) {
     const name = field.name;
     const fm = meta.get(`${typeName}.${name}`);
-    const fpath = path ? `${path}.${name}` : name;
-    if (!fm) throw new ConversionError(`${fpath}: no field metadata (schema bug)`);
+    if (!fm) throw new ConversionError(`${path ? `${path}.${name}` : name}: no field metadata (schema bug)`);
+    const key = fm.jsonName;
+    const fpath = path ? `${path}.${key}` : key;
     const v = msg[name];
     if (fm.shape === 'map') {
       if (v === null || typeof v !== 'object') continue;
@@ -132,11 +158,11 @@ export function messageToJson(type: protobufjs.Type, msg: Message, meta: FieldMe
         const cv = convertValue(field, (v as Message)[k], meta, `${fpath}[${JSON.stringify(k)}]`);
         setOwnValue(m, k, cv === undefined ? null : cv);
       }
-      out[name] = m;
+      out[key] = m;
     } else if (fm.shape === 'repeated') {
       if (!Array.isArray(v) || v.length === 0) continue;
       // List elements are never dropped: `apiGroups: [""]` means the core group.
-      out[name] = v.map((e, i) => {
+      out[key] = v.map((e, i) => {
         const cv = convertValue(field, e, meta, `${fpath}[${i}]`);
         return cv === undefined ? null : cv;
       });
@@ -145,7 +171,7 @@ export function messageToJson(type: protobufjs.Type, msg: Message, meta: FieldMe
       const cv = convertValue(field, v, meta, fpath);
       if (cv === undefined) continue;
       if (!fm.pointer && isZero(cv)) continue;
-      out[name] = cv;
+      out[key] = cv;
     }
   }
   return out;

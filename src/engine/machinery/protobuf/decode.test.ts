@@ -61,6 +61,69 @@ describe('kubectl create fixtures match kubectl --dry-run=client -o json', () =>
   });
 });
 
+/**
+ * client-go v0.37's generated clientsets send built-in kinds in protobuf unless told otherwise: the apiextensions
+ * clientset's CRDs and the event recorders' events.k8s.io Events (testdata/README.md). The expectation is Go's
+ * encoding/json of the same object; Go writes fields that are not omitempty even when zero (`storage: false`,
+ * `acceptedNames: {plural: ""}`), which a JSON client may leave out, so both sides are compared without zero values,
+ * and the zeros whose presence means something are checked on their own.
+ */
+describe('client-go fixtures match encoding/json of the same object', () => {
+  const withoutZeros = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(withoutZeros);
+    if (v === null || typeof v !== 'object') return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const p = withoutZeros(x);
+      if (p === null || p === '' || p === false || p === 0 || (typeof p === 'object' && !Array.isArray(p) && Object.keys(p).length === 0)) continue;
+      out[k] = p;
+    }
+    return out;
+  };
+  const fixture = (name: string) => ({
+    got: decodeKubeProtobuf(pb(name)),
+    want: JSON.parse(readFileSync(join(dir, `${name}.client-go.json`), 'utf8')) as Record<string, unknown>,
+  });
+
+  it.each(['event-recorder', 'event-series', 'crd'])('%s', (name) => {
+    const { got, want } = fixture(name);
+    expect([got.apiVersion, got.kind]).toStrictEqual([want.apiVersion, want.kind]);
+    expect(withoutZeros(got.object)).toStrictEqual(withoutZeros(want));
+  });
+
+  it('keeps the CRD zeros that mean something, under their JSON names', () => {
+    const crd = fixture('crd').got.object as any;
+    const [v1, v1beta1] = crd.spec.versions;
+    expect(v1.subresources.status).toStrictEqual({});
+    expect(v1.subresources.scale.labelSelectorPath).toBe('.status.selector');
+    const spec = v1.schema.openAPIV3Schema.properties.spec;
+    expect(spec.properties.closed.additionalProperties).toBe(false);
+    expect(spec.properties.labels.additionalProperties).toStrictEqual({ type: 'string' });
+    expect(spec.properties.size).toMatchObject({ minimum: 0, maximum: 100, multipleOf: 0.5, default: 1, exclusiveMaximum: true });
+    expect(spec.properties.color.enum).toStrictEqual(['red', 'blue']);
+    expect(spec.properties.tags.items).toStrictEqual({ type: 'string' });
+    expect(spec.properties.template).toStrictEqual({ type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true });
+    expect(spec['x-kubernetes-validations'][0].optionalOldSelf).toBe(false);
+    expect(v1beta1).toStrictEqual({
+      name: 'v1beta1', served: true, deprecated: true, deprecationWarning: 'use v1',
+      schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+    });
+  });
+
+  it('gives -0 as 0 (random bytes can carry it) and refuses a schema number JSON cannot carry', () => {
+    const negativeZero = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
+      spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', minimum: -0 } } }] },
+    });
+    const decoded = decodeKubeProtobuf(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', negativeZero)).object as any;
+    expect(Object.is(decoded.spec.versions[0].schema.openAPIV3Schema.minimum, 0)).toBe(true);
+    const raw = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
+      spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', maximum: Number.POSITIVE_INFINITY } } }] },
+    });
+    expect(() => decodeKubeProtobuf(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', raw)))
+      .toThrow(/spec\.versions\[0\]\.schema\.openAPIV3Schema\.maximum: Infinity is not a JSON number/);
+  });
+});
+
 describe('kubectl auth and token fixtures', () => {
   const ssar = (spec: unknown) => ({
     apiVersion: 'authorization.k8s.io/v1',
@@ -171,7 +234,9 @@ describe('errors', () => {
     expect(kinds).toContain('rbac.authorization.k8s.io/v1, Kind=ClusterRoleBinding');
     expect(kinds).toContain('authorization.k8s.io/v1, Kind=SelfSubjectAccessReview');
     expect(kinds).toContain('meta.k8s.io/v1, Kind=DeleteOptions');
-    expect(kinds).toHaveLength(21);
+    expect(kinds).toContain('events.k8s.io/v1, Kind=Event');
+    expect(kinds).toContain('apiextensions.k8s.io/v1, Kind=CustomResourceDefinition');
+    expect(kinds).toHaveLength(23);
   });
 
   it('treats an empty raw as an empty object', () => {

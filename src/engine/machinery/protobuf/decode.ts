@@ -1,8 +1,9 @@
 /**
  * Decoder for Kubernetes protobuf request bodies (`Content-Type: application/vnd.kubernetes.protobuf`), which
- * kubectl 1.32 sends for every typed-client command (`create configmap`, `auth can-i`, `auth whoami`, …) and never
- * replaces with JSON. Layout: the 4 magic bytes `k8s\0`, then a runtime.Unknown whose `raw` holds the object's own
- * message. The result is the JSON object a JSON client would have sent for the same command.
+ * kubectl 1.32 sends for every typed-client command (`create configmap`, `auth can-i`, `auth whoami`, …) and
+ * client-go's generated clientsets send by default since v0.35 (CRDs, Events, …), never falling back to JSON.
+ * Layout: the 4 magic bytes `k8s\0`, then a runtime.Unknown whose `raw` holds the object's own message. The result
+ * is the JSON object a JSON client would have sent for the same command.
  */
 import protobufjs from 'protobufjs';
 import { ConversionError, messageToJson } from './convert.js';
@@ -10,6 +11,8 @@ import { metaV1, runtimePkg, resourcePkg, intstrPkg } from './defs/meta.js';
 import { coreV1 } from './defs/core.js';
 import { rbacV1 } from './defs/rbac.js';
 import { authorizationV1, authenticationV1, coordinationV1 } from './defs/auth.js';
+import { apiextensionsV1 } from './defs/apiextensions.js';
+import { eventsV1 } from './defs/events.js';
 import { buildSchema, type BuiltSchema } from './schema.js';
 
 export const KUBE_PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -46,7 +49,10 @@ export interface DecodedKubeObject {
 let schema: (BuiltSchema & { unknown: protobufjs.Type }) | undefined;
 function getSchema(): BuiltSchema & { unknown: protobufjs.Type } {
   if (!schema) {
-    const built = buildSchema([metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1]);
+    const built = buildSchema([
+      ...[metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1],
+      ...[eventsV1, apiextensionsV1],
+    ]);
     schema = { ...built, unknown: built.root.lookupType('.runtime.Unknown') };
   }
   return schema;

@@ -5,11 +5,11 @@
  * Why not the upstream generated.proto files: they are large (core/v1 alone is ~240 KB), carry thousands of
  * messages we never see in a request body, and vendoring them ties us to their licence headers and churn. The
  * wire format only needs field numbers and types, so each API group module lists exactly the fields we decode,
- * keyed by their JSON name, with the field numbers of k8s.io/api v0.32 generated.proto.
+ * keyed by their JSON name (or a protobuf-safe name mapped to it in `jsonNames`), with the field numbers of k8s.io/api v0.32 generated.proto.
  *
  * Field spec grammar: `"<number> <modifier?><type>"`
  *   modifier  `[]` repeated, `{}` map<string, type>, `?` Go pointer (field kept when present, even if zero)
- *   type      `string` `bool` `int32` `int64` `bytes`, a message of the same package (`ObjectReference`),
+ *   type      `string` `bool` `int32` `int64` `double` `bytes`, a message of the same package (`ObjectReference`),
  *             or a message of another package by its package-qualified name (`meta.v1.ObjectMeta`).
  * Non-pointer fields are always on the wire (gogo proto2 writes every non-nullable field), so the converter drops
  * their zero values to recover the omitempty JSON form; `?` marks the Go pointers, whose presence carries meaning.
@@ -26,6 +26,8 @@ export interface PackageDefs {
   /** Messages that are top-level kinds (decodable from a runtime.Unknown envelope). */
   kinds?: string[];
   messages: Record<string, Record<string, FieldSpec>>;
+  /** JSON names that are not protobuf identifiers (`$ref`, `x-kubernetes-list-type`): message → field → JSON name. */
+  jsonNames?: Record<string, Record<string, string>>;
 }
 
 export type FieldShape = 'scalar' | 'repeated' | 'map';
@@ -35,9 +37,11 @@ export interface FieldMeta {
   shape: FieldShape;
   /** Go pointer: keep the JSON field whenever it was on the wire. */
   pointer: boolean;
+  /** The field's JSON name (the key in the defs unless `jsonNames` says otherwise). */
+  jsonName: string;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'bytes']);
+const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
 const SPEC_RE = /^(\d+) (\[\]|\{\}|\?)?([A-Za-z][A-Za-z0-9.]*)$/;
 
 interface JsonField {
@@ -80,6 +84,7 @@ export function buildSchema(packages: readonly PackageDefs[]): BuiltSchema {
         fieldMeta.set(`${p.pkg}.${msgName}.${fieldName}`, {
           shape: mod === '[]' ? 'repeated' : mod === '{}' ? 'map' : 'scalar',
           pointer: mod === '?',
+          jsonName: p.jsonNames?.[msgName]?.[fieldName] ?? fieldName,
         });
       }
       messages[msgName] = { fields: jsonFields };

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { kubeProtobufSchema } from './decode.js';
 import { authenticationV1, authorizationV1, coordinationV1 } from './defs/auth.js';
 import { coreV1 } from './defs/core.js';
+import { eventsV1 } from './defs/events.js';
 import { intstrPkg, metaV1, resourcePkg, runtimePkg } from './defs/meta.js';
 import { rbacV1 } from './defs/rbac.js';
 
@@ -26,8 +27,10 @@ const UPSTREAM_PKG: Record<string, string> = {
   'authorization.v1': 'k8s.io.api.authorization.v1',
   'authentication.v1': 'k8s.io.api.authentication.v1',
   'coordination.v1': 'k8s.io.api.coordination.v1',
+  'events.v1': 'k8s.io.api.events.v1',
 };
-const PACKAGES = [metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1];
+// apiextensions is not compiled into kubectl: defs/apiextensions.ts was checked against the module's generated.proto.
+const PACKAGES = [metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1, eventsV1];
 // FieldDescriptorProto.Type numbers for the scalars we use.
 const SCALAR_TYPE: Record<number, string> = { 3: 'int64', 5: 'int32', 8: 'bool', 9: 'string', 12: 'bytes' };
 /** Upstream fields we leave out on purpose (the decoder skips them as unknown fields). */

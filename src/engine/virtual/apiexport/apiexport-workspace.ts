@@ -6,8 +6,9 @@
  *
  * It serves the export's resources in every consumer with a Bound binding (objects carry `kcp.io/cluster`, and
  * resourceVersions come from the one store, so an informer resumes across consumers), the resources the export
- * claims where consumers accepted the claim (verbs of both sides, objects within the accepted selector), and the
- * consumers' APIBindings to the export, read-only. A consumer without a binding is refused as kcp refuses it (403
+ * claims where consumers accepted the claim (verbs of both sides, objects within the accepted selector: every
+ * request on them is served over the claim's scope, claim-scope.ts), and the consumers' APIBindings to the export,
+ * read-only. A consumer without a binding is refused as kcp refuses it (403
  * "could not find suitable APIBinding in target logical cluster"), and the wildcard never shows its objects.
  *
  * Every request needs its verb on `apiexports/content` (name = the export) in the export's workspace; discovery
@@ -20,14 +21,14 @@ import type { ClusterResolver, ResolvedCluster } from '../../endpoints/cluster-r
 import type { VirtualTarget, VirtualWorkspacePath, VirtualWorkspaces } from '../../endpoints/api-router.js';
 import type { RequestInfo } from '../../endpoints/request-info.js';
 import { resourceNotFound, type UserInfo } from '../../endpoints/resource-handler.js';
-import { notFound } from '../../machinery/status.js';
 import { StaticCatalog } from '../../registry/catalog.js';
-import { objectKey } from '../../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../../registry/types.js';
+import type { StorageScope } from '../../registry/scoped-store.js';
+import type { ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
 import { exportClusterOf } from '../../apis/export-reference.js';
 import { APIS_GROUP } from '../../apis/names.js';
-import { clusterOf, type ExportView, type ExportViews, type ServedAs } from './export-view.js';
+import { bindingsScope, claimedType, claimScope, refuseDeleteOutside } from './claim-scope.js';
+import type { ExportView, ExportViews, ServedAs } from './export-view.js';
 
 export const APIEXPORT_VIRTUAL_WORKSPACE = 'apiexport';
 const READ_ONLY = new Set(['get', 'list', 'watch']);
@@ -103,17 +104,22 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     );
     const resolved: ResolvedCluster = { cluster: undefined, catalog, baseUrl: false };
     const target = info.isResourceRequest ? findServed(served, info) : undefined;
-    const filter = target ? objectFilter(view, target.as, readVerb, undefined) : undefined;
-    return { resolved, ...(filter ? { filter } : {}), watchRemoval: noRemoval };
+    const scope = target ? scopeOf(view, target, readVerb, undefined) : undefined;
+    return { resolved, ...(scope ? { scope } : {}), watchRemoval: noRemoval };
   }
 
   /** One consumer: every verb the export's resources allow; claimed ones as the consumer's claim allows. */
   private oneConsumer(view: ExportView, info: RequestInfo, user: UserInfo): VirtualTarget {
     const consumerResolved = this.deps.clusters.resolve(info.cluster, user, info);
     const consumer = consumerResolved.cluster!;
-    const served = view.servedTypes(consumer);
+    const binding = view.bindingIn(consumer);
+    // Claimed types carry the consumer's claim (its selector admission); the others are served as they are.
+    const served = view.servedTypes(consumer).map((s) => {
+      const claim = s.as.kind === 'claimed' && binding ? view.claimsOf(binding).get(s.as.key) : undefined;
+      return claim ? { ...s, rt: claimedType(s.rt, claim) } : s;
+    });
     // Bound consumers serve their own types (their catalog's revision says which); others the export's.
-    const catalogRevision = view.bindingIn(consumer) ? consumerResolved.catalog.revision : 'unbound';
+    const catalogRevision = binding ? consumerResolved.catalog.revision : 'unbound';
     const catalog = new StaticCatalog(
       served.map((s) => s.rt),
       `apiexport:${view.cluster}|${view.name}@${view.revision}|${catalogRevision}`,
@@ -124,34 +130,19 @@ export class APIExportVirtualWorkspace implements VirtualWorkspaces {
     if (!target) throw resourceNotFound();
     const attrs = requestAttributes(info);
     // kcp's virtual workspace authorizer denies a consumer without a binding to the export (403, not 404).
-    if (!view.bindingIn(consumer)) throw forbiddenError(user.username, attrs, 'could not find suitable APIBinding in target logical cluster');
+    if (!binding) throw forbiddenError(user.username, attrs, 'could not find suitable APIBinding in target logical cluster');
     if (target.as.kind === 'apibindings' && !READ_ONLY.has(info.verb)) {
       throw forbiddenError(user.username, attrs, 'write access to APIBinding is not allowed from virtual workspace');
     }
-    let filter: ((obj: KubeObject) => boolean) | undefined;
-    if (target.as.kind === 'claimed') {
-      const claim = view.claimFor(consumer, target.as.key, info.verb);
-      if (!claim) {
-        // Accepted, but not for this verb: refused as kcp does; not accepted (rejected, unanswered): not served.
-        if (anyVerbInForce(view, consumer, target.as.key)) {
-          throw forbiddenError(user.username, attrs, 'failed to find suitable reason to allow access in APIBinding');
-        }
-        throw resourceNotFound();
-      }
-      filter = objectFilter(view, target.as, info.verb, consumer);
-      // A named object outside the accepted selector is not there for the provider.
-      if (info.name && info.verb !== 'create' && filter) {
-        const kv = this.deps.store.get(objectKey(target.rt, consumer, target.rt.namespaced ? info.namespace : '', info.name));
-        if (kv && !filter(JSON.parse(kv.value) as KubeObject)) throw notFound(target.rt, info.name);
-      }
-    } else if (target.as.kind === 'apibindings') {
-      filter = (obj) => view.references(obj);
-      if (info.name) {
-        const kv = this.deps.store.get(objectKey(target.rt, consumer, '', info.name));
-        if (kv && !view.references(JSON.parse(kv.value) as KubeObject)) throw notFound(target.rt, info.name);
-      }
+    // A claim not accepted, or accepted without this verb: kcp's authorizer finds no reason to allow the request.
+    if (target.as.kind === 'claimed' && !view.claimFor(consumer, target.as.key, info.verb)) {
+      throw forbiddenError(user.username, attrs, 'failed to find suitable reason to allow access in APIBinding');
     }
-    return { resolved, ...(filter ? { filter } : {}), watchRemoval: noRemoval };
+    const scope = scopeOf(view, target, info.verb, consumer);
+    if (scope && target.as.kind === 'claimed' && info.verb === 'delete' && info.name) {
+      refuseDeleteOutside(this.deps.store, scope, target.rt, consumer, info.namespace, info.name);
+    }
+    return { resolved, ...(scope ? { scope } : {}), watchRemoval: noRemoval };
   }
 }
 
@@ -201,18 +192,13 @@ function servedClustersFor(view: ExportView, as: ServedAs, verb: string): Pick<R
   return { servedClusters: () => [...consumers()].filter((cluster) => view.claimFor(cluster, as.key, verb) !== undefined) };
 }
 
-/** The per-object part: a claim's selector, or an APIBinding that binds this export. */
-function objectFilter(view: ExportView, as: ServedAs, verb: string, consumer: string | undefined): ((obj: KubeObject) => boolean) | undefined {
-  if (as.kind === 'apibindings') return (obj) => view.references(obj);
-  if (as.kind !== 'claimed') return undefined;
-  return (obj) => {
-    const cluster = consumer ?? clusterOf(obj);
-    const claim = cluster !== undefined ? view.claimFor(cluster, as.key, verb) : undefined;
-    return claim !== undefined && claim.selects(obj.metadata?.labels);
-  };
-}
-
-function anyVerbInForce(view: ExportView, consumer: string, key: string): boolean {
-  const binding = view.bindingIn(consumer);
-  return binding !== undefined && view.claimsOf(binding).has(key);
+/**
+ * What a request on a served type may reach of the store: a claimed resource's objects as the claim allows, the
+ * APIBindings that bind this export; the export's own resources need none (only its bindings store objects under
+ * its identity, and a one-consumer request reaches only that consumer's keys).
+ */
+function scopeOf(view: ExportView, target: Served, verb: string, consumer: string | undefined): StorageScope | undefined {
+  if (target.as.kind === 'claimed') return claimScope(view, target.rt, target.as.key, verb, consumer);
+  if (target.as.kind === 'apibindings') return bindingsScope(view, target.rt, consumer);
+  return undefined;
 }

@@ -11,7 +11,6 @@
 import { LRUCache } from 'lru-cache';
 import { claimKey, claimsInForce, verbAllowed, type ClaimInForce, type PermissionClaim } from '../../apis/permission-claims.js';
 import type { ClusterCatalog } from '../../registry/catalog.js';
-import { clusterAnnotation } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
 import { APIS_GROUP, boundStoragePrefix, EXPORTS_PREFIX, SCHEMAS_PREFIX } from '../../apis/names.js';
@@ -149,11 +148,6 @@ export class ExportView {
     const schema = kv ? (JSON.parse(kv.value) as APIResourceSchema) : this.deps.elsewhere?.schema(this.cluster, resource.schema);
     return schema ? this.deps.typesForSchema(schema, this.identityHash) : undefined;
   }
-}
-
-/** The cluster a stored object belongs to. */
-export function clusterOf(obj: KubeObject): string | undefined {
-  return obj.metadata?.annotations?.[clusterAnnotation];
 }
 
 /** Export views by `<cluster>|<name>`, rebuilt when the stored export changes. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { homeAlias, targetWorkspace } from './target-workspace.js';
+import { homeAlias, targetWorkspace } from './workspace-target.js';
 
 const at = (path: string) => `https://127.0.0.1:6443/clusters/${path}`;
 
-describe('the workspace kcpt kubeconfig points at', () => {
+describe('a workspace argument without an alias', () => {
   it('takes root:… and :root:… as absolute, anything else relative to the current workspace', () => {
     expect(targetWorkspace(at('root:org'), 'root:a:b')).toBe('root:a:b');
     expect(targetWorkspace(at('root:org'), ':root:a')).toBe('root:a');
@@ -27,10 +27,16 @@ describe('the workspace kcpt kubeconfig points at', () => {
   it('rejects paths that are not workspace paths, and going above root', () => {
     expect(() => targetWorkspace(at('root'), 'Bad_Name')).toThrow('invalid workspace path: Bad_Name');
     expect(() => targetWorkspace(at('root'), '..')).toThrow('cannot go above the root workspace');
+    expect(() => targetWorkspace(at('root'), '..', { tooHigh: 'cannot go up from root' })).toThrow('cannot go up from root');
+  });
+
+  it("reads a shell's expansion of ~ as ~ and / as :", () => {
+    expect(targetWorkspace(at('root:org:team'), '../other/x', { home: '/home/alice' })).toBe('root:org:other:x');
+    expect(homeAlias('~:sub')).toEqual({ rest: 'sub' });
   });
 });
 
-describe('home aliases kcpt kubeconfig resolves with the server', () => {
+describe('home aliases, resolved with the server', () => {
   it('reads ~, ~:sub, user:<name> and :user:<name>:sub', () => {
     expect(homeAlias('~')).toEqual({ rest: '' });
     expect(homeAlias('~:ci:..')).toEqual({ rest: 'ci:..' });

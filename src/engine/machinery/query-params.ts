@@ -1,0 +1,86 @@
+/**
+ * Query parameters read the way kube-apiserver reads them (apimachinery's url.Values → options conversions), so
+ * every client's spelling means what it means to kube:
+ *
+ * - a repeated parameter counts by its first value (`?limit=5&limit=9` is 5);
+ * - a boolean is false only as `0` or `false` in any letter case, and true otherwise, including `True`, `yes` and
+ *   the empty value (`?watch`); it is never an error;
+ * - an integer is Go's `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits, int64 range; anything else
+ *   (the empty value too) is a 400 whose message is Go's error, e.g.
+ *   `strconv.ParseInt: parsing "abc": invalid syntax` or `… "9223372036854775808": value out of range`.
+ */
+import { badRequest } from './status.js';
+
+/** The parameter's first value; undefined when it is absent. */
+export function queryString(query: URLSearchParams, name: string): string | undefined {
+  return query.get(name) ?? undefined;
+}
+
+/** kube's `Convert_Slice_string_To_bool`: undefined when absent. */
+export function queryBool(query: URLSearchParams, name: string): boolean | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  return !(value === '0' || value.toLowerCase() === 'false');
+}
+
+/** True when the request asks for a watch (`?watch=true`, `?watch=True`, `?watch=1`, `?watch`, …). */
+export function isWatchQuery(query: URLSearchParams): boolean {
+  return queryBool(query, 'watch') ?? false;
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * kube's int64 conversion: undefined when absent. The value is exact up to 2^53; beyond that it is the nearest
+ * double, which callers only ever compare against their own bounds.
+ */
+export function queryInt64(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  return Number(parseGoInt64(value));
+}
+
+/** Go's strconv.ParseInt(s, 10, 64), with its error text. */
+export function parseGoInt64(s: string): bigint {
+  const fail = (why: 'invalid syntax' | 'value out of range') =>
+    badRequest(`strconv.ParseInt: parsing ${goQuote(s)}: ${why}`);
+  let digits = s;
+  let negative = false;
+  if (s.startsWith('+') || s.startsWith('-')) {
+    negative = s[0] === '-';
+    digits = s.slice(1);
+  }
+  if (digits === '') throw fail('invalid syntax');
+  let n = 0n;
+  const limit = negative ? -INT64_MIN : INT64_MAX;
+  for (const ch of digits) {
+    if (ch < '0' || ch > '9') throw fail('invalid syntax');
+    n = n * 10n + BigInt(ch.charCodeAt(0) - 48);
+    // Go reads the digits as a uint64 and stops at the first one that overflows it, before looking at the rest.
+    if (n > UINT64_MAX) throw fail('value out of range');
+  }
+  if (n > limit) throw fail('value out of range');
+  return negative ? -n : n;
+}
+
+/** Go's strconv.Quote for the strings a query can carry. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (code === 7) out += '\\a';
+    else if (code === 8) out += '\\b';
+    else if (code === 12) out += '\\f';
+    else if (code === 10) out += '\\n';
+    else if (code === 13) out += '\\r';
+    else if (code === 9) out += '\\t';
+    else if (code === 11) out += '\\v';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if (ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
+    else out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}"`;
+}

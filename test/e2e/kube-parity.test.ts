@@ -1,0 +1,240 @@
+/**
+ * Answers kcp and kube-apiserver give byte for byte: the Status of an update without a resourceVersion, the refusal
+ * of a workspace type the user may see but not use, /openapi/v2, and the Content-Type of every kind of response.
+ * One server; each test in workspaces of its own.
+ */
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest, type HttpAnswer } from '../helpers/http.js';
+import { cleanupTempFiles, createLogicalCluster, kubectl, kubectlBinaries, sleep, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const USER_TOKEN = 'parity-user-token';
+let server: TestServer;
+beforeAll(async () => {
+  const tokens = join(tmpdir(), `kcpt-parity-tokens-${process.pid}.csv`);
+  await writeFile(tokens, `${USER_TOKEN},pat,2001,\n`);
+  server = await startServer({ extraArgs: ['--token-auth-file', tokens] });
+}, 90_000);
+afterAll(async () => {
+  await server?.stop();
+  await cleanupTempFiles();
+}, 30_000);
+
+const json = { 'content-type': 'application/json' };
+
+async function send(path: string, method: string, body: unknown, token?: string): Promise<HttpAnswer> {
+  return apiRequest(server, path, { method, headers: json, body: JSON.stringify(body), ...(token ? { token } : {}) });
+}
+
+async function ok(answer: Promise<HttpAnswer>): Promise<any> {
+  const res = await answer;
+  if (res.status >= 300) throw new Error(`${res.status}: ${res.body}`);
+  return res.json();
+}
+
+async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** A Ready child workspace of root; its path. */
+async function workspace(): Promise<string> {
+  const name = uniqueName('ws');
+  await ok(send('/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', 'POST', { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } }));
+  await eventually(`workspace ${name} Ready`, async () => {
+    const ws = (await apiRequest(server, `/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
+    return ws.status?.phase === 'Ready';
+  });
+  return `root:${name}`;
+}
+
+const crd = (group: string) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `widgets.${group}` },
+  spec: {
+    group,
+    names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+    scope: 'Namespaced',
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+});
+
+describe('an update without metadata.resourceVersion', () => {
+  it.each(['root', 'nested'])('of a custom resource is kube’s 422 (in a %s workspace); a ConfigMap is replaced unconditionally', async (where) => {
+    const cluster = where === 'root' ? uniqueClusterName() : await workspace();
+    if (where === 'root') await createLogicalCluster(server, cluster);
+    const group = `${uniqueName('g')}.example.com`;
+    await ok(send(`/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd(group)));
+    const widgets = `/clusters/${cluster}/apis/${group}/v1/namespaces/default/widgets`;
+    await eventually('the CRD served', async () => (await apiRequest(server, widgets)).status === 200);
+    await ok(send(widgets, 'POST', { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: 1 } }));
+    for (const resourceVersion of [undefined, '', '0']) {
+      const res = await send(`${widgets}/w`, 'PUT', { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', resourceVersion }, spec: { a: 2 } });
+      expect(res.status).toBe(422);
+      expect(res.json()).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `widgets.${group} "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+        reason: 'Invalid',
+        details: {
+          name: 'w',
+          group,
+          kind: 'widgets',
+          causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }],
+        },
+        code: 422,
+      });
+    }
+    expect((await ok(apiRequest(server, `${widgets}/w`))).spec).toEqual({ a: 1 });
+    // CRDs themselves are custom-resource-like in kube: no unconditional update either.
+    const stored = await ok(apiRequest(server, `/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`));
+    delete stored.metadata.resourceVersion;
+    const crdPut = await send(`/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.${group}`, 'PUT', stored);
+    expect(crdPut.status).toBe(422);
+    expect(crdPut.json().message).toBe(`customresourcedefinitions.apiextensions.k8s.io "widgets.${group}" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`);
+    // Built-ins that allow unconditional update keep allowing it.
+    const cms = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    await ok(send(cms, 'POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }));
+    const replaced = await ok(send(`${cms}/c`, 'PUT', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' } }));
+    expect(replaced.data).toEqual({ a: 'b' });
+  });
+});
+
+describe('a workspace type the user may see but not use', () => {
+  it('is refused with kcp’s message, not “not found”', async () => {
+    const provider = await workspace();
+    const home = await workspace();
+    const typeName = uniqueName('restricted');
+    await ok(send(`/clusters/${provider}/apis/tenancy.kcp.io/v1alpha1/workspacetypes`, 'POST', {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'WorkspaceType',
+      metadata: { name: typeName },
+      spec: { extend: { with: [{ name: 'universal', path: 'root' }] } },
+    }));
+    // The user may list (not get, not use) workspace types in the provider, and is admin of their own workspace.
+    const rbac = 'rbac.authorization.k8s.io';
+    await ok(send(`/clusters/${provider}/apis/${rbac}/v1/clusterroles`, 'POST', {
+      apiVersion: `${rbac}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'list-types' },
+      rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspacetypes'], verbs: ['list'] }, { nonResourceURLs: ['/'], verbs: ['access'] }],
+    }));
+    const bind = (cluster: string, role: string) =>
+      ok(send(`/clusters/${cluster}/apis/${rbac}/v1/clusterrolebindings`, 'POST', {
+        apiVersion: `${rbac}/v1`,
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `pat-${role}` },
+        roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: role },
+        subjects: [{ apiGroup: rbac, kind: 'User', name: 'pat' }],
+      }));
+    await bind(provider, 'list-types');
+    await bind(home, 'cluster-admin');
+    const listed = await ok(apiRequest(server, `/clusters/${provider}/apis/tenancy.kcp.io/v1alpha1/workspacetypes`, { token: USER_TOKEN }));
+    expect(listed.items.map((t: any) => t.metadata.name)).toContain(typeName);
+    const res = await send(`/clusters/${home}/apis/tenancy.kcp.io/v1alpha1/workspaces`, 'POST', {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'Workspace',
+      metadata: { name: 'r1' },
+      spec: { type: { name: typeName, path: provider } },
+    }, USER_TOKEN);
+    expect(res.status).toBe(403);
+    expect(res.json()).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: `workspaces.tenancy.kcp.io "r1" is forbidden: unable to use workspace type ${provider}:${typeName}: missing verb='use' permission on workspacetype`,
+      details: { name: 'r1', group: 'tenancy.kcp.io', kind: 'workspaces' },
+    });
+  });
+});
+
+describe('/openapi/v2', () => {
+  const PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+
+  it("is the workspace's complete Swagger 2.0 document, with kube-openapi's negotiation, ETag and 304", async () => {
+    const cluster = await workspace();
+    const group = `${uniqueName('g')}.example.com`;
+    await ok(send(`/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd(group)));
+    const path = `/clusters/${cluster}/openapi/v2`;
+    let doc: any;
+    await eventually('the CRD in the document', async () => {
+      doc = (await apiRequest(server, path)).json();
+      return doc.paths[`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`] !== undefined;
+    });
+    expect(doc.swagger).toBe('2.0');
+    expect(doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
+    expect(doc.paths['/apis/tenancy.kcp.io/v1alpha1/workspaces']).toBeDefined();
+    expect(doc.definitions['io.k8s.api.core.v1.ConfigMap']).toBeDefined();
+    expect(doc.securityDefinitions.BearerToken).toBeDefined();
+
+    const json = await apiRequest(server, path);
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(json.headers.vary).toBe('Accept');
+    expect(json.headers.etag).toMatch(/^"[0-9A-F]{128}"$/);
+    const proto = await apiRequest(server, path, { headers: { accept: PROTOBUF } });
+    expect(proto.headers['content-type']).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(proto.headers.etag).toBe(json.headers.etag);
+    const revalidated = await apiRequest(server, path, { headers: { 'if-none-match': String(json.headers.etag) } });
+    expect(revalidated.status).toBe(304);
+    expect((await apiRequest(server, path, { headers: { accept: 'text/html' } })).status).toBe(406);
+    // Root's document has neither the workspace's CRD nor a cost for it.
+    expect((await apiRequest(server, '/clusters/root/openapi/v2')).json().paths[`/apis/${group}/v1/namespaces/{namespace}/widgets`]).toBeUndefined();
+  });
+
+  const oldest = kubectlBinaries().find((b) => b.version === '1.27');
+  it.skipIf(!oldest)('kubectl 1.27 validates a List on the client side with it (gnostic protobuf)', async () => {
+    const cluster = await workspace();
+    const server_ = `${server.url}/clusters/${cluster}`;
+    const list = (field: string) =>
+      ['apiVersion: v1', 'kind: List', 'items:', '- apiVersion: v1', '  kind: ConfigMap', `  metadata: {name: ${uniqueName('cm')}}`, `  ${field}: {a: "1"}`,
+        '- apiVersion: tenancy.kcp.io/v1alpha1', '  kind: Workspace', `  metadata: {name: ${uniqueName('ws')}}`, ''].join('\n');
+    const good = await kubectl(server, ['--server', server_, 'create', '--validate=true', '-f', await tempFile('good.yaml', list('data'))], { binary: oldest!.path });
+    expect(good.stdout).toMatch(/configmap\/cm-\S+ created/);
+    const bad = await kubectl(server, ['--server', server_, 'create', '--validate=true', '-f', await tempFile('bad.yaml', list('dataa'))], { binary: oldest!.path, reject: false });
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toContain('ValidationError(ConfigMap): unknown field "dataa" in io.k8s.api.core.v1.ConfigMap');
+  });
+});
+
+describe('Content-Type of every kind of answer, as kube-apiserver sends it', () => {
+  const AGGREGATED = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
+  const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+  const cases: Array<[string, string, Record<string, string>, string]> = [
+    ['object', '/api/v1/namespaces/default', {}, 'application/json'],
+    ['list', '/api/v1/namespaces', {}, 'application/json'],
+    ['Table', '/api/v1/namespaces', { accept: TABLE }, 'application/json'],
+    ['Status (404)', '/api/v1/namespaces/nope', {}, 'application/json'],
+    ['Status (400)', '/api/v1/namespaces?limit=x', {}, 'application/json'],
+    ['watch', '/api/v1/namespaces?watch=true&timeoutSeconds=1', {}, 'application/json'],
+    ['aggregated discovery v2', '/apis', { accept: AGGREGATED('v2') }, AGGREGATED('v2')],
+    ['aggregated discovery v2beta1', '/api', { accept: AGGREGATED('v2beta1') }, AGGREGATED('v2beta1')],
+    ['legacy discovery', '/apis', {}, 'application/json'],
+    ['legacy group-version discovery', '/apis/rbac.authorization.k8s.io/v1', {}, 'application/json'],
+    ['OpenAPI v2', '/openapi/v2', {}, 'application/json'],
+    ['OpenAPI v2 protobuf', '/openapi/v2', { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' }, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'],
+    ['OpenAPI v3 index', '/openapi/v3', {}, 'application/json'],
+    ['OpenAPI v3 document', '/openapi/v3/api/v1', {}, 'application/json'],
+    ['version', '/version', {}, 'application/json'],
+  ];
+  it.each(cases)('%s', async (_label, rel, headers, contentType) => {
+    const res = await apiRequest(server, `/clusters/root${rel}`, { headers });
+    expect(res.headers['content-type']).toBe(contentType);
+    expect(res.headers['cache-control']).toBeDefined();
+  });
+
+  it.each(['/healthz', '/livez', '/readyz'])('%s is text/plain; charset=utf-8 with nosniff', async (path) => {
+    const res = await apiRequest(server, path);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});

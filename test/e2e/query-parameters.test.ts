@@ -1,0 +1,146 @@
+/**
+ * Query parameters mean what they mean to kube-apiserver, whichever client spells them: booleans false only as
+ * `0`/`false` (any case), integers Go's int64 with Go's error text, out-of-range values neither a 500 nor a watch
+ * that ends at once. Each test works in a logical cluster of its own.
+ */
+import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { apiRequest, openWatch, type WatchStream } from '../helpers/http.js';
+import { cleanupTempFiles, createLogicalCluster, sleep, uniqueClusterName } from '../helpers/kubectl.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+}, 90_000);
+afterAll(async () => {
+  await server?.stop();
+  await cleanupTempFiles();
+}, 30_000);
+
+const json = { 'content-type': 'application/json' };
+
+async function freshCluster(): Promise<string> {
+  const name = uniqueClusterName();
+  await createLogicalCluster(server, name);
+  return name;
+}
+
+async function createConfigMap(cluster: string, name: string, data: Record<string, string> = {}) {
+  const res = await apiRequest(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data }),
+  });
+  expect(res.status).toBe(201);
+  return res.json();
+}
+
+async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function expectStatus(path: string, code: number, reason: string, message: string, init: Parameters<typeof apiRequest>[2] = {}) {
+  const res = await apiRequest(server, path, init);
+  expect({ status: res.status, body: res.json() }).toMatchObject({ status: code, body: { kind: 'Status', code, reason, message } });
+}
+
+describe('booleans', () => {
+  it.each(['True', 'TRUE', 't', 'yes', ''])('watch=%j starts a watch, as the Python client sends it', async (spelling) => {
+    const cluster = await freshCluster();
+    await createConfigMap(cluster, 'before');
+    const watch = await openWatch(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?watch=${spelling}`);
+    try {
+      expect(watch.status).toBe(200);
+      await until('the ADDED event of the existing object', () => watch.events.some((e) => e.type === 'ADDED'));
+      await createConfigMap(cluster, 'after');
+      await until('the ADDED event of the new object', () => watch.events.some((e) => e.object?.metadata?.name === 'after'));
+      expect(watch.hasEnded()).toBe(false);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('watch=False and watch=0 are a plain LIST', async () => {
+    const cluster = await freshCluster();
+    for (const spelling of ['False', 'FALSE', '0']) {
+      const res = await apiRequest(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?watch=${spelling}`);
+      expect(res.status).toBe(200);
+      expect(res.json().kind).toBe('ConfigMapList');
+    }
+  });
+});
+
+describe('integers', () => {
+  it("a limit that is not an int64 is a 400 with Go's message", async () => {
+    const cluster = await freshCluster();
+    const list = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    await expectStatus(`${list}?limit=abc`, 400, 'BadRequest', 'strconv.ParseInt: parsing "abc": invalid syntax');
+    await expectStatus(`${list}?limit=9223372036854775808`, 400, 'BadRequest', 'strconv.ParseInt: parsing "9223372036854775808": value out of range');
+    await expectStatus(`${list}?watch=true&timeoutSeconds=1.5`, 400, 'BadRequest', 'strconv.ParseInt: parsing "1.5": invalid syntax');
+  });
+
+  it('the largest int64 limit lists everything, in a workspace and across all of them', async () => {
+    const cluster = await freshCluster();
+    await createConfigMap(cluster, 'one');
+    await createConfigMap(cluster, 'two');
+    const max = '9223372036854775807';
+    const inCluster = await apiRequest(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?limit=${max}`);
+    expect(inCluster.status).toBe(200);
+    expect(inCluster.json().items.map((i: any) => i.metadata.name)).toEqual(['one', 'two']);
+    expect(inCluster.json().metadata.continue).toBeUndefined();
+    const everywhere = await apiRequest(server, `/clusters/*/api/v1/configmaps?limit=${max}`, { user: 'shard-admin' });
+    expect(everywhere.status).toBe(200);
+    expect(everywhere.json().items.filter((i: any) => i.metadata.name === 'two')).toHaveLength(1);
+    // Zero and negative limits are no limit, as in kube.
+    const negative = await apiRequest(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?limit=-1`);
+    expect(negative.json().items).toHaveLength(2);
+  });
+
+  it('a watch with timeoutSeconds beyond a Node timer (2147484 s and the largest int64) stays open', async () => {
+    const cluster = await freshCluster();
+    const streams: WatchStream[] = [];
+    try {
+      for (const t of ['2147484', '9223372036']) {
+        streams.push(await openWatch(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=${t}`));
+      }
+      await createConfigMap(cluster, 'seen');
+      for (const s of streams) {
+        expect(s.status).toBe(200);
+        await until('the event', () => s.events.some((e) => e.object?.metadata?.name === 'seen'));
+        expect(s.hasEnded()).toBe(false);
+      }
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+});
+
+describe('write options', () => {
+  it("an unknown fieldValidation or dryRun is kube's 422 naming the options kind", async () => {
+    const cluster = await freshCluster();
+    const list = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+    await expectStatus(`${list}?fieldValidation=Shout`, 422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Shout": supported values: "", "Ignore", "Strict", "Warn"', { method: 'POST', headers: json, body });
+    await createConfigMap(cluster, 'x');
+    await expectStatus(`${list}/x?dryRun=Some`, 422, 'Invalid', 'UpdateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Some": supported values: "All"', {
+      method: 'PUT',
+      headers: json,
+      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: 'b' } }),
+    });
+  });
+
+  it('DELETE reads its options from the query when there is no body (orphanDependents=True, gracePeriodSeconds=-1)', async () => {
+    const cluster = await freshCluster();
+    const list = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    await createConfigMap(cluster, 'gone');
+    await expectStatus(`${list}/gone?gracePeriodSeconds=soon`, 400, 'BadRequest', 'strconv.ParseInt: parsing "soon": invalid syntax', { method: 'DELETE' });
+    await expectStatus(`${list}/gone?orphanDependents=True&propagationPolicy=Background`, 422, 'Invalid', 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set', { method: 'DELETE' });
+    const deleted = await apiRequest(server, `${list}/gone?orphanDependents=True&gracePeriodSeconds=-1`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect((await apiRequest(server, `${list}/gone`)).status).toBe(404);
+  });
+});
