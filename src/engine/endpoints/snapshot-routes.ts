@@ -57,7 +57,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
     restore.removeAllContentTypeParsers();
     restore.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     // Who may restore is decided before a byte of the upload is read.
-    restore.post(SNAPSHOT_RESTORE_PATH, { onRequest: async (request) => void requireMasters(request) }, async (request, reply) => {
+    restore.post(SNAPSHOT_RESTORE_PATH, { onRequest: async (request) => void admitUpload(request) }, async (request, reply) => {
       const user = requireMasters(request);
       const as = new URL(request.url, 'https://placeholder').searchParams.get('as');
       if (!as) throw badRequest('say where to restore the workspace: ?as=<new workspace path>');
@@ -98,7 +98,7 @@ async function readSnapshot(body: Readable): Promise<Snapshot> {
     for await (const chunk of body) {
       const bytes = chunk as Buffer;
       total += bytes.length;
-      if (total > MAX_RESTORE_BYTES) throw requestEntityTooLarge(`Request entity too large: a snapshot upload is limited to ${MAX_RESTORE_BYTES} bytes`);
+      if (total > MAX_RESTORE_BYTES) throw tooLarge();
       take(decoder.write(bytes));
     }
     take(decoder.end());
@@ -109,6 +109,15 @@ async function readSnapshot(body: Readable): Promise<Snapshot> {
     if (error instanceof SnapshotFormatError) throw invalidSnapshot(error);
     throw error;
   }
+}
+
+const tooLarge = () => requestEntityTooLarge(`Request entity too large: a snapshot upload is limited to ${MAX_RESTORE_BYTES} bytes`);
+
+/** The caller may restore, and the upload announces no more than MAX_RESTORE_BYTES (a chunked one is counted as it arrives). */
+function admitUpload(request: FastifyRequest): void {
+  requireMasters(request);
+  const length = Number(request.headers['content-length']);
+  if (length > MAX_RESTORE_BYTES) throw tooLarge();
 }
 
 function requireMasters(request: FastifyRequest): UserInfo {
