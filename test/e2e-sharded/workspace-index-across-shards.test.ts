@@ -13,7 +13,8 @@ import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl, kubectlBackground } from '../helpers/kubectl.js';
 import { create, eventually, getJson, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ sharded: true });
+// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
+const e2e = useTenancyServer({ sharded: true, private: true });
 const scratch = useScratchDirectory('kcpt-xshard-index-');
 const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;
 

@@ -10,7 +10,8 @@ import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
 import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 const org = uniqueName('idx');
 const children = ['c1', 'c2', 'c3', 'c4', 'c5'];
 const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;

@@ -361,7 +361,9 @@ function badQuery(r: Random): FuzzCase {
   const path = method === 'GET' ? seedCms : method === 'DELETE' ? (refusedByDelete ? seedCm(r) : `${scratchCms}/${scratchName}`) : scratchCms;
   const body = method === 'POST' ? JSON.stringify(validConfigMap(scratchName)) : undefined;
   const mustFail = method === 'DELETE' && refusedByDelete ? true : undefined;
-  return { category: 'query', method, path: `${path}?${p}`, headers: body ? json : undefined, body, mustFail };
+  // kube reads a boolean as false only from 0 or false (any case): watch=maybe is a watch, which stays open.
+  const stream = method === 'GET' && ['watch=maybe', 'allowWatchBookmarks=1&watch=nope'].includes(p) ? true : undefined;
+  return { category: 'query', method, path: `${path}?${p}`, headers: body ? json : undefined, body, mustFail, stream };
 }
 
 function badHeaders(r: Random): FuzzCase {

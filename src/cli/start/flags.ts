@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
-import type { ServerOptions } from '../../engine/server.js';
+import type { ServerOptions } from '../../engine/server/index.js';
 import { dataOutputs, parseOutput } from '../common/output.js';
 
 export interface StartFlagSpec {
