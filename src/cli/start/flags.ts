@@ -86,6 +86,13 @@ export const startFlagSpecs: StartFlagSpec[] = [
       'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
   },
   {
+    name: 'request-timeout',
+    type: 'string',
+    default: '60s',
+    description:
+      'A request that is not a watch is answered 504 Timeout after this long (e.g. 60s, 2m), as with kube-apiserver; a client still sending its body then is disconnected. 0s = no limit.',
+  },
+  {
     name: 'max-requests-inflight',
     type: 'integer',
     default: 400,
@@ -253,6 +260,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
       .map((g) => g.trim())
       .filter(Boolean),
     logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
+    requestTimeoutMs: parseDuration(str('request-timeout')!, 'request-timeout'),
     maxRequestsInflight: int('max-requests-inflight'),
     maxMutatingRequestsInflight: int('max-mutating-requests-inflight'),
   };

@@ -35,12 +35,13 @@ import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject, renderOptions } from './render.js';
 import type { KubeObject, WriteGrant } from '../registry/types.js';
-import type { UserInfo } from '../auth/user.js';
+import type { Authenticator, UserInfo } from '../auth/user.js';
 import { handleResourceRequest, resourceNotFound } from './resource-handler.js';
 import type { ApiRequest, ResourceServices } from './request.js';
 import { parseVirtualWorkspacePath, type VirtualWorkspaces } from './virtual-path.js';
 import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
+import { ANONYMOUS, authenticatedUser, authenticateRequest } from './request-gate.js';
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
@@ -53,10 +54,6 @@ export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWor
       return undefined;
     },
   };
-}
-
-export interface Authenticator {
-  authenticate(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
 export interface RouterServices extends ResourceServices {
@@ -81,8 +78,6 @@ export interface RouterServices extends ResourceServices {
    */
   prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
-
-const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const url = requestTarget(request.url);
@@ -323,16 +318,15 @@ function mayHaveHome(user: UserInfo): boolean {
   return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
+/** The user the request gate authenticated, or (a router driven without the gate) authenticated here. */
 async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
-  const header = request.headers.authorization;
-  if (!header) {
-    if (isPublicPath(path)) return anonymous;
-    throw unauthorized();
+  const user = authenticatedUser(request);
+  if (user) {
+    // The gate let an anonymous read through only on a public path; the router's parse of the path decides.
+    if (user === ANONYMOUS && !isPublicPath(path)) throw unauthorized();
+    return user;
   }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const user = match ? await svc.authenticator.authenticate(match[1]!) : undefined;
-  if (!user) throw unauthorized();
-  return user;
+  return authenticateRequest(svc.authenticator, request.method, path, request.headers.authorization);
 }
 
 function serveDiscovery(

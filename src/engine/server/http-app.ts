@@ -4,17 +4,26 @@
  * the listener component that binds it, the proxy socket beside it, and the server's address.
  */
 import type http from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
+import { sendClientError } from '../endpoints/client-errors.js';
+import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
 import { installInflightLimit } from '../endpoints/inflight-limit.js';
+import { authenticatedUser, installRequestGate } from '../endpoints/request-gate.js';
+import { installRequestDeadline } from '../endpoints/request-deadline.js';
+import { installUnreadBodyCutoff } from '../endpoints/unread-body.js';
 import type { RequestMetrics } from '../endpoints/metrics.js';
 import { sendStatusError, toStatusError } from '../endpoints/responses.js';
 import { registerSnapshotRoutes } from '../endpoints/snapshot-routes.js';
-import { badRequest, internalError, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status.js';
+import { badRequest, internalError, methodNotAllowed, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status.js';
 import { listenProxySocket, type ProxySocket } from '../shards/proxy-socket.js';
 import type { ServerParts } from './assembly.js';
 import type { Component } from './lifecycle.js';
 import { serverUrls } from './options.js';
+
+/** Each app's own request handler, before connection deadlines wrap the server: what the proxy socket serves. */
+const proxyHandlers = new WeakMap<FastifyInstance, http.RequestListener>();
 
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
 
@@ -22,9 +31,15 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
   const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!, () => store.durable?.());
-  installInflightLimit(app, config.inflight);
+  // In this order, before any body is read: who is asking, whether there is room for them, and until when.
+  installRequestGate(app, server.authenticator);
+  installInflightLimit(app, config.inflight, authenticatedUser);
+  installRequestDeadline(app, config.requestTimeoutMs);
+  installUnreadBodyCutoff(app);
+  // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
+  proxyHandlers.set(app, requestHandlerOf(app));
+  installConnectionDeadlines(app.server as unknown as Http2SecureServer);
   registerSnapshotRoutes(app, {
-    authenticator: server.authenticator,
     store,
     generic: server.generic,
     resolvePath: server.tenancy.resolvePath,
@@ -32,6 +47,8 @@ export function serverApp(server: ServerParts): FastifyInstance {
     rootDirectory: foundation.root,
   });
   app.all('*', (request, reply) => routeRequest(services, request, reply));
+  // Methods fastify does not route (PROPFIND, …) are requests like any other: authorized, then refused with a Status.
+  app.setNotFoundHandler((request, reply) => routeRequest(services, request, reply));
   return app;
 }
 
@@ -54,7 +71,7 @@ export function listener(app: FastifyInstance, server: ServerParts): Component {
       const bound = app.server.address();
       address.bind(serverUrls(config, typeof bound === 'object' && bound ? bound.port : config.securePort));
       try {
-        if (foundation.proxySocketPath) proxySocket = await listenProxySocket(foundation.proxySocketPath, requestHandlerOf(app));
+        if (foundation.proxySocketPath) proxySocket = await listenProxySocket(foundation.proxySocketPath, proxyHandlers.get(app) ?? requestHandlerOf(app));
       } catch (err) {
         await close();
         throw err;
@@ -77,11 +94,16 @@ function buildHttpApp(
     // HTTP/2 where the client offers it (kubectl and client-go do, over ALPN): one connection carries every request
     // and watch of a client, as with kube-apiserver; HTTP/1.1 clients (client-node, curl --http1.1) are served too.
     http2: true,
-    https: { ...tls, allowHTTP1: true },
+    // kube's HTTP/2 limit of concurrent streams per connection.
+    https: { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS } },
+    http2SessionTimeout: IDLE_TIMEOUT_MS,
     bodyLimit: maxRequestBodyBytes,
     logger: false,
-    // Watches are long-lived; only idle keep-alive sockets are timed out.
+    // Requests and connections are timed by our own hooks (endpoints/request-deadline.ts, connection-deadlines.ts):
+    // Node's HTTP/1 timeouts do not apply on an HTTP/2 server's HTTP/1.1 connections.
     requestTimeout: 0,
+    // HTTP/1.1 requests the parser refuses get a Status too, not fastify's own body.
+    clientErrorHandler: sendClientError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
@@ -129,6 +151,8 @@ function buildHttpApp(
       if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
         return sendStatusError(reply, badRequest((err as Error).message));
       }
+      // fastify's last resort for a method it cannot route at all (HTTP/2 allows any token): kube's 405.
+      if (code === 'FST_ERR_NOT_FOUND') return sendStatusError(reply, methodNotAllowed('the server does not allow this method on the requested resource'));
       const status = toStatusError(err);
       if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       return sendStatusError(reply, status);

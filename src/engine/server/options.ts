@@ -5,6 +5,7 @@
  */
 import { DEFAULT_BATTERIES } from './batteries.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from '../endpoints/inflight-limit.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../endpoints/request-deadline.js';
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
 import { ROOT_SHARD } from '../tenancy/names.js';
 
@@ -32,6 +33,8 @@ export interface ServerOptions {
   maxRequestsInflight?: number;
   /** kube's --max-mutating-requests-inflight: writes served at once before 429 (default 200; 0 = unlimited). */
   maxMutatingRequestsInflight?: number;
+  /** kube's --request-timeout: a request other than a watch is answered 504 after this long (default 60 s; 0 = none). */
+  requestTimeoutMs?: number;
   /** Where messages go (default stderr). */
   log?: (line: string) => void;
   /** Home workspaces: where the buckets start (`root:users`), how many levels (1–5) and letters per bucket (1–4). */
@@ -73,6 +76,7 @@ export interface ServerConfig {
   minRequestTimeoutSeconds?: number;
   logicalClusterTotalObjectLimit: number;
   inflight: InflightLimits;
+  requestTimeoutMs: number;
   homes: HomeOptions;
   homeCreatorGroups: string[];
   shard: {
@@ -121,6 +125,7 @@ export function completeOptions(options: ServerOptions): ServerConfig {
       readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
       mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
     },
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     homes: {
       prefix: options.homeWorkspacesRootPrefix ?? defaultHomeOptions.prefix,
       levels: options.homeWorkspacesBucketLevels ?? defaultHomeOptions.levels,
