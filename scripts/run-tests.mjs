@@ -5,9 +5,15 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const bin = (pkg, name) => require.resolve(`${pkg}/${name}`);
+// A package's own executable, from its package.json's `bin` (vitest's `exports` do not list its bin file).
+function bin(pkg, name) {
+  const manifest = require.resolve(`${pkg}/package.json`);
+  const { bin: bins } = require(manifest);
+  return join(dirname(manifest), typeof bins === 'string' ? bins : bins[name]);
+}
 
 function run(command, args, { capture }) {
   const started = Date.now();
@@ -21,14 +27,14 @@ function run(command, args, { capture }) {
 }
 
 const typecheck = run(
-  bin('typescript', 'bin/tsc'),
+  bin('typescript', 'tsc'),
   ['--noEmit', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/kcpt/typecheck.tsbuildinfo'],
   { capture: true },
 ).then((result) => {
   console.log(`typecheck: ${result.code === 0 ? 'passed' : 'FAILED'} in ${result.seconds.toFixed(0)} s`);
   return result;
 });
-const vitest = await run(bin('vitest', 'vitest.mjs'), ['run', ...process.argv.slice(2)], { capture: false });
+const vitest = await run(bin('vitest', 'vitest'), ['run', ...process.argv.slice(2)], { capture: false });
 const checked = await typecheck;
 if (checked.code !== 0) process.stdout.write(`\ntypecheck (tsc --noEmit) failed:\n${checked.output}\n`);
 
