@@ -3,43 +3,49 @@ import { defineConfig } from 'vitest/config';
 import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
 
 /**
- * The `e2e-etcd` project runs the suites that start servers through test/helpers/server.ts a second time, each server
- * on etcd (KCPT_E2E_STORAGE=etcd). Left out, and why:
+ * The tiers (docs/testing.md), run one after the other (`sequence.groupOrder`), fastest first:
+ *   unit         beside their modules, no server of any kind; `npm run test:unit`
+ *   integration  kcpt/testing's in-process control plane, client libraries, the etcd store against a real etcd
+ *   e2e          a real `kcpt start` (the project's shared server unless a file needs its own), the real kubectl,
+ *                client peers and the reliability smokes; then the same server on etcd (e2e-etcd) and as a sharded
+ *                cluster (e2e-sharded) for the files whose behaviour storage or sharding can change.
  */
-const notOnEtcd = {
-  // Already on etcd in the default project (they ask for etcd themselves).
-  'test/e2e/etcd-storage.test.ts': 'runs on etcd anyway',
-  'test/e2e/etcd-failover.test.ts': 'runs on etcd anyway',
-  // Mixes storages itself: root and shard-1 on SQLite, shard-2 on etcd.
-  'test/e2e/front-proxy-mixed-storage.test.ts': 'picks each shard\'s storage',
-  // They pick their storage (memory://) on purpose: the second run would be the same run.
-  'test/e2e/bad-input.test.ts': 'chooses memory://',
-  'test/reliability/overload.test.ts': 'chooses memory://',
-  // They start `bin/run.js start` themselves on its default SQLite root directory (the process's life cycle, an
-  // installed package), not through the helper: the second run would be the same run.
-  'test/e2e/packaging.test.ts': 'starts kcpt itself on SQLite',
-  'test/e2e/server-lifecycle.test.ts': 'starts kcpt itself on SQLite',
-  'test/e2e/detached-server.test.ts': 'starts kcpt itself on SQLite',
-  // SIGKILLs the server and checks the SQLite file with PRAGMA integrity_check; etcd's own durability is the
-  // failover test's subject (test/e2e/etcd-failover.test.ts).
-  'test/reliability/crash.test.ts': 'checks the SQLite file',
-} as const;
-
-const etcdProjectFiles = ['test/e2e/**/*.test.ts', 'test/reliability/fuzz.test.ts', 'test/reliability/isolation-matrix.test.ts'];
 
 /**
- * The `e2e-sharded` project runs the files that prove issue 11's "what must work" a third time, each server a sharded
- * cluster (KCPT_E2E_TOPOLOGY=sharded: `kcpt start --shards 3`, root and shard-1 on SQLite, shard-2 on etcd) used only
- * through its front-proxy: the CLI session, workspaces, kubectl, home workspaces and API sharing (bindings, default
- * bindings of custom WorkspaceTypes on every shard, a provider's controller, the APIExport virtual workspace). The
- * API-sharing files are topology-aware only where sharding differs by nature, as kcp's e2e is: an endpoint slice
- * lists one URL per shard hosting bindings (a consumer is addressed at its shard's URL, "every consumer" is read at
- * every URL), and `/clusters/*` wildcards, which the proxy does not route (kcp's does not either), are read from each
- * shard. The other e2e files are left out to keep CI time down (each sharded server is four processes and an etcd),
- * and kubectl-basics because it creates its second logical cluster by name on the server (only a shard takes that;
- * the proxy routes only clusters it knows). test/e2e-sharded/ holds what only makes sense there (workspaces landing
- * on every shard). Tests that assert what one server shows but a proxy cannot are skipped by
- * test/helpers/sharded-skips.ts, which says why.
+ * The second storage run: what a store can change, on etcd (KCPT_E2E_STORAGE=etcd). Everything else behaves the same
+ * on both by construction: the Store contract suite (src/engine/storage/contract.ts) holds SQLite, memory and etcd to
+ * the same answers, and the files listed here check what sits on top of the store's watch, history, revisions,
+ * prefix scans and durability.
+ */
+const etcdProjectFiles = [
+  // Watches, informers, resuming from a resourceVersion, compaction (410 Gone and relist).
+  'test/e2e/informer-watch.test.ts',
+  'test/e2e/informer-relist.test.ts',
+  'test/e2e/informer-soak.test.ts',
+  'test/e2e/client-node.test.ts',
+  'test/e2e/kubectl-delete-watch.test.ts',
+  // CRD lifecycle: storage of a new resource, its objects, their removal with the CRD.
+  'test/e2e/crds-lifecycle.test.ts',
+  'test/e2e/crds-objects.test.ts',
+  // Cross-cluster prefix scans (wildcards), garbage collection and deleting a workspace's whole keyspace.
+  'test/e2e/wildcard-crd.test.ts',
+  'test/e2e/garbage-collection.test.ts',
+  'test/e2e/workspaces-deletion.test.ts',
+  // Objects across a restart (what is durable, and what the store hands back after it).
+  'test/e2e/workspace-objects.test.ts',
+  // History replays and exact-revision lists must not cross tenants on any store; the fuzzer's hostile reads.
+  'test/reliability/isolation.test.ts',
+  'test/reliability/fuzz.test.ts',
+];
+
+/**
+ * The sharded run: what sharding can change, through a front-proxy (KCPT_E2E_TOPOLOGY=sharded: `kcpt start --shards 3`,
+ * root and shard-1 on SQLite, shard-2 on etcd): the CLI session, workspaces, home workspaces and API sharing
+ * (bindings, default bindings of custom WorkspaceTypes on every shard, a provider's controller, the APIExport virtual
+ * workspace), plus test/e2e-sharded/ (what only makes sense there). The API-sharing files are topology-aware only
+ * where sharding differs by nature, as kcp's e2e is: an endpoint slice lists one URL per shard hosting bindings, and
+ * `/clusters/*` wildcards, which the proxy does not route (kcp's does not either), are read from each shard. Tests
+ * that assert what one server shows but a proxy cannot are skipped by test/helpers/sharded-skips.ts, which says why.
  */
 const shardedProjectFiles = [
   'test/e2e-sharded/**/*.test.ts',
@@ -53,15 +59,51 @@ const shardedProjectFiles = [
   'test/e2e/default-api-bindings.test.ts',
 ];
 
-/** Without etcd: CI fails (the project's globalSetup says why); a local run leaves the project out, saying so once. */
+/** Files that start an etcd themselves, whatever the project. */
+const startEtcd = [
+  'src/engine/storage/etcd-store.test.ts',
+  'src/engine/storage/etcd-failover.test.ts',
+  'test/e2e/etcd-storage.test.ts',
+  'test/e2e/etcd-failover.test.ts',
+  'test/e2e/front-proxy-mixed-storage.test.ts',
+];
+
+/**
+ * Without etcd: CI fails (those files fail to start it; the etcd projects' globalSetup says why); a local run leaves
+ * out what needs it, saying so in one line, so that a first `npm test` without etcd is green.
+ */
 const inCI = process.env.CI === 'true' || process.env.CI === '1';
 const etcdFound = etcdVersion() !== undefined;
+const withEtcd = etcdFound || inCI;
 // vitest evaluates this file more than once in its process: say it once.
-const noted = Symbol.for('kcpt.e2e-etcd.skip-noted');
-if (!etcdFound && !inCI && !(globalThis as Record<symbol, unknown>)[noted]) {
+const noted = Symbol.for('kcpt.no-etcd-noted');
+if (!withEtcd && !(globalThis as Record<symbol, unknown>)[noted]) {
   (globalThis as Record<symbol, unknown>)[noted] = true;
-  console.warn(`e2e-etcd, e2e-sharded: skipped, no etcd (\`${etcdBinary()} --version\` failed; Debian: apt-get install etcd-server)`);
+  console.warn(
+    `no etcd (\`${etcdBinary()} --version\` failed; Debian: apt-get install etcd-server): skipping the e2e-etcd and e2e-sharded projects and ${startEtcd.length} files that start etcd (${startEtcd.join(', ')})`,
+  );
 }
+const unlessEtcd = withEtcd ? [] : startEtcd;
+
+/** Test files of the integration tier (in-process servers); the etcd store's own tests start an etcd. */
+const integrationFiles = [
+  'test/integration/**/*.test.ts',
+  'test/testing-library/**/*.test.ts',
+  'test/templates/**/*.test.ts',
+  // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
+  'templates/api-provider/test/**/*.test.ts',
+  'src/engine/storage/etcd-store.test.ts',
+  'src/engine/storage/etcd-failover.test.ts',
+];
+
+const unitFiles = ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/architecture/**/*.test.ts', 'test/cli/**/*.test.ts'];
+
+/**
+ * Workers per tier on this 2-core machine. Unit tests are CPU-bound: one worker per core. Integration and e2e tests
+ * mostly wait (on a server process, kubectl, a watch, a controller): more workers than cores keep both cores busy.
+ * KCPT_TEST_WORKERS overrides the e2e tiers' count.
+ */
+const e2eWorkers = Number(process.env.KCPT_TEST_WORKERS ?? 4);
 
 export default defineConfig({
   resolve: {
@@ -73,8 +115,6 @@ export default defineConfig({
     ],
   },
   test: {
-    // oclif imports command files with native import(); tsx lets that resolve .ts sources in tests.
-    execArgv: ['--import', 'tsx'],
     disableConsoleIntercept: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
@@ -83,24 +123,56 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'default',
-          // The starter project's own tests (kcpt/testing, as a provider's project runs them) run with ours.
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/**/*.test.ts', 'templates/api-provider/test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/e2e-sharded/**'],
+          name: 'unit',
+          include: unitFiles,
+          exclude: ['**/node_modules/**', ...integrationFiles],
+          // No servers, no module state worth a fresh process per file: one process per core runs them all.
+          isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
         },
       },
-      ...(etcdFound || inCI
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: integrationFiles,
+          exclude: ['**/node_modules/**', ...unlessEtcd],
+          maxWorkers: e2eWorkers,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          // Every other test file under test/ (peers, reliability, security regressions…) is e2e.
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [
+            '**/node_modules/**',
+            ...unitFiles,
+            ...integrationFiles,
+            'test/e2e-sharded/**',
+            ...unlessEtcd,
+          ],
+          globalSetup: ['./test/helpers/shared-server-setup.ts'],
+          maxWorkers: e2eWorkers,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      ...(withEtcd
         ? [
             {
               extends: true,
               test: {
                 name: 'e2e-etcd',
                 include: etcdProjectFiles,
-                exclude: ['**/node_modules/**', ...Object.keys(notOnEtcd)],
                 env: { KCPT_E2E_STORAGE: 'etcd' },
                 // Test names start with "[etcd] " so both runs of a test are told apart in every report.
                 runner: './test/helpers/etcd-project-runner.ts',
-                globalSetup: ['./test/helpers/etcd-project-setup.ts'],
+                globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
+                maxWorkers: e2eWorkers,
+                sequence: { groupOrder: 2 },
               },
             },
             {
@@ -109,13 +181,15 @@ export default defineConfig({
                 name: 'e2e-sharded',
                 include: shardedProjectFiles,
                 env: { KCPT_E2E_TOPOLOGY: 'sharded' },
-                // Every request crosses the proxy, and a file's server is four processes and an etcd on a shared box.
+                // Every request crosses the proxy, and a private cluster is four processes and an etcd on a shared box.
                 testTimeout: 120_000,
                 hookTimeout: 180_000,
                 // Test names start with "[sharded] ".
                 runner: './test/helpers/sharded-project-runner.ts',
                 // Its shard-2 stores in etcd.
-                globalSetup: ['./test/helpers/etcd-project-setup.ts'],
+                globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
+                maxWorkers: e2eWorkers,
+                sequence: { groupOrder: 2 },
               },
             },
           ]

@@ -1,4 +1,4 @@
-// 10. API sharing (issue 7), on a kcpt of its own (fresh root directory):
+// 10. API sharing, on a kcpt of its own (fresh root directory):
 //   (a) CREATE (8 connections, unique names) and GET of a custom resource whose API a workspace has from an
 //       APIBinding (root:bench-consumer binds export `gizmos` of root:bench-provider), next to the very same requests
 //       for the same schema installed as a local CRD (root:bench-local), interleaved. Target: bound >= 90 % of local.

@@ -1,12 +1,12 @@
 // 9. CLI latency: the wall time of `kcpt` commands that talk to a running server, measured as a user's shell sees
 //    it (spawn `node bin/run.js …` → exit, compiled dist/, stdin not a TTY), beside `node -e 0`, the floor of any
-//    Node CLI on this machine. Target: <= 150 ms for each command (issue 6).
+//    Node CLI on this machine. Target: <= 150 ms for each command.
 //      - `kcpt ws use` switching between two workspaces (kubeconfig read, existence check, kubeconfig written)
 //      - `kcpt ws tree` from a workspace with 1,000 workspaces below it (single top, fan-out 10)
 //      - `kcpt ws create` of a new workspace, including the wait until it is Ready
 //      - `kcpt ws .` (reads the kubeconfig, no request), `kcpt status` and `kcpt kubeconfig`
 //      - `kcpt export` of an unchanged CRD (schemas listed, export read, URL found), `kcpt export list` (bindings counted
-//        through the virtual workspace) and `kcpt bind` into a fresh workspace until the binding is Bound (issue 7)
+//        through the virtual workspace) and `kcpt bind` into a fresh workspace until the binding is Bound
 //    The kubeconfig is a copy of admin.kubeconfig (the `ws` commands rewrite it). Every command must exit 0.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';

@@ -2,7 +2,7 @@
 //    vs the bare floor of the same request: raw fastify over TLS that parses the same body and commits it to SQLite,
 //    one transaction per request (WAL, synchronous=NORMAL; bench/raw-server.js POST /write), same generator, runs
 //    interleaved. Also (info): raw better-sqlite3 inserts in-process, one autocommit transaction per row
-//    (perf-baselines B.1 (a)), i.e. the storage alone without HTTPS.
+//    (baseline B.1 (a) in docs/benchmarks.md), i.e. the storage alone without HTTPS.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace } from './lib/kcpt.js';

@@ -1,7 +1,7 @@
 // 2. LIST 1,000 ~1 KB ConfigMaps in one namespace (plain JSON, no Table) over HTTPS with 8 connections, vs a bare
 //    TLS server streaming the same rows: raw fastify holding kcpt's very items (copied from kcpt's own LIST answer)
 //    in better-sqlite3, answering each LIST with a range scan spliced into the list (no parse/stringify).
-//    Also (info): the raw better-sqlite3 range scan alone, in-process (perf-baselines B.1 "Range scan").
+//    Also (info): the raw better-sqlite3 range scan alone, in-process (baseline B.1 in docs/benchmarks.md, "range scan").
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace, parallel } from './lib/kcpt.js';

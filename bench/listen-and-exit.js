@@ -1,4 +1,4 @@
-// The raw start-up floor (perf-baselines B.4): load fastify + better-sqlite3, open a WAL database, create the
+// The raw start-up floor (baseline B.4 in docs/benchmarks.md): load fastify + better-sqlite3, open a WAL database, create the
 // objects table, register /readyz, listen on a port, then close everything and exit. Timed from spawn to exit.
 // Usage: node bench/listen-and-exit.js <dbFile> [port]
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// The floor of "one resident record per workspace" in Node (perf-baselines B.3): RSS and heap growth of a Map of
+// The floor of "one resident record per workspace" in Node (baseline B.3 in docs/benchmarks.md): RSS and heap growth of a Map of
 // N small plain objects (name, cluster id, path, type, phase, uid, rv, created, one label), after forced GCs.
 // Usage: node --expose-gc bench/raw-memory.js <N>. Prints one JSON line.
 const n = Number(process.argv[2] ?? 100_000);

@@ -1,4 +1,4 @@
-// The raw HTTPS floor (perf-baselines B.2, but over TLS with kcpt's own serving certificate):
+// The raw HTTPS floor (baseline B.2 in docs/benchmarks.md, but over TLS with kcpt's own serving certificate):
 //   GET  /obj    -> the same ~1 KB ConfigMap JSON kcpt returns (fastify serialises the object, like B.2)
 //   GET  /watch  -> a chunked stream of JSON lines, like a kube watch
 //   POST /write  -> inserts the body into a better-sqlite3 WAL table (synchronous=NORMAL, one txn per write) and

@@ -1,4 +1,4 @@
-// Raw better-sqlite3 floors, the perf-baselines B.1 recipe (fresh DB file per run, values generated outside the
+// Raw better-sqlite3 floors, the baseline B.1 in docs/benchmarks.md recipe (fresh DB file per run, values generated outside the
 // timed loops, rowid table, journal_mode=WAL):
 //   node bench/raw-sqlite.js insert [n]   (a) one autocommit INSERT per row, synchronous=NORMAL  -> inserts/s
 //   node bench/raw-sqlite.js scan  [n]    range scan of 1,000 rows by (cluster, resource), .all() row objects

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Restart with state (issue 10): `kcpt start` on a root directory holding --restart-workspaces (100,000) workspaces
+// Restart with state: `kcpt start` on a root directory holding --restart-workspaces (100,000) workspaces
 // and --restart-objects (1,000,000) stored objects (bench/lib/restart-state.js generates it once through the API
 // and caches it under /tmp). Per run (--runs, at least 5; medians), interleaved:
 //   - the listen-and-exit floor (bench/listen-and-exit.js, spawn -> exit) and the raw open + count of the same

@@ -89,7 +89,7 @@ log(`node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.memGiB} GiB; lo
 log(`load average at start: ${env.loadavgStart}${os.loadavg()[0] > env.cpus * 0.5 ? '  (the machine is busy: expect noisy figures)' : ''}`);
 if (opts.only === undefined && !etcdFound) log('no etcd on PATH: the etcd vs SQLite section (storage) is left out (Debian: apt-get install etcd-server)');
 if (opts.only === undefined && !goFound) log('no go on PATH: the envtest section (a Go operator\'s envtest suite on kcpt) is left out');
-if (!useWrk && !opts['node-load']) log('wrk not found: using the in-process Node generator for both sides (it under-reports ~40 % vs wrk, perf-baselines B.2)');
+if (!useWrk && !opts['node-load']) log('wrk not found: using the in-process Node generator for both sides (it under-reports ~40 % vs wrk, baseline B.2 in docs/benchmarks.md)');
 
 const ctx = {
   useWrk,

@@ -3,7 +3,7 @@
 //      - empty root directory (fresh temp dir every run), default SQLite storage and memory://
 //      - second start on an existing, empty root directory (certificates and DB already there)
 //      - second start on a root directory holding 10,000 objects across 1,000 logical clusters
-//    Floor: bench/listen-and-exit.js (node + fastify + better-sqlite3 + listen, spawn -> exit; perf-baselines B.4).
+//    Floor: bench/listen-and-exit.js (node + fastify + better-sqlite3 + listen, spawn -> exit; baseline B.4 in docs/benchmarks.md).
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import path from 'node:path';

@@ -2,7 +2,7 @@
 // 11. kcpt/testing, as a test suite uses it: each run is a fresh Node process (bench/testing-worker.js) that imports
 //     kcpt/testing, starts a control plane in-process (memory storage, random port, temporary root directory, the
 //     cached test keys), creates --testing-count workspaces one after another without a CRD and as many with one CRD
-//     installed (resolved once Ready / Established), and stops. Medians over --runs processes. Targets (issue 8):
+//     installed (resolved once Ready / Established), and stops. Medians over --runs processes. Targets:
 //     start <= 300 ms, <= 10 ms per workspace without a CRD, <= 50 ms with one. CPU is the process's user+sys (client
 //     and server share it): on a busy machine compare that, not wall time.
 //     The figures are printed beside envtest's and kind's start-up as their documentation gives it (see `references`).

@@ -1,5 +1,5 @@
 // 10. TUI: `kcpt tui` over a tree of 10,000 workspaces (one top, fan-out 100: 100 children, each with up to 100).
-//     Target (issue 9): the browser opens in <= 300 ms — lazy levels and windowed rows, no full-tree fetch. Open:
+//     Target: the browser opens in <= 300 ms — lazy levels and windowed rows, no full-tree fetch. Open:
 //     the real command in a tmux pane (bench/lib/tui-terminal.js), from spawn to the first screen showing the top
 //     level, beside `node -e 0`. Then, in one process drawing into ink-testing-library (bench/lib/tui-open.js):
 //     expanding a child (a level of 100, listed and watched) and the key → frame latency of moving the cursor. The

@@ -276,7 +276,7 @@ export async function runWorkspaces(options = {}) {
     log(`  raw HTTPS write -> watch line (${rawLat.length}): p50 ${fig.rawLatency.p50.toFixed(2)} ms, p99 ${fig.rawLatency.p99.toFixed(2)} ms`);
 
     // --warmup: untimed workspaces before the rate phases, so they measure a server whose request path V8 has tiered
-    // up (on a fresh server the first ~1,000 workspaces cost ~30 % more CPU each; docs/benchmarks.md, issue 4).
+    // up (on a fresh server the first ~1,000 workspaces cost ~30 % more CPU each; docs/benchmarks.md).
     if (o.warmup > 0) {
       const w = await createWorkspaces({ ...common, prefix: 'u', plan: flatPlan(o.warmup), concurrency: o.concurrency });
       created.count += w.n;
@@ -446,6 +446,7 @@ export function workspaceRows(f) {
       baseline: f.rawLatency.p99,
       baselineName: 'raw HTTPS write -> watch',
       target: { kind: 'max', max: 20 },
+      note: 'target: docs/benchmarks.md, Targets',
     },
     {
       name: `WS RSS per workspace at ${n} (after GC)`,

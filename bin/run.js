@@ -14,6 +14,11 @@ async function main() {
   if (process.argv[2] === 'start') {
     const fast = await import('../dist/src/cli/start/fast-path.js').catch(() => undefined);
     if (fast && (await fast.tryFastStart(process.argv.slice(3)))) process.exit(process.exitCode ?? 0);
+  } else if (process.argv[2] === '__complete') {
+    // Shell completion (kcpt completion, kubectl_complete-ws): the words go through untouched, flags included.
+    const fast = await loadFastPath();
+    if (fast) await fast.complete(process.argv.slice(3));
+    return;
   } else {
     const fast = await loadFastPath();
     // kcp's `kubectl ws --context x use y`: connection flags before the subcommand, for the fast path and oclif alike.
@@ -39,6 +44,6 @@ async function loadFastPath() {
     return import('../dist/src/cli/fast-path.js').catch(() => undefined);
   }
   // Code compiled through node:vm cannot import() on Node 20: the bundle imports its ESM-only packages through ours.
-  fast.lendImporter((specifier) => import(specifier));
+  fast.setImporter((specifier) => import(specifier));
   return fast;
 }

@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 
 await build({
   entryPoints: {
-    server: 'dist/src/engine/server.js',
+    server: 'dist/src/engine/server/index.js',
     testing: 'dist/src/testing/index.js',
     'testing-vitest': 'dist/src/testing/vitest.js',
   },

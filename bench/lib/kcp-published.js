@@ -1,5 +1,5 @@
 // kcp's own published figure for each benchmark row, with its citation, in one place so figures and sources stay
-// together (/work/shared/perf-baselines.md Part A.1, anchors K1–K16). A row whose name matches no entry has none:
+// together (anchors K1–K16). A row whose name matches no entry has none:
 // kcp publishes no request-level throughput or latency (GET, LIST, CREATE, watch, apply), nor CLI, TUI or
 // test-harness timings. The anchors were measured on kcp's own hardware and set-ups (3 shards, etcd), so they sit
 // beside kcpt's figure as a reference point, not as a same-machine baseline.
@@ -68,5 +68,5 @@ export function kcpCitations(rows) {
     const hit = KCP_PUBLISHED.find((p) => p.match.test(row.name.trim()));
     if (hit && !seen.has(hit.anchor)) seen.set(hit.anchor, hit.source);
   }
-  return [...seen].map(([anchor, source]) => `  [${anchor}] ${source} (perf-baselines.md A.1)`);
+  return [...seen].map(([anchor, source]) => `  [${anchor}] ${source} (docs/benchmarks.md, kcp's published figures)`);
 }

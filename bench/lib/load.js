@@ -1,4 +1,4 @@
-// Load generators: wrk (C, cheap on a 2-core box; preferred, perf-baselines B.2 caveat 1) and, when wrk is not
+// Load generators: wrk (C, cheap on a 2-core box; preferred, baseline B.2 in docs/benchmarks.md caveat 1) and, when wrk is not
 // installed, an in-process Node generator with keep-alive https.Agent connections. Whichever is picked is used
 // for both sides of a comparison.
 import { execFile, execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The ~1 KB ConfigMap used everywhere (perf-baselines B.1/B.2: a ConfigMap-like JSON of 1,039 bytes whose
+// The ~1 KB ConfigMap used everywhere (baseline B.1 in docs/benchmarks.md/B.2: a ConfigMap-like JSON of 1,039 bytes whose
 // data['config.yaml'] is a run of 'x'). The pad length is calibrated once against kcpt so that the object kcpt
 // returns on GET (with the uid, creationTimestamp, resourceVersion and kcp.io/cluster annotation it adds) is
 // ~1,039 bytes; LIST items and CREATE bodies use the same pad.

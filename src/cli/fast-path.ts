@@ -9,7 +9,8 @@ import { hoistFlags } from './common/flag-order.js';
 import { processIo } from './common/io.js';
 import { commandSpecs } from './registry.js';
 
-export { lendImporter } from './common/external-import.js';
+export { setImporter } from './common/external-import.js';
+export { complete } from './completion/complete.js';
 
 export async function tryFastPath(argv: string[]): Promise<boolean> {
   const matched = matchSpec(commandSpecs, argv);
@@ -25,6 +26,6 @@ export function reorderFlags(argv: string[]): string[] {
   return hoistFlags(
     argv,
     connectionFlags,
-    commandSpecs.flatMap((s) => [s.id, ...(s.aliases ?? [])]),
+    commandSpecs.flatMap((s) => [s.id, ...(s.aliases ?? []), ...(s.hiddenAliases ?? [])]),
   );
 }

@@ -3,6 +3,7 @@
  * list; commands/ builds oclif classes from the same specs. Keep imports here cheap: spec modules only.
  */
 import { apisSpecs } from './apis/specs.js';
+import { completionSpec } from './completion/spec.js';
 import { doctorSpec } from './doctor/spec.js';
 import type { CommandSpec } from './common/command-spec.js';
 import { kubeconfigSpec } from './kubeconfig/spec.js';
@@ -12,4 +13,4 @@ import { testenvDeleteSpec, testenvSpec } from './testenv/spec.js';
 import { versionSpec } from './version/spec.js';
 import { wsSpecs } from './ws/specs.js';
 
-export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs, ...snapshotSpecs, testenvSpec, testenvDeleteSpec, versionSpec, doctorSpec];
+export const commandSpecs: CommandSpec[] = [...wsSpecs, ...serverSpecs, kubeconfigSpec, ...apisSpecs, ...snapshotSpecs, testenvSpec, testenvDeleteSpec, versionSpec, doctorSpec, completionSpec];

@@ -10,6 +10,8 @@ export interface WaitForOptions {
   timeout?: number;
   /** Pause between tries (default 10 ms; a try itself usually is one GET). */
   interval?: number;
+  /** What is awaited, for the timeout's message ("the CRD served"). */
+  message?: string;
 }
 
 export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitForOptions = {}): Promise<Exclude<T, false>> {
@@ -28,9 +30,10 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitF
     if (Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
+  const waited = `waitFor timed out after ${timeout} ms${options.message ? ` waiting for ${options.message}` : ''}`;
   if (lastError instanceof Error) {
-    lastError.message = `waitFor timed out after ${timeout} ms: ${lastError.message}`;
+    lastError.message = `${waited}: ${lastError.message}`;
     throw lastError;
   }
-  throw new Error(`waitFor timed out after ${timeout} ms: ${String(lastError)}`);
+  throw new Error(`${waited}: ${String(lastError)}`);
 }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// DESIGN.md: arrows point one way. The engine never imports the CLI, the TUI, oclif or ink.
+// docs/architecture.md: imports point down. The engine never imports the CLI, the TUI, oclif or ink.
 const engineDir = path.resolve(import.meta.dirname, '../../src/engine');
 const forbidden = [/from ['"](\.\.\/)+cli\//, /from ['"](\.\.\/)+tui\//, /from ['"]@oclif\//, /from ['"]ink['"]/, /from ['"]react['"]/];
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// DESIGN.md: src/tui is reached only through `await import()` from a command, and only the TUI loads Ink and React,
+// src/tui is reached only through `await import()` from a command, and only the TUI loads Ink and React,
 // so every other command starts without paying for them.
 const repo = path.resolve(import.meta.dirname, '../..');
 const tuiDir = path.join(repo, 'src', 'tui');

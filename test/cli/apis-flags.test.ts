@@ -2,7 +2,7 @@
  * oclif's side of `kcpt export …` and `kcpt bind`, in-process with runCommand: repeatable -f, snapshot output,
  * kcp's usage errors (exit 2) before any server is contacted, export init into a fresh and a non-empty directory.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '@oclif/test';
@@ -68,5 +68,18 @@ describe('export and bind through oclif', () => {
     expect(readdirSync(target)).toContain('package.json');
     const again = await run(['export', 'init', target]);
     expect(again.error?.oclif?.exit).toBe(1);
+  });
+
+  it('export init makes the project depend on the kcpt that generated it, or on the one --kcpt-dependency names', async () => {
+    const here = join(dir, 'here');
+    expect((await run(['export', 'init', here])).error).toBeUndefined();
+    const devDependencies = (at: string) => (JSON.parse(readFileSync(join(at, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    expect(devDependencies(here).kcpt).toBe(`file:${repoRoot}`);
+    // Installed as a copy, so kcpt/testing resolves vitest from the project.
+    expect(readFileSync(join(here, '.npmrc'), 'utf8')).toBe('install-links=true\n');
+
+    const registry = join(dir, 'registry');
+    expect((await run(['export', 'init', registry, '--kcpt-dependency', '^0.1.0'])).error).toBeUndefined();
+    expect([devDependencies(registry).kcpt, existsSync(join(registry, '.npmrc'))]).toEqual(['^0.1.0', false]);
   });
 });

@@ -9,7 +9,8 @@ import { runKcpt } from '../helpers/cli.js';
 import { apiExport, resourceSchema } from '../e2e/apis-fixtures.js';
 import { create, eventually, getJson, useTenancyServer, workspace, workspaceType, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ sharded: true });
+// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
+const e2e = useTenancyServer({ sharded: true, private: true });
 const widgets = { group: 'widgets.example.com', plural: 'widgets', kind: 'Widget' };
 const shards = ['root', 'shard-1', 'shard-2'];
 

@@ -1,6 +1,6 @@
 /**
  * The merged workspace index finds a non-admin's workspace whose Workspace object and LogicalCluster sit on different
- * shards (issue 11): root:team is placed on shard-1 (so its children's Workspace objects are stored there), its
+ * shards: root:team is placed on shard-1 (so its children's Workspace objects are stored there), its
  * children on shard-2, and user-2 is let in only inside a child. Shard-2 knows the access, shard-1 the Workspace; the
  * proxy joins them. Checked as user-2 with the real kubectl through the proxy (list, Table columns, JSON, a watch
  * that sees a workspace become reachable and one deleted) and with `kcpt ws list` / `kcpt ws tree`.
@@ -13,7 +13,8 @@ import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl, kubectlBackground } from '../helpers/kubectl.js';
 import { create, eventually, getJson, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ sharded: true });
+// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
+const e2e = useTenancyServer({ sharded: true, private: true });
 const scratch = useScratchDirectory('kcpt-xshard-index-');
 const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;
 

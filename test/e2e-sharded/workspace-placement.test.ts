@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { shardedClusterShards } from '../helpers/server.js';
 import { eventually, useTenancyServer, workspace, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ sharded: true });
+// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
+const e2e = useTenancyServer({ sharded: true, private: true });
 
 /** Enough that a random pick among 3 shards misses one with probability 3·(2/3)^24 < 0.002 %. */
 const count = 24;

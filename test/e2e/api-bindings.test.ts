@@ -12,7 +12,8 @@ import type { ClusterKubectl } from '../helpers/kubectl.js';
 import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it restarts the server.
+const e2e = useTenancyServer({ private: true });
 const at = (path: string) => e2e.at(path);
 
 /** The provider's Widget schema; versions differ only in the description of `spec.size`. */

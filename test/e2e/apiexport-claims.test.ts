@@ -288,7 +288,8 @@ describe('an accepted claim the provider widens', () => {
       ['bind', `${t.provider}:widgets`, '--accept-permission-claim', 'secrets.core', '--server', e2e.url(t.consumer), '--token', bob.token],
       { ...e2e.server.env, KUBECONFIG: e2e.server.kubeconfig },
     );
-    expect([refused.exitCode, refused.stderr.trim()]).toEqual([1, 'Error: APIExport "widgets" claims no secrets.core (its claims: configmaps.core)']);
+    // The binding made for the claims is removed, and the error says so (as every failed kcpt bind does).
+    expect([refused.exitCode, refused.stderr.trim()]).toEqual([1, 'Error: APIExport "widgets" claims no secrets.core (its claims: configmaps.core) (apibinding widgets deleted again)']);
     // Nothing accepted, nothing left behind.
     expect((await http('GET', `/clusters/${t.consumer}/apis/apis.kcp.io/v1alpha2/apibindings/widgets`, undefined, { token: bob.token })).status).toBe(404);
   });

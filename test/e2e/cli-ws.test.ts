@@ -16,7 +16,8 @@ import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { create, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 let scratch: string;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kcpt-cli-ws-'));

@@ -10,7 +10,8 @@ import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
 import { applyCRD, crdObject, widgetSchema, withFile, type Json } from './crds-fixtures.js';
 
-const e2e = useE2EServer();
+// A server of its own: it defines CRDs with fixed names in root.
+const e2e = useE2EServer({ private: true });
 
 const fieldNames = (explain: string) => lines(explain).filter((l) => /^ {2}\S+\t</.test(l)).map((l) => l.trim().split('\t')[0]);
 

@@ -1,5 +1,5 @@
 /**
- * API sharing across shards (issue 11): a provider's APIExport on one shard bound by path from workspaces on the
+ * API sharing across shards: a provider's APIExport on one shard bound by path from workspaces on the
  * others, as kcp does it with its cache server. Root + 2 shards on loopback, reached directly (each shard's URL);
  * driven with the real kubectl, `kcpt bind` and a client-node informer per APIExport virtual workspace URL.
  */

@@ -12,7 +12,8 @@ import { expectError } from '../helpers/suite.js';
 import { apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, create, eventually, getJson, root, useTenancyServer, users, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 const k = e2e.at('root');
 const universal = { extend: { with: [root('universal')] } };
 

@@ -1,5 +1,5 @@
 /**
- * Three shards on two storages behind `kcpt front-proxy`, as issue 11 asks: root and shard-1 on SQLite, shard-2 on
+ * Three shards on two storages behind `kcpt front-proxy`: root and shard-1 on SQLite, shard-2 on
  * its own etcd, each started on its own (`--shard-name … --root-shard-kubeconfig …`) and one `kcpt front-proxy` in
  * front. Everything goes through the proxy's URL with the real kubectl and `kcpt ws`: workspaces land on each
  * storage, an API exported on the etcd shard is bound and used there, and the etcd shard killed answers 503 while the

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterArgs, kubectlBackground, kubectlBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectNotFound, useE2EServer } from '../helpers/suite.js';
 
-const e2e = useE2EServer();
+// A server of its own: it restarts the server.
+const e2e = useE2EServer({ private: true });
 
 interface Ref {
   apiVersion: string;

@@ -9,7 +9,8 @@ import { expectError } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
 import { createWorkspace, getJson, root, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 
 const homes = [
   { label: 'kcp-admin', username: 'kcp-admin', path: 'root:users:zu:yc:kcp-admin', k: () => e2e.at('root') },

@@ -238,3 +238,29 @@ describe('Content-Type of every kind of answer, as kube-apiserver sends it', () 
     expect(res.headers['x-content-type-options']).toBe('nosniff');
   });
 });
+
+describe('OpenAPI v3 at a stale hash', () => {
+  it('is a 301 to the current hash, inside the same workspace, as kube-openapi redirects', async () => {
+    const index = (await apiRequest(server, '/clusters/root/openapi/v3')).json<{ paths: Record<string, { serverRelativeURL: string }> }>();
+    const current = index.paths['api/v1']!.serverRelativeURL;
+    const stale = await apiRequest(server, '/clusters/root/openapi/v3/api/v1?hash=0123STALE');
+    expect(stale.status).toBe(301);
+    expect(stale.headers.location).toBe(`/clusters/root${current}`);
+    const fresh = await apiRequest(server, `/clusters/root${current}`);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers['cache-control']).toBe('public, immutable');
+  });
+});
+
+describe('health endpoints', () => {
+  it('list their checks with ?verbose, run one at /<endpoint>/<check>, and 404 a check that does not exist', async () => {
+    const verbose = await apiRequest(server, '/readyz?verbose');
+    expect(verbose.status).toBe(200);
+    expect(verbose.body).toBe('[+]ping ok\n[+]poststarthook/kcpt-bootstrap ok\nreadyz check passed\n');
+    const excluded = await apiRequest(server, '/livez?verbose&exclude=ping');
+    expect(excluded.body).toBe('[+]ping excluded: ok\nlivez check passed\n');
+    const one = await apiRequest(server, '/readyz/ping');
+    expect([one.status, one.body]).toEqual([200, 'ok']);
+    expect((await apiRequest(server, '/readyz/nothing')).status).toBe(404);
+  });
+});

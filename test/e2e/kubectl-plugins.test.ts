@@ -3,6 +3,8 @@
  * `kubectl-ws`, `kubectl-kcp` and `kubectl-create-workspace` and runs them with every argument after the plugin
  * name. Each navigation step runs twice, through `kubectl …` on one kubeconfig and through `kcpt …` on a copy:
  * the output must be identical, and plain `kubectl get configmaps` must land in the workspace both reported.
+ * kubectl's own completion (`kubectl __complete ws …`, what its shell scripts call) reaches kcpt's through the
+ * `kubectl_complete-ws` bin.
  */
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,7 +16,8 @@ import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { useTenancyServer } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 let scratch: string;
 let pluginPath: string;
 
@@ -22,7 +25,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kcpt-plugins-'));
   const bin = join(scratch, 'bin');
   mkdirSync(bin);
-  for (const plugin of ['kubectl-ws', 'kubectl-kcp', 'kubectl-create-workspace']) {
+  for (const plugin of ['kubectl-ws', 'kubectl-kcp', 'kubectl-create-workspace', 'kubectl_complete-ws', 'kubectl_complete-kcp']) {
     symlinkSync(join(repoRoot, 'bin', `${plugin}.js`), join(bin, plugin));
   }
   pluginPath = [bin, process.env.PATH ?? ''].join(delimiter);
@@ -123,6 +126,28 @@ describe('kubectl plugin shims on PATH', () => {
     for (const word of ['ws', 'workspace', 'workspaces']) {
       expect(await viaKubectl(['kcp', word, '.'], { KUBECONFIG: viaPlugin })).toEqual(expected);
     }
+  });
+
+  it('completes workspace names for kcpt ws and kubectl ws <TAB>, children of the path typed so far', async () => {
+    const file = copyAdmin('complete.kubeconfig');
+    for (const name of ['compa', 'compb']) expect((await viaKcpt(['ws', 'create', name], { KUBECONFIG: file })).exitCode).toBe(0);
+    expect((await viaKcpt(['ws', 'create', 'kid', '-w', ':root:compa'], { KUBECONFIG: file })).exitCode).toBe(0);
+    const env = { KUBECONFIG: file };
+    const lines = (r: Run) => r.stdout.split('\n').filter(Boolean);
+
+    expect(lines(await viaKcpt(['__complete', 'ws', 'comp'], env))).toEqual(['compa', 'compb', ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', 'compa:'], env))).toEqual(['compa:kid', ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', ':root:compa:k'], env))).toEqual([':root:compa:kid', ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', 'tree', '-w', 'compb'], env))).toEqual(['compb', ':4']);
+    // Subcommands and workspaces together where both fit.
+    const both = lines(await viaKcpt(['__complete', 'ws', ''], env));
+    expect(both).toEqual(expect.arrayContaining(['compa', 'compb', 'create', 'tree', '..', '~', '-', ':4']));
+    expect(both).toEqual([...new Set(both)]);
+
+    // kubectl's completion runs kubectl_complete-ws from PATH and offers what it answers.
+    const viaKubectlCompletion = await viaKubectl(['__complete', 'ws', 'compa:'], env);
+    expect(lines(viaKubectlCompletion)[0]).toBe('compa:kid');
+    expect(lines(await viaKubectl(['__complete', 'kcp', 'ws', 'comp'], env)).slice(0, 2)).toEqual(['compa', 'compb']);
   });
 
   it('takes kubectl’s connection flags and a shell-expanded ~', async () => {

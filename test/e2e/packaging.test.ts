@@ -9,7 +9,7 @@
  * the test reuses the binding this checkout already built when the versions match, and runs `npm rebuild` only
  * when they differ.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -100,13 +100,13 @@ afterAll(async () => {
 
 describe('packaging: npm pack, global install into a scratch prefix, everything run from there', () => {
   it('installs kcpt and the kubectl plugin shims as bins, with the oclif manifest', async () => {
-    for (const bin of ['kcpt', 'kubectl-ws', 'kubectl-kcp', 'kubectl-create-workspace']) {
+    for (const bin of ['kcpt', 'kubectl-ws', 'kubectl-kcp', 'kubectl-create-workspace', 'kubectl_complete-ws', 'kubectl_complete-kcp']) {
       expect(existsSync(join(prefix, 'bin', bin)), bin).toBe(true);
     }
     expect(existsSync(join(prefix, 'lib', 'node_modules', 'kcpt', '.oclif.manifest.json'))).toBe(true);
     const help = await run('kcpt', ['--help']);
     expect(help.exitCode, help.stderr).toBe(0);
-    for (const command of ['start', 'stop', 'status', 'kubeconfig', 'ws', 'autocomplete']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['start', 'stop', 'status', 'kubeconfig', 'ws', 'completion']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 
   it('starts detached, serves kubectl and the shims, reports status and stops', async () => {
@@ -151,16 +151,21 @@ describe('packaging: npm pack, global install into a scratch prefix, everything 
   });
 
   it('completes commands and flags in bash', async () => {
-    const setup = await run('kcpt', ['autocomplete', 'bash']);
+    const setup = await run('kcpt', ['completion', 'bash']);
     expect(setup.exitCode, setup.stderr).toBe(0);
-    const script = join(env.HOME!, '.cache', 'kcpt', 'autocomplete', 'functions', 'bash', 'kcpt.bash');
-    const complete = (words: string[]) =>
-      run('bash', [
-        '-c',
-        `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _kcpt_autocomplete; echo "\${COMPREPLY[@]}"`,
-      ]);
-    expect((await complete(['kcpt', 'st'])).stdout.trim().split(' ').sort()).toEqual(['start', 'status', 'stop']);
-    expect((await complete(['kcpt', 'stop', '--t'])).stdout.trim()).toBe('--timeout');
-    expect((await complete(['kcpt', 'ws', 'u'])).stdout.trim()).toBe('use');
+    const script = join(scratch, 'kcpt.bash');
+    writeFileSync(script, setup.stdout);
+    const complete = (line: string) =>
+      run('bash', ['-c', `source ${script}; COMP_LINE="$1"; COMP_POINT=\${#COMP_LINE}; _kcpt_complete; echo "\${COMPREPLY[@]}"`, '_', line]);
+    expect((await complete('kcpt st')).stdout.trim().split(' ')).toEqual(['start', 'status', 'stop']);
+    expect((await complete('kcpt stop --t')).stdout.trim()).toBe('--timeout');
+    expect((await complete('kcpt ws u')).stdout.trim()).toBe('use');
+  });
+
+  it('ships neither bin/dev.js nor tests, and kcpt/testing source maps resolve to shipped sources', async () => {
+    const installed = join(prefix, 'lib', 'node_modules', 'kcpt');
+    expect(existsSync(join(installed, 'bin', 'dev.js'))).toBe(false);
+    const map = JSON.parse(readFileSync(join(installed, 'dist', 'src', 'testing', 'index.js.map'), 'utf8')) as { sources: string[] };
+    for (const source of map.sources) expect(existsSync(join(installed, 'dist', 'src', 'testing', source)), source).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Shards on loopback (issue 11): a root shard and two more (`--shard-name shard-N --root-shard-kubeconfig`), each with
+ * Shards on loopback: a root shard and two more (`--shard-name shard-N --root-shard-kubeconfig`), each with
  * its own root directory and store, one shared CA. Driven with the real kubectl and `kcpt ws create` as kcp-admin of
  * root, whose token the other shards accept through a TokenReview to root.
  */

@@ -7,15 +7,13 @@
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { cleanupTempFiles, kubectl, sleep, tempFile, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
-import { startServer, type StartServerOptions, type TestServer } from '../helpers/server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
+import { tokenFileLines } from '../helpers/users.js';
 
 export type Json = Record<string, any>;
 
-/** The users of the token file every tenancy server starts with (kcp's e2e token file has the same first user). */
-export const users = {
-  user1: { token: 'user-1-token', name: 'user-1', uid: '1111-1111-1111-1111', groups: ['team-1'] },
-  user2: { token: 'user-2-token', name: 'user-2', uid: '2222-2222-2222-2222', groups: ['team-2'] },
-};
+export { users } from '../helpers/users.js';
 
 export interface TenancyE2E {
   readonly server: TestServer;
@@ -38,14 +36,17 @@ export interface TenancyE2E {
   wildcardItems(rawPath: string): Promise<Json[]>;
 }
 
-export function useTenancyServer(opts: StartServerOptions = {}): TenancyE2E {
+/** The project's shared server (which knows the token users), or one of the file's own (see ServerChoice). */
+export function useTenancyServer(opts: ServerChoice = {}): TenancyE2E {
   let server: TestServer | undefined;
   beforeAll(async () => {
-    const tokens = Object.values(users)
-      .map((u) => `${u.token},${u.name},${u.uid},"${u.groups.join(',')}"`)
-      .join('\n');
-    const file = await tempFile('tokens.csv', `${tokens}\n`);
-    server = await startServer({ ...opts, extraArgs: ['--token-auth-file', file, ...(opts.extraArgs ?? [])] });
+    if (canShare(opts)) {
+      server = await sharedServer();
+      return;
+    }
+    const { private: _own, ...start } = opts;
+    const file = await tempFile('tokens.csv', tokenFileLines());
+    server = await startServer({ ...start, extraArgs: ['--token-auth-file', file, ...(opts.extraArgs ?? [])] });
     // A sharded cluster (the e2e-sharded project) starts four processes and an etcd.
   }, 180_000);
   afterAll(async () => {

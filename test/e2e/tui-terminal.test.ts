@@ -88,7 +88,7 @@ describe.skipIf(!hasTmux)('kcpt tui in a real terminal (tmux)', () => {
     expect(after).toContain('tui exited 0');
 
     const current = await kcpt(['ws', '.']);
-    expect(current.stdout).toBe("Current workspace is 'root:org-a:team'.");
+    expect(current.stdout).toBe("Current workspace is 'root:org-a:team' (type root:universal).");
   });
 
   it('without a terminal prints the static tree and a note, and exits 0', async () => {

@@ -13,7 +13,8 @@ import { createLogicalCluster, kubectl, uniqueClusterName } from '../helpers/kub
 import { parseTable } from '../helpers/table.js';
 import { useE2EServer } from '../helpers/suite.js';
 
-const e2e = useE2EServer();
+// A server of its own: it asserts on everything the /clusters/* wildcard serves, a view of the whole server.
+const e2e = useE2EServer({ private: true });
 const { lib } = clientLines[0]!;
 const group = 'wild.kcpt.test';
 const third = uniqueClusterName();

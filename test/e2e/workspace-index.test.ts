@@ -1,5 +1,5 @@
 /**
- * The workspace index (seeds: "Index", "Virtual Workspace") and what `kubectl get workspaces` shows, with the real
+ * The workspace index and what `kubectl get workspaces` shows, with the real
  * kubectl for kcp-admin and two token users: in a parent, a user sees only the children they may enter; under
  * /services/workspaces/all/clusters/* a user lists and watches every workspace they may enter anywhere in the tree,
  * each with its path and URL, and the watch follows bindings as they are added and removed.
@@ -10,7 +10,8 @@ import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
 import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 const org = uniqueName('idx');
 const children = ['c1', 'c2', 'c3', 'c4', 'c5'];
 const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;

@@ -9,7 +9,8 @@ import { uniqueName } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
 import { create, createWorkspace, getJson, root, useTenancyServer, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer();
+// A server of its own: it restarts the server.
+const e2e = useTenancyServer({ private: true });
 const k = e2e.at('root');
 
 /** What the wildcard still holds of `clusters`, per resource, as the shard admin sees it. */

@@ -25,6 +25,8 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** The body's bytes (protobuf answers). */
+  raw: Buffer;
   json<T = any>(): T;
 }
 
@@ -65,11 +67,13 @@ export function apiRequest(server: TestServer, path: string, opts: HttpOptions =
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
+          const raw = Buffer.concat(chunks);
+          const body = raw.toString('utf8');
           resolveAnswer({
             status: res.statusCode ?? 0,
             headers: res.headers,
             body,
+            raw,
             json: () => JSON.parse(body),
           });
         });

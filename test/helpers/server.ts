@@ -2,7 +2,7 @@
  * Starts the real `kcpt start` (bin/run.js, compiled dist/) on a free port with its own root directory, HOME and
  * KUBECACHEDIR, for e2e suites that drive it with the real kubectl and @kubernetes/client-node.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { startLocalEtcd, type LocalEtcd } from '../../src/engine/storage/etcd-launcher.js';
+import { seedRootDirectory } from '../../src/testing/key-cache.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -33,6 +34,14 @@ export interface StartServerOptions {
   sharded?: boolean;
   /** A root directory prepared beforehand (e.g. holding a deployment's shared CA); removed by stop() like a fresh one. */
   rootDir?: string;
+  /**
+   * Let the server generate its CA, serving certificate and service-account key. By default a fresh root directory
+   * gets copies of the per-user test keys kcpt/testing keeps (src/testing/key-cache.ts): generating them is most of
+   * a server's start-up CPU, and no e2e test depends on a server's keys being its own.
+   */
+  freshKeys?: boolean;
+  /** Also append everything the server prints to this file (a shared server's output, read from other processes). */
+  logFile?: string;
 }
 
 export interface TestServer {
@@ -48,6 +57,8 @@ export interface TestServer {
   output(): string;
   /** The etcd this server stores in, when it runs on etcd. */
   etcd?: LocalEtcd;
+  /** The project's shared server (test/helpers/shared-server.ts): restart(), kill() and pid() are refused. */
+  shared?: boolean;
   /** Stops the server (SIGTERM) and starts it again on the same root directory and port; resolves once ready. */
   restart(): Promise<void>;
   /** The server process's pid (the holder of `<root>/kcpt.lock`), for /proc readings and signals. */
@@ -131,6 +142,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const shardCount = sharded ? shardedClusterShards : shardsFlag >= 0 ? Number(opts.extraArgs![shardsFlag + 1]) : 0;
   const port = shardCount > 0 ? await freePortRange(shardCount + 1) : await freePort();
   const rootDir = opts.rootDir ?? (await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-')));
+  // A sharded cluster's shards make their root directories themselves (and must share one CA: `--shards` makes it).
+  if (opts.rootDir === undefined && !opts.freshKeys) await seedRootDirectory(rootDir);
   const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
@@ -144,6 +157,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   let output = '';
   const append = (chunk: Buffer | string) => {
     output += chunk.toString();
+    if (opts.logFile) appendFileSync(opts.logFile, chunk);
     if (output.length > keptOutputChars) output = output.slice(-keptOutputChars);
   };
   const describe = () =>

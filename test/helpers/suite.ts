@@ -11,7 +11,8 @@ import {
   type ClusterKubectl,
   type KubectlResult,
 } from './kubectl.js';
-import { startServer, type StartServerOptions, type TestServer } from './server.js';
+import type { TestServer } from './server.js';
+import { e2eServer, type ServerChoice } from './shared-server.js';
 
 export interface ClusterCase {
   /** Test-title label: `root` or `second logical cluster`. */
@@ -34,13 +35,14 @@ export interface E2E {
   ensure(cluster: string): void;
 }
 
-export function useE2EServer(opts: StartServerOptions = {}): E2E {
+/** The project's shared server or one of the file's own (see ServerChoice), with a fresh second logical cluster. */
+export function useE2EServer(opts: ServerChoice = {}): E2E {
   const second = uniqueClusterName();
   let server: TestServer | undefined;
   let secondError: unknown;
 
   beforeAll(async () => {
-    server = await startServer(opts);
+    server = await e2eServer(opts);
     try {
       await createLogicalCluster(server, second);
     } catch (err) {

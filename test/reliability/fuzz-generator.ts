@@ -361,7 +361,9 @@ function badQuery(r: Random): FuzzCase {
   const path = method === 'GET' ? seedCms : method === 'DELETE' ? (refusedByDelete ? seedCm(r) : `${scratchCms}/${scratchName}`) : scratchCms;
   const body = method === 'POST' ? JSON.stringify(validConfigMap(scratchName)) : undefined;
   const mustFail = method === 'DELETE' && refusedByDelete ? true : undefined;
-  return { category: 'query', method, path: `${path}?${p}`, headers: body ? json : undefined, body, mustFail };
+  // kube reads a boolean as false only from 0 or false (any case): watch=maybe is a watch, which stays open.
+  const stream = method === 'GET' && ['watch=maybe', 'allowWatchBookmarks=1&watch=nope'].includes(p) ? true : undefined;
+  return { category: 'query', method, path: `${path}?${p}`, headers: body ? json : undefined, body, mustFail, stream };
 }
 
 function badHeaders(r: Random): FuzzCase {
@@ -383,7 +385,9 @@ function badMethod(r: Random): FuzzCase {
 
 function watchAbuse(r: Random): FuzzCase {
   const variants: Array<() => FuzzCase> = [
-    () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&timeoutSeconds=${pick(r, ['-1', 'abc', '1e99', '1.5'])}`, expect: [400] }),
+    () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&timeoutSeconds=${pick(r, ['abc', '1e99', '1.5'])}`, expect: [400] }),
+    // A negative timeout is a number: kube opens the watch and its timer ends it at once.
+    () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&timeoutSeconds=-${int(r, 1, 5)}`, expect: [200] }),
     // Far behind the compacted history: 410 Gone, or kube's 200 with an ERROR event carrying it.
     () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=1`, stream: true }),
     () => ({ category: 'watch', method: 'GET', path: `${seedCms}?watch=true&resourceVersion=${pick(r, ['-3', 'x', '1e3'])}`, expect: [400] }),
@@ -402,7 +406,11 @@ function workspaceAbuse(r: Random): FuzzCase {
   const ws = `${root}/apis/tenancy.kcp.io/v1alpha1/workspaces`;
   const bodies = [
     { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: pick(r, badNames) } },
-    { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'typed' }, spec: { type: { name: pick(r, ['no-such-type', 'UPPER', '']), path: pick(r, ['root', 'root:nope', '..', '']) } } },
+    // An empty name with an empty path is kcp's "no type" (the parent's default child type), so it is not drawn here.
+    { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'typed' }, spec: { type: pick(r, [
+      { name: pick(r, ['no-such-type', 'UPPER']), path: pick(r, ['root', 'root:nope', '..', '']) },
+      { name: '', path: pick(r, ['root', 'root:nope', '..']) },
+    ]) } },
     { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'u' }, spec: { URL: 'https://evil', cluster: 'x' } },
     { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'w' }, spec: 'x' },
   ];

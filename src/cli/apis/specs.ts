@@ -94,12 +94,19 @@ export const exportListSpec: CommandSpec = {
 export const exportInitSpec: CommandSpec = {
   id: 'export init',
   summary: 'Create a starter API-provider project: a CRD, a sample object and a TypeScript controller for every consumer.',
-  examples: ['<%= config.bin %> export init', '<%= config.bin %> export init my-provider'],
+  examples: ['<%= config.bin %> export init', '<%= config.bin %> export init my-provider', '<%= config.bin %> export init my-provider --kcpt-dependency ^0.1.0'],
   args: [{ name: 'dir', description: 'Directory to create (default: api-provider); must not exist or be empty.' }],
-  flags: [outputFlag()],
+  flags: [
+    outputFlag(),
+    {
+      name: 'kcpt-dependency',
+      kind: 'string',
+      description: "The project's kcpt dependency (default: file: this kcpt's directory, as a checkout or a tarball install is not in the registry); e.g. ^0.1.0 for the registry's.",
+    },
+  ],
   async run({ args, flags, io }) {
     const { runExportInit } = await import('./init.js');
-    await runExportInit(io, { dir: args.dir, output: output(flags) });
+    await runExportInit(io, { dir: args.dir, output: output(flags), kcptDependency: flags['kcpt-dependency'] as string | undefined });
   },
 };
 

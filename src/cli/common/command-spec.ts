@@ -20,6 +20,8 @@ export interface FlagSpec {
   multiple?: boolean;
   /** An environment variable whose value stands in for the flag when it is not given (`KCPT_ROOT_DIRECTORY`). */
   env?: string;
+  /** Values shell completion offers for the flag (`kcpt __complete`). */
+  completions?: readonly string[];
 }
 
 export interface ArgSpec {
@@ -42,6 +44,8 @@ export interface CommandSpec {
   id: string;
   /** Other ids that run the same command: `ws cd`. */
   aliases?: string[];
+  /** Ids kept working for old command lines, but not offered in help or completion. */
+  hiddenAliases?: string[];
   summary: string;
   description?: string;
   examples?: string[];

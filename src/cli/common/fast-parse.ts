@@ -48,7 +48,7 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
 export function matchSpec(specs: CommandSpec[], argv: string[]): { spec: CommandSpec; rest: string[] } | undefined {
   let best: { spec: CommandSpec; rest: string[]; words: number } | undefined;
   for (const spec of specs) {
-    for (const id of [spec.id, ...(spec.aliases ?? [])]) {
+    for (const id of [spec.id, ...(spec.aliases ?? []), ...(spec.hiddenAliases ?? [])]) {
       const words = id.split(' ');
       if (words.every((w, i) => argv[i] === w) && (!best || words.length > best.words)) {
         best = { spec, rest: argv.slice(words.length), words: words.length };

@@ -36,6 +36,7 @@ export function commandClass(spec: CommandSpec): typeof Command {
     static override description = spec.description;
     static override examples = spec.examples ?? [];
     static override aliases = (spec.aliases ?? []).map((a) => a.split(' ').join(':'));
+    static override hiddenAliases = (spec.hiddenAliases ?? []).map((a) => a.split(' ').join(':'));
     static override args = args;
     static override flags = oclifFlags(spec);
 

@@ -29,7 +29,8 @@ export const tableOutputs: readonly OutputKind[] = [...objectOutputs, 'wide'];
 /** The `-o` flag of a command printing what `accepted` allows; `extra` adds to the help text. */
 export function outputFlag(accepted: readonly OutputKind[] = dataOutputs, extra = 'Without it, human-readable text.'): FlagSpec {
   const shown = accepted.map((k) => (k.startsWith('jsonpath') ? `${k}=${k === 'jsonpath-file' ? 'FILE' : 'TEMPLATE'}` : k));
-  return { name: 'output', char: 'o', kind: 'string', description: `Output format: ${shown.join(', ')}. ${extra}`.trim() };
+  const completions = accepted.map((k) => (k.startsWith('jsonpath') ? `${k}=` : k));
+  return { name: 'output', char: 'o', kind: 'string', description: `Output format: ${shown.join(', ')}. ${extra}`.trim(), completions };
 }
 
 /** The parsed `-o` of `flags`, or undefined when not given; a format the command does not take is a usage error. */

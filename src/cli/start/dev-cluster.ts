@@ -25,7 +25,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { ensureServingCertificates, CA_CERT_FILE, CA_KEY_FILE } from '../../engine/auth/certificates.js';
 import { acquireRootLock, prepareRootDirectory } from '../../engine/auth/root-directory.js';
-import type { ServerOptions } from '../../engine/server.js';
+import type { ServerOptions } from '../../engine/server/index.js';
 import { fitsSocketPath } from '../../engine/shards/proxy-socket.js';
 import { kcptEntry } from '../server/package-root.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';

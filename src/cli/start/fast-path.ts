@@ -3,46 +3,42 @@
  * recognise (help, unknown or malformed flags) returns false, and oclif handles the command with its usual
  * messages.
  */
-import { parseArgs } from 'node:util';
+import type { CommandSpec } from '../common/command-spec.js';
+import { fastParse } from '../common/fast-parse.js';
 import { startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
 import { launchStart } from './launch.js';
 
+/** `start`'s flag table as a command spec, for the one fast-path parser (integers arrive as strings). */
+const startSpec: CommandSpec = {
+  id: 'start',
+  summary: '',
+  args: [],
+  flags: startFlagSpecs.map((f) => ({
+    name: f.name,
+    kind: f.type === 'boolean' ? 'boolean' : 'string',
+    description: f.description,
+    ...(f.char && f.char !== f.name ? { char: f.char } : {}),
+    ...(f.options ? { options: f.options } : {}),
+    ...(f.env ? { env: f.env } : {}),
+  })),
+  run: async () => {},
+};
+
 export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
-  if (argv.some((a) => a === '--help' || a === '-h')) return undefined;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: Object.fromEntries(
-        startFlagSpecs.map((f) => [
-          f.name,
-          { type: f.type === 'boolean' ? ('boolean' as const) : ('string' as const), ...(f.char && f.char !== f.name ? { short: f.char } : {}) },
-        ]),
-      ),
-    });
-  } catch {
-    return undefined;
-  }
+  const parsed = fastParse(startSpec, argv);
+  if (!parsed) return undefined;
   const values: StartFlagValues = {};
   for (const spec of startFlagSpecs) {
-    const given = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
-    const raw = given === undefined && spec.env && process.env[spec.env] ? process.env[spec.env] : given;
+    const raw = parsed.flags[spec.name] as string | boolean | undefined;
     if (raw === undefined) {
       values[spec.name] = spec.default;
-      continue;
-    }
-    if (typeof raw === 'boolean') {
+    } else if (typeof raw === 'boolean' || spec.type !== 'integer') {
       values[spec.name] = raw;
-    } else if (spec.type === 'integer') {
+    } else {
       if (!/^-?\d+$/.test(raw)) return undefined;
       const n = Number(raw);
       if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) return undefined;
       values[spec.name] = n;
-    } else {
-      if (spec.options && !spec.options.includes(raw)) return undefined;
-      values[spec.name] = raw;
     }
   }
   return values;

@@ -3,8 +3,8 @@
  * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
  */
 import { resolve } from 'node:path';
-import { BatteriesError, parseBatteries } from '../../engine/batteries.js';
-import type { ServerOptions } from '../../engine/server.js';
+import { BatteriesError, parseBatteries } from '../../engine/server/batteries.js';
+import type { ServerOptions } from '../../engine/server/index.js';
 import { dataOutputs, parseOutput } from '../common/output.js';
 
 export interface StartFlagSpec {
@@ -84,6 +84,13 @@ export const startFlagSpecs: StartFlagSpec[] = [
     min: 0,
     description:
       'Most objects one logical cluster may hold (events not counted); root and system:* clusters are exempt, and the core.kcp.io/max-total-objects annotation on a LogicalCluster overrides it. 0 = no limit.',
+  },
+  {
+    name: 'request-timeout',
+    type: 'string',
+    default: '60s',
+    description:
+      'A request that is not a watch is answered 504 Timeout after this long (e.g. 60s, 2m), as with kube-apiserver; a client still sending its body then is disconnected. 0s = no limit.',
   },
   {
     name: 'max-requests-inflight',
@@ -253,6 +260,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
       .map((g) => g.trim())
       .filter(Boolean),
     logicalClusterTotalObjectLimit: int('logical-cluster-total-object-limit'),
+    requestTimeoutMs: parseDuration(str('request-timeout')!, 'request-timeout'),
     maxRequestsInflight: int('max-requests-inflight'),
     maxMutatingRequestsInflight: int('max-mutating-requests-inflight'),
   };

@@ -1,6 +1,6 @@
 /** What `kcpt start` does with its parsed flags: serve in the foreground, or start a detached server and report it. */
 import path from 'node:path';
-import type { ServerOptions } from '../../engine/server.js';
+import type { ServerOptions } from '../../engine/server/index.js';
 import type { StartFlagValues } from './flags.js';
 import { runStart, type StartOutput } from './run-start.js';
 

@@ -1,18 +1,18 @@
 /** Starts the engine, prints the ready line, and serves until SIGINT/SIGTERM. Shared by oclif and the fast path. */
 import { existsSync } from 'node:fs';
-import type { ServerOptions } from '../../engine/server.js';
+import type { ServerOptions } from '../../engine/server/index.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
 
 /** Set by `kcpt start --detach` for its background child: the log file its output goes to. */
 export const DETACHED_LOG_ENV = 'KCPT_DETACHED_LOG';
 
-type Engine = typeof import('../../engine/server.js');
+type Engine = typeof import('../../engine/server/index.js');
 
 /** The bundled engine when built (fast start-up), else the modules themselves (development with tsx). */
 async function loadEngine(): Promise<Engine> {
   const bundle = new URL('../../../engine-bundle/server.js', import.meta.url);
   if (existsSync(bundle)) return (await import(bundle.href)) as Engine;
-  return import('../../engine/server.js');
+  return import('../../engine/server/index.js');
 }
 
 export interface StartOutput {

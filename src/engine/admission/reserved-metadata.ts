@@ -1,7 +1,8 @@
 /**
  * Who may change a label or an annotation, by its key (kcp's ReservedMetadata admission). Keys in the `kcp.io`
- * domain (`kcp.io/…`, `*.kcp.io/…`) and in kcpt's own `kcpt.dev` domain belong to the system unless they are listed
- * below as the workspace's own or as kcp admins'; keys of every other domain are the workspace's. A workspace admin
+ * domain (`kcp.io/…`, `*.kcp.io/…`) and in kcpt's own system domain `internal.kcpt.dev` belong to the system unless
+ * they are listed below as the workspace's own or as kcp admins'; keys of every other domain (the rest of `kcpt.dev`
+ * included: users label their own objects there) are the workspace's. A workspace admin
  * is never cleared for more: their workspace is theirs, but these keys decide things across workspaces (paths, types,
  * shards, the API groups a cluster serves).
  */
@@ -42,7 +43,7 @@ const labelRules: readonly Rule[] = [
 function reservedDomain(key: string): boolean {
   const slash = key.indexOf('/');
   const domain = slash < 0 ? key : key.slice(0, slash);
-  return domain === 'kcp.io' || domain.endsWith('.kcp.io') || domain === 'kcpt.dev' || domain.endsWith('.kcpt.dev');
+  return domain === 'kcp.io' || domain.endsWith('.kcp.io') || domain === 'internal.kcpt.dev' || domain.endsWith('.internal.kcpt.dev');
 }
 
 function tierOf(key: string, rules: readonly Rule[]): Tier {

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResourceQuotaController } from '../controllers/resource-quota-controller.js';
+import type { Controller } from '../controllers/controller.js';
+import { resourceQuotaController } from '../controllers/resource-quota-controller.js';
 import type { KubeObject } from '../registry/types.js';
 import { admissionFixture, thrown } from './test-support.js';
 
 type Fixture = ReturnType<typeof admissionFixture>;
-const controllers: ResourceQuotaController[] = [];
+const controllers: Controller[] = [];
 afterEach(() => controllers.splice(0).forEach((c) => c.stop()));
 
 /** The fixture with the quota controller running on its store's watch. */
-function withController(): Fixture & { controller: ResourceQuotaController; settle(): Promise<void> } {
+function withController(): Fixture & { controller: Controller; settle(): Promise<void> } {
   const f = admissionFixture();
-  const controller = new ResourceQuotaController({ store: f.store, generic: f.generic, usage: f.quotaUsage });
+  const controller = resourceQuotaController({ store: f.store, generic: f.generic, usage: f.quotaUsage });
   controller.start();
   controllers.push(controller);
   // Listeners run inside commits; the reconcile runs on the next turn.

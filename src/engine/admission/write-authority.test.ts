@@ -343,8 +343,8 @@ describe('reserved metadata keys (kcp’s tiers)', () => {
   it('classifies by domain and kcp’s exceptions', () => {
     expect(['kcp.io/path', 'kcp.io', 'internal.tenancy.kcp.io/cluster', 'internal.kcpt.dev/apis', 'new.kcp.io/x'].map(annotationTier)).toEqual(Array(5).fill('system'));
     expect(['core.kcp.io/max-total-objects', 'experimental.core.kcp.io/unschedulable'].map(annotationTier)).toEqual(['admin', 'admin']);
-    expect(['kcp.io/cluster', 'authorization.kcp.io/required-groups', 'extra.apis.kcp.io/x', 'mykcp.io/x', 'example.com/kcp.io'].map(annotationTier)).toEqual(Array(5).fill('tenant'));
-    expect(['tenancy.kcp.io/phase', 'kcp.io/cluster', 'internal.apis.kcp.io/other'].map(labelTier)).toEqual(['system', 'system', 'system']);
-    expect(['internal.apis.kcp.io/export', 'claimed.internal.apis.kcp.io/abc', 'app.kubernetes.io/name'].map(labelTier)).toEqual(['tenant', 'tenant', 'tenant']);
+    expect(['kcp.io/cluster', 'authorization.kcp.io/required-groups', 'extra.apis.kcp.io/x', 'mykcp.io/x', 'example.com/kcp.io', 'peers.kcpt.dev/x', 'kcpt.dev/x'].map(annotationTier)).toEqual(Array(7).fill('tenant'));
+    expect(['tenancy.kcp.io/phase', 'kcp.io/cluster', 'internal.apis.kcp.io/other', 'internal.kcpt.dev/apis'].map(labelTier)).toEqual(Array(4).fill('system'));
+    expect(['internal.apis.kcp.io/export', 'claimed.internal.apis.kcp.io/abc', 'app.kubernetes.io/name', 'peers.kcpt.dev/wildcard'].map(labelTier)).toEqual(Array(4).fill('tenant'));
   });
 });

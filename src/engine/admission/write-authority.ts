@@ -5,7 +5,7 @@
  * for every object it recreates. It follows kcp's admission plugins (ReservedMetadata, PathAnnotation, LogicalCluster,
  * LogicalClusterDeletionFinalizer, Workspace, ReservedCRDGroups and the system CRD authorizer) with their messages:
  *
- * - labels and annotations in the `kcp.io` (and `kcpt.dev`) domain: reserved-metadata.ts;
+ * - labels and annotations in the `kcp.io` (and `internal.kcpt.dev`) domain: reserved-metadata.ts;
  * - `kcp.io/path` is derived, never taken from a client: on a LogicalCluster the system writes it from the workspace
  *   tree; every other object that carries it (APIExports, APIBindings and WorkspaceTypes always do) gets its
  *   workspace's path stamped on every write;

@@ -4,7 +4,7 @@
  * "unapproved". After apiextensions-apiserver pkg/apihelpers (GetAPIApprovalState) and the API approval controller,
  * which reports the state as the KubernetesAPIApprovalPolicyConformant condition.
  */
-import type { CRDCondition } from './crd.js';
+import type { CRDCondition } from './types.js';
 
 export const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
 export const APPROVAL_CONDITION = 'KubernetesAPIApprovalPolicyConformant';

@@ -6,7 +6,7 @@
  */
 import { storageVersionHash, allVerbs } from '../builtin/define.js';
 import { StatusError } from '../machinery/status.js';
-import { OBJECT_META, refTo } from '../endpoints/openapi/schemas/helpers.js';
+import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema } from './cr-validator.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';

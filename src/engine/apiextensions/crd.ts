@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../registry/types.js';
 import { approvalCondition } from './api-approval.js';
-import type { JSONSchemaProps } from './types.js';
+import type { CRDCondition, JSONSchemaProps } from './types.js';
 import type { AdditionalPrinterColumn } from './printer-columns.js';
 
 export const CRD_GROUP = 'apiextensions.k8s.io';
@@ -34,14 +34,6 @@ export interface CRDVersion {
   };
   additionalPrinterColumns?: AdditionalPrinterColumn[];
   selectableFields?: { jsonPath: string }[];
-}
-
-export interface CRDCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
 }
 
 export interface CustomResourceDefinition extends KubeObject {

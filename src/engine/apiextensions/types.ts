@@ -55,3 +55,12 @@ export function key(path: string, k: string): string {
 export function index(path: string, i: number): string {
   return `${path}[${i}]`;
 }
+
+/** A condition in a CustomResourceDefinition's status. */
+export interface CRDCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}

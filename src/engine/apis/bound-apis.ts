@@ -41,6 +41,9 @@ interface ClusterBindings {
 }
 
 /** `cluster` changed its bindings; `resources` (`<plural>.<group>`) are those it bound before or after. */
+/** What bound APIs read of the replica of other shards' exports and schemas. */
+export type SharingReplicaView = Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced' | 'untilSynced'>;
+
 export type BoundAPIsListener = (cluster: string, resources: string[], binding: APIBinding, deleted: boolean) => void;
 
 export class BoundAPIs {
@@ -52,7 +55,7 @@ export class BoundAPIs {
   /** The `*` wildcard's `<resource>:<identityHash>` types, built on the first wildcard request after an export change. */
   private wildcard?: { hash: string; types: ResourceType[] } | null;
   /** Other shards' exports and schemas (a sharded deployment); bindings here may name them. */
-  private replica?: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced' | 'untilSynced'>;
+  private replica?: SharingReplicaView;
   private readonly replicaListeners: Array<(kind: ReplicatedKind, cluster: string, name: string) => void> = [];
 
   constructor(private readonly store: Store) {}
@@ -61,7 +64,7 @@ export class BoundAPIs {
    * Serves bindings to exports of other shards from their replicated exports and schemas. A cluster whose catalog
    * was built before a schema it binds arrived (this shard restarted ahead of the replica) is rebuilt then.
    */
-  useReplica(replica: Pick<SharingReplica, 'get' | 'all' | 'onChange' | 'hasSynced' | 'untilSynced'>): void {
+  useReplica(replica: SharingReplicaView): void {
     this.replica = replica;
     replica.onChange((kind, cluster, name) => {
       if (kind === 'apiexports') this.wildcard = undefined;

@@ -11,7 +11,8 @@ import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from '../tenancy/cluster-paths.js';
 import type { WorkspaceTypes } from '../tenancy/workspace-types.js';
 import type { BoundAPIs } from './bound-apis.js';
-import { DefaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller.js';
+import type { Controller } from '../controllers/controller.js';
+import { defaultAPIBindingsController, initializingClustersWriter, maintainedWorkspacesWriter } from './default-bindings-controller/index.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 import { APIS_GROUP, BINDINGS, EXPORTS } from './names.js';
 
@@ -19,7 +20,7 @@ export interface DefaultAPIsDeps {
   store: Store;
   paths: ClusterPaths;
   workspaceTypes: WorkspaceTypes;
-  /** Every served type (the apis.kcp.io ones among them). */
+  /** The apis.kcp.io types (APIBinding and APIExport in their stored version among them). */
   types: readonly ResourceType[];
   /** What each cluster has bound (the catalogs' cache); also knows other shards' exports. */
   bound: BoundAPIs;
@@ -35,10 +36,10 @@ function storedType(types: readonly ResourceType[], resource: string): ResourceT
 
 export class DefaultAPIs {
   readonly indexWriters: IndexWriter[];
-  private readonly policies: MaximalPermissionPolicies;
+  /** Which export's workspace caps a request on a bound resource (followed once started). */
+  readonly policies: MaximalPermissionPolicies;
   private readonly apiBindings: ResourceType;
   private readonly apiExports: ResourceType;
-  private controller?: DefaultAPIBindingsController;
 
   constructor(private readonly deps: DefaultAPIsDeps) {
     this.apiBindings = storedType(deps.types, BINDINGS);
@@ -50,10 +51,10 @@ export class DefaultAPIs {
   /** For the authorizer: the workspace whose RBAC caps a request on a bound resource, if any. */
   maximalPolicy = (cluster: string, attrs: RequestAttributes) => this.policies.policyFor(cluster, attrs);
 
-  start(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): void {
-    this.policies.start();
+  /** The `system:apibindings` initializer, built and not started. */
+  controller(opts: { generic: GenericStore; logicalClusters: ResourceType; onError?(controller: string, key: string, err: unknown): void }): Controller {
     const { store, paths, workspaceTypes } = this.deps;
-    this.controller = new DefaultAPIBindingsController({
+    return defaultAPIBindingsController({
       store,
       paths,
       workspaceTypes,
@@ -69,11 +70,5 @@ export class DefaultAPIs {
         }),
       onError: opts.onError,
     });
-    this.controller.start();
-  }
-
-  stop(): void {
-    this.controller?.stop();
-    this.policies.stop();
   }
 }

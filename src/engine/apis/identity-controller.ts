@@ -7,14 +7,15 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ensureNamespace } from '../controllers/logical-cluster-controller.js';
-import { splitClusterKey, WorkQueue } from '../controllers/work-queue.js';
+import { defineController, type Controller } from '../controllers/controller.js';
+import { splitClusterKey } from '../controllers/work-queue.js';
 import { jsonEqual } from '../machinery/canonical-json.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { nowTimestamp } from '../registry/object-rules.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { setCondition } from './conditions.js';
 import { EXPORTS, EXPORTS_PREFIX, IDENTITY_NAMESPACE } from './names.js';
 import { pendingKeys } from './pending.js';
@@ -36,37 +37,30 @@ export function identityHashOf(base64Key: string): string {
   return createHash('sha256').update(Buffer.from(base64Key, 'base64')).digest('hex');
 }
 
-export class IdentityController {
-  private readonly queue: WorkQueue;
-  private watch?: WatchHandle;
-
-  constructor(private readonly deps: IdentityControllerDeps) {
-    this.queue = new WorkQueue('apiexport-identity', (key) => this.reconcile(key), deps.onError);
-  }
-
-  start(): void {
-    const { store } = this.deps;
-    this.watch = store.watch(EXPORTS_PREFIX, store.currentRevision(), (events) => {
-      for (const e of events) {
-        if (e.type === 'DELETED') continue;
+export function identityController(deps: IdentityControllerDeps): Controller {
+  const identities = new Identities(deps);
+  return defineController({
+    name: 'apiexport-identity',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(EXPORTS_PREFIX, (e) => {
+        if (e.type === 'DELETED') return;
         const rest = e.key.slice(EXPORTS_PREFIX.length);
         const slash = rest.indexOf('/');
-        this.queue.add(`${rest.slice(0, slash)}|${rest.slice(slash + 1)}`);
-      }
-    });
-    for (const key of pendingKeys((p) => store.list(p).items, EXPORTS)) this.queue.add(key);
-  }
+        feed.add(`${rest.slice(0, slash)}|${rest.slice(slash + 1)}`);
+      });
+      for (const key of pendingKeys((p) => deps.store.list(p).items, EXPORTS)) feed.add(key);
+    },
+    reconcile: (key) => identities.reconcile(key),
+  });
+}
 
-  stop(): void {
-    this.watch?.cancel();
-    this.queue.stop();
-  }
+/** The reconcile: an export's identity secret made when missing, and its hash recorded. */
+class Identities {
+  constructor(private readonly deps: IdentityControllerDeps) {}
 
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  private reconcile(key: string) {
+  reconcile(key: string) {
     const { cluster, name } = splitClusterKey(key);
     const { store, generic, exportType } = this.deps;
     const kv = store.get(`${EXPORTS_PREFIX}${cluster}/${name}`);

@@ -3,7 +3,7 @@
  * re-checks a capped request against RBAC in the export's workspace with the `apis.kcp.io:binding:` prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { Authorization } from '../authorization/index.js';
+import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from '../authorization/index.js';
 import type { UserIdentity } from '../authorization/authorizer.js';
 import type { RequestAttributes } from '../authorization/rules.js';
 import { builtinResourceTypes } from '../builtin/index.js';
@@ -34,12 +34,15 @@ function fixture() {
   bound.start();
   const policies = new MaximalPermissionPolicies(store, bound, apiExports);
   policies.start();
-  const authorization = new Authorization(store, () => ({ phase: 'Ready' }), (cluster, attrs) => policies.policyFor(cluster, attrs));
+  const authorization = new Authorization(new Rbac(store), { clusterFacts: () => ({ phase: 'Ready' }), maximalPolicy: (cluster, attrs) => policies.policyFor(cluster, attrs) });
   const builtins = authorization.guard(builtinResourceTypes());
   const type = (resource: string) => builtins.find((t) => t.group === rbac && t.resource === resource)!;
   const namespaces = builtinResourceTypes().find((t) => t.resource === 'namespaces')!;
   const generic = new GenericStore(store, namespaces);
-  authorization.start({ generic, clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings'), homeCreatorGroups: [] });
+  authorization.rbac.indexes.start();
+  const aggregation = clusterRoleAggregationController({ store, generic, clusterRoles: type('clusterroles') });
+  writeBootstrapPolicy(generic, { clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings') }, [], aggregation);
+  aggregation.start();
   const put = (key: string, obj: KubeObject) => {
     const existing = store.get(key);
     store.commit([existing ? { type: 'update', key, value: encodeStored(obj), expectedRevision: existing.revision } : { type: 'create', key, value: encodeStored(obj) }]);

@@ -7,11 +7,11 @@
  * A binding is reconciled when it changes and when its export changes (new or withdrawn claims). Claimed objects are
  * not relabelled: the APIExport virtual workspace decides per request from the binding what the provider reaches.
  */
-import { WorkQueue } from '../controllers/work-queue.js';
+import { defineController, type Controller, type ControllerQueue } from '../controllers/controller.js';
 import { jsonEqual } from '../registry/stored-object.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { BINDINGS_PREFIX, EXPORTS_PREFIX, type KcpCondition } from './names.js';
 import { setCondition } from './conditions.js';
 import { bindingExportReference } from './export-reference.js';
@@ -32,46 +32,36 @@ export interface PermissionClaimsControllerDeps {
   onError?(controller: string, key: string, err: unknown): void;
 }
 
-export class PermissionClaimsController {
-  private readonly queue: WorkQueue;
-  private readonly watches: WatchHandle[] = [];
-
-  constructor(private readonly deps: PermissionClaimsControllerDeps) {
-    this.queue = new WorkQueue('permissionclaims', (key) => this.reconcile(key), deps.onError);
-  }
-
-  start(): void {
-    const { store } = this.deps;
-    const from = store.currentRevision();
-    this.watches.push(
-      store.watch(BINDINGS_PREFIX, from, (events) => {
-        for (const e of events) if (e.type !== 'DELETED') this.queue.add(e.key.slice(BINDINGS_PREFIX.length));
-      }),
+export function permissionClaimsController(deps: PermissionClaimsControllerDeps): Controller {
+  const claims = new BindingClaims(deps);
+  return defineController({
+    name: 'permissionclaims',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(BINDINGS_PREFIX, (e) => {
+        if (e.type !== 'DELETED') feed.add(e.key.slice(BINDINGS_PREFIX.length));
+      });
       // Only a change of the claims matters; the bindings of the export are looked up outside the commit.
-      store.watch(EXPORTS_PREFIX, from, (events) => {
-        for (const e of events) {
-          if (e.type === 'DELETED' || sameClaims(e.prevValue, e.value)) continue;
-          this.queue.add(`export:${e.key.slice(EXPORTS_PREFIX.length)}`);
-        }
-      }),
-    );
-    // Another shard's export: its bindings here look again (its claims may have changed; rare, so not compared).
-    this.deps.onExportElsewhereChange?.((cluster, name) => this.queue.add(`export:${cluster}/${name}`));
-  }
+      feed.watch(EXPORTS_PREFIX, (e) => {
+        if (e.type === 'DELETED' || sameClaims(e.prevValue, e.value)) return;
+        feed.add(`export:${e.key.slice(EXPORTS_PREFIX.length)}`);
+      });
+      // Another shard's export: its bindings here look again (its claims may have changed; rare, so not compared).
+      if (deps.onExportElsewhereChange) feed.listen(deps.onExportElsewhereChange, (cluster, name) => feed.add(`export:${cluster}/${name}`));
+    },
+    reconcile: (key, queue) => claims.reconcile(key, queue),
+  });
+}
 
-  stop(): void {
-    for (const w of this.watches) w.cancel();
-    this.queue.stop();
-  }
+/** The reconcile: an export's bindings queued, or one binding's claim status brought up to date. */
+class BindingClaims {
+  constructor(private readonly deps: PermissionClaimsControllerDeps) {}
 
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  private reconcile(key: string): void {
+  reconcile(key: string, queue: ControllerQueue): void {
     if (key.startsWith('export:')) {
       const [cluster, name] = key.slice('export:'.length).split('/') as [string, string];
-      for (const b of this.deps.bindingsOf(cluster, name)) this.queue.add(`${b.cluster}/${b.name}`);
+      for (const b of this.deps.bindingsOf(cluster, name)) queue.add(`${b.cluster}/${b.name}`);
       return;
     }
     const rt = this.deps.bindingType();

@@ -6,7 +6,8 @@
  */
 import { TokenInvalidError } from './service-account-tokens.js';
 import type { ServiceAccountAuthenticator } from './service-account-authenticator.js';
-import type { TokenAuthenticator, UserInfo } from './token-store.js';
+import type { TokenAuthenticator } from './token-store.js';
+import type { UserInfo } from './user.js';
 
 export type TokenReviewResult =
   | { authenticated: true; user: UserInfo; audiences: string[] }

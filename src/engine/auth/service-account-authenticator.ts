@@ -20,7 +20,7 @@ import {
   type ServiceAccountTokens,
   type VerifiedServiceAccountToken,
 } from './service-account-tokens.js';
-import type { UserInfo } from './token-store.js';
+import type { UserInfo } from './user.js';
 
 export const CREDENTIAL_ID_EXTRA = 'authentication.kubernetes.io/credential-id';
 const CACHE_TTL_MS = 5 * 60_000;

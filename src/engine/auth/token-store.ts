@@ -12,12 +12,7 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { readFileIfExists, writeFileAtomic } from './files.js';
 
-export interface UserInfo {
-  username: string;
-  uid: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from './user.js';
 
 export interface TokenAuthenticator {
   /** The user a bearer token belongs to, or `undefined` when this authenticator does not know the token. */

@@ -4,11 +4,11 @@
  * selector (in name order, duplicates dropped) written into its `rules`. Any ClusterRole change queues its
  * cluster; the reconcile lists that one cluster's ClusterRoles only.
  */
-import { WorkQueue } from '../controllers/work-queue.js';
+import { defineController, type Controller } from '../controllers/controller.js';
 import { labelSelectorFromObject, matches, type LabelSelectorObject } from '../machinery/label-selector.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { RBAC_PREFIX } from './rbac-index.js';
 
 const CLUSTER_ROLES_PREFIX = `${RBAC_PREFIX}clusterroles/`;
@@ -48,44 +48,41 @@ export function aggregatedRules(role: KubeObject, roles: readonly KubeObject[]):
   return rules;
 }
 
-export class ClusterRoleAggregation {
-  private readonly queue: WorkQueue;
-  private watch?: WatchHandle;
+export interface ClusterRoleAggregation extends Controller {
+  /** Aggregates one cluster's roles now, outside the queue (the bootstrap policy's, before the first request). */
+  reconcile(cluster: string): void;
+}
 
-  constructor(private readonly deps: AggregationDeps) {
-    this.queue = new WorkQueue('clusterrole-aggregation', (cluster) => this.reconcile(cluster), deps.onError);
-  }
+export function clusterRoleAggregationController(deps: AggregationDeps): ClusterRoleAggregation {
+  const controller = defineController({
+    name: 'clusterrole-aggregation',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(CLUSTER_ROLES_PREFIX, (e) => feed.add(e.key.slice(CLUSTER_ROLES_PREFIX.length).split('/')[0]!));
+    },
+    reconcile: (cluster) => aggregate(deps, cluster),
+  });
+  return { ...controller, reconcile: (cluster) => aggregate(deps, cluster) };
+}
 
-  start(initialClusters: readonly string[] = []): void {
-    this.watch = this.deps.store.watch(CLUSTER_ROLES_PREFIX, this.deps.store.currentRevision(), (events) => {
-      for (const e of events) this.queue.add(e.key.slice(CLUSTER_ROLES_PREFIX.length).split('/')[0]!);
-    });
-    for (const c of initialClusters) this.queue.add(c);
-  }
-
-  stop(): void {
-    this.watch?.cancel();
-    this.queue.stop();
-  }
-
-  reconcile(cluster: string): void {
-    const roles = this.deps.store
-      .list(`${CLUSTER_ROLES_PREFIX}${cluster}/`)
-      .items.map((kv) => JSON.parse(kv.value) as KubeObject)
-      .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
-    // Aggregating roles may aggregate each other (admin ← edit ← view): repeat until nothing changes.
-    for (let pass = 0; pass <= roles.length; pass++) {
-      let changed = false;
-      for (const role of roles) {
-        if (!role.aggregationRule) continue;
-        const rules = aggregatedRules(role, roles);
-        if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
-        const ctx = { rt: this.deps.clusterRoles, cluster, namespace: '' };
-        this.deps.generic.update(ctx, role.metadata!.name!, { ...role, rules });
-        role.rules = rules;
-        changed = true;
-      }
-      if (!changed) return;
+function aggregate(deps: AggregationDeps, cluster: string): void {
+  const roles = deps.store
+    .list(`${CLUSTER_ROLES_PREFIX}${cluster}/`)
+    .items.map((kv) => JSON.parse(kv.value) as KubeObject)
+    .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
+  // Aggregating roles may aggregate each other (admin ← edit ← view): repeat until nothing changes.
+  for (let pass = 0; pass <= roles.length; pass++) {
+    let changed = false;
+    for (const role of roles) {
+      if (!role.aggregationRule) continue;
+      const rules = aggregatedRules(role, roles);
+      if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) continue;
+      const ctx = { rt: deps.clusterRoles, cluster, namespace: '' };
+      deps.generic.update(ctx, role.metadata!.name!, { ...role, rules });
+      role.rules = rules;
+      changed = true;
     }
+    if (!changed) return;
   }
 }

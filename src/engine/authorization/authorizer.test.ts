@@ -7,7 +7,7 @@ import { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { LogicalClusterFacts, UserIdentity } from './authorizer.js';
-import { Authorization } from './index.js';
+import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from './index.js';
 import type { RequestAttributes } from './rules.js';
 
 const rbac = 'rbac.authorization.k8s.io';
@@ -15,13 +15,16 @@ const rbac = 'rbac.authorization.k8s.io';
 function fixture() {
   const store = createMemoryStore();
   const facts = new Map<string, LogicalClusterFacts>([['root', { phase: 'Ready' }]]);
-  const authorization = new Authorization(store, (c) => facts.get(c));
+  const authorization = new Authorization(new Rbac(store), { clusterFacts: (c) => facts.get(c) });
   const builtins = authorization.guard(builtinResourceTypes());
   const type = (resource: string): ResourceType => builtins.find((t) => t.group === rbac && t.resource === resource)!;
   const namespaces = builtinResourceTypes().find((t) => t.resource === 'namespaces')!;
   const generic = new GenericStore(store, namespaces);
   generic.create({ rt: namespaces, cluster: 'ws', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
-  authorization.start({ generic, clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings'), homeCreatorGroups: ['system:authenticated'] });
+  authorization.rbac.indexes.start();
+  const aggregation = clusterRoleAggregationController({ store, generic, clusterRoles: type('clusterroles') });
+  writeBootstrapPolicy(generic, { clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings') }, ['system:authenticated'], aggregation);
+  aggregation.start();
   const create = (resource: string, obj: KubeObject, cluster = 'ws', user?: UserIdentity) =>
     generic.create({ rt: type(resource), cluster, namespace: obj.metadata?.namespace ?? '', ...(user ? { user } : {}) }, obj);
   return { store, facts, authorization, generic, create, type };
@@ -124,7 +127,7 @@ describe('the authorizer chain', () => {
 describe('ClusterRole aggregation', () => {
   it('fills admin/edit/view from the aggregate-to roles, and a workspace’s own aggregating roles from its roles', async () => {
     const f = fixture();
-    const boot = f.authorization.indexes.policy('system:admin');
+    const boot = f.authorization.rbac.indexes.policy('system:admin');
     const view = boot.clusterRoles.get('view')!;
     expect(view.some((r) => r.resources?.includes('configmaps') && r.verbs.includes('list'))).toBe(true);
     expect(boot.clusterRoles.get('admin')!.some((r) => r.resources?.includes('configmaps') && r.verbs.includes('delete'))).toBe(true);

@@ -18,6 +18,7 @@
  * tests and logs. Nothing here knows HTTP: the router, the reviews and admission all ask the same object.
  */
 import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
+import type { UserInfo } from '../auth/user.js';
 import type { RbacEvaluator, Subject } from './rbac-evaluator.js';
 import {
   AUTHENTICATED_GROUP,
@@ -31,12 +32,8 @@ import {
 import type { RequestAttributes } from './rules.js';
 import { statusWrittenBySystem } from '../admission/write-authority.js';
 
-export interface UserIdentity {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+/** The authenticated user (declared once, in auth/user.ts). */
+export type UserIdentity = UserInfo;
 
 /** What the chain reads from a cluster's LogicalCluster (undefined: it has none). */
 export interface LogicalClusterFacts {
@@ -167,8 +164,13 @@ export class Authorizer {
 
   /** Whether RBAC alone (local and bootstrap policy) allows it: what admission checks such as `use` ask. */
   allowedByRbac(cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
-    return user.groups.includes(MASTERS_GROUP) || this.deps.rbac.allows(cluster, user, attrs);
+    return allowedByRbac(this.deps.rbac, cluster, user, attrs);
   }
+}
+
+/** RBAC alone (local and bootstrap policy), `system:masters` always allowed. */
+export function allowedByRbac(rbac: RbacEvaluator, cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
+  return user.groups.includes(MASTERS_GROUP) || rbac.allows(cluster, user, attrs);
 }
 
 const READ_VERBS = new Set(['get', 'list', 'watch']);

@@ -1,15 +1,14 @@
 /**
- * Authorization, assembled: the compiled RBAC indexes, the evaluator, kcp's authorizer chain, escalation checks
- * for RBAC writes, the access reviews, and the policy objects written at start (the bootstrap policy into
- * `system:admin`, root's own objects into root), looked up before they are created so a restart changes nothing.
+ * Authorization, assembled: RBAC (the compiled indexes and the evaluator), kcp's authorizer chain on top of it,
+ * escalation checks for RBAC writes, the access reviews, and the policy objects written at start.
  */
 import { identityInCluster } from '../auth/foreign-identity.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { ClusterRoleAggregation } from './aggregation-controller.js';
-import { Authorizer, type AuthorizerDeps, type LogicalClusterFacts, type UserIdentity } from './authorizer.js';
+import type { ClusterRoleAggregation } from './aggregation-controller.js';
+import { allowedByRbac, Authorizer, type AuthorizerDeps, type UserIdentity } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
 import { EscalationCheck } from './escalation.js';
 import { BOOTSTRAP_CLUSTER, RbacIndexes } from './rbac-index.js';
@@ -22,43 +21,20 @@ export { forbiddenError, requestAttributes, WORKSPACE_ACCESS_NOT_PERMITTED } fro
 export { impersonate, impersonationHeaders } from './impersonation.js';
 export { checkImpersonationPrivilege } from './impersonation-gatekeeper.js';
 export { BOOTSTRAP_CLUSTER } from './rbac-index.js';
+export { clusterRoleAggregationController, type ClusterRoleAggregation } from './aggregation-controller.js';
 
-export interface AuthorizationStartDeps {
-  generic: GenericStore;
-  clusterRoles: ResourceType;
-  clusterRoleBindings: ResourceType;
-  /** `--home-workspaces-home-creator-groups`. */
-  homeCreatorGroups: readonly string[];
-  onError?(controller: string, key: string, err: unknown): void;
-}
-
-export class Authorization {
+/**
+ * RBAC alone: every cluster's compiled roles and bindings, and what admission asks of them (`use` a WorkspaceType,
+ * `bind` an APIExport). Built before the tenancy layer and API sharing, which ask it; the authorizer chain, which
+ * needs them, comes after.
+ */
+export class Rbac {
   readonly indexes: RbacIndexes;
-  readonly rbac: RbacEvaluator;
-  readonly authorizer: Authorizer;
-  readonly escalation: EscalationCheck;
-  private aggregation?: ClusterRoleAggregation;
+  readonly evaluator: RbacEvaluator;
 
-  constructor(
-    private readonly store: Store,
-    clusterFacts: (cluster: string) => LogicalClusterFacts | undefined,
-    maximalPolicy?: AuthorizerDeps['maximalPolicy'],
-    remoteCapAllows?: AuthorizerDeps['remoteCapAllows'],
-  ) {
+  constructor(store: Store) {
     this.indexes = new RbacIndexes(store);
-    this.rbac = new RbacEvaluator(this.indexes);
-    this.authorizer = new Authorizer({ rbac: this.rbac, clusterFacts, maximalPolicy, remoteCapAllows });
-    this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: this.rbac, indexes: this.indexes });
-  }
-
-  /** `decide` and `rules` for the review resources. */
-  reviews() {
-    return reviewDeps(this.authorizer, this.rbac);
-  }
-
-  /** The RBAC types with escalation prevention in their admission. */
-  guard(types: ResourceType[]): ResourceType[] {
-    return types.map((rt) => (rt.group === 'rbac.authorization.k8s.io' ? this.escalation.guard(rt) : rt));
+    this.evaluator = new RbacEvaluator(this.indexes);
   }
 
   /**
@@ -76,7 +52,7 @@ export class Authorization {
   }
 
   private mayOnObject(user: UserIdentity, verb: string, cluster: string, gr: { group: string; resource: string }, name: string): boolean {
-    return this.authorizer.allowedByRbac(cluster, identityInCluster(user, cluster), {
+    return allowedByRbac(this.evaluator, cluster, identityInCluster(user, cluster), {
       verb,
       resourceRequest: true,
       apiGroup: gr.group,
@@ -87,23 +63,52 @@ export class Authorization {
       path: '',
     });
   }
+}
 
-  /** Starts watching RBAC objects, writes the policy objects that are missing, and aggregates ClusterRoles. */
-  start(deps: AuthorizationStartDeps): void {
-    this.indexes.start();
-    this.aggregation = new ClusterRoleAggregation({ store: this.store, generic: deps.generic, clusterRoles: deps.clusterRoles, onError: deps.onError });
-    const kinds = { ClusterRole: deps.clusterRoles, ClusterRoleBinding: deps.clusterRoleBindings };
-    for (const obj of bootstrapPolicy()) createIfMissing(deps.generic, kinds, BOOTSTRAP_CLUSTER, obj);
-    for (const obj of rootPolicy(deps.homeCreatorGroups)) createIfMissing(deps.generic, kinds, 'root', obj);
-    // Fill admin/edit/view now, so the first request already sees them aggregated.
-    this.aggregation.reconcile(BOOTSTRAP_CLUSTER);
-    this.aggregation.start();
+/** kcp's authorizer chain over RBAC, the escalation checks of RBAC writes, and the access reviews. */
+export class Authorization {
+  readonly authorizer: Authorizer;
+  readonly escalation: EscalationCheck;
+
+  constructor(
+    readonly rbac: Rbac,
+    deps: Omit<AuthorizerDeps, 'rbac'>,
+  ) {
+    this.authorizer = new Authorizer({ ...deps, rbac: rbac.evaluator });
+    this.escalation = new EscalationCheck({ authorizer: this.authorizer, rbac: rbac.evaluator, indexes: rbac.indexes });
   }
 
-  stop(): void {
-    this.aggregation?.stop();
-    this.indexes.stop();
+  /** `decide` and `rules` for the review resources. */
+  reviews() {
+    return reviewDeps(this.authorizer, this.rbac.evaluator);
   }
+
+  /** The RBAC types with escalation prevention in their admission. */
+  guard(types: ResourceType[]): ResourceType[] {
+    return types.map((rt) => (rt.group === 'rbac.authorization.k8s.io' ? this.escalation.guard(rt) : rt));
+  }
+}
+
+export interface PolicyTypes {
+  clusterRoles: ResourceType;
+  clusterRoleBindings: ResourceType;
+}
+
+/**
+ * Writes the policy objects that are missing (the bootstrap policy into `system:admin`, root's own objects into
+ * root), looked up before they are created so a restart changes nothing, and aggregates the bootstrap ClusterRoles
+ * so the first request already sees admin/edit/view filled.
+ */
+export function writeBootstrapPolicy(
+  generic: GenericStore,
+  types: PolicyTypes,
+  homeCreatorGroups: readonly string[],
+  aggregation: Pick<ClusterRoleAggregation, 'reconcile'>,
+): void {
+  const kinds = { ClusterRole: types.clusterRoles, ClusterRoleBinding: types.clusterRoleBindings };
+  for (const obj of bootstrapPolicy()) createIfMissing(generic, kinds, BOOTSTRAP_CLUSTER, obj);
+  for (const obj of rootPolicy(homeCreatorGroups)) createIfMissing(generic, kinds, 'root', obj);
+  aggregation.reconcile(BOOTSTRAP_CLUSTER);
 }
 
 function createIfMissing(generic: GenericStore, kinds: Record<string, ResourceType>, cluster: string, obj: KubeObject): void {

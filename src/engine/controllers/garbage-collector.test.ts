@@ -11,11 +11,12 @@ import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, OwnerReference, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { Store } from '../storage/store.js';
-import { GarbageCollector } from './garbage-collector.js';
+import type { Controller } from './controller.js';
+import { garbageCollector } from './garbage-collector.js';
 import { ownerIndexWriter } from './owner-index.js';
 import { OwnerResolver } from './owner-references.js';
 
-const running: GarbageCollector[] = [];
+const running: Controller[] = [];
 afterEach(() => {
   for (const gc of running.splice(0)) gc.stop();
 });
@@ -27,7 +28,7 @@ function setup() {
   const generic = new GenericStore(store, namespaces, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
   const errors: unknown[] = [];
   const collector = () => {
-    const gc = new GarbageCollector({ store, generic, owners, onError: (_c, _k, err) => errors.push(err) });
+    const gc = garbageCollector({ store, generic, owners, onError: (_c, _k, err) => errors.push(err) });
     running.push(gc);
     return gc;
   };

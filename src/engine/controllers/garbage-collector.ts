@@ -17,7 +17,8 @@ import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../registry/gc-finalizer
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { clusterOfKey, decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ObjectMeta, OwnerReference } from '../registry/types.js';
-import { hasKeys, type StoreEvent, type Store, type WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store } from '../storage/store.js';
+import { defineController, type Controller, type ControllerQueue } from './controller.js';
 import { decideForDependent, type ClassifiedReference, type OwnerState } from './gc-decisions.js';
 import {
   absentOwnerKey,
@@ -30,7 +31,6 @@ import {
   parseOwnerIndexKey,
 } from './owner-index.js';
 import { namespaceOfKey, type OwnerResolver } from './owner-references.js';
-import { WorkQueue } from './work-queue.js';
 
 export interface GarbageCollectorDeps {
   store: Store;
@@ -52,66 +52,57 @@ type Task =
   /** An owner uid is gone (or was never there): settle its dependents. */
   | ['absent', string, string];
 
-export class GarbageCollector {
-  private readonly queue: WorkQueue;
-  private readonly watches: WatchHandle[] = [];
+export function garbageCollector(deps: GarbageCollectorDeps): Controller {
+  const { store } = deps;
+  return defineController({
+    name: 'garbagecollector',
+    store,
+    onError: deps.onError,
+    watches(feed) {
+      const add = (task: Task) => feed.add(JSON.stringify(task));
+      const onAbsentMarker = (key: string) => {
+        const parsed = parseAbsentOwnerKey(key);
+        if (parsed) add(['absent', parsed.cluster, parsed.ownerUid]);
+      };
+      // Work a restart interrupted. Both lists hold pending work only, never the objects themselves.
+      for (const kv of store.list(deletionMarkerRoot).items) add(['owner', objectKeyOfMarker(kv.key)]);
+      for (const kv of store.list(absentOwnerRoot).items) onAbsentMarker(kv.key);
+      feed.watch(deletionMarkerRoot, (e) => {
+        if (e.type !== 'DELETED') add(['owner', objectKeyOfMarker(e.key)]);
+      });
+      feed.watch(absentOwnerRoot, (e) => {
+        if (e.type !== 'DELETED') onAbsentMarker(e.key);
+      });
+      // Runs inside the commit: only queues work.
+      feed.watch(ownerIndexRoot, (e) => {
+        const entry = parseOwnerIndexKey(e.key);
+        if (!entry?.blocking || e.type !== 'DELETED') return;
+        let ref: OwnerReference;
+        try {
+          ref = JSON.parse(e.value) as OwnerReference;
+        } catch {
+          return;
+        }
+        const ownerKey = deps.owners.ownerKey(entry.cluster, namespaceOfKey(entry.dependentKey), ref);
+        if (ownerKey) add(['unblocked', ownerKey, entry.ownerUid]);
+      });
+    },
+    reconcile: (key, queue) => new Collection(deps, queue).run(JSON.parse(key) as Task),
+  });
+}
 
-  constructor(private readonly deps: GarbageCollectorDeps) {
-    this.queue = new WorkQueue('garbagecollector', (key) => this.reconcile(JSON.parse(key) as Task), deps.onError);
-  }
-
-  start(): void {
-    const { store } = this.deps;
-    const from = store.currentRevision();
-    // Work a restart interrupted. Both lists hold pending work only, never the objects themselves.
-    for (const kv of store.list(deletionMarkerRoot).items) this.add(['owner', objectKeyOfMarker(kv.key)]);
-    for (const kv of store.list(absentOwnerRoot).items) this.onAbsentMarker(kv.key);
-    this.watches.push(
-      store.watch(deletionMarkerRoot, from, (events) => {
-        for (const e of events) if (e.type !== 'DELETED') this.add(['owner', objectKeyOfMarker(e.key)]);
-      }),
-      store.watch(absentOwnerRoot, from, (events) => {
-        for (const e of events) if (e.type !== 'DELETED') this.onAbsentMarker(e.key);
-      }),
-      store.watch(ownerIndexRoot, from, (events) => {
-        for (const e of events) this.onIndexEvent(e);
-      }),
-    );
-  }
-
-  stop(): void {
-    for (const w of this.watches.splice(0)) w.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
+/** One task's work: the collector's reads and writes, and where the follow-up tasks it finds go. */
+class Collection {
+  constructor(
+    private readonly deps: GarbageCollectorDeps,
+    private readonly queue: ControllerQueue,
+  ) {}
 
   private add(task: Task): void {
     this.queue.add(JSON.stringify(task));
   }
 
-  private onAbsentMarker(key: string): void {
-    const parsed = parseAbsentOwnerKey(key);
-    if (parsed) this.add(['absent', parsed.cluster, parsed.ownerUid]);
-  }
-
-  /** Runs inside the commit: only queues work. */
-  private onIndexEvent(e: StoreEvent): void {
-    const entry = parseOwnerIndexKey(e.key);
-    if (!entry?.blocking || e.type !== 'DELETED') return;
-    let ref: OwnerReference;
-    try {
-      ref = JSON.parse(e.value) as OwnerReference;
-    } catch {
-      return;
-    }
-    const ownerKey = this.deps.owners.ownerKey(entry.cluster, namespaceOfKey(entry.dependentKey), ref);
-    if (ownerKey) this.add(['unblocked', ownerKey, entry.ownerUid]);
-  }
-
-  private async reconcile(task: Task): Promise<void> {
+  async run(task: Task): Promise<void> {
     try {
       switch (task[0]) {
         case 'owner':

@@ -9,8 +9,8 @@ import { KeyExistsError } from '../storage/store.js';
 import { defaultServiceAccount } from './service-account-controller.js';
 import { decodeStored, objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
-import { WorkQueue } from './work-queue.js';
+import type { Store } from '../storage/store.js';
+import { defineController, type Controller } from './controller.js';
 
 const WORKSPACE_OWNER = '"owner":{"apiVersion":"tenancy.kcp.io/v1alpha1"';
 
@@ -25,55 +25,49 @@ export interface LogicalClusterControllerDeps {
   onError?(controller: string, key: string, err: unknown): void;
 }
 
-export class LogicalClusterController {
-  private readonly queue: WorkQueue;
-  private watch?: WatchHandle;
+export interface LogicalClusterController extends Controller {
+  /** Brings one cluster up now, outside the queue (root's, before the tenancy layer starts). */
+  reconcile(cluster: string): Promise<void>;
+}
 
-  constructor(private readonly deps: LogicalClusterControllerDeps) {
-    this.queue = new WorkQueue('logicalcluster', (key) => this.reconcile(key), deps.onError);
-  }
-
-  start(): void {
-    const prefix = `/registry/${this.deps.logicalClusterType.storagePrefix}/`;
-    this.watch = this.deps.store.watch(prefix, this.deps.store.currentRevision(), (events) => {
-      for (const e of events) {
+export function logicalClusterController(deps: LogicalClusterControllerDeps): LogicalClusterController {
+  const prefix = `/registry/${deps.logicalClusterType.storagePrefix}/`;
+  const controller = defineController({
+    name: 'logicalcluster',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(prefix, (e) => {
         // Workspaces' logical clusters (they have an owner) are brought up by the workspace controller. The
         // scheduler's owner reference is recognised without parsing (quotes inside JSON strings are escaped, so
         // this text is structure, and only spec.owner has that shape); anything else is parsed to be sure.
-        if (e.type !== 'ADDED' || e.value.includes(WORKSPACE_OWNER)) continue;
-        if (!(JSON.parse(e.value) as { spec?: { owner?: unknown } }).spec?.owner) this.queue.add(e.key.slice(prefix.length).split('/')[0]);
-      }
-    });
-  }
+        if (e.type !== 'ADDED' || e.value.includes(WORKSPACE_OWNER)) return;
+        if (!(JSON.parse(e.value) as { spec?: { owner?: unknown } }).spec?.owner) feed.add(e.key.slice(prefix.length).split('/')[0]!);
+      });
+    },
+    reconcile: (cluster) => reconcileLogicalCluster(deps, cluster),
+  });
+  return { ...controller, reconcile: async (cluster) => reconcileLogicalCluster(deps, cluster) };
+}
 
-  stop(): void {
-    this.watch?.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  async reconcile(cluster: string): Promise<void> {
-    const { store, generic, logicalClusterType } = this.deps;
-    const kv = store.get(`/registry/${logicalClusterType.storagePrefix}/${cluster}/cluster`);
-    if (!kv) return;
-    const lc = decodeStored(kv);
-    // Workspaces' logical clusters are brought up by the workspace controller, with their type's initializers.
-    if ((lc.spec as { owner?: unknown } | undefined)?.owner) return;
-    if (lc.metadata?.deletionTimestamp) return;
-    ensureNamespace(generic, this.deps, cluster, 'default');
-    const status = (lc.status ?? {}) as { phase?: string; URL?: string; initializers?: string[]; conditions?: unknown[] };
-    const initializers = (lc.spec as { initializers?: string[] } | undefined)?.initializers ?? [];
-    const wanted = {
-      ...status,
-      URL: `${this.deps.externalUrl()}/clusters/${cluster}`,
-      phase: status.phase && status.phase !== 'Scheduling' ? status.phase : initializers.length > 0 ? 'Initializing' : 'Ready',
-    };
-    if (JSON.stringify(wanted) === JSON.stringify(status)) return;
-    generic.update({ rt: logicalClusterType, cluster, namespace: '' }, 'cluster', { ...lc, status: wanted }, { subresource: 'status' });
-  }
+function reconcileLogicalCluster(deps: LogicalClusterControllerDeps, cluster: string): void {
+  const { store, generic, logicalClusterType } = deps;
+  const kv = store.get(`/registry/${logicalClusterType.storagePrefix}/${cluster}/cluster`);
+  if (!kv) return;
+  const lc = decodeStored(kv);
+  // Workspaces' logical clusters are brought up by the workspace controller, with their type's initializers.
+  if ((lc.spec as { owner?: unknown } | undefined)?.owner) return;
+  if (lc.metadata?.deletionTimestamp) return;
+  ensureNamespace(generic, deps, cluster, 'default');
+  const status = (lc.status ?? {}) as { phase?: string; URL?: string; initializers?: string[]; conditions?: unknown[] };
+  const initializers = (lc.spec as { initializers?: string[] } | undefined)?.initializers ?? [];
+  const wanted = {
+    ...status,
+    URL: `${deps.externalUrl()}/clusters/${cluster}`,
+    phase: status.phase && status.phase !== 'Scheduling' ? status.phase : initializers.length > 0 ? 'Initializing' : 'Ready',
+  };
+  if (JSON.stringify(wanted) === JSON.stringify(status)) return;
+  generic.update({ rt: logicalClusterType, cluster, namespace: '' }, 'cluster', { ...lc, status: wanted }, { subresource: 'status' });
 }
 
 /** Creates namespace `name` with its `default` ServiceAccount, in one commit, unless the namespace exists. */

@@ -15,8 +15,8 @@ import { resourceList, sameList } from '../builtin/quota-names.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject } from '../registry/types.js';
-import type { Store, StoreEvent, WatchHandle } from '../storage/store.js';
-import { WorkQueue } from './work-queue.js';
+import type { Store } from '../storage/store.js';
+import { defineController, type Controller } from './controller.js';
 
 export interface ResourceQuotaControllerDeps {
   store: Store;
@@ -27,62 +27,46 @@ export interface ResourceQuotaControllerDeps {
 
 const registryRoot = '/registry/';
 
-export class ResourceQuotaController {
-  private readonly queue: WorkQueue;
-  private readonly quotaRoot: string;
-  private watch?: WatchHandle;
+export function resourceQuotaController(deps: ResourceQuotaControllerDeps): Controller {
+  const quotaRoot = `${registryRoot}${deps.usage.quotaType.storagePrefix}/`;
+  return defineController({
+    name: 'resourcequota',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      // Inside the commit: string work only.
+      feed.watch(registryRoot, (e) => {
+        // Every quota write (a deleted quota is one object fewer for quotas that count quotas); other objects' removals.
+        if (e.type !== 'DELETED' && !e.key.startsWith(quotaRoot)) return;
+        // `/registry/<group>/<resource>/<cluster>/<namespace>/<name>`: cluster-scoped keys have one segment less.
+        const parts = e.key.split('/');
+        if (parts.length !== 7) return;
+        if (parts[3] === 'events') return;
+        feed.add(`${parts[4]}/${parts[5]}`);
+      });
+    },
+    reconcile: (key) => syncQuotas(deps, key),
+  });
+}
 
-  constructor(private readonly deps: ResourceQuotaControllerDeps) {
-    this.queue = new WorkQueue('resourcequota', (key) => this.reconcile(key), deps.onError);
-    this.quotaRoot = `${registryRoot}${deps.usage.quotaType.storagePrefix}/`;
-  }
-
-  start(): void {
-    const { store } = this.deps;
-    this.watch = store.watch(registryRoot, store.currentRevision(), (events) => {
-      for (const e of events) this.observe(e);
-    });
-  }
-
-  stop(): void {
-    this.watch?.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  /** Inside the commit: string work only. */
-  private observe(e: StoreEvent): void {
-    // Every quota write (a deleted quota is one object fewer for quotas that count quotas); other objects' removals.
-    if (e.type !== 'DELETED' && !e.key.startsWith(this.quotaRoot)) return;
-    // `/registry/<group>/<resource>/<cluster>/<namespace>/<name>`: cluster-scoped keys have one segment less.
-    const parts = e.key.split('/');
-    if (parts.length !== 7) return;
-    if (parts[3] === 'events') return;
-    this.queue.add(`${parts[4]}/${parts[5]}`);
-  }
-
-  /** key = `<cluster>/<namespace>`: bring every quota of the namespace up to date. */
-  async reconcile(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const cluster = key.slice(0, slash);
-    const namespace = key.slice(slash + 1);
-    const { usage, generic } = this.deps;
-    if (!usage.hasQuotas(cluster, namespace)) return;
-    for (const { quota } of usage.quotasIn(cluster, namespace)) {
-      const observed = usage.observedStatus(cluster, quota);
-      const status = record(quota.status);
-      if (sameList(resourceList(status.hard), observed.hard) && sameList(resourceList(status.used), observed.used)) continue;
-      const next: KubeObject = { ...quota, status: statusOf(observed.hard, observed.used) };
-      try {
-        generic.update({ rt: usage.quotaType, cluster, namespace }, quota.metadata!.name!, next, { subresource: 'status' });
-      } catch (err) {
-        // Deleted or changed meanwhile: its own event brings it back here.
-        if (err instanceof StatusError && (err.code === 404 || err.code === 409)) continue;
-        throw err;
-      }
+/** key = `<cluster>/<namespace>`: bring every quota of the namespace up to date. */
+function syncQuotas(deps: ResourceQuotaControllerDeps, key: string): void {
+  const slash = key.indexOf('/');
+  const cluster = key.slice(0, slash);
+  const namespace = key.slice(slash + 1);
+  const { usage, generic } = deps;
+  if (!usage.hasQuotas(cluster, namespace)) return;
+  for (const { quota } of usage.quotasIn(cluster, namespace)) {
+    const observed = usage.observedStatus(cluster, quota);
+    const status = record(quota.status);
+    if (sameList(resourceList(status.hard), observed.hard) && sameList(resourceList(status.used), observed.used)) continue;
+    const next: KubeObject = { ...quota, status: statusOf(observed.hard, observed.used) };
+    try {
+      generic.update({ rt: usage.quotaType, cluster, namespace }, quota.metadata!.name!, next, { subresource: 'status' });
+    } catch (err) {
+      // Deleted or changed meanwhile: its own event brings it back here.
+      if (err instanceof StatusError && (err.code === 404 || err.code === 409)) continue;
+      throw err;
     }
   }
 }

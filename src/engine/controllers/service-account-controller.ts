@@ -10,8 +10,8 @@ import { StatusError } from '../machinery/status.js';
 import type { GenericStore, WriteBatch } from '../registry/generic-store.js';
 import { objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
-import { WorkQueue } from './work-queue.js';
+import type { Store } from '../storage/store.js';
+import { defineController, type Controller } from './controller.js';
 
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
@@ -43,57 +43,39 @@ export function defaultServiceAccount(
   );
 }
 
-export class ServiceAccountController {
-  private readonly queue: WorkQueue;
-  private readonly watches: WatchHandle[] = [];
-
-  constructor(private readonly deps: ServiceAccountControllerDeps) {
-    this.queue = new WorkQueue('serviceaccount', (key) => this.reconcile(key), deps.onError);
-  }
-
-  start(): void {
-    const { store, namespaceType, serviceAccountType } = this.deps;
-    const from = store.currentRevision();
-    const nsRoot = `/registry/${namespaceType.storagePrefix}/`;
-    const saRoot = `/registry/${serviceAccountType.storagePrefix}/`;
-    this.watches.push(
-      store.watch(nsRoot, from, (events) => {
-        for (const e of events) if (e.type === 'ADDED') this.queue.add(e.key.slice(nsRoot.length));
-      }),
-      store.watch(saRoot, from, (events) => {
-        for (const e of events) {
-          if (e.type !== 'DELETED' || !e.key.endsWith(`/${DEFAULT_SERVICE_ACCOUNT}`)) continue;
-          // `<cluster>/<namespace>/default` → `<cluster>/<namespace>`
-          this.queue.add(e.key.slice(saRoot.length, -(DEFAULT_SERVICE_ACCOUNT.length + 1)));
-        }
-      }),
-    );
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  /** key = `<cluster>/<namespace>` */
-  private reconcile(key: string): void {
-    const slash = key.lastIndexOf('/');
-    const cluster = key.slice(0, slash);
-    const namespace = key.slice(slash + 1);
-    const { store, generic, namespaceType, serviceAccountType } = this.deps;
-    if (store.get(objectKey(serviceAccountType, cluster, namespace, DEFAULT_SERVICE_ACCOUNT))) return;
-    const ns = store.get(objectKey(namespaceType, cluster, '', namespace));
-    if (!ns || (JSON.parse(ns.value) as KubeObject).metadata?.deletionTimestamp) return;
-    try {
-      defaultServiceAccount(generic, serviceAccountType, cluster, namespace);
-    } catch (err) {
-      // Created meanwhile, namespace gone or terminating, an object limit reached: nothing to retry.
-      if (err instanceof StatusError && err.code < 500) return;
-      throw err;
-    }
-  }
+export function serviceAccountController(deps: ServiceAccountControllerDeps): Controller {
+  const { store, generic, namespaceType, serviceAccountType } = deps;
+  const nsRoot = `/registry/${namespaceType.storagePrefix}/`;
+  const saRoot = `/registry/${serviceAccountType.storagePrefix}/`;
+  return defineController({
+    name: 'serviceaccount',
+    store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(nsRoot, (e) => {
+        if (e.type === 'ADDED') feed.add(e.key.slice(nsRoot.length));
+      });
+      feed.watch(saRoot, (e) => {
+        if (e.type !== 'DELETED' || !e.key.endsWith(`/${DEFAULT_SERVICE_ACCOUNT}`)) return;
+        // `<cluster>/<namespace>/default` → `<cluster>/<namespace>`
+        feed.add(e.key.slice(saRoot.length, -(DEFAULT_SERVICE_ACCOUNT.length + 1)));
+      });
+    },
+    /** key = `<cluster>/<namespace>` */
+    reconcile(key) {
+      const slash = key.lastIndexOf('/');
+      const cluster = key.slice(0, slash);
+      const namespace = key.slice(slash + 1);
+      if (store.get(objectKey(serviceAccountType, cluster, namespace, DEFAULT_SERVICE_ACCOUNT))) return;
+      const ns = store.get(objectKey(namespaceType, cluster, '', namespace));
+      if (!ns || (JSON.parse(ns.value) as KubeObject).metadata?.deletionTimestamp) return;
+      try {
+        defaultServiceAccount(generic, serviceAccountType, cluster, namespace);
+      } catch (err) {
+        // Created meanwhile, namespace gone or terminating, an object limit reached: nothing to retry.
+        if (err instanceof StatusError && err.code < 500) return;
+        throw err;
+      }
+    },
+  });
 }

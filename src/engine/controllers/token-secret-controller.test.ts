@@ -13,8 +13,8 @@ import { ServiceAccountTokens } from '../auth/service-account-tokens.js';
 import { GenericStore, WriteBatch, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { defaultServiceAccount, ServiceAccountController } from './service-account-controller.js';
-import { TokenSecretController } from './token-secret-controller.js';
+import { defaultServiceAccount, serviceAccountController } from './service-account-controller.js';
+import { tokenSecretController } from './token-secret-controller.js';
 
 let dir: string;
 let tokens: ServiceAccountTokens;
@@ -34,7 +34,7 @@ function setup() {
   const generic = new GenericStore(store, namespaces);
   const errors: unknown[] = [];
   const onError = (_c: string, _k: string, err: unknown) => errors.push(err);
-  const tokensController = new TokenSecretController({
+  const tokensController = tokenSecretController({
     store,
     generic,
     secretType: secrets,
@@ -43,7 +43,7 @@ function setup() {
     caCertPem: '-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n',
     onError,
   });
-  const accounts = new ServiceAccountController({ store, generic, namespaceType: namespaces, serviceAccountType: serviceAccounts, onError });
+  const accounts = serviceAccountController({ store, generic, namespaceType: namespaces, serviceAccountType: serviceAccounts, onError });
   tokensController.start();
   accounts.start();
   stops.push(() => tokensController.stop(), () => accounts.stop());

@@ -10,9 +10,9 @@ import { StatusError } from '../machinery/status.js';
 import type { GenericStore, OpContext } from '../registry/generic-store.js';
 import { decodeStored, objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import type { Store, StoreEvent, WatchHandle } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import type { ServiceAccountTokens } from '../auth/service-account-tokens.js';
-import { WorkQueue } from './work-queue.js';
+import { defineController, type Controller } from './controller.js';
 
 export const SERVICE_ACCOUNT_TOKEN_TYPE = 'kubernetes.io/service-account-token';
 export const SERVICE_ACCOUNT_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
@@ -32,50 +32,39 @@ export interface TokenSecretControllerDeps {
 const SECRET = 'secret:';
 const ACCOUNT = 'account:';
 
-export class TokenSecretController {
-  private readonly queue: WorkQueue;
-  private readonly watches: WatchHandle[] = [];
-  private readonly secretRoot: string;
-  private readonly accountRoot: string;
+export function tokenSecretController(deps: TokenSecretControllerDeps): Controller {
+  const tokens = new TokenSecrets(deps);
+  return defineController({
+    name: 'tokens',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      const { secretRoot, accountRoot } = tokens;
+      feed.watch(secretRoot, (e) => {
+        // String work only inside the commit: most Secrets are not token Secrets.
+        if (e.type !== 'DELETED' && e.value.includes(SERVICE_ACCOUNT_TOKEN_TYPE)) feed.add(SECRET + e.key.slice(secretRoot.length));
+      });
+      feed.watch(accountRoot, (e) => {
+        if (e.type !== 'DELETED') return;
+        const uid = /"uid":"([^"]+)"/.exec(e.value)?.[1] ?? '';
+        feed.add(`${ACCOUNT}${e.key.slice(accountRoot.length)}/${uid}`);
+      });
+    },
+    reconcile: (key) => tokens.reconcile(key),
+  });
+}
+
+/** The reconcile: a token Secret filled in or deleted, or a deleted account's token Secrets deleted. */
+class TokenSecrets {
+  readonly secretRoot: string;
+  readonly accountRoot: string;
 
   constructor(private readonly deps: TokenSecretControllerDeps) {
-    this.queue = new WorkQueue('tokens', (key) => this.reconcile(key), deps.onError);
     this.secretRoot = `/registry/${deps.secretType.storagePrefix}/`;
     this.accountRoot = `/registry/${deps.serviceAccountType.storagePrefix}/`;
   }
 
-  start(): void {
-    const { store } = this.deps;
-    const from = store.currentRevision();
-    this.watches.push(
-      store.watch(this.secretRoot, from, (events) => {
-        for (const e of events) {
-          // String work only inside the commit: most Secrets are not token Secrets.
-          if (e.type !== 'DELETED' && e.value.includes(SERVICE_ACCOUNT_TOKEN_TYPE)) this.queue.add(SECRET + e.key.slice(this.secretRoot.length));
-        }
-      }),
-      store.watch(this.accountRoot, from, (events) => {
-        for (const e of events) this.observeAccount(e);
-      }),
-    );
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  private observeAccount(e: StoreEvent): void {
-    if (e.type !== 'DELETED') return;
-    const uid = /"uid":"([^"]+)"/.exec(e.value)?.[1] ?? '';
-    this.queue.add(`${ACCOUNT}${e.key.slice(this.accountRoot.length)}/${uid}`);
-  }
-
-  private async reconcile(key: string): Promise<void> {
+  async reconcile(key: string): Promise<void> {
     if (key.startsWith(SECRET)) return this.syncSecret(...splitKey(key.slice(SECRET.length)));
     // `account:<cluster>/<namespace>/<name>/<uid>`
     const rest = key.slice(ACCOUNT.length);

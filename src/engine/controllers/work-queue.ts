@@ -3,7 +3,8 @@
  * itself, and failures are retried with exponential backoff. Timers are unref'd so they never keep a process
  * (or a test) alive.
  */
-export type Reconcile = (key: string) => Promise<ReconcileResult | void> | ReconcileResult | void;
+/** One key's work; `queue` takes follow-up keys. */
+export type Reconcile = (key: string, queue: WorkQueue) => Promise<ReconcileResult | void> | ReconcileResult | void;
 
 export interface ReconcileResult {
   /** Process the key again after this many milliseconds. */
@@ -101,7 +102,7 @@ export class WorkQueue {
     if (this.stopped) return;
     this.active.add(key);
     try {
-      const result = await this.reconcile(key);
+      const result = await this.reconcile(key, this);
       this.failures.delete(key);
       if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
     } catch (err) {

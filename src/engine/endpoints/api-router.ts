@@ -31,48 +31,17 @@ import {
 import type { OpenAPIService } from './openapi-service.js';
 import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
+import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
-import { renderObject } from './render.js';
+import { renderObject, renderOptions } from './render.js';
 import type { KubeObject, WriteGrant } from '../registry/types.js';
-import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
-import { sendBody, sendJson } from './responses.js';
+import type { Authenticator, UserInfo } from '../auth/user.js';
+import { handleResourceRequest, resourceNotFound } from './resource-handler.js';
+import type { ApiRequest, ResourceServices } from './request.js';
+import { parseVirtualWorkspacePath, type VirtualWorkspaces } from './virtual-path.js';
+import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
-
-export interface VirtualWorkspacePath {
-  /** `initializingworkspaces`, `terminatingworkspaces`, … */
-  workspace: string;
-  /** The initializer, terminator or export the URL names. */
-  name: string;
-  /** `/clusters/<X>/…`: the request as it would be made to a logical cluster. */
-  remainder: string;
-}
-
-/**
- * Where a virtual workspace sends a request: onto a cluster and API set of its choosing (served like any request,
- * optionally seeing only some objects), or to a handler of its own (views no stored prefix holds, like the index).
- */
-export type VirtualTarget =
-  | {
-      resolved: ResolvedCluster;
-      /** Objects the request's lists and watches show (a view for reading; writes are not checked against it). */
-      filter?: (obj: KubeObject) => boolean;
-      /**
-       * What the request may reach of the store, enforced for every verb: the request is served over a view of the
-       * store that hides every object outside the scope and refuses writes that would touch or leave one there.
-       */
-      scope?: StorageScope;
-      /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
-      watchRemoval?: ResourceServices['watchRemoval'];
-      /** What this virtual workspace lets the request write beyond its caller's clearance. */
-      grant?: WriteGrant;
-      handle?: undefined;
-    }
-  | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
-
-export interface VirtualWorkspaces {
-  /** Where a virtual workspace request goes, or undefined when no virtual workspace serves it (404). */
-  resolve(path: VirtualWorkspacePath, info: RequestInfo, user: UserInfo): VirtualTarget | undefined | Promise<VirtualTarget | undefined>;
-}
+import { ANONYMOUS, authenticatedUser, authenticateRequest } from './request-gate.js';
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
@@ -85,10 +54,6 @@ export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWor
       return undefined;
     },
   };
-}
-
-export interface Authenticator {
-  authenticate(token: string): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
 export interface RouterServices extends ResourceServices {
@@ -113,8 +78,6 @@ export interface RouterServices extends ResourceServices {
    */
   prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
-
-const anonymous: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const url = requestTarget(request.url);
@@ -151,9 +114,10 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   // kube writes /version indented (WriteRawJSON).
   if (info.path === '/version' || info.path === '/version/') return sendJson(reply, 200, JSON.stringify(serverVersion, null, 2));
   if (isHealthPath(info.path)) {
-    const ok = !info.path.startsWith('/readyz') || svc.isReady();
-    reply.header('x-content-type-options', 'nosniff');
-    return sendBody(reply, ok ? 200 : 503, 'text/plain; charset=utf-8', ok ? 'ok' : 'not ready');
+    const answer = healthAnswer(shardHealthChecks(svc), info.path, query);
+    if (!answer) throw resourceNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) if (name !== 'content-type') reply.header(name, value);
+    return sendBody(reply, answer.code, answer.headers['content-type']!, answer.body);
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
@@ -279,13 +243,24 @@ async function serveResolved(
       // Those who may have no home are refused even where one exists (made before they were refused).
       if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
       const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
-      return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
+      return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
     }
   }
   return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
+
+const shardChecks = new WeakMap<RouterServices, HealthChecks>();
+/** A shard is ready once it has started: bootstrapped, controllers running, admin.kubeconfig written. */
+function shardHealthChecks(svc: RouterServices): HealthChecks {
+  let checks = shardChecks.get(svc);
+  if (!checks) {
+    checks = healthChecks([{ name: 'poststarthook/kcpt-bootstrap', run: () => (svc.isReady() ? undefined : 'not finished') }]);
+    shardChecks.set(svc, checks);
+  }
+  return checks;
+}
 
 function apiRequest(
   request: FastifyRequest,
@@ -316,32 +291,6 @@ function apiRequest(
 /** kcp's header asking for a SubjectAccessReview answered by RBAC alone (honoured for system:masters callers). */
 export const DEEP_SAR_HEADER = 'x-kcp-internal-deep-subjectaccessreview';
 
-/**
- * How many path segments name the target of each virtual workspace: one (`<initializer>`) unless listed. The
- * APIExport virtual workspace is named by the export's workspace and the export: `/services/apiexport/<ws>/<export>/`.
- */
-const nameSegments: Record<string, number> = { apiexport: 2 };
-
-/**
- * `/services/<workspace>/<name>/clusters/…` → its parts; undefined for every other path. A multi-segment name is
- * joined with `/` (`root:provider/widgets`).
- */
-export function parseVirtualWorkspacePath(path: string): VirtualWorkspacePath | undefined {
-  const head = /^\/services\/([^/]+)\//.exec(path);
-  if (!head) return undefined;
-  const workspace = head[1]!;
-  const segments = nameSegments[workspace] ?? 1;
-  const match = new RegExp(`^((?:[^/]+/){${segments - 1}}[^/]+)(/clusters/.*)$`).exec(path.slice(head[0].length));
-  if (!match) return undefined;
-  let name: string;
-  try {
-    name = match[1]!.split('/').map(decodeURIComponent).join('/');
-  } catch {
-    return undefined;
-  }
-  return { workspace, name, remainder: match[2]! };
-}
-
 /** `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~`: the one request that creates a home. */
 function isHomeRequest(info: RequestInfo, cluster: string | undefined): boolean {
   return (
@@ -369,16 +318,15 @@ function mayHaveHome(user: UserInfo): boolean {
   return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
+/** The user the request gate authenticated, or (a router driven without the gate) authenticated here. */
 async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
-  const header = request.headers.authorization;
-  if (!header) {
-    if (isPublicPath(path)) return anonymous;
-    throw unauthorized();
+  const user = authenticatedUser(request);
+  if (user) {
+    // The gate let an anonymous read through only on a public path; the router's parse of the path decides.
+    if (user === ANONYMOUS && !isPublicPath(path)) throw unauthorized();
+    return user;
   }
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  const user = match ? await svc.authenticator.authenticate(match[1]!) : undefined;
-  if (!user) throw unauthorized();
-  return user;
+  return authenticateRequest(svc.authenticator, request.method, path, request.headers.authorization);
 }
 
 function serveDiscovery(

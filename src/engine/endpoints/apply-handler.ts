@@ -12,7 +12,7 @@ import type { OpContext } from '../registry/generic-store.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
 import { queryString } from '../machinery/query-params.js';
 import { parseDryRun, parseFieldValidation, parseForce, writeFieldManager } from './query.js';
-import type { ApiRequest, ResourceServices } from './resource-handler.js';
+import type { ApiRequest, ResourceServices } from './request.js';
 
 export interface ApplyOutcome {
   object: KubeObject;

@@ -12,7 +12,7 @@
 import { notFound, StatusError } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { ClusterTarget, RequestInfo } from './request-info.js';
-import type { UserInfo } from './resource-handler.js';
+import type { UserInfo } from '../auth/user.js';
 
 export interface ResolvedCluster {
   /** Logical cluster name; undefined for the wildcard and the bare URL. */

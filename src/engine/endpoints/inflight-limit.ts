@@ -3,8 +3,12 @@
  * is answered at once with 429 TooManyRequests and `Retry-After: 1` (client-go waits and retries by itself) instead of
  * queueing without bound. Long-running requests (watches) and health probes are not counted, as in kube. 0 turns a
  * budget off (kube's --max-requests-inflight=0).
+ *
+ * As in kube, the slot is taken after authentication (the request gate runs first), and a request holds it while
+ * its body arrives, for at most the request timeout. One user may hold at most half of each budget (a coarse form
+ * of kube's per-user fairness), so a tenant dripping bodies on many connections cannot starve the others.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isWatchQuery } from '../machinery/query-params.js';
 import { tooManyRequests } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
@@ -36,9 +40,22 @@ export function isReadOnly(method: string): boolean {
   return method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
 }
 
-/** Installs the limiter as the first onRequest hook; returns a view of the current counts (for tests and metrics). */
-export function installInflightLimit(app: FastifyInstance, limits: InflightLimits): () => { readOnly: number; mutating: number } {
+/** The most slots of a budget one user may hold. */
+export function perUserShare(limit: number): number {
+  return Math.max(1, Math.ceil(limit / 2));
+}
+
+/**
+ * Installs the limiter as an onRequest hook (after the request gate, whose user `userOf` returns); returns a view
+ * of the current counts (for tests and metrics).
+ */
+export function installInflightLimit(
+  app: FastifyInstance,
+  limits: InflightLimits,
+  userOf: (request: FastifyRequest) => { username: string } | undefined = () => undefined,
+): () => { readOnly: number; mutating: number } {
   const inflight = { readOnly: 0, mutating: 0 };
+  const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>() };
   if (limits.readOnly <= 0 && limits.mutating <= 0) return () => ({ ...inflight });
   app.addHook('onRequest', (request, reply, done) => {
     const { method, url } = request.raw;
@@ -46,17 +63,23 @@ export function installInflightLimit(app: FastifyInstance, limits: InflightLimit
     const kind = isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
     const limit = limits[kind];
     if (limit <= 0) return done();
-    if (inflight[kind] >= limit) {
+    const user = userOf(request)?.username ?? '';
+    const held = byUser[kind].get(user) ?? 0;
+    if (inflight[kind] >= limit || held >= perUserShare(limit)) {
       sendStatusError(reply, tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1));
       return;
     }
     inflight[kind] += 1;
+    byUser[kind].set(user, held + 1);
     let released = false;
     // 'close' fires once the response is done or the client went away: every admitted request gives its slot back.
     reply.raw.once('close', () => {
       if (released) return;
       released = true;
       inflight[kind] -= 1;
+      const left = (byUser[kind].get(user) ?? 1) - 1;
+      if (left > 0) byUser[kind].set(user, left);
+      else byUser[kind].delete(user);
     });
     done();
   });

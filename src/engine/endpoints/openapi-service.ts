@@ -8,7 +8,7 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { apiVersionOf, type ResourceType } from '../registry/types.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
 import { buildOpenAPIIndex } from './openapi/index.js';
-import { builtinSchemas, type Schema } from './openapi/schemas/index.js';
+import { builtinSchemas, type Schema } from '../machinery/openapi-schemas/index.js';
 import { resourceNotFound } from './resource-handler.js';
 import { sendBody, sendJson } from './responses.js';
 import { documentHash } from './openapi/index.js';
@@ -26,6 +26,8 @@ function schemasFor(resources: readonly ResourceType[]): Record<string, Schema> 
 }
 
 interface CachedDocs {
+  /** Each document's hash, computed when a hashed URL first asks for it. */
+  hashes?: Map<string, string>;
   /** 'api/v1' | 'apis/<g>/<v>' → serialized document */
   docs: Map<string, string>;
   index: string;
@@ -93,15 +95,25 @@ export class OpenAPIService {
     return sendBody(reply, 200, form === 'json' ? OPENAPI_V2_JSON : OPENAPI_V2_PROTOBUF, body);
   }
 
-  serve(catalog: ClusterCatalog, path: string, query: URLSearchParams, _request: FastifyRequest, reply: FastifyReply) {
+  serve(catalog: ClusterCatalog, path: string, query: URLSearchParams, request: FastifyRequest, reply: FastifyReply) {
     const cached = this.docsFor(catalog);
     if (path === '/openapi/v3' || path === '/openapi/v3/') return sendJson(reply, 200, cached.index);
     const key = path.slice('/openapi/v3/'.length);
     const doc = cached.docs.get(key);
     if (!doc) throw resourceNotFound();
-    // Hashed URLs never change content; kube marks them immutable so clients cache them for good.
-    if (query.get('hash')) reply.header('cache-control', 'public, immutable');
-    else reply.header('cache-control', 'no-cache, private');
+    const hash = query.get('hash');
+    if (hash) {
+      const current = (cached.hashes ??= new Map()).get(key) ?? documentHash(doc);
+      cached.hashes.set(key, current);
+      // kube-openapi: a stale hash is a 301 to the document's current URL (here inside the same cluster's prefix).
+      if (hash !== current) {
+        const pathname = request.url.split('?')[0]!;
+        const location = `${pathname.slice(0, pathname.length - path.length)}/openapi/v3/${key}?hash=${current}`;
+        return sendBody(reply.header('location', location), 301, 'text/html; charset=utf-8', `<a href="${location}">Moved Permanently</a>.\n\n`);
+      }
+      // Hashed URLs never change content; kube marks them immutable so clients cache them for good.
+      reply.header('cache-control', 'public, immutable');
+    } else reply.header('cache-control', 'no-cache, private');
     return sendJson(reply, 200, doc);
   }
 }

@@ -1,78 +1,246 @@
 /**
- * Rendering objects and lists for the client: plain JSON (spliced stored bytes where possible) or a
- * meta.k8s.io Table when kubectl asks for one.
+ * Rendering answers in the form negotiation chose (negotiation.ts): JSON (stored bytes spliced where possible),
+ * YAML or Kubernetes protobuf, after the conversion the client asked for (`as=Table`, `as=PartialObjectMetadata`,
+ * `as=PartialObjectMetadataList`), as kube-apiserver's transformResponseObject does.
+ *
+ * Built-in kinds are kube's typed kinds: they are answered in protobuf too, and their LIST items leave out
+ * `apiVersion` and `kind` (kube's typed lists do; custom resources' items keep them).
  */
-import { buildTable, defaultPrinter, parseIncludeObject, parseTableAccept, type TableVersion } from '../machinery/table.js';
+import { stringify as toYamlText } from 'yaml';
+import { hasProtobufForm } from '../machinery/protobuf/defs/index.js';
+import { encodeKubeProtobuf, encodeKubeProtobufList, protobufWatchFrame } from '../machinery/protobuf/encode.js';
+import { buildTable, defaultPrinter, parseIncludeObject, type TableVersion } from '../machinery/table.js';
 import type { ListPage } from '../registry/list.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { StatusError } from '../machinery/status.js';
+import {
+  BUILTIN_RESOURCE,
+  CUSTOM_RESOURCE,
+  negotiateOutput,
+  negotiateStream,
+  type Endpoint,
+  type Negotiated,
+  type NegotiationRequest,
+} from './negotiation.js';
 
+/** How one request's answers are written: the negotiated form and the query (Table options). */
 export interface RenderOptions {
-  accept: string | undefined;
+  format: Negotiated;
   query: URLSearchParams;
 }
 
-export function wantsTable(accept: string | undefined): TableVersion | undefined {
-  return parseTableAccept(accept ?? '').table;
+/** A rendered answer: the bytes and their Content-Type. */
+export interface Answer {
+  contentType: string;
+  body: Buffer;
 }
 
-function tableJson(
+/** Kube's typed kinds (served in protobuf, typed lists); custom resources and kcp's CRD-based kinds are not. */
+export function isTypedKind(rt: ResourceType): boolean {
+  return !rt.isCustomResource && hasProtobufForm(apiVersionOf(rt), rt.kind);
+}
+
+/** What a resource's endpoints can answer in; the computed review kinds have no table convertor in kube. */
+export function endpointOf(rt: ResourceType): Endpoint {
+  const base = isTypedKind(rt) ? BUILTIN_RESOURCE : CUSTOM_RESOURCE;
+  return rt.virtualCreate ? { ...base, table: false } : base;
+}
+
+/** Negotiates a request to a resource of `rt` (a 406 StatusError when nothing the client accepts fits). */
+export function renderOptions(rt: ResourceType, req: NegotiationRequest & { query: URLSearchParams }): RenderOptions {
+  return { format: negotiateOutput(req, endpointOf(rt)), query: req.query };
+}
+
+/** As renderOptions, for a watch (JSON or protobuf stream). */
+export function watchRenderOptions(rt: ResourceType, req: NegotiationRequest & { query: URLSearchParams }): RenderOptions {
+  return { format: negotiateStream(req, endpointOf(rt)), query: req.query };
+}
+
+function tableOf(
   rt: ResourceType,
   objects: KubeObject[],
   opts: RenderOptions,
   version: TableVersion,
   listMeta: Record<string, unknown>,
   withColumns: boolean,
-): string {
-  return JSON.stringify(
-    buildTable({
-      printer: rt.printer ?? defaultPrinter(),
-      objects,
-      now: Date.now(),
-      includeObject: parseIncludeObject(opts.query),
-      listMeta,
-      includeColumnDefinitions: withColumns,
-      tableVersion: version,
-    }),
-  );
+) {
+  return buildTable({
+    printer: rt.printer ?? defaultPrinter(),
+    objects,
+    now: Date.now(),
+    includeObject: parseIncludeObject(opts.query),
+    listMeta,
+    includeColumnDefinitions: withColumns,
+    tableVersion: version,
+  });
 }
 
-export function renderObject(rt: ResourceType, obj: KubeObject, opts: RenderOptions): string {
-  const table = wantsTable(opts.accept);
-  if (!table) return JSON.stringify(obj);
-  return tableJson(rt, [obj], opts, table, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, true);
+function partialMetadata(obj: KubeObject, version: string): KubeObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata ?? {} };
 }
 
-export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions): string {
-  const listMeta: Record<string, unknown> = { resourceVersion: page.resourceVersion };
-  if (page.continueToken) listMeta.continue = page.continueToken;
-  if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
-  const table = wantsTable(opts.accept);
-  if (rt.convert) {
-    // Stored in another shape: these lists cannot splice stored bytes and must convert each item.
-    const objects = (page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject)).map((o) => rt.convert!.fromStorage(o));
-    page = { ...page, parsed: objects, items: objects.map((o) => JSON.stringify(o)) };
+/** The Go type kube names in its conversion refusals: the internal type of a built-in, unstructured otherwise. */
+function goTypeName(rt: ResourceType, list: boolean): string {
+  if (!isTypedKind(rt)) return list ? '*unstructured.UnstructuredList' : '*unstructured.Unstructured';
+  const pkg = rt.group === '' || rt.group === 'events.k8s.io' ? 'core' : rt.group.split('.')[0];
+  return `*${pkg}.${list ? rt.listKind : rt.kind}`;
+}
+
+/** A value (or JSON text) in the negotiated media type. Protobuf values name their kind in apiVersion/kind. */
+export function encodeAnswer(value: unknown, format: Negotiated): Answer {
+  const contentType = format.mediaType;
+  switch (format.format) {
+    case 'protobuf':
+      return { contentType, body: encodeKubeProtobuf((typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>) };
+    case 'yaml':
+      return { contentType, body: Buffer.from(toYaml(typeof value === 'string' ? JSON.parse(value) : value)) };
+    default: {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return { contentType, body: Buffer.from(format.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text) };
+    }
   }
-  if (table) {
-    const objects = page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject);
-    return tableJson(rt, objects, opts, table, listMeta, true);
-  }
-  // Splice the stored JSON texts into the list without re-serializing them.
-  const head = JSON.stringify({ kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta });
-  return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
+}
+
+/** JSON as YAML the way kube writes it (sigs.k8s.io/yaml): keys sorted, lists not indented under their key. */
+export function toYaml(value: unknown): string {
+  return toYamlText(value, { sortMapEntries: true, indentSeq: false, lineWidth: 0, minContentWidth: 0 });
 }
 
 /**
- * One watch event's object, as JSON or as a one-row Table (column definitions only on the first event).
- * `table` is negotiated once per watch by the caller, not once per event.
+ * One object (parsed, or its JSON text) after the requested conversion. A Status is never converted (the answer of a
+ * deletion that removed the object).
  */
-export function renderWatchObject(
+export function renderObject(rt: ResourceType, obj: KubeObject | string, opts: RenderOptions): Answer {
+  const { format } = opts;
+  const convert = format.convert;
+  if (!convert) return encodeAnswer(obj, format);
+  const parsed = typeof obj === 'string' ? (JSON.parse(obj) as KubeObject) : obj;
+  if (parsed.kind === 'Status' && parsed.apiVersion === 'v1') return encodeAnswer(parsed, format);
+  switch (convert.kind) {
+    case 'Table':
+      return encodeAnswer(tableOf(rt, [parsed], opts, convert.version, { resourceVersion: parsed.metadata?.resourceVersion ?? '' }, true), format);
+    case 'PartialObjectMetadata':
+      return encodeAnswer(partialMetadata(parsed, convert.version), format);
+    default:
+      throw notAcceptableConversion(
+        `you requested PartialObjectMetadataList, but the requested object is not a list (${goTypeName(rt, false)})`,
+      );
+  }
+}
+
+/** kube's refusal of a conversion the object cannot take: 406 with the reason as its whole message. */
+function notAcceptableConversion(message: string): StatusError {
+  return new StatusError(406, 'NotAcceptable', message);
+}
+
+/** The ListMeta of a page, with kube's omitempty rules. */
+function listMetaOf(page: ListPage): Record<string, unknown> {
+  const listMeta: Record<string, unknown> = { resourceVersion: page.resourceVersion };
+  if (page.continueToken) listMeta.continue = page.continueToken;
+  if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
+  return listMeta;
+}
+
+// A stored object starts `{"apiVersion":"…","kind":"…","metadata":{` (stored-object.ts): strings without quotes or
+// escapes in them, so this match is exact.
+const TYPE_META_HEAD = /^\{(?:"apiVersion":"[^"\\]*",)?(?:"kind":"[^"\\]*",)?(?="metadata":)/;
+
+/** An item of a typed list: the object's JSON without apiVersion and kind, as kube's typed lists write items. */
+export function withoutTypeMeta(text: string): string {
+  const head = TYPE_META_HEAD.exec(text);
+  if (head) return head[0].length === 1 ? text : `{${text.slice(head[0].length)}`;
+  const obj = JSON.parse(text) as KubeObject;
+  delete obj.apiVersion;
+  delete obj.kind;
+  return JSON.stringify(obj);
+}
+
+export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions): Answer {
+  if (rt.convert) {
+    // Stored in another shape: these lists cannot splice stored bytes and must convert each item.
+    const objects = (page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject)).map((o) => rt.convert!.fromStorage(o));
+    return renderListItems(rt, listMetaOf(page), objects.map((o) => JSON.stringify(o)), objects, opts);
+  }
+  return renderListItems(rt, listMetaOf(page), page.items, page.parsed, opts);
+}
+
+/** A list of objects already in the served shape (what a deletecollection removed). */
+export function renderObjectList(rt: ResourceType, objects: KubeObject[], resourceVersion: string, opts: RenderOptions): Answer {
+  return renderListItems(rt, { resourceVersion }, objects.map((o) => JSON.stringify(o)), objects, opts);
+}
+
+/** `texts` are the items' JSON; `objects`, when given, the same items parsed. */
+function renderListItems(
   rt: ResourceType,
-  json: string,
+  listMeta: Record<string, unknown>,
+  texts: string[],
+  objects: KubeObject[] | undefined,
   opts: RenderOptions,
-  table: TableVersion | undefined,
-  first: boolean,
-): string {
-  if (!table) return json;
-  const obj = JSON.parse(json) as KubeObject;
-  return tableJson(rt, [obj], opts, table, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, first);
+): Answer {
+  const { format } = opts;
+  const parsed = () => objects ?? texts.map((t) => JSON.parse(t) as KubeObject);
+  const convert = format.convert;
+  if (convert?.kind === 'Table') return encodeAnswer(tableOf(rt, parsed(), opts, convert.version, listMeta, true), format);
+  if (convert?.kind === 'PartialObjectMetadata') {
+    throw notAcceptableConversion(`you requested PartialObjectMetadata, but the requested object is a list (${goTypeName(rt, true)})`);
+  }
+  if (convert?.kind === 'PartialObjectMetadataList') {
+    const list = {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: `meta.k8s.io/${convert.version}`,
+      metadata: listMeta,
+      items: parsed().map((o) => partialMetadata(o, convert.version)),
+    };
+    return encodeAnswer(list, format);
+  }
+  const apiVersion = apiVersionOf(rt);
+  if (format.format === 'protobuf') {
+    return { contentType: format.mediaType, body: encodeKubeProtobufList(apiVersion, rt.listKind, rt.kind, listMeta, parsed()) };
+  }
+  // JSON (and YAML from it): the items' texts spliced into the list without re-serializing them.
+  const items = isTypedKind(rt) ? texts.map(withoutTypeMeta) : texts;
+  const head = JSON.stringify({ kind: rt.listKind, apiVersion, metadata: listMeta });
+  return encodeAnswer(`${head.slice(0, -1)},"items":[${items.join(',')}]}`, format);
+}
+
+/**
+ * A watch's events in the negotiated stream form: JSON lines, or length-prefixed protobuf WatchEvents. Objects are
+ * converted as the request asked (a Table row, column definitions only on the first event; PartialObjectMetadata),
+ * except ERROR Statuses, and bookmarks for Tables (their rows would print nothing).
+ */
+export class WatchEventWriter {
+  readonly contentType: string;
+  private first = true;
+
+  constructor(
+    private readonly rt: ResourceType,
+    private readonly opts: RenderOptions,
+  ) {
+    const f = opts.format;
+    // kube: `application/json` as it is, `;stream=watch` on every other media type.
+    this.contentType = f.format === 'json' ? f.mediaType : `${f.mediaType};stream=watch`;
+  }
+
+  /** One event for an object's JSON text. */
+  event(type: string, json: string): string | Buffer {
+    const object = this.object(type, json);
+    if (this.opts.format.format === 'protobuf') {
+      return protobufWatchFrame(type, encodeKubeProtobuf((typeof object === 'string' ? JSON.parse(object) : object) as Record<string, unknown>));
+    }
+    return `{"type":"${type}","object":${typeof object === 'string' ? object : JSON.stringify(object)}}\n`;
+  }
+
+  private object(type: string, json: string): string | KubeObject {
+    const convert = this.opts.format.convert;
+    if (!convert || type === 'ERROR') return json;
+    if (convert.kind === 'Table') {
+      if (type === 'BOOKMARK') return json;
+      const obj = JSON.parse(json) as KubeObject;
+      const table = tableOf(this.rt, [obj], this.opts, convert.version, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, this.first);
+      this.first = false;
+      return table as unknown as KubeObject;
+    }
+    // A watch asked for PartialObjectMetadataList gets PartialObjectMetadata events, as kube's watch does.
+    return partialMetadata(JSON.parse(json) as KubeObject, convert.version);
+  }
 }

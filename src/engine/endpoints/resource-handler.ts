@@ -2,7 +2,6 @@
  * Resource requests: maps verb + subresource onto the generic store, list, watch and patch, and renders the
  * answer. One handler serves every ResourceType in every logical cluster.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import {
   badRequest,
@@ -14,14 +13,12 @@ import {
   unsupportedMediaType,
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
-import type { ClusterCatalog } from '../registry/catalog.js';
-import { fromStorage, type DeleteOptions, type GenericStore, type OpContext } from '../registry/generic-store.js';
+import { fromStorage, type DeleteOptions, type OpContext } from '../registry/generic-store.js';
 import { listObjects } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType, WriteGrant } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
@@ -33,55 +30,13 @@ import {
   type ListOptionsQuery,
   type FieldValidation,
 } from './query.js';
-import { renderList, renderObject, wantsTable } from './render.js';
+import { encodeAnswer, renderList, renderObject, renderObjectList, renderOptions, type RenderOptions } from './render.js';
+import { BUILTIN_RESOURCE, negotiateOutput } from './negotiation.js';
 import { applyConfiguration, serverSideApply } from './apply-handler.js';
 import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
-import type { RequestInfo } from './request-info.js';
-import { addWarnings, sendJson, successStatus } from './responses.js';
-
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
-
-export interface ApiRequest {
-  method: string;
-  info: RequestInfo;
-  query: URLSearchParams;
-  accept?: string;
-  contentType?: string;
-  body?: Buffer;
-  /** The User-Agent header: the default field manager of writes that name none. */
-  userAgent?: string;
-  user: UserInfo;
-  /** Resolved logical cluster name; undefined for the `*` wildcard. */
-  cluster: string | undefined;
-  catalog: ClusterCatalog;
-  /** Objects a virtual workspace lets this request see (lists and watches); absent: all. */
-  filter?: (obj: KubeObject) => boolean;
-  /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
-  deepReview?: boolean;
-  /** What the virtual workspace serving the request lets it write beyond its caller's clearance. */
-  grant?: WriteGrant;
-  /** The request's headers, for the few handlers that read one of their own (the workspace index's join headers). */
-  headers?: IncomingHttpHeaders;
-}
-
-export interface ResourceServices {
-  store: Store;
-  generic: GenericStore;
-  /** Open watch streams, ended on shutdown so in-flight work can finish and the server can close. */
-  watches?: Set<() => void>;
-  /** Calls onGone when `cluster` (`*`: every cluster) stops serving `rt` (a CRD deleted); returns the unsubscribe. */
-  watchRemoval?(cluster: string, rt: ResourceType, onGone: () => void): () => void;
-  /** kube-apiserver's --min-request-timeout: a watch without timeoutSeconds lasts a random [this, 2·this) seconds. */
-  minRequestTimeoutSeconds?: number;
-  /** TokenRequest (`serviceaccounts/<name>/token`): signs a token for the named ServiceAccount. */
-  tokenRequests?(target: { cluster: string; namespace: string; name: string }, input: KubeObject): Promise<KubeObject>;
-}
+import type { ApiRequest, ResourceServices } from './request.js';
+import { addWarnings, sendAnswer, successStatus } from './responses.js';
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
@@ -126,39 +81,40 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     ...(req.deepReview ? { deepReview: true } : {}),
     ...(req.grant ? { grant: req.grant } : {}),
   };
-  const render = { accept: req.accept, query: req.query };
+  // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
+  if (sub === 'scale' || sub === 'token') {
+    const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
+    if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply, render);
+    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
+    const input = await decodeObjectBody(req.contentType, req.body);
+    const target = { cluster: ctx.cluster, namespace: ctx.namespace, name: info.name };
+    return sendAnswer(reply, 201, encodeAnswer(await svc.tokenRequests!(target, input), render.format));
+  }
+  // A watch negotiates its stream form itself; everything else is answered as negotiated here, before any work.
+  if (verb === 'watch') return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
+  const render: RenderOptions = renderOptions(rt, req);
 
   if (rt.virtualCreate) {
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
     const input = await decodeObjectBody(req.contentType, req.body);
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
-    return sendJson(reply, 201, out);
-  }
-
-  if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply);
-  if (sub === 'token') {
-    if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
-    const input = await decodeObjectBody(req.contentType, req.body);
-    const target = { cluster: ctx.cluster, namespace: ctx.namespace, name: info.name };
-    return sendJson(reply, 201, await svc.tokenRequests!(target, input));
+    return sendAnswer(reply, 201, renderObject(rt, out, render));
   }
 
   switch (verb) {
     case 'get': {
-      // Plain JSON reads splice the resourceVersion into the stored bytes instead of parsing them.
-      if (!rt.convert && !wantsTable(req.accept)) {
+      // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
+      if (!rt.convert) {
         const kv = svc.generic.getRaw(ctx, info.name);
-        return sendJson(reply, 200, spliceResourceVersion(kv.value, kv.revision));
+        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
       }
-      return sendJson(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+      return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     }
     case 'list': {
       const options = parseListOptions(req.query);
       const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, options), req.filter), options);
-      return sendJson(reply, 200, renderList(rt, page, render));
+      return sendAnswer(reply, 200, renderList(rt, page, render));
     }
-    case 'watch':
-      return streamWatch(svc, req, rt, ctx, reply, parseListOptions(req.query));
     case 'create': {
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
@@ -166,7 +122,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
       const created = svc.generic.create(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
-      return sendJson(reply, 201, renderObject(rt, created, render));
+      return sendAnswer(reply, 201, renderObject(rt, created, render));
     }
     case 'update': {
       const obj = await decodeObjectBody(req.contentType, req.body);
@@ -175,28 +131,30 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
       const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
-      return sendJson(reply, 200, renderObject(rt, updated, render));
+      return sendAnswer(reply, 200, renderObject(rt, updated, render));
     }
     case 'patch': {
       if (mediaType(req.contentType) === APPLY_PATCH_TYPE) {
         if (rt.strategy.admitAhead) await rt.strategy.admitAhead(applyConfiguration(req.body), ctx);
         const applied = serverSideApply(svc, req, rt, ctx);
         addWarnings(reply, [...applied.warnings, ...(rt.strategy.warnings?.(applied.object) ?? [])]);
-        return sendJson(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
+        return sendAnswer(reply, applied.created ? 201 : 200, renderObject(rt, applied.object, render));
       }
       const { object, warnings } = await patchObject(svc, req, rt, ctx);
       addWarnings(reply, warnings);
-      return sendJson(reply, 200, renderObject(rt, object, render));
+      return sendAnswer(reply, 200, renderObject(rt, object, render));
     }
     case 'delete': {
       const opts = await deleteOptions(req);
       const result = svc.generic.delete(ctx, info.name, opts);
-      if (!result.removed || rt.resource === 'namespaces') return sendJson(reply, 200, renderObject(rt, result.object, render));
+      if (!result.removed || rt.resource === 'namespaces') return sendAnswer(reply, 200, renderObject(rt, result.object, render));
       const meta = result.object.metadata!;
-      return sendJson(reply, 200, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }));
+      return sendAnswer(reply, 200, renderObject(rt, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }), render));
     }
-    case 'deletecollection':
-      return sendJson(reply, 200, deleteCollection(svc, req, rt, ctx, await deleteOptions(req)));
+    case 'deletecollection': {
+      const deleted = deleteCollection(svc, req, rt, ctx, await deleteOptions(req));
+      return sendAnswer(reply, 200, renderObjectList(rt, deleted, String(svc.store.currentRevision()), render));
+    }
     default:
       throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
   }
@@ -279,7 +237,7 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   return parseDeleteOptions(req.query, contentType, body);
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): string {
+function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): KubeObject[] {
   const predicate = predicateFor(rt, parseListOptions(req.query));
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
@@ -302,10 +260,5 @@ function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceTy
       throw err;
     }
   }
-  return JSON.stringify({
-    kind: rt.listKind,
-    apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version,
-    metadata: { resourceVersion: String(svc.store.currentRevision()) },
-    items: deleted,
-  });
+  return deleted;
 }

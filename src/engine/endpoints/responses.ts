@@ -1,7 +1,9 @@
-/** Writing answers: JSON text, Status errors, Warning headers. */
-import type { FastifyReply } from 'fastify';
+/** Writing answers: JSON text, negotiated answers, Status errors, Warning headers. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { internalError, serviceUnavailable, StatusError } from '../machinery/status.js';
 import { StorageUnavailableError } from '../storage/store.js';
+import { negotiateError, type NegotiationRequest } from './negotiation.js';
+import { encodeAnswer, type Answer } from './render.js';
 
 export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
   return sendBody(reply, code, 'application/json', typeof body === 'string' ? body : JSON.stringify(body));
@@ -19,9 +21,32 @@ export function sendBody(reply: FastifyReply, code: number, contentType: string,
     .send(typeof body === 'string' ? Buffer.from(body) : body);
 }
 
+export function sendAnswer(reply: FastifyReply, code: number, answer: Answer): FastifyReply {
+  return sendBody(reply, code, answer.contentType, answer.body);
+}
+
+/** What negotiation reads of a request: Accept, User-Agent and the query (`pretty`). */
+export function negotiationRequest(request: FastifyRequest): NegotiationRequest & { query: URLSearchParams } {
+  const url = request.url;
+  const q = url.indexOf('?');
+  return {
+    accept: request.headers.accept,
+    userAgent: request.headers['user-agent'],
+    query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+  };
+}
+
+/**
+ * A Status in the media type the client accepts (JSON, YAML or protobuf; no conversions), as kube's ErrorNegotiated
+ * writes it; indented JSON when the client accepts none of them.
+ */
 export function sendStatusError(reply: FastifyReply, err: StatusError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
-  return sendJson(reply, err.code, err.toStatus());
+  const status = err.toStatus();
+  const request = (reply as { request?: FastifyRequest }).request;
+  const negotiated = request?.headers ? negotiateError(negotiationRequest(request)) : { format: 'json' as const, mediaType: 'application/json', pretty: false };
+  if (!negotiated) return sendBody(reply, err.code, 'application/json', JSON.stringify(status, null, 2));
+  return sendAnswer(reply, err.code, encodeAnswer(status, negotiated));
 }
 
 /** Map anything thrown to a Status: StatusErrors as they are, anything else a 500 that says what happened. */

@@ -10,8 +10,9 @@ import type { OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, mediaType } from './body.js';
 import { parseDryRun, writeFieldManager } from './query.js';
-import type { ApiRequest, ResourceServices } from './resource-handler.js';
-import { sendJson } from './responses.js';
+import type { ApiRequest, ResourceServices } from './request.js';
+import { encodeAnswer, type RenderOptions } from './render.js';
+import { sendAnswer } from './responses.js';
 
 export async function handleScaleRequest(
   svc: ResourceServices,
@@ -19,11 +20,12 @@ export async function handleScaleRequest(
   rt: ResourceType,
   ctx: OpContext,
   reply: FastifyReply,
+  render: RenderOptions,
 ): Promise<unknown> {
   const spec = rt.subresources!.scale!;
   const name = req.info.name;
   const current = svc.generic.get(ctx, name);
-  if (req.info.verb === 'get') return sendJson(reply, 200, scaleFromObject(current, spec));
+  if (req.info.verb === 'get') return sendAnswer(reply, 200, encodeAnswer(scaleFromObject(current, spec), render.format));
   let scale: KubeObject;
   if (req.info.verb === 'update') {
     scale = await decodeObjectBody(req.contentType, req.body);
@@ -45,5 +47,5 @@ export async function handleScaleRequest(
   const options = req.info.verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
   const fieldManager = writeFieldManager(req.query, req.userAgent, options);
   const stored = svc.generic.update(ctx, name, updated, { dryRun: parseDryRun(req.query, options), subresource: 'scale', fieldManager });
-  return sendJson(reply, 200, scaleFromObject(stored, spec));
+  return sendAnswer(reply, 200, encodeAnswer(scaleFromObject(stored, spec), render.format));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseVirtualWorkspacePath } from './api-router.js';
+import { parseVirtualWorkspacePath } from './virtual-path.js';
 
 describe('parseVirtualWorkspacePath', () => {
   it('names a lifecycle virtual workspace with one segment', () => {

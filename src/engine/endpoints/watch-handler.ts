@@ -1,5 +1,6 @@
 /**
- * WATCH over HTTP: validates the request, then streams JSON lines (or one-row Tables for kubectl get -w) from
+ * WATCH over HTTP: validates the request, then streams events in the negotiated form (JSON lines, one-row Tables for
+ * kubectl get -w, PartialObjectMetadata, or length-prefixed protobuf WatchEvents) from
  * the registry's watch until the client leaves, the timeout passes, the server shuts down or the watched type
  * stops being served (its CRD deleted: kube tears the storage down and its watches end).
  */
@@ -11,8 +12,8 @@ import { buildPredicate, withFilter } from '../registry/predicates.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { serveWatch } from '../registry/watch-stream.js';
 import type { ListOptionsQuery } from './query.js';
-import { renderWatchObject, wantsTable } from './render.js';
-import type { ApiRequest, ResourceServices } from './resource-handler.js';
+import { watchRenderOptions, WatchEventWriter } from './render.js';
+import type { ApiRequest, ResourceServices } from './request.js';
 import { toStatusError } from './responses.js';
 
 export async function streamWatch(
@@ -23,6 +24,7 @@ export async function streamWatch(
   reply: FastifyReply,
   options: ListOptionsQuery,
 ): Promise<void> {
+  const writer = new WatchEventWriter(rt, watchRenderOptions(rt, req));
   const predicate = withFilter(buildPredicate(rt, options.labelSelector, options.fieldSelector), req.filter);
   const { sendInitialEvents, allowWatchBookmarks, timeoutSeconds } = options;
   const rv = options.resourceVersion;
@@ -33,11 +35,8 @@ export async function streamWatch(
   }
   reply.hijack();
   const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
   raw.flushHeaders();
-  let first = true;
-  const render = { accept: req.accept, query: req.query };
-  const table = wantsTable(req.accept);
   const endStream = () => {
     if (!raw.writableEnded) raw.end();
   };
@@ -66,10 +65,7 @@ export async function streamWatch(
         send(type, json) {
           // Ended from outside (type removed, shutdown): serveWatch learns it here or from the close event.
           if (raw.writableEnded) return false;
-          const object =
-            type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(rt, json, render, table, first);
-          if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
-          raw.write(`{"type":"${type}","object":${object}}\n`);
+          raw.write(writer.event(type, json));
           return raw.writableLength < 16 * 1024 * 1024;
         },
         end: endStream,
@@ -82,7 +78,7 @@ export async function streamWatch(
     // The response is already streaming: report the failure as an ERROR event, then close.
     const status = toStatusError(err);
     if (!raw.writableEnded) {
-      raw.write(`{"type":"ERROR","object":${JSON.stringify(status.toStatus())}}\n`);
+      raw.write(writer.event('ERROR', JSON.stringify(status.toStatus())));
       raw.end();
     }
   }

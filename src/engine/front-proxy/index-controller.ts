@@ -5,7 +5,7 @@
  * them (its workspaces answer 503, not 403) until it is listed again.
  */
 import { ShardIndex, type IndexedWorkspace } from './shard-index.js';
-import { Reflector, type KubeItem } from './reflector.js';
+import { Reflector, type KubeItem } from '../shards/reflector.js';
 import { ShardClient, type ShardCredentials } from '../shards/shard-client.js';
 
 const SHARDS_PATH = '/clusters/root/apis/core.kcp.io/v1alpha1/shards';

@@ -11,6 +11,7 @@
 import type http from 'node:http';
 import { StatusError, badRequest, serviceUnavailable, unauthorized } from '../machinery/status.js';
 import { isHealthPath, serverVersion } from '../endpoints/non-resource.js';
+import { healthAnswer, healthChecks, type HealthChecks } from '../endpoints/health.js';
 import { splitClusterPrefix } from '../endpoints/request-info.js';
 import { WORKSPACE_ACCESS_NOT_PERMITTED } from '../authorization/forbidden.js';
 import { homePath, type HomeOptions } from '../tenancy/home-workspaces.js';
@@ -70,7 +71,7 @@ export class FrontProxyRouter {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const query = q === -1 ? '' : rawUrl.slice(q);
 
-    if (isHealthPath(path)) return this.health(path, res);
+    if (isHealthPath(path)) return this.health(path, query, res);
     if (path === '/version' || path === '/version/') return sendJson(res, 200, serverVersion);
 
     if (this.deps.resolveClusters && path.startsWith('/clusters/')) return this.clusterRequest(req, res, path, query);
@@ -84,13 +85,14 @@ export class FrontProxyRouter {
     return this.forward(req, res, this.deps.backendFor(root), rawUrl, 'shard "root"');
   }
 
-  private health(path: string, res: http.ServerResponse): void {
-    // kube's health endpoints answer text; /readyz fails until the index has listed every shard once.
-    if (path.startsWith('/readyz') && !this.deps.isReady()) {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('[-]shard-index failed: not synced yet\nreadyz check failed\n');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('ok');
+  private healthChecks?: HealthChecks;
+
+  private health(path: string, query: string, res: http.ServerResponse): void {
+    // Ready once the index has listed every shard.
+    this.healthChecks ??= healthChecks([{ name: 'shard-index', run: () => (this.deps.isReady() ? undefined : 'not synced yet') }]);
+    const answer = healthAnswer(this.healthChecks, path, new URLSearchParams(query));
+    if (!answer) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    res.writeHead(answer.code, answer.headers).end(answer.body);
   }
 
   private async clusterRequest(req: http.IncomingMessage, res: http.ServerResponse, path: string, query: string): Promise<void> {

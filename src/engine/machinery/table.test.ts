@@ -8,7 +8,6 @@ import {
   humanDuration,
   nameAgePrinter,
   parseIncludeObject,
-  parseTableAccept,
 } from './table.js';
 
 const S = 1000;
@@ -125,36 +124,6 @@ describe('buildTable', () => {
       ['a', '2025-01-01T00:00:00Z'],
       ['b', '0001-01-01T00:00:00Z'],
     ]);
-  });
-});
-
-describe('parseTableAccept', () => {
-  it('detects what kubectl get sends', () => {
-    expect(
-      parseTableAccept(
-        'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
-      ),
-    ).toEqual({ table: 'v1' });
-  });
-
-  it('accepts parameters in any order and v1beta1', () => {
-    expect(parseTableAccept('application/json; g=meta.k8s.io; v=v1beta1; as=Table')).toEqual({ table: 'v1beta1' });
-  });
-
-  it('falls back to plain JSON', () => {
-    expect(parseTableAccept('application/json')).toEqual({ table: undefined });
-    expect(parseTableAccept(undefined)).toEqual({ table: undefined });
-    expect(parseTableAccept('')).toEqual({ table: undefined });
-    expect(parseTableAccept('application/json;as=Table;v=v2;g=meta.k8s.io,application/json')).toEqual({ table: undefined });
-    expect(parseTableAccept('application/json;as=Table;v=v1')).toEqual({ table: undefined });
-    expect(parseTableAccept('application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io')).toEqual({ table: undefined });
-  });
-
-  it('respects preference order and q values', () => {
-    expect(parseTableAccept('application/json, application/json;as=Table;v=v1;g=meta.k8s.io')).toEqual({ table: undefined });
-    expect(parseTableAccept('application/json;q=0.5, application/json;as=Table;v=v1;g=meta.k8s.io')).toEqual({ table: 'v1' });
-    expect(parseTableAccept('application/json;as=Table;v=v1;g=meta.k8s.io;q=0, application/json')).toEqual({ table: undefined });
-    expect(parseTableAccept('text/html, application/json;as=Table;v=v1;g=meta.k8s.io')).toEqual({ table: 'v1' });
   });
 });
 

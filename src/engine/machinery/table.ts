@@ -181,53 +181,6 @@ export function buildTable(opts: BuildTableOptions): Table {
   return { kind: 'Table', apiVersion: `meta.k8s.io/${version}`, metadata, columnDefinitions, rows };
 }
 
-interface MediaRange {
-  type: string;
-  subtype: string;
-  params: Record<string, string>;
-  q: number;
-}
-
-function parseAccept(header: string): MediaRange[] {
-  const ranges: MediaRange[] = [];
-  for (const clause of header.split(',')) {
-    const [mime = '', ...rawParams] = clause.split(';');
-    const [type = '', subtype = ''] = mime.trim().toLowerCase().split('/');
-    if (!type) continue;
-    const params: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const p of rawParams) {
-      const eq = p.indexOf('=');
-      if (eq < 0) continue;
-      params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-    }
-    const q = params.q === undefined ? 1 : Number(params.q);
-    ranges.push({ type, subtype, params, q: Number.isNaN(q) ? 0 : q });
-  }
-  // Highest preference first; the sort is stable, so equal q keeps the client's order.
-  return ranges.sort((a, b) => b.q - a.q);
-}
-
-const servesJsonLike = (r: MediaRange) =>
-  (r.type === '*' && r.subtype === '*') ||
-  (r.type === 'application' && ['*', 'json', 'yaml', 'vnd.kubernetes.protobuf'].includes(r.subtype));
-
-/**
- * Which Table version, if any, the Accept header asks for. Clauses are tried in preference order: a Table clause
- * we can serve (`as=Table;g=meta.k8s.io;v=v1|v1beta1`, any parameter order) wins; a plain clause means a normal
- * response; clauses asking for conversions we do not serve are skipped, and with nothing usable we answer plain.
- */
-export function parseTableAccept(acceptHeader: string | undefined): { table: TableVersion | undefined } {
-  for (const r of parseAccept(acceptHeader ?? '')) {
-    if (r.q <= 0 || !servesJsonLike(r)) continue;
-    const as = r.params.as;
-    if (as === undefined) return { table: undefined };
-    if (as === 'Table' && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) {
-      return { table: r.params.v };
-    }
-  }
-  return { table: undefined };
-}
-
 type Query = URLSearchParams | Record<string, string | string[] | undefined>;
 
 /**

@@ -2,7 +2,7 @@
  * The OpenAPI component schemas a resource type's schema may refer to: the built-in `io.k8s.*` ones plus whatever
  * the type brings itself (a CRD version's schema). Merged once per type.
  */
-import { builtinSchemas } from '../endpoints/openapi/schemas/index.js';
+import { builtinSchemas } from '../machinery/openapi-schemas/index.js';
 import type { ResourceType } from './types.js';
 
 type Schemas = Record<string, Record<string, unknown>>;

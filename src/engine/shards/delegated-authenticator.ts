@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { BearerTokenAuthenticator, TokenReviewResult } from '../auth/bearer-authenticator.js';
-import type { UserInfo } from '../auth/token-store.js';
+import type { UserInfo } from '../auth/user.js';
 import type { ShardClient } from './shard-client.js';
 
 const VALID_TTL_MS = 2 * 60_000;

@@ -18,7 +18,7 @@ import {
   shardHash,
 } from '../tenancy/names.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
-import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller.js';
+import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller/index.js';
 import { followLogicalCluster } from '../tenancy/workspace-progress.js';
 import type { Workspace } from '../tenancy/workspace-resource.js';
 import { scheduledWorkspaceMetadata, workspaceConditions, type RemoteScheduling, type WorkspaceScheduler } from '../tenancy/workspace-scheduler.js';
@@ -36,9 +36,9 @@ export interface RemoteWorkspacesDeps {
   store: Store;
   generic: GenericStore;
   workspaces: ResourceType;
-  client: ShardClient;
+  /** This shard's client to the others (root's own is made once it listens, so it is asked for when needed). */
+  client(): ShardClient;
   shards: ShardDirectory;
-  scheduler(): WorkspaceScheduler;
 }
 
 const lcPath = (cluster: string) => `/clusters/${cluster}/apis/core.kcp.io/v1alpha1/logicalclusters`;
@@ -55,7 +55,7 @@ function backoff(ws: Workspace, maxMs = 2000): number {
 export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollower {
   constructor(private readonly deps: RemoteWorkspacesDeps) {}
 
-  async schedule(parent: string, ws: Workspace, placement: { shard: string; region?: string; spec: ShardSpec }): Promise<void> {
+  async schedule(parent: string, ws: Workspace, placement: { shard: string; region?: string; spec: ShardSpec }, scheduler: WorkspaceScheduler): Promise<void> {
     const { generic, workspaces } = this.deps;
     const meta = ws.metadata!;
     const name = meta.name!;
@@ -64,21 +64,21 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
     if (!cluster || meta.annotations?.[SHARD_ANNOTATION] !== placement.shard) {
       // Phase one: the choice is written before the other shard is asked, so a retry (or a restart) asks that
       // shard for that cluster again instead of leaving an orphan there. The write brings the workspace back.
-      cluster = this.deps.scheduler().freshClusterName();
+      cluster = scheduler.freshClusterName();
       const annotations = { ...meta.annotations, [CLUSTER_ANNOTATION]: cluster, [SHARD_ANNOTATION]: placement.shard, [SHARD_HASH_ANNOTATION]: shardHash(placement.shard) };
       generic.update(ctx, name, { ...ws, metadata: { ...meta, annotations } });
       return;
     }
     const base = placement.spec.baseURL;
-    if (!base) return this.deps.scheduler().markUnschedulable(parent, ws, `Shard ${placement.shard} has no spec.baseURL`);
+    if (!base) return scheduler.markUnschedulable(parent, ws, `Shard ${placement.shard} has no spec.baseURL`);
     const external = placement.spec.externalURL || base;
-    const { lc, path, initializers } = this.deps.scheduler().remoteLogicalCluster(cluster, parent, ws, { shard: placement.shard, url: external });
-    const created = await this.deps.client.call<RemoteLogicalCluster>('POST', `${base}${lcPath(cluster)}`, lc).catch((err: Error) => {
-      this.deps.scheduler().markUnschedulable(parent, ws, `creating LogicalCluster ${cluster} on shard ${placement.shard}: ${err.message}`);
+    const { lc, path, initializers } = scheduler.remoteLogicalCluster(cluster, parent, ws, { shard: placement.shard, url: external });
+    const created = await this.deps.client().call<RemoteLogicalCluster>('POST', `${base}${lcPath(cluster)}`, lc).catch((err: Error) => {
+      scheduler.markUnschedulable(parent, ws, `creating LogicalCluster ${cluster} on shard ${placement.shard}: ${err.message}`);
       throw err;
     });
     if (created.status === 409) {
-      const existing = await this.deps.client.call<RemoteLogicalCluster>('GET', `${base}${lcPath(cluster)}/cluster`);
+      const existing = await this.deps.client().call<RemoteLogicalCluster>('GET', `${base}${lcPath(cluster)}/cluster`);
       if (existing.status === 200 && existing.body.spec?.owner?.uid !== meta.uid) {
         // The name is someone else's there: choose again, as kcp does.
         const annotations = { ...meta.annotations };
@@ -89,7 +89,7 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
     } else if (created.status !== 201 && created.status !== 200) {
       // Shown on the workspace (it stays Scheduling) and retried with the queue's back-off.
       const message = `creating LogicalCluster ${cluster} on shard ${placement.shard}: ${statusMessage(created)}`;
-      this.deps.scheduler().markUnschedulable(parent, ws, message);
+      scheduler.markUnschedulable(parent, ws, message);
       throw new Error(message);
     }
     // Phase two, on the workspace as it is now (it may have changed while the other shard answered).
@@ -117,7 +117,7 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
   async follow(parent: string, ws: Workspace): Promise<{ requeueAfterMs: number } | undefined> {
     const target = this.target(ws);
     if (!target) return { requeueAfterMs: 2000 };
-    const res = await this.deps.client.call<RemoteLogicalCluster>('GET', `${target.base}${lcPath(target.cluster)}/cluster`);
+    const res = await this.deps.client().call<RemoteLogicalCluster>('GET', `${target.base}${lcPath(target.cluster)}/cluster`);
     if (res.status !== 200) return { requeueAfterMs: backoff(ws) };
     const lc = res.body;
     if (lc.status?.phase !== 'Initializing' && lc.status?.phase !== 'Ready') return { requeueAfterMs: backoff(ws) };
@@ -143,11 +143,11 @@ export class RemoteWorkspaces implements RemoteScheduling, RemoteWorkspaceFollow
     const target = this.target(ws);
     if (target) {
       const url = `${target.base}${lcPath(target.cluster)}/cluster`;
-      const got = await this.deps.client.call<RemoteLogicalCluster>('GET', url);
+      const got = await this.deps.client().call<RemoteLogicalCluster>('GET', url);
       if (got.status === 200 && got.body.spec?.owner?.uid === ws.metadata?.uid) {
         let lc = got.body;
         if (!lc.metadata?.deletionTimestamp) {
-          const deleted = await this.deps.client.call<RemoteLogicalCluster>('DELETE', url);
+          const deleted = await this.deps.client().call<RemoteLogicalCluster>('DELETE', url);
           if (deleted.status === 404) return { requeueAfterMs: 0 };
           if (deleted.status !== 200 && deleted.status !== 202) throw new Error(`deleting LogicalCluster ${target.cluster} on its shard: ${statusMessage(deleted)}`);
           if (deleted.body.kind === 'LogicalCluster') lc = deleted.body;

@@ -10,7 +10,7 @@
  */
 import { PathCounts } from '../tenancy/path-index.js';
 import { deepFreeze } from '../machinery/deep-freeze.js';
-import { Reflector, type KubeItem } from '../front-proxy/reflector.js';
+import { Reflector, type KubeItem } from './reflector.js';
 import { clusterAnnotation } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';

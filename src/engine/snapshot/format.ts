@@ -59,18 +59,37 @@ export class SnapshotFormatError extends Error {}
 
 /** Parses a JSON-lines snapshot; every problem names its line. */
 export function parseSnapshot(text: string): Snapshot {
-  if (text.startsWith(SQLITE_MAGIC)) {
-    throw new SnapshotFormatError('this is a whole-store SQLite snapshot: restore it into a stopped root directory (kcpt snapshot restore FILE --root-directory DIR)');
+  const parser = new SnapshotParser();
+  for (const line of text.split('\n')) parser.line(line);
+  return parser.finish();
+}
+
+/**
+ * A snapshot read line by line, as it arrives (a restore upload is never held whole): the header first, then the
+ * entries. Every problem names its line.
+ */
+export class SnapshotParser {
+  private header: SnapshotHeader | undefined;
+  private readonly entries: KeyValue[] = [];
+  private number = 0;
+
+  line(text: string): void {
+    this.number += 1;
+    if (this.number === 1) {
+      if (text.startsWith(SQLITE_MAGIC)) {
+        throw new SnapshotFormatError('this is a whole-store SQLite snapshot: restore it into a stopped root directory (kcpt snapshot restore FILE --root-directory DIR)');
+      }
+      this.header = parseHeader(text);
+      return;
+    }
+    const trimmed = text.trim();
+    if (trimmed !== '') this.entries.push(parseEntry(trimmed, this.number, this.header!.revision));
   }
-  const lines = text.split('\n');
-  const header = parseHeader(lines[0] ?? '');
-  const entries: KeyValue[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '') continue;
-    entries.push(parseEntry(line, i + 1, header.revision));
+
+  finish(): Snapshot {
+    if (!this.header) throw new SnapshotFormatError('the file is empty: not a kcpt snapshot');
+    return { header: this.header, entries: this.entries };
   }
-  return { header, entries };
 }
 
 function parseJsonLine(line: string, number: number): Record<string, unknown> {

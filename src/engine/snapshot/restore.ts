@@ -50,11 +50,14 @@ const RESOURCE_ORDER = [
   'core/serviceaccounts',
 ];
 
-/** `user`: who restores (the route's system:masters caller); absent, the server itself. */
-export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: string, user?: StrategyContext['user']): RestoreResult {
+/**
+ * Restores `body` (the snapshot's text, or the snapshot as read from a stream) as the workspace `asPath`. `user`: who
+ * restores (the route's system:masters caller); absent, the server itself.
+ */
+export function restoreSubtree(deps: SubtreeRestoreDeps, body: string | Snapshot, asPath: string, user?: StrategyContext['user']): RestoreResult {
   let snapshot: Snapshot;
   try {
-    snapshot = parseSnapshot(body);
+    snapshot = typeof body === 'string' ? parseSnapshot(body) : body;
   } catch (error) {
     throw invalidSnapshot(error);
   }
@@ -173,7 +176,7 @@ function write(deps: SubtreeRestoreDeps, objects: RelocatedObject[]): void {
   }
 }
 
-function invalidSnapshot(error: unknown): StatusError {
+export function invalidSnapshot(error: unknown): StatusError {
   if (error instanceof SnapshotFormatError) return badRequest(`invalid snapshot: ${error.message}`);
   throw error;
 }

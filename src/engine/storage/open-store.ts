@@ -1,6 +1,6 @@
 /**
  * `--storage <url>` → a Store. One small table of drivers keyed by URL scheme (kine's registry idea, without
- * init-time side effects): adding etcd later is one entry here plus a backend that passes contract.ts.
+ * init-time side effects): a new backend is one entry here plus a module that passes contract.ts.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { openEtcdStore, type EtcdStoreOptions } from './etcd-store.js';

@@ -53,11 +53,9 @@ export interface SqliteStoreOptions {
   /** Hold the file lock for the store's lifetime so no second process can write to it. Default true. */
   exclusive?: boolean;
   /**
-   * WAL pages between automatic checkpoints. Default 8000 (32 MiB). A checkpoint runs inside the commit that crosses
-   * the limit and stalls the event loop meanwhile; most of its time is its two fsyncs (WAL, then database), so fewer,
-   * larger checkpoints cost less in all. Measured creating workspaces (~23 pages per commit, quiet 2-core box,
-   * 3 interleaved pairs): 2000 pages stalled ~20 ms every ~85 workspaces (500-730 ms per 3,000, 12-15 % of the event
-   * loop's time) and 8000 ~30-70 ms every ~350 (280-470 ms per 3,000): +7 % workspaces/s flat, +9 % in a tree.
+   * WAL pages between automatic checkpoints. Default 8000 (32 MiB). A checkpoint stalls the commit that crosses the
+   * limit, mostly on its two fsyncs, so fewer, larger checkpoints cost less in all (docs/benchmarks.md, "WAL
+   * checkpoints every 8000 pages").
    */
   walAutocheckpointPages?: number;
   /** Page cache size. Default 16 MiB. */

@@ -1,6 +1,6 @@
 /**
  * Which logical clusters name a subject in a ClusterRoleBinding: the secondary index behind the workspace index
- * (seeds: "Index"). Workspace access (the non-resource verb `access` on `/`) can only come from a ClusterRoleBinding
+ *. Workspace access (the non-resource verb `access` on `/`) can only come from a ClusterRoleBinding
  * (RoleBindings never grant non-resource URLs), so the clusters a user might reach are exactly the clusters with a
  * ClusterRoleBinding naming the user, one of their groups, or (for a service account) the account itself. The
  * authorizer then decides for each candidate; nothing scans the workspace tree.

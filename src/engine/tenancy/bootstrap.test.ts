@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_BATTERIES } from '../batteries.js';
+import { ALL_BATTERIES } from '../server/batteries.js';
 import type { KubeObject } from '../registry/types.js';
 import { builtinShard, builtinWorkspaceTypes } from './bootstrap.js';
 import { tenancyResourceType } from './crds.js';

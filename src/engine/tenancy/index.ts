@@ -1,33 +1,34 @@
 /**
  * The tenancy layer, assembled: workspace paths and types, the served Workspace / WorkspaceType / Shard types, the
- * per-cluster API sets, and the workspace lifecycle controller. The server builds it in two steps because the
- * resource types are needed before the generic store exists, and the controller needs the store.
+ * per-cluster API sets, and the workspace lifecycle controllers. The server builds it in two steps because the
+ * resource types are needed before the generic store exists, and the scheduler and controllers need the store.
+ * Starting (paths, types, the built-in WorkspaceTypes, the controllers) is the server's list (server/controllers.ts).
  */
 import { clusterOfKey } from '../registry/stored-object.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { IndexWriter } from '../registry/index-writer.js';
-import { accessSubjectsWriter, backfillAccessSubjects } from './access-subjects.js';
+import { accessSubjectsWriter } from './access-subjects.js';
 import { OccupiedResources } from '../registry/occupied-resources.js';
 import type { ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { APISets } from './api-sets.js';
-import { bootstrapWorkspaceTypes, registerShard } from './bootstrap.js';
 import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
 import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
-import { WorkspaceController } from './workspace-controller.js';
+import { workspaceController } from './workspace-controller/index.js';
 import { hostedPendingWriter, workspacePendingWriter } from './pending-markers.js';
 import { workspaceResourceType, type TenancyAccess } from './workspace-resource.js';
 import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
-import { WorkspaceTypes } from './workspace-types.js';
+import { WorkspaceTypes, type RemoteWorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
-import { WorkspaceTypeStatusController } from './workspacetype-status.js';
+import { workspaceTypeStatusController } from './workspacetype-status.js';
+import type { Controller } from '../controllers/controller.js';
 import type { ShardClient } from '../shards/shard-client.js';
 import type { ShardDirectory } from '../shards/shard-directory.js';
 import { RemoteWorkspaces } from '../shards/remote-workspaces.js';
 
-export interface TenancyControllerDeps {
+export interface TenancyAssemblyDeps {
   generic: GenericStore;
   catalogFor(cluster: string): ClusterCatalog;
   namespaces: ResourceType;
@@ -38,14 +39,25 @@ export interface TenancyControllerDeps {
   /** This server as a shard: its name, URLs, the deployment's Shards, and how to reach the others. */
   shard: {
     name: string;
-    /** Shard `root` (this server's own store holds root and the Shards). */
-    isRoot: boolean;
-    baseUrl(): string;
     virtualWorkspaceUrl(): string;
     directory: ShardDirectory;
     client(): ShardClient;
   };
   onError?(controller: string, key: string, err: unknown): void;
+}
+
+/** What the tenancy layer runs once the generic store exists, built and not started (the server starts them). */
+export interface TenancyParts {
+  homes: HomeWorkspaces;
+  /** Which resources have objects anywhere: cluster deletion looks only at those. */
+  occupied: OccupiedResources;
+  workspaceController: Controller;
+  workspaceTypeStatusController: Controller;
+  /**
+   * From now on a new workspace is scheduled in the commit of its POST when it can be (one commit, its row written
+   * once); the workspace controller does it otherwise, and after a restart.
+   */
+  scheduleOnCreate(): void;
 }
 
 export class Tenancy {
@@ -55,21 +67,16 @@ export class Tenancy {
   readonly workspaceTypeType: ResourceType;
   readonly shards: ResourceType;
   readonly indexWriters: IndexWriter[];
-  private controller?: WorkspaceController;
-  private typeStatus?: WorkspaceTypeStatusController;
-  /** Home workspaces (`~`), available once started. */
-  homes?: HomeWorkspaces;
-  private occupied?: OccupiedResources;
-  private directory?: ShardDirectory;
-
   constructor(
     private readonly store: Store,
-    private readonly batteries: ReadonlySet<string>,
     private readonly homeOptions: HomeOptions,
     access?: TenancyAccess,
+    /** Other shards' WorkspaceTypes (a sharded deployment's replica), found when none here matches. */
+    remoteTypes?: RemoteWorkspaceTypes,
   ) {
     this.paths = new ClusterPaths(store, (user) => homePath(user, homeOptions));
     this.workspaceTypes = new WorkspaceTypes(store, this.paths);
+    if (remoteTypes) this.workspaceTypes.useRemote(remoteTypes);
     this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes, access });
     this.workspaceTypeType = workspaceTypeResourceType();
     this.shards = shardResourceType();
@@ -84,18 +91,9 @@ export class Tenancy {
   /** Resolves `/clusters/<path>` to a cluster name. */
   resolvePath = (path: string): string | undefined => this.paths.resolve(path);
 
-  /** Root's workspace types and Shard; then the lifecycle controller. */
-  start(deps: TenancyControllerDeps): void {
-    this.paths.start();
-    backfillAccessSubjects(this.store);
-    this.workspaceTypes.start();
-    // A non-root shard keeps root's built-in types too (kcp replicates them to every shard through its cache server):
-    // workspaces of those types can be created in workspaces it hosts.
-    bootstrapWorkspaceTypes(deps.generic, this.workspaceTypeType, this.batteries, deps.shard.virtualWorkspaceUrl());
-    if (deps.shard.isRoot) {
-      registerShard(deps.generic, this.shards, { baseURL: deps.shard.baseUrl(), externalURL: deps.externalUrl(), virtualWorkspaceURL: deps.shard.virtualWorkspaceUrl() });
-    }
-    deps.shard.directory.start();
+  /** The scheduler, home workspaces and the lifecycle controllers, once the generic store exists: nothing started. */
+  assemble(deps: TenancyAssemblyDeps): TenancyParts {
+    const { store } = this;
     const types: TenancyTypes = {
       workspaces: this.workspaces,
       logicalClusters: deps.logicalClusters,
@@ -103,16 +101,9 @@ export class Tenancy {
       clusterRoleBindings: deps.clusterRoleBindings,
       serviceAccounts: deps.serviceAccounts,
     };
-    const remote: RemoteWorkspaces = new RemoteWorkspaces({
-      store: this.store,
-      generic: deps.generic,
-      workspaces: this.workspaces,
-      client: deps.shard.client(),
-      shards: deps.shard.directory,
-      scheduler: () => scheduler,
-    });
-    const scheduler: WorkspaceScheduler = new WorkspaceScheduler({
-      store: this.store,
+    const remote = new RemoteWorkspaces({ store, generic: deps.generic, workspaces: this.workspaces, client: deps.shard.client, shards: deps.shard.directory });
+    const scheduler = new WorkspaceScheduler({
+      store,
       generic: deps.generic,
       types,
       paths: this.paths,
@@ -122,46 +113,33 @@ export class Tenancy {
       shards: deps.shard.directory,
       remote,
     });
-    // A new workspace is scheduled in the commit of its POST when it can be (one commit, its row written once);
-    // the controller below does it otherwise, and after a restart.
-    deps.generic.settleCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row));
-    this.occupied = new OccupiedResources(this.store);
-    this.occupied.start();
-    const deleter = new ClusterContentDeleter(this.store, deps.generic, deps.catalogFor, deps.logicalClusters, this.occupied, this.workspaces);
-    this.controller = new WorkspaceController({
-      store: this.store,
-      generic: deps.generic,
-      types,
-      scheduler,
-      deleter,
-      shardName: deps.shard.name,
-      shards: deps.shard.directory,
-      remote,
-      onError: deps.onError,
-    });
-    this.directory = deps.shard.directory;
-    this.controller.start();
-    // Virtual workspaces run in-process in every shard: each Shard's virtualWorkspaceURL serves its own clusters.
-    const typeStatus = new WorkspaceTypeStatusController({
-      store: this.store,
-      generic: deps.generic,
-      workspaceTypes: this.workspaceTypeType,
-      virtualWorkspaceUrls: () => shardVirtualWorkspaceUrls(deps.shard.directory, deps.shard.virtualWorkspaceUrl()),
-      onError: deps.onError,
-    });
-    deps.shard.directory.onChange(() => typeStatus.requeueAll());
-    typeStatus.start();
-    this.typeStatus = typeStatus;
-    this.homes = new HomeWorkspaces({ store: this.store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions });
-  }
-
-  stop(): void {
-    this.directory?.stop();
-    this.controller?.stop();
-    this.typeStatus?.stop();
-    this.occupied?.stop();
-    this.workspaceTypes.stop();
-    this.paths.stop();
+    const occupied = new OccupiedResources(store);
+    const deleter = new ClusterContentDeleter(store, deps.generic, deps.catalogFor, deps.logicalClusters, occupied, this.workspaces);
+    return {
+      scheduleOnCreate: () => deps.generic.settleCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row)),
+      homes: new HomeWorkspaces({ store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions }),
+      occupied,
+      workspaceController: workspaceController({
+        store,
+        generic: deps.generic,
+        types,
+        scheduler,
+        deleter,
+        shardName: deps.shard.name,
+        shards: deps.shard.directory,
+        remote,
+        onError: deps.onError,
+      }),
+      // Virtual workspaces run in-process in every shard: each Shard's virtualWorkspaceURL serves its own clusters.
+      workspaceTypeStatusController: workspaceTypeStatusController({
+        store,
+        generic: deps.generic,
+        workspaceTypes: this.workspaceTypeType,
+        virtualWorkspaceUrls: () => shardVirtualWorkspaceUrls(deps.shard.directory, deps.shard.virtualWorkspaceUrl()),
+        onShardsChange: (listener) => deps.shard.directory.onChange(listener),
+        onError: deps.onError,
+      }),
+    };
   }
 }
 

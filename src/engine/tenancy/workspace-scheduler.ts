@@ -87,9 +87,9 @@ export interface SchedulerDeps {
   remote?: RemoteScheduling;
 }
 
-/** The part of scheduling that talks to other shards (remote-scheduling.ts). */
+/** The part of scheduling that talks to other shards (shards/remote-workspaces.ts); the scheduler hands itself over. */
 export interface RemoteScheduling {
-  schedule(parent: string, ws: Workspace, placement: { shard: string; region?: string; spec: ShardSpec }): Promise<void>;
+  schedule(parent: string, ws: Workspace, placement: { shard: string; region?: string; spec: ShardSpec }, scheduler: WorkspaceScheduler): Promise<void>;
 }
 
 export function condition(type: string, status: 'True' | 'False', now: string, reason?: string, message?: string, severity?: string) {
@@ -148,7 +148,7 @@ export class WorkspaceScheduler {
     if ('unschedulable' in placement) return this.markUnschedulable(parent, ws, placement.unschedulable);
     if (placement.shard !== this.deps.shardName) {
       if (!this.deps.remote) return this.markUnschedulable(parent, ws, `Shard ${placement.shard} cannot be reached from this shard`);
-      return this.deps.remote.schedule(parent, ws, placement);
+      return this.deps.remote.schedule(parent, ws, placement, this);
     }
     this.deps.generic.commitBatch(this.scheduled(parent, ws, placement, stored));
   }

@@ -7,13 +7,13 @@
  * shard it was placed, and each shard's virtual workspace lists only its own logical clusters, so an initializer
  * or terminator controller watches every one of these URLs.
  */
-import { WorkQueue } from '../controllers/work-queue.js';
+import { defineController, type Controller } from '../controllers/controller.js';
 import { StatusError } from '../machinery/status.js';
 import { nowTimestamp } from '../registry/object-rules.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import { decodeStored } from '../registry/stored-object.js';
 import type { ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import type { Store } from '../storage/store.js';
 import { withoutSchemaValidation } from './trusted-writes.js';
 import { qualifiedName, workspaceTypesPrefix, type WorkspaceType } from './workspace-types.js';
 
@@ -37,6 +37,8 @@ export interface WorkspaceTypeStatusDeps {
   workspaceTypes: ResourceType;
   /** Every Shard's `spec.virtualWorkspaceURL` (virtual workspaces run in-process in each shard), this one's included. */
   virtualWorkspaceUrls(): readonly string[];
+  /** Calls `listener` when a Shard came, went or moved. */
+  onShardsChange(listener: () => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -62,54 +64,48 @@ export function workspaceTypeStatus(shardUrls: string | readonly string[], wst: 
   return { ...current, conditions: [keep('Ready'), keep('VirtualWorkspaceURLsReady')], virtualWorkspaces: virtualWorkspaceUrls(shardUrls, wst) };
 }
 
-export class WorkspaceTypeStatusController {
-  private readonly queue: WorkQueue;
-  private watch?: WatchHandle;
+export function workspaceTypeStatusController(deps: WorkspaceTypeStatusDeps): Controller {
+  const { store } = deps;
+  return defineController({
+    name: 'workspacetype-status',
+    store,
+    onError: deps.onError,
+    watches(feed) {
+      /** Every type looked at again (the URL changed since the last start, or a Shard came, went or moved). */
+      const requeueAll = () => {
+        for (const kv of store.list(workspaceTypesPrefix).items) feed.add(kv.key.slice(workspaceTypesPrefix.length));
+      };
+      feed.watch(workspaceTypesPrefix, (e) => {
+        if (e.type !== 'DELETED') feed.add(e.key.slice(workspaceTypesPrefix.length));
+      });
+      feed.listen(deps.onShardsChange, requeueAll);
+      // The URL may differ from the last start (another port or address): every type is looked at once. Types are few
+      // (kcp's controller lists them all too).
+      requeueAll();
+    },
+    reconcile: (key) => reconcileTypeStatus(deps, key),
+  });
+}
 
-  constructor(private readonly deps: WorkspaceTypeStatusDeps) {
-    this.queue = new WorkQueue('workspacetype-status', (key) => this.reconcile(key), deps.onError);
-  }
-
-  start(): void {
-    const { store } = this.deps;
-    this.watch = store.watch(workspaceTypesPrefix, store.currentRevision(), (events) => {
-      for (const e of events) if (e.type !== 'DELETED') this.queue.add(e.key.slice(workspaceTypesPrefix.length));
-    });
-    // The URL may differ from the last start (another port or address): every type is looked at once. Types are few
-    // (kcp's controller lists them all too).
-    this.requeueAll();
-  }
-
-  /** Every type looked at again (the URL changed since the last start, or a Shard came, went or moved). */
-  requeueAll(): void {
-    for (const kv of this.deps.store.list(workspaceTypesPrefix).items) this.queue.add(kv.key.slice(workspaceTypesPrefix.length));
-  }
-
-  stop(): void {
-    this.watch?.cancel();
-    this.queue.stop();
-  }
-
-  private reconcile(key: string): void {
-    const kv = this.deps.store.get(`${workspaceTypesPrefix}${key}`);
-    if (!kv) return;
-    const wst = decodeStored(kv) as WorkspaceType & { status?: WorkspaceTypeStatus };
-    if (wst.metadata?.deletionTimestamp) return;
-    const current = wst.status ?? {};
-    const status = workspaceTypeStatus(this.deps.virtualWorkspaceUrls(), wst);
-    if (JSON.stringify(status) === JSON.stringify(current)) return;
-    const slash = key.indexOf('/');
-    try {
-      // Only the server's URLs and conditions change here (see trusted-writes.ts).
-      this.deps.generic.update(
-        { rt: withoutSchemaValidation(this.deps.workspaceTypes), cluster: key.slice(0, slash), namespace: '' },
-        key.slice(slash + 1),
-        { ...wst, status },
-        { subresource: 'status' },
-      );
-    } catch (err) {
-      // Gone or changed meanwhile: the watch brings the next version.
-      if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
-    }
+function reconcileTypeStatus(deps: WorkspaceTypeStatusDeps, key: string): void {
+  const kv = deps.store.get(`${workspaceTypesPrefix}${key}`);
+  if (!kv) return;
+  const wst = decodeStored(kv) as WorkspaceType & { status?: WorkspaceTypeStatus };
+  if (wst.metadata?.deletionTimestamp) return;
+  const current = wst.status ?? {};
+  const status = workspaceTypeStatus(deps.virtualWorkspaceUrls(), wst);
+  if (JSON.stringify(status) === JSON.stringify(current)) return;
+  const slash = key.indexOf('/');
+  try {
+    // Only the server's URLs and conditions change here (see trusted-writes.ts).
+    deps.generic.update(
+      { rt: withoutSchemaValidation(deps.workspaceTypes), cluster: key.slice(0, slash), namespace: '' },
+      key.slice(slash + 1),
+      { ...wst, status },
+      { subresource: 'status' },
+    );
+  } catch (err) {
+    // Gone or changed meanwhile: the watch brings the next version.
+    if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
   }
 }

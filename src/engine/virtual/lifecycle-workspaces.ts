@@ -18,8 +18,8 @@
  */
 import type { ResolvedCluster, ClusterResolver } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
-import type { UserInfo } from '../endpoints/resource-handler.js';
-import type { VirtualWorkspacePath, VirtualWorkspaces } from '../endpoints/api-router.js';
+import type { UserInfo } from '../auth/user.js';
+import type { VirtualWorkspacePath, VirtualWorkspaces } from '../endpoints/virtual-path.js';
 import { forbiddenError, requestAttributes } from '../authorization/forbidden.js';
 import { ruleAllows, normalizeRules } from '../authorization/rules.js';
 import { notFound, StatusError } from '../machinery/status.js';

@@ -1,5 +1,5 @@
 /**
- * How the workspace index of one shard and the front-proxy join a user's workspaces across shards (issue 11).
+ * How the workspace index of one shard and the front-proxy join a user's workspaces across shards.
  *
  * A shard decides access to the logical clusters it hosts, but a workspace's Workspace object is stored with its
  * parent, which may be on another shard. When the proxy asks for them (REFERENCES_HEADER), a shard's index answers

@@ -1,5 +1,5 @@
 /**
- * The workspace index (seeds: "Virtual Workspace", "Index"): every workspace the requesting user may enter, anywhere in
+ * The workspace index: every workspace the requesting user may enter, anywhere in
  * the tree, as one consistent LIST and WATCH:
  *
  *   /services/workspaces/all/clusters/*\/apis/tenancy.kcp.io/v1alpha1/workspaces
@@ -17,9 +17,10 @@
 import type { FastifyReply } from 'fastify';
 import type { ResolvedCluster } from '../endpoints/cluster-resolver.js';
 import type { RequestInfo } from '../endpoints/request-info.js';
-import type { ApiRequest, ResourceServices, UserInfo } from '../endpoints/resource-handler.js';
-import { sendBody } from '../endpoints/responses.js';
-import { renderList, renderWatchObject, wantsTable } from '../endpoints/render.js';
+import type { UserInfo } from '../auth/user.js';
+import type { ApiRequest, ResourceServices } from '../endpoints/request.js';
+import { sendAnswer } from '../endpoints/responses.js';
+import { encodeAnswer, renderList, renderOptions, watchRenderOptions, WatchEventWriter, type RenderOptions } from '../endpoints/render.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
 import { parseListOptions } from '../endpoints/query.js';
 import { longTimer } from '../machinery/long-timer.js';
@@ -36,7 +37,7 @@ import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cl
 import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
-import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/api-router.js';
+import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/virtual-path.js';
 
 export const WORKSPACE_INDEX = 'workspaces';
 /**
@@ -122,8 +123,8 @@ export class WorkspaceIndex {
   }
 
   /**
-   * What `kubectl get workspaces` in a parent shows this user (seeds: "only workspaces are shown that the user has
-   * access to"): the children they may enter, and the ones they created that are not ready to be entered yet.
+   * What `kubectl get workspaces` in a parent shows this user (only the workspaces they have
+   * access to): the children they may enter, and the ones they created that are not ready to be entered yet.
    * Undefined (no filter) for users who enter everywhere.
    */
   childFilter(user: UserInfo): ((ws: KubeObject) => boolean) | undefined {
@@ -215,7 +216,9 @@ export class WorkspaceIndex {
   }
 
   private serveList(req: ApiRequest, reply: FastifyReply): FastifyReply {
-    const table = wantsTable(req.accept);
+    const render = renderOptions(this.served, req);
+    const convert = render.format.convert;
+    const table = convert?.kind === 'Table' ? convert.version : undefined;
     const include = table ? parseIncludeObject(req.query) : undefined;
     const predicate = this.predicate(req);
     const join = parseIndexJoin(req.headers);
@@ -228,12 +231,11 @@ export class WorkspaceIndex {
         now: Date.now(),
       });
       reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
-      return sendBody(reply, 200, 'application/json', body);
+      return sendAnswer(reply, 200, encodeAnswer(body, render.format));
     }
     const { revision, items, shown, references } = this.snapshot(req.user, predicate, join);
     if (shown === undefined && !join.only) reply.header(INDEX_SCOPE_HEADER, INDEX_SCOPE_EVERY_WORKSPACE);
-    const send = (body: string) =>
-      sendBody(reply, 200, 'application/json', references.length > 0 ? withReferences(body, references) : body);
+    const send = (body: string) => sendAnswer(reply, 200, encodeAnswer(references.length > 0 ? withReferences(body, references) : body, render.format));
     if (table && include !== 'Object') {
       const body = JSON.stringify(
         buildTable({
@@ -250,8 +252,8 @@ export class WorkspaceIndex {
     // A type stored in another shape (Workspace) is converted and serialized by renderList from the parsed items;
     // serializing them here as well cost a quarter of this request for 1,000 workspaces.
     const texts = this.served.convert ? [] : items.map((o) => JSON.stringify(o));
-    const body = renderList(this.served, { resourceVersion: String(revision), items: texts, parsed: items }, { accept: req.accept, query: req.query });
-    return send(body);
+    const page = { resourceVersion: String(revision), items: texts, parsed: items };
+    return send(renderList(this.served, page, asPlainJson(render)).body.toString('utf8'));
   }
 
   private async serveWatch(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<void> {
@@ -267,13 +269,11 @@ export class WorkspaceIndex {
     }
     const timeoutSeconds = options.timeoutSeconds || 1800 * (1 + Math.random());
 
+    const writer = new WatchEventWriter(this.served, watchRenderOptions(this.served, req));
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+    raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
     raw.flushHeaders();
-    const table = wantsTable(req.accept);
-    const render = { accept: req.accept, query: req.query };
-    let first = true;
     let closed = false;
     const timers: NodeJS.Timeout[] = [];
     let cancel = () => {};
@@ -290,10 +290,7 @@ export class WorkspaceIndex {
     raw.on('close', () => svc.watches?.delete(close));
     const send = (type: string, obj: KubeObject | string) => {
       if (closed) return;
-      const json = typeof obj === 'string' ? obj : JSON.stringify(obj);
-      const object = type === 'BOOKMARK' || type === 'ERROR' ? json : renderWatchObject(this.served, json, render, table, first);
-      if (type !== 'BOOKMARK' && type !== 'ERROR') first = false;
-      raw.write(`{"type":"${type}","object":${object}}\n`);
+      raw.write(writer.event(type, typeof obj === 'string' ? obj : JSON.stringify(obj)));
       if (raw.writableLength > 16 * 1024 * 1024) close();
     };
     const bookmark = (revision: number, initialEnd: boolean) => bookmarkJson(this.served, revision, initialEnd);
@@ -464,4 +461,9 @@ function withoutManagedFields(obj: KubeObject): KubeObject {
 
 function withRevision(obj: KubeObject, revision: number): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } };
+}
+
+/** The same conversion as JSON text: the index splices its references into it before the negotiated encoding. */
+function asPlainJson(render: RenderOptions): RenderOptions {
+  return { ...render, format: { ...render.format, format: 'json', mediaType: 'application/json', pretty: false } };
 }

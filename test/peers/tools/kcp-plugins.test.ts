@@ -27,7 +27,8 @@ interface Run {
 }
 
 describe.skipIf(!prepared.ready)("kcp's kubectl plugins (kcp-dev/kcp/cli v0.27.1) against kcpt", () => {
-  const e2e = useTenancyServer();
+  // A server of its own: it makes workspaces with fixed names in root.
+  const e2e = useTenancyServer({ private: true });
   const scratch = mkdtempSync(join(tmpdir(), 'kcpt-peers-kcp-plugins-'));
   afterAll(async () => {
     await rm(scratch, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildGroupVersionDocument, buildOpenAPIDocuments, type OpenAPIDocument } from './document.js';
-import { builtinSchemas, findSchemaNameByGVK, referencedNames, type GVK, type Schema } from './schemas/index.js';
+import { builtinSchemas, findSchemaNameByGVK, referencedNames, type GVK, type Schema } from '../../machinery/openapi-schemas/index.js';
 import { cronTabSchema, fakeResources } from './test-fixtures.js';
 
 type Op = {

@@ -25,8 +25,8 @@ import {
   pretty,
   writeParams,
 } from './parameters.js';
-import { builtinSchemas, referencedNames, refTo, schemaClosure } from './schemas/index.js';
-import { kindSchema, listSchema, type GVK, type Schema } from './schemas/helpers.js';
+import { builtinSchemas, referencedNames, refTo, schemaClosure } from '../../machinery/openapi-schemas/index.js';
+import { kindSchema, listSchema, type GVK, type Schema } from '../../machinery/openapi-schemas/helpers.js';
 
 /** What the builder reads from a ResourceType, plus per-resource publishing choices. */
 export type OpenAPIResource = Pick<

@@ -4,7 +4,7 @@
  * operationId, a tag, query parameters, a request body and responses referring to component schemas.
  */
 import { patchParams, writeParams, type Parameter } from './parameters.js';
-import { refTo, type GVK } from './schemas/index.js';
+import { refTo, type GVK } from '../../machinery/openapi-schemas/index.js';
 
 const PATCH_SCHEMA = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
 

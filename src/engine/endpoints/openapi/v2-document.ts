@@ -13,7 +13,7 @@
  * items loses its type).
  */
 import type { OpenAPIDocument } from './document.js';
-import type { Schema } from './schemas/index.js';
+import type { Schema } from '../../machinery/openapi-schemas/index.js';
 
 export interface SwaggerDocument {
   swagger: '2.0';

@@ -65,6 +65,8 @@ const SPECIAL: Record<string, Special> = {
   'intstr.IntOrString': (m, p) =>
     int64ToNumber(m.type ?? 0, `${p}.type`) === 1 ? String(m.strVal ?? '') : Number(m.intVal ?? 0),
   'runtime.RawExtension': (m, p) => rawJson(m, p),
+  // managedFields' fieldsV1: the field set as raw JSON bytes.
+  'meta.v1.FieldsV1': (m, p) => rawJson(m, p),
   // apiextensions' JSON holds raw JSON bytes (a default, an enum value, an example).
   'apiextensions.v1.JSON': (m, p) => rawJson(m, p),
   // The unions marshal as one member, as their Go MarshalJSON methods do.
@@ -83,6 +85,7 @@ const SPECIAL: Record<string, Special> = {
   // ExtraValue is `type ExtraValue []string` in Go: a bare array in JSON.
   'authorization.v1.ExtraValue': (m) => stringList(m.items),
   'authentication.v1.ExtraValue': (m) => stringList(m.items),
+  'authentication.v1.AttestationValue': (m) => stringList(m.items),
 };
 
 function rawJson(m: Message, path: string): unknown {
@@ -121,6 +124,8 @@ function convertValue(field: protobufjs.Field, v: unknown, meta: FieldMetaIndex,
   }
   switch (field.type) {
     case 'bytes': {
+      // A map entry without its value is Go's nil []byte (JSON null); protobufjs fills in a default that is no bytes.
+      if (!(v instanceof Uint8Array)) return undefined;
       const b = v as Uint8Array;
       // Go marshals []byte as standard base64 with padding.
       return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');

@@ -236,7 +236,8 @@ describe('errors', () => {
     expect(kinds).toContain('meta.k8s.io/v1, Kind=DeleteOptions');
     expect(kinds).toContain('events.k8s.io/v1, Kind=Event');
     expect(kinds).toContain('apiextensions.k8s.io/v1, Kind=CustomResourceDefinition');
-    expect(kinds).toHaveLength(23);
+    expect(kinds).toContain('autoscaling/v1, Kind=Scale');
+    expect(kinds).toHaveLength(24);
   });
 
   it('treats an empty raw as an empty object', () => {

@@ -7,12 +7,7 @@
  */
 import protobufjs from 'protobufjs';
 import { ConversionError, messageToJson } from './convert.js';
-import { metaV1, runtimePkg, resourcePkg, intstrPkg } from './defs/meta.js';
-import { coreV1 } from './defs/core.js';
-import { rbacV1 } from './defs/rbac.js';
-import { authorizationV1, authenticationV1, coordinationV1 } from './defs/auth.js';
-import { apiextensionsV1 } from './defs/apiextensions.js';
-import { eventsV1 } from './defs/events.js';
+import { KUBE_PACKAGES } from './defs/index.js';
 import { buildSchema, type BuiltSchema } from './schema.js';
 
 export const KUBE_PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -49,10 +44,7 @@ export interface DecodedKubeObject {
 let schema: (BuiltSchema & { unknown: protobufjs.Type }) | undefined;
 function getSchema(): BuiltSchema & { unknown: protobufjs.Type } {
   if (!schema) {
-    const built = buildSchema([
-      ...[metaV1, runtimePkg, resourcePkg, intstrPkg, coreV1, rbacV1, authorizationV1, authenticationV1, coordinationV1],
-      ...[eventsV1, apiextensionsV1],
-    ]);
+    const built = buildSchema(KUBE_PACKAGES);
     schema = { ...built, unknown: built.root.lookupType('.runtime.Unknown') };
   }
   return schema;

@@ -6,3 +6,11 @@ export {
   type DecodedKubeObject,
   type ProtobufDecodeFailure,
 } from './decode.js';
+export {
+  encodeKubeProtobuf,
+  encodeKubeProtobufList,
+  protobufWatchFrame,
+  hasProtobufForm,
+  protobufMessageOf,
+  ProtobufEncodeError,
+} from './encode.js';

@@ -11,11 +11,11 @@
  * Slices created by users that point at any export are kept the same way. Which slices point at an export is read
  * once, the first time a binding or export change needs it, and followed by the slice watch afterwards.
  */
-import { WorkQueue } from '../../controllers/work-queue.js';
+import { defineController, type Controller, type ControllerQueue } from '../../controllers/controller.js';
 import type { GenericStore } from '../../registry/generic-store.js';
 import { jsonEqual } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
-import type { Store, WatchHandle } from '../../storage/store.js';
+import type { Store, StoreEvent } from '../../storage/store.js';
 import { exportClusterOf } from '../../apis/export-reference.js';
 import { APIS_GROUP, EXPORTS_PREFIX, type KcpCondition } from '../../apis/names.js';
 import { APIEXPORT_VIRTUAL_WORKSPACE } from './apiexport-workspace.js';
@@ -29,7 +29,7 @@ const SLICES = `/registry/${APIS_GROUP}/apiexportendpointslices/`;
 export interface EndpointSliceControllerDeps {
   store: Store;
   generic: GenericStore;
-  bindings: ExportBindingsReader & { start?(): void };
+  bindings: ExportBindingsReader;
   /** The served types of `apis.kcp.io` (`apiexports`, `apiexportendpointslices`). */
   apisType(resource: string): ResourceType | undefined;
   resolvePath(path: string): string | undefined;
@@ -43,6 +43,8 @@ export interface EndpointSliceControllerDeps {
   shardUrls?(): readonly string[] | undefined;
   /** Called when the set of Shards changed. */
   onShardsChange?(listener: () => void): void;
+  /** Called when another shard's export changed (its replicated copy). */
+  onRemoteExportChange?(listener: (cluster: string, name: string) => void): void;
   onError?(controller: string, key: string, err: unknown): void;
 }
 
@@ -51,130 +53,122 @@ interface SliceSpec {
   partition?: string;
 }
 
-export class EndpointSliceController {
-  private readonly queue: WorkQueue;
-  private readonly watches: WatchHandle[] = [];
+export function endpointSliceController(deps: EndpointSliceControllerDeps): Controller {
+  const slices = new SliceTargets(deps);
+  /** Queues every slice naming the export (the default one first; it needs no index). */
+  const exportChanged = (queue: ControllerQueue, cluster: string, name: string) => {
+    queue.add(`slice:${cluster}/${name}`);
+    const wanted = exportKey(cluster, name);
+    for (const [slice, target] of slices.all()) if (target === wanted) queue.add(`slice:${slice}`);
+  };
+  return defineController({
+    name: 'apiexportendpointslice',
+    store: deps.store,
+    onError: deps.onError,
+    watches(feed) {
+      feed.watch(EXPORTS, (e) => {
+        const key = e.key.slice(EXPORTS.length);
+        if (e.type !== 'DELETED') feed.add(`export:${key}`);
+        const [cluster, name] = key.split('/') as [string, string];
+        exportChanged(feed, cluster, name);
+      });
+      feed.watch(SLICES, (e) => {
+        const key = e.key.slice(SLICES.length);
+        slices.observe(key, e);
+        if (e.type !== 'DELETED') feed.add(`slice:${key}`);
+      });
+      feed.listen(deps.bindings.onChange.bind(deps.bindings), (cluster, name) => exportChanged(feed, cluster, name));
+      if (deps.onShardsChange) {
+        feed.listen(deps.onShardsChange, () => {
+          for (const slice of slices.all().keys()) feed.add(`slice:${slice}`);
+        });
+      }
+      if (deps.onRemoteExportChange) feed.listen(deps.onRemoteExportChange, (cluster, name) => exportChanged(feed, cluster, name));
+    },
+    reconcile: (key) => (key.startsWith('export:') ? ensureDefaultSlice(deps, key.slice('export:'.length)) : updateSliceStatus(deps, key.slice('slice:'.length))),
+  });
+}
+
+/** Which export each slice names: read once, the first time it is needed, then followed by the slice watch. */
+class SliceTargets {
   /** slice key (`<cluster>/<name>`) → export it names; undefined until first needed. */
   private sliceExports?: Map<string, ExportKey>;
 
-  constructor(private readonly deps: EndpointSliceControllerDeps) {
-    this.queue = new WorkQueue('apiexportendpointslice', (key) => this.reconcile(key), deps.onError);
-  }
+  constructor(private readonly deps: EndpointSliceControllerDeps) {}
 
-  start(): void {
-    const { store } = this.deps;
-    const from = store.currentRevision();
-    this.watches.push(
-      store.watch(EXPORTS, from, (events) => {
-        for (const e of events) {
-          const key = e.key.slice(EXPORTS.length);
-          if (e.type !== 'DELETED') this.queue.add(`export:${key}`);
-          const [cluster, name] = key.split('/') as [string, string];
-          this.exportChanged(cluster, name);
-        }
-      }),
-      store.watch(SLICES, from, (events) => {
-        for (const e of events) {
-          const key = e.key.slice(SLICES.length);
-          if (this.sliceExports) {
-            if (e.type === 'DELETED') this.sliceExports.delete(key);
-            else this.fileSlice(key, JSON.parse(e.value) as KubeObject);
-          }
-          if (e.type !== 'DELETED') this.queue.add(`slice:${key}`);
-        }
-      }),
-    );
-    this.deps.bindings.onChange((cluster, name) => this.exportChanged(cluster, name));
-    this.deps.onShardsChange?.(() => {
-      for (const slice of this.slices().keys()) this.queue.add(`slice:${slice}`);
-    });
-    this.deps.bindings.start?.();
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.cancel();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
-  /** Queues every slice naming the export (the default one first; it needs no index). */
-  exportChanged(cluster: string, name: string): void {
-    this.queue.add(`slice:${cluster}/${name}`);
-    const wanted = exportKey(cluster, name);
-    for (const [slice, target] of this.slices()) if (target === wanted) this.queue.add(`slice:${slice}`);
-  }
-
-  private slices(): Map<string, ExportKey> {
+  all(): Map<string, ExportKey> {
     if (!this.sliceExports) {
       this.sliceExports = new Map();
-      for (const kv of this.deps.store.list(SLICES).items) this.fileSlice(kv.key.slice(SLICES.length), JSON.parse(kv.value) as KubeObject);
+      for (const kv of this.deps.store.list(SLICES).items) this.file(kv.key.slice(SLICES.length), JSON.parse(kv.value) as KubeObject);
     }
     return this.sliceExports;
   }
 
-  private fileSlice(key: string, slice: KubeObject): void {
-    const target = this.exportOf(key.split('/')[0]!, slice);
+  /** A slice written or deleted: followed once the map is read. */
+  observe(key: string, e: StoreEvent): void {
+    if (!this.sliceExports) return;
+    if (e.type === 'DELETED') this.sliceExports.delete(key);
+    else this.file(key, JSON.parse(e.value) as KubeObject);
+  }
+
+  private file(key: string, slice: KubeObject): void {
+    const target = exportOfSlice(this.deps, key.split('/')[0]!, slice);
     if (target) this.sliceExports!.set(key, exportKey(target.cluster, target.name));
     else this.sliceExports!.delete(key);
   }
+}
 
-  private exportOf(sliceCluster: string, slice: KubeObject): { cluster: string; name: string; path: string } | undefined {
-    const ref = (slice.spec as SliceSpec | undefined)?.export;
-    if (!ref?.name) return undefined;
-    const cluster = exportClusterOf(ref.path, sliceCluster, this.deps.resolvePath);
-    return { cluster: cluster ?? '', name: ref.name, path: ref.path || sliceCluster };
-  }
+function exportOfSlice(deps: EndpointSliceControllerDeps, sliceCluster: string, slice: KubeObject): { cluster: string; name: string; path: string } | undefined {
+  const ref = (slice.spec as SliceSpec | undefined)?.export;
+  if (!ref?.name) return undefined;
+  const cluster = exportClusterOf(ref.path, sliceCluster, deps.resolvePath);
+  return { cluster: cluster ?? '', name: ref.name, path: ref.path || sliceCluster };
+}
 
-  private reconcile(key: string): void {
-    if (key.startsWith('export:')) return this.ensureDefaultSlice(key.slice('export:'.length));
-    const sliceKey = key.slice('slice:'.length);
-    const kv = this.deps.store.get(`${SLICES}${sliceKey}`);
-    const sliceType = this.deps.apisType('apiexportendpointslices');
-    if (!kv || !sliceType) return;
-    const slice = JSON.parse(kv.value) as KubeObject;
-    const [cluster, name] = sliceKey.split('/') as [string, string];
-    const target = this.exportOf(cluster, slice);
-    if (!target) return;
-    const exists = target.cluster !== '' && this.deps.exportExists(target.cluster, target.name);
-    const bound = exists && this.deps.bindings.hasBindings(target.cluster, target.name);
-    const status = sliceStatus(slice, target, exists, bound, this.deps.externalUrl(), this.deps.shardUrls?.());
-    if (jsonEqual(status, slice.status ?? {})) return;
-    this.deps.generic.update(
-      { rt: sliceType, cluster, namespace: '' },
+function updateSliceStatus(deps: EndpointSliceControllerDeps, sliceKey: string): void {
+  const kv = deps.store.get(`${SLICES}${sliceKey}`);
+  const sliceType = deps.apisType('apiexportendpointslices');
+  if (!kv || !sliceType) return;
+  const slice = JSON.parse(kv.value) as KubeObject;
+  const [cluster, name] = sliceKey.split('/') as [string, string];
+  const target = exportOfSlice(deps, cluster, slice);
+  if (!target) return;
+  const exists = target.cluster !== '' && deps.exportExists(target.cluster, target.name);
+  const bound = exists && deps.bindings.hasBindings(target.cluster, target.name);
+  const status = sliceStatus(slice, target, exists, bound, deps.externalUrl(), deps.shardUrls?.());
+  if (jsonEqual(status, slice.status ?? {})) return;
+  deps.generic.update(
+    { rt: sliceType, cluster, namespace: '' },
+    name,
+    { ...slice, status, metadata: { ...slice.metadata, resourceVersion: String(kv.revision) } },
+    { subresource: 'status' },
+  );
+}
+
+/** The slice kcp's APIExport controller creates beside each export. */
+function ensureDefaultSlice(deps: EndpointSliceControllerDeps, exportKeyPath: string): void {
+  const kv = deps.store.get(`${EXPORTS}${exportKeyPath}`);
+  const sliceType = deps.apisType('apiexportendpointslices');
+  const exportType = deps.apisType('apiexports');
+  if (!kv || !sliceType || deps.store.get(`${SLICES}${exportKeyPath}`)) return;
+  const exp = JSON.parse(kv.value) as KubeObject;
+  const meta = exp.metadata ?? {};
+  if (meta.deletionTimestamp || meta.annotations?.[SKIP_ENDPOINT_SLICE_ANNOTATION] !== undefined) return;
+  const [cluster, name] = exportKeyPath.split('/') as [string, string];
+  const slice: KubeObject = {
+    apiVersion: `${APIS_GROUP}/v1alpha1`,
+    kind: 'APIExportEndpointSlice',
+    metadata: {
       name,
-      { ...slice, status, metadata: { ...slice.metadata, resourceVersion: String(kv.revision) } },
-      { subresource: 'status' },
-    );
-  }
-
-  /** The slice kcp's APIExport controller creates beside each export. */
-  private ensureDefaultSlice(exportKeyPath: string): void {
-    const kv = this.deps.store.get(`${EXPORTS}${exportKeyPath}`);
-    const sliceType = this.deps.apisType('apiexportendpointslices');
-    const exportType = this.deps.apisType('apiexports');
-    if (!kv || !sliceType || this.deps.store.get(`${SLICES}${exportKeyPath}`)) return;
-    const exp = JSON.parse(kv.value) as KubeObject;
-    const meta = exp.metadata ?? {};
-    if (meta.deletionTimestamp || meta.annotations?.[SKIP_ENDPOINT_SLICE_ANNOTATION] !== undefined) return;
-    const [cluster, name] = exportKeyPath.split('/') as [string, string];
-    const slice: KubeObject = {
-      apiVersion: `${APIS_GROUP}/v1alpha1`,
-      kind: 'APIExportEndpointSlice',
-      metadata: {
-        name,
-        ownerReferences: [{ apiVersion: `${APIS_GROUP}/${exportType?.storageVersion ?? 'v1alpha2'}`, kind: 'APIExport', name, uid: meta.uid! }],
-      },
-      spec: { export: { path: meta.annotations?.[PATH_ANNOTATION] ?? cluster, name } },
-    };
-    try {
-      this.deps.generic.create({ rt: sliceType, cluster, namespace: '' }, slice);
-    } catch (err) {
-      if ((err as { code?: number }).code === 409) return;
-      throw err;
-    }
+      ownerReferences: [{ apiVersion: `${APIS_GROUP}/${exportType?.storageVersion ?? 'v1alpha2'}`, kind: 'APIExport', name, uid: meta.uid! }],
+    },
+    spec: { export: { path: meta.annotations?.[PATH_ANNOTATION] ?? cluster, name } },
+  };
+  try {
+    deps.generic.create({ rt: sliceType, cluster, namespace: '' }, slice);
+  } catch (err) {
+    if ((err as { code?: number }).code === 409) return;
+    throw err;
   }
 }
 

@@ -43,8 +43,8 @@ func eachEncoding(t *testing.T, fn func(t *testing.T, enc encoding, target kcpte
 }
 
 // assertAnsweredIn fails unless every create and update under pathPart was sent in enc's content type and every
-// answer with a body came in a type the client accepts: JSON for the JSON client; protobuf or JSON for the protobuf
-// client, which accepts both (kcpt answers JSON: it reads protobuf bodies but does not write protobuf).
+// answer with a body came in enc's content type: kube answers built-in kinds (objects, lists, error Statuses, watch
+// streams as `;stream=watch`) in protobuf when the client prefers it, and so must kcpt.
 func assertAnsweredIn(t *testing.T, rec *kcptest.Recorder, enc encoding, pathPart string) {
 	t.Helper()
 	seen := 0
@@ -59,10 +59,12 @@ func assertAnsweredIn(t *testing.T, rec *kcptest.Recorder, enc encoding, pathPar
 		if ex.ResponseContentType == "" {
 			continue
 		}
-		answered := strings.HasPrefix(ex.ResponseContentType, runtime.ContentTypeJSON) ||
-			(enc.contentType == runtime.ContentTypeProtobuf && strings.HasPrefix(ex.ResponseContentType, runtime.ContentTypeProtobuf))
-		if !answered {
-			t.Errorf("%s %s: answered in %q, which the %s client did not ask for", ex.Method, ex.URL, ex.ResponseContentType, enc.name)
+		want := enc.contentType
+		if ex.URL.Query().Get("watch") == "true" && enc.contentType == runtime.ContentTypeProtobuf {
+			want += ";stream=watch"
+		}
+		if ex.ResponseContentType != want {
+			t.Errorf("%s %s: answered %d in %q, want %q", ex.Method, ex.URL, ex.Status, ex.ResponseContentType, want)
 		}
 	}
 	if seen == 0 {

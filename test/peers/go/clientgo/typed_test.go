@@ -39,8 +39,13 @@ func TestTypedCRUD(t *testing.T) {
 		if got := created.Annotations["kcp.io/cluster"]; got != target.ClusterName {
 			t.Errorf("kcp.io/cluster = %q, want %q", got, target.ClusterName)
 		}
-		if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings"}}, metav1.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+		// The error is a whole Status (decoded from protobuf for the protobuf client), not a message client-go made up.
+		_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings"}}, metav1.CreateOptions{})
+		if status, ok := err.(apierrors.APIStatus); !ok || !apierrors.IsAlreadyExists(err) {
 			t.Errorf("second create: want AlreadyExists, got %v", err)
+		} else if s := status.Status(); s.Code != 409 || s.Details == nil || s.Details.Name != "settings" || s.Details.Kind != "configmaps" ||
+			s.Message != `configmaps "settings" already exists` {
+			t.Errorf("second create: Status %+v", s)
 		}
 
 		got, err := cms.Get(ctx, "settings", metav1.GetOptions{})

@@ -88,7 +88,10 @@ export const authenticationV1: PackageDefs = {
       audiences: '1 []string',
       expirationSeconds: '4 ?int64',
       boundObjectRef: '3 ?BoundObjectReference',
+      attestations: '5 {}AttestationValue',
     },
+    // `type AttestationValue []string` in Go, like ExtraValue.
+    AttestationValue: { items: '1 []string' },
     // The proto field is named `uID`; the JSON name is `uid`. Only the number matters on the wire.
     BoundObjectReference: { kind: '1 string', apiVersion: '2 string', name: '3 string', uid: '4 string' },
     TokenRequestStatus: { token: '1 string', expirationTimestamp: '2 meta.v1.Time' },

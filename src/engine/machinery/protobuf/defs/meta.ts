@@ -26,9 +26,47 @@ export const metaV1: PackageDefs = {
       annotations: '12 {}string',
       ownerReferences: '13 []OwnerReference',
       finalizers: '14 []string',
-      // managedFields (17) is left out on purpose: kubectl never sends it in a protobuf body, and the server
-      // recomputes it anyway. Unknown fields are skipped by the decoder.
+      managedFields: '17 []ManagedFieldsEntry',
     },
+    ManagedFieldsEntry: {
+      manager: '1 string',
+      operation: '2 string',
+      apiVersion: '3 string',
+      time: '4 ?Time',
+      fieldsType: '6 string',
+      fieldsV1: '7 ?FieldsV1',
+      subresource: '8 string',
+    },
+    // Raw JSON bytes; its JSON form is the object they hold.
+    FieldsV1: { raw: '1 bytes' },
+    ListMeta: {
+      selfLink: '1 string',
+      resourceVersion: '2 string',
+      continue: '3 string',
+      remainingItemCount: '4 ?int64',
+      shardInfo: '5 ?ShardInfo',
+    },
+    ShardInfo: { selector: '1 string' },
+    // Answers only: errors and deletions (Status, apiVersion `v1` in every group), and the `as=` conversions.
+    Status: {
+      metadata: '1 ListMeta',
+      status: '2 string',
+      message: '3 string',
+      reason: '4 string',
+      details: '5 ?StatusDetails',
+      code: '6 int32',
+    },
+    StatusDetails: {
+      name: '1 string',
+      group: '2 string',
+      kind: '3 string',
+      uid: '6 string',
+      causes: '4 []StatusCause',
+      retryAfterSeconds: '5 int32',
+    },
+    StatusCause: { reason: '1 string', message: '2 string', field: '3 string' },
+    PartialObjectMetadata: { metadata: '1 ObjectMeta' },
+    PartialObjectMetadataList: { metadata: '1 ListMeta', items: '2 []PartialObjectMetadata' },
     OwnerReference: {
       apiVersion: '5 string',
       kind: '1 string',

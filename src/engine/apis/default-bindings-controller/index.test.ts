@@ -3,17 +3,17 @@
  * workspace types; the binding controller is played by writing a binding's status, as it would.
  */
 import { describe, expect, it } from 'vitest';
-import { builtinResourceTypes } from '../builtin/index.js';
-import { GenericStore } from '../registry/generic-store.js';
-import { decodeStored, encodeStored } from '../registry/stored-object.js';
-import type { KubeObject } from '../registry/types.js';
-import { createMemoryStore } from '../storage/index.js';
-import { ClusterPaths, logicalClusterKey } from '../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../tenancy/names.js';
-import { WorkspaceTypes, type WorkspaceTypeSpec } from '../tenancy/workspace-types.js';
-import { defaultAPIBindingName } from './default-binding-names.js';
-import { DefaultAPIBindingsController, maintainedWorkspacesWriter } from './default-bindings-controller.js';
-import { apisResourceTypes } from './resources.js';
+import { builtinResourceTypes } from '../../builtin/index.js';
+import { GenericStore } from '../../registry/generic-store.js';
+import { decodeStored, encodeStored } from '../../registry/stored-object.js';
+import type { KubeObject } from '../../registry/types.js';
+import { createMemoryStore } from '../../storage/index.js';
+import { ClusterPaths, logicalClusterKey } from '../../tenancy/cluster-paths.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../../tenancy/names.js';
+import { WorkspaceTypes, type WorkspaceTypeSpec } from '../../tenancy/workspace-types.js';
+import { defaultAPIBindingName } from '../default-binding-names.js';
+import { defaultAPIBindingsController, maintainedWorkspacesWriter } from './index.js';
+import { apisResourceTypes } from '../resources.js';
 
 function fixture(opts: { mayBind?: boolean } = {}) {
   const store = createMemoryStore();
@@ -56,7 +56,7 @@ function fixture(opts: { mayBind?: boolean } = {}) {
     const b = JSON.parse(store.get(key)!.value) as KubeObject;
     put(key, { ...b, status: { phase: 'Bound', conditions: [{ type: 'InitialBindingCompleted', status: 'True', lastTransitionTime: 'x' }] } } as KubeObject);
   };
-  const controller = new DefaultAPIBindingsController({ store, generic, paths, workspaceTypes, logicalClusters, apiBindings, apiExports });
+  const controller = defaultAPIBindingsController({ store, generic, paths, workspaceTypes, logicalClusters, apiBindings, apiExports });
   controller.start();
   const settle = async () => {
     for (let i = 0; i < 3; i++) {

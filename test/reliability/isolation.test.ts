@@ -1,33 +1,638 @@
 /**
- * The isolation matrix (issue 10): one server, a secret fixture, four principals, every endpoint family, generated
- * as data so the count of checks is a figure. test/e2e/isolation.test.ts walks one vault with hand-written probes
- * (writes, reviews, impersonation, malformed paths); this file is the systematic cross product of who × where ×
- * which endpoint, with the provider's export access that the e2e suite does not have.
+ * Tenant isolation: a user without access to a workspace learns nothing about its content through any endpoint. One
+ * server holds two fixtures, each with outsiders of its own, walked in two ways.
  *
- * Fixture: root:tenant-a holds a ConfigMap, a Secret, a CR of its own CRD and an object of a provider's API it
- * binds; it also binds a second export of the provider that claims configmaps, accepting the claim for objects
- * labelled share=yes, which only its ConfigMap cm-shared-lapis-a5 is; root:tenant-b holds its own ConfigMap and
- * Secret; every name and value is a marker string. Principals:
- *   none     — a token user with no access anywhere (user-1);
- *   adminA   — a token user who is cluster-admin in tenant-a only (user-2);
+ * The vault (hand-written probes). kcp-admin builds an organisation with two teams; one, the vault, holds a CRD and
+ * its CR, a ConfigMap, a Secret, a namespace, RBAC objects, a service account, a WorkspaceType with an initializer and
+ * a workspace waiting on it. Their names, data, labels and cluster names are canaries. Then, as
+ *   (a) a token user with no access at all (user-1),
+ *   (b) a token user who administers the sibling team only (user-2),
+ *   (c) a service account of the sibling (a foreign identity in the vault; the vault has a service account of the
+ *       same namespace and name, bound to cluster-admin there, so any confusion of the two shows), and
+ *   (d) that token again once the vault grants `system:cluster:<sibling>` workspace access but no RBAC,
+ * every endpoint family is walked with raw HTTPS: by path, by cluster name, the `*` wildcard, reads, watches,
+ * writes, subresources, discovery, OpenAPI, reviews, /metrics, the lifecycle virtual workspaces, the workspace
+ * index, another user's home, malformed paths and impersonation. Every answer must carry the status kcp gives and
+ * no canary the request did not itself name; for a workspace the requester cannot see, the answer must be the one
+ * a missing workspace gets (so probing tells nothing about existence). Watches run while kcp-admin writes new
+ * canaries into the vault. A few real kubectl runs cover what users type.
+ *
+ * The matrix (generated as data, so the count of checks is a figure): the systematic cross product of who × where ×
+ * which endpoint, with a provider's export access. root:tenant-a holds a ConfigMap, a Secret, a CR of its own CRD
+ * and an object of a provider's API it binds; it also binds a second export of the provider that claims configmaps,
+ * accepting the claim for objects labelled share=yes, which only its ConfigMap cm-shared-lapis-a5 is; root:tenant-b
+ * holds its own ConfigMap and Secret; every name and value is a marker string. Principals:
+ *   none     — a token user with no access anywhere (user-3);
+ *   adminA   — a token user who is cluster-admin in tenant-a only (user-4);
  *   saB      — a ServiceAccount of tenant-b, cluster-admin there, with its own token (a foreign identity elsewhere);
  *   provider — the provider's controller: a ServiceAccount of root:provider with `apiexports/content` on its export.
  * Each row is (principal, family, path, expected status, markers the principal may see). A check passes when the
  * status is the expected one and the body names no marker outside the row's allowance (a marker the request itself
  * named does not count). The provider's writes through the narrowed claim (every verb, the attack shapes of
- * permission claims) are rows too, checked the same way, and tenant-a's objects are checked unchanged after them. Rows marked with a twin also require that a workspace the principal may not enter answers
- * exactly as a missing one does, so probing tells nothing about existence (kcp's front-proxy answers both with
- * 403 "workspace access not permitted"-style refusals).
+ * permission claims) are rows too, checked the same way, and tenant-a's objects are checked unchanged after them;
+ * so are every principal's attempts on reserved fields and system objects (LogicalClusters, Shards, kcp.io/path).
+ * Rows marked with a twin also require that a workspace the principal may not enter answers exactly as a missing
+ * one does (kcp's front-proxy answers both with 403 "workspace access not permitted"-style refusals).
+ *
+ * The server is the file's own: both fixtures sit in its root under fixed names, and --min-request-timeout ends the
+ * matrix's idle watches.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest, type HttpAnswer } from '../helpers/http.js';
+import { apiRequest, type HttpAnswer, type HttpOptions } from '../helpers/http.js';
+import { kubectl, sleep } from '../helpers/kubectl.js';
 import { apiBinding, apiExport, resourceSchema } from '../e2e/apis-fixtures.js';
 import { crdObject } from '../e2e/crds-fixtures.js';
-import { eventually, users, useTenancyServer, type Json } from '../e2e/tenancy-fixtures.js';
+import { eventually, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ extraArgs: ['--min-request-timeout', '2'] });
+const e2e = useTenancyServer({ private: true, extraArgs: ['--min-request-timeout', '2'] });
 
-const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
+// ---------------------------------------------------------------------------------------------------- kcp-admin
+
+const admin = (path: string, opts: HttpOptions = {}) => apiRequest(e2e.server, path, opts);
+
+async function adminCreate(cluster: string, collection: string, obj: Json): Promise<Json> {
+  const answer = await admin(`/clusters/${cluster}${collection}`, { method: 'POST', body: JSON.stringify(obj), headers: { 'content-type': 'application/json' } });
+  if (answer.status !== 201 && answer.status !== 200) throw new Error(`creating ${collection} in ${cluster}: ${answer.status} ${answer.body}`);
+  return answer.json();
+}
+
+async function serviceAccountToken(cluster: string, name: string): Promise<string> {
+  await adminCreate(cluster, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  const request = await adminCreate(cluster, `/api/v1/namespaces/default/serviceaccounts/${name}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
+  return request.status.token as string;
+}
+
+const saSubject = (name: string) => ({ kind: 'ServiceAccount', name, namespace: 'default' });
+const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+
+/** What the request itself said: a canary named there is no leak. */
+function sentText(path: string, probe: { headers?: Record<string, string>; body?: string }): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // keep the raw path
+  }
+  return [path, decoded, JSON.stringify(probe.headers ?? {}), probe.body ?? ''].join('\n');
+}
+
+
+// ---------------------------------------------------------------------------------------------------- the vault
+
+const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const GROUP = 'cloak.isolation.example';
+const org = 'isolation-org';
+const vaultName = 'hushvault';
+const vaultPath = `root:${org}:${vaultName}`;
+const siblingPath = `root:${org}:sibling`;
+const SA = 'phantom-operator';
+const secretValue = 'zephyr-quartz';
+
+type Who = 'a' | 'b' | 'c' | 'd';
+const everyone: Who[] = ['a', 'b', 'c', 'd'];
+
+/** What kcp-admin learns while building the tree. */
+const tree = { vaultCluster: '', siblingCluster: '', pendingCluster: '', saToken: '' };
+
+/** Every string the vault holds that an outsider must never read (filled in once the cluster names are known). */
+function canaries(): string[] {
+  return [
+    vaultName,
+    vaultPath,
+    tree.vaultCluster,
+    tree.pendingCluster,
+    GROUP,
+    'HushWidget',
+    'hushwidgets',
+    'whisper-widget',
+    'ultraviolet',
+    'obsidian-lantern',
+    'nightshade',
+    'moonlit-cm',
+    'orchid-velvet',
+    'shadow-secret',
+    secretValue,
+    Buffer.from(secretValue).toString('base64'),
+    'covert-reader',
+    'covert-binding',
+    'covert-clusterrole',
+    'phantom-admin',
+    SA,
+    'stealth-type',
+    'pending-child',
+    // Written while the watches run.
+    'latecomer-cm',
+    'midnight-ink',
+  ];
+}
+
+/** Canaries a requester legitimately knows: their own name; with workspace access, the vault and its APIs. */
+function known(who: Who): string[] {
+  const own = who === 'c' || who === 'd' ? [SA] : [];
+  const entered = who === 'd' ? [vaultName, vaultPath, tree.vaultCluster] : [];
+  return [...own, ...entered];
+}
+
+/** Discovery and OpenAPI show the APIs of a workspace one may enter (kcp's system:discovery for the authenticated). */
+const apiCanaries = [GROUP, 'HushWidget', 'hushwidgets'];
+
+function tokenOf(who: Who): string {
+  if (who === 'a') return users.user1.token;
+  if (who === 'b') return users.user2.token;
+  return tree.saToken;
+}
+
+interface Probe {
+  label: string;
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** The status each requester must get. */
+  expect: (who: Who) => number;
+  /** The same request at a workspace (or type) that does not exist: an outsider must get the same answer. */
+  twin?: { path: string; real: string; fake: string };
+  /** Requesters for whom the twin must look the same (those who cannot see the target). */
+  hiddenFrom?: Who[];
+  /** Discovery/OpenAPI: the vault's API names are fine for requesters who may enter it. */
+  showsApis?: boolean;
+}
+
+const all403 = () => 403;
+const for403ElseD = (d: number) => (who: Who) => (who === 'd' ? d : 403);
+
+const json = (obj: Json) => ({ body: JSON.stringify(obj), headers: { 'content-type': 'application/json' } });
+const configMap = (name: string) => json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'nightshade' }, data: { x: 'y' } });
+
+/** Every request into one workspace `x` (a path or a cluster name), with its twin at `fake`. */
+function workspaceProbes(x: string, fake: string, hiddenFrom: Who[]): Probe[] {
+  const probes: Omit<Probe, 'twin' | 'hiddenFrom'>[] = [
+    // Discovery, legacy and aggregated, and OpenAPI v3 and v2: for (d) as kcp serves them to anyone who may enter.
+    { label: 'aggregated /api', path: '/api', headers: { accept: AGGREGATED }, expect: for403ElseD(200), showsApis: true },
+    { label: 'aggregated /apis', path: '/apis', headers: { accept: AGGREGATED }, expect: for403ElseD(200), showsApis: true },
+    { label: 'legacy /api', path: '/api', expect: for403ElseD(200) },
+    { label: 'legacy /apis', path: '/apis', expect: for403ElseD(200), showsApis: true },
+    { label: '/api/v1', path: '/api/v1', expect: for403ElseD(200) },
+    { label: 'CRD group', path: `/apis/${GROUP}`, expect: for403ElseD(200), showsApis: true },
+    { label: 'CRD group version', path: `/apis/${GROUP}/v1`, expect: for403ElseD(200), showsApis: true },
+    { label: 'tenancy group version', path: '/apis/tenancy.kcp.io/v1alpha1', expect: for403ElseD(200) },
+    { label: 'OpenAPI v3 index', path: '/openapi/v3', expect: for403ElseD(200), showsApis: true },
+    { label: 'OpenAPI v3 CRD group', path: `/openapi/v3/apis/${GROUP}/v1`, expect: for403ElseD(200), showsApis: true },
+    { label: 'OpenAPI v3 core', path: '/openapi/v3/api/v1', expect: for403ElseD(200) },
+    { label: 'OpenAPI v2', path: '/openapi/v2', expect: for403ElseD(200), showsApis: true },
+    // Public paths (kube's system:public-info-viewer): the same answer for everyone, about nothing in particular.
+    { label: '/version', path: '/version', expect: () => 200 },
+    { label: '/healthz', path: '/healthz', expect: () => 200 },
+    { label: '/livez', path: '/livez', expect: () => 200 },
+    { label: '/readyz', path: '/readyz', expect: () => 200 },
+    { label: '/metrics', path: '/metrics', expect: all403 },
+    { label: 'unknown non-resource path', path: '/nothing/here', expect: all403 },
+    { label: 'unknown resource', path: `/apis/${GROUP}/v1/nonexistents`, expect: all403 },
+    // Reads of every kind: built-in, CRD, kcp's own.
+    ...[
+      '/api/v1/namespaces',
+      '/api/v1/namespaces/nightshade',
+      '/api/v1/configmaps',
+      '/api/v1/namespaces/nightshade/configmaps',
+      '/api/v1/namespaces/nightshade/configmaps/moonlit-cm',
+      '/api/v1/secrets',
+      '/api/v1/namespaces/nightshade/secrets/shadow-secret',
+      '/api/v1/serviceaccounts',
+      `/api/v1/namespaces/default/serviceaccounts/${SA}`,
+      '/api/v1/events',
+      `/apis/${GROUP}/v1/hushwidgets`,
+      `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets/whisper-widget`,
+      `/apis/${GROUP}/v1/hushwidgets?labelSelector=clearance%3Dultraviolet`,
+      `/apis/${GROUP}/v1/hushwidgets?fieldSelector=metadata.name%3Dwhisper-widget`,
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/hushwidgets.${GROUP}`,
+      '/apis/rbac.authorization.k8s.io/v1/roles',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/nightshade/roles/covert-reader',
+      '/apis/rbac.authorization.k8s.io/v1/namespaces/nightshade/rolebindings/covert-binding',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles/covert-clusterrole',
+      '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      '/apis/core.kcp.io/v1alpha1/logicalclusters',
+      '/apis/core.kcp.io/v1alpha1/logicalclusters/cluster',
+      '/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      '/apis/tenancy.kcp.io/v1alpha1/workspaces/pending-child',
+      '/apis/tenancy.kcp.io/v1alpha1/workspacetypes',
+      '/apis/tenancy.kcp.io/v1alpha1/workspacetypes/stealth-type',
+    ].map((path) => ({ label: `GET ${path}`, path, expect: all403 })),
+    // Watches (they would stay open a second if they were let in).
+    ...['/api/v1/namespaces', '/api/v1/configmaps', `/apis/${GROUP}/v1/hushwidgets`, '/apis/tenancy.kcp.io/v1alpha1/workspaces'].map((path) => ({
+      label: `WATCH ${path}`,
+      path: `${path}?watch=1&timeoutSeconds=1`,
+      expect: all403,
+    })),
+    // Writes and subresources.
+    { label: 'create configmap', method: 'POST', path: '/api/v1/namespaces/nightshade/configmaps', ...configMap('intruder'), expect: all403 },
+    { label: 'dry-run create', method: 'POST', path: '/api/v1/namespaces/nightshade/configmaps?dryRun=All', ...configMap('moonlit-cm'), expect: all403 },
+    { label: 'update configmap', method: 'PUT', path: '/api/v1/namespaces/nightshade/configmaps/moonlit-cm', ...configMap('moonlit-cm'), expect: all403 },
+    {
+      label: 'merge patch',
+      method: 'PATCH',
+      path: '/api/v1/namespaces/nightshade/configmaps/moonlit-cm',
+      body: '{"data":{"x":"y"}}',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      expect: all403,
+    },
+    {
+      label: 'server-side apply',
+      method: 'PATCH',
+      path: '/api/v1/namespaces/nightshade/configmaps/moonlit-cm?fieldManager=intruder',
+      body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: moonlit-cm\n  namespace: nightshade\n',
+      headers: { 'content-type': 'application/apply-patch+yaml' },
+      expect: all403,
+    },
+    { label: 'delete configmap', method: 'DELETE', path: '/api/v1/namespaces/nightshade/configmaps/moonlit-cm', expect: all403 },
+    { label: 'deletecollection', method: 'DELETE', path: '/api/v1/namespaces/nightshade/configmaps', expect: all403 },
+    { label: 'delete namespace', method: 'DELETE', path: '/api/v1/namespaces/nightshade', expect: all403 },
+    { label: 'namespace finalize', method: 'PUT', path: '/api/v1/namespaces/nightshade/finalize', ...json({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'nightshade' } }), expect: all403 },
+    { label: 'CR status', method: 'PATCH', path: `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets/whisper-widget/status`, body: '{"status":{"replicas":9}}', headers: { 'content-type': 'application/merge-patch+json' }, expect: all403 },
+    { label: 'CR scale', path: `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets/whisper-widget/scale`, expect: all403 },
+    {
+      label: 'CR scale update',
+      method: 'PUT',
+      path: `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets/whisper-widget/scale`,
+      ...json({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'whisper-widget', namespace: 'nightshade' }, spec: { replicas: 5 } }),
+      expect: all403,
+    },
+    {
+      label: 'token request',
+      method: 'POST',
+      path: `/api/v1/namespaces/default/serviceaccounts/${SA}/token`,
+      ...json({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} }),
+      expect: all403,
+    },
+    {
+      label: 'create CRD',
+      method: 'POST',
+      path: '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      ...json({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `hushwidgets.${GROUP}` } }),
+      expect: all403,
+    },
+    {
+      label: 'grant oneself cluster-admin',
+      method: 'POST',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      ...json({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: 'self-service' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:authenticated' }],
+      }),
+      expect: all403,
+    },
+    {
+      label: 'create workspace',
+      method: 'POST',
+      path: '/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      ...json({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'squatter' } }),
+      expect: all403,
+    },
+    // Reviews: (d) may ask about itself (system:basic-user), nobody here may ask about others.
+    {
+      label: 'SelfSubjectAccessReview',
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      ...json({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'secrets', namespace: 'nightshade', name: 'shadow-secret' } } }),
+      expect: for403ElseD(201),
+    },
+    {
+      label: 'SelfSubjectRulesReview',
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      ...json({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'nightshade' } }),
+      expect: for403ElseD(201),
+    },
+    {
+      label: 'SelfSubjectReview',
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      ...json({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+      expect: for403ElseD(201),
+    },
+    {
+      label: 'SubjectAccessReview',
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      ...json({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'kcp-admin', resourceAttributes: { verb: 'list', resource: 'secrets' } } }),
+      expect: all403,
+    },
+    {
+      label: 'TokenReview',
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/tokenreviews',
+      ...json({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'guess' } }),
+      expect: all403,
+    },
+    // Impersonation: asking to be someone else is checked in the workspace, and refused.
+    {
+      label: 'impersonate kcp-admin as system:masters',
+      path: '/api/v1/namespaces/nightshade/secrets',
+      headers: { 'impersonate-user': 'kcp-admin', 'impersonate-group': 'system:masters' },
+      expect: all403,
+    },
+    {
+      label: 'impersonate the vault’s service account',
+      path: '/api/v1/namespaces/nightshade/secrets',
+      headers: { 'impersonate-user': `system:serviceaccount:default:${SA}` },
+      expect: all403,
+    },
+  ];
+  return probes.map((p) => ({
+    ...p,
+    path: `/clusters/${x}${p.path}`,
+    twin: { path: `/clusters/${fake}${p.path}`, real: x, fake },
+    hiddenFrom,
+  }));
+}
+
+/** The `*` wildcard: list and watch are for system:masters only; other verbs are refused before anything is read. */
+function wildcardProbes(): Probe[] {
+  const lists = [
+    '/api/v1/configmaps',
+    '/api/v1/secrets',
+    '/api/v1/namespaces',
+    `/apis/${GROUP}/v1/hushwidgets`,
+    '/apis/tenancy.kcp.io/v1alpha1/workspaces',
+    '/apis/core.kcp.io/v1alpha1/logicalclusters',
+    '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+  ];
+  return [
+    ...lists.map((p) => ({ label: `wildcard LIST ${p}`, path: `/clusters/*${p}`, expect: all403 })),
+    ...lists.map((p) => ({ label: `wildcard WATCH ${p}`, path: `/clusters/*${p}?watch=1&timeoutSeconds=1`, expect: all403 })),
+    { label: 'wildcard discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED }, expect: all403 },
+    { label: 'wildcard OpenAPI', path: '/clusters/*/openapi/v3', expect: all403 },
+    { label: 'wildcard create', method: 'POST', path: '/clusters/*/api/v1/namespaces/nightshade/configmaps', ...configMap('intruder'), expect: all403 },
+  ];
+}
+
+/** The lifecycle virtual workspaces of the vault's type; the twin names a type that does not exist. */
+function lifecycleProbes(): Probe[] {
+  const probes: Probe[] = [];
+  for (const vw of ['initializingworkspaces', 'terminatingworkspaces']) {
+    const base = (type: string) => `/services/${vw}/${vaultPath}:${type}/clusters`;
+    const paths = [
+      '/*/apis/core.kcp.io/v1alpha1/logicalclusters',
+      '/*/apis/core.kcp.io/v1alpha1/logicalclusters?watch=1&timeoutSeconds=1',
+      '/*/apis',
+      `/${tree.pendingCluster}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`,
+      `/${tree.pendingCluster}/api/v1/namespaces`,
+      `/${tree.pendingCluster}/api/v1/namespaces/default/configmaps`,
+    ];
+    for (const p of paths) {
+      probes.push({
+        label: `${vw} ${p}`,
+        path: `${base('stealth-type')}${p}`,
+        expect: all403,
+        twin: { path: `${base('nope-type')}${p}`, real: 'stealth-type', fake: 'nope-type' },
+        hiddenFrom: everyone,
+      });
+    }
+    probes.push({
+      label: `${vw} status patch`,
+      method: 'PATCH',
+      path: `${base('stealth-type')}/${tree.pendingCluster}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster/status`,
+      body: '{"status":{"initializers":[]}}',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      expect: all403,
+    });
+  }
+  return probes;
+}
+
+/** Paths that are not the vault's but come near it: homes, malformed and encoded paths, the waiting child. */
+function edgeProbes(): Probe[] {
+  const hidden = (path: string, fake: string, real: string, from = everyone): Probe => ({
+    label: `hidden ${path}`,
+    path,
+    expect: all403,
+    twin: { path: path.replace(real, fake), real, fake },
+    hiddenFrom: from,
+  });
+  return [
+    hidden('/clusters/user:kcp-admin/api/v1/namespaces', 'user:nobody-at-all', 'user:kcp-admin'),
+    hidden(`/clusters/${tree.pendingCluster}/api/v1/namespaces`, 'zzzzzzzzzzzzzzzz', tree.pendingCluster),
+    hidden(`/clusters/${vaultPath}:pending-child/api/v1/namespaces`, `${vaultPath}:no-such-child`, `${vaultPath}:pending-child`),
+    hidden(`/clusters/${vaultPath}:pending-child:deeper/api`, `${vaultPath}:no-such-child:deeper`, `${vaultPath}:pending-child`),
+    // Encoded colons are the same path.
+    hidden(`/clusters/${vaultPath.replaceAll(':', '%3A')}/api/v1/configmaps`, `root%3A${org}%3Anothere`, vaultPath.replaceAll(':', '%3A'), ['a', 'b', 'c']),
+    { label: 'dot-dot segment in the cluster', path: `/clusters/root:${org}:..:${vaultName}/api`, expect: () => 400 },
+    { label: 'bad cluster name', path: '/clusters/Hush_Vault/api', expect: () => 400 },
+    { label: 'encoded slash', path: `/clusters/${vaultPath}/api/v1/namespaces/nightshade%2fconfigmaps`, expect: () => 400 },
+    // A `..` segment is refused as it is sent (test/e2e/bad-input.test.ts), before any workspace is looked at.
+    { label: 'dot-dot out of another workspace', path: `/clusters/root:${org}:sibling/../${vaultPath}/api/v1/configmaps`, expect: () => 400 },
+    // The shared root: what any authenticated user sees there is filtered to what they may enter.
+    { label: 'root workspaces', path: '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces', expect: () => 200 },
+    { label: 'org workspaces', path: `/clusters/root:${org}/apis/tenancy.kcp.io/v1alpha1/workspaces`, expect: all403 },
+    { label: 'org workspace by name', path: `/clusters/root:${org}/apis/tenancy.kcp.io/v1alpha1/workspaces/${vaultName}`, expect: all403 },
+    // The workspace index: everyone gets their own list.
+    { label: 'workspace index', path: '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces', expect: () => 200 },
+    { label: 'workspace index discovery', path: '/services/workspaces/all/clusters/*/apis', headers: { accept: AGGREGATED }, expect: () => 200 },
+  ];
+}
+
+/** Bare server URL (no /clusters/): token users reach no cluster; a service account reaches its own. */
+function bareProbes(): Probe[] {
+  const own = (who: Who) => (who === 'c' || who === 'd' ? 200 : 403);
+  return [
+    // The shard's metrics count every tenant's requests: being admin of one's own home does not open them.
+    { label: 'metrics in user-1’s home', path: `/clusters/user:${users.user1.name}/metrics`, expect: (who) => (who === 'a' ? 404 : 403) },
+    { label: 'metrics in the sibling', path: `/clusters/${siblingPath}/metrics`, expect: (who) => (who === 'a' ? 403 : 404) },
+    { label: 'bare /api', path: '/api', expect: own },
+    { label: 'bare /apis', path: '/apis', headers: { accept: AGGREGATED }, expect: own },
+    { label: 'bare configmaps', path: '/api/v1/configmaps', expect: own },
+    // A service account's bare URL is its own workspace, where the shard's metrics are not served.
+    { label: 'bare /metrics', path: '/metrics', expect: (who) => (who === 'c' || who === 'd' ? 404 : 403) },
+  ];
+}
+
+async function ask(who: Who, path: string, probe: Pick<Probe, 'method' | 'headers' | 'body'>): Promise<HttpAnswer> {
+  const opts: HttpOptions = { method: probe.method ?? 'GET', headers: probe.headers, body: probe.body, token: tokenOf(who) };
+  return apiRequest(e2e.server, path, opts);
+}
+
+function leaksIn(who: Who, text: string, sent: string, showsApis = false): string[] {
+  const allowed = new Set([...known(who), ...(who === 'd' && showsApis ? apiCanaries : [])]);
+  return canaries().filter((c) => c && !allowed.has(c) && !sent.includes(c) && text.includes(c));
+}
+
+interface Finding {
+  who: Who;
+  probe: string;
+  problem: string;
+}
+
+/** Runs the probes for one requester (a few at a time) and returns what went wrong. */
+async function walk(who: Who, probes: Probe[]): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  const queue = [...probes];
+  const worker = async () => {
+    for (let probe = queue.shift(); probe; probe = queue.shift()) {
+      const answer = await ask(who, probe.path, probe);
+      const note = (problem: string) => findings.push({ who, probe: `${probe.label} (${probe.method ?? 'GET'} ${probe.path})`, problem });
+      const expected = probe.expect(who);
+      if (answer.status !== expected) note(`status ${answer.status}, expected ${expected}: ${answer.body.slice(0, 300)}`);
+      const leaked = leaksIn(who, answer.body, sentText(probe.path, probe), probe.showsApis);
+      if (leaked.length > 0) note(`body names ${leaked.join(', ')}: ${answer.body.slice(0, 300)}`);
+      if (probe.twin && probe.hiddenFrom?.includes(who)) {
+        const twin = await ask(who, probe.twin.path, probe);
+        const same = twin.body.replaceAll(probe.twin.fake, probe.twin.real).replaceAll(decodeURIComponent(probe.twin.fake), decodeURIComponent(probe.twin.real));
+        if (twin.status !== answer.status || same !== answer.body) {
+          note(`differs from a missing one (${twin.status}: ${twin.body.slice(0, 200)}) vs (${answer.status}: ${answer.body.slice(0, 200)})`);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  return findings;
+}
+
+function matrix(requesters: Who[]): Promise<Finding[]>[] {
+  return requesters.map((who) => {
+    const hiddenFrom: Who[] = who === 'd' ? [] : [who];
+    const probes = [
+      ...workspaceProbes(vaultPath, `root:${org}:nothere`, hiddenFrom),
+      ...workspaceProbes(tree.vaultCluster, 'zzzzzzzzzzzzzzzz', hiddenFrom),
+      ...wildcardProbes(),
+      ...lifecycleProbes(),
+      ...edgeProbes(),
+      ...bareProbes(),
+    ];
+    return walk(who, probes);
+  });
+}
+
+
+async function workspaceIn(parent: string, name: string, phase: string, type?: Json): Promise<string> {
+  await adminCreate(parent, '/apis/tenancy.kcp.io/v1alpha1/workspaces', {
+    apiVersion: 'tenancy.kcp.io/v1alpha1',
+    kind: 'Workspace',
+    metadata: { name },
+    ...(type ? { spec: { type } } : {}),
+  });
+  return eventually(`${parent}:${name} ${phase}`, async () => {
+    const ws = (await admin(`/clusters/${parent}/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
+    return ws.status?.phase === phase ? (ws.spec.cluster as string) : undefined;
+  });
+}
+
+const rbac = '/apis/rbac.authorization.k8s.io/v1';
+const roleRef = (name: string, kind = 'ClusterRole') => ({ apiGroup: 'rbac.authorization.k8s.io', kind, name });
+const serviceAccountSubject = { kind: 'ServiceAccount', name: SA, namespace: 'default' };
+
+function bindClusterRole(cluster: string, name: string, role: string, subject: Json): Promise<Json> {
+  return adminCreate(cluster, `${rbac}/clusterrolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: roleRef(role),
+    subjects: [subject],
+  });
+}
+
+/** The vault, its sibling and the homes the probes name. */
+async function buildVault(): Promise<void> {
+  await workspaceIn('root', org, 'Ready');
+  [tree.vaultCluster, tree.siblingCluster] = await Promise.all([
+    workspaceIn(`root:${org}`, vaultName, 'Ready'),
+    workspaceIn(`root:${org}`, 'sibling', 'Ready'),
+  ]);
+  const v = vaultPath;
+  await adminCreate(v, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `hushwidgets.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: { kind: 'HushWidget', plural: 'hushwidgets', singular: 'hushwidget', listKind: 'HushWidgetList' },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+        },
+      ],
+    },
+  });
+  await adminCreate(v, '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'nightshade', labels: { clearance: 'ultraviolet' } } });
+  await eventually('the CRD served', async () => ((await admin(`/clusters/${v}/apis/${GROUP}/v1`)).status === 200 ? true : undefined));
+  const ns = '/api/v1/namespaces/nightshade';
+  await Promise.all([
+    adminCreate(v, `${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'moonlit-cm', labels: { clearance: 'ultraviolet' } }, data: { codeword: 'orchid-velvet' } }),
+    adminCreate(v, `${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'shadow-secret' }, stringData: { password: secretValue } }),
+    adminCreate(v, `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets`, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'HushWidget',
+      metadata: { name: 'whisper-widget', labels: { clearance: 'ultraviolet' } },
+      spec: { replicas: 2, payload: 'obsidian-lantern' },
+    }),
+    adminCreate(v, `${rbac}/namespaces/nightshade/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'covert-reader' },
+      rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['shadow-secret'], verbs: ['get'] }],
+    }),
+    adminCreate(v, `${rbac}/namespaces/nightshade/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'covert-binding' },
+      roleRef: roleRef('covert-reader', 'Role'),
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'ultraviolet-auditor' }],
+    }),
+    adminCreate(v, `${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'covert-clusterrole' },
+      rules: [{ apiGroups: [GROUP], resources: ['hushwidgets'], verbs: ['*'] }],
+    }),
+    // The vault's own service account, named like the sibling's, may do anything in the vault.
+    adminCreate(v, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA } }),
+    bindClusterRole(v, 'phantom-admin', 'cluster-admin', serviceAccountSubject),
+    adminCreate(v, '/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'WorkspaceType',
+      metadata: { name: 'stealth-type' },
+      spec: { initializer: true, terminator: true, extend: { with: [{ name: 'universal', path: 'root' }] } },
+    }),
+  ]);
+  tree.pendingCluster = await workspaceIn(v, 'pending-child', 'Initializing', { name: 'stealth-type', path: v });
+
+  // The sibling: user-2 administers it; its service account of the same name may do anything there too.
+  const s = siblingPath;
+  await Promise.all([
+    bindClusterRole(s, 'user-2-admin', 'cluster-admin', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: users.user2.name }),
+    adminCreate(s, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: SA } }),
+    bindClusterRole(s, 'sibling-robot-admin', 'cluster-admin', serviceAccountSubject),
+    // kcp-admin's home exists, so probing it is probing something real; so does user-1's.
+    admin('/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~'),
+    eventually('user-1’s home', async () => {
+      const home = await apiRequest(e2e.server, '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~', { token: users.user1.token });
+      return home.status === 200 ? true : undefined;
+    }),
+  ]);
+  const token = await adminCreate(s, `/api/v1/namespaces/default/serviceaccounts/${SA}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: 3600 },
+  });
+  tree.saToken = token.status.token;
+}
+
+// ---------------------------------------------------------------------------------------------------- the matrix
+
+const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
 const PRIVATE_GROUP = 'zircon-private.matrix.example';
 const EXPORT_GROUP = 'matrix.provider.example';
 const EXPORT = 'gizmos';
@@ -57,9 +662,9 @@ const principals: Principal[] = ['none', 'adminA', 'saB', 'provider'];
 /** What the fixture learns: cluster names (markers too) and the service accounts' tokens. */
 const fx = { a: '', b: '', inner: '', provider: '', saBToken: '', providerToken: '', earlyRevision: '' };
 
-function tokenOf(p: Principal): string {
-  if (p === 'none') return users.user1.token;
-  if (p === 'adminA') return users.user2.token;
+function principalToken(p: Principal): string {
+  if (p === 'none') return users.user3.token;
+  if (p === 'adminA') return users.user4.token;
   if (p === 'saB') return fx.saBToken;
   return fx.providerToken;
 }
@@ -109,7 +714,7 @@ function workspaceRequests(tenant: 'a' | 'b'): { family: string; rel: string; ok
   const rows: { family: string; rel: string; ok: number; headers?: Record<string, string>; shows?: string[] }[] = [
     { family: 'discovery', rel: '/api', ok: 200 },
     { family: 'discovery', rel: '/apis', ok: 200 },
-    { family: 'discovery', rel: '/apis', ok: 200, headers: { accept: AGGREGATED } },
+    { family: 'discovery', rel: '/apis', ok: 200, headers: { accept: AGGREGATED_V2 } },
     { family: 'discovery', rel: '/api/v1', ok: 200 },
     { family: 'openapi', rel: '/openapi/v2', ok: 200 },
     { family: 'openapi', rel: '/openapi/v3', ok: 200 },
@@ -203,7 +808,7 @@ function rowsFor(p: Principal): Row[] {
     rows.push({ principal: p, family: 'wildcard/list', path: `/clusters/*${rel}`, expected: 403, allowed: [] });
     rows.push({ principal: p, family: 'wildcard/watch', path: `/clusters/*${rel}${watchRv0Q}`, expected: 403, allowed: [] });
   }
-  rows.push({ principal: p, family: 'wildcard/discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED }, expected: 403, allowed: [] });
+  rows.push({ principal: p, family: 'wildcard/discovery', path: '/clusters/*/apis', headers: { accept: AGGREGATED_V2 }, expected: 403, allowed: [] });
   rows.push({ principal: p, family: 'wildcard/openapi', path: '/clusters/*/openapi/v3', expected: 403, allowed: [] });
   rows.push(...apiExportRows(p), ...claimReadRows(p), ...lifecycleRows(p), ...indexAndHomeRows(p), ...bareRows(p), ...impersonationRows(p));
   return rows;
@@ -256,7 +861,7 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/list', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: isProvider ? 200 : 403, allowed: bound, mustSee: isProvider ? markers.aBound : undefined },
     { principal: p, family: 'apiexport/watch', path: `${base}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${watchRv0Q}`, expected: isProvider ? 200 : 403, allowed: bound },
     { principal: p, family: 'apiexport/get', path: `${base}/${fx.a}/apis/${EXPORT_GROUP}/v1/namespaces/ns-a/${EXPORT}/gizmo-beryl-a4`, expected: isProvider ? 200 : 403, allowed: bound },
-    { principal: p, family: 'apiexport/discovery', path: `${base}/*/apis`, headers: { accept: AGGREGATED }, expected: isProvider ? 200 : 403, allowed: [] },
+    { principal: p, family: 'apiexport/discovery', path: `${base}/*/apis`, headers: { accept: AGGREGATED_V2 }, expected: isProvider ? 200 : 403, allowed: [] },
     { principal: p, family: 'apiexport/discovery', path: `${base}/*/apis/${EXPORT_GROUP}/v1`, expected: isProvider ? 200 : 403, allowed: [] },
     // No core resource is claimed: the export's view has no /api/v1 at all.
     { principal: p, family: 'apiexport/discovery', path: `${base}/*/api/v1`, expected: isProvider ? 404 : 403, allowed: [] },
@@ -447,7 +1052,7 @@ function bareRows(p: Principal): Row[] {
   const reads = p === 'saB' ? 200 : 403;
   return [
     { principal: p, family: 'bare/discovery', path: '/api', expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
-    { principal: p, family: 'bare/discovery', path: '/apis', headers: { accept: AGGREGATED }, expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
+    { principal: p, family: 'bare/discovery', path: '/apis', headers: { accept: AGGREGATED_V2 }, expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
     { principal: p, family: 'bare/read', path: '/api/v1/secrets', expected: reads, allowed: own },
     { principal: p, family: 'bare/watch', path: `/api/v1/configmaps${watchRv0Q}`, expected: reads, allowed: own },
     { principal: p, family: 'bare/openapi', path: '/openapi/v3', expected: p === 'saB' || p === 'provider' ? 200 : 403, allowed: [] },
@@ -472,7 +1077,7 @@ function impersonationRows(p: Principal): Row[] {
     '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
     `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`,
     '/services/initializingworkspaces/root:tenant-a:gate-type/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters',
-    `/clusters/user:${users.user2.name}/api/v1/secrets`,
+    `/clusters/user:${users.user4.name}/api/v1/secrets`,
   ];
   return paths.flatMap((path) => [
     { principal: p, family: 'impersonation', path, headers: asMasters, expected: 403, allowed: [] },
@@ -605,21 +1210,12 @@ function messageOf(answer: HttpAnswer): string | undefined {
   }
 }
 
-async function ask(p: Principal, path: string, headers?: Record<string, string>, write?: Pick<Row, 'method' | 'body' | 'contentType'>): Promise<HttpAnswer> {
-  if (!write?.method) return apiRequest(e2e.server, path, { token: tokenOf(p), headers });
+async function askAs(p: Principal, path: string, headers?: Record<string, string>, write?: Pick<Row, 'method' | 'body' | 'contentType'>): Promise<HttpAnswer> {
+  if (!write?.method) return apiRequest(e2e.server, path, { token: principalToken(p), headers });
   const sent = write.body !== undefined ? { body: write.body, headers: { ...headers, 'content-type': write.contentType ?? 'application/json' } } : { headers };
-  return apiRequest(e2e.server, path, { token: tokenOf(p), method: write.method, ...sent });
+  return apiRequest(e2e.server, path, { token: principalToken(p), method: write.method, ...sent });
 }
 
-function named(path: string, headers?: Record<string, string>): string {
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    // keep it raw
-  }
-  return `${path}\n${decoded}\n${JSON.stringify(headers ?? {})}`;
-}
 
 /** The body with its continue tokens decoded: a token is opaque to the client but carries a storage key. */
 function readable(body: string): string {
@@ -629,7 +1225,7 @@ function readable(body: string): string {
 
 /** Markers in `body` the row does not allow and the request did not name. */
 function leaked(body: string, row: Pick<Row, 'allowed' | 'path' | 'headers'>, all: string[]): string[] {
-  const sent = named(row.path, row.headers);
+  const sent = sentText(row.path, { headers: row.headers });
   const text = readable(body);
   return all.filter((m) => m && !row.allowed.includes(m) && !sent.includes(m) && text.includes(m));
 }
@@ -648,7 +1244,7 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
       const where = `${row.principal} ${row.family} ${row.method ?? 'GET'} ${row.path}`;
-      const answer = await ask(row.principal, row.path, row.headers, row);
+      const answer = await askAs(row.principal, row.path, row.headers, row);
       out.checks += 2;
       if (answer.status !== row.expected) out.wrongStatus.push(`${where}: ${answer.status}, expected ${row.expected}: ${answer.body.slice(0, 240)}`);
       else if (row.message !== undefined && messageOf(answer) !== row.message) out.wrongStatus.push(`${where}: said ${answer.body.slice(0, 240)}, expected ${row.message}`);
@@ -661,7 +1257,7 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
       }
       if (row.twin) {
         out.checks += 1;
-        const twin = await ask(row.principal, row.twin.path, row.headers);
+        const twin = await askAs(row.principal, row.twin.path, row.headers);
         const same = twin.body.replaceAll(row.twin.fake, row.twin.real);
         if (twin.status !== answer.status || same !== answer.body) {
           out.distinguishable.push(`${where}: ${answer.status} ${answer.body.slice(0, 200)} vs missing ${twin.status} ${twin.body.slice(0, 200)}`);
@@ -673,52 +1269,10 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------------- fixture
 
-const admin = (path: string, method = 'GET', body?: Json) =>
-  apiRequest(e2e.server, path, { method, ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
-
-async function adminCreate(cluster: string, collection: string, obj: Json): Promise<Json> {
-  const answer = await admin(`/clusters/${cluster}${collection}`, 'POST', obj);
-  if (answer.status !== 201 && answer.status !== 200) throw new Error(`creating ${collection} in ${cluster}: ${answer.status} ${answer.body}`);
-  return answer.json();
-}
-
-async function readyWorkspace(name: string, parent = 'root'): Promise<string> {
-  await adminCreate(parent, '/apis/tenancy.kcp.io/v1alpha1/workspaces', { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } });
-  return eventually(`${parent}:${name} Ready`, async () => {
-    const ws = (await admin(`/clusters/${parent}/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
-    return ws.status?.phase === 'Ready' ? (ws.spec.cluster as string) : undefined;
-  });
-}
-
-const rbac = '/apis/rbac.authorization.k8s.io/v1';
-
-function bind(cluster: string, name: string, role: string, subject: Json): Promise<Json> {
-  return adminCreate(cluster, `${rbac}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
-    subjects: [subject],
-  });
-}
-
-async function serviceAccountToken(cluster: string, name: string): Promise<string> {
-  await adminCreate(cluster, '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-  const request = await adminCreate(cluster, `/api/v1/namespaces/default/serviceaccounts/${name}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: { expirationSeconds: 3600 },
-  });
-  return request.status.token as string;
-}
-
-const saSubject = (name: string) => ({ kind: 'ServiceAccount', name, namespace: 'default' });
-const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-
-beforeAll(async () => {
-  [fx.a, fx.b, fx.provider] = await Promise.all([readyWorkspace('tenant-a'), readyWorkspace('tenant-b'), readyWorkspace('provider')]);
+/** The tenants, the provider and their markers. */
+async function buildMatrix(): Promise<void> {
+  [fx.a, fx.b, fx.provider] = await Promise.all([workspaceIn('root', 'tenant-a', 'Ready'), workspaceIn('root', 'tenant-b', 'Ready'), workspaceIn('root', 'provider', 'Ready')]);
   const a = 'root:tenant-a';
   const b = 'root:tenant-b';
   const p = 'root:provider';
@@ -743,11 +1297,11 @@ beforeAll(async () => {
       { apiGroups: ['apis.kcp.io'], resources: ['apiexports/content'], resourceNames: [CLAIMS_EXPORT], verbs: ['*'] },
     ],
   });
-  await bind(p, 'gizmo-content', 'gizmo-content', saSubject('gizmo-controller'));
+  await bindClusterRole(p, 'gizmo-content', 'gizmo-content', saSubject('gizmo-controller'));
 
-  // tenant-a: admin user-2, a private CRD, the bound export, and the markers.
+  // tenant-a: admin user-4, a private CRD, the bound export, and the markers.
   await Promise.all([
-    bind(a, 'user-2-admin', 'cluster-admin', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: users.user2.name }),
+    bindClusterRole(a, 'user-4-admin', 'cluster-admin', { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: users.user4.name }),
     adminCreate(a, '/api/v1/namespaces', namespace('ns-a')),
     adminCreate(
       a,
@@ -778,7 +1332,7 @@ beforeAll(async () => {
 
   // tenant-b: its service account is cluster-admin there; its markers.
   // tenant-a:inner: a child none of the four may enter, with a marker of its own.
-  fx.inner = await readyWorkspace('inner', a);
+  fx.inner = await workspaceIn(a, 'inner', 'Ready');
   await adminCreate(a, '/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
     apiVersion: 'tenancy.kcp.io/v1alpha1',
     kind: 'WorkspaceType',
@@ -788,7 +1342,7 @@ beforeAll(async () => {
   await adminCreate(`${a}:inner`, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-jade-i5' }, data: { k: 'value-jade-62e' } });
 
   fx.saBToken = await serviceAccountToken(b, 'robot-b');
-  await Promise.all([bind(b, 'robot-b-admin', 'cluster-admin', saSubject('robot-b')), adminCreate(b, '/api/v1/namespaces', namespace('ns-b'))]);
+  await Promise.all([bindClusterRole(b, 'robot-b-admin', 'cluster-admin', saSubject('robot-b')), adminCreate(b, '/api/v1/namespaces', namespace('ns-b'))]);
   await Promise.all([
     adminCreate(b, '/api/v1/namespaces/ns-b/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-topaz-b2' }, data: { k: 'value-topaz-4c8' } }),
     adminCreate(b, '/api/v1/namespaces/ns-b/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'secret-onyx-b6' }, stringData: { password: 'pw-onyx-0d9' } }),
@@ -796,15 +1350,134 @@ beforeAll(async () => {
 
   fx.earlyRevision = (await admin('/clusters/root:tenant-b/api/v1/namespaces/ns-b/configmaps/cm-topaz-b2')).json().metadata.resourceVersion;
   // Everyone's RBAC and the provider's virtual workspace are live before the walk.
-  await eventually('user-2 reads tenant-a', async () => ((await ask('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
-  await eventually('robot-b reads tenant-b', async () => ((await ask('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
+  await eventually('user-4 reads tenant-a', async () => ((await askAs('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
+  await eventually('robot-b reads tenant-b', async () => ((await askAs('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
   await eventually('the provider reads the ConfigMap tenant-a shares', async () =>
-    (await ask('provider', `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/*/api/v1/configmaps`)).body.includes('cm-shared-lapis-a5') ? true : undefined,
+    (await askAs('provider', `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/*/api/v1/configmaps`)).body.includes('cm-shared-lapis-a5') ? true : undefined,
   );
   await eventually('the provider lists gizmos', async () =>
-    (await ask('provider', `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`)).body.includes('gizmo-beryl-a4') ? true : undefined,
+    (await askAs('provider', `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`)).body.includes('gizmo-beryl-a4') ? true : undefined,
   );
-}, 150_000);
+}
+
+// ---------------------------------------------------------------------------------------------------- the tests
+
+beforeAll(async () => {
+  await Promise.all([buildVault(), buildMatrix()]);
+}, 180_000);
+
+function report(findings: Finding[]): string {
+  return findings.map((f) => `(${f.who}) ${f.probe}: ${f.problem}`).join('\n');
+}
+
+describe('an outsider learns nothing about the vault', () => {
+  it('through any endpoint, as a user without access, a sibling’s admin and a sibling’s service account', async () => {
+    const findings = (await Promise.all(matrix(['a', 'b', 'c']))).flat();
+    expect(report(findings)).toBe('');
+  }, 120_000);
+
+  it('through watches, while kcp-admin writes new secrets into the vault', async () => {
+    const watches = [
+      `/clusters/${vaultPath}/api/v1/configmaps`,
+      `/clusters/${tree.vaultCluster}/api/v1/namespaces/nightshade/configmaps`,
+      '/clusters/*/api/v1/configmaps',
+      `/clusters/*/apis/${GROUP}/v1/hushwidgets`,
+      '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      `/clusters/${vaultPath}/apis/tenancy.kcp.io/v1alpha1/workspaces`,
+      '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
+      `/services/initializingworkspaces/${vaultPath}:stealth-type/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters`,
+    ];
+    const streams = (['a', 'b', 'c'] as Who[]).flatMap((who) =>
+      watches.map(async (path) => {
+        const answer = await ask(who, `${path}?watch=1&timeoutSeconds=3&allowWatchBookmarks=true`, {});
+        return { who, path, answer };
+      }),
+    );
+    await sleep(500);
+    await adminCreate(vaultPath, '/api/v1/namespaces/nightshade/configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'latecomer-cm' },
+      data: { ink: 'midnight-ink' },
+    });
+    await adminCreate(vaultPath, `/apis/${GROUP}/v1/namespaces/nightshade/hushwidgets`, {
+      apiVersion: `${GROUP}/v1`,
+      kind: 'HushWidget',
+      metadata: { name: 'latecomer-cm' },
+      spec: { payload: 'midnight-ink' },
+    });
+    const findings: Finding[] = [];
+    for (const { who, path, answer } of await Promise.all(streams)) {
+      const open = path.startsWith('/services/workspaces/') || path === '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces';
+      if (answer.status !== (open ? 200 : 403)) findings.push({ who, probe: `watch ${path}`, problem: `status ${answer.status}: ${answer.body.slice(0, 200)}` });
+      const leaked = leaksIn(who, answer.body, path);
+      if (leaked.length > 0) findings.push({ who, probe: `watch ${path}`, problem: `stream names ${leaked.join(', ')}` });
+    }
+    expect(report(findings)).toBe('');
+  }, 60_000);
+
+  it('nor with kubectl, as users type it', async () => {
+    const as = (who: Who, server: string) => (args: string[]) =>
+      kubectl(e2e.server, ['--context', 'root', '--token', tokenOf(who), '--server', `${e2e.server.url}${server}`, ...args], { reject: false });
+    const runs = await Promise.all([
+      as('a', `/clusters/${vaultPath}`)(['get', 'configmaps', '-n', 'nightshade']),
+      as('a', `/clusters/${tree.vaultCluster}`)(['api-resources']),
+      as('b', `/clusters/root:${org}`)(['get', 'workspaces']),
+      as('c', `/clusters/${vaultPath}`)(['get', 'secrets', '-A', '-o', 'yaml']),
+    ]);
+    const [cms, resources, workspaces, secrets] = runs;
+    // kubectl prints no message for a refused discovery.
+    expect(cms!.stderr).toContain('Error from server (Forbidden)');
+    expect(resources!.exitCode).not.toBe(0);
+    expect(workspaces!.stderr).toContain('Error from server (Forbidden)');
+    expect(secrets!.exitCode).not.toBe(0);
+    const who: Who[] = ['a', 'a', 'b', 'c'];
+    runs.forEach((run, i) => expect(leaksIn(who[i]!, run.stdout + run.stderr, run.command)).toEqual([]));
+    // The workspace index and `kubectl get workspaces` in root show the sibling's admin the sibling only.
+    const index = await as('b', '/services/workspaces/all/clusters/*')(['get', 'workspaces', '-o', 'jsonpath={.items[*].metadata.name}']);
+    expect(index.stdout.trim()).toBe('sibling');
+  }, 60_000);
+
+  it('not even with a home: a foreign service account has none (it would be shared by every foreign account)', async () => {
+    const answer = await ask('c', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~', {});
+    expect(answer.status).toBe(403);
+    expect(answer.json().message).toBe(
+      'workspaces.tenancy.kcp.io "~" is forbidden: User "system:anonymous" cannot create resource "workspaces" in API group "tenancy.kcp.io" at the cluster scope: workspace access not permitted',
+    );
+  });
+
+  it('nor from workspace types: a type in the vault is as unknown as a missing one, and the vault’s namesake account lends nothing', async () => {
+    // user-1 in their home; the sibling's account in the sibling, where it may create workspaces.
+    const create = (who: Who, cluster: string, type: string) =>
+      ask(who, `/clusters/${cluster}/apis/tenancy.kcp.io/v1alpha1/workspaces`, {
+        method: 'POST',
+        ...json({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: `typed-${who}` }, spec: { type: { name: type, path: vaultPath } } }),
+      });
+    for (const [who, cluster] of [
+      ['a', `user:${users.user1.name}`],
+      ['c', siblingPath],
+    ] as [Who, string][]) {
+      const real = await create(who, cluster, 'stealth-type');
+      const missing = await create(who, cluster, 'nope-type');
+      expect(real.status).toBe(403);
+      expect(real.body).toBe(missing.body.replaceAll('nope-type', 'stealth-type'));
+    }
+  });
+});
+
+describe('with workspace access granted to the sibling’s accounts, but no RBAC', () => {
+  it('the service account enters the vault and still reads nothing of its content', async () => {
+    await bindClusterRole(vaultPath, 'sibling-access', 'system:kcp:workspace:access', {
+      kind: 'Group',
+      apiGroup: 'rbac.authorization.k8s.io',
+      name: `system:cluster:${tree.siblingCluster}`,
+    });
+    await eventually('access for the sibling', async () => ((await ask('d', `/clusters/${vaultPath}/api`, {})).status === 200 ? true : undefined));
+    const [findings] = await Promise.all(matrix(['d']));
+    expect(report(findings!)).toBe('');
+  }, 120_000);
+});
 
 describe('the isolation matrix', () => {
   it('no principal sees a marker it may not see, through any endpoint family', async () => {
@@ -826,7 +1499,7 @@ describe('the isolation matrix', () => {
   }, 240_000);
 
   it('a workspace admin cannot become the shard admin with kubectl --as-group system:masters (kcp’s gatekeeper)', async () => {
-    const asAdminA = e2e.asUser(users.user2.token, 'root:tenant-a');
+    const asAdminA = e2e.asUser(users.user4.token, 'root:tenant-a');
     // Discovery is refused first, so kubectl get says only "Forbidden"; --raw shows the server's message.
     const escalated = await asAdminA(['get', 'secrets', '-A', '--as', 'kcp-admin', '--as-group', 'system:masters'], { reject: false });
     expect(escalated.exitCode).not.toBe(0);

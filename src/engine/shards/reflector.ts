@@ -4,7 +4,7 @@
  * travel, milliseconds). A broken stream is resumed from the last resourceVersion; an expired one (410) or a
  * shard that went away is listed again, after a short backoff that grows while the shard stays unreachable.
  */
-import { ShardRequestError, type ShardClient, type WatchEvent } from '../shards/shard-client.js';
+import { ShardRequestError, type ShardClient, type WatchEvent } from './shard-client.js';
 
 export type KubeItem = Record<string, unknown> & {
   metadata?: { name?: string; resourceVersion?: string; annotations?: Record<string, string> };

@@ -4,13 +4,13 @@
  */
 import { render } from 'ink-testing-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../cli/common/connection.js';
-import { ApiError } from '../../cli/common/errors.js';
-import { KubeClient } from '../../cli/common/http-client.js';
-import type { Workspace } from '../../cli/ws/workspace-api.js';
-import { useTenancyServer, users } from '../../../test/e2e/tenancy-fixtures.js';
-import { WorkspaceSource } from '../data/workspace-source.js';
-import { WorkspaceBrowser } from './WorkspaceBrowser.js';
+import { resolveConfig } from '../../src/cli/common/connection.js';
+import { ApiError } from '../../src/cli/common/errors.js';
+import { KubeClient } from '../../src/cli/common/http-client.js';
+import type { Workspace } from '../../src/cli/ws/workspace-api.js';
+import { useTenancyServer, users } from './tenancy-fixtures.js';
+import { WorkspaceSource } from '../../src/tui/data/workspace-source.js';
+import { WorkspaceBrowser } from '../../src/tui/components/WorkspaceBrowser.js';
 
 const DOWN = '\u001B[B';
 const RIGHT = '\u001B[C';
@@ -18,7 +18,8 @@ const LEFT = '\u001B[D';
 const ENTER = '\r';
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
-const e2e = useTenancyServer();
+// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
+const e2e = useTenancyServer({ private: true });
 let admin: KubeClient;
 
 function clientAs(token?: string): KubeClient {

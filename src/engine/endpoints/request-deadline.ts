@@ -1,0 +1,39 @@
+/**
+ * kube-apiserver's request timeout (`--request-timeout`, 60 s): a request that is not long-running (every request but
+ * a watch) gets its answer within this time of arriving, or kube's 504 Timeout Status. A client that drips its body
+ * is cut off with it: the answer goes out, and the connection (HTTP/1.1) or stream (HTTP/2) whose body never
+ * finished is closed (unread-body.ts), so neither the in-flight slot nor the socket stays held. Watches are bounded by
+ * `--min-request-timeout` instead (watch-stream.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { timeout } from '../machinery/status.js';
+import { isLongRunning } from './inflight-limit.js';
+import { sendStatusError } from './responses.js';
+import { abandonBody, bodyStillArriving } from './unread-body.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export const REQUEST_TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
+
+export function installRequestDeadline(app: FastifyInstance, timeoutMs: number): void {
+  if (timeoutMs <= 0) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    const { method, url } = request.raw;
+    if (isLongRunning(method ?? 'GET', url ?? '')) return done();
+    const timer = setTimeout(() => expire(request, reply), timeoutMs);
+    timer.unref();
+    reply.raw.once('close', () => clearTimeout(timer));
+    done();
+  });
+}
+
+function expire(request: FastifyRequest, reply: FastifyReply): void {
+  const pending = bodyStillArriving(request);
+  if (!reply.sent && !reply.raw.headersSent) {
+    // The unread body is then abandoned once the answer is out (unread-body.ts).
+    if (pending && request.raw.httpVersionMajor === 1) reply.header('connection', 'close');
+    sendStatusError(reply, timeout(REQUEST_TIMEOUT_MESSAGE));
+  } else if (pending) {
+    abandonBody(request);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * A request answered before its body arrived (refused by the request gate or the in-flight limit, timed out): the
+ * rest of the body is not waited for. Node would otherwise keep reading and discarding it for as long as the client
+ * cares to send, one byte at a time if it likes; kube's Go server likewise closes such a connection. HTTP/1.1 loses
+ * the connection (its bytes can no longer frame a next request), HTTP/2 only the stream.
+ */
+import http2 from 'node:http2';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+type RawRequest = FastifyRequest['raw'] & { stream?: http2.ServerHttp2Stream };
+
+/** Whether the client is still sending the request's body. */
+export function bodyStillArriving(request: FastifyRequest): boolean {
+  const raw = request.raw as RawRequest;
+  const stream = raw.stream;
+  if (!stream) return !raw.complete;
+  if (stream.destroyed || stream.endAfterHeaders) return false;
+  try {
+    return !stream.state.remoteClose;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How long a connection is half-closed before it is dropped: a client still sending reads the answer and the end of
+ * the connection first, instead of a reset that can discard the answer unread (Go's net/http waits 500 ms likewise).
+ */
+const LINGER_MS = 500;
+
+/** Drops the connection (HTTP/1.1) or stream (HTTP/2) a request's unread body is arriving on. */
+export function abandonBody(request: FastifyRequest): void {
+  const raw = request.raw as RawRequest;
+  if (raw.stream) return void raw.stream.close(http2.constants.NGHTTP2_CANCEL);
+  if (raw.socket) lingerThenClose(raw.socket);
+}
+
+/**
+ * Ends the connection without taking in more of the body (the client's window closes: it stalls rather than gets a
+ * reset that would discard the answer unread), then drops it after LINGER_MS.
+ */
+function lingerThenClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.pause();
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/** After every answer: a body still arriving is abandoned. */
+export function installUnreadBodyCutoff(app: FastifyInstance): void {
+  // Node ends such a connection itself once the answer is written, destroying it at once: it lingers instead.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const raw = request.raw as RawRequest;
+    if (!raw.stream && raw.socket && bodyStillArriving(request)) {
+      reply.header('connection', 'close');
+      const socket = raw.socket as Socket & { destroySoon?: () => void };
+      socket.destroySoon = () => lingerThenClose(socket);
+    }
+    done(null, payload);
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (bodyStillArriving(request)) abandonBody(request);
+    done();
+  });
+}

@@ -1,0 +1,173 @@
+/**
+ * The HTTP side: the fastify app every request goes through (HTTP/2 and HTTP/1.1 over TLS, bodies as bytes, errors
+ * as Status, metrics, the in-flight limits), its routes (snapshots, then everything else through the router), and
+ * the listener component that binds it, the proxy socket beside it, and the server's address.
+ */
+import type http from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { routeRequest } from '../endpoints/api-router.js';
+import { sendClientError } from '../endpoints/client-errors.js';
+import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
+import { installInflightLimit } from '../endpoints/inflight-limit.js';
+import { authenticatedUser, installRequestGate } from '../endpoints/request-gate.js';
+import { installRequestDeadline } from '../endpoints/request-deadline.js';
+import { installUnreadBodyCutoff } from '../endpoints/unread-body.js';
+import type { RequestMetrics } from '../endpoints/metrics.js';
+import { sendStatusError, toStatusError } from '../endpoints/responses.js';
+import { registerSnapshotRoutes } from '../endpoints/snapshot-routes.js';
+import { badRequest, internalError, methodNotAllowed, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status.js';
+import { listenProxySocket, type ProxySocket } from '../shards/proxy-socket.js';
+import type { ServerParts } from './assembly.js';
+import type { Component } from './lifecycle.js';
+import { serverUrls } from './options.js';
+
+/** Each app's own request handler, before connection deadlines wrap the server: what the proxy socket serves. */
+const proxyHandlers = new WeakMap<FastifyInstance, http.RequestListener>();
+
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+/** The app with its hooks and routes, not listening yet. */
+export function serverApp(server: ServerParts): FastifyInstance {
+  const { config, foundation, store, services } = server;
+  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!, () => store.durable?.());
+  // In this order, before any body is read: who is asking, whether there is room for them, and until when.
+  installRequestGate(app, server.authenticator);
+  installInflightLimit(app, config.inflight, authenticatedUser);
+  installRequestDeadline(app, config.requestTimeoutMs);
+  installUnreadBodyCutoff(app);
+  // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
+  proxyHandlers.set(app, requestHandlerOf(app));
+  installConnectionDeadlines(app.server as unknown as Http2SecureServer);
+  registerSnapshotRoutes(app, {
+    store,
+    generic: server.generic,
+    resolvePath: server.tenancy.resolvePath,
+    externalUrl: () => server.address.externalUrl,
+    rootDirectory: foundation.root,
+  });
+  app.all('*', (request, reply) => routeRequest(services, request, reply));
+  // Methods fastify does not route (PROPFIND, …) are requests like any other: authorized, then refused with a Status.
+  app.setNotFoundHandler((request, reply) => routeRequest(services, request, reply));
+  return app;
+}
+
+/**
+ * Listens on `--secure-port`, binds the server's address, and listens on the proxy socket when asked for. Stopping
+ * ends the open watches first, so closing waits only for requests really in flight.
+ */
+export function listener(app: FastifyInstance, server: ServerParts): Component {
+  const { config, foundation, services, address } = server;
+  let proxySocket: ProxySocket | undefined;
+  const close = async () => {
+    // Watches never finish by themselves: end them so app.close() only waits for real in-flight requests.
+    for (const end of services.watches) end();
+    await Promise.all([app.close(), proxySocket?.close()]);
+  };
+  return {
+    name: 'listener',
+    async start() {
+      await app.listen({ port: config.securePort, host: config.bindAddress });
+      const bound = app.server.address();
+      address.bind(serverUrls(config, typeof bound === 'object' && bound ? bound.port : config.securePort));
+      try {
+        if (foundation.proxySocketPath) proxySocket = await listenProxySocket(foundation.proxySocketPath, proxyHandlers.get(app) ?? requestHandlerOf(app));
+      } catch (err) {
+        await close();
+        throw err;
+      }
+    },
+    stop: close,
+  };
+}
+
+function buildHttpApp(
+  tls: { key: string; cert: string },
+  verbosity: number,
+  log: (line: string) => void,
+  metrics: RequestMetrics,
+  durable: () => Promise<void> | undefined,
+): FastifyInstance {
+  // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
+  // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
+  const app = Fastify({
+    // HTTP/2 where the client offers it (kubectl and client-go do, over ALPN): one connection carries every request
+    // and watch of a client, as with kube-apiserver; HTTP/1.1 clients (client-node, curl --http1.1) are served too.
+    http2: true,
+    // kube's HTTP/2 limit of concurrent streams per connection.
+    https: { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS } },
+    http2SessionTimeout: IDLE_TIMEOUT_MS,
+    bodyLimit: maxRequestBodyBytes,
+    logger: false,
+    // Requests and connections are timed by our own hooks (endpoints/request-deadline.ts, connection-deadlines.ts):
+    // Node's HTTP/1 timeouts do not apply on an HTTP/2 server's HTTP/1.1 connections.
+    requestTimeout: 0,
+    // HTTP/1.1 requests the parser refuses get a Status too, not fastify's own body.
+    clientErrorHandler: sendClientError,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Errors fastify meets before routing (a path that is not valid percent-encoding) get a Status like the rest.
+    frameworkErrors: (err, _request, h2reply) => {
+      const reply = h2reply as unknown as FastifyReply;
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_BAD_URL') return sendStatusError(reply, badRequest(`invalid path: ${err.message}`));
+      return sendStatusError(reply, toStatusError(err as Error));
+    },
+  }) as unknown as FastifyInstance;
+  // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
+    done(null, payload);
+  });
+  // Group commit: a response leaves only once the writes it may report are in the file (a failed commit answers 500).
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    const pending = durable();
+    if (!pending) return done(null, payload);
+    pending.then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
+  if (verbosity > 0) {
+    app.addHook('onResponse', (request, reply, done) => {
+      log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      done();
+    });
+  }
+  app.setErrorHandler((err, _request, reply) => {
+    try {
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return sendStatusError(reply, requestEntityTooLarge(`Request entity too large: limit is ${maxRequestBodyBytes}`));
+      }
+      if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendStatusError(reply, unsupportedMediaType('', ['application/json']));
+      if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH') {
+        return sendStatusError(reply, badRequest((err as Error).message));
+      }
+      // fastify's last resort for a method it cannot route at all (HTTP/2 allows any token): kube's 405.
+      if (code === 'FST_ERR_NOT_FOUND') return sendStatusError(reply, methodNotAllowed('the server does not allow this method on the requested resource'));
+      const status = toStatusError(err);
+      if (status.code >= 500) log(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return sendStatusError(reply, status);
+    } catch (failure) {
+      // Reporting the error failed too (a Status too large to serialize): a short 500 Status, never fastify's own body.
+      log(`error: reporting ${String((err as Error)?.message).slice(0, 200)} failed: ${(failure as Error)?.message}`);
+      return sendStatusError(reply, internalError('the error could not be reported; see the server log'));
+    }
+  });
+  return app;
+}
+
+/** The handler fastify serves its HTTPS listener with, to serve the proxy socket with the very same one. */
+function requestHandlerOf(app: FastifyInstance): http.RequestListener {
+  const listeners = app.server.listeners('request');
+  if (listeners.length !== 1) throw new Error(`expected fastify's one request handler on its server, found ${listeners.length}`);
+  return listeners[0] as http.RequestListener;
+}
