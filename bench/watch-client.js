@@ -89,7 +89,7 @@ function openWatcher(idx) {
 
 for (let i = 0; i < cfg.watchers; i++) openWatcher(i);
 
-function finish(expected) {
+function finish(expected, timedOut = false) {
   latencies.sort((a, b) => a - b);
   const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] : NaN);
   const result = {
@@ -104,6 +104,7 @@ function finish(expected) {
     max: latencies.at(-1),
     parseErrors,
     badEvents,
+    timedOut,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   for (const r of requests) r.destroy();
@@ -123,4 +124,5 @@ rl.on('line', (line) => {
   };
   check();
 });
-setTimeout(() => finish(0), cfg.timeoutMs ?? 120_000).unref();
+// A backstop for a stuck run: the driver learns it from timedOut (its own count of writes is the expectation).
+setTimeout(() => finish(0, true), cfg.timeoutMs ?? 120_000).unref();
