@@ -9,7 +9,12 @@ import { launchStart } from '../src/cli/start/launch.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const flags: Record<string, any> = Object.fromEntries(
   startFlagSpecs.map((f) => {
-    const common = { description: f.description, hidden: f.hidden, ...(f.char && f.char.length === 1 ? { char: f.char as 'v' } : {}) };
+    const common = {
+      description: f.description,
+      hidden: f.hidden,
+      ...(f.char && f.char.length === 1 ? { char: f.char as 'v' } : {}),
+      ...(f.env ? { env: f.env } : {}),
+    };
     return [
       f.name,
       f.type === 'integer'

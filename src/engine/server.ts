@@ -78,6 +78,7 @@ import { listenProxySocket, proxySocketPath, type ProxySocket } from './shards/p
 import { keepRegistering, shardObject } from './shards/shard-registration.js';
 import { RemoteAccessReviews } from './shards/remote-access-reviews.js';
 import { SharingReplica } from './shards/sharing-replica.js';
+import { WriteAuthority } from './admission/write-authority.js';
 import type { ShardSpec } from './tenancy/shard-placement.js';
 import { LocalExportPaths } from './apis/export-paths.js';
 import { RemoteSliceEndpoints } from './virtual/apiexport/remote-slice-endpoints.js';
@@ -206,9 +207,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       { mayOnWorkspaceType: (user, verb, cluster, name) => authorization.mayOnWorkspaceType(user, verb, cluster, name) },
     );
     // Paths of this shard's workspaces, and of other shards' workspaces that export APIs (from the replica).
-    const localExportPaths = new LocalExportPaths(store);
+    const localExportPaths = new LocalExportPaths(store, (cluster) => tenancy.paths.pathOf(cluster));
     cleanups.unshift(() => localExportPaths.stop());
-    const resolveAnyPath = (path: string) => tenancy.resolvePath(path) ?? localExportPaths.clusterOfPath(path) ?? replica.clusterOfPath(path);
+    // The workspace tree decides where it leads through this shard; the exports' paths answer only beyond it.
+    const resolveAnyPath = (path: string) => {
+      const found = tenancy.paths.locate(path);
+      if ('cluster' in found) return found.cluster;
+      return 'missing' in found ? undefined : (localExportPaths.clusterOfPath(path) ?? replica.clusterOfPath(path));
+    };
     const apis = new APIs(store, {
       pathOf: (cluster) => tenancy.paths.pathOf(cluster),
       resolvePath: resolveAnyPath,
@@ -285,6 +291,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       indexWriters: [ownerIndexWriter(store, owners), ...admission.indexWriters, ...tenancy.indexWriters, ...apis.indexWriters, ...defaultAPIs.indexWriters],
       garbageCollection: true,
       admission: admission.chain,
+      authority: new WriteAuthority({ pathOf: (cluster) => tenancy.paths.pathOf(cluster) }),
     });
 
     let externalUrl = '';

@@ -12,10 +12,12 @@ import { repoRoot } from '../helpers/server.js';
 
 let dir: string;
 let empty: string;
-const saved = process.env.KUBECONFIG;
+const saved = { KUBECONFIG: process.env.KUBECONFIG, XDG_STATE_HOME: process.env.XDG_STATE_HOME };
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kcpt-ops-flags-'));
+  // No servers this user runs elsewhere (status would name them).
+  process.env.XDG_STATE_HOME = join(dir, 'state');
   empty = join(dir, 'empty-root');
   const kubeconfig = join(dir, 'config');
   writeFileSync(
@@ -33,7 +35,10 @@ beforeAll(() => {
   process.env.KUBECONFIG = kubeconfig;
 });
 afterAll(() => {
-  process.env.KUBECONFIG = saved;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -132,9 +132,10 @@ describe('the workspace index across shards, for a user let in only below', () =
   }, 300_000);
 
   it('reads no Workspace for a reference whose LogicalCluster owner was rewritten to point at it', async () => {
-    // user-2's own workspace on shard-2 (their home is on root): they are its cluster-admin and may rewrite its
-    // LogicalCluster's owner. Pointed at root's `team`, shard-2 answers a reference to root/team, which the proxy
-    // reads with its own identity: it must not show team, whose Workspace does not lead to user-2's cluster.
+    // user-2's own workspace on shard-2 (their home is on root): they are its cluster-admin, but its LogicalCluster's
+    // owner is the system's (refused); the shard admin may rewrite it. Pointed at root's `team`, shard-2 answers a
+    // reference to root/team, which the proxy reads with its own identity: it must not show team, whose Workspace
+    // does not lead to user-2's cluster.
     const home = await getJson(e2e.asUser(users.user2.token, 'root'), ['workspace', '~']);
     const homePath = new URL(home.spec.URL).pathname.replace('/clusters/', '');
     const run = await runKcpt(['ws', 'create', 'own', '--location-selector', 'name=shard-2'], { ...e2e.server.env, KUBECONFIG: user2Kubeconfig(homePath) });
@@ -142,7 +143,9 @@ describe('the workspace index across shards, for a user let in only below', () =
     const listed = async () => (JSON.parse((await asUser2(['get', 'workspaces', '-o', 'json'])).stdout).items as Json[]).map((w) => `${w.metadata.annotations['kcp.io/path']}=${w.metadata.name}`);
     expect(await listed()).toContain(`${homePath}:own=own`);
     const patch = JSON.stringify({ spec: { owner: { cluster: 'root', name: 'team' } } });
-    await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', patch]);
+    const refused = await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', patch], { reject: false });
+    expect(refused.stderr).toContain('spec.owner can only be changed by system privileged users');
+    await e2e.asShardAdmin(`${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', patch]);
     const after = await listed();
     expect(after.filter((w) => w.endsWith('=team') || w.endsWith('=own'))).toEqual([]);
   }, 120_000);

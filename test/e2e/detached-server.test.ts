@@ -242,6 +242,44 @@ describe('kcpt start --detach, status, stop', () => {
     expect((await holder).signal).toBe('SIGTERM');
   });
 
+  it('finds its server without --root-directory (KCPT_ROOT_DIRECTORY, status --all), follows its log, names only the flags given', async () => {
+    const root = await newRoot();
+    const own = { HOME: await tempDir('kcpt-detach-own-home-') };
+    const viaEnv = { ...own, KCPT_ROOT_DIRECTORY: root };
+    const started = await kcpt(['start', '--detach', '--secure-port', '0', '-o', 'json'], viaEnv);
+    expect(started.exitCode, started.stderr).toBe(0);
+    const server = JSON.parse(started.stdout) as Started;
+    expect(server.rootDirectory).toBe(root);
+    // ps shows what was asked for, without empty --storage or --etcd-prefix values.
+    const argv = (await readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+    expect(argv.slice(argv.indexOf('start'))).toEqual(['start', '--root-directory', root, '--secure-port', '0']);
+
+    const status = await kcpt(['status'], viaEnv);
+    expect([status.exitCode, status.stdout]).toEqual([0, expect.stringContaining(`kcpt is running at ${server.url} (pid ${server.pid}`)]);
+    const all = await kcpt(['status', '--all'], own);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(all.stdout.split('\n')[0]!.split(/\s{2,}/)).toEqual(['ROOT DIRECTORY', 'STATUS', 'URL', 'PID', 'UP', 'WORKSPACES']);
+    expect(all.stdout).toMatch(new RegExp(`\n${root}\\s+Running\\s+${server.url}\\s+${server.pid}\\s`));
+    // Looking in the wrong place (the default .kcp) says where it runs.
+    const elsewhere = await kcpt(['status'], own);
+    expect([elsewhere.exitCode, elsewhere.stderr]).toEqual([1, expect.stringContaining(`(it runs in ${root}: pass --root-directory or set KCPT_ROOT_DIRECTORY)`)]);
+
+    const logs = await kcpt(['logs', '--tail', '1'], viaEnv);
+    expect([logs.exitCode, logs.stdout]).toEqual([0, `  export KUBECONFIG=${server.kubeconfig}`]);
+    const version = await kcpt(['version', '--kubeconfig', server.kubeconfig]);
+    expect(version.stdout).toMatch(new RegExp(`^Client Version: kcpt \\d+\\.\\d+\\.\\d+ \\(Node\\.js v[\\d.]+, [a-z0-9]+/[a-z0-9]+\\)\nServer Version: v1\\.32\\.\\d+\\+kcpt \\(Kubernetes 1\\.32\\) at ${server.url}$`));
+
+    // logs -f prints what the server writes until it stops, then ends by itself.
+    const following = execa('node', ['bin/run.js', 'logs', '-f', '--tail', '1'], { cwd: repoRoot, reject: false, stdin: 'ignore', env: { ...(await env()), ...viaEnv } });
+    // Once it printed the tail it is following.
+    await new Promise((resolve) => following.stdout?.once('data', resolve));
+    const stopped = await kcpt(['stop'], viaEnv);
+    expect(stopped.exitCode, stopped.stderr).toBe(0);
+    const followed = await following;
+    expect([followed.exitCode, String(followed.stdout)]).toEqual([0, expect.stringContaining('received SIGTERM, shutting down')]);
+    expect((await kcpt(['status', '--all'], own)).stdout).toMatch(new RegExp(`\n${root}\\s+Stopped\\s*(\n|$)`));
+  });
+
   it('rejects bad flags as usage errors (exit 2)', async () => {
     const root = await newRoot();
     const badTimeout = await kcpt(['stop', '--root-directory', root, '--timeout', 'soon']);

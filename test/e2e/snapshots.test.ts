@@ -87,6 +87,9 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
     const report = JSON.parse(restored) as { path: string; clusters: Record<string, string>; objects: number };
     expect(report.path).toBe('root:copy');
     for (const [from, to] of Object.entries(report.clusters)) expect(to).not.toBe(from);
+    // In words: one short line, the cluster names only with -o json.
+    const again = await ok(['snapshot', 'restore', file, '--as', 'root:copy2', '--root-directory', server.rootDir]);
+    expect(again).toMatch(new RegExp(`^Restored \\d+ objects as workspace root:copy2 \\(${Object.keys(report.clusters).length} logical clusters, new names; -o json lists them\\)\\.\\n?$`));
 
     const copy = at(server, 'root:copy:a:b');
     expect(Object.keys(await versions(copy, contents)).sort()).toEqual(Object.keys(before).sort());

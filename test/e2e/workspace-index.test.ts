@@ -149,8 +149,9 @@ describe('the workspace index virtual workspace', () => {
     await eventually('the deleted workspace to leave the index', async () => ((await rowOf('kept')) ? undefined : true));
   });
 
-  it('shows no Workspace a cluster’s admin pointed its LogicalCluster’s owner at (the Workspace must lead back to it)', async () => {
-    // user-2 is cluster-admin of a workspace of their own, so they may rewrite its LogicalCluster's spec.owner.
+  it('shows no Workspace a LogicalCluster’s owner is pointed at unless that Workspace leads back to it', async () => {
+    // user-2 is cluster-admin of a workspace of their own, yet its LogicalCluster's spec is the system's: refused.
+    // The shard admin may rewrite it; the index must still not trust it.
     const home = await getJson(e2e.asUser(users.user2.token, 'root'), ['workspace', '~']);
     const homePath = new URL(home.spec.URL).pathname.replace('/clusters/', '');
     await create(e2e.asUser(users.user2.token, homePath), workspace('own'));
@@ -159,7 +160,10 @@ describe('the workspace index virtual workspace', () => {
     const listed = async () =>
       ((await getJson(indexAs(users.user2.token), ['workspaces'])).items as Json[]).map((w) => `${w.metadata.annotations['kcp.io/cluster']}/${w.metadata.name}`);
     expect(await listed()).toContain(`${home.spec.cluster}/own`);
-    await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', JSON.stringify({ spec: { owner: { cluster: orgCluster, name: 'c1' } } })]);
+    const owner = JSON.stringify({ spec: { owner: { cluster: orgCluster, name: 'c1' } } });
+    const refused = await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner], { reject: false });
+    expect(refused.stderr).toContain('logicalclusters.core.kcp.io "cluster" is forbidden: spec.owner can only be changed by system privileged users');
+    await e2e.asShardAdmin(`${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner]);
     // The index finds own's Workspace through that owner: c1 now, which does not lead to own's cluster.
     expect(await listed()).not.toContain(`${orgCluster}/c1`);
     expect(await listed()).not.toContain(`${home.spec.cluster}/own`);

@@ -83,6 +83,8 @@ interface Row {
   twin?: { path: string; real: string; fake: string };
   /** Markers the answer must carry (a live watch that saw nothing would prove nothing). */
   mustSee?: string[];
+  /** The Status message the answer must carry (which step refused). */
+  message?: string;
 }
 
 const watchQ = '?watch=1&timeoutSeconds=1';
@@ -360,6 +362,83 @@ function claimWriteRows(p: Principal): Row[] {
 }
 
 /**
+ * Reserved fields and system objects (kcp's ReservedMetadata, LogicalCluster, PathAnnotation, system CRD admission):
+ * every principal rewrites each tenant's LogicalCluster (its path, API set, type, object cap, phase label, spec,
+ * status) by each write path, creates and deletes it, plants a Shard, binds a path that is in no workspace tree, and
+ * the provider writes a reserved label through its claim. A workspace's own admin is refused by the write authority
+ * (with kcp's message), everyone else already by authorization; nothing may change.
+ */
+function reservedWriteRows(p: Principal): Row[] {
+  const rows: Row[] = [];
+  const merge = 'application/merge-patch+json';
+  const json = 'application/json-patch+json';
+  const strategic = 'application/strategic-merge-patch+json';
+  const apply = 'application/apply-patch+yaml';
+  for (const tenant of ['a', 'b'] as const) {
+    const admin = (p === 'adminA' && tenant === 'a') || (p === 'saB' && tenant === 'b');
+    const ws = `/clusters/root:tenant-${tenant}`;
+    const lc = `${ws}/apis/core.kcp.io/v1alpha1/logicalclusters`;
+    const row = (family: string, method: string, path: string, reason: string, body?: string, contentType?: string): Row => ({
+      principal: p,
+      family: `reserved-write/${family}`,
+      method,
+      path,
+      expected: 403,
+      allowed: [],
+      ...(admin ? { message: `logicalclusters.core.kcp.io "cluster" is forbidden: ${reason}` } : {}),
+      ...(body !== undefined ? { body, ...(contentType ? { contentType } : {}) } : {}),
+    });
+    const system = (key: string, what = 'annotation') => `modification of system-reserved ${what}: "${key}"`;
+    rows.push(
+      row('path', 'PATCH', `${lc}/cluster`, system('kcp.io/path'), '{"metadata":{"annotations":{"kcp.io/path":"root:provider"}}}', merge),
+      row('path', 'PATCH', `${lc}/cluster?dryRun=All`, system('kcp.io/path'), '[{"op":"remove","path":"/metadata/annotations/kcp.io~1path"}]', json),
+      row('api set', 'PATCH', `${lc}/cluster`, system('internal.kcpt.dev/apis'), '{"metadata":{"annotations":{"internal.kcpt.dev/apis":"tenancy.kcp.io,shards.core.kcp.io"}}}', strategic),
+      row('type', 'PATCH', `${lc}/cluster?fieldManager=m&force=true`, system('internal.tenancy.kcp.io/type'), 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\n  annotations:\n    internal.tenancy.kcp.io/type: root:root\n', apply),
+      row('object cap', 'PATCH', `${lc}/cluster`, 'modification of admin-reserved annotation: "core.kcp.io/max-total-objects"', '{"metadata":{"annotations":{"core.kcp.io/max-total-objects":"99999999"}}}', merge),
+      row('phase label', 'PATCH', `${lc}/cluster`, system('tenancy.kcp.io/phase', 'label'), '{"metadata":{"labels":{"tenancy.kcp.io/phase":"Initializing"}}}', merge),
+      row('spec', 'PATCH', `${lc}/cluster`, 'spec.initializers is immutable', '{"spec":{"initializers":["root:tenant-b:gate"]}}', merge),
+      row('status', 'PATCH', `${lc}/cluster/status`, 'status.initializers do not equal spec.initializers', '{"status":{"phase":"Initializing","initializers":["root:tenant-a:gate-type"]}}', merge),
+      row('status', 'PATCH', `${lc}/cluster/status?fieldManager=m&force=true`, 'status.URL can only be changed by system privileged users', 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\nstatus:\n  URL: https://evil.example/\n', apply),
+      row('create', 'POST', lc, 'LogicalCluster cannot be created', '{"apiVersion":"core.kcp.io/v1alpha1","kind":"LogicalCluster","metadata":{"name":"cluster"}}'),
+      row('delete', 'DELETE', `${lc}/cluster?dryRun=All`, 'LogicalCluster cannot be deleted'),
+      row('deletecollection', 'DELETE', `${lc}?dryRun=All`, 'LogicalCluster cannot be deleted'),
+      {
+        principal: p,
+        family: 'reserved-write/shard',
+        method: 'POST',
+        path: `${ws}/apis/core.kcp.io/v1alpha1/shards`,
+        body: '{"apiVersion":"core.kcp.io/v1alpha1","kind":"Shard","metadata":{"name":"evil"},"spec":{"baseURL":"https://evil.example:6443"}}',
+        expected: admin ? 404 : 403,
+        allowed: [],
+      },
+      {
+        principal: p,
+        family: 'reserved-write/binding to no workspace',
+        method: 'POST',
+        path: `${ws}/apis/apis.kcp.io/v1alpha2/apibindings`,
+        body: JSON.stringify(apiBinding('nowhere', EXPORT, { exportPath: 'root:no-such-workspace' })),
+        expected: 403,
+        allowed: [],
+        ...(admin ? { message: `apibindings.apis.kcp.io "nowhere" is forbidden: unable to create APIBinding: no permission to bind to export root:no-such-workspace:${EXPORT}` } : {}),
+      },
+    );
+  }
+  const shared = `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/${fx.a}/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5`;
+  rows.push({
+    principal: p,
+    family: 'reserved-write/claimed object',
+    method: 'PATCH',
+    path: shared,
+    body: '{"metadata":{"labels":{"share":"yes","tenancy.kcp.io/phase":"Ready"}}}',
+    contentType: merge,
+    expected: 403,
+    allowed: [],
+    ...(p === 'provider' ? { message: 'configmaps "cm-shared-lapis-a5" is forbidden: modification of system-reserved label: "tenancy.kcp.io/phase"' } : {}),
+  });
+  return rows;
+}
+
+/**
  * The bare server URL (no /clusters/): a service account's token reaches its own workspace there, a token user no
  * workspace at all (kcp's root is for system:masters only on the bare URL).
  */
@@ -518,6 +597,14 @@ async function writeLateMarkers(): Promise<void> {
   ]);
 }
 
+function messageOf(answer: HttpAnswer): string | undefined {
+  try {
+    return answer.json().message as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function ask(p: Principal, path: string, headers?: Record<string, string>, write?: Pick<Row, 'method' | 'body' | 'contentType'>): Promise<HttpAnswer> {
   if (!write?.method) return apiRequest(e2e.server, path, { token: tokenOf(p), headers });
   const sent = write.body !== undefined ? { body: write.body, headers: { ...headers, 'content-type': write.contentType ?? 'application/json' } } : { headers };
@@ -564,6 +651,7 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
       const answer = await ask(row.principal, row.path, row.headers, row);
       out.checks += 2;
       if (answer.status !== row.expected) out.wrongStatus.push(`${where}: ${answer.status}, expected ${row.expected}: ${answer.body.slice(0, 240)}`);
+      else if (row.message !== undefined && messageOf(answer) !== row.message) out.wrongStatus.push(`${where}: said ${answer.body.slice(0, 240)}, expected ${row.message}`);
       const names = leaked(answer.body, row, all);
       if (names.length > 0) out.leaks.push(`${where}: names ${names.join(', ')}: ${answer.body.slice(0, 240)}`);
       if (row.mustSee) {
@@ -760,6 +848,26 @@ describe('the isolation matrix', () => {
     const report = [...outcome.leaks.map((l) => `LEAK ${l}`), ...outcome.wrongStatus.map((w) => `STATUS ${w}`)];
     expect(report.join('\n')).toBe('');
   }, 60_000);
+  it('no principal writes a reserved field or a system object, by any write path', async () => {
+    const essence = async (tenant: string) => {
+      const lc = (await admin(`/clusters/root:${tenant}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`)).json();
+      return JSON.stringify([lc.metadata.annotations, lc.metadata.labels, lc.metadata.finalizers, lc.spec, lc.status]);
+    };
+    const before = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
+    const rows = principals.flatMap(reservedWriteRows);
+    const outcome = await run(rows, 4);
+    console.log(`isolation matrix, reserved writes: ${rows.length} rows, ${outcome.checks} checks; wrong answers: ${outcome.wrongStatus.length}`);
+    const after = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
+    const shared = (await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5')).json();
+    const report = [
+      ...outcome.leaks.map((l) => `LEAK ${l}`),
+      ...outcome.wrongStatus.map((w) => `STATUS ${w}`),
+      ...after.flatMap((a, i) => (a === before[i] ? [] : [`CHANGED tenant-${'ab'[i]}'s LogicalCluster: ${a}`])),
+      ...(shared.metadata?.labels?.['tenancy.kcp.io/phase'] === undefined ? [] : ['LABELLED cm-shared-lapis-a5']),
+    ];
+    expect(report.join('\n')).toBe('');
+  }, 120_000);
+
   it('the provider’s writes through a narrowed claim reach only the objects it selects, by every verb', async () => {
     // The others first (all refused), then the provider's in order: its last row deletes what the claim selects.
     const others = await run(principals.filter((p) => p !== 'provider').flatMap(claimWriteRows));

@@ -9,6 +9,7 @@
 import { ApiError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
+import { formatTable } from '../common/table.js';
 import type { Session } from '../common/session.js';
 import { computedVirtualWorkspaceUrl, getEndpointSlice, listExports, type APIBinding, type APIExport, type List } from './apis-api.js';
 import { currentPath } from './export.js';
@@ -91,7 +92,7 @@ async function bindingsThroughVirtualWorkspace(session: Session, vwPath: string)
 
 /** One row per exported resource, and one more per older schema that bindings still serve. */
 export function renderExportTable(summaries: ExportSummary[]): string {
-  const rows: string[][] = [['EXPORT', 'RESOURCE', 'SCHEMA', 'BINDINGS']];
+  const rows: string[][] = [];
   for (const s of summaries) {
     if (s.resources.length === 0) rows.push([s.name, '-', '-', s.bindings === null ? '-' : String(s.bindings)]);
     s.resources.forEach((r, i) => {
@@ -103,8 +104,6 @@ export function renderExportTable(summaries: ExportSummary[]): string {
       }
     });
   }
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (c === rows[0]!.length - 1 ? 0 : r[c]!.length))));
-  const lines = rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]! + 3))).join('').trimEnd());
   const urls = summaries.map((s) => `${s.export}  ${s.virtualWorkspaceURL}`);
-  return `${lines.join('\n')}\n\nVirtual workspaces:\n${urls.map((u) => `  ${u}`).join('\n')}\n`;
+  return `${formatTable(['EXPORT', 'RESOURCE', 'SCHEMA', 'BINDINGS'], rows)}\nVirtual workspaces:\n${urls.map((u) => `  ${u}`).join('\n')}\n`;
 }

@@ -18,6 +18,8 @@ export interface FlagSpec {
   hidden?: boolean;
   /** A string flag that may be given more than once (`-f a.yaml -f b.yaml`); its value is a string[]. */
   multiple?: boolean;
+  /** An environment variable whose value stands in for the flag when it is not given (`KCPT_ROOT_DIRECTORY`). */
+  env?: string;
 }
 
 export interface ArgSpec {

@@ -29,7 +29,9 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
   if (parsed.positionals.length > spec.args.length) return undefined;
   const flags: FlagValues = {};
   for (const f of spec.flags) {
-    const value = (parsed.values as Record<string, string | boolean | (string | boolean)[] | undefined>)[f.name];
+    const given = (parsed.values as Record<string, string | boolean | (string | boolean)[] | undefined>)[f.name];
+    // As oclif's `env`: an empty variable counts as unset.
+    const value = given === undefined && f.env && process.env[f.env] ? process.env[f.env] : given;
     if (Array.isArray(value) !== Boolean(f.multiple && value !== undefined)) return undefined;
     if (value !== undefined && f.options && !f.options.includes(String(value))) return undefined;
     flags[f.name] = value as string | string[] | boolean | undefined;

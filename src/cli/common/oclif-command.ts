@@ -19,6 +19,7 @@ export function oclifFlags(spec: CommandSpec): AnyFlags {
         hidden: f.hidden,
         helpGroup: f.helpGroup,
         ...(f.char ? { char: f.char as 'o' } : {}),
+        ...(f.env ? { env: f.env } : {}),
       };
       if (f.kind === 'boolean') return [f.name, Flags.boolean(common)];
       if (f.multiple) return [f.name, Flags.string({ ...common, multiple: true })];

@@ -7,6 +7,9 @@ import { CliError } from '../common/errors.js';
 import { Kubeconfig } from '../common/kubeconfig.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
+import { formatTable } from '../common/table.js';
+import { ROOT_DIRECTORY_ENV } from '../start/flags.js';
+import { knownRootDirectories } from './known-servers.js';
 import { probeServer, readRootCA } from './server-probe.js';
 import { findRunningServer } from './server-record.js';
 
@@ -66,9 +69,38 @@ export async function runStatus(io: Io, opts: { rootDirectory: string; output?: 
   const status = await serverStatus(path.resolve(opts.rootDirectory));
   if (opts.output) await printData(io, opts.output, status);
   else if (status.running) io.out(describeStatus(status).map((line) => `${line}\n`).join(''));
-  if (!status.running) throw new CliError(`kcpt is not running in ${status.rootDirectory}`);
+  if (!status.running) throw new CliError(`kcpt is not running in ${status.rootDirectory}${elsewhere(status.rootDirectory)}`);
   if (!status.url) throw new CliError(`kcpt (pid ${status.pid}) is running in ${status.rootDirectory}, but ${status.warning}`);
   if (!status.ready) throw new CliError(`kcpt (pid ${status.pid}) is running in ${status.rootDirectory} but not ready`);
+}
+
+/** Where else servers run, for the user who forgot --root-directory: ` (it runs in /tmp/kcp; …)`. */
+function elsewhere(rootDirectory: string): string {
+  const others = knownRootDirectories().filter((dir) => dir !== rootDirectory && findRunningServer(dir));
+  if (others.length === 0) return '';
+  return ` (it runs in ${others.join(', ')}: pass --root-directory or set ${ROOT_DIRECTORY_ENV})`;
+}
+
+/** `kcpt status --all`: every root directory kcpt was started in, as a table or as a List of statuses. */
+export async function runStatusAll(io: Io, opts: { output?: OutputFormat }): Promise<void> {
+  const statuses = await Promise.all(knownRootDirectories().map((dir) => serverStatus(dir)));
+  const table = (wide: boolean) =>
+    formatTable(
+      ['ROOT DIRECTORY', 'STATUS', 'URL', 'PID', 'UP', 'WORKSPACES', ...(wide ? ['KUBECONFIG'] : [])],
+      statuses.map((s) => [
+        s.rootDirectory,
+        s.running ? (s.ready ? 'Running' : 'NotReady') : 'Stopped',
+        s.url ?? '',
+        s.pid === undefined ? '' : String(s.pid),
+        s.uptimeSeconds === undefined ? '' : formatUptime(s.uptimeSeconds),
+        s.workspaces === undefined ? '' : String(s.workspaces),
+        ...(wide ? [s.kubeconfig ?? path.join(s.rootDirectory, 'admin.kubeconfig')] : []),
+      ]),
+    );
+  if (opts.output?.kind === 'wide') return io.out(table(true));
+  if (opts.output) return printData(io, opts.output, { apiVersion: 'v1', items: statuses, kind: 'List' });
+  if (statuses.length === 0) return io.err('No kcpt servers known: kcpt start records each root directory it runs in.\n');
+  io.out(table(false));
 }
 
 /** A running server in words. */

@@ -58,6 +58,10 @@ async function restoreSubtree(io: Io, flags: FlagValues, opts: RestoreOptions): 
     client.post<SubtreeRestored>('/kcpt/snapshot/restore', body.toString('utf8'), { query: { as: opts.as }, contentType: 'application/jsonl' }),
   );
   if (opts.output) return printData(io, opts.output, restored);
-  const clusters = Object.entries(restored.clusters).map(([from, to]) => (from === to ? to : `${from} → ${to}`));
-  io.out(`Restored ${restored.objects} objects as workspace ${restored.path} (logical clusters: ${clusters.join(', ')}).\n`);
+  // Which logical cluster became which is for scripts (-o json); a person needs how many and whether they were renamed.
+  const mappings = Object.entries(restored.clusters);
+  const renamed = mappings.filter(([from, to]) => from !== to).length;
+  const clusters = `${mappings.length} logical cluster${mappings.length === 1 ? '' : 's'}`;
+  const names = renamed === 0 ? 'names kept' : renamed === mappings.length ? 'new names' : `${renamed} renamed`;
+  io.out(`Restored ${restored.objects} objects as workspace ${restored.path} (${clusters}, ${names}; -o json lists them).\n`);
 }

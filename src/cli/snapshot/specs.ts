@@ -5,10 +5,12 @@
 import type { CommandSpec, FlagSpec, FlagValues } from '../common/command-spec.js';
 import { connectionFlags } from '../common/connection-flags.js';
 import { outputFlag, outputOf } from '../common/output.js';
+import { ROOT_DIRECTORY_ENV } from '../start/flags.js';
 
 const rootDirectoryFlag: FlagSpec = {
   name: 'root-directory',
   kind: 'string',
+  env: ROOT_DIRECTORY_ENV,
   description:
     'Root directory of the server (as given to kcpt start). With a server running there: talk to it as its shard admin; with none: work on its files directly.',
 };

@@ -29,6 +29,7 @@ import type { ServerOptions } from '../../engine/server.js';
 import { fitsSocketPath } from '../../engine/shards/proxy-socket.js';
 import { kcptEntry } from '../server/package-root.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
+import { CLUSTER_MEMBER_ENV } from '../server/known-servers.js';
 import { clusterShardNames, serverArgv, shardEtcdServers, type StartFlagValues } from './flags.js';
 import type { StartOutput } from './run-start.js';
 
@@ -205,7 +206,10 @@ async function writeShardKubeconfig(rootKubeconfig: string, file: string): Promi
 }
 
 function startShard(name: string, argv: string[], out: StartOutput, stopping: () => boolean): ShardProcess {
-  const child = spawn(process.execPath, [kcptEntry(), 'start', ...argv], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [kcptEntry(), 'start', ...argv], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', [CLUSTER_MEMBER_ENV]: '1' },
+  });
   const port = argv[argv.indexOf('--secure-port') + 1];
   const shard: ShardProcess = { name, url: `port ${port}`, child, argv };
   const prefix = (stream: NodeJS.ReadableStream | null) =>

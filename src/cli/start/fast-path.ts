@@ -27,7 +27,8 @@ export function parseStartArgv(argv: string[]): StartFlagValues | undefined {
   }
   const values: StartFlagValues = {};
   for (const spec of startFlagSpecs) {
-    const raw = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
+    const given = (parsed.values as Record<string, string | boolean | undefined>)[spec.name];
+    const raw = given === undefined && spec.env && process.env[spec.env] ? process.env[spec.env] : given;
     if (raw === undefined) {
       values[spec.name] = spec.default;
       continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shardEtcdServers, startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
+import { serverArgv, shardEtcdServers, startFlagSpecs, StartUsageError, toServerOptions, type StartFlagValues } from './flags.js';
 
 /** Parsed flags as the command hands them over: defaults, then what the user typed. */
 const parsed = (given: StartFlagValues): StartFlagValues => ({
@@ -81,5 +81,14 @@ describe('kcpt start --shard-etcd-servers', () => {
     expect(usage({ shards: 3, 'shard-etcd-servers': 'http://a:2379' })).toThrow(/names no shard: write NAME=URL/);
     expect(usage({ shards: 3, 'shard-etcd-servers': 'shard-1=a:2379' })).toThrow(/--shard-etcd-servers shard-1: "a:2379" is not a client URL/);
     expect(usage({ shards: 3, 'shard-etcd-servers': 'shard-1=http://a:2379,shard-1=http://b:2379' })).toThrow(/named twice/);
+  });
+});
+
+describe('the argv of a detached server', () => {
+  it('names only what differs from the defaults (no empty --storage or --etcd-prefix in ps)', () => {
+    expect(serverArgv(parsed({ 'root-directory': '/tmp/kcp', detach: true, output: 'json' }))).toEqual(['--root-directory', '/tmp/kcp']);
+    expect(serverArgv(parsed({ 'root-directory': '/r', 'secure-port': 0, 'home-workspaces-home-creator-groups': '', v: 1 }))).toEqual([
+      '--root-directory', '/r', '--secure-port', '0', '--v', '1', '--home-workspaces-home-creator-groups', '',
+    ]);
   });
 });

@@ -19,10 +19,21 @@ export interface StartFlagSpec {
   max?: number;
   /** Test knobs, left out of --help. */
   hidden?: boolean;
+  /** An environment variable that stands in for the flag when it is not given. */
+  env?: string;
 }
 
+/** Where `kcpt start`, `stop`, `status`, `logs` and `snapshot` find their server when --root-directory is not given. */
+export const ROOT_DIRECTORY_ENV = 'KCPT_ROOT_DIRECTORY';
+
 export const startFlagSpecs: StartFlagSpec[] = [
-  { name: 'root-directory', type: 'string', default: '.kcp', description: 'Directory for the database, certificates and admin.kubeconfig.' },
+  {
+    name: 'root-directory',
+    type: 'string',
+    default: '.kcp',
+    env: ROOT_DIRECTORY_ENV,
+    description: `Directory for the database, certificates and admin.kubeconfig (default: $${ROOT_DIRECTORY_ENV}, else .kcp).`,
+  },
   { name: 'secure-port', type: 'integer', default: 6443, min: 0, max: 65535, description: 'HTTPS port to serve on (0 picks a free port).' },
   { name: 'bind-address', type: 'string', default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' },
   {
@@ -135,11 +146,14 @@ export type StartFlagValues = Record<string, string | number | boolean | undefin
 /** Flags that shape how `kcpt start` runs, not the server itself: the detached child does not get them. */
 export const launchOnlyFlags = new Set(['detach', 'output']);
 
-/** The server flags of `values` as argv (`--name value`), for the detached child to parse the same way. */
+/**
+ * The server flags of `values` as argv (`--name value`), for the detached child to parse the same way. Flags at their
+ * default are left out (the child applies the same defaults), so `ps` shows what was asked for.
+ */
 export function serverArgv(values: StartFlagValues): string[] {
   return startFlagSpecs.flatMap((spec) => {
     const value = values[spec.name];
-    if (launchOnlyFlags.has(spec.name) || value === undefined || value === false) return [];
+    if (launchOnlyFlags.has(spec.name) || value === undefined || value === false || value === spec.default) return [];
     return value === true ? [`--${spec.name}`] : [`--${spec.name}`, String(value)];
   });
 }

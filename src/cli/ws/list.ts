@@ -5,6 +5,7 @@
  */
 import type { Io } from '../common/io.js';
 import { printObjects, type OutputFormat } from '../common/output.js';
+import { formatTable } from '../common/table.js';
 import type { Session } from '../common/session.js';
 import { listReachable, typeString, type Workspace } from './workspace-api.js';
 
@@ -25,15 +26,4 @@ export async function listWorkspaces(session: Session, io: Io, opts: { output?: 
   }
   if (opts.output) return printObjects(io, opts.output, items, { renderTable: table });
   io.out(table(false));
-}
-
-/** kubectl's table layout: columns padded to the widest cell plus three spaces. */
-export function formatTable(headers: string[], rows: string[][]): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]! + 3)))
-      .join('')
-      .trimEnd();
-  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
 }

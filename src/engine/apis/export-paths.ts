@@ -10,7 +10,7 @@ import { EXPORTS_PREFIX } from './names.js';
 export { PathCounts as ExportPathCounts };
 
 export class LocalExportPaths extends LocalPathIndex {
-  constructor(store: Store) {
-    super(store, EXPORTS_PREFIX);
+  constructor(store: Store, pathOfCluster: (cluster: string) => string | undefined) {
+    super(store, EXPORTS_PREFIX, pathOfCluster);
   }
 }

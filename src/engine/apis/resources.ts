@@ -13,7 +13,6 @@ import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js'
 import { jsonEqual } from '../machinery/canonical-json.js';
 import type { KubeObject, ResourceType, Strategy, StrategyContext } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { PATH_ANNOTATION } from '../tenancy/names.js';
 import { bindingToV1alpha1, bindingToV1alpha2, exportToV1alpha1, exportToV1alpha2 } from './conversion.js';
 import { apisCRD, type APIKind } from './crds.js';
 import { APIS_GROUP, BINDING_FINALIZER, BINDINGS, BINDINGS_PREFIX, EXPORT_LABEL, EXPORTS_PREFIX, exportLabelValue, RESOURCE_SCHEMAS } from './names.js';
@@ -68,13 +67,6 @@ function typesOf(kind: APIKind): Map<string, ResourceType> {
   return new Map(customResourceTypes(apisCRD(kind)).map((rt) => [rt.version, rt]));
 }
 
-function stampPath(deps: APIsAdmissionDeps) {
-  return (obj: KubeObject, ctx: StrategyContext) => {
-    const meta = (obj.metadata ??= {});
-    meta.annotations = { ...(meta.annotations ?? {}), [PATH_ANNOTATION]: deps.pathOf(ctx.cluster) ?? ctx.cluster };
-  };
-}
-
 function schemaTypes(deps: APIsAdmissionDeps): ResourceType[] {
   const rt = typesOf('apiresourceschemas').get('v1alpha1')!;
   const gr = { group: APIS_GROUP, resource: RESOURCE_SCHEMAS };
@@ -113,10 +105,8 @@ function schemaTypes(deps: APIsAdmissionDeps): ResourceType[] {
 
 function exportTypes(deps: APIsAdmissionDeps): ResourceType[] {
   const versions = typesOf('apiexports');
-  const path = stampPath(deps);
+  // Their `kcp.io/path` is stamped by the write authority (admission/write-authority.ts), as on every object carrying one.
   const hooks: Hooks = {
-    prepareForCreate: path,
-    prepareForUpdate: (obj, _old, ctx) => path(obj, ctx),
     validateUpdate(obj, old) {
       const was = (old as APIExport).spec?.identity?.secretRef;
       const now = (obj as APIExport).spec?.identity?.secretRef;
@@ -132,7 +122,6 @@ function exportTypes(deps: APIsAdmissionDeps): ResourceType[] {
 function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
   const versions = typesOf('apibindings');
   const gr = { group: APIS_GROUP, resource: BINDINGS };
-  const path = stampPath(deps);
   /** kcp's mutating admission: the label the export's virtual workspace selects the binding by. */
   const labelExport = (obj: KubeObject, ctx: StrategyContext) => {
     const ref = (obj as APIBinding).spec?.reference?.export;
@@ -143,13 +132,11 @@ function bindingTypes(deps: APIsAdmissionDeps): ResourceType[] {
   };
   const hooks: Hooks = {
     prepareForCreate(obj, ctx) {
-      path(obj, ctx);
       labelExport(obj, ctx);
       const meta = obj.metadata!;
       if (!(meta.finalizers ?? []).includes(BINDING_FINALIZER)) meta.finalizers = [...(meta.finalizers ?? []), BINDING_FINALIZER];
     },
     prepareForUpdate(obj, _old, ctx) {
-      path(obj, ctx);
       labelExport(obj, ctx);
     },
     validateUpdate(obj, old) {

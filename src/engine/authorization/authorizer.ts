@@ -19,7 +19,17 @@
  */
 import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
 import type { RbacEvaluator, Subject } from './rbac-evaluator.js';
+import {
+  AUTHENTICATED_GROUP,
+  INITIALIZER_GROUP_PREFIX,
+  KCP_ADMIN_GROUP,
+  LOGICAL_CLUSTER_ADMIN_GROUP,
+  MASTERS_GROUP,
+  TERMINATOR_GROUP_PREFIX,
+  WORKSPACE_BOOTSTRAPPER_GROUP,
+} from './groups.js';
 import type { RequestAttributes } from './rules.js';
+import { statusWrittenBySystem } from '../admission/write-authority.js';
 
 export interface UserIdentity {
   username: string;
@@ -47,13 +57,6 @@ export interface Decision {
   detail: string;
 }
 
-export const MASTERS_GROUP = 'system:masters';
-export const KCP_ADMIN_GROUP = 'system:kcp:admin';
-export const WORKSPACE_BOOTSTRAPPER_GROUP = 'system:kcp:tenancy:workspace-bootstrapper';
-export const LOGICAL_CLUSTER_ADMIN_GROUP = 'system:kcp:logical-cluster-admin';
-export const AUTHENTICATED_GROUP = 'system:authenticated';
-export const INITIALIZER_GROUP_PREFIX = 'system:kcp:initializer:';
-export const TERMINATOR_GROUP_PREFIX = 'system:kcp:terminator:';
 
 /** Phases in which a workspace's content is served (Scheduling and Unavailable are not). */
 const SERVING_PHASES = new Set(['Initializing', 'Ready', 'Inactive', 'Terminating', 'Deleting']);
@@ -168,18 +171,14 @@ export class Authorizer {
   }
 }
 
-const SYSTEM_STATUS_RESOURCES = new Set(['apiexports', 'apibindings']);
 const READ_VERBS = new Set(['get', 'list', 'watch']);
 
-/** kcp's system CRD authorizer: the status of APIExports and APIBindings is written by kcp's controllers only. */
+/**
+ * kcp's system CRD authorizer: the status of APIExports and APIBindings is written by kcp's controllers only (the
+ * write authority's rule, asked here too so reviews and `kubectl auth can-i` say so).
+ */
 function isSystemStatusWrite(attrs: RequestAttributes): boolean {
-  return (
-    attrs.resourceRequest &&
-    attrs.apiGroup === 'apis.kcp.io' &&
-    attrs.subresource === 'status' &&
-    SYSTEM_STATUS_RESOURCES.has(attrs.resource) &&
-    !READ_VERBS.has(attrs.verb)
-  );
+  return attrs.resourceRequest && attrs.subresource === 'status' && statusWrittenBySystem(attrs.apiGroup, attrs.resource) && !READ_VERBS.has(attrs.verb);
 }
 
 /** `a;b,c`: members of both a and b, or of c. kcp's admins and its bootstrapper always qualify. */

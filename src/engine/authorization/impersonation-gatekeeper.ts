@@ -7,7 +7,14 @@
  * only by kcp's own authenticators, so no client may assert them either.
  */
 import { StatusError } from '../machinery/status.js';
-import { AUTHENTICATED_GROUP, KCP_ADMIN_GROUP, LOGICAL_CLUSTER_ADMIN_GROUP, MASTERS_GROUP, WORKSPACE_BOOTSTRAPPER_GROUP } from './authorizer.js';
+import {
+  AUTHENTICATED_GROUP,
+  EXTERNAL_LOGICAL_CLUSTER_ADMIN_GROUP,
+  KCP_ADMIN_GROUP,
+  LOGICAL_CLUSTER_ADMIN_GROUP,
+  MASTERS_GROUP,
+  WORKSPACE_BOOTSTRAPPER_GROUP,
+} from './groups.js';
 import type { ImpersonationRequest } from './impersonation.js';
 
 /** Groups with a meaning to kcp: asking for one takes holding it already. */
@@ -15,7 +22,7 @@ const PRIVILEGED_GROUPS: ReadonlySet<string> = new Set([
   MASTERS_GROUP,
   KCP_ADMIN_GROUP,
   LOGICAL_CLUSTER_ADMIN_GROUP,
-  'system:kcp:external-logical-cluster-admin',
+  EXTERNAL_LOGICAL_CLUSTER_ADMIN_GROUP,
   WORKSPACE_BOOTSTRAPPER_GROUP,
   AUTHENTICATED_GROUP,
 ]);

@@ -6,7 +6,8 @@
  */
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { badRequest } from '../machinery/status.js';
-import { AUTHENTICATED_GROUP, type Authorizer, type UserIdentity } from './authorizer.js';
+import type { Authorizer, UserIdentity } from './authorizer.js';
+import { AUTHENTICATED_GROUP } from './groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
 

@@ -33,7 +33,7 @@ import type { RequestMetrics } from './metrics.js';
 import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject } from './render.js';
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject, WriteGrant } from '../registry/types.js';
 import { handleResourceRequest, resourceNotFound, type ApiRequest, type ResourceServices, type UserInfo } from './resource-handler.js';
 import { sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
@@ -63,6 +63,8 @@ export type VirtualTarget =
       scope?: StorageScope;
       /** Replaces the server's CRD-based tracking of watched types going away, for types a virtual workspace defines. */
       watchRemoval?: ResourceServices['watchRemoval'];
+      /** What this virtual workspace lets the request write beyond its caller's clearance. */
+      grant?: WriteGrant;
       handle?: undefined;
     }
   | { handle(req: ApiRequest, reply: FastifyReply, svc: ResourceServices): Promise<unknown>; resolved?: undefined };
@@ -131,8 +133,11 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
     const identity = identityInCluster(user, target.resolved.cluster);
     const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
-    if (target.scope) return serveResolved(scopedServices(served, target.scope), request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)));
-    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter);
+    if (target.scope) {
+      const scoped = scopedServices(served, target.scope);
+      return serveResolved(scoped, request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)), target.grant);
+    }
+    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
@@ -250,6 +255,7 @@ async function serveResolved(
   user: UserInfo,
   resolved: ResolvedCluster,
   filter?: (obj: KubeObject) => boolean,
+  grant?: WriteGrant,
 ): Promise<unknown> {
   if (info.path === '/openapi/v2') return svc.openapi.serveV2(resolved.catalog, request, reply);
   if (info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
@@ -276,7 +282,7 @@ async function serveResolved(
       return sendJson(reply, 200, renderObject(rt, home, { accept: request.headers.accept, query }));
     }
   }
-  return handleResourceRequest(svc, apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), reply);
+  return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');

@@ -20,7 +20,7 @@ import { listObjects } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
+import type { KubeObject, ResourceType, WriteGrant } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
@@ -64,6 +64,8 @@ export interface ApiRequest {
   filter?: (obj: KubeObject) => boolean;
   /** A system:masters caller asked for a deep SubjectAccessReview (kcp's internal header). */
   deepReview?: boolean;
+  /** What the virtual workspace serving the request lets it write beyond its caller's clearance. */
+  grant?: WriteGrant;
   /** The request's headers, for the few handlers that read one of their own (the workspace index's join headers). */
   headers?: IncomingHttpHeaders;
 }
@@ -122,6 +124,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     namespace: rt.namespaced ? info.namespace : '',
     user: { username: req.user.username, groups: req.user.groups, uid: req.user.uid, extra: req.user.extra },
     ...(req.deepReview ? { deepReview: true } : {}),
+    ...(req.grant ? { grant: req.grant } : {}),
   };
   const render = { accept: req.accept, query: req.query };
 

@@ -15,7 +15,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MASTERS_GROUP } from '../authorization/authorizer.js';
+import { MASTERS_GROUP } from '../authorization/groups.js';
 import { badRequest, StatusError, unauthorized } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import { exportStore, exportSubtree } from '../snapshot/export.js';
@@ -52,12 +52,12 @@ export function registerSnapshotRoutes(app: FastifyInstance, deps: SnapshotRoute
     return sendBackup(deps, reply);
   });
   app.post(SNAPSHOT_RESTORE_PATH, { bodyLimit: MAX_RESTORE_BYTES }, async (request, reply) => {
-    await requireMasters(deps, request);
+    const user = await requireMasters(deps, request);
     const as = new URL(request.url, 'https://placeholder').searchParams.get('as');
     if (!as) throw badRequest('say where to restore the workspace: ?as=<new workspace path>');
     const body = request.body;
     if (!Buffer.isBuffer(body) || body.length === 0) throw badRequest('the request has no snapshot in its body');
-    return sendJson(reply, 201, restoreSubtree(deps, body.toString('utf8'), as));
+    return sendJson(reply, 201, restoreSubtree(deps, body.toString('utf8'), as, user));
   });
 }
 

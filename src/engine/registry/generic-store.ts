@@ -43,6 +43,7 @@ import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import type { IndexWriter } from './index-writer.js';
 import type { AdmissionChain } from '../admission/chain.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 
@@ -128,6 +129,8 @@ export interface GenericStoreExtensions {
   garbageCollection?: boolean;
   /** Validating admission on create (admission/chain.ts): may refuse, may add writes to the object's commit. */
   admission?: AdmissionChain;
+  /** Who may write which field (admission/write-authority.ts); without one, its rules with clusters named by name. */
+  authority?: WriteAuthority;
 }
 
 /**
@@ -140,6 +143,8 @@ export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch |
 
 export class GenericStore {
   readonly fields: FieldManager;
+  /** Asked on every create, update and delete, whoever makes it: there is no write path around it. */
+  readonly authority: WriteAuthority;
   private readonly settlers: Map<string, CreateSettler>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
@@ -162,6 +167,7 @@ export class GenericStore {
   ) {
     this.fields = shared?.fields ?? new FieldManager();
     this.settlers = shared?.settlers ?? new Map();
+    this.authority = shared?.authority ?? extensions.authority ?? new WriteAuthority();
   }
 
   /**
@@ -214,8 +220,11 @@ export class GenericStore {
     rt.strategy.defaults?.(obj, ctx);
     // Ownership is recorded for what the client sent (after defaulting), before the strategy adds server state.
     if (!opts.fieldsApplied) this.fields.recordWrite(rt, undefined, obj, { manager: opts.fieldManager ?? SERVER_MANAGER });
+    const refusal = this.authority.review({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, object: obj });
+    this.authority.stamp(rt.group, rt.resource, ctx.cluster, obj);
     rt.strategy.prepareForCreate?.(obj, ctx);
     this.validate(ctx, obj, undefined);
+    if (refusal) throw refusal;
     if (rt.namespaced && !opts.batch?.namespaces.has(`${ctx.cluster}/${ctx.namespace}`)) this.checkNamespaceAcceptsContent(ctx);
     const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
@@ -339,10 +348,15 @@ export class GenericStore {
     } else {
       this.fields.recordWrite(rt, old, obj, { manager: opts.fieldManager ?? SERVER_MANAGER, subresource });
     }
-    if (subresource !== 'status' && subresource !== 'finalize') rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    const refusal = this.authority.review({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, subresource, object: obj, old });
+    if (subresource !== 'status' && subresource !== 'finalize') {
+      this.authority.stamp(rt.group, rt.resource, ctx.cluster, obj);
+      rt.strategy.prepareForUpdate?.(obj, old, ctx);
+    }
     const objMeta = obj.metadata!;
     objMeta.annotations = { ...(objMeta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
     this.validate(ctx, obj, old);
+    if (refusal) throw refusal;
     if (rt.strategy.tracksGeneration && specChanged(old, obj)) {
       objMeta.generation = (old.metadata!.generation ?? 0) + 1;
     }
@@ -418,6 +432,8 @@ export class GenericStore {
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`,
       );
     }
+    const refusal = this.authority.reviewDelete({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, object: obj });
+    if (refusal) throw refusal;
     rt.strategy.admitDelete?.(obj, ctx);
     if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
       throw forbidden(namespacesType, name, 'this namespace may not be deleted');

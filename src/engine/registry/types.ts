@@ -69,6 +69,16 @@ export interface StrategyContext {
    * e.g. another shard checking `bind`): answered by RBAC in the cluster, without the workspace access check.
    */
   deepReview?: boolean;
+  /** What the virtual workspace serving this request lets it write beyond its caller's own clearance. */
+  grant?: WriteGrant;
+}
+
+/**
+ * A write a virtual workspace allows on top of the caller's own rights (admission/write-authority.ts decides what it
+ * covers): an initializer (terminator) removing itself, and only itself, from its LogicalCluster's status list.
+ */
+export interface WriteGrant {
+  lifecycle: { list: 'initializers' | 'terminators'; name: string };
 }
 
 /**

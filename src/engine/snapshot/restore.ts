@@ -5,13 +5,19 @@
  * of it is one storage group — one transaction, watchers hear of it only once it is durable; elsewhere each object is
  * its own commit and a failure removes what was written. The server's watches then see the new CRDs, bindings and
  * workspaces like any other create: catalogs, paths and controllers pick them up from there.
+ *
+ * Every object passes the store's write authority (admission/write-authority.ts) as the restorer's write, and the paths
+ * it carries are the system's: each LogicalCluster's `kcp.io/path` is the one the restored tree gives it (a cluster no
+ * Workspace of the snapshot leads to gets none), and every object carrying its workspace's path gets that one, never
+ * what the file says.
  */
 import { alreadyExists, badRequest, notFound, StatusError } from '../machinery/status.js';
-import { encodeStored } from '../registry/stored-object.js';
+import { clusterOfKey, encodeStored } from '../registry/stored-object.js';
+import type { KubeObject, StrategyContext } from '../registry/types.js';
 import { deletionMarkerKey, type GenericStore } from '../registry/generic-store.js';
 import type { Store, WriteOp } from '../storage/store.js';
-import { logicalClusterKey, workspaceKey } from '../tenancy/cluster-paths.js';
-import { isValidPath, newClusterName, splitPath } from '../tenancy/names.js';
+import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
+import { isValidPath, joinPath, newClusterName, PATH_ANNOTATION, splitPath } from '../tenancy/names.js';
 import { WORKSPACES } from './export.js';
 import { parseSnapshot, SnapshotFormatError, type Snapshot } from './format.js';
 import { relocate, type RelocatedObject } from './rewrite.js';
@@ -44,7 +50,8 @@ const RESOURCE_ORDER = [
   'core/serviceaccounts',
 ];
 
-export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: string): RestoreResult {
+/** `user`: who restores (the route's system:masters caller); absent, the server itself. */
+export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: string, user?: StrategyContext['user']): RestoreResult {
   let snapshot: Snapshot;
   try {
     snapshot = parseSnapshot(body);
@@ -76,8 +83,48 @@ export function restoreSubtree(deps: SubtreeRestoreDeps, body: string, asPath: s
   if (!objects.some((o) => o.key === logicalClusterKey(clusters[header.workspace!.cluster]!))) {
     throw invalidSnapshot(new SnapshotFormatError(`it holds no LogicalCluster for its workspace ${header.workspace!.path}`));
   }
+  admit(deps, objects, restoredPaths(objects, clusters[header.workspace!.cluster]!, asPath), user);
   write(deps, sortForRestore(objects, workspaceKey(parentCluster, name)));
   return { path: asPath, clusters, objects: objects.length, revision: deps.store.currentRevision() };
+}
+
+/** The path of every restored cluster the restored Workspaces lead to, from the top one (`asPath`) down. */
+function restoredPaths(objects: RelocatedObject[], top: string, asPath: string): Map<string, string> {
+  const children = new Map<string, Array<{ name: string; cluster: string }>>();
+  for (const o of objects) {
+    if (!o.key.startsWith(workspacesPrefix)) continue;
+    const child = (o.object.spec as { cluster?: unknown } | undefined)?.cluster;
+    const name = o.object.metadata?.name;
+    if (typeof child !== 'string' || !child || !name) continue;
+    const parent = clusterOfKey(o.key);
+    children.set(parent, [...(children.get(parent) ?? []), { name, cluster: child }]);
+  }
+  const paths = new Map([[top, asPath]]);
+  for (const [cluster, path] of paths) {
+    for (const child of children.get(cluster) ?? []) if (!paths.has(child.cluster)) paths.set(child.cluster, joinPath(path, child.name));
+  }
+  return paths;
+}
+
+/** Each object as the system stores it, and refused where the write authority refuses it (nothing is written then). */
+function admit(deps: SubtreeRestoreDeps, objects: RelocatedObject[], paths: Map<string, string>, user: StrategyContext['user']): void {
+  const authority = deps.generic.authority;
+  const known = (cluster: string) => paths.get(cluster);
+  for (const o of objects) {
+    const [, , storedGroup, resource] = o.key.split('/');
+    const group = storedGroup === 'core' ? '' : storedGroup!;
+    const cluster = clusterOfKey(o.key);
+    if (o.key.startsWith(logicalClustersPrefix)) setPath(o.object, paths.get(cluster));
+    const refusal = authority.review({ group, resource: resource!, cluster, ctx: { user }, object: o.object });
+    if (refusal) throw refusal;
+    authority.stamp(group, resource!, cluster, o.object, known);
+  }
+}
+
+function setPath(lc: KubeObject, path: string | undefined): void {
+  const meta = (lc.metadata ??= {});
+  const { [PATH_ANNOTATION]: _old, ...rest } = meta.annotations ?? {};
+  meta.annotations = path === undefined ? rest : { ...rest, [PATH_ANNOTATION]: path };
 }
 
 function sortForRestore(objects: RelocatedObject[], topKey: string): RelocatedObject[] {

@@ -3,8 +3,9 @@
  * (16 random base-36 characters) and UIDs (random UUIDs) are replaced wherever they occur in an object's JSON — keys,
  * spec.cluster, owner references, LogicalCluster owners, APIBinding status, endpoint URLs — because nothing else can
  * contain them by accident. Paths are ordinary words, so they are rewritten only in the fields that hold a workspace
- * path: Workspace spec.URL, the `kcp.io/path` and type annotations, and the `path` fields of tenancy and APIs objects
- * (workspace type and export references) that point inside the subtree; a reference outside it stays as it was.
+ * path: Workspace spec.URL, the type annotation, and the `path` fields of tenancy and APIs objects (workspace type and
+ * export references) that point inside the subtree; a reference outside it stays as it was. The `kcp.io/path` objects
+ * carry is not taken from the file at all: restore.ts sets it from the restored tree.
  */
 import { randomUUID } from 'node:crypto';
 import { ownValue } from '../machinery/own-properties.js';
@@ -12,7 +13,7 @@ import { clusterAnnotation as CLUSTER_ANNOTATION, clusterOfKey } from '../regist
 import type { KubeObject } from '../registry/types.js';
 import type { KeyValue } from '../storage/store.js';
 import { workspaceKey } from '../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION, splitPath, TYPE_ANNOTATION } from '../tenancy/names.js';
+import { splitPath, TYPE_ANNOTATION } from '../tenancy/names.js';
 import { SnapshotFormatError, type SnapshotHeader } from './format.js';
 
 export interface Relocation {
@@ -62,8 +63,6 @@ export function relocate(header: SnapshotHeader, entries: readonly KeyValue[], t
     if (!object) throw new SnapshotFormatError(`entry ${i + 1} (${entry.key}) is not a JSON object`);
     const meta = (object.metadata ??= {});
     const annotations = meta.annotations;
-    const annotatedPath = annotations?.[PATH_ANNOTATION];
-    if (annotations && annotatedPath !== undefined) annotations[PATH_ANNOTATION] = movePath(annotatedPath) ?? annotatedPath;
     const group = object.apiVersion?.split('/')[0];
     if (group === 'tenancy.kcp.io' && object.kind === 'Workspace') moveWorkspaceURL(object, movePath, to.baseUrl);
     // Workspace types and API exports are named by path: references into the subtree follow it, others stay.

@@ -22,10 +22,11 @@ export class APISets {
     private readonly shards: readonly ResourceType[],
   ) {}
 
-  /** The set served by a cluster, from its LogicalCluster (root: everything). */
+  /** The set served by a cluster, from its LogicalCluster (root: everything; Shards nowhere else, whatever it says). */
   baseFor = (cluster: string): ClusterCatalog => {
     if (cluster === ROOT_CLUSTER) return this.catalog(`${TENANCY_GROUP},${SHARDS_API}`);
-    return this.catalog(this.apisOf(cluster) ?? '');
+    const apis = this.apisOf(cluster) ?? '';
+    return this.catalog(apis.includes(SHARDS_API) ? apis.split(',').filter((a) => a !== SHARDS_API).join(',') : apis);
   };
 
   /** The widest set (root's), for the `*` wildcard. */

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_BATTERIES } from '../batteries.js';
-import { createMemoryStore } from '../storage/memory-store.js';
 import type { KubeObject } from '../registry/types.js';
 import { builtinShard, builtinWorkspaceTypes } from './bootstrap.js';
-import { ClusterPaths } from './cluster-paths.js';
 import { tenancyResourceType } from './crds.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER } from './names.js';
 import { workspaceTypeStatus } from './workspacetype-status.js';
@@ -12,7 +10,7 @@ import { workspaceTypeResourceType } from './workspacetype-resource.js';
 // The bootstrap skips the schema validation of its own constants at start-up; this is the check it skips.
 describe('the objects the server creates in root', () => {
   const ctx = { cluster: ROOT_CLUSTER };
-  const workspaceTypes = workspaceTypeResourceType(new ClusterPaths(createMemoryStore()));
+  const workspaceTypes = workspaceTypeResourceType();
   const asType = (name: string, spec: unknown): KubeObject => ({
     apiVersion: 'tenancy.kcp.io/v1alpha1',
     kind: 'WorkspaceType',

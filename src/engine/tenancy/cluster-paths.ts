@@ -82,23 +82,34 @@ export class ClusterPaths {
    * does not index either). `user:<name>[:…]` starts at that user's home.
    */
   resolve(path: string): string | undefined {
+    const found = this.locate(path);
+    return 'cluster' in found ? found.cluster : undefined;
+  }
+
+  /**
+   * `resolve`, telling apart why a path leads nowhere here: `missing` when a workspace along it is absent from a
+   * cluster this server hosts (the tree here is complete, so the path names nothing), `elsewhere` when the walk reaches
+   * a cluster another shard hosts (whose workspaces live there). Only then may a path be looked up by the `kcp.io/path`
+   * objects carry: never to overrule the tree.
+   */
+  locate(path: string): { cluster: string } | { missing: true } | { elsewhere: true } {
     const segments = path.split(':');
     let start = 1;
     let cluster = segments[0]!;
     if (cluster === 'user' && segments.length > 1) {
       const home = this.homePath(segments[1]!);
-      if (!home) return undefined;
-      const resolved = home.includes(':') ? this.resolve(home) : home;
-      if (!resolved) return undefined;
-      cluster = resolved;
+      if (!home) return { elsewhere: true };
+      const found = home.includes(':') ? this.locate(home) : { cluster: home };
+      if (!('cluster' in found)) return found;
+      cluster = found.cluster;
       start = 2;
     }
     for (let i = start; i < segments.length; i++) {
       const child = this.child(cluster, segments[i]!);
-      if (!child) return undefined;
+      if (!child) return this.facts(cluster) ? { missing: true } : { elsewhere: true };
       cluster = child;
     }
-    return cluster;
+    return { cluster };
   }
 
   /** The cluster of workspace `name` in `parent`, if it has one. */

@@ -71,7 +71,7 @@ export class Tenancy {
     this.paths = new ClusterPaths(store, (user) => homePath(user, homeOptions));
     this.workspaceTypes = new WorkspaceTypes(store, this.paths);
     this.workspaces = workspaceResourceType({ store, paths: this.paths, types: this.workspaceTypes, access });
-    this.workspaceTypeType = workspaceTypeResourceType(this.paths);
+    this.workspaceTypeType = workspaceTypeResourceType();
     this.shards = shardResourceType();
     this.indexWriters = [workspacePendingWriter(store), hostedPendingWriter(store), accessSubjectsWriter()];
   }

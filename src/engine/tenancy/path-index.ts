@@ -21,9 +21,13 @@ export class PathCounts {
     if (clusters.size === 0) this.byPath.delete(path);
   }
 
+  /**
+   * The one cluster whose objects carry `path`. Two clusters claiming one path is a forgery or a workspace deleted and
+   * made again that still holds objects: neither is taken for the other, the lookup fails until one is gone.
+   */
   clusterOf(path: string): string | undefined {
     const clusters = this.byPath.get(path);
-    return clusters ? clusters.keys().next().value : undefined;
+    return clusters?.size === 1 ? clusters.keys().next().value : undefined;
   }
 }
 
@@ -37,10 +41,16 @@ export class LocalPathIndex {
   constructor(
     private readonly store: Store,
     private readonly prefix: string,
+    /**
+     * The canonical path of a cluster hosted here (its LogicalCluster's `kcp.io/path`, which only the system writes):
+     * an object's annotation counts only where it agrees.
+     */
+    private readonly pathOfCluster: (cluster: string) => string | undefined,
   ) {}
 
   clusterOfPath(path: string): string | undefined {
-    return this.index().clusterOf(path);
+    const cluster = this.index().clusterOf(path);
+    return cluster !== undefined && this.pathOfCluster(cluster) === path ? cluster : undefined;
   }
 
   stop(): void {

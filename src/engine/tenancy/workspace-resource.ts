@@ -2,7 +2,8 @@
  * tenancy.kcp.io/v1alpha1 workspaces: the CRD-served type plus kcp's Workspace and WorkspaceTypeExists admission.
  * On create: the owner annotation for non-privileged creators, required groups copied from the parent, the type
  * defaulted from the parent type's defaultChildWorkspaceType and resolved (path filled in), the type's extra labels,
- * then the placement limits of both types. On update: spec.cluster/URL only by privileged users, spec.type immutable.
+ * then the placement limits of both types. On update: spec.type immutable. (Who may write spec.cluster and spec.URL
+ * is the write authority's to say.)
  * kcp answers all of these with 403 Forbidden; before them, the CRD's CEL transition rules answer 422 Invalid.
  */
 import { setOwnValue } from '../machinery/own-properties.js';
@@ -192,11 +193,10 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
   };
 
   /** Validating admission on create. */
+  // Who may set spec.cluster and spec.URL is the write authority's rule (admission/write-authority.ts).
   const validateCreate = (obj: Workspace, ctx: StrategyContext) => {
     const spec = obj.spec ?? {};
     const privileged = isPrivileged(ctx);
-    if (spec.cluster && !privileged) throw denied(obj, 'spec.Cluster can only be set by system privileged users');
-    if (spec.URL && !privileged) throw denied(obj, 'spec.URL can only be set by system privileged users');
     const ref = spec.type ?? { name: '' };
     const thisPath = paths.pathOf(ctx.cluster) ?? ctx.cluster;
     withTypeErrors(obj, () => {
@@ -219,13 +219,10 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     });
   };
 
-  const validateUpdate = (obj: Workspace, old: Workspace, ctx: StrategyContext) => {
+  const validateUpdate = (obj: Workspace, old: Workspace) => {
     const spec = obj.spec ?? {};
     const was = old.spec ?? {};
-    const privileged = isPrivileged(ctx);
     if (was.cluster && !spec.cluster) throw denied(obj, 'spec.cluster cannot be unset');
-    if (was.cluster !== spec.cluster && !privileged) throw denied(obj, 'spec.cluster can only be changed by system privileged users');
-    if (was.URL !== spec.URL && !privileged) throw denied(obj, 'spec.URL can only be changed by system privileged users');
     if (was.type?.name !== spec.type?.name || was.type?.path !== spec.type?.path) throw denied(obj, 'spec.type is immutable');
     if (old.status?.phase !== 'Ready' && obj.status?.phase === 'Ready') {
       if (!spec.cluster) throw denied(obj, 'spec.cluster must be set for phase Ready');
@@ -255,7 +252,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
         return [...(base.strategy.validateUpdate?.(obj, old, ctx) ?? []), ...transitionRules(obj as Workspace, old as Workspace)];
       },
       admit(obj, old, ctx) {
-        if (old) validateUpdate(obj as Workspace, old as Workspace, ctx);
+        if (old) validateUpdate(obj as Workspace, old as Workspace);
         else validateCreate(obj as Workspace, ctx);
       },
     },

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { ClusterPaths } from './cluster-paths.js';
+import { ClusterPaths, logicalClusterKey } from './cluster-paths.js';
 import { workspaceTypesPrefix, WorkspaceTypes, type RemoteWorkspaceTypes } from './workspace-types.js';
 
 const typeValue = (name: string, path: string) =>
   JSON.stringify({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'WorkspaceType', metadata: { name, annotations: { 'kcp.io/path': path } } });
+
+const logicalClusterValue = (path: string) =>
+  JSON.stringify({ apiVersion: 'core.kcp.io/v1alpha1', kind: 'LogicalCluster', metadata: { name: 'cluster', annotations: { 'kcp.io/path': path } } });
 
 /** Another shard's types, as the sharing replica serves them (by path or cluster name). */
 class FakeRemote implements RemoteWorkspaceTypes {
@@ -31,10 +34,19 @@ describe('WorkspaceTypes on a shard of a sharded deployment', () => {
     types.useRemote(new FakeRemote());
     types.start();
     // root:team's Workspace lives on another shard; its logical cluster abc (and its type) here.
-    store.commit([{ type: 'create', key: `${workspaceTypesPrefix}abc/leaf`, value: typeValue('leaf', 'root:team') }]);
+    store.commit([
+      { type: 'create', key: logicalClusterKey('abc'), value: logicalClusterValue('root:team') },
+      { type: 'create', key: `${workspaceTypesPrefix}abc/leaf`, value: typeValue('leaf', 'root:team') },
+    ]);
     expect(types.get('root:team', 'leaf')?.metadata?.name).toBe('leaf');
     expect(types.get('abc', 'leaf')?.metadata?.name).toBe('leaf');
     expect(types.get('root:other', 'leaf')).toBeUndefined();
+    // A type claiming a path its cluster does not have (the cluster's LogicalCluster, written by the system, says).
+    store.commit([
+      { type: 'create', key: logicalClusterKey('def'), value: logicalClusterValue('root:mallory') },
+      { type: 'create', key: `${workspaceTypesPrefix}def/leaf`, value: typeValue('leaf', 'root:victim') },
+    ]);
+    expect(types.get('root:victim', 'leaf')).toBeUndefined();
     types.stop();
   });
 

@@ -89,7 +89,7 @@ export class WorkspaceTypes {
     private readonly store: Store,
     private readonly paths: ClusterPaths,
   ) {
-    this.localPaths = new LocalPathIndex(store, workspaceTypesPrefix);
+    this.localPaths = new LocalPathIndex(store, workspaceTypesPrefix, (cluster) => paths.pathOf(cluster));
   }
 
   /** Types of other shards: found when none here matches. */
@@ -125,14 +125,16 @@ export class WorkspaceTypes {
    * sharded deployment). Shared and frozen: never mutate it.
    */
   get(path: string, name: string): WorkspaceType | undefined {
-    const local = this.getLocal(path, name);
+    // The workspace tree decides where it can; the paths types carry only answer beyond it (another shard's part).
+    const found = this.paths.locate(path);
+    if ('missing' in found) return undefined;
+    const cluster = 'cluster' in found ? found.cluster : this.remote ? this.localPaths.clusterOfPath(path) : undefined;
+    const local = cluster ? this.getLocal(cluster, name) : undefined;
     if (local || !this.remote) return local;
-    return this.remote.workspaceType(path, name) as WorkspaceType | undefined;
+    return this.remote.workspaceType(cluster ?? path, name) as WorkspaceType | undefined;
   }
 
-  private getLocal(path: string, name: string): WorkspaceType | undefined {
-    const cluster = this.paths.resolve(path) ?? (this.remote ? this.localPaths.clusterOfPath(path) : undefined);
-    if (!cluster) return undefined;
+  private getLocal(cluster: string, name: string): WorkspaceType | undefined {
     const key = `${cluster}/${name}`;
     let type = this.watch ? this.cache.get(key) : undefined;
     if (type === undefined) {

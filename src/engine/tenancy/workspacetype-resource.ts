@@ -1,36 +1,23 @@
 /**
  * tenancy.kcp.io/v1alpha1 workspacetypes: the CRD-served type plus kcp's admission for it. Every type carries the
- * canonical path of its workspace in `kcp.io/path` (that path names the type and its initializer); `root` may only
- * be defined in root; `system` and `any` are reserved; references in the spec must carry a path.
+ * canonical path of its workspace in `kcp.io/path` (that path names the type and its initializer; the write authority
+ * stamps it, admission/write-authority.ts); `root` may only be defined in root; `system` and `any` are reserved; references in the spec must carry a path.
  */
 import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
-import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
-import type { ClusterPaths } from './cluster-paths.js';
+import type { ResourceType } from '../registry/types.js';
 import { tenancyResourceType } from './crds.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
 
 const resource = { group: TENANCY_GROUP, resource: 'workspacetypes' };
 const reserved = ['system', 'any'];
 
-export function workspaceTypeResourceType(paths: ClusterPaths): ResourceType {
+export function workspaceTypeResourceType(): ResourceType {
   const base = tenancyResourceType('workspacetypes');
-  const stampPath = (obj: KubeObject, ctx: StrategyContext) => {
-    const meta = obj.metadata!;
-    meta.annotations = { ...(meta.annotations ?? {}), [PATH_ANNOTATION]: paths.pathOf(ctx.cluster) ?? ctx.cluster };
-  };
   return {
     ...base,
     strategy: {
       ...base.strategy,
-      prepareForCreate(obj, ctx) {
-        base.strategy.prepareForCreate?.(obj, ctx);
-        stampPath(obj, ctx);
-      },
-      prepareForUpdate(obj, old, ctx) {
-        base.strategy.prepareForUpdate?.(obj, old, ctx);
-        stampPath(obj, ctx);
-      },
       validate(obj, ctx) {
         const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
         const name = obj.metadata?.name ?? '';

@@ -22,7 +22,7 @@ import type { UserInfo } from '../endpoints/resource-handler.js';
 import type { VirtualWorkspacePath, VirtualWorkspaces } from '../endpoints/api-router.js';
 import { forbiddenError, requestAttributes } from '../authorization/forbidden.js';
 import { ruleAllows, normalizeRules } from '../authorization/rules.js';
-import { invalid, notFound, StatusError } from '../machinery/status.js';
+import { notFound, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
@@ -36,8 +36,6 @@ interface Lifecycle {
   verb: 'initialize' | 'terminate';
   /** The WorkspaceType field limiting what the initializer (terminator) may do inside a workspace. */
   permissionsField: 'initializerPermissions' | 'terminatorPermissions';
-  /** The kind kcp names in the 422 for a forbidden status change (it differs between the two). */
-  errorKind: { group: string; kind: string };
   /** Whether a LogicalCluster is in that phase. */
   inPhase(lc: KubeObject): boolean;
 }
@@ -48,7 +46,6 @@ const lifecycles: Record<string, Lifecycle> = {
     role: 'initializer',
     verb: 'initialize',
     permissionsField: 'initializerPermissions',
-    errorKind: { group: 'tenancy.kcp.io', kind: 'Workspace' },
     inPhase: (lc) => (lc.status as { phase?: string } | undefined)?.phase === 'Initializing' && !lc.metadata?.deletionTimestamp,
   },
   terminatingworkspaces: {
@@ -56,15 +53,9 @@ const lifecycles: Record<string, Lifecycle> = {
     role: 'terminator',
     verb: 'terminate',
     permissionsField: 'terminatorPermissions',
-    errorKind: { group: 'core.kcp.io', kind: 'LogicalCluster' },
     inPhase: (lc) => Boolean(lc.metadata?.deletionTimestamp),
   },
 };
-
-/** Go's `%#v` of a `[]string`, which kcp's field error prints: `[]string{"a", "b"}`, `[]string(nil)`. */
-function goStringSlice(items: string[] | undefined): string {
-  return items === undefined ? '[]string(nil)' : `[]string{${items.map((i) => JSON.stringify(i)).join(', ')}}`;
-}
 
 function namesIn(obj: KubeObject | undefined, field: Lifecycle['listField']): string[] | undefined {
   const value = (obj?.status as Record<string, unknown> | undefined)?.[field];
@@ -72,31 +63,12 @@ function namesIn(obj: KubeObject | undefined, field: Lifecycle['listField']): st
 }
 
 /**
- * The LogicalCluster type as this virtual workspace serves it: get, list and watch; status writes allowed only when
- * they remove exactly `name` from the lifecycle list (kcp's update validation). Other writes are not served (405).
+ * The LogicalCluster type as this virtual workspace serves it: get, list and watch, and its status subresource. What a
+ * status write may change is the write authority's rule for the grant the request carries (admission/write-authority.ts):
+ * removing exactly this initializer (terminator), as kcp's update validation allows. Other writes are not served (405).
  */
-function lifecycleLogicalClusters(base: ResourceType, lifecycle: Lifecycle, name: string): ResourceType {
-  return {
-    ...base,
-    verbs: ['get', 'list', 'watch'],
-    strategy: {
-      ...base.strategy,
-      admit(obj, old, ctx) {
-        base.strategy.admit?.(obj, old, ctx);
-        if (!old) return;
-        const previous = namesIn(old, lifecycle.listField) ?? [];
-        const current = namesIn(obj, lifecycle.listField);
-        if (previous.length - (current?.length ?? 0) === 1 && !(current ?? []).includes(name)) return;
-        throw invalid(lifecycle.errorKind, obj.metadata?.name ?? '', [
-          {
-            type: 'FieldValueInvalid',
-            field: `status.${lifecycle.listField}`,
-            detail: `Invalid value: ${goStringSlice(current)}: only removing the "${name}" ${lifecycle.role} is supported`,
-          },
-        ]);
-      },
-    },
-  };
+function lifecycleLogicalClusters(base: ResourceType): ResourceType {
+  return { ...base, verbs: ['get', 'list', 'watch'] };
 }
 
 /** A cluster's catalog with its LogicalCluster type replaced by the virtual workspace's restricted one. */
@@ -170,8 +142,12 @@ export class LifecycleVirtualWorkspaces implements VirtualWorkspaces {
       const attrs = requestAttributes(info);
       if (limits.length > 0 && !limits.some((rule) => ruleAllows(rule, attrs))) throw forbiddenError(user.username, attrs);
     }
-    const catalog = new LifecycleCatalog(resolved.catalog, lifecycleLogicalClusters(this.deps.logicalClusters, lifecycle, path.name));
-    return { resolved: { cluster: resolved.cluster, baseUrl: resolved.baseUrl, catalog }, ...(aboutLogicalCluster ? { filter: waitingFor } : {}) };
+    const catalog = new LifecycleCatalog(resolved.catalog, lifecycleLogicalClusters(this.deps.logicalClusters));
+    return {
+      resolved: { cluster: resolved.cluster, baseUrl: resolved.baseUrl, catalog },
+      grant: { lifecycle: { list: lifecycle.listField, name: path.name } },
+      ...(aboutLogicalCluster ? { filter: waitingFor } : {}),
+    };
   }
 
   /** `initialize` (`terminate`) on the type the URL names, in its workspace; returns the type. */
