@@ -279,7 +279,7 @@ describe('workspace browser (ink) against a real server', () => {
     await createReady('root', top);
     await createReady(`root:${top}`, 'development-environment');
     await createReady(`root:${top}:development-environment`, 'backend-services');
-    const ui = await open(`root:${top}`, admin, top, 'terminal');
+    const ui = await open(`root:${top}`, admin, 'development-environment', 'terminal');
     await ui.type(`j${RIGHT}`);
     await ui.see(treeRow('backend-services'));
     await ui.type('j');
@@ -329,16 +329,16 @@ describe('workspace browser (ink) against a real server', () => {
     const top = fresh('resize');
     await createReady('root', top);
     await createReady(`root:${top}`, 'development-environment');
-    const ui = await open(`root:${top}`, admin, top, 'terminal');
+    const ui = await open(`root:${top}`, admin, 'development-environment', 'terminal');
     await ui.see(/Objects\s+namespaces \d+/);
     ui.resize(64, 20);
     await until('a 64×20 frame', () => drawnAt(ui.frame(), 64, 20)).catch((err: Error) => {
       throw new Error(`${err.message}; the screen:\n${ui.frame()}`);
     });
-    expect(ui.frame()).toMatch(/· development-environment\s+Ready/);
+    expect(ui.frame()).toMatch(/[▸·] development-environment\s+Ready/);
     ui.resize(150, 40);
     await until('a 150×40 frame', () => drawnAt(ui.frame(), 150, 40));
-    expect(ui.frame()).toMatch(/· development-environment\s+universal\s+Ready/);
+    expect(ui.frame()).toMatch(/[▸·] development-environment\s+universal\s+Ready/);
     ui.app.unmount();
   });
 

@@ -114,20 +114,40 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   /** Keys that only move or fold: a burst of them is applied one by one; any other key ends the burst. */
   const navigation = new Set(['j', 'k', 'h', 'l', ' ', 'g', 'G']);
   const promptKeys = useRef<KeySink>({}).current;
-  useInput((chunk, k) =>
-    eachKey(chunk, k, (input, key) => {
-      const kind = view.current.mode.kind;
-      // Ctrl-C leaves from anywhere, a prompt or a pending action included.
-      if (key.ctrl && input === 'c') {
-        onQuit();
-        return true;
-      }
-      if (kind === 'busy') return true;
-      if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
-      onKey(input, key);
-      return !navigation.has(input);
-    }),
-  );
+  /** One key to whatever has focus; true when it may have moved the focus (a prompt opened or closed). */
+  const handle = (input: string, key: Key): boolean | void => {
+    const kind = view.current.mode.kind;
+    // Ctrl-C leaves from anywhere, a prompt or a pending action included.
+    if (key.ctrl && input === 'c') {
+      onQuit();
+      return true;
+    }
+    if (kind === 'busy') return true;
+    if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
+    onKey(input, key);
+    return !navigation.has(input);
+  };
+  // Keys that come after one that moved the focus wait for the next frame, where the new focus (a prompt's handler,
+  // the browser's state) is in place: `cteam⏎`, typed fast or pasted, creates `team`.
+  const held = useRef<{ input: string; key: Key }[] | undefined>(undefined);
+  const [, setFrames] = useState(0);
+  const deliver = (input: string, key: Key) => {
+    if (held.current) {
+      held.current.push({ input, key });
+      return;
+    }
+    if (handle(input, key) === true) {
+      held.current = [];
+      setFrames((n) => n + 1);
+    }
+  };
+  useEffect(() => {
+    const waiting = held.current;
+    if (!waiting) return;
+    held.current = undefined;
+    for (const { input, key } of waiting) deliver(input, key);
+  });
+  useInput((chunk, k) => eachKey(chunk, k, deliver));
 
   function onKey(input: string, key: Key): void {
     const { tree, current, mode, columns, paneHeight } = view.current;

@@ -54,15 +54,20 @@ export function screenLayout(opts: { rows: number; columns: number; tree: RowTex
   };
 }
 
+/** The details pane's outer width below which the tree gives way. */
+const minDetailsWidth = 20;
+
 /**
- * The tree pane's outer width: what its widest row needs, between a third of the screen (so the details keep their
- * room at most a bit over half of it) and three fifths.
+ * The tree pane's outer width: what its widest row needs, between a third of the screen and three fifths, or more
+ * where the names and phases need it (the details keep at least `minDetailsWidth`).
  */
 export function treePaneWidth(tree: RowText[], columns: number): number {
   const { label, type, phase } = widest(tree);
   const wanted = paneChrome + label + (type ? 1 + type : 0) + (phase ? 1 + phase : 0);
   const least = Math.min(columns, Math.max(24, Math.floor(columns * 0.35)));
-  const most = Math.max(least, Math.floor(columns * 0.6));
+  // Names and phases whole come before the details' width, down to a narrow details pane.
+  const namesAndPhases = paneChrome + label + (phase ? 1 + phase : 0);
+  const most = Math.max(least, Math.floor(columns * 0.6), Math.min(columns - minDetailsWidth, namesAndPhases));
   return Math.min(most, Math.max(least, wanted));
 }
 
