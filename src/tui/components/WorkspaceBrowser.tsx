@@ -130,7 +130,10 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   // Keys that come after one that moved the focus wait for the next frame, where the new focus (a prompt's handler,
   // the browser's state) is in place: `cteam⏎`, typed fast or pasted, creates `team`.
   const held = useRef<{ input: string; key: Key }[] | undefined>(undefined);
-  const [, setFrames] = useState(0);
+  // The frame the held keys wait for: an earlier frame's effects may still run (React flushes them before it renders
+  // the key's update) and must not let them through.
+  const heldFor = useRef(0);
+  const [frame, setFrame] = useState(0);
   const deliver = (input: string, key: Key) => {
     if (held.current) {
       held.current.push({ input, key });
@@ -138,12 +141,13 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
     }
     if (handle(input, key) === true) {
       held.current = [];
-      setFrames((n) => n + 1);
+      heldFor.current += 1;
+      setFrame(heldFor.current);
     }
   };
   useEffect(() => {
     const waiting = held.current;
-    if (!waiting) return;
+    if (!waiting || frame < heldFor.current) return;
     held.current = undefined;
     for (const { input, key } of waiting) deliver(input, key);
   });
