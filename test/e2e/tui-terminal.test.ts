@@ -4,7 +4,7 @@
  * select, Enter (then `kcpt ws .` must report the chosen workspace: the kubeconfig was switched as `kcpt ws use` does);
  * a server restart under the open browser (it reconnects and relists without a key press); a resize (a clean redraw at
  * the new size, without a key press). The first test's last screen is printed in the test output; with
- * KCPT_TUI_CAPTURE=<file> it is also saved there (docs/tui-capture.txt was made that way). Needs tmux on PATH (present
+ * KCPT_TUI_CAPTURE=<file> it is also saved there. Needs tmux on PATH (present
  * on the CI image; the suite is skipped, saying so, where it is not).
  */
 import { execFileSync } from 'node:child_process';
