@@ -129,7 +129,6 @@ export function scopedStore(inner: Store, scope: StorageScope): Store {
     },
   };
   if (inner.group) view.group = (fn) => inner.group!(fn);
-  if (inner.durable) view.durable = () => inner.durable!();
   return view;
 }
 

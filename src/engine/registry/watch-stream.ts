@@ -81,8 +81,6 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     do {
       const page = await listObjects(store, rt, req.cluster, req.namespace, predicate, { continueToken, limit: 500 });
       snapshot = snapshot || page.resourceVersion;
-      // With group commit the page may hold rows of this turn's transaction: they leave once it is committed.
-      await store.durable?.();
       if (closed) return;
       for (const item of page.items) emit('ADDED', convert(item));
       continueToken = page.continueToken;

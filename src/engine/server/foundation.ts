@@ -45,12 +45,6 @@ export async function openFoundation(config: ServerConfig, lifecycle: Lifecycle)
         keepNewestRevisions: config.watchHistory.minRevisions,
         // The objects every workspace has are stored compressed against samples of themselves (a few hundred bytes each).
         valueReferences: workspaceStorageReferences(),
-        // Group commit (writes of one event-loop turn in one transaction, responses held until it commits) stays off:
-        // its watch events go out at the end of the turn, after a watch the same turn closed (a CRD deleted, so no
-        // cluster serves the version any more) has already ended, and that watch misses the DELETED events of its
-        // objects (test/e2e/wildcard-crd.test.ts caught it). It saved only 3-4 % CPU per workspace; the store keeps
-        // the option, tested, until watch closing waits for the turn's events.
-        groupCommit: false,
       }),
     (store) => store.close(),
   );

@@ -30,7 +30,7 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 /** The app with its hooks and routes, not listening yet. */
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
-  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!, () => store.durable?.());
+  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!);
   // In this order, before any body is read: who is asking, whether there is room for them, and until when.
   installRequestGate(app, server.authenticator);
   installInflightLimit(app, config.inflight, authenticatedUser);
@@ -86,7 +86,6 @@ function buildHttpApp(
   verbosity: number,
   log: (line: string) => void,
   metrics: RequestMetrics,
-  durable: () => Promise<void> | undefined,
 ): FastifyInstance {
   // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
   // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
@@ -121,15 +120,6 @@ function buildHttpApp(
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
     done(null, payload);
-  });
-  // Group commit: a response leaves only once the writes it may report are in the file (a failed commit answers 500).
-  app.addHook('onSend', (_request, _reply, payload, done) => {
-    const pending = durable();
-    if (!pending) return done(null, payload);
-    pending.then(
-      () => done(null, payload),
-      (error: Error) => done(error),
-    );
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);

@@ -18,8 +18,6 @@ export interface CommonStoreOptions {
   keepNewestRevisions?: number;
   /** Texts values under a key prefix are stored compressed against (SQLite only; value-codec.ts). */
   valueReferences?: readonly WantedReference[];
-  /** SQLite only: commits of one event-loop turn share a transaction (sqlite-store.ts `groupCommit`). */
-  groupCommit?: boolean;
 }
 
 type Driver = (location: string, query: URLSearchParams, rootDirectory: string, common: CommonStoreOptions) => Store;

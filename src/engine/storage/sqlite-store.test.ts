@@ -127,21 +127,17 @@ describe('sqlite store on disk', () => {
   });
 
   it('loses no acknowledged write when the process is killed with SIGKILL', async () => {
-    await killedWriterKeepsAcknowledged([]);
-  });
-
-  it('loses no acknowledged write under group commit when the process is killed with SIGKILL', async () => {
-    await killedWriterKeepsAcknowledged(['group']);
+    await killedWriterKeepsAcknowledged();
   });
 });
 
 /** Runs testdata/crash-writer.mjs until it acknowledged 500 writes, kills it, and finds each of them in the file. */
-async function killedWriterKeepsAcknowledged(mode: string[]): Promise<void> {
+async function killedWriterKeepsAcknowledged(): Promise<void> {
   const path = freshPath();
   const fixture = fileURLToPath(new URL('./testdata/crash-writer.mjs', import.meta.url));
   // cwd = the package root, where `--import tsx` resolves.
   const cwd = fileURLToPath(new URL('../../../', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, path, ...mode], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, path], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   const acked: Array<[string, number]> = [];
   let buffered = '';
   child.stdout.setEncoding('utf8');
@@ -170,87 +166,6 @@ async function killedWriterKeepsAcknowledged(mode: string[]): Promise<void> {
     survivor.close();
   }
 }
-
-describe('sqlite store: group commit (commits of one event-loop turn in one transaction)', () => {
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-  it('tells watchers and durable() once the transaction of the turn is committed, each commit atomic on its own', async () => {
-    const store = openSqliteStore(freshPath(), { groupCommit: true });
-    try {
-      const seen: StoreEvent[] = [];
-      store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
-      expect(store.durable()).toBeUndefined();
-      const [a] = store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-      const durable = store.durable();
-      expect(durable).toBeInstanceOf(Promise);
-      // A failing commit (b is fine, a exists) leaves only itself out of the shared transaction.
-      expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow(
-        KeyExistsError,
-      );
-      const [c] = store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
-      expect(c!.revision).toBe(a!.revision + 1);
-      expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
-      expect(store.durable()).toBe(durable);
-      // Nobody has been told before the transaction is committed.
-      expect(seen).toEqual([]);
-      await durable;
-      expect(seen.map((e) => [e.type, e.key, e.revision])).toEqual([
-        ['ADDED', cm('c1', 'a'), a!.revision],
-        ['ADDED', cm('c1', 'c'), c!.revision],
-      ]);
-      expect(store.durable()).toBeUndefined();
-      // The next turn has a transaction of its own.
-      store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
-      await store.durable();
-      await nextTurn();
-      expect(seen.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'MODIFIED']);
-    } finally {
-      store.close();
-    }
-  });
-
-  it('rolls back only a throwing group() made inside the turn, and reuses its revisions', async () => {
-    const store = openSqliteStore(freshPath(), { groupCommit: true });
-    try {
-      const seen: StoreEvent[] = [];
-      store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
-      const [a] = store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-      expect(() =>
-        store.group!(() => {
-          store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
-          throw new Error('controller failed');
-        }),
-      ).toThrow('controller failed');
-      expect(store.get(cm('c1', 'b'))).toBeUndefined();
-      const [c] = store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
-      expect(c!.revision).toBe(a!.revision + 1);
-      await store.durable();
-      expect(seen.map((e) => e.key)).toEqual([cm('c1', 'a'), cm('c1', 'c')]);
-    } finally {
-      store.close();
-    }
-  });
-
-  it('commits what is pending before closing, compacting or backing up', async () => {
-    const path = freshPath();
-    const store = openSqliteStore(path, { groupCommit: true });
-    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-    await store.backup(`${path}.copy`);
-    store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
-    store.compact(store.currentRevision());
-    store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
-    store.close();
-    const copy = openSqliteStore(`${path}.copy`);
-    const reopened = openSqliteStore(path);
-    try {
-      expect(copy.get(cm('c1', 'a'))?.value).toBe('a1');
-      expect(['a', 'b', 'c'].map((n) => reopened.get(cm('c1', n))?.value)).toEqual(['a1', 'b1', 'c1']);
-    } finally {
-      copy.close();
-      reopened.close();
-    }
-  });
-});
 
 describe('sqlite store: each version stored once, values compressed against references', () => {
   const doc = (name: string, version: number, extra = '') =>

@@ -71,14 +71,6 @@ export interface SqliteStoreOptions {
   keepNewestRevisions?: number;
   /** Texts to compress the values under a key prefix against (value-codec.ts); recorded in the file once used. */
   valueReferences?: readonly WantedReference[];
-  /**
-   * Group commit (default false): commits made outside a group() during one turn of the event loop share one
-   * transaction, committed by a setImmediate; each is a savepoint of it, so one failing commit leaves the others in.
-   * Their events reach watchers once that transaction is committed, and durable() tells a caller (an HTTP response)
-   * when its write is in the file. Off, every commit is its own transaction and watchers hear of it before commit()
-   * returns (what the storage contract describes).
-   */
-  groupCommit?: boolean;
 }
 
 export interface SqliteStore extends Store {
@@ -86,7 +78,6 @@ export interface SqliteStore extends Store {
   /** Newest revision logged strictly before `timestampMs` (compactedRevision() when none): feeds the compactor. */
   latestRevisionBefore(timestampMs: number): number;
   group<T>(fn: () => T): T;
-  durable(): Promise<void> | undefined;
   backup(destination: string): Promise<void>;
 }
 
@@ -117,13 +108,6 @@ interface Applied {
   events: StoreEvent[];
 }
 
-/** The transaction this turn's commits share (group commit), until its setImmediate commits it. */
-interface OpenBatch {
-  readonly events: StoreEvent[];
-  readonly done: Promise<void>;
-  settle(error?: unknown): void;
-}
-
 class SqliteStoreImpl implements SqliteStore, CurrentRows {
   readonly name = 'sqlite';
   private readonly statements: Statements;
@@ -143,10 +127,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private readonly runGroup: Database.Transaction<(fn: () => unknown) => unknown>;
   /** Whether a group() is running (a group inside it is part of it). */
   private inGroup = false;
-  private readonly groupCommit: boolean;
-  /** The open group-commit transaction, if commits were made this turn. */
-  private batch?: OpenBatch;
-  private readonly batchStatements: { begin: Database.Statement; commit: Database.Statement; rollback: Database.Statement };
   private compacted: number;
   private lastTs: number;
   private closed = false;
@@ -173,8 +153,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // Inside a group, each commit is a savepoint of the group's transaction (better-sqlite3 nests them).
     this.applyOps = db.transaction((ops: WriteOp[], ts: number) => this.writeOps(ops, ts));
     this.runGroup = db.transaction((fn: () => unknown) => fn());
-    this.groupCommit = options.groupCommit ?? false;
-    this.batchStatements = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT'), rollback: db.prepare('ROLLBACK') };
     this.deleteSlice = db.transaction((from: number, upTo: number) => {
       const removed = this.statements.deleteEvents.run(from, upTo).changes;
       this.statements.writeMeta.run(COMPACTED, upTo);
@@ -217,19 +195,10 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   commit(ops: WriteOp[]): WriteResult[] {
     this.assertOpen();
     if (ops.length === 0) return [];
-    if (this.groupCommit && !this.deferred) this.openBatch();
     const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
-    let applied: Applied;
-    try {
-      // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction (inside a group or
-      // a batch this is a savepoint).
-      applied = this.applyOps.immediate(ops, ts);
-    } catch (error) {
-      // Some errors (I/O, a full disk) make SQLite roll back the whole transaction, not just the savepoint.
-      if (this.batch && !this.db.inTransaction) this.failBatch(error);
-      throw error;
-    }
-    const { results, events } = applied;
+    // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction (inside a group
+    // this is a savepoint).
+    const { results, events } = this.applyOps.immediate(ops, ts);
     if (events.length === 0) return results; // unlogged ops only
     this.revision = events[events.length - 1]!.revision;
     if (this.deferred) this.deferred.push(...events);
@@ -237,20 +206,12 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     return results;
   }
 
-  /**
-   * With group commit: a promise settled once every commit made so far is in the file (rejected if their
-   * transaction could not be committed); undefined when there is nothing pending.
-   */
-  durable(): Promise<void> | undefined {
-    return this.batch?.done;
-  }
-
   group<T>(fn: () => T): T {
     this.assertOpen();
     if (this.inGroup) return fn();
     this.inGroup = true;
     try {
-      return this.batch ? this.groupInBatch(fn) : this.groupAlone(fn);
+      return this.groupAlone(fn);
     } finally {
       this.inGroup = false;
     }
@@ -271,60 +232,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     }
     if (deferred.length > 0) this.publish(deferred);
     return result;
-  }
-
-  /** A group inside this turn's batch: a savepoint, so a throwing group leaves the batch's other commits in. */
-  private groupInBatch<T>(fn: () => T): T {
-    const batch = this.batch!;
-    const mark = batch.events.length;
-    try {
-      return this.runGroup.immediate(fn) as T;
-    } catch (error) {
-      if (this.batch === batch && !this.db.inTransaction) this.failBatch(error);
-      else {
-        batch.events.length = mark;
-        this.resetRevision();
-      }
-      throw error;
-    }
-  }
-
-  private openBatch(): void {
-    let settle!: (error?: unknown) => void;
-    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
-    // Nobody may be waiting (a controller's write): a failure is reported to those who are, not as unhandled.
-    done.catch(() => undefined);
-    this.batchStatements.begin.run();
-    this.batch = { events: [], done, settle };
-    this.deferred = this.batch.events;
-    setImmediate(() => this.flushBatch());
-  }
-
-  /** Commits this turn's batch, then lets watchers and waiting responses know, in that order. */
-  private flushBatch(): void {
-    const batch = this.batch;
-    if (!batch) return;
-    this.batch = undefined;
-    this.deferred = undefined;
-    try {
-      this.batchStatements.commit.run();
-    } catch (error) {
-      if (this.db.inTransaction) this.batchStatements.rollback.run();
-      this.resetRevision();
-      batch.settle(error);
-      return;
-    }
-    if (batch.events.length > 0) this.publish(batch.events);
-    batch.settle();
-  }
-
-  /** The batch's transaction is gone (SQLite rolled it back): none of its commits persist, nobody hears of them. */
-  private failBatch(error: unknown): void {
-    const batch = this.batch!;
-    this.batch = undefined;
-    this.deferred = undefined;
-    this.resetRevision();
-    batch.settle(error);
   }
 
   /** Back to the newest revision in the file, after a rollback freed the ones above it. */
@@ -439,8 +346,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   compact(revision: number): number {
     this.assertOpen();
-    // Its slices are transactions of their own, and a checkpoint cannot run inside one.
-    this.flushBatch();
     const target = Math.min(Math.floor(revision), this.revision - this.keepNewest);
     let removed = 0;
     // Several short transactions rather than one long one: each slice holds the write lock for a few ms.
@@ -465,7 +370,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   async backup(destination: string): Promise<void> {
     this.assertOpen();
     if (this.db.memory) throw new Error('an in-memory SQLite store has no file to back up; export its rows instead');
-    this.flushBatch();
     // Commits made while the backup runs (same connection) are carried into the copy: it is the state at its end.
     await this.db.backup(destination);
   }
@@ -486,7 +390,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   close(): void {
     if (this.closed) return;
-    this.flushBatch();
     this.closed = true;
     this.hub.clear();
     try {

@@ -115,15 +115,8 @@ export interface Store {
    */
   group?<T>(fn: () => T): T;
   /**
-   * Optional (backends with group commit, sqlite-store.ts): a promise settled once every commit made so far is
-   * durable (rejected if it could not be made so), or undefined when nothing is pending. Without it, a commit is
-   * durable when commit() returns. Whoever acknowledges a write (an HTTP response) waits for it first.
-   */
-  durable?(): Promise<void> | undefined;
-  /**
    * Deliver every event with revision > fromRevision whose key starts with prefix, then live events, in
-   * revision order, synchronously after each commit (after its group, for commits made in a group; once durable,
-   * with group commit). Throws
+   * revision order, synchronously after each commit (after its group, for commits made in a group). Throws
    * CompactedError if fromRevision < compactedRevision().
    */
   watch(prefix: string, fromRevision: number, listener: WatchListener): WatchHandle;

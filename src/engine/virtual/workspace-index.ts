@@ -313,8 +313,6 @@ export class WorkspaceIndex {
     const initial = sendInitialEvents ?? (!rv || rv === '0');
     if (initial) {
       const snap = this.snapshot(user, predicate, join);
-      // With group commit the snapshot may hold rows of this turn's transaction: they leave once it is committed.
-      await store.durable?.();
       if (closed) return;
       for (const obj of snap.items) {
         shownObjects.set(workspaceKey(obj.metadata?.annotations?.['kcp.io/cluster'] ?? '', obj.metadata?.name ?? ''), obj);
