@@ -1,7 +1,8 @@
 // 3. CREATE ~1 KB ConfigMaps by POST over HTTPS, sequentially (1 connection) and with 8 concurrent connections,
-//    vs raw better-sqlite3 inserts, one autocommit transaction per row, synchronous=NORMAL (baseline B.1 in docs/benchmarks.md (a)).
-//    Also (info): raw fastify HTTPS POST that parses the body and does that same insert (bench/raw-server.js
-//    POST /write), 8 connections: the end-to-end floor of an HTTPS create on this box.
+//    vs the bare floor of the same request: raw fastify over TLS that parses the same body and commits it to SQLite,
+//    one transaction per request (WAL, synchronous=NORMAL; bench/raw-server.js POST /write), same generator, runs
+//    interleaved. Also (info): raw better-sqlite3 inserts in-process, one autocommit transaction per row
+//    (baseline B.1 (a) in docs/benchmarks.md), i.e. the storage alone without HTTPS.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace } from './lib/kcpt.js';
@@ -58,14 +59,33 @@ export async function run(ctx) {
   }
   const bad = [...seq, ...conc].reduce((a, x) => a + x.non2xx + x.errors, 0);
   if (bad) log(`  WARNING: kcpt answered ${bad} POSTs with errors (names must be unique; a 409 here is a bench bug)`);
-  const baseline = median(raw.map((x) => x.rate));
-  const common = { unit: 'rate', baseline, baselineName: 'raw SQLite insert (NORMAL)', target: { kind: 'ratio', min: 0.5 } };
   const concRate = median(conc.map((x) => x.rps));
   return [
     {
-      ...common,
-      name: 'CREATE ConfigMap, sequential',
+      name: 'CREATE ConfigMap, 8 conns',
+      unit: 'rate',
+      kcpt: concRate,
+      baseline: median(floor.map((x) => x.rps)),
+      baselineName: 'raw fastify HTTPS: parse + SQLite commit',
+      target: { kind: 'ratio', min: 0.6 },
+      runs: { kcpt: conc.map((x) => x.rps), baseline: floor.map((x) => x.rps) },
+      extra: {
+        kcptP50: median(conc.map((x) => x.p50)),
+        kcptP99: median(conc.map((x) => x.p99)),
+        rawP50: median(floor.map((x) => x.p50)),
+        rawP99: median(floor.map((x) => x.p99)),
+        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(floor.map((x) => x.cpuUsPerReq)),
+        errors: bad,
+      },
+    },
+    {
+      name: '  (info) CREATE ConfigMap, sequential',
+      unit: 'rate',
       kcpt: median(seq.map((x) => x.rps)),
+      baseline: median(raw.map((x) => x.rate)),
+      baselineName: 'raw SQLite insert in-process (NORMAL)',
+      target: { kind: 'info-ratio' },
       runs: { kcpt: seq.map((x) => x.rps), baseline: raw.map((x) => x.rate) },
       extra: {
         kcptP50: median(seq.map((x) => x.p50)),
@@ -74,35 +94,6 @@ export async function run(ctx) {
         rawCpuUs: median(raw.map((x) => 1e6 / x.cpuRate)),
         rawCpuLabel: 'raw insert',
         errors: bad,
-      },
-    },
-    {
-      ...common,
-      name: 'CREATE ConfigMap, 8 conns',
-      kcpt: concRate,
-      runs: { kcpt: conc.map((x) => x.rps), baseline: raw.map((x) => x.rate) },
-      extra: {
-        kcptP50: median(conc.map((x) => x.p50)),
-        kcptP99: median(conc.map((x) => x.p99)),
-        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
-        rawCpuUs: median(raw.map((x) => 1e6 / x.cpuRate)),
-        rawCpuLabel: 'raw insert',
-        errors: bad,
-      },
-    },
-    {
-      name: '  (info) CREATE x8 vs HTTPS floor',
-      unit: 'rate',
-      kcpt: concRate,
-      baseline: median(floor.map((x) => x.rps)),
-      baselineName: 'raw fastify HTTPS POST+insert',
-      target: { kind: 'info-ratio' },
-      runs: { kcpt: conc.map((x) => x.rps), baseline: floor.map((x) => x.rps) },
-      extra: {
-        rawP50: median(floor.map((x) => x.p50)),
-        rawP99: median(floor.map((x) => x.p99)),
-        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
-        rawCpuUs: median(floor.map((x) => x.cpuUsPerReq)),
       },
     },
   ];

@@ -1,12 +1,12 @@
-// 2. LIST 1,000 ~1 KB ConfigMaps in one namespace (plain JSON, no Table) over HTTPS with 8 connections, vs the
-//    raw better-sqlite3 range scan of 1,000 ~1 KB rows measured in-process (baseline B.1 in docs/benchmarks.md "Range scan").
-//    Also (info): raw fastify HTTPS answering the same LIST by splicing the scanned JSON (no parse/stringify),
-//    i.e. what an HTTPS server on this box can do at best with that scan.
+// 2. LIST 1,000 ~1 KB ConfigMaps in one namespace (plain JSON, no Table) over HTTPS with 8 connections, vs a bare
+//    TLS server streaming the same rows: raw fastify holding kcpt's very items (copied from kcpt's own LIST answer)
+//    in better-sqlite3, answering each LIST with a range scan spliced into the list (no parse/stringify).
+//    Also (info): the raw better-sqlite3 range scan alone, in-process (baseline B.1 in docs/benchmarks.md, "range scan").
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace, parallel } from './lib/kcpt.js';
 import { runNodeLoad, runWrk } from './lib/load.js';
-import { configMap, rawRowPad } from './lib/payload.js';
+import { configMap } from './lib/payload.js';
 import { startRawServer } from './lib/raw.js';
 import { benchDir, log, median, runNodeJson, withServerCpu } from './lib/util.js';
 
@@ -44,7 +44,7 @@ export async function run(ctx) {
   const r = [];
   const h = [];
   try {
-    await ctx.rawClient(raw.url).request('POST', `/fill?n=1000&pad=${rawRowPad()}`);
+    await ctx.rawClient(raw.url).request('POST', '/fill', { items: list.items });
     const rawBytes = (await ctx.rawClient(raw.url).request('GET', '/list')).body.length;
     log(`  raw HTTPS splice LIST body ${rawBytes.toLocaleString('en-US')} B`);
     await load(url, 2); // warm-up
@@ -69,9 +69,28 @@ export async function run(ctx) {
       name: 'LIST 1,000 ConfigMaps, 8 conns',
       unit: 'rate',
       kcpt: kcptRate,
+      baseline: median(h.map((x) => x.rps)),
+      baselineName: 'raw fastify HTTPS streaming the same rows',
+      target: { kind: 'ratio', min: 0.7 },
+      runs: { kcpt: k.map((x) => x.rps), baseline: h.map((x) => x.rps) },
+      extra: {
+        kcptP50: median(k.map((x) => x.p50)),
+        kcptP99: median(k.map((x) => x.p99)),
+        rawP50: median(h.map((x) => x.p50)),
+        rawP99: median(h.map((x) => x.p99)),
+        kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
+        rawCpuUs: median(h.map((x) => x.cpuUsPerReq)),
+        bytes: probe.body.length,
+        errors: bad,
+      },
+    },
+    {
+      name: '  (info) same LIST vs in-process scan',
+      unit: 'rate',
+      kcpt: kcptRate,
       baseline: median(r.map((x) => x.rate)),
       baselineName: 'raw SQLite 1k-row scan',
-      target: { kind: 'ratio', min: 0.5 },
+      target: { kind: 'info-ratio' },
       runs: { kcpt: k.map((x) => x.rps), baseline: r.map((x) => x.rate) },
       extra: {
         kcptP50: median(k.map((x) => x.p50)),
@@ -80,23 +99,6 @@ export async function run(ctx) {
         kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
         rawCpuUs: median(r.map((x) => 1e6 / x.cpuRate)),
         rawCpuLabel: 'raw scan',
-        bytes: probe.body.length,
-        errors: bad,
-      },
-    },
-    {
-      name: '  (info) same LIST vs HTTPS floor',
-      unit: 'rate',
-      kcpt: kcptRate,
-      baseline: median(h.map((x) => x.rps)),
-      baselineName: 'raw fastify HTTPS scan+splice',
-      target: { kind: 'info-ratio' },
-      runs: { kcpt: k.map((x) => x.rps), baseline: h.map((x) => x.rps) },
-      extra: {
-        rawP50: median(h.map((x) => x.p50)),
-        rawP99: median(h.map((x) => x.p99)),
-        kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
-        rawCpuUs: median(h.map((x) => x.cpuUsPerReq)),
       },
     },
   ];

@@ -3,7 +3,7 @@
 // (SIGTERM, so V8 writes the profile) and prints the top self-time frames, the time per module and the top frames by
 // total time (with their callees); engine-bundle frames are named by their TypeScript source via the source map.
 //
-//   node bench/profile.js [get|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
+//   node bench/profile.js [get|get-h2|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
 //   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
 //   (ws-create: [--warmup N untimed flat ones first] [--http1: a pool of HTTP/1.1 connections, not one HTTP/2 one] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
 //    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
@@ -19,7 +19,7 @@ import { SourceMap } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { client, ensureNamespace, parallel, startHooked, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, flatPlan, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
-import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
+import { findWrk, runH2, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
 
@@ -128,9 +128,11 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
   const base = '/clusters/root/api/v1/namespaces';
   try {
     if (kind === 'startup') return { rps: NaN };
-    if (kind === 'get') {
+    if (kind === 'get' || kind === 'get-h2') {
       await c.request('POST', `${base}/default/configmaps`, configMap('bench-get', 'default', pad));
       const opts = { url: `${server.url}${base}/default/configmaps/bench-get`, connections: 8, durationS, headers };
+      // get-h2: one HTTP/2 connection with 8 streams in flight, as the GET benchmark's HTTP/2 row
+      if (kind === 'get-h2') return runH2({ ...opts, connections: 1, streams: 8, useTool: useWrk });
       return useWrk ? runWrk(opts) : runNodeLoad(opts);
     }
     if (kind === 'list') {

@@ -4,9 +4,12 @@
 //   POST /write  -> inserts the body into a better-sqlite3 WAL table (synchronous=NORMAL, one txn per write) and
 //                   writes {"type":"ADDED","object":<body>} once to every open /watch stream (with no watcher open
 //                   this is the "HTTPS POST + SQLite insert" floor of the CREATE benchmark)
-//   POST /fill?n=1000&pad=P -> fills namespace bench-list with n ~1 KB rows (B.1 values)
+//   POST /fill?n=1000&pad=P -> fills namespace bench-list with n ~1 KB rows (B.1 values); with a JSON body
+//                   {items: [...]} (kcpt's own LIST answer), stores exactly those items instead: the same rows
 //   GET  /list   -> range scan of namespace bench-list (.pluck() of the stored JSON) spliced into a ConfigMapList,
 //                   no parse/stringify: the "HTTPS + splice the stored JSON" floor of the LIST benchmark
+// It serves HTTP/2 and HTTP/1.1 on one TLS port (ALPN), configured as kcpt's listener is, so either protocol's
+// figure has a floor of its own.
 // Usage: node bench/raw-server.js <certDir> <objJsonFile> [port]. Prints "listening <port>" when ready.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,7 +24,8 @@ const obj = JSON.parse(readFileSync(objFile, 'utf8'));
 const app = Fastify({
   logger: false,
   bodyLimit: 3 * 1024 * 1024,
-  https: { key: readFileSync(path.join(certDir, 'apiserver.key')), cert: readFileSync(path.join(certDir, 'apiserver.crt')) },
+  http2: true,
+  https: { key: readFileSync(path.join(certDir, 'apiserver.key')), cert: readFileSync(path.join(certDir, 'apiserver.crt')), allowHTTP1: true },
 });
 
 const dbDir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-raw-'));
@@ -42,14 +46,22 @@ const scan = db.prepare('SELECT value FROM objects WHERE cluster = ? AND resourc
 app.post('/fill', async (req) => {
   const n = Number(req.query.n ?? 1000);
   const pad = Number(req.query.pad ?? 700);
+  const given = req.body?.items;
   db.transaction(() => {
+    if (given) {
+      for (const item of given) {
+        revision++;
+        upsert.run('root', 'configmaps', 'bench-list', item.metadata.name, revision, JSON.stringify(item));
+      }
+      return;
+    }
     for (let i = 0; i < n; i++) {
       revision++;
       const value = rawRowValue(i, pad).replace('"namespace":"default"', '"namespace":"bench-list"');
       upsert.run('root', 'configmaps', 'bench-list', `cm-${String(i).padStart(5, '0')}`, revision, value);
     }
   })();
-  return { filled: n };
+  return { filled: given ? given.length : n };
 });
 
 app.get('/list', (req, reply) => {
@@ -62,7 +74,7 @@ app.get('/list', (req, reply) => {
 app.get('/watch', (req, reply) => {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+  res.writeHead(200, req.raw.httpVersionMajor >= 2 ? { 'content-type': 'application/json' } : { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   res.flushHeaders?.();
   watchers.add(res);
   req.raw.on('close', () => watchers.delete(res));

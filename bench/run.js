@@ -10,9 +10,9 @@
 //   --runs N          measured runs per side (default 3; medians are reported)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
-//   --watch-rate R[,R2]  writes per second in the watch benchmark (default 50; a list runs each rate)
+//   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
 //   --watch-seconds S seconds of writing per watch run (default 4)
-//   --watchers N      concurrent watchers (default 100)
+//   --watchers N      concurrent watchers (default 1000)
 //   --ws-count N      workspaces for the memory / disk / restart figures (default 10000; the targets are at 100000)
 //   --ws-rate-count N workspaces per creation-rate run, flat and tree (default 2000)
 //   --ws-delete-count N  size of the tree deleted at the end (default 2000; the target is for 10000)
@@ -41,9 +41,9 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
     'node-load': { type: 'boolean', default: false },
-    'watch-rate': { type: 'string', default: '50' },
+    'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
-    watchers: { type: 'string', default: '100' },
+    watchers: { type: 'string', default: '1000' },
     'ws-count': { type: 'string', default: '10000' },
     'ws-rate-count': { type: 'string', default: '2000' },
     'ws-delete-count': { type: 'string', default: '2000' },

@@ -1,4 +1,4 @@
-// 4. Watch delivery latency: 100 concurrent HTTPS watchers on the ConfigMaps of one namespace
+// 4. Watch delivery latency: 1,000 concurrent HTTPS watchers (--watchers) on the ConfigMaps of one namespace
 //    (?watch=true&resourceVersion=<rv>); a writer then alternates creates (POST) and updates (merge PATCH) at a
 //    steady rate, embedding its send time in data.ts; each watcher parses every event on arrival and records
 //    arrival - ts. That is "request sent -> event parsed", an upper bound on commit -> event.
@@ -143,13 +143,16 @@ async function oneRun(ctx, side, runIdx, rate) {
   }
   const url = side === 'kcpt' ? ctx.server.url : ctx.rawServer.url;
   const token = side === 'kcpt' ? ctx.server.token : undefined;
-  const clients = startWatchers({ url, path: watchPath, token, watchers, timeoutMs: (seconds + 60) * 1000 });
+  const clients = startWatchers({ url, path: watchPath, token, watchers, timeoutMs: (seconds * 30 + 60) * 1000 });
   await clients.ready();
   await sleep(200);
   const pid = side === 'kcpt' ? ctx.server.child.pid : ctx.rawServer.child.pid;
   const cpu0 = procCpuMs(pid);
   const wr = await writeSteadily({ rate, seconds, write });
   const res = await clients.stop(wr.n);
+  // On a loaded box the writes can take many times `seconds`: the client's backstop may have ended it first.
+  res.expected = wr.n * watchers;
+  if (res.timedOut) log(`  ${side}: the watch client's backstop ended the run before the last write (the box is overloaded)`);
   const cpuUsPerWrite = ((procCpuMs(pid) - cpu0) * 1000) / wr.n;
   w.close();
   return { ...res, writes: wr.n, writeFailures: wr.failures, achievedRate: wr.achievedRate, cpuUsPerWrite };
@@ -221,7 +224,7 @@ async function atRate(ctx, rate) {
       kcpt: extra.kcptP99,
       baseline: extra.rawP99,
       baselineName: 'raw fastify fan-out',
-      target: { kind: 'max', max: 5 },
+      target: { kind: 'over', max: 5 },
       runs: { kcpt: k.map((x) => x.p99), baseline: r.map((x) => x.p99) },
       extra,
     },

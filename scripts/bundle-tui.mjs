@@ -110,6 +110,21 @@ await build({
         }));
       },
     },
+    {
+      // The browser's REST client loads node:http (a plain-http server) through src/cli's importExternal, whose
+      // import() has no loader in a script compiled with a code cache. The bundle is CommonJS: Node's own modules
+      // come from require.
+      name: 'external-import-by-require',
+      setup(b) {
+        b.onResolve({ filter: /[\\/]external-import\.js$/ }, () => ({ path: 'external-import', namespace: 'external-import-by-require' }));
+        b.onLoad({ filter: /.*/, namespace: 'external-import-by-require' }, () => ({
+          contents: [
+            'export function importExternal(specifier) { return Promise.resolve().then(() => require(specifier)); }',
+            'export function lendImporter() {}',
+          ].join('\n'),
+        }));
+      },
+    },
     // Ink's reconciler awaits, at the top level, React DevTools and its own package.json when DEV=true. Neither is
     // in the bundle (react-devtools-core is not installed) and CommonJS has no top-level await, so DEV=true is a
     // no-op here, as it was when the stand-in for the devtools did nothing.

@@ -199,3 +199,93 @@ end
     },
   });
 }
+
+let h2loadPath;
+export function findH2load() {
+  if (h2loadPath !== undefined) return h2loadPath;
+  try {
+    h2loadPath = execFileSync('sh', ['-c', 'command -v h2load'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    h2loadPath = null;
+  }
+  return h2loadPath;
+}
+
+/**
+ * GET load over HTTP/2: `streams` requests in flight on each of `connections` connections (kubectl and client-go
+ * multiplex one connection). h2load (nghttp2, C) when it is on PATH, else an in-process Node generator; which one
+ * is used is the same for both sides of a comparison. Resolves {rps, requests, non2xx, errors, p50, p99}
+ * (h2load reports no percentiles: p50 is its mean, p99 NaN).
+ */
+export function runH2({ url, connections = 1, streams = 8, durationS = 5, headers = {}, useTool = true }) {
+  if (useTool && findH2load()) return runH2load({ url, connections, streams, durationS, headers });
+  return runNodeH2({ url, connections, streams, durationS, headers });
+}
+
+function runH2load({ url, connections, streams, durationS, headers }) {
+  const args = ['-c', String(connections), '-m', String(streams), '-D', String(durationS), '-t', '1'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k.toLowerCase()}: ${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    execFile(findH2load(), args, { encoding: 'utf8', timeout: (durationS + 30) * 1000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`h2load failed: ${err.message}\n${stdout}\n${stderr}`));
+      const m = /requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout);
+      const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
+      const done = Number(m?.[3] ?? NaN);
+      const rps = Number(/finished in [\d.]+\w*, ([\d.]+) req\/s/.exec(stdout)?.[1]);
+      const mean = /time for request:\s+\S+\s+\S+\s+(\S+)/.exec(stdout)?.[1];
+      resolve({
+        rps,
+        requests: done,
+        non2xx: codes ? Number(codes[2]) + Number(codes[3]) + Number(codes[4]) : 0,
+        errors: m ? Number(m[5]) + Number(m[6]) + Number(m[7]) : 0,
+        p50: mean ? wrkMs(mean) : NaN,
+        p99: NaN,
+        raw: stdout,
+      });
+    });
+  });
+}
+
+async function runNodeH2({ url, connections, streams, durationS, headers }) {
+  const { default: http2 } = await import('node:http2');
+  const u = new URL(url);
+  const sessions = Array.from({ length: connections }, () => http2.connect(u.origin, { rejectUnauthorized: false }));
+  let done = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const latencies = [];
+  const deadline = performance.now() + durationS * 1000;
+  const one = (session) =>
+    new Promise((resolve) => {
+      const t0 = performance.now();
+      const stream = session.request({ ':path': u.pathname + u.search, ...headers });
+      let status = 0;
+      stream.on('response', (h) => (status = h[':status']));
+      stream.on('data', () => {});
+      stream.on('end', () => {
+        if (status < 200 || status >= 400) non2xx++;
+        latencies.push(performance.now() - t0);
+        done++;
+        resolve();
+      });
+      stream.on('error', () => {
+        errors++;
+        resolve();
+      });
+      stream.end();
+    });
+  const started = performance.now();
+  await Promise.all(
+    sessions.flatMap((s) =>
+      Array.from({ length: streams }, async () => {
+        while (performance.now() < deadline) await one(s);
+      }),
+    ),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  for (const s of sessions) s.close();
+  latencies.sort((a, b) => a - b);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)];
+  return { rps: done / elapsed, requests: done, non2xx, errors, p50: pct(50), p99: pct(99) };
+}

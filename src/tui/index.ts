@@ -4,29 +4,38 @@
  * (the terminal's alternate screen, so the shell comes back as it was) and resolves with the workspace path chosen
  * with Enter, or undefined on quit.
  */
-import type { KubeClient } from '../cli/common/http-client.js';
+import type { Connection } from '../cli/common/connection.js';
+import { KubeClient } from '../cli/common/http-client.js';
 import { WorkspaceSource } from './data/workspace-source.js';
 
 export interface BrowseOptions {
-  client: KubeClient;
-  /** The server URL without `/clusters/…` (shown in the header, and the base of workspace URLs). */
-  serverUrl: string;
+  /**
+   * Where the server is and how to authenticate. The browser opens its own client: bundled (scripts/bundle-tui.mjs),
+   * the TUI carries its own copy of src/cli's modules, and only errors thrown by that copy's client are instances of
+   * the classes it tells apart (a lost connection, retried, from a 403 or 404, shown).
+   */
+  connection: Connection;
   /** The workspace the tree starts at. */
   startPath: string;
 }
 
 export async function browseWorkspaces(opts: BrowseOptions): Promise<string | undefined> {
-  const source = new WorkspaceSource(opts.client);
-  const [top, firstLevel, { runBrowser }] = await Promise.all([
-    source.topNode(opts.startPath),
-    // A failure here is the browser's to show (its level loop lists again and reports it).
-    source.listLevel(opts.startPath).catch(() => undefined),
-    // Ink's modules take tens of milliseconds to initialise, all synchronous, and the requests above reach their
-    // sockets only after a few promise hops (the transport loads on first use): they go first, and the server
-    // answers them while Ink loads.
-    nextTurn().then(() => import('./run-browser.js')),
-  ]);
-  return runBrowser({ source, top, firstLevel, serverUrl: opts.serverUrl });
+  const client = new KubeClient(opts.connection);
+  try {
+    const source = new WorkspaceSource(client);
+    const [top, firstLevel, { runBrowser }] = await Promise.all([
+      source.topNode(opts.startPath),
+      // A failure here is the browser's to show (its level loop lists again and reports it).
+      source.listLevel(opts.startPath).catch(() => undefined),
+      // Ink's modules take tens of milliseconds to initialise, all synchronous, and the requests above reach their
+      // sockets only after a few promise hops (the transport loads on first use): they go first, and the server
+      // answers them while Ink loads.
+      nextTurn().then(() => import('./run-browser.js')),
+    ]);
+    return await runBrowser({ source, top, firstLevel, serverUrl: client.baseUrl });
+  } finally {
+    client.close();
+  }
 }
 
 /** Resolves after the promise jobs queued so far (and the ones they queue) have run. */

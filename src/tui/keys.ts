@@ -4,21 +4,24 @@
  */
 import type { Key } from 'ink';
 
-/** Calls `handler` once per key of the burst; stops early when it returns true (the key changed what has focus). */
-export function eachKey(input: string, key: Key, handler: (input: string, key: Key) => boolean | void): void {
+/** Calls `handler` once per key of the burst, in order. */
+export function eachKey(input: string, key: Key, handler: (input: string, key: Key) => void): void {
   const special = key.ctrl || key.meta || key.escape || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow;
   if (input.length <= 1 || special) {
     handler(input, key);
     return;
   }
   for (const ch of input) {
-    const stop = ch === '\r' || ch === '\n' ? handler('', { ...key, return: true }) : handler(ch, key);
-    if (stop === true) return;
+    // Erasing keys keep their meaning inside a burst, as Ink gives them alone (DEL is its `delete`, BS its `backspace`).
+    if (ch === '\r' || ch === '\n') handler('', { ...key, return: true });
+    else if (ch === '\x7f') handler('', { ...key, delete: true });
+    else if (ch === '\b') handler('', { ...key, backspace: true });
+    else handler(ch, key);
   }
 }
 
 
-/** Handles one key; true when it changed what has focus (the rest of a burst is dropped). */
+/** Handles one key; true when it changed what has focus (the keys after it wait for the next frame). */
 export type KeyHandler = (input: string, key: Key) => boolean | void;
 
 /**

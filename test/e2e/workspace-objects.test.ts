@@ -229,9 +229,9 @@ describe('a workspace created by kcp-admin', () => {
   it('has the `default` and `kube-system` namespaces and gives its creator cluster-admin through `workspace-admin`', async () => {
     const ns = await json(`/clusters/root:objects-org/api/v1/namespaces`);
     expect(ns.items.map((n: any) => n.metadata.name)).toEqual(['default', 'kube-system']);
+    // A list's items carry no kind or apiVersion, as kube-apiserver writes typed lists; the list names them.
+    expect(ns).toMatchObject({ kind: 'NamespaceList', apiVersion: 'v1' });
     expect(normalize(ns.items[0], clusters)).toEqual({
-      apiVersion: 'v1',
-      kind: 'Namespace',
       metadata: {
         annotations: { 'kcp.io/cluster': '<cluster-1>' },
         creationTimestamp: '<time>',
@@ -254,10 +254,9 @@ describe('a workspace created by kcp-admin', () => {
       status: { phase: 'Active' },
     });
     const bindings = await json(`/clusters/root:objects-org/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`);
+    expect(bindings).toMatchObject({ kind: 'ClusterRoleBindingList', apiVersion: 'rbac.authorization.k8s.io/v1' });
     expect(bindings.items.map((b: any) => normalize(b, clusters))).toEqual([
       {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
         metadata: {
           annotations: { 'kcp.io/cluster': '<cluster-1>' },
           creationTimestamp: '<time>',

@@ -224,12 +224,20 @@ export interface DriverOptions {
   cycle?: { activeMs: number; idleMs: number };
 }
 
+/** An object the driver made and has not deleted, with the size it last wrote. */
+interface LiveWidget {
+  namespace: string;
+  name: string;
+  size: number;
+}
+
 /** Creates, updates (spec) and deletes objects at a steady pace and records every write in the ledger. */
+
 export class Driver {
   creates = 0;
   updates = 0;
   deletes = 0;
-  private readonly live: { namespace: string; name: string; size: number }[] = [];
+  private readonly live: LiveWidget[] = [];
   private serial = 0;
 
   constructor(
@@ -255,9 +263,9 @@ export class Driver {
     const roll = Math.random();
     if (this.live.length < 6 || (roll < 0.3 && this.live.length < 25)) return this.create();
     if (roll < 0.45) return this.remove();
-    await this.update();
-    // A second change right behind the first makes the controller's write of the first one conflict (409).
-    if (Math.random() < 0.3) await this.update();
+    const changed = await this.update(this.pick());
+    // A second change to the same object right behind the first makes the controller's write of the first conflict (409).
+    if (Math.random() < 0.3) await this.update(changed);
   }
 
   private pick() {
@@ -277,8 +285,7 @@ export class Driver {
     this.ledger.record(`${namespace}/${name}`, 'ADDED', rvOf(created));
   }
 
-  private async update(): Promise<void> {
-    const target = this.pick();
+  private async update(target: LiveWidget): Promise<LiveWidget> {
     target.size += 1;
     const patched = (await this.api.objects.patchNamespacedCustomObject({
       ...idOf(this.api.resource, target.namespace, target.name),
@@ -286,6 +293,7 @@ export class Driver {
     })) as Widget;
     this.updates += 1;
     this.ledger.record(`${target.namespace}/${target.name}`, 'MODIFIED', rvOf(patched));
+    return target;
   }
 
   private async remove(): Promise<void> {

@@ -117,6 +117,11 @@ function judge(c: FuzzCase, status: number, body: string, contentType: string | 
   if (c.expect && !c.expect.includes(status)) return `expected one of ${c.expect.join(', ')}`;
   if (c.mustFail && status < 400) return 'accepted a request aimed at a seeded object';
   if (status < 400) return undefined;
+  const accept = Object.entries(c.headers ?? {}).find(([k]) => k.toLowerCase() === 'accept')?.[1] ?? '';
+  if (/^application\/vnd\.kubernetes\.protobuf/.test(contentType ?? '') && accept.includes('application/vnd.kubernetes.protobuf')) {
+    // Kube writes an error in the type the client negotiated: a protobuf Status (k8s\0, then runtime.Unknown of a v1 Status).
+    return body.startsWith('k8s\u0000') && body.includes('Status') ? undefined : 'a protobuf error that is not a Status';
+  }
   if (!/^application\/json/.test(contentType ?? '')) return `error answered as ${contentType ?? 'no content type'}`;
   let parsed: any;
   try {

@@ -28,7 +28,7 @@ export async function browseOrPrintTree(session: Session, io: Io): Promise<void>
   // React's development build checks every render (several times slower); a user's terminal gets the production one.
   process.env.NODE_ENV ??= 'production';
   const { browseWorkspaces } = await loadTui();
-  const chosen = await browseWorkspaces({ client: session.client, serverUrl: session.client.baseUrl, startPath });
+  const chosen = await browseWorkspaces({ connection: session.config.connection, startPath });
   if (chosen) await useWorkspace(session, io, { name: `:${chosen}`, short: false });
 }
 

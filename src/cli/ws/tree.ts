@@ -10,6 +10,7 @@
  */
 import type { Io } from '../common/io.js';
 import type { KubeClient } from '../common/http-client.js';
+import { limiter, type Limiter } from '../common/limiter.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
 import { baseName, parseClusterUrl } from '../common/workspace-path.js';
@@ -129,20 +130,3 @@ export function renderTree(root: TreeNode, wide: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-type Limiter = <T>(task: () => Promise<T>) => Promise<T>;
-
-/** At most `n` tasks in flight (a tree of 1,000 workspaces must not open 1,000 requests at once). */
-function limiter(n: number): Limiter {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= n) await new Promise<void>((r) => waiting.push(r));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}

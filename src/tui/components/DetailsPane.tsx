@@ -1,4 +1,7 @@
-/** The right pane: everything about the selected workspace, live where the watches feed it. */
+/**
+ * The right pane: everything about the selected workspace, live where the watches feed it. A value too long for
+ * the pane continues on the next lines, under itself; the URL has a line of its own below the panes (UrlLine).
+ */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import type { APIBinding } from '../../cli/apis/apis-api.js';
@@ -14,12 +17,13 @@ export interface DetailsPaneProps {
   details?: WorkspaceDetails;
   bindings?: APIBinding[];
   bindingsError?: string;
-  serverUrl: string;
   width: number;
   height: number;
 }
 
 const ownerAnnotation = 'experimental.tenancy.kcp.io/owner';
+/** The labels' column: `Initializers` and a space. */
+const labelWidth = 13;
 
 interface Condition {
   type?: string;
@@ -28,21 +32,24 @@ interface Condition {
   message?: string;
 }
 
-export function DetailsPane({ node, workspace, details, bindings, bindingsError, serverUrl, width, height }: DetailsPaneProps) {
+export function DetailsPane({ node, workspace, details, bindings, bindingsError, width, height }: DetailsPaneProps) {
   const status = (workspace?.status ?? {}) as { phase?: string; conditions?: Condition[]; initializers?: string[] };
   const meta = workspace?.metadata as (Workspace['metadata'] & { creationTimestamp?: string }) | undefined;
   const phase = node.deleting ? 'Deleting' : (node.phase ?? status.phase);
   const lines: ReactNode[] = [];
   const field = (label: string, value: ReactNode, key = label) =>
     lines.push(
-      <Text key={key} wrap="truncate">
-        <Text dimColor>{label.padEnd(13)}</Text>
-        {value}
-      </Text>,
+      <Box key={key} flexShrink={0}>
+        <Box width={labelWidth} flexShrink={0}>
+          <Text dimColor>{label}</Text>
+        </Box>
+        <Box flexGrow={1} flexShrink={1}>
+          <Text wrap="wrap">{value}</Text>
+        </Box>
+      </Box>,
     );
   field('Path', node.path);
   field('Cluster', node.cluster ?? workspace?.spec?.cluster ?? '—');
-  field('URL', node.url ?? workspace?.spec?.URL ?? `${serverUrl}/clusters/${node.path}`);
   field('Type', node.type ?? '—');
   field('Phase', <Text color={phaseColour(phase, node.deleting)}>{phase ?? '—'}</Text>);
   field('Created', meta?.creationTimestamp ?? '—');
@@ -64,17 +71,17 @@ export function DetailsPane({ node, workspace, details, bindings, bindingsError,
   const counts = details?.counts.map((c) => `${c.resource} ${c.count ?? '—'}`).join('  ');
   field('Objects', counts ?? '…');
   lines.push(
-    <Text key="bindings-title" color={accent} bold>
+    <Text key="bindings-title" color={accent} bold wrap="truncate">
       {`APIBindings${bindings ? ` (${bindings.length})` : ''}`}
     </Text>,
   );
-  if (bindingsError) lines.push(<Text key="bindings-error" color="red" wrap="truncate">{bindingsError}</Text>);
+  if (bindingsError) lines.push(<Text key="bindings-error" color="red" wrap="wrap">{bindingsError}</Text>);
   else if (!bindings) lines.push(<Text key="bindings-loading" dimColor>…</Text>);
   else if (bindings.length === 0) lines.push(<Text key="bindings-none" dimColor>none</Text>);
   for (const b of bindings ?? []) {
     const ref = b.spec?.reference?.export;
     lines.push(
-      <Text key={`binding-${b.metadata.name}`} wrap="truncate">
+      <Text key={`binding-${b.metadata.name}`} wrap="wrap">
         {`${b.metadata.name} `}
         <Text color={phaseColour(b.status?.phase)}>{b.status?.phase || 'Pending'}</Text>
         <Text dimColor>{` ← ${ref?.path ? `${ref.path}:` : ''}${ref?.name ?? ''}`}</Text>
@@ -83,9 +90,14 @@ export function DetailsPane({ node, workspace, details, bindings, bindingsError,
   }
   return (
     <DetailsFrame width={width} height={height}>
-      {lines.slice(0, height)}
+      {lines}
     </DetailsFrame>
   );
+}
+
+/** The selected workspace's URL: where its kubeconfig points, as the server has it or as kcpt builds it. */
+export function workspaceUrl(node: WorkspaceNode, workspace: Workspace | undefined, serverUrl: string): string {
+  return node.url ?? workspace?.spec?.URL ?? `${serverUrl}/clusters/${node.path}`;
 }
 
 /**
@@ -95,7 +107,10 @@ export function DetailsPane({ node, workspace, details, bindings, bindingsError,
 export function DetailsFrame({ width, height, children }: { width: number; height: number; children?: ReactNode }) {
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="gray" width={width} height={height + 2} paddingX={1} overflow="hidden">
-      {children}
+      {/* At its own height (overflowing the frame, which cuts it), so that no line is squeezed to fit. */}
+      <Box flexDirection="column" flexShrink={0}>
+        {children}
+      </Box>
     </Box>
   );
 }

@@ -7,7 +7,8 @@ import { render } from 'ink-testing-library';
 import chalk from 'chalk';
 import type { ReactElement } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BoxRow, LineRow, type RowCells, type RowWidths } from './TreePane.js';
+import type { RowWidths } from '../model/layout.js';
+import { BoxRow, LineRow, type RowCells } from './TreePane.js';
 
 const widths: RowWidths = { name: 20, type: 8, phase: 12 };
 

@@ -1,10 +1,16 @@
-/** The left pane: the visible slice of the tree rows, one line each: marker, name, type, coloured phase. */
+/**
+ * The left pane: the visible slice of the tree rows, one line each: marker and name, type, coloured phase. The names
+ * come first: the columns are fitted by model/layout.ts, which gives way on the phase and the type before a name.
+ */
 import { Box, Text } from 'ink';
+import { treeColumns, paneChrome, type RowText, type RowWidths } from '../model/layout.js';
 import type { Row } from '../model/tree.js';
 import { accent, phaseColour, type Colour } from '../theme.js';
 
 export interface TreePaneProps {
   rows: Row[];
+  /** What each row shows (rowText of each), the widths of every row, not only the visible ones, set the columns. */
+  texts: RowText[];
   start: number;
   end: number;
   cursor: number;
@@ -13,31 +19,32 @@ export interface TreePaneProps {
   filter: string;
 }
 
-export function TreePane({ rows, start, end, cursor, width, height, filter }: TreePaneProps) {
-  const inner = Math.max(10, width - 4);
-  const typeWidth = Math.min(14, Math.floor(inner / 4));
-  const phaseWidth = 12;
-  const nameWidth = Math.max(4, inner - typeWidth - phaseWidth - 2);
-  const widths: RowWidths = { name: nameWidth, type: typeWidth, phase: phaseWidth };
-  // The columns and the spaces between them fill the pane's inner width at most (true from 30 columns up).
-  const lineFits = nameWidth + typeWidth + phaseWidth + 2 <= inner;
+/** A row's text: indentation, marker and name; the type without its workspace; the phase (or why it has none). */
+export function rowText(row: Row): RowText {
+  const marker = row.node.mount ? '◆' : row.loading ? '…' : !row.expandable ? '·' : row.expanded ? '▾' : '▸';
+  return {
+    label: `${'  '.repeat(row.depth)}${marker} ${row.node.name}${row.node.mount ? ' [mount]' : ''}`,
+    type: shortType(row.node.type),
+    phase: row.error ? 'error' : row.node.deleting ? 'Deleting' : (row.node.phase ?? ''),
+  };
+}
+
+export function TreePane({ rows, texts, start, end, cursor, width, height, filter }: TreePaneProps) {
+  const inner = Math.max(1, width - paneChrome);
+  const widths = treeColumns(texts, inner);
   const title = `Workspaces ${rows.length > end - start ? `${start + 1}-${end}/${rows.length}` : `(${rows.length})`}${filter ? ` /${filter}` : ''}`;
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={accent} width={width} height={height + 2} paddingX={1}>
+    <Box flexDirection="column" borderStyle="round" borderColor={accent} width={width} height={height + 2} paddingX={1} overflow="hidden">
       <Text bold wrap="truncate">
         {title}
       </Text>
       {rows.slice(start, end).map((row, i) => {
-        const at = start + i === cursor;
-        const marker = row.node.mount ? '◆' : row.loading ? '…' : !row.expandable ? '·' : row.expanded ? '▾' : '▸';
         const cells: RowCells = {
-          label: `${'  '.repeat(row.depth)}${marker} ${row.node.name}${row.node.mount ? ' [mount]' : ''}`,
-          type: shortType(row.node.type),
-          phase: row.error ? 'error' : row.node.deleting ? 'Deleting' : (row.node.phase ?? ''),
+          ...texts[start + i],
           colour: phaseColour(row.node.phase, row.node.deleting),
-          inverse: at,
+          inverse: start + i === cursor,
         };
-        return oneColumnPerCell(cells) && lineFits ? <LineRow key={row.node.path} cells={cells} widths={widths} /> : <BoxRow key={row.node.path} cells={cells} widths={widths} />;
+        return oneColumnPerCell(cells) ? <LineRow key={row.node.path} cells={cells} widths={widths} /> : <BoxRow key={row.node.path} cells={cells} widths={widths} />;
       })}
     </Box>
   );
@@ -49,12 +56,6 @@ export interface RowCells {
   phase: string;
   colour: Colour;
   inverse: boolean;
-}
-
-export interface RowWidths {
-  name: number;
-  type: number;
-  phase: number;
 }
 
 /** Printable ASCII and the row markers: one terminal column per character (names, types and phases are DNS labels). */
@@ -74,10 +75,10 @@ export function LineRow({ cells, widths }: { cells: RowCells; widths: RowWidths 
   return (
     <Text>
       <Text inverse={cells.inverse}>{label}</Text>
-      {' '.repeat(widths.name - label.length + 1)}
-      <Text dimColor>{type}</Text>
-      {' '.repeat(widths.type - type.length + 1)}
-      <Text color={cells.colour}>{fit(cells.phase, widths.phase)}</Text>
+      {widths.type ? ' '.repeat(widths.name - label.length + 1) : null}
+      {widths.type ? <Text dimColor>{type}</Text> : null}
+      {widths.phase ? ' '.repeat((widths.type ? widths.type - type.length : widths.name - label.length) + 1) : null}
+      {widths.phase ? <Text color={cells.colour}>{fit(cells.phase, widths.phase)}</Text> : null}
     </Text>
   );
 }
@@ -96,16 +97,20 @@ export function BoxRow({ cells, widths }: { cells: RowCells; widths: RowWidths }
           {cells.label}
         </Text>
       </Box>
-      <Box width={widths.type} marginLeft={1}>
-        <Text dimColor wrap="truncate">
-          {cells.type}
-        </Text>
-      </Box>
-      <Box width={widths.phase} marginLeft={1}>
-        <Text color={cells.colour} wrap="truncate">
-          {cells.phase}
-        </Text>
-      </Box>
+      {widths.type ? (
+        <Box width={widths.type} marginLeft={1}>
+          <Text dimColor wrap="truncate">
+            {cells.type}
+          </Text>
+        </Box>
+      ) : null}
+      {widths.phase ? (
+        <Box width={widths.phase} marginLeft={1}>
+          <Text color={cells.colour} wrap="truncate">
+            {cells.phase}
+          </Text>
+        </Box>
+      ) : null}
     </Box>
   );
 }

@@ -1,9 +1,11 @@
 /**
- * The whole browser: tree on the left, details (or help, or a prompt) on the right, status and keys below. Keys
- * move through a pure tree model (../model/tree.ts); hooks keep the expanded levels and the selected workspace live.
- * Every server error lands in the status line; nothing a server answers ends the app.
+ * The whole browser: tree on the left, details (or a prompt) on the right, help across both; below them the selected
+ * workspace's URL, the status line and the keys. It fills the terminal exactly and follows its size (model/layout.ts
+ * decides where things go). Keys move through a pure tree model (../model/tree.ts); hooks keep the expanded levels
+ * and the selected workspace live. Every server error lands in the status line; nothing a server answers ends the app,
+ * and a server that goes away is waited for: the tree is listed again when it answers.
  */
-import { Box, Text, useInput, useStdout, type Key } from 'ink';
+import { Box, Text, useInput, type Key } from 'ink';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../../cli/common/errors.js';
 import type { Workspace } from '../../cli/ws/workspace-api.js';
@@ -11,15 +13,17 @@ import type { Listed, WorkspaceSource } from '../data/workspace-source.js';
 import { describe } from '../data/workspace-source.js';
 import { useLiveTree } from '../hooks/useLiveTree.js';
 import { useSelectedDetails } from '../hooks/useSelectedDetails.js';
+import { useTerminalSize, type TerminalSize } from '../hooks/useTerminalSize.js';
+import { screenLayout } from '../model/layout.js';
 import { collapse, cursorIndex, expand, flatten, move, moveTo, selected, setFilter, visibleWindow, type Row, type WorkspaceNode } from '../model/tree.js';
 import { eachKey, type KeySink } from '../keys.js';
 import { accent } from '../theme.js';
 import { ChoicePrompt, type Choice } from './ChoicePrompt.js';
-import { DetailsFrame, DetailsPane } from './DetailsPane.js';
-import { KeysLine, StatusLine, type Status } from './Footer.js';
-import { HelpPane } from './HelpPane.js';
+import { DetailsFrame, DetailsPane, workspaceUrl } from './DetailsPane.js';
+import { KeysLine, StatusLine, UrlLine, type Status } from './Footer.js';
+import { HelpPane, helpWindow } from './HelpPane.js';
 import { TextPrompt } from './TextPrompt.js';
-import { TreePane } from './TreePane.js';
+import { rowText, TreePane } from './TreePane.js';
 
 export interface WorkspaceBrowserProps {
   source: WorkspaceSource;
@@ -31,30 +35,24 @@ export interface WorkspaceBrowserProps {
   onQuit(): void;
   /** The top workspace's children, listed while Ink loaded (shown in the first frame). */
   firstLevel?: Listed<Workspace>;
-  /** Terminal size; by default the one of the output stream. */
-  size?: { rows: number; columns: number };
+  /** Terminal size; by default the output stream's, followed as it changes. */
+  size?: TerminalSize;
 }
 
 type Mode =
   | { kind: 'browse' }
-  | { kind: 'help' }
+  | { kind: 'help'; first: number }
   | { kind: 'filter'; before: string }
   | { kind: 'create-name'; parent: WorkspaceNode }
   | { kind: 'create-type'; parent: WorkspaceNode; name: string; choices: Choice<string | undefined>[] }
   | { kind: 'delete'; node: WorkspaceNode }
-  | { kind: 'bind'; node: WorkspaceNode; choices: Choice<{ path: string; name: string }>[] }
+  | { kind: 'bind'; node: WorkspaceNode; choices: Choice<{ path: string; name: string }>[]; note: string }
   | { kind: 'busy'; what: string };
 
 const nameRule = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, firstLevel, size }: WorkspaceBrowserProps) {
-  const { stdout } = useStdout();
-  const rowsTotal = size?.rows ?? stdout.rows ?? 24;
-  const columns = size?.columns ?? stdout.columns ?? 100;
-  const paneHeight = Math.max(3, rowsTotal - 6);
-  const leftWidth = Math.max(30, Math.floor(columns * 0.45));
-  const rightWidth = Math.max(20, columns - leftWidth);
-
+  const { rows: screenRows, columns } = useTerminalSize(size);
   const live = useLiveTree(source, top, firstLevel);
   const { tree, update } = live;
   const [mode, setMode] = useState<Mode>({ kind: 'browse' });
@@ -67,12 +65,31 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   useEffect(() => setDetailsDrawn(true), []);
 
   const rows = useMemo(() => flatten(tree), [tree]);
+  const texts = useMemo(() => rows.map(rowText), [rows]);
   const at = cursorIndex(tree, rows);
+  const current = selected(tree) ?? top;
+  const selectedDetails = useSelectedDetails(source, current.path, generation);
+  const currentObject = live.objects.get(current.path) ?? selectedDetails.details?.workspace;
+  const { leftWidth, rightWidth, paneHeight, urlLines, keyLines } = screenLayout({
+    rows: screenRows,
+    columns,
+    tree: texts,
+    url: workspaceUrl(current, currentObject, serverUrl),
+  });
   const treeLines = paneHeight - 1;
   const window = visibleWindow(rows.length, at, treeLines, firstRow.current);
   firstRow.current = window.start;
-  const current = selected(tree) ?? top;
-  const selectedDetails = useSelectedDetails(source, current.path, generation);
+
+  // Back from an outage: the levels were listed again by their loops; the details are read again too.
+  const wasOffline = useRef(false);
+  useEffect(() => {
+    if (live.offline) wasOffline.current = true;
+    else if (wasOffline.current) {
+      wasOffline.current = false;
+      setGeneration((g) => g + 1);
+      setStatus({ tone: 'info', text: 'The server answers again: the open levels were listed anew.' });
+    }
+  }, [live.offline]);
 
   const fail = (err: unknown) => setStatus({ tone: 'error', text: describe(err) });
   const say = (text: string) => setStatus({ tone: 'info', text });
@@ -91,30 +108,58 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
 
   // What the key handler sees: the latest render's, even when a key arrives before Ink re-subscribed the handler
   // (a frame is written at commit, the subscription follows in an effect).
-  const view = useRef({ tree, current, mode });
-  view.current = { tree, current, mode };
+  const view = useRef({ tree, current, mode, columns, paneHeight });
+  view.current = { tree, current, mode, columns, paneHeight };
 
   /** Keys that only move or fold: a burst of them is applied one by one; any other key ends the burst. */
   const navigation = new Set(['j', 'k', 'h', 'l', ' ', 'g', 'G']);
   const promptKeys = useRef<KeySink>({}).current;
-  useInput((chunk, k) =>
-    eachKey(chunk, k, (input, key) => {
-      const kind = view.current.mode.kind;
-      // Ctrl-C leaves from anywhere, a prompt or a pending action included.
-      if (key.ctrl && input === 'c') {
-        onQuit();
-        return true;
-      }
-      if (kind === 'busy') return true;
-      if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
-      onKey(input, key);
-      return !navigation.has(input);
-    }),
-  );
+  /** One key to whatever has focus; true when it may have moved the focus (a prompt opened or closed). */
+  const handle = (input: string, key: Key): boolean | void => {
+    const kind = view.current.mode.kind;
+    // Ctrl-C leaves from anywhere, a prompt or a pending action included.
+    if (key.ctrl && input === 'c') {
+      onQuit();
+      return true;
+    }
+    if (kind === 'busy') return true;
+    if (kind !== 'browse' && kind !== 'help') return promptKeys.current?.(input, key);
+    onKey(input, key);
+    return !navigation.has(input);
+  };
+  // Keys that come after one that moved the focus wait for the next frame, where the new focus (a prompt's handler,
+  // the browser's state) is in place: `cteam⏎`, typed fast or pasted, creates `team`.
+  const held = useRef<{ input: string; key: Key }[] | undefined>(undefined);
+  // The frame the held keys wait for: an earlier frame's effects may still run (React flushes them before it renders
+  // the key's update) and must not let them through.
+  const heldFor = useRef(0);
+  const [frame, setFrame] = useState(0);
+  const deliver = (input: string, key: Key) => {
+    if (held.current) {
+      held.current.push({ input, key });
+      return;
+    }
+    if (handle(input, key) === true) {
+      held.current = [];
+      heldFor.current += 1;
+      setFrame(heldFor.current);
+    }
+  };
+  useEffect(() => {
+    const waiting = held.current;
+    if (!waiting || frame < heldFor.current) return;
+    held.current = undefined;
+    for (const { input, key } of waiting) deliver(input, key);
+  });
+  useInput((chunk, k) => eachKey(chunk, k, deliver));
 
   function onKey(input: string, key: Key): void {
-    const { tree, current, mode } = view.current;
-    if (mode.kind === 'help') return setMode({ kind: 'browse' });
+    const { tree, current, mode, columns, paneHeight } = view.current;
+    if (mode.kind === 'help') {
+      const step = key.downArrow || input === 'j' ? 1 : key.upArrow || input === 'k' ? -1 : 0;
+      if (step === 0) return setMode({ kind: 'browse' });
+      return setMode({ kind: 'help', first: helpWindow(mode.first + step, columns, paneHeight).start });
+    }
     if (input === 'q' || key.escape || (key.ctrl && input === 'c')) {
       if (key.escape && tree.filter) return update((s) => setFilter(s, ''));
       return onQuit();
@@ -129,7 +174,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
     if (key.rightArrow || input === 'l' || input === ' ') return update((s) => expand(s).state);
     if (key.leftArrow || input === 'h') return update(collapse);
     if (key.return) return onSelect(current.path);
-    if (input === '?') return setMode({ kind: 'help' });
+    if (input === '?') return setMode({ kind: 'help', first: 0 });
     if (input === '/') return setMode({ kind: 'filter', before: tree.filter });
     if (input === 'r') {
       live.refresh();
@@ -178,14 +223,20 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
   }
 
   function startBind(node: WorkspaceNode) {
-    setMode({ kind: 'busy', what: `Looking for APIExports to bind into ${node.path}…` });
+    setMode({ kind: 'busy', what: `Looking for APIExports you may bind into ${node.path}, in every workspace you may enter…` });
     source.bindableExports(node.path).then(
-      (exports) => {
+      ({ exports, searched, notAllowed }) => {
+        const withheld = notAllowed ? `; ${notAllowed} more you may not bind` : '';
         if (exports.length === 0) {
           setMode({ kind: 'browse' });
-          return fail(new Error(`no APIExports found in ${node.path} or the workspaces above it`));
+          return fail(new Error(`no APIExports you may bind in the ${searched} workspaces you may enter${withheld}`));
         }
-        setMode({ kind: 'bind', node, choices: exports.map((e) => ({ label: `${e.path}:${e.name}`, value: e })) });
+        setMode({
+          kind: 'bind',
+          node,
+          note: `${exports.length} APIExports in ${searched} workspaces${withheld}`,
+          choices: exports.map((e) => ({ label: `${e.path}:${e.name}`, detail: e.resources.join(', '), value: e })),
+        });
       },
       (err: unknown) => {
         setMode({ kind: 'browse' });
@@ -202,7 +253,7 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
     );
     switch (mode.kind) {
       case 'help':
-        return <HelpPane width={rightWidth} height={paneHeight} />;
+        return null;
       case 'create-name':
         return box(
           <TextPrompt
@@ -248,6 +299,8 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
           <ChoicePrompt
             keys={promptKeys}
             title={`Bind into ${mode.node.path}`}
+            note={mode.note}
+            filterable
             choices={mode.choices}
             height={paneHeight}
             onPick={(choice) =>
@@ -264,11 +317,10 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
         return (
           <DetailsPane
             node={current}
-            workspace={live.objects.get(current.path) ?? selectedDetails.details?.workspace}
+            workspace={currentObject}
             details={selectedDetails.details}
             bindings={selectedDetails.bindings}
             bindingsError={selectedDetails.bindingsError}
-            serverUrl={serverUrl}
             width={rightWidth}
             height={paneHeight}
           />
@@ -276,37 +328,50 @@ export function WorkspaceBrowser({ source, top, serverUrl, onSelect, onQuit, fir
     }
   })();
 
+  // Exactly the terminal's size: Ink then draws every frame whole (a full-screen frame is written over a cleared
+  // screen), so nothing of an earlier frame, or of a frame drawn for the size before a resize, stays behind.
   return (
-    <Box flexDirection="column" width={columns}>
-      <Text wrap="truncate">
-        <Text bold color={accent}>
-          kcpt
+    <Box flexDirection="column" width={columns} height={screenRows} overflow="hidden">
+      <Box flexDirection="column" flexShrink={0}>
+        <Text wrap="truncate">
+          <Text bold color={accent}>
+            kcpt
+          </Text>
+          <Text dimColor>{` ${serverUrl} · `}</Text>
+          {top.path}
         </Text>
-        <Text dimColor>{` ${serverUrl} · `}</Text>
-        {top.path}
-      </Text>
-      <Box>
-        <TreePane rows={rows} start={window.start} end={window.end} cursor={at} width={leftWidth} height={paneHeight} filter={tree.filter} />
-        {right}
+        <Box flexShrink={0}>
+          {mode.kind === 'help' ? (
+            <HelpPane first={mode.first} width={columns} height={paneHeight} />
+          ) : (
+            <>
+              <TreePane rows={rows} texts={texts} start={window.start} end={window.end} cursor={at} width={leftWidth} height={paneHeight} filter={tree.filter} />
+              {right}
+            </>
+          )}
+        </Box>
+        <UrlLine lines={urlLines} />
+        {mode.kind === 'filter' ? (
+          <TextPrompt
+            keys={promptKeys}
+            label="/"
+            initial={tree.filter}
+            onChange={(f) => update((s) => setFilter(s, f))}
+            onSubmit={() => setMode({ kind: 'browse' })}
+            onCancel={() => {
+              update((s) => setFilter(s, mode.before));
+              setMode({ kind: 'browse' });
+            }}
+          />
+        ) : mode.kind === 'busy' ? (
+          <Text color="yellow" wrap="truncate">
+            {mode.what}
+          </Text>
+        ) : (
+          <StatusLine status={status ?? levelError(rows[at])} offline={live.offline} />
+        )}
+        <KeysLine lines={keyLines} />
       </Box>
-      {mode.kind === 'filter' ? (
-        <TextPrompt
-          keys={promptKeys}
-          label="/"
-          initial={tree.filter}
-          onChange={(f) => update((s) => setFilter(s, f))}
-          onSubmit={() => setMode({ kind: 'browse' })}
-          onCancel={() => {
-            update((s) => setFilter(s, mode.before));
-            setMode({ kind: 'browse' });
-          }}
-        />
-      ) : mode.kind === 'busy' ? (
-        <Text color="yellow">{mode.what}</Text>
-      ) : (
-        <StatusLine status={status ?? levelError(rows[at])} offline={live.offline} />
-      )}
-      <KeysLine />
     </Box>
   );
 }

@@ -15,8 +15,8 @@ export interface WatchedCollection<T> {
   listed(items: T[]): void;
   changed(type: 'ADDED' | 'MODIFIED' | 'DELETED', item: T): void;
   failed(err: unknown): void;
-  /** The server could not be reached (message), or answers again (undefined). */
-  connection(offline: string | undefined): void;
+  /** The server could not be reached (why, and how many tries in a row failed), or answers again (undefined). */
+  connection(offline: string | undefined, failedTries?: number): void;
 }
 
 const firstPauseMs = 250;
@@ -24,13 +24,15 @@ const longestPauseMs = 5_000;
 
 export async function keepWatching<T extends { metadata?: { resourceVersion?: string } }>(c: WatchedCollection<T>, signal: AbortSignal): Promise<void> {
   let pause = firstPauseMs;
+  let failedTries = 0;
   while (!signal.aborted) {
     try {
       const { items, resourceVersion } = await c.list(signal);
       if (signal.aborted) return;
-      c.connection(undefined);
+      if (failedTries > 0) c.connection(undefined);
       c.listed(items);
       pause = firstPauseMs;
+      failedTries = 0;
       let rv = resourceVersion;
       while (!signal.aborted) {
         for await (const event of c.watch(rv, signal)) {
@@ -45,7 +47,7 @@ export async function keepWatching<T extends { metadata?: { resourceVersion?: st
         c.failed(err);
         return;
       }
-      c.connection(err.message);
+      c.connection(err.message, ++failedTries);
       await sleep(pause, signal);
       pause = Math.min(longestPauseMs, pause * 2);
     }

@@ -3,12 +3,13 @@
  * the details of one workspace, its APIBindings, and the actions (create, delete, bind). Every request names its
  * workspace path, so nothing here ever lists the whole tree.
  */
-import { bindingsUrl, createBinding, listExports, preferredBindingVersion, type APIBinding } from '../../cli/apis/apis-api.js';
+import { bindingsUrl, createBinding, listExports, preferredBindingVersion, type APIBinding, type APIExport } from '../../cli/apis/apis-api.js';
 import { ApiError } from '../../cli/common/errors.js';
 import type { KubeClient, WatchEvent } from '../../cli/common/http-client.js';
+import { limiter } from '../../cli/common/limiter.js';
 import { baseName, parentPath } from '../../cli/common/workspace-path.js';
 import { parseTypeFlag } from '../../cli/ws/create.js';
-import { createWorkspace, getWorkspace, typeString, type Workspace } from '../../cli/ws/workspace-api.js';
+import { createWorkspace, getWorkspace, listReachable, typeString, type Workspace } from '../../cli/ws/workspace-api.js';
 import type { WorkspaceNode } from '../model/tree.js';
 
 const workspaces = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -51,7 +52,20 @@ export interface WorkspaceTypeChoice {
 export interface ExportChoice {
   path: string;
   name: string;
+  /** What binding it brings: the exported resources, `widgets.example.io`. */
+  resources: string[];
 }
+
+export interface BindableExports {
+  exports: ExportChoice[];
+  /** Workspaces whose APIExports were read. */
+  searched: number;
+  /** APIExports seen but not offered: the user may not bind them. */
+  notAllowed: number;
+}
+
+/** Requests in flight while looking for APIExports across workspaces. */
+const searchConcurrency = 8;
 
 interface WorkspaceTypeObject {
   metadata: { name: string; annotations?: Record<string, string> };
@@ -187,22 +201,59 @@ export class WorkspaceSource {
       .sort((a, b) => (a.reference < b.reference ? -1 : 1));
   }
 
-  /** APIExports in the workspace and the workspaces above it: the ones a user of a tree usually binds. */
-  async bindableExports(path: string): Promise<ExportChoice[]> {
-    const places = [...new Set([...ancestors(path), path])];
+  /**
+   * Every APIExport the user may bind, wherever it is: the workspaces the workspace index says the user may enter
+   * (what `kcpt ws list` reads), root, and `path` with the workspaces above it (a user may enter a workspace without
+   * seeing its parent in the index). A workspace whose APIExports the user may not list adds nothing; an export the
+   * server says the user may not `bind` (a SelfSubjectAccessReview in its workspace, kcp's check on binding) is left
+   * out and counted.
+   */
+  async bindableExports(path: string): Promise<BindableExports> {
+    const indexed = await listReachable(this.client).catch(() => [] as Workspace[]);
+    const places = [
+      ...new Set([
+        'root',
+        ...ancestors(path),
+        path,
+        ...indexed.flatMap((ws) => {
+          const p = ws.metadata.annotations?.['kcp.io/path'];
+          return p && !ws.metadata.deletionTimestamp && !ws.spec?.mount ? [p] : [];
+        }),
+      ]),
+    ];
+    const limit = limiter(searchConcurrency);
     const found = await Promise.all(
       places.map((p) =>
-        listExports(this.client, p).then(
-          (items) => items.map((e) => ({ path: p, name: e.metadata.name })),
+        limit(() => listExports(this.client, p)).then(
+          (items) => Promise.all(items.map(async (e) => ({ path: p, export: e, allowed: await limit(() => this.mayBind(p, e.metadata.name)) }))),
           () => [],
         ),
       ),
     );
-    return found.flat();
+    const all = found.flat();
+    const exports = all
+      .filter((e) => e.allowed)
+      .map((e) => ({ path: e.path, name: e.export.metadata.name, resources: exportedResources(e.export) }))
+      .sort((a, b) => compareText(`${a.path}:${a.name}`, `${b.path}:${b.name}`));
+    return { exports, searched: places.length, notAllowed: all.length - exports.length };
+  }
+
+  /** Whether the server lets the user `bind` the export; true where it cannot say (no review API, not allowed to ask). */
+  private async mayBind(path: string, name: string): Promise<boolean> {
+    try {
+      const review = await this.client.post<{ status?: { allowed?: boolean } }>(`/clusters/${path}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { group: 'apis.kcp.io', resource: 'apiexports', verb: 'bind', name } },
+      });
+      return review.status?.allowed !== false;
+    } catch {
+      return true;
+    }
   }
 
   /** `kcpt bind <path>:<export>` into `path`, without claims: the binding's phase then shows in the details pane. */
-  async bind(path: string, choice: ExportChoice): Promise<APIBinding> {
+  async bind(path: string, choice: Pick<ExportChoice, 'path' | 'name'>): Promise<APIBinding> {
     const version = await preferredBindingVersion(this.client, path);
     return createBinding(
       this.client,
@@ -224,6 +275,15 @@ export class WorkspaceSource {
     } while (token);
     return { items, resourceVersion };
   }
+}
+
+/** `widgets.example.io`, `things` (the core group): what an APIExport's resources are called. */
+function exportedResources(e: APIExport): string[] {
+  return (e.spec?.resources ?? []).map((r) => (r.group ? `${r.name}.${r.group}` : r.name));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** `root:a:b` → [`root`, `root:a`]. */

@@ -9,13 +9,22 @@ import { keepWatching } from '../data/keep-watching.js';
 import { describe, toNode, type WorkspaceSource } from '../data/workspace-source.js';
 import { expandedLevels, initialState, removeChild, setLevel, setLevelError, upsertChild, type TreeState, type WorkspaceNode } from '../model/tree.js';
 
+export interface Offline {
+  /** The last failure's message. */
+  reason: string;
+  /** When the first try failed (ms since the epoch). */
+  since: number;
+  /** Tries that failed in a row (the loops retry with a growing pause). */
+  failedTries: number;
+}
+
 export interface LiveTree {
   tree: TreeState;
   update(change: (s: TreeState) => TreeState): void;
   /** The last Workspace object a list or watch delivered, by path (the details pane shows its conditions live). */
   objects: ReadonlyMap<string, Workspace>;
-  /** Set while the server cannot be reached: the reason. */
-  offline?: string;
+  /** Set while the server cannot be reached. */
+  offline?: Offline;
   refresh(): void;
 }
 
@@ -31,7 +40,12 @@ export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode, firstLe
     if (!firstLevel) return start;
     return setLevel(start, top.path, firstLevel.items.map((ws) => remember(objects.current, top.path, ws)));
   });
-  const [offline, setOffline] = useState<string | undefined>();
+  const [offline, setOffline] = useState<Offline | undefined>();
+  const connection = useCallback(
+    (reason: string | undefined, failedTries = 1) =>
+      setOffline((was) => (reason === undefined ? undefined : { reason, since: was?.since ?? Date.now(), failedTries: Math.max(failedTries, was?.failedTries ?? 0) })),
+    [],
+  );
   const [generation, setGeneration] = useState(0);
   const watchers = useRef(new Map<string, AbortController>());
   const levelsKey = expandedLevels(tree).sort().join('\n');
@@ -70,12 +84,12 @@ export function useLiveTree(source: WorkspaceSource, top: WorkspaceNode, firstLe
             watchers.current.delete(parent);
             setTree((s) => setLevelError(s, parent, describe(err)));
           },
-          connection: setOffline,
+          connection,
         },
         ctl.signal,
       );
     }
-  }, [levelsKey, generation, source, top.path]);
+  }, [levelsKey, generation, source, top.path, connection]);
 
   // Everything stops when the browser closes.
   useEffect(
