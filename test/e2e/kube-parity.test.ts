@@ -264,3 +264,47 @@ describe('health endpoints', () => {
     expect((await apiRequest(server, '/readyz/nothing')).status).toBe(404);
   });
 });
+
+describe('methods kube does not route', () => {
+  // kube-apiserver's mux answers a method it has no route for with 405 MethodNotAllowed, after authentication.
+  it.each([
+    ['PROPFIND', '/clusters/root/api'],
+    ['PROPFIND', '/clusters/root/apis'],
+    ['PROPFIND', '/clusters/root/api/v1/namespaces/default/configmaps'],
+    ['MKCOL', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces'],
+    ['PROPFIND', '/services/apiexport/root/nothing/clusters/*/api/v1/configmaps'],
+    ['PROPFIND', '/version'],
+    ['TRACE', '/clusters/root/openapi/v2'],
+  ])('%s %s is a 405 Status', async (method, path) => {
+    const res = await apiRequest(server, path, { method });
+    expect(res.status).toBe(405);
+    expect(res.json()).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'MethodNotAllowed', code: 405 });
+  });
+
+  it('is still a 401 before authentication', async () => {
+    const res = await apiRequest(server, '/clusters/root/api', { method: 'PROPFIND', token: 'no-such-token' });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('small answers as kube gives them', () => {
+  it('an object asked for as text/html is a 406 Status', async () => {
+    const res = await apiRequest(server, '/clusters/root/api/v1/namespaces/default', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(406);
+    expect(res.json()).toMatchObject({ kind: 'Status', reason: 'NotAcceptable', code: 406 });
+  });
+
+  it('a merge patch with kind: null keeps the object’s kind and apiVersion', async () => {
+    const cluster = await workspace();
+    const base = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    await ok(send(base, 'POST', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kindless' }, data: { a: '1' } }));
+    const patched = await apiRequest(server, `${base}/kindless`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ kind: null, apiVersion: null, data: { b: '2' } }),
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json()).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1', data: { a: '1', b: '2' } });
+    expect((await apiRequest(server, `${base}/kindless`)).json()).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1' });
+  });
+});

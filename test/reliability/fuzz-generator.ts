@@ -241,14 +241,19 @@ function hostilePath(r: Random): FuzzCase {
   };
 }
 
+// Past the selector budget (100 requirements, 100 values a set): refused before a list or watch scans with them.
+const tooManyKeys = Array.from({ length: 101 }, (_, i) => `k${i}`).join(',');
+const tooManyValues = `a in (${Array.from({ length: 101 }, (_, i) => `v${i}`).join(',')})`;
+const tooManyFields = Array.from({ length: 101 }, (_, i) => `metadata.name!=n${i}`).join(',');
+
 function badSelector(r: Random): FuzzCase {
   if (r() < 0.2) {
     // Random text may happen to be a valid selector: read-only, and no verdict beyond the global ones.
     const which = r() < 0.5 ? 'labelSelector' : 'fieldSelector';
     return { category: 'selector', method: 'GET', path: `${seedCms}?${which}=${encodeURIComponent(randomText(r, 12))}` };
   }
-  const label = pick(r, ['a in (', 'a notin', '!', '=x', 'a==b==c', 'a,', ',', 'A_B-=1', 'a=b,c in (', `a=${'b'.repeat(70)}`, '(', 'a in (b) )', 'x<']);
-  const field = pick(r, ['spec.nope=x', 'metadata.name', '=', 'metadata.name=a,b', 'status.phase!=', 'metadata.namespace in (a)']);
+  const label = pick(r, ['a in (', 'a notin', '!', '=x', 'a==b==c', 'a,', ',', 'A_B-=1', 'a=b,c in (', `a=${'b'.repeat(70)}`, '(', 'a in (b) )', 'x<', tooManyKeys, tooManyValues]);
+  const field = pick(r, ['spec.nope=x', 'metadata.name', '=', 'metadata.name=a,b', 'status.phase!=', 'metadata.namespace in (a)', tooManyFields]);
   const which = r() < 0.5 ? `labelSelector=${encodeURIComponent(label)}` : `fieldSelector=${encodeURIComponent(field)}`;
   const base = pick(r, [seedCms, scratchCms, `${root}/api/v1/configmaps`, seedWidgets, `/clusters/*/api/v1/configmaps`]);
   // DELETE on a collection with a selector is deletecollection: an unparsable selector must stop it cold.
@@ -378,9 +383,11 @@ function badHeaders(r: Random): FuzzCase {
 }
 
 function badMethod(r: Random): FuzzCase {
-  const method = pick(r, ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS']);
+  // Methods kube routes nowhere are a 405 Status on every path; the others get whatever the path answers them.
+  const method = pick(r, ['PUT', 'PATCH', 'DELETE', 'POST', 'OPTIONS', 'PROPFIND', 'TRACE', 'MKCOL']);
   const path = pick(r, [`${root}/api`, `${root}/apis`, `${root}/version`, `/version`, `/healthz`, `/openapi/v2`, `${root}/api/v1`, `/metrics`]);
-  return { category: 'method', method, path, headers: json, body: '{}' };
+  const unrouted = method === 'PROPFIND' || method === 'TRACE' || method === 'MKCOL';
+  return { category: 'method', method, path, headers: json, body: '{}', ...(unrouted ? { expect: [405], mustFail: true } : {}) };
 }
 
 function watchAbuse(r: Random): FuzzCase {

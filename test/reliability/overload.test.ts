@@ -3,9 +3,13 @@
  * --max-mutating-requests-inflight 1`, a burst of concurrent reads and writes over separate connections. Past the
  * budget the answer is an immediate 429 TooManyRequests Status with `Retry-After: 1`; watches are not counted (one
  * stays open through the burst); the server serves normally once the burst is over, and nothing half-written stays.
+ * Watches have a budget of their own, per user (`--max-watches-per-user 3`).
  */
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openWatch } from '../helpers/http.js';
+import { apiRequest, openWatch } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { keepAliveClient, type KeepAliveClient, type RawAnswer } from './keep-alive-client.js';
 
@@ -15,7 +19,12 @@ const cms = '/clusters/root/api/v1/namespaces/default/configmaps';
 const json = { 'content-type': 'application/json' };
 
 beforeAll(async () => {
-  server = await startServer({ storage: 'memory://', extraArgs: ['--max-requests-inflight', '1', '--max-mutating-requests-inflight', '1'] });
+  const tokens = join(tmpdir(), `kcpt-overload-tokens-${process.pid}.csv`);
+  await writeFile(tokens, 'watcher-1-token,watcher-1,4001,\nwatcher-2-token,watcher-2,4002,\n');
+  server = await startServer({
+    storage: 'memory://',
+    extraArgs: ['--max-requests-inflight', '1', '--max-mutating-requests-inflight', '1', '--max-watches-per-user', '3', '--token-auth-file', tokens],
+  });
   // One socket per request: the burst really is concurrent.
   client = keepAliveClient(server, { sockets: 64 });
 }, 60_000);
@@ -72,5 +81,43 @@ describe('--max-requests-inflight / --max-mutating-requests-inflight', () => {
     // One at a time is always served.
     for (let i = 0; i < 5; i++) expect((await client.send({ method: 'GET', path: cms })).status).toBe(200);
     expect((await client.send({ method: 'GET', path: '/readyz' })).status).toBe(200);
+  });
+});
+
+describe('--max-watches-per-user', () => {
+  it('one user past the cap gets 429 with Retry-After: 1; other users and system:masters still watch; a closed watch frees its slot', async () => {
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'watchers' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: ['watcher-1', 'watcher-2'].map((name) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name })),
+    };
+    const bound = await apiRequest(server, '/clusters/root/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', { method: 'POST', headers: json, body: JSON.stringify(binding) });
+    expect(bound.status, bound.body).toBe(201);
+    const path = `${cms}?watch=true&timeoutSeconds=60`;
+    const open = [];
+    try {
+      for (let i = 0; i < 3; i++) open.push(await openWatch(server, path, { token: 'watcher-1-token' }));
+      expect(open.map((w) => w.status)).toEqual([200, 200, 200]);
+      const refused = await apiRequest(server, path, { token: 'watcher-1-token' });
+      expect(refused.status).toBe(429);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.json()).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429 });
+      open.push(await openWatch(server, path, { token: 'watcher-2-token' }));
+      open.push(await openWatch(server, path));
+      expect(open.slice(3).map((w) => w.status)).toEqual([200, 200]);
+      // The server sees the closed stream go: wait for the slot to come back rather than for a duration.
+      open.shift()!.close();
+      let again = await openWatch(server, path, { token: 'watcher-1-token' });
+      while (again.status === 429) {
+        await again.ended;
+        again = await openWatch(server, path, { token: 'watcher-1-token' });
+      }
+      open.push(again);
+      expect(again.status).toBe(200);
+    } finally {
+      for (const w of open) w.close();
+    }
   });
 });

@@ -107,6 +107,14 @@ export const startFlagSpecs: StartFlagSpec[] = [
     min: 0,
     description: 'Most write requests (create, update, patch, delete) served at once; more are answered 429 with Retry-After: 1. 0 = no limit.',
   },
+  {
+    name: 'max-watches-per-user',
+    type: 'integer',
+    default: 500,
+    min: 0,
+    description:
+      'Most watches one user holds open at once (kcpt-specific: kube exempts watches from its in-flight limits); more are answered 429 with Retry-After: 1. system:masters is exempt. 0 = no limit.',
+  },
   { name: 'shard-name', type: 'string', description: 'Run as the shard of this name (default: the root shard, `root`). A non-root shard needs --root-shard-kubeconfig.' },
   {
     name: 'root-shard-kubeconfig',
@@ -263,6 +271,7 @@ export function toServerOptions(values: StartFlagValues): ServerOptions {
     requestTimeoutMs: parseDuration(str('request-timeout')!, 'request-timeout'),
     maxRequestsInflight: int('max-requests-inflight'),
     maxMutatingRequestsInflight: int('max-mutating-requests-inflight'),
+    maxWatchesPerUser: int('max-watches-per-user'),
   };
 }
 

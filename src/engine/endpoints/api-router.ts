@@ -15,7 +15,7 @@ import {
   WORKSPACE_ACCESS_NOT_PERMITTED,
   type Authorizer,
 } from '../authorization/index.js';
-import { unauthorized, StatusError } from '../machinery/status.js';
+import { methodNotAllowed, unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import { scopedStore, scopePredicate, type StorageScope } from '../registry/scoped-store.js';
 import type { ClusterResolver, ResolvedCluster } from './cluster-resolver.js';
@@ -88,6 +88,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     const info = parseRequestInfo(request.method, virtual.remainder, query);
     svc.metrics?.noteRequest(request, info);
     const user = await authenticate(svc, request, url.pathname);
+    refuseUnroutedMethod(request.method);
     gateImpersonation(request, user);
     // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
     const target = await svc.virtualWorkspaces?.resolve(virtual, info, user);
@@ -104,6 +105,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
   const authenticated = await authenticate(svc, request, info.path);
+  refuseUnroutedMethod(request.method);
   gateImpersonation(request, authenticated);
   const home = info.cluster.path === '' ? homeClusterOf(authenticated) : undefined;
   // kcp's in-cluster rewrite: clients configured from inside a workspace (a service-account token, no
@@ -133,6 +135,13 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   }
   const filter = isWorkspaceList(info) ? svc.workspaceChildren?.(user) : undefined;
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
+}
+
+/** The methods kube-apiserver routes; any other (PROPFIND, TRACE, …) is a 405 on every path, once the caller is known. */
+const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+function refuseUnroutedMethod(method: string): void {
+  if (!ROUTED_METHODS.has(method)) throw methodNotAllowed(`the server does not allow the method ${method.slice(0, 32)}`);
 }
 
 /**

@@ -1,5 +1,8 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { isLongRunning, isReadOnly } from './inflight-limit.js';
+import { installInflightLimit, isLongRunning, isReadOnly } from './inflight-limit.js';
 
 describe('which requests the in-flight limits count', () => {
   it('leaves watches out, by query or by the deprecated /watch/ path, and counts everything else', () => {
@@ -14,5 +17,53 @@ describe('which requests the in-flight limits count', () => {
   it('splits reads from writes like kube (GET, HEAD, OPTIONS read; the rest mutate)', () => {
     expect(['GET', 'HEAD', 'OPTIONS'].every(isReadOnly)).toBe(true);
     expect(['POST', 'PUT', 'PATCH', 'DELETE'].some(isReadOnly)).toBe(false);
+  });
+});
+
+describe('watches one user holds open', () => {
+  it('are capped per user with a 429 Status and Retry-After, leaving other users and closed watches’ slots free', async () => {
+    const app = Fastify();
+    const open: Array<() => void> = [];
+    installInflightLimit(app, { readOnly: 0, mutating: 0, watchesPerUser: 2 }, (request) => {
+      const name = String(request.headers['x-user']);
+      return { username: name, groups: name === 'admin' ? ['system:masters'] : [] };
+    });
+    app.get('/w', (_request, reply) => {
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.write('\n');
+      open.push(() => reply.raw.end());
+      return reply;
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as AddressInfo).port;
+    const watch = (user: string) =>
+      new Promise<{ status: number; retryAfter?: string; body: Promise<string> }>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/w?watch=true', headers: { 'x-user': user } }, (res) => {
+          const chunks: Buffer[] = [];
+          const body = new Promise<string>((done) => res.on('end', () => done(Buffer.concat(chunks).toString())));
+          res.on('data', (c: Buffer) => chunks.push(c));
+          resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, body });
+        }).on('error', reject);
+      });
+    try {
+      expect((await watch('alice')).status).toBe(200);
+      expect((await watch('alice')).status).toBe(200);
+      const third = await watch('alice');
+      expect(third.status).toBe(429);
+      expect(third.retryAfter).toBe('1');
+      expect(JSON.parse(await third.body)).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429 });
+      expect((await watch('bob')).status).toBe(200);
+      expect((await watch('admin')).status).toBe(200);
+      expect((await watch('admin')).status).toBe(200);
+      expect((await watch('admin')).status).toBe(200);
+      // A watch that ends gives its slot back.
+      open.shift()!();
+      let again = await watch('alice');
+      while (again.status === 429) again = await watch('alice');
+      expect(again.status).toBe(200);
+    } finally {
+      for (const end of open) end();
+      await app.close();
+    }
   });
 });

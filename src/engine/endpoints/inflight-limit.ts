@@ -7,6 +7,10 @@
  * As in kube, the slot is taken after authentication (the request gate runs first), and a request holds it while
  * its body arrives, for at most the request timeout. One user may hold at most half of each budget (a coarse form
  * of kube's per-user fairness), so a tenant dripping bodies on many connections cannot starve the others.
+ *
+ * Watches are exempt from those budgets, as in kube, but every open watch is a stream the server feeds with each
+ * change it may see: kcpt caps the watches one user holds open at once (`watchesPerUser`, not a kube flag), so one
+ * tenant cannot take the watch fan-out from the others. system:masters (the shards' own clients) is not capped.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isWatchQuery } from '../machinery/query-params.js';
@@ -18,9 +22,13 @@ export interface InflightLimits {
   readOnly: number;
   /** kube's --max-mutating-requests-inflight (default 200). */
   mutating: number;
+  /** Watches one user holds open at once (default 500; 0 = no limit). */
+  watchesPerUser: number;
 }
 
-export const DEFAULT_INFLIGHT_LIMITS: InflightLimits = { readOnly: 400, mutating: 200 };
+export const DEFAULT_INFLIGHT_LIMITS: InflightLimits = { readOnly: 400, mutating: 200, watchesPerUser: 500 };
+
+export const TOO_MANY_WATCHES_MESSAGE = 'Too many open watches for this user, please close some or try again later.';
 
 export const TOO_MANY_REQUESTS_MESSAGE = 'Too many requests, please try again later.';
 
@@ -52,21 +60,24 @@ export function perUserShare(limit: number): number {
 export function installInflightLimit(
   app: FastifyInstance,
   limits: InflightLimits,
-  userOf: (request: FastifyRequest) => { username: string } | undefined = () => undefined,
-): () => { readOnly: number; mutating: number } {
-  const inflight = { readOnly: 0, mutating: 0 };
-  const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>() };
-  if (limits.readOnly <= 0 && limits.mutating <= 0) return () => ({ ...inflight });
+  userOf: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined = () => undefined,
+): () => { readOnly: number; mutating: number; watches: number } {
+  const inflight = { readOnly: 0, mutating: 0, watches: 0 };
+  const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>(), watches: new Map<string, number>() };
+  if (limits.readOnly <= 0 && limits.mutating <= 0 && limits.watchesPerUser <= 0) return () => ({ ...inflight });
   app.addHook('onRequest', (request, reply, done) => {
     const { method, url } = request.raw;
-    if (healthPaths.test(url ?? '') || isLongRunning(method ?? 'GET', url ?? '')) return done();
-    const kind = isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
-    const limit = limits[kind];
+    if (healthPaths.test(url ?? '')) return done();
+    const watch = isLongRunning(method ?? 'GET', url ?? '');
+    const kind = watch ? 'watches' : isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
+    const caller = userOf(request);
+    if (watch && caller?.groups?.includes('system:masters')) return done();
+    const limit = watch ? limits.watchesPerUser : limits[kind as 'readOnly' | 'mutating'];
     if (limit <= 0) return done();
-    const user = userOf(request)?.username ?? '';
+    const user = caller?.username ?? '';
     const held = byUser[kind].get(user) ?? 0;
-    if (inflight[kind] >= limit || held >= perUserShare(limit)) {
-      sendStatusError(reply, tooManyRequests(TOO_MANY_REQUESTS_MESSAGE, 1));
+    if (watch ? held >= limit : inflight[kind] >= limit || held >= perUserShare(limit)) {
+      sendStatusError(reply, tooManyRequests(watch ? TOO_MANY_WATCHES_MESSAGE : TOO_MANY_REQUESTS_MESSAGE, 1));
       return;
     }
     inflight[kind] += 1;

@@ -97,3 +97,13 @@ describe('compileFieldSelector', () => {
     );
   });
 });
+
+describe('work budget', () => {
+  it('refuses more than 100 requirements with a 400', () => {
+    const many = Array.from({ length: 101 }, (_, i) => `metadata.name!=n${i}`).join(',');
+    const err = failure(() => parseFieldSelector(many));
+    expect(err.code).toBe(400);
+    expect(err.message).toBe('field selector has 101 requirements: at most 100 are allowed');
+    expect(parseFieldSelector(many.split(',').slice(1).join(',')).requirements).toHaveLength(100);
+  });
+});

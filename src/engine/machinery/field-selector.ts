@@ -5,6 +5,7 @@
  * field label conversion. Both are 400 BadRequest.
  */
 import type { KubeObject } from '../registry/types.js';
+import { MAX_SELECTOR_REQUIREMENTS } from './label-selector.js';
 import { badRequest } from './status.js';
 
 export type FieldOperator = '=' | '==' | '!=';
@@ -82,6 +83,9 @@ export function escapeFieldValue(s: string): string {
 /** Parse `?fieldSelector=`; syntax errors are 400 BadRequest with kube's message. */
 export function parseFieldSelector(text: string): FieldSelector {
   const parts = splitTerms(text).sort();
+  if (parts.length > MAX_SELECTOR_REQUIREMENTS) {
+    throw badRequest(`field selector has ${parts.length} requirements: at most ${MAX_SELECTOR_REQUIREMENTS} are allowed`);
+  }
   const requirements: FieldRequirement[] = [];
   for (const part of parts) {
     if (part === '') continue;

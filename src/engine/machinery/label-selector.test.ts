@@ -206,3 +206,22 @@ describe('validateLabelSelector', () => {
     expect(validateLabelSelector(undefined, 'spec.selector')).toEqual([]);
   });
 });
+
+describe('work budget', () => {
+  it('refuses more requirements than a client sends, with a 400 before any object is read', () => {
+    const many = Array.from({ length: 101 }, (_, i) => `k${i}`).join(',');
+    const err = parseError(many);
+    expect(err.code).toBe(400);
+    expect(err.message).toBe('label selector has 101 requirements: at most 100 are allowed');
+    expect(parseLabelSelector(Array.from({ length: 100 }, (_, i) => `k${i}`).join(',')).requirements).toHaveLength(100);
+  });
+
+  it('refuses a set of more than 100 values', () => {
+    const values = Array.from({ length: 101 }, (_, i) => `v${i}`).join(',');
+    expect(parseError(`a in (${values})`).message).toBe('label selector requirement on "a" has 101 values: at most 100 are allowed');
+  });
+
+  it('refuses a value longer than a label value (kube’s 63 characters)', () => {
+    expect(parseError(`a=${'x'.repeat(64)}`).code).toBe(400);
+  });
+});

@@ -239,14 +239,28 @@ export function newRequirement(key: string, operator: LabelOperator, values: str
 
 const byKey = (a: LabelRequirement, b: LabelRequirement) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
+/**
+ * A query's selector is matched against every object a list or watch reads, so its size multiplies the scan: kcpt
+ * refuses more requirements (label and field selectors alike) or set values than any real client sends, before the
+ * scan. kube bounds each value (63 characters for a label) but not their number.
+ */
+export const MAX_SELECTOR_REQUIREMENTS = 100;
+export const MAX_SELECTOR_SET_VALUES = 100;
+
 /** Parse `?labelSelector=`; failures are 400 BadRequest with kube's message. */
 export function parseLabelSelector(text: string): LabelSelector {
+  let requirements: LabelRequirement[];
   try {
-    const requirements = new Parser(lex(text)).parse();
-    return { requirements: requirements.sort(byKey) };
+    requirements = new Parser(lex(text)).parse();
   } catch (err) {
     throw badRequest((err as Error).message);
   }
+  if (requirements.length > MAX_SELECTOR_REQUIREMENTS) {
+    throw badRequest(`label selector has ${requirements.length} requirements: at most ${MAX_SELECTOR_REQUIREMENTS} are allowed`);
+  }
+  const wide = requirements.find((r) => r.values.length > MAX_SELECTOR_SET_VALUES);
+  if (wide) throw badRequest(`label selector requirement on "${wide.key}" has ${wide.values.length} values: at most ${MAX_SELECTOR_SET_VALUES} are allowed`);
+  return { requirements: requirements.sort(byKey) };
 }
 
 export function requirementMatches(r: LabelRequirement, labels: Record<string, string> | undefined): boolean {

@@ -11,7 +11,7 @@ describe('completeOptions', () => {
     expect(config.shard).toEqual({ name: 'root', isRoot: true, rootShardKubeconfig: undefined, baseUrl: undefined, externalUrl: undefined, virtualWorkspaceUrl: undefined });
     expect(config.homes).toEqual({ prefix: 'root:users', levels: 2, size: 2 });
     expect(config.homeCreatorGroups).toEqual(['system:authenticated']);
-    expect(config.inflight).toEqual({ readOnly: 400, mutating: 200 });
+    expect(config.inflight).toEqual({ readOnly: 400, mutating: 200, watchesPerUser: 500 });
     expect(config.logicalClusterTotalObjectLimit).toBe(0);
     expect(config.certificateHosts).toEqual(['127.0.0.1']);
   });

@@ -33,6 +33,8 @@ export interface ServerOptions {
   maxRequestsInflight?: number;
   /** kube's --max-mutating-requests-inflight: writes served at once before 429 (default 200; 0 = unlimited). */
   maxMutatingRequestsInflight?: number;
+  /** Watches one user may hold open at once before 429 (default 500; 0 = unlimited; system:masters exempt). */
+  maxWatchesPerUser?: number;
   /** kube's --request-timeout: a request other than a watch is answered 504 after this long (default 60 s; 0 = none). */
   requestTimeoutMs?: number;
   /** Where messages go (default stderr). */
@@ -124,6 +126,7 @@ export function completeOptions(options: ServerOptions): ServerConfig {
     inflight: {
       readOnly: options.maxRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.readOnly,
       mutating: options.maxMutatingRequestsInflight ?? DEFAULT_INFLIGHT_LIMITS.mutating,
+      watchesPerUser: options.maxWatchesPerUser ?? DEFAULT_INFLIGHT_LIMITS.watchesPerUser,
     },
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     homes: {
