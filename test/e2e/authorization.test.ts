@@ -1,5 +1,5 @@
 /**
- * Authorization per workspace with the real kubectl and token-file users (kcp-reference §6): kcp-admin may do
+ * Authorization per workspace with the real kubectl and token-file users: kcp-admin may do
  * everything; a user without access to a workspace is refused with kcp's texts and works in their own home; a Role
  * and RoleBinding give read-only configmaps in one namespace; `system:kcp:workspace:access` + `view` give read-only
  * access; a type the user may not `use` cannot be instantiated; `kubectl auth can-i [--list]` and `--as` answer

@@ -1,5 +1,5 @@
 /**
- * Home workspaces (kcp-reference decision 1) with the real kubectl for two users, kcp-admin from the admin
+ * Home workspaces with the real kubectl for two users, kcp-admin from the admin
  * kubeconfig and user-1 from a --token-auth-file: `kubectl get workspace '~'` creates the home on demand under its
  * buckets and answers it once Ready, `user:<name>` reaches the same cluster, and the home belongs to its user.
  */

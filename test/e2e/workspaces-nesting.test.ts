@@ -1,8 +1,7 @@
 /**
  * The workspace tree with the real kubectl: three levels (organization → team → universal, the last by the team
  * type's default child type), each reached by path, by cluster name and by a path that starts at a cluster name;
- * objects isolated between siblings; and the API set of each workspace (kcp-reference decision 2: tenancy.kcp.io in
- * root and in universal-derived workspaces only, shards in root only).
+ * objects isolated between siblings; and the API set of each workspace.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';

@@ -1,6 +1,6 @@
 /**
  * Where a provider's controller reaches an export's virtual workspace. kcp lists the URL in the export's
- * APIExportEndpointSlice only once a workspace has bound it (a fresh export's slice is empty, kcp-reference §1.8,
+ * APIExportEndpointSlice only once a workspace has bound it (a fresh export's slice is empty, as in kcp,
  * the chicken-and-egg that multicluster-provider#61 is about), so before that the URL is computed the way the
  * server builds it: `<server>/services/apiexport/<export's logical cluster>/<export>`.
  */

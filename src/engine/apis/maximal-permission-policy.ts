@@ -1,5 +1,5 @@
 /**
- * kcp's maximal permission policy (kcp-reference §6, step 4): a request on a resource that a workspace has from an
+ * kcp's maximal permission policy: a request on a resource that a workspace has from an
  * APIBinding, whose APIExport sets `maximalPermissionPolicy.local`, must also be allowed by RBAC in the *export's*
  * workspace for the same user with its name and every group prefixed `apis.kcp.io:binding:`. A provider thereby
  * caps what any consumer may do with its API, whatever the consumer's own RBAC says.

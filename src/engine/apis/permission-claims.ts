@@ -1,5 +1,5 @@
 /**
- * Permission claims (kcp-reference §1.7, §1.9): an APIExport asks for access to resources of its consumers'
+ * Permission claims: an APIExport asks for access to resources of its consumers'
  * workspaces (built-ins such as configmaps, or another export's resources by identity hash); each consumer answers
  * per claim in its APIBinding (`Accepted` with a selector and verbs, or `Rejected`). A claim is in force for a consumer
  * when it is both exported and accepted; the provider may then use the verbs both sides list, on the objects the

@@ -3,7 +3,7 @@
  * cluster they were issued in): inside their own cluster they are themselves; anywhere else they are a *foreign
  * identity*, `system:anonymous` in `system:authenticated` plus `system:cluster:<origin>`, so a workspace can grant
  * another workspace's service accounts access by binding that group, and nothing granted to the account's name in
- * one workspace leaks into another (kcp-reference §6). Users not tied to a cluster (admins, token-file users) are
+ * one workspace leaks into another. Users not tied to a cluster (admins, token-file users) are
  * the same everywhere.
  */
 

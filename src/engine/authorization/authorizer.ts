@@ -1,5 +1,5 @@
 /**
- * kcp's authorizer chain (kcp-reference §6), consulted on every request:
+ * kcp's authorizer chain, consulted on every request:
  *
  *   1. `system:masters` is always allowed;
  *   2. required groups: the LogicalCluster's `authorization.kcp.io/required-groups` (`,` separates alternatives,

@@ -30,7 +30,7 @@ import {
 } from './discovery.js';
 import type { OpenAPIService } from './openapi-service.js';
 import type { RequestMetrics } from './metrics.js';
-import { isHealthPath, isPublicPath, serverVersion } from './non-resource.js';
+import { isHealthPath, isPublicPath, refuseUnroutedMethod, serverVersion } from './non-resource.js';
 import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject, renderOptions } from './render.js';
@@ -137,13 +137,6 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   return serveResolved(svc, request, reply, info, query, user, resolved, filter);
 }
 
-/** The methods kube-apiserver routes; any other (PROPFIND, TRACE, …) is a 405 on every path, once the caller is known. */
-const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-
-function refuseUnroutedMethod(method: string): void {
-  if (!ROUTED_METHODS.has(method)) throw methodNotAllowed(`the server does not allow the method ${method.slice(0, 32)}`);
-}
-
 /**
  * The services of a request a scope confines: its store is the scoped view and its generic store runs over that view,
  * so every path of the handler reads and writes through the scope. What does not go through the store (minting a
@@ -180,7 +173,7 @@ export function requestTarget(target: string): { pathname: string; searchParams:
  */
 function authorizeRequest(svc: RouterServices, request: FastifyRequest, info: RequestInfo, authenticated: UserInfo, cluster: string | undefined): UserInfo {
   try {
-    // A service account outside its own workspace is a foreign identity there (kcp-reference §6).
+    // A service account outside its own workspace is a foreign identity there.
     const actor = identityInCluster(authenticated, cluster);
     const asked = impersonationHeaders(request.raw.rawHeaders);
     const user = asked ? impersonate(svc.authorizer, cluster, actor, asked) : actor;

@@ -1,5 +1,5 @@
 /**
- * Which logical cluster a `/clusters/<path>` request reaches, as kcp's shard decides it (kcp-reference §2): a
+ * Which logical cluster a `/clusters/<path>` request reaches, as kcp's shard decides it: a
  * single segment is a cluster name; a multi-segment path is resolved through the workspace tree; `*` is the
  * wildcard for privileged list/watch; no prefix is the bare server URL. Whether the user may go there is the
  * authorizer's question, asked by the router next; the catalog is only computed once someone reads it.

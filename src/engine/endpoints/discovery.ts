@@ -1,6 +1,6 @@
 /**
  * Discovery documents, legacy and aggregated (v2 and v2beta1), built from a cluster's catalog. kubectl picks the
- * format purely from the response Content-Type (kubectl-compat §3), so negotiation must be exact.
+ * format purely from the response Content-Type, so negotiation must be exact.
  */
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { apiVersionOf, type ResourceType } from '../registry/types.js';

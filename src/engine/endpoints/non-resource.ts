@@ -1,7 +1,9 @@
 /** Endpoints outside the API groups: /version, health checks. */
+import { methodNotAllowed } from '../machinery/status.js';
+
 export const serverVersion = {
   major: '1',
-  // kubectl's dispatcher picks its binary from `minor` (kubectl-compat §0.1): it must say 32.
+  // kubectl's version-skew dispatcher picks a kubectl binary from `minor`: it must say 32.
   minor: '32',
   gitVersion: 'v1.32.4+kcpt',
   gitCommit: '0000000000000000000000000000000000000000',
@@ -22,4 +24,11 @@ export function isHealthPath(path: string): boolean {
 /** Paths anyone may read without credentials (kube's system:public-info-viewer). */
 export function isPublicPath(path: string): boolean {
   return path === '/version' || path === '/version/' || isHealthPath(path);
+}
+
+/** The methods kube-apiserver routes; any other (PROPFIND, TRACE, …) is a 405 on every path, once the caller is known. */
+const ROUTED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export function refuseUnroutedMethod(method: string): void {
+  if (!ROUTED_METHODS.has(method)) throw methodNotAllowed(`the server does not allow the method ${method.slice(0, 32)}`);
 }

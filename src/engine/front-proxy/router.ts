@@ -10,7 +10,7 @@
  */
 import type http from 'node:http';
 import { StatusError, badRequest, serviceUnavailable, unauthorized } from '../machinery/status.js';
-import { isHealthPath, serverVersion } from '../endpoints/non-resource.js';
+import { isHealthPath, refuseUnroutedMethod, serverVersion } from '../endpoints/non-resource.js';
 import { healthAnswer, healthChecks, type HealthChecks } from '../endpoints/health.js';
 import { splitClusterPrefix } from '../endpoints/request-info.js';
 import { WORKSPACE_ACCESS_NOT_PERMITTED } from '../authorization/forbidden.js';
@@ -71,6 +71,9 @@ export class FrontProxyRouter {
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const query = q === -1 ? '' : rawUrl.slice(q);
 
+    // What the proxy answers itself (public paths) refuses the methods kube does not route, as a shard does.
+    const ownAnswer = isHealthPath(path) || path === '/version' || path === '/version/';
+    if (ownAnswer) refuseUnroutedMethod(req.method ?? 'GET');
     if (isHealthPath(path)) return this.health(path, query, res);
     if (path === '/version' || path === '/version/') return sendJson(res, 200, serverVersion);
 

@@ -1,5 +1,5 @@
 /**
- * `kcpt front-proxy`: one HTTPS endpoint in front of all shards (kcp-reference §7). It serves with a certificate
+ * `kcpt front-proxy`: one HTTPS endpoint in front of all shards. It serves with a certificate
  * from the deployment's CA (so one kubeconfig CA works direct and through it), keeps the shard index current from
  * watches, and forwards each request, identity included, to the shard hosting its workspace.
  */

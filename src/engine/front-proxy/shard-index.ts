@@ -1,5 +1,5 @@
 /**
- * The front-proxy's map of the deployment, as kcp's index keeps it (kcp-reference §7): which shard hosts which
+ * The front-proxy's map of the deployment, as kcp's index keeps it: which shard hosts which
  * logical cluster (from the LogicalClusters on every shard), which workspace of which parent cluster leads to which
  * child cluster (from the Workspaces on every shard), and each shard's base URL (from the Shards in root).
  * `lookup` walks a `/clusters/<path>` segment by segment through those edges. Everything is plain maps fed by the

@@ -109,7 +109,7 @@ export async function listObjects(
   return result;
 }
 
-/** Which revision a list reads at, per kubectl-compat §10.2. */
+/** Which revision a list reads at, from resourceVersion and resourceVersionMatch as kube-apiserver decides it. */
 async function resolveListRevision(store: Store, rt: ResourceType, query: ListQuery): Promise<number | undefined> {
   // The combinations kube refuses were refused by validateListOptions already.
   const rv = query.resourceVersion;

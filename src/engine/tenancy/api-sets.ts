@@ -1,5 +1,5 @@
 /**
- * Which built-in API set a logical cluster serves (kcp-reference decision 2): every cluster serves the Kubernetes
+ * Which built-in API set a logical cluster serves: every cluster serves the Kubernetes
  * built-ins and kcp's system APIs; root and every cluster whose type extends `universal` also serve
  * `tenancy.kcp.io` (Workspaces, WorkspaceTypes); root also serves Shards. A cluster's set is recorded on its
  * LogicalCluster when it is created (the `internal.kcpt.dev/apis` annotation), the way kcp records its default

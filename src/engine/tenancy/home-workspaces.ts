@@ -1,5 +1,5 @@
 /**
- * Home workspaces as kcp's documentation describes them (kcp-reference decision 1): a user's home lives at
+ * Home workspaces as kcp's documentation describes them: a user's home lives at
  * `<prefix>:<bucket>…:<user>`, the buckets derived from sha1(username), and is created on demand the first time
  * its user asks for the Workspace `~` in root. While the chain of bucket workspaces and the home itself come up the
  * answer is 429 with `Retry-After: 1` (client-go retries by itself); once Ready, the home Workspace is returned.

@@ -1,5 +1,5 @@
 /**
- * The initializing and terminating virtual workspaces (kcp-reference §2), served in-process under /services:
+ * The initializing and terminating virtual workspaces, served in-process under /services:
  *
  *   /services/initializingworkspaces/<initializer>/clusters/*\/apis/core.kcp.io/v1alpha1/logicalclusters
  *     list/watch of the LogicalClusters still waiting for that initializer, across every workspace (one that stops

@@ -1,7 +1,7 @@
 /**
  * Builds the OpenAPI 3.0 document of one group-version (`GET /openapi/v3/api/v1`, `/openapi/v3/apis/<g>/<v>`).
  *
- * kubectl needs three things from it (kubectl-compat §4): a PATCH operation per kind carrying
+ * kubectl needs three things from it: a PATCH operation per kind carrying
  * `x-kubernetes-group-version-kind` and a `fieldValidation` parameter (else create/apply/replace/edit fail),
  * component schemas tagged with GVK lists (explain, client-side apply), and, only where the schema's patch
  * markers are right, `application/strategic-merge-patch+json` on PATCH (else kubectl uses its compiled-in types).

@@ -5,7 +5,7 @@
  * uppercase hex SHA-512 of its serialized bytes (kube-openapi handler3). kubectl caches documents by that URL
  * forever, so the hash must be taken over exactly the bytes served, and it changes whenever they do. The URL never
  * carries a `/clusters/<name>` prefix: client-go prepends its own base path to values that start with
- * `/openapi/v3` (kubectl-compat §3.5).
+ * `/openapi/v3`.
  */
 import { createHash } from 'node:crypto';
 

@@ -1,7 +1,7 @@
 /**
  * End-to-end proof against the real kubectl on PATH: a throwaway node:http server serves /version, legacy
  * discovery, /openapi/v3 and our api/v1 document, plus just enough of a ConfigMap store for create and apply.
- * This checks the claims of kubectl-compat §4: explain works from our schemas, create/apply pass the
+ * This checks what kubectl needs of our OpenAPI: explain works from our schemas, create/apply pass the
  * fieldValidation capability check (and send fieldValidation=Strict), and client-side apply builds its strategic
  * merge patch from our v3 schema without falling back.
  */

@@ -21,7 +21,7 @@ export interface OpSpec {
 
 /** Media types of request and response bodies for one resource. */
 export class Media {
-  /** Protobuf is only decoded for built-in kinds (kubectl-compat §0.2); CRDs and kcp APIs are JSON/YAML only. */
+  /** Protobuf is only decoded for built-in kinds; CRDs and kcp APIs are JSON/YAML only. */
   constructor(private readonly protobuf: boolean) {}
 
   get types(): string[] {

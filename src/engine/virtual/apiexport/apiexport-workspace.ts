@@ -1,5 +1,5 @@
 /**
- * The APIExport virtual workspace (kcp-reference §2), how a provider's controller reaches its consumers:
+ * The APIExport virtual workspace, how a provider's controller reaches its consumers:
  *
  *   /services/apiexport/<export workspace path or cluster>/<export>/clusters/*\/…          list/watch across consumers
  *   /services/apiexport/<export workspace path or cluster>/<export>/clusters/<consumer>/… one consumer, every verb

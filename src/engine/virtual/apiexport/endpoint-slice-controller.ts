@@ -1,5 +1,5 @@
 /**
- * APIExportEndpointSlices (kcp-reference §1.8): where a provider's controller finds the APIExport virtual workspace.
+ * APIExportEndpointSlices: where a provider's controller finds the APIExport virtual workspace.
  *
  * - Every APIExport gets a slice named like it, in its workspace, owned by it (so it goes with the export), unless
  *   the export carries `apiexports.apis.kcp.io/skip-endpointslice`.
