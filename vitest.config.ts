@@ -57,6 +57,8 @@ const shardedProjectFiles = [
   'test/e2e/apiexport-virtual-workspace.test.ts',
   'test/e2e/apiexport-claims.test.ts',
   'test/e2e/default-api-bindings.test.ts',
+  // The fuzzer's hostile requests through the front-proxy: what the proxy answers itself, routes or forwards.
+  'test/reliability/fuzz.test.ts',
 ];
 
 /** Files that start an etcd themselves, whatever the project. */
