@@ -25,13 +25,9 @@ const mode = async (file: string) => (await fs.stat(path.join(root, file))).mode
 const read = (file: string) => fs.readFile(path.join(root, file), 'utf8');
 
 describe('ensureServingCertificates', () => {
-  it('creates a CA and a serving certificate on first start, quickly', async () => {
-    await ensureServingCertificates(await fs.mkdtemp(path.join(root, 'warm-')), { hosts: [] }); // load + JIT
-    const started = performance.now();
+  // How fast (part of a first start) is bench/startup.js's to measure.
+  it('creates a CA and a serving certificate on first start', async () => {
     const result = await ensureServingCertificates(root, { hosts: ['0.0.0.0', 'kcp.example.com', '10.0.0.7'] });
-    const elapsed = performance.now() - started;
-    console.log(`certificate generation took ${elapsed.toFixed(1)} ms`);
-    expect(elapsed).toBeLessThan(1000); // target is < 100 ms; the slack only absorbs a loaded CI machine
 
     expect(result.created).toEqual({ ca: true, serving: true });
     expect(await mode('ca.key')).toBe(0o600);
