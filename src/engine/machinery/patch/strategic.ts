@@ -250,12 +250,13 @@ function liveOrderAsKubeSeesIt(live: unknown[], patchList: unknown[], mergeKey: 
   const present = new Map<unknown, number>();
   for (const v of current) if (isJsonObject(v) && hasOwn(v, mergeKey)) present.set(v[mergeKey], (present.get(v[mergeKey]) ?? 0) + 1);
   const items = patchList.filter(isJsonObject);
-  for (const item of items.filter((i) => i[DIRECTIVE] === 'delete')) {
+  const deletions = items.filter((i) => i[DIRECTIVE] === 'delete');
+  // Each removal finds and shifts within the live list, as upstream does it: the whole pass is paid for before
+  // the first removal, so a patch over the budget is refused at once.
+  chargeDeletionPass(deletions.map((i) => i[mergeKey]), present, current.length);
+  for (const item of deletions) {
     const key = item[mergeKey];
-    const count = present.get(key) ?? 0;
-    if (count === 0) continue;
-    // Each removal finds and shifts within the live list: kept as upstream does it, and paid for.
-    chargeListWork(count, current.length);
+    if (!present.has(key)) continue;
     present.delete(key);
     for (let at = current.findIndex(same(key)); at >= 0; at = current.findIndex(same(key))) {
       view.copyWithin(at, at + 1, current.length);
@@ -270,6 +271,21 @@ function liveOrderAsKubeSeesIt(live: unknown[], patchList: unknown[], mergeKey: 
     if (hasOwn(item, mergeKey)) present.set(item[mergeKey], 1);
   }
   return view;
+}
+
+/** Charges removing each key's live items in turn from a list of `length` items (each removal scans what is left). */
+function chargeDeletionPass(keys: unknown[], present: Map<unknown, number>, length: number): void {
+  const seen = new Set<unknown>();
+  let steps = 0;
+  let left = length;
+  for (const key of keys) {
+    const count = present.get(key) ?? 0;
+    if (count === 0 || seen.has(key)) continue;
+    seen.add(key);
+    steps += count * left;
+    left -= count;
+  }
+  chargeListWork(steps, `removing ${length - left} items one by one from a list of ${length}`);
 }
 
 /** `$deleteFromPrimitiveList/<field>`: removes these values from a primitive list, whatever its strategy. */
