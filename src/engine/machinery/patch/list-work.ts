@@ -23,8 +23,8 @@ export function withListWorkBudget<T>(fn: () => T): T {
   }
 }
 
-/** Charges `steps` steps (`what` names them in the refusal); throws 413 once the patch's budget is spent. */
-export function chargeListWork(steps: number, what: string): void {
+/** Charges `steps` of list work at once (`what` says which, in the 413); throws once the budget is spent. */
+export function chargeListSteps(steps: number, what: string): void {
   remaining -= steps;
   if (remaining < 0) {
     remaining = 0;
