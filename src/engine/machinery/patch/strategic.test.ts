@@ -206,7 +206,7 @@ describe('applyStrategicMergePatch: the cost of long lists', () => {
     const err = failure({ metadata: { '$setElementOrder/ownerReferences': [{ uid: 'u-20000' }], ownerReferences: deletes } }, live);
     expect(err.code).toBe(413);
     expect(err.reason).toBe('RequestEntityTooLarge');
-    expect(err.message).toMatch(/^Request entity too large: merging the lists of this strategic merge patch takes more than 16777216 steps \(removing 20000 items one by one from a list of 20001\)/);
+    expect(err.message).toMatch(/^Request entity too large: merging the lists of this strategic merge patch takes more than 16777216 steps/);
   });
 
   it('orders deletions of a few hundred items as upstream does', () => {

@@ -283,21 +283,6 @@ function liveOrderAsKubeSeesIt(live: unknown[], patchList: unknown[], mergeKey: 
   return view;
 }
 
-/** Charges removing each key's live items in turn from a list of `length` items (each removal scans what is left). */
-function chargeDeletionPass(keys: unknown[], present: Map<unknown, number>, length: number): void {
-  const seen = new Set<unknown>();
-  let steps = 0;
-  let left = length;
-  for (const key of keys) {
-    const count = present.get(key) ?? 0;
-    if (count === 0 || seen.has(key)) continue;
-    seen.add(key);
-    steps += count * left;
-    left -= count;
-  }
-  chargeListWork(steps, `removing ${length - left} items one by one from a list of ${length}`);
-}
-
 /** `$deleteFromPrimitiveList/<field>`: removes these values from a primitive list, whatever its strategy. */
 function deleteFromPrimitiveList(original: JsonObject, key: string, values: unknown): void {
   const malformed = 'invalid patch format of primitive list';
