@@ -8,25 +8,28 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl } from '../helpers/kubectl.js';
+import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 
-// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
-const e2e = useTenancyServer({ private: true });
+// The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
+// creates in user-1's home is unique too.
+const e2e = useTenancyServer();
+const org = uniqueName('org');
+const team = `root:${org}:team`;
 let scratch: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kcpt-kubeconfig-'));
-  await createWorkspace(e2e.at('root'), 'org');
-  await createWorkspace(e2e.at('root:org'), 'team');
-  const team = e2e.at('root:org:team');
-  // user-1 may enter root:org:team and manage configmaps there; user-2 gets nothing.
-  await team(['create', 'clusterrolebinding', 'user-1-access', '--clusterrole=system:kcp:workspace:access', '--user=user-1']);
-  await team(['create', 'rolebinding', 'user-1-edit', '--clusterrole=edit', '--user=user-1', '-n', 'default']);
-  await team(['create', 'configmap', 'seed', '-n', 'default', '--from-literal=k=v']);
-  await team(['create', 'serviceaccount', 'ci', '-n', 'default']);
-  await team(['create', 'rolebinding', 'ci-view', '--clusterrole=view', '--serviceaccount=default:ci', '-n', 'default']);
+  await createWorkspace(e2e.at('root'), org);
+  await createWorkspace(e2e.at(`root:${org}`), 'team');
+  const at = e2e.at(team);
+  // user-1 may enter the team workspace and manage configmaps there; user-2 gets nothing.
+  await at(['create', 'clusterrolebinding', 'user-1-access', '--clusterrole=system:kcp:workspace:access', '--user=user-1']);
+  await at(['create', 'rolebinding', 'user-1-edit', '--clusterrole=edit', '--user=user-1', '-n', 'default']);
+  await at(['create', 'configmap', 'seed', '-n', 'default', '--from-literal=k=v']);
+  await at(['create', 'serviceaccount', 'ci', '-n', 'default']);
+  await at(['create', 'rolebinding', 'ci-view', '--clusterrole=view', '--serviceaccount=default:ci', '-n', 'default']);
 }, 90_000);
 
 afterAll(async () => {
@@ -54,18 +57,18 @@ async function kubectlWith(file: string, args: string[]) {
 describe('kcpt kubeconfig', () => {
   it('writes a kubeconfig for a token user that kubectl uses with no other config', async () => {
     const file = join(scratch, 'team.kubeconfig');
-    const made = await kcpt(['kubeconfig', 'root:org:team', '--user', 'user-1', '--token', users.user1.token, '-o', file]);
+    const made = await kcpt(['kubeconfig', team, '--user', 'user-1', '--token', users.user1.token, '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
-    expect(made.stdout.trim()).toBe(`Wrote kubeconfig for user "user-1" in workspace "root:org:team" to ${file}.`);
+    expect(made.stdout.trim()).toBe(`Wrote kubeconfig for user "user-1" in workspace "${team}" to ${file}.`);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
 
     const config = load(await readFile(file, 'utf8')) as Json;
     expect(config).toMatchObject({
       apiVersion: 'v1',
       kind: 'Config',
-      'current-context': 'root:org:team',
-      clusters: [{ name: 'root:org:team', cluster: { server: e2e.url('root:org:team') } }],
-      contexts: [{ name: 'root:org:team', context: { cluster: 'root:org:team', user: 'user-1' } }],
+      'current-context': team,
+      clusters: [{ name: team, cluster: { server: e2e.url(team) } }],
+      contexts: [{ name: team, context: { cluster: team, user: 'user-1' } }],
       users: [{ name: 'user-1', user: { token: users.user1.token } }],
     });
     const ca = await readFile(join(e2e.server.rootDir, 'ca.crt'), 'utf8');
@@ -76,7 +79,7 @@ describe('kcpt kubeconfig', () => {
     const created = await kubectlWith(file, ['create', 'configmap', 'from-ci', '-n', 'default', '--from-literal=a=1']);
     expect(created.exitCode, created.stderr).toBe(0);
     // It landed in root:org:team, nowhere else.
-    const there = await e2e.at('root:org:team')(['get', 'configmap', 'from-ci', '-n', 'default', '-o', 'jsonpath={.data.a}']);
+    const there = await e2e.at(team)(['get', 'configmap', 'from-ci', '-n', 'default', '-o', 'jsonpath={.data.a}']);
     expect(there.stdout).toBe('1');
     const root = await e2e.at('root')(['get', 'configmap', 'from-ci', '-n', 'default'], { reject: false });
     expect(root.stderr).toContain('NotFound');
@@ -84,9 +87,9 @@ describe('kcpt kubeconfig', () => {
 
   it('takes the user and token from the current kubeconfig, and resolves relative paths from the current workspace', async () => {
     const file = join(scratch, 'admin-team.kubeconfig');
-    const made = await kcpt(['kubeconfig', 'org:team', '--server', e2e.url('root'), '-o', file]);
+    const made = await kcpt(['kubeconfig', `${org}:team`, '--server', e2e.url('root'), '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
-    expect(made.stdout).toContain('for user "kcp-admin" in workspace "root:org:team"');
+    expect(made.stdout).toContain(`for user "kcp-admin" in workspace "${team}"`);
     const admin = load(await readFile(e2e.server.kubeconfig, 'utf8')) as Json;
     const adminToken = admin.users.find((u: Json) => u.name === 'kcp-admin').user.token;
     const config = load(await readFile(file, 'utf8')) as Json;
@@ -94,7 +97,7 @@ describe('kcpt kubeconfig', () => {
     const ns = await kubectlWith(file, ['get', 'namespace', 'kube-system', '-o', 'name']);
     expect(ns.stdout.trim(), ns.stderr).toBe('namespace/kube-system');
 
-    const shard = await kcpt(['kubeconfig', 'root:org', '--user', 'shard-admin', '-o', 'yaml']);
+    const shard = await kcpt(['kubeconfig', `root:${org}`, '--user', 'shard-admin', '-o', 'yaml']);
     expect(shard.exitCode, shard.stderr).toBe(0);
     expect((load(shard.stdout) as Json).users[0].name).toBe('shard-admin');
   });
@@ -102,7 +105,7 @@ describe('kcpt kubeconfig', () => {
   it('issues a service-account token with TokenRequest, for the set duration', async () => {
     const file = join(scratch, 'sa.kubeconfig');
     const before = Date.now();
-    const made = await kcpt(['kubeconfig', ':root:org:team', '--service-account', 'default/ci', '--duration', '2h', '-o', file]);
+    const made = await kcpt(['kubeconfig', `:${team}`, '--service-account', 'default/ci', '--duration', '2h', '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
     const until = /token valid until (\S+)\.$/.exec(made.stdout.trim())?.[1];
     expect(until, made.stdout).toBeDefined();
@@ -111,7 +114,7 @@ describe('kcpt kubeconfig', () => {
     expect(lifetimeS).toBeLessThan(7200 + 60);
 
     const config = load(await readFile(file, 'utf8')) as Json;
-    expect(config.contexts[0].context).toEqual({ cluster: 'root:org:team', namespace: 'default', user: 'system:serviceaccount:default:ci' });
+    expect(config.contexts[0].context).toEqual({ cluster: team, namespace: 'default', user: 'system:serviceaccount:default:ci' });
     const whoami = await kubectlWith(file, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
     expect(whoami.stdout, whoami.stderr).toBe('system:serviceaccount:default:ci');
     // The context's namespace is the service account's, where it may read.
@@ -128,7 +131,7 @@ describe('kcpt kubeconfig', () => {
     const made = await kcpt(
       [
         'kubeconfig',
-        'root:org:team',
+        team,
         '--server',
         e2e.server.url,
         '--certificate-authority',
@@ -143,8 +146,8 @@ describe('kcpt kubeconfig', () => {
       { KUBECONFIG: undefined, HOME: home },
     );
     expect(made.exitCode, made.stderr).toBe(0);
-    const got = await kubectlWith(file, ['get', 'configmap', 'from-ci', '-n', 'default', '-o', 'name']);
-    expect(got.stdout.trim(), got.stderr).toBe('configmap/from-ci');
+    const got = await kubectlWith(file, ['get', 'configmap', 'seed', '-n', 'default', '-o', 'name']);
+    expect(got.stdout.trim(), got.stderr).toBe('configmap/seed');
   });
 
   it('takes ~ (also as the shell expands it) and user:<name> for a home workspace, as kcpt ws does', async () => {
@@ -153,19 +156,21 @@ describe('kcpt kubeconfig', () => {
     const made = await kcpt(['kubeconfig', '~', '--user', 'user-1', '--token', users.user1.token, '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
     expect(made.stdout.trim()).toBe(`Wrote kubeconfig for user "user-1" in workspace "${home}" to ${file}.`);
-    const created = await kubectlWith(file, ['create', 'configmap', 'at-home', '-n', 'default']);
+    const atHome = uniqueName('at-home');
+    const created = await kubectlWith(file, ['create', 'configmap', atHome, '-n', 'default']);
     expect(created.exitCode, created.stderr).toBe(0);
-    const there = await e2e.at(home)(['get', 'configmap', 'at-home', '-n', 'default', '-o', 'name']);
-    expect(there.stdout).toBe('configmap/at-home');
+    const there = await e2e.at(home)(['get', 'configmap', atHome, '-n', 'default', '-o', 'name']);
+    expect(there.stdout).toBe(`configmap/${atHome}`);
 
     // An unquoted ~ reaches kcpt as $HOME; the admin names user-1's home with kcp's alias, a child of it with :sub.
     const expanded = await kcpt(['kubeconfig', e2e.server.env.HOME!, '--user', 'user-1', '--token', users.user1.token, '-o', 'json']);
     expect(JSON.parse(expanded.stdout).clusters[0].cluster.server, expanded.stderr).toBe(e2e.url(home));
     const alias = await kcpt(['kubeconfig', 'user:user-1', '-o', 'json']);
     expect(JSON.parse(alias.stdout).clusters, alias.stderr).toMatchObject([{ name: home, cluster: { server: e2e.url(home) } }]);
-    await createWorkspace(e2e.at(home), 'ci');
-    const child = await kcpt(['kubeconfig', ':user:user-1:ci', '-o', 'json']);
-    expect(JSON.parse(child.stdout)['current-context'], child.stderr).toBe(`${home}:ci`);
+    const sub = uniqueName('ci');
+    await createWorkspace(e2e.at(home), sub);
+    const child = await kcpt(['kubeconfig', `:user:user-1:${sub}`, '-o', 'json']);
+    expect(JSON.parse(child.stdout)['current-context'], child.stderr).toBe(`${home}:${sub}`);
 
     const nobody = await kcpt(['kubeconfig', 'user:nobody', '-o', 'json']);
     expect([nobody.exitCode, nobody.stdout, nobody.stderr.trim()]).toEqual([
@@ -176,25 +181,25 @@ describe('kcpt kubeconfig', () => {
   });
 
   it('prints the kubeconfig as yaml by default and as json with -o json', async () => {
-    const yaml = await kcpt(['kubeconfig', 'root:org:team', '--user', 'user-1', '--token', users.user1.token]);
+    const yaml = await kcpt(['kubeconfig', team, '--user', 'user-1', '--token', users.user1.token]);
     expect(yaml.exitCode, yaml.stderr).toBe(0);
     expect(yaml.stdout).toMatch(/^apiVersion: v1\nclusters:\n- cluster:\n/);
-    const json = await kcpt(['kubeconfig', 'root:org:team', '--user', 'user-1', '--token', users.user1.token, '-o', 'json']);
+    const json = await kcpt(['kubeconfig', team, '--user', 'user-1', '--token', users.user1.token, '-o', 'json']);
     expect(JSON.parse(json.stdout)).toEqual(load(yaml.stdout));
   });
 
   it('checks the credentials against the workspace before writing anything', async () => {
     const file = join(scratch, 'never.kubeconfig');
     const cases: [string[], number, string][] = [
-      [['root:org:team', '--user', 'user-2', '--token', users.user2.token], 1, 'Error: user "user-2" may not use workspace "root:org:team" (Forbidden): '],
-      [['root:org:team', '--user', 'mallory', '--token', 'not-a-token'], 1, 'Error: the server does not accept the credentials of user "mallory" (Unauthorized): check the token'],
-      [['root:org:nope'], 1, 'Error from server (NotFound): workspaces.tenancy.kcp.io "root:org:nope" not found'],
-      [['root:org:team', '--user', 'bob'], 2, 'Error: user "bob" is not in the kubeconfig: pass the user\'s token with --token'],
-      [['root:org:team', '--service-account', 'default/nobody'], 1, 'Error from server (NotFound): serviceaccounts "nobody" not found'],
-      [['root:org:team', '--service-account', 'ci'], 2, 'Error: --service-account: "ci" is not NAMESPACE/NAME, e.g. default/ci'],
-      [['root:org:team', '--service-account', 'default/ci', '--duration', '1m'], 1, 'Error from server (Invalid): '],
-      [['root:org:team', '--service-account', 'default/ci', '--duration', 'long'], 2, 'Error: --duration: "long" is not a duration'],
-      [['root:org:team', '--duration', '1h'], 2, "Error: --duration sets the lifetime of a --service-account token"],
+      [[team, '--user', 'user-2', '--token', users.user2.token], 1, `Error: user "user-2" may not use workspace "${team}" (Forbidden): `],
+      [[team, '--user', 'mallory', '--token', 'not-a-token'], 1, 'Error: the server does not accept the credentials of user "mallory" (Unauthorized): check the token'],
+      [[`root:${org}:nope`], 1, `Error from server (NotFound): workspaces.tenancy.kcp.io "root:${org}:nope" not found`],
+      [[team, '--user', 'bob'], 2, 'Error: user "bob" is not in the kubeconfig: pass the user\'s token with --token'],
+      [[team, '--service-account', 'default/nobody'], 1, 'Error from server (NotFound): serviceaccounts "nobody" not found'],
+      [[team, '--service-account', 'ci'], 2, 'Error: --service-account: "ci" is not NAMESPACE/NAME, e.g. default/ci'],
+      [[team, '--service-account', 'default/ci', '--duration', '1m'], 1, 'Error from server (Invalid): '],
+      [[team, '--service-account', 'default/ci', '--duration', 'long'], 2, 'Error: --duration: "long" is not a duration'],
+      [[team, '--duration', '1h'], 2, "Error: --duration sets the lifetime of a --service-account token"],
       [['root:..:..'], 1, 'Error: cannot go above the root workspace'],
       [['Not_A_Path'], 2, 'Error: invalid workspace path: Not_A_Path'],
     ];

@@ -10,8 +10,9 @@ import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
 import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, type Json } from './tenancy-fixtures.js';
 
-// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
-const e2e = useTenancyServer({ private: true });
+// The shared server: every workspace of this file sits under an organisation of a unique name, and what is asserted
+// of the index is asserted of paths under it (other files' workspaces share the index).
+const e2e = useTenancyServer();
 const org = uniqueName('idx');
 const children = ['c1', 'c2', 'c3', 'c4', 'c5'];
 const indexUrl = () => `${e2e.server.url}/services/workspaces/all/clusters/*`;
@@ -30,12 +31,12 @@ function accessBinding(name: string, user: string, role = 'system:kcp:workspace:
 
 const names = (list: Json) => (list.items as Json[]).map((w) => w.metadata.name as string).sort();
 
-beforeAll(async () => {
-  const k = e2e.at('root');
-  await createWorkspace(k, org, root('organization'));
-  for (const c of children) await createWorkspace(e2e.at(`root:${org}`), c);
+/** An organisation `name` with the children c1..c5, where user-1 may enter the organisation, c2 and c4 only. */
+async function indexedOrg(name: string): Promise<void> {
+  await createWorkspace(e2e.at('root'), name, root('organization'));
+  for (const c of children) await createWorkspace(e2e.at(`root:${name}`), c);
   // user-1 may enter the organisation and list its workspaces, and may enter c2 and c4 only.
-  const inOrg = e2e.at(`root:${org}`);
+  const inOrg = e2e.at(`root:${name}`);
   await create(inOrg, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
@@ -44,8 +45,11 @@ beforeAll(async () => {
   });
   await create(inOrg, accessBinding('user-1-access', users.user1.name));
   await create(inOrg, accessBinding('user-1-lists', users.user1.name, 'workspace-lister'));
-  for (const c of ['c2', 'c4']) await create(e2e.at(`root:${org}:${c}`), accessBinding('user-1-access', users.user1.name));
-}, 120_000);
+  for (const c of ['c2', 'c4']) await create(e2e.at(`root:${name}:${c}`), accessBinding('user-1-access', users.user1.name));
+}
+
+// The tests that only read share one organisation; a test that writes makes its own.
+beforeAll(() => indexedOrg(org), 120_000);
 
 describe('kubectl get workspaces in a parent', () => {
   it('shows a user only the children they may enter', async () => {
@@ -71,8 +75,10 @@ describe('the workspace index virtual workspace', () => {
     expect(raw.metadata.resourceVersion).toMatch(/^\d+$/);
     // The table kubectl prints, as in a parent.
     const table = parseTable((await indexAs(users.user1.token)(['get', 'workspaces'])).stdout);
-    expect(table.records.map((r) => r.NAME)).toEqual(expect.arrayContaining([org, 'c2', 'c4']));
-    expect(table.records.map((r) => r.NAME)).not.toContain('c1');
+    const rows = table.records.filter((r) => r.URL.startsWith(e2e.url(`root:${org}`)));
+    expect(rows.map((r) => [r.NAME, r.URL]).sort()).toEqual(
+      [org, `${org}:c2`, `${org}:c4`].map((p) => [p.split(':').pop(), e2e.url(`root:${p}`)]).sort(),
+    );
   });
 
   it('shows another user none of them, and kcp-admin all of them', async () => {
@@ -84,23 +90,27 @@ describe('the workspace index virtual workspace', () => {
   });
 
   it('is watched live: a new binding adds a workspace, a removed one deletes it', async () => {
+    const own = uniqueName('idx-watch');
+    await indexedOrg(own);
+    const at = (e: Json, path: string) => e.object.metadata.annotations?.['kcp.io/path'] === `root:${own}:${path}`;
     const watch = kubectlBackground(e2e.server, [
       '--context', 'root', '--token', users.user1.token, '--server', indexUrl(),
       'get', 'workspaces', '--watch', '--output-watch-events', '-o', 'json',
     ]);
     try {
-      await watch.waitForLine(/"name":"c4"/, 30_000);
-      await create(e2e.at(`root:${org}:c5`), accessBinding('user-1-access', users.user1.name));
-      await eventually('c5 ADDED', async () => (events(watch.stdout()).some((e) => e.type === 'ADDED' && e.object.metadata.name === 'c5') ? true : undefined));
-      await e2e.at(`root:${org}:c2`)(['delete', 'clusterrolebinding', 'user-1-access']);
-      await eventually('c2 DELETED', async () => (events(watch.stdout()).some((e) => e.type === 'DELETED' && e.object.metadata.name === 'c2') ? true : undefined));
-      const added = events(watch.stdout()).find((e) => e.type === 'ADDED' && e.object.metadata.name === 'c5')!;
-      expect(added.object.metadata.annotations['kcp.io/path']).toBe(`root:${org}:c5`);
+      await eventually('c4 listed', async () => (events(watch.stdout()).some((e) => at(e, 'c4')) ? true : undefined), 30_000);
+      expect(events(watch.stdout()).some((e) => at(e, 'c5'))).toBe(false);
+      await create(e2e.at(`root:${own}:c5`), accessBinding('user-1-access', users.user1.name));
+      await eventually('c5 ADDED', async () => (events(watch.stdout()).some((e) => e.type === 'ADDED' && at(e, 'c5')) ? true : undefined));
+      await e2e.at(`root:${own}:c2`)(['delete', 'clusterrolebinding', 'user-1-access']);
+      await eventually('c2 DELETED', async () => (events(watch.stdout()).some((e) => e.type === 'DELETED' && at(e, 'c2')) ? true : undefined));
+      const added = events(watch.stdout()).find((e) => e.type === 'ADDED' && at(e, 'c5'))!;
+      expect(added.object.metadata.name).toBe('c5');
     } finally {
       await watch.stop();
     }
-    expect(names(await getJson(asUser1(`root:${org}`), ['workspaces']))).toEqual(['c4', 'c5']);
-  });
+    expect(names(await getJson(asUser1(`root:${own}`), ['workspaces']))).toEqual(['c4', 'c5']);
+  }, 120_000);
 
   it('prints a Table whose rows carry the path but not managedFields, with the index scope header', async () => {
     const path = '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -126,17 +136,21 @@ describe('the workspace index virtual workspace', () => {
     // A user limited to what they may enter gets a Table of those alone, without the scope header.
     const limited = await apiRequest(e2e.server, path, { headers: accept, token: users.user1.token });
     expect(limited.headers['kcpt-workspace-index-scope']).toBeUndefined();
-    expect((limited.json().rows as Json[]).map((r) => r.cells[0])).not.toContain('c1');
+    const limitedPaths = (limited.json().rows as Json[]).map((r) => r.object.metadata.annotations['kcp.io/path']);
+    expect(limitedPaths).toEqual(expect.arrayContaining([`root:${org}:c2`, `root:${org}:c4`]));
+    expect(limitedPaths).not.toContain(`root:${org}:c1`);
   });
 
   it('shows every write to a Workspace in the next Table (rows are kept between requests)', async () => {
     const path = '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces?includeObject=Metadata';
     const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const parent = uniqueName('idx-rows');
+    await createWorkspace(e2e.at('root'), parent, root('organization'));
     const rowOf = async (name: string) => {
       const table = (await apiRequest(e2e.server, path, { headers: accept })).json();
-      return (table.rows as Json[]).find((r) => r.object.metadata.annotations['kcp.io/path'] === `root:${org}:${name}`);
+      return (table.rows as Json[]).find((r) => r.object.metadata.annotations['kcp.io/path'] === `root:${parent}:${name}`);
     };
-    const inOrg = e2e.at(`root:${org}`);
+    const inOrg = e2e.at(`root:${parent}`);
     expect(await rowOf('kept')).toBeUndefined();
     await createWorkspace(inOrg, 'kept');
     expect((await rowOf('kept'))?.cells[0]).toBe('kept');
@@ -155,19 +169,20 @@ describe('the workspace index virtual workspace', () => {
     // The shard admin may rewrite it; the index must still not trust it.
     const home = await getJson(e2e.asUser(users.user2.token, 'root'), ['workspace', '~']);
     const homePath = new URL(home.spec.URL).pathname.replace('/clusters/', '');
-    await create(e2e.asUser(users.user2.token, homePath), workspace('own'));
-    await eventually('own Ready', async () => ((await getJson(e2e.asUser(users.user2.token, homePath), ['workspace', 'own'])).status?.phase === 'Ready' ? true : undefined));
+    const own = uniqueName('own');
+    await create(e2e.asUser(users.user2.token, homePath), workspace(own));
+    await eventually('own Ready', async () => ((await getJson(e2e.asUser(users.user2.token, homePath), ['workspace', own])).status?.phase === 'Ready' ? true : undefined));
     const orgCluster = (await getJson(e2e.at('root'), ['workspace', org])).spec.cluster as string;
     const listed = async () =>
       ((await getJson(indexAs(users.user2.token), ['workspaces'])).items as Json[]).map((w) => `${w.metadata.annotations['kcp.io/cluster']}/${w.metadata.name}`);
-    expect(await listed()).toContain(`${home.spec.cluster}/own`);
+    expect(await listed()).toContain(`${home.spec.cluster}/${own}`);
     const owner = JSON.stringify({ spec: { owner: { cluster: orgCluster, name: 'c1' } } });
-    const refused = await e2e.asUser(users.user2.token, `${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner], { reject: false });
+    const refused = await e2e.asUser(users.user2.token, `${homePath}:${own}`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner], { reject: false });
     expect(refused.stderr).toContain('logicalclusters.core.kcp.io "cluster" is forbidden: spec.owner can only be changed by system privileged users');
-    await e2e.asShardAdmin(`${homePath}:own`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner]);
+    await e2e.asShardAdmin(`${homePath}:${own}`)(['patch', 'logicalcluster', 'cluster', '--type=merge', '-p', owner]);
     // The index finds own's Workspace through that owner: c1 now, which does not lead to own's cluster.
     expect(await listed()).not.toContain(`${orgCluster}/c1`);
-    expect(await listed()).not.toContain(`${home.spec.cluster}/own`);
+    expect(await listed()).not.toContain(`${home.spec.cluster}/${own}`);
   });
 
   it('answers only list and watch, and only at the wildcard', async () => {
