@@ -30,7 +30,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { client, logServerTail, startKcpt } from './lib/kcpt.js';
+import { client, logServerTail, startKcpt, watchCapArgs } from './lib/kcpt.js';
 import { findWrk, wrkVersion } from './lib/load.js';
 import { tableLines } from './lib/table.js';
 import { fmtMs, fmtNum, fmtRate, log, removeDir, tempDir } from './lib/util.js';
@@ -132,7 +132,10 @@ if (needsServer) {
   log('\nstarting kcpt (fresh root directory, default SQLite storage)...');
   // A non-admin user for the RBAC-bound GET figure (bench/get.js grants it a Role).
   const { writeTokenFile } = await import('./get.js');
-  const server = await startKcpt({ rootDir: ctx.tmp, extraArgs: ['--token-auth-file', writeTokenFile(ctx.tmp)] });
+  const server = await startKcpt({
+    rootDir: ctx.tmp,
+    extraArgs: ['--token-auth-file', writeTokenFile(ctx.tmp), ...watchCapArgs(ctx.watch.watchers)],
+  });
   ctx.server = server;
   ctx.c = client(server.url, { token: server.token });
   try {

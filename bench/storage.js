@@ -6,7 +6,7 @@
 // CPU per request counts the kcpt process (its etcd worker thread included) plus, on the etcd side, etcd itself:
 // on a shared 2-core box that is far steadier than req/s.
 import { startLocalEtcd } from '../dist/src/engine/storage/etcd-launcher.js';
-import { client, ensureNamespace, parallel, startKcpt } from './lib/kcpt.js';
+import { client, ensureNamespace, parallel, startKcpt, watchCapArgs } from './lib/kcpt.js';
 import { runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, median, procCpuMs, sleep, tempDir } from './lib/util.js';
@@ -120,7 +120,7 @@ async function loads(ctx, server, pids, label) {
 }
 
 export async function run(ctx) {
-  const sqliteServer = await startKcpt({ rootDir: tempDir() });
+  const sqliteServer = await startKcpt({ rootDir: tempDir(), extraArgs: watchCapArgs(ctx.watch.watchers) });
   let sqlite;
   try {
     sqlite = await loads(ctx, sqliteServer, [sqliteServer.child.pid], 'SQLite');
@@ -130,7 +130,7 @@ export async function run(ctx) {
   const etcd = await startLocalEtcd();
   let onEtcd;
   try {
-    const etcdServer = await startKcpt({ rootDir: tempDir(), extraArgs: ['--etcd-servers', etcd.endpoint] });
+    const etcdServer = await startKcpt({ rootDir: tempDir(), extraArgs: ['--etcd-servers', etcd.endpoint, ...watchCapArgs(ctx.watch.watchers)] });
     try {
       onEtcd = await loads(ctx, etcdServer, [etcdServer.child.pid, etcd.pid], 'etcd');
     } finally {

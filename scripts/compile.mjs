@@ -1,4 +1,4 @@
-// Compiles src/ and commands/ to dist/ file by file (no bundling), as tsc would emit them, in about a second:
+// Compiles src/ to dist/ file by file (no bundling), as tsc would emit them, in about a second:
 // esbuild only strips the types. tsc checks them, beside it: `npm run typecheck` (and `npm test`, which runs it in
 // parallel with the tests); `npm run build` adds the declaration files the package ships. The tree compiles under
 // isolatedModules (tsconfig.json), which is what makes a file-by-file transpiler emit what tsc emits.
@@ -14,7 +14,7 @@ function sources(dir) {
 }
 
 await build({
-  entryPoints: [...sources('src'), ...sources('commands')],
+  entryPoints: sources('src'),
   outdir: 'dist',
   outbase: '.',
   bundle: false,

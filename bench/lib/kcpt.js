@@ -30,6 +30,15 @@ export function readAdminKubeconfig(rootDir) {
  * Spawns kcpt and resolves once it printed its ready line. Returns {url, port, token, ca, rootDir, child, stop()}.
  * nodeArgs go before bin/run.js (e.g. --cpu-prof); extraArgs after `start` (e.g. hidden flags); env is added to ours.
  */
+/**
+ * kcpt start flags letting one user (the bench's kcp-admin) hold `watchers` open watches: the server caps each user
+ * at 500 by default (--max-watches-per-user), and the watch benchmarks open up to 1,000 from one token. The cap stays
+ * on (its bookkeeping is part of what is measured), only above the benchmark's count.
+ */
+export function watchCapArgs(watchers) {
+  return ['--max-watches-per-user', String(Math.max(500, watchers + 10))];
+}
+
 export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], extraArgs = [], env, timeoutMs = 30_000 } = {}) {
   port ??= await freePort();
   const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port), ...extraArgs];

@@ -1,6 +1,6 @@
 /**
- * Every command described by a spec (src/cli/common/command-spec.ts). The fast path matches argv against this
- * list; commands/ builds oclif classes from the same specs. Keep imports here cheap: spec modules only.
+ * The commands bin/run.js's fast path runs (src/cli/common/command-spec.ts), bundled into dist/cli-bundle: keep imports
+ * here cheap, spec modules only. oclif-commands.ts builds oclif's classes from these and the two server commands.
  */
 import { apisSpecs } from './apis/specs.js';
 import { completionSpec } from './completion/spec.js';

@@ -47,7 +47,7 @@ function packageVersion(dir: string): string | undefined {
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(repoRoot, '.oclif.manifest.json')) || !existsSync(join(repoRoot, 'dist', 'commands'))) {
+  if (!existsSync(join(repoRoot, '.oclif.manifest.json')) || !existsSync(join(repoRoot, 'dist', 'src', 'cli', 'oclif-commands.js'))) {
     throw new Error('the package is not built: run `npm run build` before this suite');
   }
   scratch = await mkdtemp(join(tmpdir(), 'kcpt-pack-'));

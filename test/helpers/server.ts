@@ -131,7 +131,7 @@ const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
 const keptOutputChars = 256 * 1024;
 
 export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
-  const entry = join(repoRoot, 'dist', 'commands', 'start.js');
+  const entry = join(repoRoot, 'dist', 'src', 'cli', 'start', 'fast-path.js');
   if (!existsSync(entry)) {
     throw new Error(`${entry} is missing: run \`npm run build\` before the e2e suites`);
   }

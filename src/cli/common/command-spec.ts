@@ -9,9 +9,15 @@ import type { Io } from './io.js';
 export interface FlagSpec {
   name: string;
   char?: string;
-  kind: 'string' | 'boolean';
+  kind: 'string' | 'boolean' | 'integer';
   /** Allowed values of a string flag. */
   options?: readonly string[];
+  /** The value when the flag is not given (and its `env` variable is unset). */
+  default?: string | number;
+  /** Bounds of an integer flag. */
+  min?: number;
+  max?: number;
+  required?: boolean;
   description: string;
   /** Shown under this heading in --help (connection flags go under GLOBAL). */
   helpGroup?: string;
@@ -30,7 +36,7 @@ export interface ArgSpec {
   required?: boolean;
 }
 
-export type FlagValues = Record<string, string | string[] | boolean | undefined>;
+export type FlagValues = Record<string, string | string[] | number | boolean | undefined>;
 export type ArgValues = Record<string, string | undefined>;
 
 export interface CommandInput {

@@ -38,7 +38,7 @@ export function connectionFlagValues(flags: FlagValues): ConnectionFlags {
   const out: Record<string, string | boolean> = {};
   for (const spec of connectionFlags) {
     const value = flags[spec.name];
-    if (value !== undefined && !Array.isArray(value)) out[spec.name] = value;
+    if (value !== undefined && !Array.isArray(value) && typeof value !== 'number') out[spec.name] = value;
   }
   return out as ConnectionFlags;
 }

@@ -4,7 +4,7 @@
  * bin/run.js hands the command line to oclif, which prints its usual help and usage errors.
  */
 import { parseArgs } from 'node:util';
-import type { ArgValues, CommandSpec, FlagValues } from './command-spec.js';
+import type { ArgValues, CommandSpec, FlagSpec, FlagValues } from './command-spec.js';
 
 export interface FastParsed {
   args: ArgValues;
@@ -20,7 +20,11 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
       strict: true,
       allowPositionals: true,
       options: Object.fromEntries(
-        spec.flags.map((f) => [f.name, { type: f.kind, ...(f.multiple ? { multiple: true } : {}), ...(f.char ? { short: f.char } : {}) }]),
+        // An integer arrives as a string; a one-letter flag (`-v`) is its own short form.
+        spec.flags.map((f) => [
+          f.name,
+          { type: f.kind === 'boolean' ? 'boolean' : 'string', ...(f.multiple ? { multiple: true } : {}), ...(f.char && f.char !== f.name ? { short: f.char } : {}) },
+        ]),
       ),
     });
   } catch {
@@ -34,7 +38,14 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
     const value = given === undefined && f.env && process.env[f.env] ? process.env[f.env] : given;
     if (Array.isArray(value) !== Boolean(f.multiple && value !== undefined)) return undefined;
     if (value !== undefined && f.options && !f.options.includes(String(value))) return undefined;
-    flags[f.name] = value as string | string[] | boolean | undefined;
+    if (value === undefined && f.required) return undefined;
+    if (f.kind === 'integer' && typeof value === 'string') {
+      const n = integerIn(f, value);
+      if (n === undefined) return undefined;
+      flags[f.name] = n;
+    } else {
+      flags[f.name] = (value ?? f.default) as string | string[] | number | boolean | undefined;
+    }
   }
   const args: ArgValues = {};
   spec.args.forEach((a, i) => {
@@ -42,6 +53,14 @@ export function fastParse(spec: CommandSpec, argv: string[]): FastParsed | undef
   });
   if (spec.args.some((a) => a.required && args[a.name] === undefined)) return undefined;
   return { args, flags };
+}
+
+/** A decimal integer within the flag's bounds, as oclif's integer flag accepts it; else undefined. */
+function integerIn(f: FlagSpec, text: string): number | undefined {
+  if (!/^-?\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return undefined;
+  return n;
 }
 
 /** Finds the spec whose id (or alias) is the longest prefix of argv's words; returns it with the rest of argv. */

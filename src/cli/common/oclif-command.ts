@@ -1,9 +1,9 @@
 /**
- * Builds the oclif command class for a command spec (commands/*.ts export these), so --help, the manifest,
+ * Builds the oclif command class for a command spec (src/cli/oclif-commands.ts lists them), so --help, the manifest,
  * completion and argument parsing come from oclif while the behaviour stays in the spec.
  */
 import { Args, type Command, Flags } from '@oclif/core';
-import type { CommandSpec } from './command-spec.js';
+import type { CommandSpec, FlagValues } from './command-spec.js';
 import { executeSpec } from './execute.js';
 import { processIo } from './io.js';
 import { KcptCommand } from './kcpt-command.js';
@@ -20,11 +20,14 @@ export function oclifFlags(spec: CommandSpec): AnyFlags {
         helpGroup: f.helpGroup,
         ...(f.char ? { char: f.char as 'o' } : {}),
         ...(f.env ? { env: f.env } : {}),
+        ...(f.required ? { required: true } : {}),
       };
       if (f.kind === 'boolean') return [f.name, Flags.boolean(common)];
+      if (f.kind === 'integer') return [f.name, Flags.integer({ ...common, default: f.default as number | undefined, min: f.min, max: f.max })];
       if (f.multiple) return [f.name, Flags.string({ ...common, multiple: true })];
-      if (f.options) return [f.name, Flags.string({ ...common, options: [...f.options] })];
-      return [f.name, Flags.string(common)];
+      const withDefault = { ...common, default: f.default as string | undefined };
+      if (f.options) return [f.name, Flags.string({ ...withDefault, options: [...f.options] })];
+      return [f.name, Flags.string(withDefault)];
     }),
   );
 }
@@ -44,7 +47,7 @@ export function commandClass(spec: CommandSpec): typeof Command {
       const parsed = await this.parse(SpecCommand);
       const code = await executeSpec(spec, {
         args: parsed.args as Record<string, string | undefined>,
-        flags: parsed.flags as Record<string, string | string[] | boolean | undefined>,
+        flags: parsed.flags as FlagValues,
         io: processIo(),
       });
       if (code !== 0) this.exit(code);

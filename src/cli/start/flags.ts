@@ -1,85 +1,70 @@
 /**
- * `kcpt start`'s flags, defined once: the oclif command builds its flags from this table, and the fast path in
- * bin/run.js parses argv with node:util from the same table, so the two can never disagree.
+ * `kcpt start`'s flags, defined once (its command spec, src/cli/start/spec.ts, carries them), and turned into the
+ * engine's ServerOptions here.
  */
 import { resolve } from 'node:path';
 import { BatteriesError, parseBatteries } from '../../engine/server/batteries.js';
 import type { ServerOptions } from '../../engine/server/index.js';
+import type { FlagSpec } from '../common/command-spec.js';
 import { dataOutputs, parseOutput } from '../common/output.js';
-
-export interface StartFlagSpec {
-  name: string;
-  char?: string;
-  type: 'string' | 'integer' | 'boolean';
-  default?: string | number;
-  /** Allowed values of a string flag. */
-  options?: string[];
-  description: string;
-  min?: number;
-  max?: number;
-  /** Test knobs, left out of --help. */
-  hidden?: boolean;
-  /** An environment variable that stands in for the flag when it is not given. */
-  env?: string;
-}
 
 /** Where `kcpt start`, `stop`, `status`, `logs` and `snapshot` find their server when --root-directory is not given. */
 export const ROOT_DIRECTORY_ENV = 'KCPT_ROOT_DIRECTORY';
 
-export const startFlagSpecs: StartFlagSpec[] = [
+export const startFlagSpecs: FlagSpec[] = [
   {
     name: 'root-directory',
-    type: 'string',
+    kind: 'string',
     default: '.kcp',
     env: ROOT_DIRECTORY_ENV,
     description: `Directory for the database, certificates and admin.kubeconfig (default: $${ROOT_DIRECTORY_ENV}, else .kcp).`,
   },
-  { name: 'secure-port', type: 'integer', default: 6443, min: 0, max: 65535, description: 'HTTPS port to serve on (0 picks a free port).' },
-  { name: 'bind-address', type: 'string', default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' },
+  { name: 'secure-port', kind: 'integer', default: 6443, min: 0, max: 65535, description: 'HTTPS port to serve on (0 picks a free port).' },
+  { name: 'bind-address', kind: 'string', default: '127.0.0.1', description: 'Address to listen on; admin.kubeconfig points at it.' },
   {
     name: 'storage',
-    type: 'string',
+    kind: 'string',
     default: '',
     description: 'Where objects are stored: a SQLite file in the root directory by default, `memory://` for a throwaway run, or `sqlite:///path/to/file.db`.',
   },
   {
     name: 'etcd-servers',
-    type: 'string',
+    kind: 'string',
     description:
       'Store everything in this etcd cluster instead of SQLite: comma-separated client URLs, e.g. http://127.0.0.1:2379,http://127.0.0.1:22379 (kube-apiserver\'s flag). kcpt must be the only writer of its keyspace.',
   },
-  { name: 'etcd-prefix', type: 'string', default: '', description: 'Prepended to every etcd key (kcpt\'s keys already start with /registry/); one prefix per server sharing an etcd.' },
-  { name: 'etcd-cafile', type: 'string', description: 'PEM CA bundle to verify the etcd servers (https).' },
-  { name: 'etcd-certfile', type: 'string', description: 'PEM client certificate for etcd (with --etcd-keyfile).' },
-  { name: 'etcd-keyfile', type: 'string', description: 'PEM private key of --etcd-certfile.' },
-  { name: 'token-auth-file', type: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
+  { name: 'etcd-prefix', kind: 'string', default: '', description: 'Prepended to every etcd key (kcpt\'s keys already start with /registry/); one prefix per server sharing an etcd.' },
+  { name: 'etcd-cafile', kind: 'string', description: 'PEM CA bundle to verify the etcd servers (https).' },
+  { name: 'etcd-certfile', kind: 'string', description: 'PEM client certificate for etcd (with --etcd-keyfile).' },
+  { name: 'etcd-keyfile', kind: 'string', description: 'PEM private key of --etcd-certfile.' },
+  { name: 'token-auth-file', kind: 'string', description: 'Static bearer tokens in kube-apiserver CSV format: token,user,uid,"group1,group2".' },
   {
     name: 'batteries-included',
-    type: 'string',
+    kind: 'string',
     default: 'admin,workspace-types',
     description:
       'Optional pieces to install: admin, workspace-types, user (a non-admin "user" context in admin.kubeconfig; needs admin), metrics-viewer (service account default/metrics in root with a token Secret and a ClusterRoleBinding to read /metrics). A full list, or +x,-y to add to or remove from the default.',
   },
-  { name: 'v', char: 'v', type: 'integer', default: 0, min: 0, description: 'Log verbosity (0 quiet, 1 logs every request).' },
+  { name: 'v', char: 'v', kind: 'integer', default: 0, min: 0, description: 'Log verbosity (0 quiet, 1 logs every request).' },
   {
     name: 'min-request-timeout',
-    type: 'integer',
+    kind: 'integer',
     default: 1800,
     min: 1,
     description: 'Watches that set no timeoutSeconds end after a random time between this many seconds and twice that, as in kube-apiserver.',
   },
-  { name: 'home-workspaces-root-prefix', type: 'string', default: 'root:users', description: 'Workspace path under which home workspaces are created.' },
-  { name: 'home-workspaces-bucket-levels', type: 'integer', default: 2, min: 1, max: 5, description: 'Levels of bucket workspaces between the prefix and a home.' },
+  { name: 'home-workspaces-root-prefix', kind: 'string', default: 'root:users', description: 'Workspace path under which home workspaces are created.' },
+  { name: 'home-workspaces-bucket-levels', kind: 'integer', default: 2, min: 1, max: 5, description: 'Levels of bucket workspaces between the prefix and a home.' },
   {
     name: 'home-workspaces-home-creator-groups',
-    type: 'string',
+    kind: 'string',
     default: 'system:authenticated',
     description: 'Comma-separated groups whose members get a home workspace created the first time they ask for ~ (empty: nobody).',
   },
-  { name: 'home-workspaces-bucket-size', type: 'integer', default: 2, min: 1, max: 4, description: 'Letters in each bucket workspace name.' },
+  { name: 'home-workspaces-bucket-size', kind: 'integer', default: 2, min: 1, max: 4, description: 'Letters in each bucket workspace name.' },
   {
     name: 'logical-cluster-total-object-limit',
-    type: 'integer',
+    kind: 'integer',
     default: 0,
     min: 0,
     description:
@@ -87,14 +72,14 @@ export const startFlagSpecs: StartFlagSpec[] = [
   },
   {
     name: 'request-timeout',
-    type: 'string',
+    kind: 'string',
     default: '60s',
     description:
       'A request that is not a watch is answered 504 Timeout after this long (e.g. 60s, 2m), as with kube-apiserver; a client still sending its body then is disconnected. 0s = no limit.',
   },
   {
     name: 'max-requests-inflight',
-    type: 'integer',
+    kind: 'integer',
     default: 400,
     min: 0,
     description:
@@ -102,37 +87,37 @@ export const startFlagSpecs: StartFlagSpec[] = [
   },
   {
     name: 'max-mutating-requests-inflight',
-    type: 'integer',
+    kind: 'integer',
     default: 200,
     min: 0,
     description: 'Most write requests (create, update, patch, delete) served at once; more are answered 429 with Retry-After: 1. 0 = no limit.',
   },
   {
     name: 'max-watches-per-user',
-    type: 'integer',
+    kind: 'integer',
     default: 500,
     min: 0,
     description:
       'Most watches one user holds open at once (kcpt-specific: kube exempts watches from its in-flight limits); more are answered 429 with Retry-After: 1. system:masters is exempt. 0 = no limit.',
   },
-  { name: 'shard-name', type: 'string', description: 'Run as the shard of this name (default: the root shard, `root`). A non-root shard needs --root-shard-kubeconfig.' },
+  { name: 'shard-name', kind: 'string', description: 'Run as the shard of this name (default: the root shard, `root`). A non-root shard needs --root-shard-kubeconfig.' },
   {
     name: 'root-shard-kubeconfig',
-    type: 'string',
+    kind: 'string',
     description: 'Kubeconfig reaching the root shard (its current context, with a bearer token): a non-root shard registers its Shard there and reviews tokens it does not know there.',
   },
-  { name: 'shard-base-url', type: 'string', description: 'URL other shards and the front-proxy reach this shard at (default https://<bind-address>:<port>).' },
-  { name: 'shard-external-url', type: 'string', description: 'URL workspace URLs point at, e.g. the front-proxy (default: the base URL).' },
-  { name: 'shard-virtual-workspace-url', type: 'string', description: "URL of this shard's virtual workspaces (default: the base URL)." },
+  { name: 'shard-base-url', kind: 'string', description: 'URL other shards and the front-proxy reach this shard at (default https://<bind-address>:<port>).' },
+  { name: 'shard-external-url', kind: 'string', description: 'URL workspace URLs point at, e.g. the front-proxy (default: the base URL).' },
+  { name: 'shard-virtual-workspace-url', kind: 'string', description: "URL of this shard's virtual workspaces (default: the base URL)." },
   {
     name: 'proxy-socket',
-    type: 'string',
+    kind: 'string',
     description:
       'Also serve plaintext HTTP on this unix socket (mode 0600, inside --root-directory; relative paths are taken from there) for a front-proxy on the same machine: `kcpt front-proxy --shard-socket NAME=PATH` forwards over it without TLS. Bearer tokens are authenticated as on HTTPS.',
   },
   {
     name: 'shards',
-    type: 'integer',
+    kind: 'integer',
     min: 1,
     max: 16,
     description:
@@ -140,20 +125,20 @@ export const startFlagSpecs: StartFlagSpec[] = [
   },
   {
     name: 'shard-etcd-servers',
-    type: 'string',
+    kind: 'string',
     description:
       'With --shards: the named shards store in etcd instead, e.g. shard-2=http://127.0.0.1:2379 or shard-1=http://a:2379,http://b:2379,shard-2=http://c:2379 (each shard gets the etcd prefix /<shard name>); the others keep their storage. --etcd-cafile/--etcd-certfile/--etcd-keyfile apply to them.',
   },
   {
     name: 'detach',
-    type: 'boolean',
+    kind: 'boolean',
     description:
       'Run the server in the background (logs to kcpt.log in the root directory); returns once it answers /readyz. Stop it with `kcpt stop`.',
   },
-  { name: 'output', char: 'o', type: 'string', description: 'With --detach: print where the server runs as json, yaml or jsonpath=TEMPLATE.' },
-  { name: 'watch-history-retention', type: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
-  { name: 'watch-history-compaction-interval', type: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
-  { name: 'watch-history-min-revisions', type: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
+  { name: 'output', char: 'o', kind: 'string', description: 'With --detach: print where the server runs as json, yaml or jsonpath=TEMPLATE.' },
+  { name: 'watch-history-retention', kind: 'string', default: '5m', hidden: true, description: 'Keep watch history at least this long (e.g. 5m, 0s).' },
+  { name: 'watch-history-compaction-interval', kind: 'string', default: '60s', hidden: true, description: 'How often to compact watch history (e.g. 60s, 100ms).' },
+  { name: 'watch-history-min-revisions', kind: 'integer', default: 1000, min: 0, hidden: true, description: 'Never compact the newest N revisions.' },
 ];
 
 export type StartFlagValues = Record<string, string | number | boolean | undefined>;

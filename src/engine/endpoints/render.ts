@@ -203,6 +203,9 @@ function renderListItems(
   return encodeAnswer(`${head.slice(0, -1)},"items":[${items.join(',')}]}`, format);
 }
 
+/** The last frame encoded per frame key (WatchEventWriter): a handful of entries, one event each. */
+const lastFrames = new Map<string, { type: string; json: string; frame: Buffer }>();
+
 /**
  * A watch's events in the negotiated stream form: JSON lines, or length-prefixed protobuf WatchEvents. Objects are
  * converted as the request asked (a Table row, column definitions only on the first event; PartialObjectMetadata),
@@ -211,6 +214,8 @@ function renderListItems(
 export class WatchEventWriter {
   readonly contentType: string;
   private first = true;
+  /** Which shared frame cache this writer's events go through; undefined when each watcher's frame is its own (Tables). */
+  private readonly frameKey: string | undefined;
 
   constructor(
     private readonly rt: ResourceType,
@@ -219,15 +224,31 @@ export class WatchEventWriter {
     const f = opts.format;
     // kube: `application/json` as it is, `;stream=watch` on every other media type.
     this.contentType = f.format === 'json' ? f.mediaType : `${f.mediaType};stream=watch`;
+    // A frame depends only on the event and on (wire format, conversion): a Table's first row also carries the
+    // column definitions, so Tables are per watcher.
+    const convert = f.convert;
+    this.frameKey = convert?.kind === 'Table' ? undefined : `${f.format === 'protobuf' ? 'protobuf' : 'json'} ${convert ? `${convert.kind}/${convert.version}` : ''}`;
   }
 
-  /** One event for an object's JSON text. */
-  event(type: string, json: string): string | Buffer {
+  /**
+   * One event for an object's JSON text, as bytes. Every watcher of a commit gets the same event in turn, so the
+   * frame is encoded once per (event, wire format, conversion) and the same Buffer written to each stream.
+   */
+  event(type: string, json: string): Buffer {
+    if (this.frameKey === undefined || type === 'ERROR') return this.encode(type, json);
+    const last = lastFrames.get(this.frameKey);
+    if (last && last.type === type && last.json === json) return last.frame;
+    const frame = this.encode(type, json);
+    lastFrames.set(this.frameKey, { type, json, frame });
+    return frame;
+  }
+
+  private encode(type: string, json: string): Buffer {
     const object = this.object(type, json);
     if (this.opts.format.format === 'protobuf') {
       return protobufWatchFrame(type, encodeKubeProtobuf((typeof object === 'string' ? JSON.parse(object) : object) as Record<string, unknown>));
     }
-    return `{"type":"${type}","object":${typeof object === 'string' ? object : JSON.stringify(object)}}\n`;
+    return Buffer.from(`{"type":"${type}","object":${typeof object === 'string' ? object : JSON.stringify(object)}}\n`);
   }
 
   private object(type: string, json: string): string | KubeObject {

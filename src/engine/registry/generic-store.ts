@@ -31,7 +31,6 @@ import {
 } from '../storage/store.js';
 import {
   checkTypeMeta,
-  copySystemMetadata,
   deletionMarkerKey,
   fromStorage,
   nowTimestamp,
@@ -41,6 +40,7 @@ import {
 } from './object-rules.js';
 import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
+import { updateScopeOf } from './update-scopes.js';
 import type { IndexWriter } from './index-writer.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import { WriteAuthority } from '../admission/write-authority.js';
@@ -323,25 +323,8 @@ export class GenericStore {
 
     const applied = opts.fieldsApplied ? meta.managedFields : undefined;
     const subresource = opts.subresource;
-    if (subresource === 'finalize') {
-      // Namespace finalize: only spec.finalizers comes from the request.
-      const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-      obj = structuredClone(old);
-      obj.spec = { ...((obj.spec as object) ?? {}), finalizers };
-      if (finalizers.length === 0) delete (obj.spec as { finalizers?: string[] }).finalizers;
-    } else if (subresource === 'status') {
-      // Status writes change status only; everything else comes from the stored object.
-      obj = { ...structuredClone(old), status: obj.status };
-      if (obj.status === undefined) delete obj.status;
-      rt.strategy.prepareForStatusUpdate?.(obj, old);
-    } else {
-      copySystemMetadata(old, obj);
-      if (rt.strategy.hasStatusSubresource && !opts.withStatus) {
-        if (old.status === undefined) delete obj.status;
-        else obj.status = structuredClone(old.status);
-      }
-      rt.strategy.defaults?.(obj, ctx);
-    }
+    const scope = updateScopeOf(subresource);
+    obj = scope.take(rt, obj, old, ctx, opts);
     if (opts.fieldsApplied) {
       if (applied === undefined) delete obj.metadata!.managedFields;
       else obj.metadata!.managedFields = applied;
@@ -349,7 +332,7 @@ export class GenericStore {
       this.fields.recordWrite(rt, old, obj, { manager: opts.fieldManager ?? SERVER_MANAGER, subresource });
     }
     const refusal = this.authority.review({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, subresource, object: obj, old });
-    if (subresource !== 'status' && subresource !== 'finalize') {
+    if (scope.main) {
       this.authority.stamp(rt.group, rt.resource, ctx.cluster, obj);
       rt.strategy.prepareForUpdate?.(obj, old, ctx);
     }

@@ -113,7 +113,7 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   function deliver(event: StoreEvent): void {
     if (closed) return;
     if (admits && !admits(event.key)) return;
-    const json = spliceResourceVersion(event.value, event.revision);
+    const json = eventJson(event);
     if (predicate.matchesEverything) {
       emit(event.type, convert(json));
       return;
@@ -148,6 +148,21 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
     close();
   }, lifetimeSeconds * 1000);
+}
+
+/**
+ * The event's object with its resourceVersion, spliced once per event rather than once per watcher: the hub hands
+ * one commit's event to every watcher in turn, so the last one is all that needs remembering. Watchers then share
+ * one string, which lets the writer's frame cache (render.ts) recognise it without comparing contents.
+ */
+let lastEvent: StoreEvent | undefined;
+let lastEventJson = '';
+function eventJson(event: StoreEvent): string {
+  if (event !== lastEvent) {
+    lastEventJson = spliceResourceVersion(event.value, event.revision);
+    lastEvent = event;
+  }
+  return lastEventJson;
 }
 
 export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {

@@ -23,14 +23,14 @@ export function withListWorkBudget<T>(fn: () => T): T {
   }
 }
 
-/** Charges a step comparing each of `a` items with each of `b`; throws 413 once the patch's budget is spent. */
-export function chargeListWork(a: number, b: number): void {
-  remaining -= a * b;
+/** Charges `steps` of list work at once (`what` says which, in the 413); throws once the budget is spent. */
+export function chargeListSteps(steps: number, what: string): void {
+  remaining -= steps;
   if (remaining < 0) {
     remaining = 0;
     throw requestEntityTooLarge(
       `Request entity too large: merging the lists of this strategic merge patch takes more than ${MAX_LIST_MERGE_STEPS} ` +
-        `steps (a list of ${a} items against one of ${b}); send fewer list items in one patch`,
+        `steps (${what}); send fewer list items in one patch`,
     );
   }
 }

@@ -12,7 +12,7 @@
  */
 import { patchDecodeError, patchFormatError, withStatusErrors } from './errors.js';
 import { cloneJson, getOwn, goFormat, hasOwn, isJsonObject, jsonTypeOf, setOwn, type JsonObject } from './json.js';
-import { chargeListWork, withListWorkBudget } from './list-work.js';
+import { chargeListSteps, withListWorkBudget } from './list-work.js';
 import { fieldSchema, isMergeList, isReplaceMap, type PatchSchema } from './schema.js';
 import {
   checkSetElementOrder,
@@ -250,12 +250,23 @@ function liveOrderAsKubeSeesIt(live: unknown[], patchList: unknown[], mergeKey: 
   const present = new Map<unknown, number>();
   for (const v of current) if (isJsonObject(v) && hasOwn(v, mergeKey)) present.set(v[mergeKey], (present.get(v[mergeKey]) ?? 0) + 1);
   const items = patchList.filter(isJsonObject);
-  for (const item of items.filter((i) => i[DIRECTIVE] === 'delete')) {
+  const deletions = items.filter((i) => i[DIRECTIVE] === 'delete');
+  // Each removal finds and shifts within the live list, kept as upstream does it: the whole pass is paid for
+  // before any of it runs (its cost is known from the counts alone).
+  let steps = 0;
+  let length = current.length;
+  const counted = new Set<unknown>();
+  for (const item of deletions) {
+    const count = counted.has(item[mergeKey]) ? 0 : (present.get(item[mergeKey]) ?? 0);
+    counted.add(item[mergeKey]);
+    steps += count * length;
+    length -= count;
+  }
+  chargeListSteps(steps, `${deletions.length} deletions from a list of ${current.length} items`);
+  for (const item of deletions) {
     const key = item[mergeKey];
     const count = present.get(key) ?? 0;
     if (count === 0) continue;
-    // Each removal finds and shifts within the live list: kept as upstream does it, and paid for.
-    chargeListWork(count, current.length);
     present.delete(key);
     for (let at = current.findIndex(same(key)); at >= 0; at = current.findIndex(same(key))) {
       view.copyWithin(at, at + 1, current.length);
