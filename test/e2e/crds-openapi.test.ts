@@ -3,29 +3,39 @@
  * hash that makes kubectl's cache refresh after a schema change, aggregated discovery, and the same CRD name with
  * different schemas in two logical clusters (each validates, prunes, explains and prints with its own).
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiRequest } from '../helpers/http.js';
-import { matrixBinaries, type ClusterKubectl } from '../helpers/kubectl.js';
+import { createLogicalCluster, inCluster, matrixBinaries, uniqueClusterName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
 import { applyCRD, crdObject, widgetSchema, withFile, type Json } from './crds-fixtures.js';
 
-// A server of its own: it defines CRDs with fixed names in root.
-const e2e = useE2EServer({ private: true });
+// The shared server: every test defines its CRDs in logical clusters of its own.
+const e2e = useE2EServer();
+
+/** A fresh logical cluster: its name, and kubectl there (with another kubectl binary if given). */
+async function freshCluster(binary?: string): Promise<{ name: string; k: ClusterKubectl }> {
+  const name = uniqueClusterName();
+  await createLogicalCluster(e2e.server, name);
+  const k = inCluster(e2e.server, name);
+  return { name, k: binary === undefined ? k : (args, opts) => k(args, { ...opts, binary }) };
+}
 
 const fieldNames = (explain: string) => lines(explain).filter((l) => /^ {2}\S+\t</.test(l)).map((l) => l.trim().split('\t')[0]);
 
 describe.each(matrixBinaries())('explain and OpenAPI with kubectl $version', ({ version, path: binary }) => {
-  const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, { ...opts, binary });
   const group = `oa${version.replace('.', '')}.example.com`;
-  // explain reads `a.b.c` as resource a, fields b.c: pick the group with --api-version instead.
-  const explain = (path: string, opts = {}) => k(['explain', path, `--api-version=${group}/v1`], opts);
-
-  beforeAll(async () => {
+  /** A fresh cluster with the widgets CRD, and `kubectl explain` there. */
+  async function withWidgets() {
+    const { name, k } = await freshCluster(binary);
     await applyCRD(k, crdObject({ group, plural: 'widgets', kind: 'Widget' }));
-  }, 90_000);
+    // explain reads `a.b.c` as resource a, fields b.c: pick the group with --api-version instead.
+    const explain = (path: string, opts = {}) => k(['explain', path, `--api-version=${group}/v1`], opts);
+    return { name, k, explain };
+  }
 
   it('explains the kind and its fields with the schema descriptions', async () => {
+    const { explain } = await withWidgets();
     const top = (await explain('widgets')).stdout;
     expect(lines(top).slice(0, 3)).toEqual([`GROUP:      ${group}`, 'KIND:       Widget', 'VERSION:    v1']);
     expect(top).toContain('A Widget is a test gadget.');
@@ -41,7 +51,8 @@ describe.each(matrixBinaries())('explain and OpenAPI with kubectl $version', ({ 
   });
 
   it('a schema change changes the OpenAPI hash; explain shows the new field without clearing the cache', async () => {
-    const index = async () => JSON.parse((await k(['get', '--raw', '/clusters/root/openapi/v3'])).stdout).paths[`apis/${group}/v1`].serverRelativeURL as string;
+    const { name, k, explain } = await withWidgets();
+    const index = async () => JSON.parse((await k(['get', '--raw', `/clusters/${name}/openapi/v3`])).stdout).paths[`apis/${group}/v1`].serverRelativeURL as string;
     const before = await index();
     expect(before).toMatch(new RegExp(`^/openapi/v3/apis/${group.replace(/\./g, '\\.')}/v1\\?hash=[0-9A-F]{128}$`));
     expectError(await explain('widgets.spec.shape', { reject: false }), 'error: field "shape" does not exist');
@@ -58,13 +69,13 @@ describe.each(matrixBinaries())('explain and OpenAPI with kubectl $version', ({ 
 
 describe('discovery documents for custom resources', () => {
   it('aggregated discovery (v2) lists the resource with its subresources and responseKinds', async () => {
-    const k = e2e.k('root');
+    const { name, k } = await freshCluster();
     const group = 'disco.example.com';
     await applyCRD(k, crdObject({
       group, plural: 'widgets', kind: 'Widget', shortNames: ['dw'], categories: ['all'],
       version: { subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } },
     }));
-    const answer = await apiRequest(e2e.server, '/clusters/root/apis', {
+    const answer = await apiRequest(e2e.server, `/clusters/${name}/apis`, {
       headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' },
     });
     // client-go reads the media type parameters (quoted or not) to pick the aggregated format
@@ -92,7 +103,7 @@ describe('discovery documents for custom resources', () => {
         ],
       },
     ]);
-    const legacy = JSON.parse((await k(['get', '--raw', `/clusters/root/apis/${group}/v1`])).stdout);
+    const legacy = JSON.parse((await k(['get', '--raw', `/clusters/${name}/apis/${group}/v1`])).stdout);
     expect(legacy.resources.map((r: { name: string }) => r.name)).toEqual(['widgets', 'widgets/status', 'widgets/scale']);
     expect(legacy.resources[2]).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
     await withFile(k, ['create', '-n', 'default'], { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'in-all' }, spec: { color: 'red' } });
@@ -109,14 +120,18 @@ describe('the same CRD name with different schemas in two logical clusters', () 
   const columnsFor = (field: string) => [{ name: field.toUpperCase(), type: 'string', jsonPath: `.spec.${field}` }];
   const gadget = (spec: Json) => ({ apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name: 'g1' }, spec });
 
-  beforeAll(async () => {
-    await applyCRD(e2e.k('root'), crdObject({ group, plural: 'gadgets', kind: 'Gadget', schema: schemaWith('color', 'string', 'Root color.'), version: { additionalPrinterColumns: columnsFor('color') } }));
-    await applyCRD(e2e.k(e2e.second), crdObject({ group, plural: 'gadgets', kind: 'Gadget', schema: schemaWith('size', 'integer', 'Second size.'), version: { additionalPrinterColumns: columnsFor('size') } }));
-  }, 90_000);
+  /** Two fresh clusters with the gadgets CRD: `root` (a color) and `second` (a size), named for the roles they play. */
+  async function twoClusters(): Promise<{ root: ClusterKubectl; second: ClusterKubectl }> {
+    const [{ k: root }, { k: second }] = await Promise.all([freshCluster(), freshCluster()]);
+    await Promise.all([
+      applyCRD(root, crdObject({ group, plural: 'gadgets', kind: 'Gadget', schema: schemaWith('color', 'string', 'Root color.'), version: { additionalPrinterColumns: columnsFor('color') } })),
+      applyCRD(second, crdObject({ group, plural: 'gadgets', kind: 'Gadget', schema: schemaWith('size', 'integer', 'Second size.'), version: { additionalPrinterColumns: columnsFor('size') } })),
+    ]);
+    return { root, second };
+  }
 
   it('each cluster validates, prunes, explains and prints with its own schema', async () => {
-    const root = e2e.k('root');
-    const second = e2e.k(e2e.second);
+    const { root, second } = await twoClusters();
     const rootCreate = await withFile(root, ['create', '-n', 'default', '--validate=warn'], gadget({ color: 'red', size: 3 }));
     expect(lines(rootCreate.stderr)).toEqual(['Warning: unknown field "spec.size"']);
     const secondCreate = await withFile(second, ['create', '-n', 'default', '--validate=warn'], gadget({ color: 'red', size: 3 }));
@@ -138,8 +153,8 @@ describe('the same CRD name with different schemas in two logical clusters', () 
   });
 
   it('deleting the CRD in one cluster leaves the other untouched', async () => {
-    const root = e2e.k('root');
-    const second = e2e.k(e2e.second);
+    const { root, second } = await twoClusters();
+    await withFile(root, ['create', '-n', 'default'], gadget({ color: 'red' }));
     await second(['delete', 'crd', `gadgets.${group}`]);
     expectError(await second(['get', 'crd', `gadgets.${group}`], { reject: false }), `Error from server (NotFound): customresourcedefinitions.apiextensions.k8s.io "gadgets.${group}" not found`);
     expect(JSON.parse((await root(['get', 'gadget', 'g1', '-n', 'default', '-o', 'json'])).stdout).spec).toEqual({ color: 'red' });
