@@ -103,7 +103,9 @@ const unitFiles = ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test/architecture/*
 /**
  * Workers per tier on this 2-core machine. Unit tests are CPU-bound: one worker per core. Integration and e2e tests
  * mostly wait (on a server process, kubectl, a watch, a controller): more workers than cores keep both cores busy.
- * KCPT_TEST_WORKERS overrides the e2e tiers' count.
+ * KCPT_TEST_WORKERS overrides the e2e tiers' count. No tier isolates its files (isolate: false): a worker imports
+ * client-node, the helpers and the engine once, not once per file (the cores are busy throughout a run, and those
+ * imports were about a fifth of it). Files stay hermetic by workspace, not by module state.
  */
 const e2eWorkers = Number(process.env.KCPT_TEST_WORKERS ?? 4);
 
@@ -141,6 +143,7 @@ export default defineConfig({
           include: integrationFiles,
           exclude: ['**/node_modules/**', ...unlessEtcd],
           maxWorkers: e2eWorkers,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -159,6 +162,7 @@ export default defineConfig({
           ],
           globalSetup: ['./test/helpers/shared-server-setup.ts'],
           maxWorkers: e2eWorkers,
+          isolate: false,
           sequence: { groupOrder: 2 },
         },
       },
@@ -174,6 +178,7 @@ export default defineConfig({
                 runner: './test/helpers/etcd-project-runner.ts',
                 globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
                 maxWorkers: e2eWorkers,
+                isolate: false,
                 sequence: { groupOrder: 2 },
               },
             },
@@ -191,6 +196,7 @@ export default defineConfig({
                 // Its shard-2 stores in etcd.
                 globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
                 maxWorkers: e2eWorkers,
+                isolate: false,
                 sequence: { groupOrder: 2 },
               },
             },
