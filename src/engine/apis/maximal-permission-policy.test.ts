@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from '../authorization/index.js';
-import type { UserIdentity } from '../authorization/authorizer.js';
+import type { UserInfo } from '../auth/user.js';
 import type { RequestAttributes } from '../authorization/rules.js';
 import { builtinResourceTypes } from '../builtin/index.js';
 import { GenericStore } from '../registry/generic-store.js';
@@ -16,7 +16,7 @@ import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
 
 const rbac = 'rbac.authorization.k8s.io';
 const apiExports = { storagePrefix: 'apis.kcp.io/apiexports', namespaced: false } as ResourceType;
-const alice: UserIdentity = { username: 'alice', groups: ['system:authenticated', 'team-a'] };
+const alice: UserInfo = { username: 'alice', groups: ['system:authenticated', 'team-a'] };
 const cowboys = (verb: string, namespace = 'default'): RequestAttributes => ({
   verb,
   resourceRequest: true,

@@ -6,7 +6,8 @@ import { builtinResourceTypes } from '../builtin/index.js';
 import { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import type { LogicalClusterFacts, UserIdentity } from './authorizer.js';
+import type { UserInfo } from '../auth/user.js';
+import type { LogicalClusterFacts } from './authorizer.js';
 import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from './index.js';
 import type { RequestAttributes } from './rules.js';
 
@@ -25,12 +26,12 @@ function fixture() {
   const aggregation = clusterRoleAggregationController({ store, generic, clusterRoles: type('clusterroles') });
   writeBootstrapPolicy(generic, { clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings') }, ['system:authenticated'], aggregation);
   aggregation.start();
-  const create = (resource: string, obj: KubeObject, cluster = 'ws', user?: UserIdentity) =>
+  const create = (resource: string, obj: KubeObject, cluster = 'ws', user?: UserInfo) =>
     generic.create({ rt: type(resource), cluster, namespace: obj.metadata?.namespace ?? '', ...(user ? { user } : {}) }, obj);
   return { store, facts, authorization, generic, create, type };
 }
 
-const alice: UserIdentity = { username: 'alice', groups: ['system:authenticated'] };
+const alice: UserInfo = { username: 'alice', groups: ['system:authenticated'] };
 const get = (resource: string, namespace = '', verb = 'get'): RequestAttributes => ({
   verb,
   resourceRequest: true,
@@ -55,7 +56,7 @@ describe('the authorizer chain', () => {
     f = fixture();
     f.facts.set('ws', { phase: 'Ready' });
   });
-  const decide = (user: UserIdentity, attrs: RequestAttributes, cluster: string | undefined = 'ws') => f.authorization.authorizer.authorize(cluster, user, attrs);
+  const decide = (user: UserInfo, attrs: RequestAttributes, cluster: string | undefined = 'ws') => f.authorization.authorizer.authorize(cluster, user, attrs);
 
   it('lets system:masters do anything anywhere, even without a cluster', () => {
     const masters = { username: 'shard-admin', groups: ['system:masters'] };

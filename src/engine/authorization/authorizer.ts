@@ -32,9 +32,6 @@ import {
 import type { RequestAttributes } from './rules.js';
 import { statusWrittenBySystem } from '../admission/write-authority.js';
 
-/** The authenticated user (declared once, in auth/user.ts). */
-export type UserIdentity = UserInfo;
-
 /** What the chain reads from a cluster's LogicalCluster (undefined: it has none). */
 export interface LogicalClusterFacts {
   phase?: string;
@@ -112,7 +109,7 @@ export class Authorizer {
    * Decides a request in `cluster` (undefined: no cluster — the bare URL or the `*` wildcard, where kcp lets only
    * privileged users in).
    */
-  authorize(cluster: string | undefined, user: UserIdentity, attrs: RequestAttributes): Decision {
+  authorize(cluster: string | undefined, user: UserInfo, attrs: RequestAttributes): Decision {
     if (user.groups.includes(MASTERS_GROUP)) return allow('system:masters');
     if (isSystemStatusWrite(attrs)) return deny('only the system may write the status of APIExports and APIBindings');
     const entered = this.enter(cluster, user);
@@ -130,14 +127,14 @@ export class Authorizer {
    * Who the user is to RBAC inside `cluster` (a foreign service account becomes anonymous), or undefined when the
    * chain stops them before RBAC (no such workspace, wrong phase, no `access`). `system:masters` enters anywhere.
    */
-  subjectInside(cluster: string | undefined, user: UserIdentity): Subject | undefined {
+  subjectInside(cluster: string | undefined, user: UserInfo): Subject | undefined {
     if (user.groups.includes(MASTERS_GROUP)) return user;
     const entered = this.enter(cluster, user);
     return 'allowed' in entered ? undefined : entered.subject;
   }
 
   /** Required groups, then workspace content: the steps before RBAC. */
-  private enter(cluster: string | undefined, user: UserIdentity): Decision | { cluster: string; subject: Subject; via: string } {
+  private enter(cluster: string | undefined, user: UserInfo): Decision | { cluster: string; subject: Subject; via: string } {
     if (!cluster) return noOpinion('empty cluster name');
     const facts = this.deps.clusterFacts(cluster);
     const origins = user.extra?.[CLUSTER_NAME_EXTRA] ?? [];
@@ -163,13 +160,13 @@ export class Authorizer {
   }
 
   /** Whether RBAC alone (local and bootstrap policy) allows it: what admission checks such as `use` ask. */
-  allowedByRbac(cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
+  allowedByRbac(cluster: string, user: UserInfo, attrs: RequestAttributes): boolean {
     return allowedByRbac(this.deps.rbac, cluster, user, attrs);
   }
 }
 
 /** RBAC alone (local and bootstrap policy), `system:masters` always allowed. */
-export function allowedByRbac(rbac: RbacEvaluator, cluster: string, user: UserIdentity, attrs: RequestAttributes): boolean {
+export function allowedByRbac(rbac: RbacEvaluator, cluster: string, user: UserInfo, attrs: RequestAttributes): boolean {
   return user.groups.includes(MASTERS_GROUP) || rbac.allows(cluster, user, attrs);
 }
 

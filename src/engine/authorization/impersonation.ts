@@ -6,7 +6,8 @@
  */
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { badRequest } from '../machinery/status.js';
-import type { Authorizer, UserIdentity } from './authorizer.js';
+import type { UserInfo } from '../auth/user.js';
+import type { Authorizer } from './authorizer.js';
 import { AUTHENTICATED_GROUP } from './groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
@@ -51,7 +52,7 @@ function attrs(verbTarget: Partial<RequestAttributes> & { resource: string; name
 }
 
 /** The identity the request runs as, after checking the acting user may assume each part of it (403 if not). */
-export function impersonate(authorizer: Authorizer, cluster: string | undefined, actor: UserIdentity, req: ImpersonationRequest): UserIdentity {
+export function impersonate(authorizer: Authorizer, cluster: string | undefined, actor: UserInfo, req: ImpersonationRequest): UserInfo {
   if (req.user === undefined) {
     throw badRequest('requested impersonation of groups, uid or extra without impersonating a user (Impersonate-User is required)');
   }

@@ -8,7 +8,8 @@ import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import type { ClusterRoleAggregation } from './aggregation-controller.js';
-import { allowedByRbac, Authorizer, type AuthorizerDeps, type UserIdentity } from './authorizer.js';
+import type { UserInfo } from '../auth/user.js';
+import { allowedByRbac, Authorizer, type AuthorizerDeps } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
 import { EscalationCheck } from './escalation.js';
 import { BOOTSTRAP_CLUSTER, RbacIndexes } from './rbac-index.js';
@@ -16,7 +17,7 @@ import { RbacEvaluator } from './rbac-evaluator.js';
 import { reviewDeps } from './reviews.js';
 import { rootPolicy } from './root-policy.js';
 
-export { Authorizer, type Decision, type UserIdentity } from './authorizer.js';
+export { Authorizer, type Decision } from './authorizer.js';
 export { forbiddenError, requestAttributes, WORKSPACE_ACCESS_NOT_PERMITTED } from './forbidden.js';
 export { impersonate, impersonationHeaders } from './impersonation.js';
 export { checkImpersonationPrivilege } from './impersonation-gatekeeper.js';
@@ -42,16 +43,16 @@ export class Rbac {
    * A service account from another workspace is asked about as the foreign identity it is there, so a namesake
    * account of that workspace lends it nothing.
    */
-  mayOnWorkspaceType(user: UserIdentity, verb: string, cluster: string, name: string): boolean {
+  mayOnWorkspaceType(user: UserInfo, verb: string, cluster: string, name: string): boolean {
     return this.mayOnObject(user, verb, cluster, { group: 'tenancy.kcp.io', resource: 'workspacetypes' }, name);
   }
 
   /** Whether RBAC in `cluster` lets the user `bind` (or `verb`) the APIExport `name`, asked the same way. */
-  mayOnAPIExport(user: UserIdentity, verb: string, cluster: string, name: string): boolean {
+  mayOnAPIExport(user: UserInfo, verb: string, cluster: string, name: string): boolean {
     return this.mayOnObject(user, verb, cluster, { group: 'apis.kcp.io', resource: 'apiexports' }, name);
   }
 
-  private mayOnObject(user: UserIdentity, verb: string, cluster: string, gr: { group: string; resource: string }, name: string): boolean {
+  private mayOnObject(user: UserInfo, verb: string, cluster: string, gr: { group: string; resource: string }, name: string): boolean {
     return allowedByRbac(this.evaluator, cluster, identityInCluster(user, cluster), {
       verb,
       resourceRequest: true,

@@ -7,7 +7,8 @@ import { identityInCluster } from '../auth/foreign-identity.js';
 import type { ReviewDeps } from '../auth/review-resources.js';
 import { badRequest, fieldErrors, invalid, type FieldError } from '../machinery/status.js';
 import type { VirtualCreateContext } from '../registry/types.js';
-import type { Authorizer, UserIdentity } from './authorizer.js';
+import type { UserInfo } from '../auth/user.js';
+import type { Authorizer } from './authorizer.js';
 import type { RbacEvaluator } from './rbac-evaluator.js';
 import type { PolicyRule, RequestAttributes } from './rules.js';
 
@@ -35,7 +36,7 @@ export function reviewAttributes(spec: Spec): RequestAttributes {
   return { verb: str(non.verb), resourceRequest: false, apiGroup: '', resource: '', subresource: '', name: '', namespace: '', path: str(non.path) };
 }
 
-function subjectOf(spec: Spec): UserIdentity {
+function subjectOf(spec: Spec): UserInfo {
   const extra = spec.extra && typeof spec.extra === 'object' ? (spec.extra as Record<string, string[]>) : undefined;
   return { username: str(spec.user), groups: strings(spec.groups), uid: str(spec.uid) || undefined, extra };
 }
