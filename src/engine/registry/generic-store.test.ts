@@ -54,7 +54,7 @@ describe('GenericStore field ownership', () => {
   });
 });
 
-describe('GenericStore.settleCreatesOf', () => {
+describe('GenericStore.foldIntoCreatesOf', () => {
   it('folds the follow-up update into the create: one commit, ADDED then MODIFIED, index keys of the final state', () => {
     const store = createMemoryStore();
     // A marker while the object has no phase, as the workspace controller's pending marker.
@@ -70,7 +70,7 @@ describe('GenericStore.settleCreatesOf', () => {
       ],
     });
     const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
-    generic.settleCreatesOf(thing, (created, row) => {
+    generic.foldIntoCreatesOf(thing, (created, row) => {
       const batch = new WriteBatch();
       const next = { ...created, metadata: { ...created.metadata, labels: { phase: 'Ready' } } };
       generic.update(ctx, created.metadata!.name!, next, { batch, current: { row, object: created } });

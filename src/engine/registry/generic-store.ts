@@ -139,21 +139,21 @@ export interface GenericStoreExtensions {
  * itself, that update becomes the create's final value (WriteOp `firstValue`): one commit, the row written once,
  * watchers still see ADDED then MODIFIED. Returns undefined to leave the work to the controller.
  */
-export type CreateSettler = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
+export type CreateFoldedWrites = (created: KubeObject, row: KeyValue) => WriteBatch | undefined;
 
 export class GenericStore {
   readonly fields: FieldManager;
   /** Asked on every create, update and delete, whoever makes it: there is no write path around it. */
   readonly authority: WriteAuthority;
-  private readonly settlers: Map<string, CreateSettler>;
+  private readonly settlers: Map<string, CreateFoldedWrites>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
    * (the create's are computed from the final state), so update does not compute them.
    */
   private settling: string | undefined;
 
-  /** Folds `settle`'s writes into the commit of every create of `rt` made outside a batch (see CreateSettler). */
-  settleCreatesOf(rt: ResourceType, settle: CreateSettler): void {
+  /** Folds `settle`'s writes into the commit of every create of `rt` made outside a batch (see CreateFoldedWrites). */
+  foldIntoCreatesOf(rt: ResourceType, settle: CreateFoldedWrites): void {
     this.settlers.set(rt.storagePrefix, settle);
   }
 
@@ -259,7 +259,7 @@ export class GenericStore {
   }
 
   /**
-   * A create's ops with the settler's writes for the object folded in (see CreateSettler), or undefined when there
+   * A create's ops with the settler's writes for the object folded in (see CreateFoldedWrites), or undefined when there
    * are none. The object's secondary keys are those of its final state: an index writer reading the store would
    * not see what the create itself adds.
    */

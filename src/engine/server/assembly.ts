@@ -146,7 +146,7 @@ export function assembleServer(config: ServerConfig, foundation: Foundation, add
   // resource for its maximal permission policy; an export of another shard caps requests with the RBAC of its
   // workspace there (asked in prepareAuthorization).
   const authorization = new Authorization(rbac, {
-    clusterFacts: (cluster) => paths.facts(cluster),
+    clusterFacts: (cluster) => paths.logicalCluster(cluster),
     maximalPolicy: defaultAPIs.maximalPolicy,
     remoteCapAllows: (cap, subject, attrs) => remoteReviews.cached(cap.cluster, cap.name, subject, attrs, true)?.allowed,
   });
@@ -233,7 +233,7 @@ export function assembleServer(config: ServerConfig, foundation: Foundation, add
     bindings: exportBindings,
     catalogFor,
     typesForSchema: resourceTypesForSchema,
-    elsewhere: { exportOf: (cluster, name) => apis.bound.exportOf(cluster, name), schema: (cluster, name) => apis.bound.schema(cluster, name) },
+    replicated: { exportOf: (cluster, name) => apis.bound.exportOf(cluster, name), schema: (cluster, name) => apis.bound.schema(cluster, name) },
   });
   const readiness = { ready: false };
   const services: ServerParts['services'] = {

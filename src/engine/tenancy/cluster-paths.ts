@@ -106,7 +106,7 @@ export class ClusterPaths {
     }
     for (let i = start; i < segments.length; i++) {
       const child = this.child(cluster, segments[i]!);
-      if (!child) return this.facts(cluster) ? { missing: true } : { elsewhere: true };
+      if (!child) return this.logicalCluster(cluster) ? { missing: true } : { elsewhere: true };
       cluster = child;
     }
     return { cluster };
@@ -128,11 +128,11 @@ export class ClusterPaths {
 
   /** Canonical path of a cluster (`root` for root), or undefined when it has no LogicalCluster. */
   pathOf(cluster: string): string | undefined {
-    return this.facts(cluster)?.path || undefined;
+    return this.logicalCluster(cluster)?.path || undefined;
   }
 
   /** The LogicalCluster annotations of a cluster (frozen, shared), or undefined when it has no LogicalCluster. */
-  facts(cluster: string): ClusterFacts | undefined {
+  logicalCluster(cluster: string): ClusterFacts | undefined {
     let facts = this.clusterFacts.get(cluster);
     if (facts === undefined) {
       const kv = this.store.get(logicalClusterKey(cluster));

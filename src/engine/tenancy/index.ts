@@ -85,7 +85,7 @@ export class Tenancy {
 
   /** Built-in API sets per cluster, layered under each cluster's CRDs. */
   apiSets(builtins: readonly ResourceType[]): APISets {
-    return new APISets((cluster) => this.paths.facts(cluster)?.apis, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
+    return new APISets((cluster) => this.paths.logicalCluster(cluster)?.apis, builtins, [this.workspaces, this.workspaceTypeType], [this.shards]);
   }
 
   /** Resolves `/clusters/<path>` to a cluster name. */
@@ -116,7 +116,7 @@ export class Tenancy {
     const occupied = new OccupiedResources(store);
     const deleter = new ClusterContentDeleter(store, deps.generic, deps.catalogFor, deps.logicalClusters, occupied, this.workspaces);
     return {
-      scheduleOnCreate: () => deps.generic.settleCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row)),
+      scheduleOnCreate: () => deps.generic.foldIntoCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row)),
       homes: new HomeWorkspaces({ store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions }),
       occupied,
       workspaceController: workspaceController({

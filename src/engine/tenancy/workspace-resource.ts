@@ -96,7 +96,7 @@ function denied(obj: KubeObject, message: string): Error {
 
 /** `<path>:<name>` of the parent cluster's own type, from its LogicalCluster. */
 function parentTypeOf(paths: ClusterPaths, cluster: string, obj: KubeObject): { annotation: string; path: string; name: string } {
-  const facts = paths.facts(cluster);
+  const facts = paths.logicalCluster(cluster);
   if (!facts) throw denied(obj, `workspace type cannot be resolved: logicalclusters.core.kcp.io "cluster" not found`);
   const annotation = facts.type;
   if (!annotation) throw denied(obj, `annotation ${TYPE_ANNOTATION} on LogicalCluster must be set`);
@@ -165,7 +165,7 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
     const privileged = isPrivileged(ctx);
     if (!privileged) annotations[OWNER_ANNOTATION] = ownerAnnotationValue(ctx.user!);
     if (!(REQUIRED_GROUPS_ANNOTATION in annotations) || !privileged) {
-      const required = paths.facts(ctx.cluster)?.requiredGroups;
+      const required = paths.logicalCluster(ctx.cluster)?.requiredGroups;
       if (required !== undefined) annotations[REQUIRED_GROUPS_ANNOTATION] = required;
       else delete annotations[REQUIRED_GROUPS_ANNOTATION];
     }

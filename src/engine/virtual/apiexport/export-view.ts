@@ -29,7 +29,7 @@ export interface ExportViewDeps {
    * An export and its schemas held elsewhere than this shard's store (replicated from the shard hosting them): a
    * shard serves the virtual workspace of another shard's export for the consumers it hosts.
    */
-  elsewhere?: {
+  replicated?: {
     exportOf(cluster: string, name: string): { object: KubeObject; revision: string } | undefined;
     schema(cluster: string, name: string): APIResourceSchema | undefined;
   };
@@ -145,7 +145,7 @@ export class ExportView {
 
   private typesOf(resource: ExportResource): ResourceType[] | undefined {
     const kv = this.deps.store.get(`${SCHEMAS_PREFIX}${this.cluster}/${resource.schema}`);
-    const schema = kv ? (JSON.parse(kv.value) as APIResourceSchema) : this.deps.elsewhere?.schema(this.cluster, resource.schema);
+    const schema = kv ? (JSON.parse(kv.value) as APIResourceSchema) : this.deps.replicated?.schema(this.cluster, resource.schema);
     return schema ? this.deps.typesForSchema(schema, this.identityHash) : undefined;
   }
 }
@@ -158,7 +158,7 @@ export class ExportViews {
 
   get(cluster: string, name: string): ExportView | undefined {
     const kv = this.deps.store.get(`${EXPORTS_PREFIX}${cluster}/${name}`);
-    const found = kv ? { revision: kv.revision, object: undefined } : this.deps.elsewhere?.exportOf(cluster, name);
+    const found = kv ? { revision: kv.revision, object: undefined } : this.deps.replicated?.exportOf(cluster, name);
     if (!found) return undefined;
     const key = `${cluster}|${name}`;
     const cached = this.cache.get(key);
