@@ -95,7 +95,9 @@ async function readSnapshot(body: Readable): Promise<Snapshot> {
     if (partLength > MAX_SNAPSHOT_LINE_BYTES) throw badRequest(`invalid snapshot: a line is longer than ${MAX_SNAPSHOT_LINE_BYTES} bytes`);
   };
   try {
-    for await (const chunk of body) {
+    // A refusal mid-upload must not destroy the request (that resets the connection before the Status is written):
+    // the unread rest is left to the unread-body cutoff, which answers first and then closes.
+    for await (const chunk of body.iterator({ destroyOnReturn: false })) {
       const bytes = chunk as Buffer;
       total += bytes.length;
       if (total > MAX_RESTORE_BYTES) throw tooLarge();
