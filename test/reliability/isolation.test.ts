@@ -1356,6 +1356,11 @@ async function buildMatrix(): Promise<void> {
   // Everyone's RBAC and the provider's virtual workspace are live before the walk.
   await eventually('user-4 reads tenant-a', async () => ((await askAs('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
   await eventually('robot-b reads tenant-b', async () => ((await askAs('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
+  // The token users' homes exist before the walk: the first `~` creates one and may answer 429 "Creating the home
+  // workspace" until it is Ready (how long that takes depends on the load, not on isolation).
+  for (const p of ['none', 'adminA'] as const) {
+    await eventually(`${p}'s home`, async () => ((await askAs(p, '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~')).status === 200 ? true : undefined));
+  }
   await eventually('the provider reads the ConfigMap tenant-a shares', async () =>
     (await askAs('provider', `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/*/api/v1/configmaps`)).body.includes('cm-shared-lapis-a5') ? true : undefined,
   );
