@@ -5,6 +5,7 @@
  * never by importing a group.
  */
 import type { Schema } from '../machinery/openapi-schemas/index.js';
+import type { PackageDefs } from '../machinery/protobuf/schema.js';
 import type { ResourceType } from '../registry/types.js';
 
 export interface BuiltinGroup {
@@ -14,4 +15,6 @@ export interface BuiltinGroup {
   resourceTypes(): ResourceType[];
   /** OpenAPI component schemas of its kinds and of the kinds they refer to in other groups. */
   schemas: Readonly<Record<string, Schema>>;
+  /** Protobuf message packages of its kinds (field numbers from k8s.io/api's generated.proto). */
+  protobuf: readonly PackageDefs[];
 }

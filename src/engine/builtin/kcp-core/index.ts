@@ -7,4 +7,6 @@ export const kcpCoreGroup: BuiltinGroup = {
   name: 'core.kcp.io',
   resourceTypes: kcpCoreResourceTypes,
   schemas: kcpSchemas,
+  // kcp's types have no protobuf form (kcp serves them from CRDs).
+  protobuf: [],
 };
