@@ -1,7 +1,7 @@
 /**
  * rbac.authorization.k8s.io/v1. Field numbers: k8s.io/api v0.32 rbac/v1/generated.proto.
  */
-import type { PackageDefs } from '../schema.js';
+import type { PackageDefs } from '../../machinery/protobuf/schema.js';
 
 const objectMeta = '1 meta.v1.ObjectMeta';
 

@@ -3,13 +3,13 @@
  * decoder's omitempty logic is exercised the same way real kubectl bytes exercise it.
  */
 import protobufjs from 'protobufjs';
-import { kubeProtobufSchema } from './decode.js';
+import { kubeProtobuf } from './protobuf.js';
 
 export const MAGIC = Buffer.from('k8s\0', 'latin1');
 
 /** Encode `obj` as message `typeName` (e.g. `core.v1.Event`). protobufjs writes every own non-null property. */
 export function encodeMessage(typeName: string, obj: Record<string, unknown>): Buffer {
-  const type = kubeProtobufSchema().root.lookupType(`.${typeName}`);
+  const type = kubeProtobuf.schema().root.lookupType(`.${typeName}`);
   return Buffer.from(type.encode(obj as unknown as protobufjs.Message).finish());
 }
 

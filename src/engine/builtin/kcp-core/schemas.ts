@@ -14,7 +14,7 @@ import {
   struct,
   withRequired,
   type Schema,
-} from './helpers.js';
+} from '../../machinery/openapi-schemas/helpers.js';
 
 const KCP = 'io.kcp.core.v1alpha1';
 export const KCP_CONDITION = 'io.kcp.conditions.v1alpha1.Condition';

@@ -2,15 +2,17 @@
  * core/v1 resources served in every logical cluster (kcp keeps only the non-workload ones): namespaces, configmaps,
  * secrets, serviceaccounts, events, limitranges, resourcequotas. Listed alphabetically, as /api/v1 lists them.
  */
-import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../registry/types.js';
+import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
 import { configMapPrinter, configMapStrategy } from './configmap.js';
-import { defineBuiltin } from './define.js';
+import { defineBuiltin } from '../define.js';
 import { coreEventFieldSelectors, eventPrinter } from './event-rules.js';
-import { coreEventStrategy } from './events.js';
+import { coreEventStrategy } from '../events/resources.js';
 import { namespaceFieldSelectors, namespacePrinter, namespaceStrategy } from './namespace.js';
-import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf, record } from './printing.js';
+import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf, record } from '../printing.js';
 import { limitRangeStrategy, resourceQuotaPrinter, resourceQuotaStrategy } from './quota.js';
 import { secretFieldSelectors, secretPrinter, secretStrategy } from './secret.js';
+import { namespacePatchSchema, serviceAccountPatchSchema } from './patch-schemas.js';
+import { coreSchemas } from './schemas.js';
 
 export const enforceMountableSecretsAnnotation = 'kubernetes.io/enforce-mountable-secrets';
 
@@ -53,6 +55,7 @@ export const configMaps = defineBuiltin({
   strategy: configMapStrategy,
   printer: configMapPrinter,
   openapiSchemaName: 'io.k8s.api.core.v1.ConfigMap',
+  schemas: coreSchemas,
 });
 
 export const coreEvents = defineBuiltin({
@@ -66,6 +69,7 @@ export const coreEvents = defineBuiltin({
   printer: eventPrinter,
   fieldSelectors: coreEventFieldSelectors,
   openapiSchemaName: 'io.k8s.api.core.v1.Event',
+  schemas: coreSchemas,
 });
 
 export const limitRanges = defineBuiltin({
@@ -78,6 +82,7 @@ export const limitRanges = defineBuiltin({
   strategy: limitRangeStrategy,
   printer: createdAtPrinter,
   openapiSchemaName: 'io.k8s.api.core.v1.LimitRange',
+  schemas: coreSchemas,
 });
 
 export const namespaces = defineBuiltin({
@@ -94,6 +99,8 @@ export const namespaces = defineBuiltin({
   printer: namespacePrinter,
   fieldSelectors: namespaceFieldSelectors,
   openapiSchemaName: 'io.k8s.api.core.v1.Namespace',
+  schemas: coreSchemas,
+  patchSchema: namespacePatchSchema,
 });
 
 export const resourceQuotas = defineBuiltin({
@@ -107,6 +114,7 @@ export const resourceQuotas = defineBuiltin({
   strategy: resourceQuotaStrategy,
   printer: resourceQuotaPrinter,
   openapiSchemaName: 'io.k8s.api.core.v1.ResourceQuota',
+  schemas: coreSchemas,
 });
 
 export const secrets = defineBuiltin({
@@ -119,6 +127,7 @@ export const secrets = defineBuiltin({
   printer: secretPrinter,
   fieldSelectors: secretFieldSelectors,
   openapiSchemaName: 'io.k8s.api.core.v1.Secret',
+  schemas: coreSchemas,
 });
 
 export const serviceAccounts = defineBuiltin({
@@ -132,6 +141,8 @@ export const serviceAccounts = defineBuiltin({
   strategy: serviceAccountStrategy,
   printer: serviceAccountPrinter,
   openapiSchemaName: 'io.k8s.api.core.v1.ServiceAccount',
+  schemas: coreSchemas,
+  patchSchema: serviceAccountPatchSchema,
 });
 
 export function coreResourceTypes(): ResourceType[] {

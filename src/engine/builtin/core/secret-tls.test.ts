@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureServingCertificates, type ServingCertificates } from '../auth/certificates.js';
+import { ensureServingCertificates, type ServingCertificates } from '../../auth/certificates.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
 
 describe('TLS secret warnings', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterRoleBindings, clusterRoles, roleBindings, roles } from './rbac.js';
-import { headers, runCreate, runUpdate } from './test-support.js';
+import { clusterRoleBindings, clusterRoles, roleBindings, roles } from './resources.js';
+import { headers, runCreate, runUpdate } from '../test-support.js';
 
 const now = Date.parse('2024-01-01T01:00:00Z');
 

@@ -13,7 +13,7 @@ import {
   struct,
   withRequired,
   type Schema,
-} from './helpers.js';
+} from '../../machinery/openapi-schemas/helpers.js';
 
 const RBAC = 'io.k8s.api.rbac.v1';
 const GROUP = 'rbac.authorization.k8s.io';

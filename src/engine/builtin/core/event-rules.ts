@@ -3,10 +3,10 @@
  * pkg/apis/core/validation/events.go does it on the core shape, the printer, and field selectors. The printer and
  * selectors read either shape, because they may run on stored (core) objects or on served ones.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, TablePrinter } from '../registry/types.js';
-import { ageCell, column, nameDescription, nameOf, record, str } from './printing.js';
-import { isDNS1123Subdomain, isQualifiedName } from './value-rules.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, TablePrinter } from '../../registry/types.js';
+import { ageCell, column, nameDescription, nameOf, record, str } from '../printing.js';
+import { isDNS1123Subdomain, isQualifiedName } from '../value-rules.js';
 
 /** The fields both shapes share, read from whichever shape `obj` has. */
 export function eventView(obj: KubeObject) {

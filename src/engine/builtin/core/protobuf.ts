@@ -2,7 +2,7 @@
  * core/v1 (apiVersion `v1`): the kinds kubectl's typed `create` commands send, plus Event and LimitRange.
  * Field numbers: k8s.io/api v0.32 core/v1/generated.proto. `?` marks Go pointers (see ../schema.ts).
  */
-import type { PackageDefs } from '../schema.js';
+import type { PackageDefs } from '../../machinery/protobuf/schema.js';
 
 const objectMeta = '1 meta.v1.ObjectMeta';
 

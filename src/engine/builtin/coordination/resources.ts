@@ -2,10 +2,11 @@
  * coordination.k8s.io/v1 Leases: what leader election and node heartbeats write. Validation follows
  * pkg/apis/coordination/validation.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { ResourceType, Strategy, TablePrinter } from '../registry/types.js';
-import { defineBuiltin } from './define.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from './printing.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
+import { defineBuiltin } from '../define.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
+import { coordinationSchemas } from './schemas.js';
 
 const leaseStrategies = ['OldestEmulationVersion'];
 
@@ -56,6 +57,7 @@ export const leases: ResourceType = defineBuiltin({
   strategy: leaseStrategy,
   printer: leasePrinter,
   openapiSchemaName: 'io.k8s.api.coordination.v1.Lease',
+  schemas: coordinationSchemas,
 });
 
 export function coordinationResourceTypes(): ResourceType[] {

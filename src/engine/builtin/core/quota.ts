@@ -2,11 +2,11 @@
  * LimitRange and ResourceQuota policy: resource names kube accepts, non-negative (and, where counted, integer)
  * quantities, quota scopes, LimitRange's defaulting of container defaults from max/min, and the quota printer.
  */
-import { ownValue, setOwnValue } from '../machinery/own-properties.js';
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from './printing.js';
-import { fieldImmutable, goStringSlice, invalidRendered, isQualifiedName, keyPath, quantityFormatError, quantityValue } from './value-rules.js';
+import { ownValue, setOwnValue } from '../../machinery/own-properties.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
+import { fieldImmutable, goStringSlice, invalidRendered, isQualifiedName, keyPath, quantityFormatError, quantityValue } from '../value-rules.js';
 
 const computeResources = ['cpu', 'memory', 'ephemeral-storage'];
 const standardQuotaResources = new Set([

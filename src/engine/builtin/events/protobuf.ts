@@ -2,7 +2,7 @@
  * events.k8s.io/v1 Event: what client-go's event recorders (tools/events, controller-runtime's GetEventRecorder)
  * create, in protobuf by default since client-go v0.35. Field numbers: k8s.io/api events/v1 generated.proto.
  */
-import type { PackageDefs } from '../schema.js';
+import type { PackageDefs } from '../../machinery/protobuf/schema.js';
 
 export const eventsV1: PackageDefs = {
   pkg: 'events.v1',

@@ -2,13 +2,13 @@
  * Secret policy: `stringData` folded into base64 `data` (then dropped, as kube's conversion does), type Opaque by
  * default and immutable once set, the keys each well-known type requires, and the `immutable` freeze.
  */
-import { ownValue, setOwnValue } from '../machinery/own-properties.js';
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
+import { ownValue, setOwnValue } from '../../machinery/own-properties.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
 import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
-import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record, str } from './printing.js';
+import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record, str } from '../printing.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
-import { fieldImmutable, isConfigMapKey, keyPath } from './value-rules.js';
+import { fieldImmutable, isConfigMapKey, keyPath } from '../value-rules.js';
 
 export const secretTypes = {
   opaque: 'Opaque',

@@ -2,15 +2,16 @@
  * Events, served twice over one key space as kube does (`/registry/events`): core/v1 (the stored shape) and
  * events.k8s.io/v1, whose objects are converted to and from the core shape by the ResourceType's `convert` hook.
  */
-import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
-import { defineBuiltin } from './define.js';
+import type { KubeObject, ResourceType, Strategy } from '../../registry/types.js';
+import { defineBuiltin } from '../define.js';
 import {
   eventPrinter,
   eventsV1FieldSelectors,
   validateEventLegacy,
   validateEventStrictCreate,
   validateEventStrictUpdate,
-} from './event-rules.js';
+} from '../core/event-rules.js';
+import { eventsSchemas } from './schemas.js';
 
 const eventsV1ApiVersion = 'events.k8s.io/v1';
 
@@ -142,6 +143,7 @@ export const eventsV1Events: ResourceType = defineBuiltin({
   storagePrefix: 'core/events',
   storedAs: { group: '', version: 'v1', kind: 'Event' },
   openapiSchemaName: 'io.k8s.api.events.v1.Event',
+  schemas: eventsSchemas,
   convert: { toStorage: toCoreEvent, fromStorage: fromCoreEvent },
 });
 

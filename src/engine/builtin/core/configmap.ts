@@ -2,10 +2,10 @@
  * ConfigMap policy: key names that work as file names, base64 binaryData, a key in only one of data/binaryData,
  * the 1 MiB total, and `immutable: true` freezing the contents.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
-import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record } from './printing.js';
-import { decodedBase64Length, isConfigMapKey, keyPath } from './value-rules.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
+import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record } from '../printing.js';
+import { decodedBase64Length, isConfigMapKey, keyPath } from '../value-rules.js';
 
 /** core.MaxSecretSize, shared by ConfigMaps and Secrets. */
 export const maxDataSize = 1024 * 1024;

@@ -2,11 +2,12 @@
  * rbac.authorization.k8s.io/v1: Roles, ClusterRoles and their bindings, validated as pkg/apis/rbac/validation does.
  * Escalation checks (granting more than you hold) belong to authorization, not here.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../registry/types.js';
-import { defineBuiltin } from './define.js';
-import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf, record, str } from './printing.js';
-import { goStringSlice, invalidRendered, isDNS1123Subdomain, isValidPathSegmentName } from './value-rules.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
+import { defineBuiltin } from '../define.js';
+import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf, record, str } from '../printing.js';
+import { goStringSlice, invalidRendered, isDNS1123Subdomain, isValidPathSegmentName } from '../value-rules.js';
+import { rbacSchemas } from './schemas.js';
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
 
@@ -173,6 +174,7 @@ export const clusterRoleBindings = defineBuiltin({
     'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
   ),
   openapiSchemaName: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
+  schemas: rbacSchemas,
 });
 
 export const clusterRoles = defineBuiltin({
@@ -184,6 +186,7 @@ export const clusterRoles = defineBuiltin({
   strategy: roleStrategy(false),
   printer: createdAtPrinter,
   openapiSchemaName: 'io.k8s.api.rbac.v1.ClusterRole',
+  schemas: rbacSchemas,
 });
 
 export const roleBindings = defineBuiltin({
@@ -198,6 +201,7 @@ export const roleBindings = defineBuiltin({
     'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
   ),
   openapiSchemaName: 'io.k8s.api.rbac.v1.RoleBinding',
+  schemas: rbacSchemas,
 });
 
 export const roles = defineBuiltin({
@@ -209,6 +213,7 @@ export const roles = defineBuiltin({
   strategy: roleStrategy(true),
   printer: createdAtPrinter,
   openapiSchemaName: 'io.k8s.api.rbac.v1.Role',
+  schemas: rbacSchemas,
 });
 
 export function rbacResourceTypes(): ResourceType[] {

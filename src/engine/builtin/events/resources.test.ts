@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../registry/types.js';
-import { coreEvents } from './core.js';
-import { eventsV1Events, fromCoreEvent, toCoreEvent } from './events.js';
-import { headers, runCreate, runUpdate } from './test-support.js';
+import type { KubeObject } from '../../registry/types.js';
+import { coreEvents } from '../core/resources.js';
+import { eventsV1Events, fromCoreEvent, toCoreEvent } from './resources.js';
+import { headers, runCreate, runUpdate } from '../test-support.js';
 
 const now = Date.parse('2024-01-01T01:00:00Z');
 

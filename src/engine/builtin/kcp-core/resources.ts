@@ -4,10 +4,11 @@
  * only through /status, and the CRD schema's defaults and checks (name enum, initializer pattern, owner fields).
  * Lifecycle rules (phases, initializers, deletion) belong to the tenancy controllers and admission, not here.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../registry/types.js';
-import { defineBuiltin } from './define.js';
-import { ageOf, nameColumn, nameOf, record } from './printing.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
+import { defineBuiltin } from '../define.js';
+import { ageOf, nameColumn, nameOf, record } from '../printing.js';
+import { kcpSchemas } from './schemas.js';
 
 export const logicalClusterName = 'cluster';
 
@@ -122,6 +123,7 @@ export const logicalClusters: ResourceType = defineBuiltin({
   strategy: logicalClusterStrategy,
   printer: logicalClusterPrinter,
   openapiSchemaName: 'io.kcp.core.v1alpha1.LogicalCluster',
+  schemas: kcpSchemas,
 });
 
 export function kcpCoreResourceTypes(): ResourceType[] {

@@ -21,7 +21,7 @@ import {
   struct,
   withRequired,
   type Schema,
-} from './helpers.js';
+} from '../../machinery/openapi-schemas/helpers.js';
 
 const CORE = 'io.k8s.api.core.v1';
 const gvk = (kind: string) => ({ group: '', version: 'v1', kind });

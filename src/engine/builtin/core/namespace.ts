@@ -3,10 +3,10 @@
  * `kubernetes.io/metadata.name` label always equal to the name, spec.finalizers changed only through /finalize (which
  * the generic store implements), Terminating while spec.finalizers remain after a DELETE.
  */
-import { fieldErrors, type FieldError } from '../machinery/status.js';
-import type { KubeObject, Strategy, TablePrinter } from '../registry/types.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from './printing.js';
-import { isQualifiedName } from './value-rules.js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
+import { isQualifiedName } from '../value-rules.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';
 export const kubernetesFinalizer = 'kubernetes';

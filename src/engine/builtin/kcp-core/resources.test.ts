@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { leases } from './coordination.js';
-import { logicalClusters } from './kcp-core.js';
-import { headers, runCreate, runUpdate } from './test-support.js';
+import { leases } from '../coordination/resources.js';
+import { logicalClusters } from './resources.js';
+import { headers, runCreate, runUpdate } from '../test-support.js';
 
 const now = Date.parse('2024-01-01T01:00:00Z');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configMaps, limitRanges, namespaces, resourceQuotas, secrets, serviceAccounts } from './core.js';
-import { headers, runCreate, runUpdate } from './test-support.js';
+import { configMaps, limitRanges, namespaces, resourceQuotas, secrets, serviceAccounts } from './resources.js';
+import { headers, runCreate, runUpdate } from '../test-support.js';
 
 const now = Date.parse('2024-01-01T01:00:00Z');
 const b64 = (s: string) => Buffer.from(s).toString('base64');
