@@ -53,11 +53,6 @@ const knownUpward = [
   'snapshot/restore.ts -> tenancy/names.ts',
   'snapshot/rewrite.ts -> tenancy/cluster-paths.ts',
   'snapshot/rewrite.ts -> tenancy/names.ts',
-  'tenancy/index.ts -> shards/remote-workspaces.ts',
-  'tenancy/index.ts -> shards/shard-client.ts',
-  'tenancy/index.ts -> shards/shard-directory.ts',
-  'tenancy/workspace-controller/deps.ts -> shards/shard-directory.ts',
-  'tenancy/workspace-scheduler.ts -> shards/shard-directory.ts',
 ];
 
 function sourceFiles(dir: string): string[] {
