@@ -40,7 +40,6 @@ const knownUpward = [
   'admission/test-support.ts -> builtin/index.ts',
   'admission/write-authority.ts -> authorization/groups.ts',
   'admission/write-authority.ts -> tenancy/names.ts',
-  'authorization/aggregation-controller.ts -> controllers/controller.ts',
   'machinery/field-selector.ts -> registry/types.ts',
   'machinery/table.ts -> registry/types.ts',
   'machinery/validation.ts -> registry/types.ts',
