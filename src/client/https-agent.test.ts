@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureServingCertificates } from '../../engine/auth/certificates.js';
+import { ensureServingCertificates } from '../engine/auth/certificates.js';
 import { caCertificates, trustedLeaf } from './https-agent.js';
 
 interface Pki {

@@ -3,8 +3,8 @@
  * its create, so the POST's answer usually settles it; otherwise the CRD is watched from that answer's version.
  * Shared by `kcpt testenv --crd` and kcpt/testing's workspace({ crds }).
  */
-import type { KubeClient } from '../common/http-client.js';
-import { waitForObject } from '../common/object-watch.js';
+import type { KubeClient } from './http-client.js';
+import { waitForObject } from './object-watch.js';
 
 export interface Condition {
   type: string;

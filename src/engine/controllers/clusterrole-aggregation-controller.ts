@@ -4,12 +4,12 @@
  * selector (in name order, duplicates dropped) written into its `rules`. Any ClusterRole change queues its
  * cluster; the reconcile lists that one cluster's ClusterRoles only.
  */
-import { defineController, type Controller } from '../controllers/controller.js';
+import { defineController, type Controller } from './controller.js';
 import { labelSelectorFromObject, matches, type LabelSelectorObject } from '../machinery/label-selector.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import { RBAC_PREFIX } from './rbac-index.js';
+import { RBAC_PREFIX } from '../authorization/rbac-index.js';
 
 const CLUSTER_ROLES_PREFIX = `${RBAC_PREFIX}clusterroles/`;
 

@@ -1,7 +1,7 @@
 /** The tenancy.kcp.io Workspace as the CLI reads it, and the requests the ws commands make. */
-import { ApiError, CliError } from '../common/errors.js';
-import type { KubeClient, WatchEvent } from '../common/http-client.js';
-import { baseName, parentPath } from '../common/workspace-path.js';
+import { ApiError, ClientError } from './errors.js';
+import type { KubeClient, WatchEvent } from './http-client.js';
+import { baseName, parentPath } from './workspace-path.js';
 
 export interface TypeReference {
   name: string;
@@ -256,7 +256,7 @@ export function getHome(client: KubeClient): Promise<Workspace> {
 export async function homePath(client: KubeClient): Promise<string> {
   const home = await getHome(client);
   const path = pathOfUrl(home.spec?.URL);
-  if (path === undefined) throw new CliError(`invalid home workspace URL "${home.spec?.URL ?? ''}"`);
+  if (path === undefined) throw new ClientError(`invalid home workspace URL "${home.spec?.URL ?? ''}"`);
   return path;
 }
 
@@ -298,4 +298,11 @@ export async function workspaceType(client: KubeClient, path: string): Promise<s
 /** The canonical path (`kcp.io/path`) of the workspace an alias such as `user:<name>` reaches. */
 export async function canonicalPath(client: KubeClient, alias: string): Promise<string | undefined> {
   return (await getLogicalCluster(client, alias)).metadata?.annotations?.['kcp.io/path'] || undefined;
+}
+
+/** A `--type` value: `root:organization` → { path: 'root', name: 'organization' }; a bare name leaves the path to admission. */
+export function parseTypeFlag(type: string): TypeReference {
+  const at = type.lastIndexOf(':');
+  if (at < 0) return { name: type.toLowerCase() };
+  return { name: type.slice(at + 1).toLowerCase(), path: type.slice(0, at) };
 }

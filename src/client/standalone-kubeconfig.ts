@@ -2,7 +2,7 @@
  * A kubeconfig with exactly one cluster, context and user, named after the workspace, laid out as kubectl writes
  * one (keys in clientcmd's order), so that a tool given only this file reaches that workspace as that user.
  */
-import type { Connection } from '../common/connection.js';
+import type { Connection } from './connection.js';
 
 export interface StandaloneKubeconfigInput {
   /** `<base>/clusters/<path>` */

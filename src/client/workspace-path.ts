@@ -3,7 +3,7 @@
  * segments `[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?` joined by `:` (a first segment may also be a `system:` name),
  * a server URL `<base>/clusters/<path>`, `.` and `..` resolved segment by segment.
  */
-import { CliError } from './errors.js';
+import { ClientError } from './errors.js';
 
 const segment = '[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?';
 const pathRe = new RegExp(`^(system:${segment}|${segment})(:${segment})*$`);
@@ -52,7 +52,7 @@ export function resolveDots(path: string, tooHigh: string): string {
   for (const part of path.split(':')) {
     if (part === '.') continue;
     if (part === '..') {
-      if (out.length === 0) throw new CliError(tooHigh);
+      if (out.length === 0) throw new ClientError(tooHigh);
       out.pop();
       continue;
     }

@@ -2,10 +2,10 @@
  * The apis.kcp.io objects as the CLI reads and writes them (kcp's shapes: APIExport and APIBinding v1alpha2,
  * APIResourceSchema and APIExportEndpointSlice v1alpha1) and the requests `kcpt export` and `kcpt bind` make.
  */
-import { ApiError } from '../common/errors.js';
-import type { KubeClient } from '../common/http-client.js';
-import type { AcceptablePermissionClaim, ExportedClaim } from './bind-args.js';
-import type { APIResourceSchema } from './snapshot.js';
+import { ApiError } from './errors.js';
+import type { KubeClient } from './http-client.js';
+
+type Json = Record<string, unknown>;
 
 export const group = 'apis.kcp.io';
 const v1alpha1 = `/apis/${group}/v1alpha1`;
@@ -33,6 +33,47 @@ export interface ExportResource {
   name: string;
   schema: string;
   storage: { crd: Record<string, never> } | Record<string, unknown>;
+}
+
+export type ClaimState = 'Accepted' | 'Rejected';
+
+export interface ClaimSelector {
+  matchAll?: boolean;
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}
+
+/** An APIBinding v1alpha2 `spec.permissionClaims[]` entry: the export's claim as it stands, and the answer. */
+export interface AcceptablePermissionClaim {
+  group: string;
+  resource: string;
+  identityHash?: string;
+  verbs: string[];
+  selector: ClaimSelector;
+  state: ClaimState;
+}
+
+/** An APIExport `spec.permissionClaims[]` entry. */
+export interface ExportedClaim {
+  group?: string;
+  resource: string;
+  identityHash?: string;
+  verbs?: string[];
+  defaultSelector?: ClaimSelector;
+}
+
+/** An apis.kcp.io/v1alpha1 APIResourceSchema: an immutable copy of a CRD's API. */
+export interface APIResourceSchema {
+  apiVersion: 'apis.kcp.io/v1alpha1';
+  kind: 'APIResourceSchema';
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: Json & { plural: string; kind: string };
+    scope: string;
+    versions: Json[];
+    conversion?: Json;
+  };
 }
 
 export interface APIExport {
