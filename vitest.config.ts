@@ -57,6 +57,7 @@ const shardedProjectFiles = [
   'test/e2e/apiexport-virtual-workspace.test.ts',
   'test/e2e/apiexport-claims.test.ts',
   'test/e2e/default-api-bindings.test.ts',
+  'test/e2e/default-api-bindings-restart.test.ts',
   // The fuzzer's hostile requests through the front-proxy: what the proxy answers itself, routes or forwards.
   'test/reliability/fuzz.test.ts',
 ];
