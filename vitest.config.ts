@@ -53,6 +53,7 @@ const shardedProjectFiles = [
   'test/e2e/workspaces*.test.ts',
   'test/e2e/home-workspaces.test.ts',
   'test/e2e/api-bindings.test.ts',
+  'test/e2e/api-bindings-restart.test.ts',
   'test/e2e/api-provider.test.ts',
   'test/e2e/apiexport-virtual-workspace.test.ts',
   'test/e2e/apiexport-claims.test.ts',

@@ -12,14 +12,14 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl, uniqueName } from '../helpers/kubectl.js';
+import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
-import { create, eventually, getJson, root, useTenancyServer, waitForPhase, workspace, type Json } from './tenancy-fixtures.js';
+import { eventually, getJson, ownOrganization, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
 // The shared server: the provider and its consumers are workspaces of an organization of this file's own.
 const e2e = useTenancyServer();
-const org = uniqueName('api-provider');
-const orgPath = `root:${org}`;
+const org = ownOrganization(e2e, 'api-provider');
+const orgPath = org.path;
 const exportRef = `${orgPath}:provider:widgets`;
 let scratch: string;
 let project: string;
@@ -93,8 +93,7 @@ beforeAll(async () => {
   mkdirSync(bin);
   symlinkSync(join(repoRoot, 'bin', 'kubectl-kcp.js'), join(bin, 'kubectl-kcp'));
   pluginPath = [bin, process.env.PATH ?? ''].join(delimiter);
-  await create(e2e.at('root'), workspace(org, root('organization')));
-  await waitForPhase(e2e.at('root'), org);
+  await org.create();
 }, 90_000);
 
 afterAll(async () => {

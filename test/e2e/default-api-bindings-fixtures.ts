@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { uniqueName } from '../helpers/kubectl.js';
 import { apiExport, resourceSchema } from './apis-fixtures.js';
-import { create, getJson, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
+import { create, getJson, ownOrganization, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
 
 /** kcp's default binding name, computed independently of the server's code. */
 export function bindingName(cluster: string, exportPath: string, exportName: string): string {
@@ -21,8 +21,8 @@ export function bindingName(cluster: string, exportPath: string, exportName: str
 }
 
 export function defaultBindingsWorld(e2e: TenancyE2E) {
-  const org = uniqueName('default-bindings');
-  const orgPath = `root:${org}`;
+  const org = ownOrganization(e2e, 'default-bindings');
+  const orgPath = org.path;
   const providerPath = `${orgPath}:provider`;
   const k = e2e.at(orgPath);
   const provider = e2e.at(providerPath);
@@ -46,8 +46,7 @@ export function defaultBindingsWorld(e2e: TenancyE2E) {
     pathOf: (name: string) => `${orgPath}:${name}`,
     /** The organization, its provider workspace and the `widgets` export. */
     async setUp() {
-      await create(e2e.at('root'), workspace(org, root('organization')));
-      await waitForPhase(e2e.at('root'), org);
+      await org.create();
       await create(k, workspace('provider'));
       await waitForPhase(k, 'provider');
       await exportAPI('widgets', 'example.com', 'widgets', 'Widget');

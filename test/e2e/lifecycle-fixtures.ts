@@ -4,14 +4,14 @@
  * share a server with every other file.
  */
 import { uniqueName } from '../helpers/kubectl.js';
-import { create, eventually, getJson, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
+import { create, eventually, getJson, ownOrganization, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
 
 /** A JSON patch removing the first entry of `status.<field>` (what an initializer or terminator sends). */
 export const removeFirst = (field: string) => JSON.stringify([{ op: 'remove', path: `/status/${field}/0` }]);
 
 export function lifecycleWorld(e2e: TenancyE2E) {
-  const org = uniqueName('lifecycle');
-  const orgPath = `root:${org}`;
+  const org = ownOrganization(e2e, 'lifecycle');
+  const orgPath = org.path;
   const k = e2e.at(orgPath);
   const types = { initA: uniqueName('init-a'), initB: uniqueName('init-b'), term: uniqueName('term') };
   const ofOrg = (name: string): TypeRef => ({ name, path: orgPath });
@@ -24,8 +24,7 @@ export function lifecycleWorld(e2e: TenancyE2E) {
     ofOrg,
     /** The organization and its three types. */
     async setUp() {
-      await create(e2e.at('root'), workspace(org, root('organization')));
-      await waitForPhase(e2e.at('root'), org);
+      await org.create();
       const universal = { extend: { with: [root('universal')] } };
       await create(k, workspaceType(types.initA, { ...universal, initializer: true }));
       await create(k, workspaceType(types.initB, { ...universal, initializer: true }));
