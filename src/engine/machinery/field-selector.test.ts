@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject } from './object-types.js';
 import {
   compileFieldSelector,
   escapeFieldValue,

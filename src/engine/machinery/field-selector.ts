@@ -4,7 +4,7 @@
  * separate steps, as in kube: parse errors come from decoding the query, unsupported labels from the per-kind
  * field label conversion. Both are 400 BadRequest.
  */
-import type { KubeObject } from '../registry/types.js';
+import type { KubeObject } from './object-types.js';
 import { MAX_SELECTOR_REQUIREMENTS } from './label-selector.js';
 import { badRequest } from './status.js';
 

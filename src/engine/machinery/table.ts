@@ -3,7 +3,7 @@
  * Age cells, the default convertor (Name + Created At) and the Accept/includeObject handling follow
  * k8s.io/apiserver (endpoints/handlers, registry/rest/table.go) and apimachinery's duration.HumanDuration.
  */
-import type { KubeObject, ObjectMeta, TableColumn, TablePrinter } from '../registry/types.js';
+import type { KubeObject, ObjectMeta, TableColumn, TablePrinter } from './object-types.js';
 import { badRequest } from './status.js';
 
 /** ObjectMeta's swagger descriptions, which kube uses for the Name and Created At/Age columns. */

@@ -4,7 +4,7 @@
  * same as on a real cluster. The `is*` helpers return kube's message list (empty = valid); the `validate*`
  * helpers return FieldErrors at kube's field paths.
  */
-import type { ObjectMeta, OwnerReference } from '../registry/types.js';
+import type { ObjectMeta, OwnerReference } from './object-types.js';
 import { fieldErrors, type FieldError } from './status.js';
 
 export const DNS1123_LABEL_MAX_LENGTH = 63;
