@@ -6,8 +6,10 @@
 export const notThroughTheProxy: Record<string, Record<string, string>> = {
   'test/e2e/workspaces.test.ts': {
     'get shards shows this server as Shard root': 'a sharded cluster has three Shards',
-    'an unschedulable shard takes no new workspaces': 'makes root unschedulable and expects no shard left; two others remain',
     'get ws -o yaml shows what kcp writes on a workspace': 'expects the workspace on Shard root; here placement picks one of three at random',
+  },
+  'test/e2e/workspaces-private.test.ts': {
+    'an unschedulable shard takes no new workspaces': 'makes root unschedulable and expects no shard left; two others remain',
   },
   // kcp's front-proxy answers 403 "workspace access not permitted" for a path it cannot resolve (it cannot tell a
   // missing workspace from one the caller may not see); a shard answers 404. `kcpt ws` tells them apart as kcp's
