@@ -11,8 +11,8 @@ import { apiRequest, type HttpAnswer } from '../helpers/http.js';
 import { apiBinding, apiExport, resourceSchema } from '../e2e/apis-fixtures.js';
 import { eventually, getJson, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-// A cluster of its own (as before the shared server): its workspaces have fixed names in root.
-const e2e = useTenancyServer({ sharded: true, private: true });
+// The project's shared cluster: the workspaces in root and the API group have names of the test's own.
+const e2e = useTenancyServer({ sharded: true });
 const alice = { token: users.user2.token };
 const bob = { token: users.user1.token };
 

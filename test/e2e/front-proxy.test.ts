@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
+import { apiRequest } from '../helpers/http.js';
 import { kubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
@@ -87,6 +88,9 @@ describe('kcpt start --shards 3 (front-proxy over three shards)', () => {
       expect(s.spec.baseURL).not.toBe(cluster.url);
     }
     expect(await raw('/readyz')).toEqual({ status: 200, body: { text: 'ok' } });
+    // An idle client connection stays open for kube's 90 s, not Node's 5 s: a client reusing one the proxy was
+    // closing at that moment would lose its request.
+    expect((await apiRequest(cluster, '/readyz')).headers['keep-alive']).toBe('timeout=90');
     expect((await raw('/version')).body).toMatchObject({ major: '1', minor: '32' });
   });
 

@@ -249,6 +249,17 @@ describe('OpenAPI v3 at a stale hash', () => {
     const fresh = await apiRequest(server, `/clusters/root${current}`);
     expect(fresh.status).toBe(200);
     expect(fresh.headers['cache-control']).toBe('public, immutable');
+    // As kube-openapi: an Expires a year ahead (client-go's disk cache reads only that, so kubectl's `create -f` and
+    // `apply` stop fetching the document again), the hash as ETag, and a 304 for a client that has it.
+    const expires = Date.parse(String(fresh.headers.expires));
+    expect(expires - Date.now()).toBeGreaterThan(364 * 24 * 3600 * 1000);
+    expect(fresh.headers.vary).toBe('Accept');
+    const etag = String(fresh.headers.etag);
+    expect(etag).toBe(`"${new URL(current, 'https://x').searchParams.get('hash')}"`);
+    const again = await apiRequest(server, `/clusters/root${current}`, { headers: { 'if-none-match': etag } });
+    expect([again.status, again.body]).toEqual([304, '']);
+    const unhashed = await apiRequest(server, '/clusters/root/openapi/v3/api/v1', { headers: { 'if-none-match': etag } });
+    expect(unhashed.status).toBe(304);
   });
 });
 

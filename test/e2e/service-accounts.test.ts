@@ -1,18 +1,21 @@
 /**
  * Authentication per workspace with the real kubectl: `default` ServiceAccounts everywhere, `kubectl create token`
  * tokens that are themselves in their own workspace and a foreign identity in a sibling, legacy token Secrets,
- * tokens dying with their account, `kubectl auth whoami` for every kind of user, TokenReview audiences, the
- * metrics-viewer battery with /metrics, file permissions in the root directory and --batteries-included errors.
+ * tokens dying with their account, `kubectl auth whoami` for every kind of user, TokenReview audiences, file
+ * permissions in the root directory and --batteries-included errors. On the shared server: every workspace and
+ * service account a test makes has a name of its own (the metrics-viewer battery, a start flag, is
+ * service-accounts-metrics-viewer.test.ts).
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { uniqueName } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { create, createWorkspace, eventually, getJson, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ extraArgs: ['--batteries-included', '+metrics-viewer'] });
+const e2e = useTenancyServer();
 
 /** kubectl with nothing but a bearer token (no admin credentials anywhere), at `/clusters/<path>` or the bare URL. */
 const withToken = (token: string, path?: string) => (args: string[]) =>
@@ -31,8 +34,9 @@ async function clusterOf(path: string): Promise<string> {
 
 describe('default ServiceAccounts', () => {
   it("exist in a new workspace's namespaces, in namespaces created later, and come back when deleted", async () => {
-    await createWorkspace(e2e.at('root'), 'sa-defaults');
-    const k = e2e.at('root:sa-defaults');
+    const ws = uniqueName('sa-defaults');
+    await createWorkspace(e2e.at('root'), ws);
+    const k = e2e.at(`root:${ws}`);
     const listed = await k(['get', 'serviceaccounts', '-A', '-o', 'jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}']);
     expect(listed.stdout.trim().split(' ').sort()).toEqual(['default/default', 'kube-system/default']);
     await k(['create', 'namespace', 'apps']);
@@ -49,15 +53,16 @@ describe('default ServiceAccounts', () => {
 
 describe('kubectl create token', () => {
   it('gives a token that is the service account in its workspace and a foreign identity in a sibling', async () => {
-    await createWorkspace(e2e.at('root'), 'sa-home');
-    await createWorkspace(e2e.at('root'), 'sa-sibling');
-    const home = e2e.at('root:sa-home');
+    const [homePath, siblingPath] = [`root:${uniqueName('sa-home')}`, `root:${uniqueName('sa-sibling')}`];
+    await createWorkspace(e2e.at('root'), homePath.slice('root:'.length));
+    await createWorkspace(e2e.at('root'), siblingPath.slice('root:'.length));
+    const home = e2e.at(homePath);
     await home(['create', 'serviceaccount', 'robot']);
     const uid = (await getJson(home, ['sa', 'robot'])).metadata.uid;
     const token = (await home(['create', 'token', 'robot', '--duration', '15m'])).stdout.trim();
-    const cluster = await clusterOf('root:sa-home');
+    const cluster = await clusterOf(homePath);
 
-    const own = await whoami(token, 'root:sa-home');
+    const own = await whoami(token, homePath);
     expect(own).toMatchObject({
       username: 'system:serviceaccount:default:robot',
       uid,
@@ -69,21 +74,21 @@ describe('kubectl create token', () => {
     expect((await whoami(token, cluster)).username).toBe('system:serviceaccount:default:robot');
     expect((await whoami(token)).username).toBe('system:serviceaccount:default:robot');
     // In its own workspace it passes straight to RBAC: nothing until a binding grants it something.
-    const refused = await withToken(token, 'root:sa-home')(['get', 'configmaps']);
+    const refused = await withToken(token, homePath)(['get', 'configmaps']);
     expect(refused.stderr).toContain('User "system:serviceaccount:default:robot" cannot list resource "configmaps"');
     await home(['create', 'rolebinding', 'robot-view', '--clusterrole', 'view', '--serviceaccount', 'default:robot']);
-    expect((await withToken(token, 'root:sa-home')(['get', 'configmaps'])).exitCode).toBe(0);
+    expect((await withToken(token, homePath)(['get', 'configmaps'])).exitCode).toBe(0);
 
     // Elsewhere it is a foreign identity, let in only where its origin's group is granted access (kcp's model).
-    const outside = await withToken(token, 'root:sa-sibling')(['get', 'configmaps']);
+    const outside = await withToken(token, siblingPath)(['get', 'configmaps']);
     expect(outside.stderr).toContain('Error from server (Forbidden)');
-    await e2e.at('root:sa-sibling')(['create', 'clusterrolebinding', 'from-sa-home', '--clusterrole', 'system:kcp:workspace:access', '--group', `system:cluster:${cluster}`]);
-    expect(await whoami(token, 'root:sa-sibling')).toEqual({
+    await e2e.at(siblingPath)(['create', 'clusterrolebinding', 'from-sa-home', '--clusterrole', 'system:kcp:workspace:access', '--group', `system:cluster:${cluster}`]);
+    expect(await whoami(token, siblingPath)).toEqual({
       username: 'system:anonymous',
       groups: ['system:authenticated', `system:cluster:${cluster}`],
     });
 
-    const table = await withToken(token, 'root:sa-sibling')(['auth', 'whoami']);
+    const table = await withToken(token, siblingPath)(['auth', 'whoami']);
     expect(table.stdout).toMatch(/Username\s+system:anonymous/);
   });
 
@@ -117,10 +122,11 @@ describe('kubectl create token', () => {
 
   it('stops working (401) once its service account is deleted', async () => {
     const root = e2e.at('root');
-    await root(['create', 'serviceaccount', 'short-lived']);
-    const token = (await root(['create', 'token', 'short-lived'])).stdout.trim();
-    expect((await whoami(token, 'root')).username).toBe('system:serviceaccount:default:short-lived');
-    await root(['delete', 'serviceaccount', 'short-lived']);
+    const name = uniqueName('short-lived');
+    await root(['create', 'serviceaccount', name]);
+    const token = (await root(['create', 'token', name])).stdout.trim();
+    expect((await whoami(token, 'root')).username).toBe(`system:serviceaccount:default:${name}`);
+    await root(['delete', 'serviceaccount', name]);
     const after = await withToken(token, 'root')(['get', 'namespaces']);
     expect(after.exitCode).not.toBe(0);
     expect(after.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
@@ -129,8 +135,9 @@ describe('kubectl create token', () => {
 
 describe('legacy service-account token Secrets', () => {
   it('are filled by the tokens controller, usable, and invalid once deleted', async () => {
-    await createWorkspace(e2e.at('root'), 'sa-legacy');
-    const k = e2e.at('root:sa-legacy');
+    const ws = `root:${uniqueName('sa-legacy')}`;
+    await createWorkspace(e2e.at('root'), ws.slice('root:'.length));
+    const k = e2e.at(ws);
     await k(['create', 'serviceaccount', 'builder']);
     const sa = await getJson(k, ['sa', 'builder']);
     await create(k, {
@@ -148,10 +155,10 @@ describe('legacy service-account token Secrets', () => {
     expect(decode(secret.data['ca.crt'])).toContain('-----BEGIN CERTIFICATE-----');
     expect(secret.metadata.annotations['kubernetes.io/service-account.uid']).toBe(sa.metadata.uid);
     const token = decode(secret.data.token);
-    expect((await whoami(token, 'root:sa-legacy')).username).toBe('system:serviceaccount:default:builder');
+    expect((await whoami(token, ws)).username).toBe('system:serviceaccount:default:builder');
 
     await k(['delete', 'secret', 'builder-token']);
-    expect((await withToken(token, 'root:sa-legacy')(['get', 'sa'])).stderr).toContain('Unauthorized');
+    expect((await withToken(token, ws)(['get', 'sa'])).stderr).toContain('Unauthorized');
   });
 });
 
@@ -166,24 +173,6 @@ describe('kubectl auth whoami', () => {
     });
     const bad = await withToken('not-a-token', 'root')(['auth', 'whoami']);
     expect(bad.stderr).toContain('Unauthorized');
-  });
-});
-
-describe('the metrics-viewer battery', () => {
-  it("creates kcp's service account, token Secret and RBAC in root, and the token reads /metrics", async () => {
-    const root = e2e.at('root');
-    await root(['get', 'serviceaccount', 'metrics']);
-    const role = await getJson(root, ['clusterrole', 'metrics-viewer']);
-    expect(role.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
-    const binding = await getJson(root, ['clusterrolebinding', 'metrics-viewer']);
-    expect(binding.subjects.map((s: Json) => `${s.kind}/${s.name}`)).toEqual(['ServiceAccount/metrics', 'User/metrics-viewer']);
-    const secret = await eventually('metrics token', async () => (await getJson(root, ['secret', 'metrics'])).data?.token as string | undefined);
-    const token = Buffer.from(secret, 'base64').toString('utf8');
-    const metrics = await withToken(token)(['get', '--raw', '/metrics']);
-    expect(metrics.exitCode).toBe(0);
-    expect(metrics.stdout).toMatch(/^apiserver_request_total\{verb="LIST",group="",version="v1",resource="serviceaccounts",.*code="200"\} \d+$/m);
-    expect(metrics.stdout).toContain('# TYPE apiserver_request_duration_seconds histogram');
-    expect((await withToken('not-a-token')(['get', '--raw', '/metrics'])).stderr).toContain('Unauthorized');
   });
 });
 

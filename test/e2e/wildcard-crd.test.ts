@@ -1,6 +1,6 @@
 /**
- * Issue 4, custom resources at the `*` wildcard (system:masters only). Three logical clusters define the same
- * group/resource on their own: root serves v1 (stored as v1), the second serves v1 and v2 (stored as v2, another
+ * Custom resources at the `*` wildcard (system:masters only). Three logical clusters define the same
+ * group/resource on their own: the first serves v1 (stored as v1), the second serves v1 and v2 (stored as v2, another
  * schema), the third serves only v2. A wildcard read of a version returns the objects of exactly the clusters that
  * serve it, in that version, each annotated with its cluster; list, pages, watch, informers, discovery and kubectl
  * all see that, and deleting the CRD in one cluster takes that cluster out.
@@ -9,14 +9,16 @@ import type * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clientLines, createCRD, crdManifest, deleteCRD, kubeConfigFor, until } from '../helpers/custom-resources.js';
 import { apiRequest, openWatch } from '../helpers/http.js';
-import { createLogicalCluster, kubectl, uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster, kubectl, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { parseTable } from '../helpers/table.js';
 import { useE2EServer } from '../helpers/suite.js';
 
-// A server of its own: it asserts on everything the /clusters/* wildcard serves, a view of the whole server.
-const e2e = useE2EServer({ private: true });
+// The shared server: the /clusters/* wildcard serves every cluster's objects, so the file's API group (and the label
+// of its ConfigMaps) is a name of its own, defined in three logical clusters of its own.
+const e2e = useE2EServer();
 const { lib } = clientLines[0]!;
-const group = 'wild.kcpt.test';
+const group = `${uniqueName('wild')}.kcpt.test`;
+const first = uniqueClusterName();
 const third = uniqueClusterName();
 const wild = (rest: string) => `/clusters/*/apis/${group}/${rest}`;
 const asMaster = { user: 'shard-admin' };
@@ -29,7 +31,7 @@ const itemsOf = (list: { items: k8s.KubernetesObject[] }) =>
 
 async function createGadget(cluster: string, version: string, namespace: string, name: string): Promise<k8s.KubernetesObject> {
   const objects = kubeConfigFor(lib, e2e.server, cluster).makeApiClient(lib.CustomObjectsApi);
-  const spec = cluster === 'root' ? { colour: name } : { size: name.length };
+  const spec = cluster === first ? { colour: name } : { size: name.length };
   return (await objects.createNamespacedCustomObject({
     group,
     version,
@@ -40,10 +42,11 @@ async function createGadget(cluster: string, version: string, namespace: string,
 }
 
 beforeAll(async () => {
+  await createLogicalCluster(e2e.server, first);
   await createLogicalCluster(e2e.server, third);
   const colour = { colour: { type: 'string' } };
   const defs: [string, Parameters<typeof crdManifest>[3]][] = [
-    ['root', [{ name: 'v1', storage: true, specProperties: colour }]],
+    [first, [{ name: 'v1', storage: true, specProperties: colour }]],
     [e2e.second, [{ name: 'v1', storage: false }, { name: 'v2', storage: true }]],
     [third, [{ name: 'v2', storage: true }]],
   ];
@@ -53,8 +56,8 @@ beforeAll(async () => {
     for (const ns of ['wa', 'wb']) await core.createNamespace({ body: { metadata: { name: ns } } });
     await createCRD(lib, kc, crdManifest(group, 'gadgets', 'Gadget', versions));
   }
-  await createGadget('root', 'v1', 'wa', 'root-a');
-  await createGadget('root', 'v1', 'wb', 'root-b');
+  await createGadget(first, 'v1', 'wa', 'root-a');
+  await createGadget(first, 'v1', 'wb', 'root-b');
   await createGadget(e2e.second, 'v2', 'wa', 'second-a');
   await createGadget(e2e.second, 'v1', 'wb', 'second-b');
   await createGadget(third, 'v2', 'wa', 'third-a');
@@ -66,8 +69,8 @@ describe('custom resources at the * wildcard', () => {
     expect(v1.status).toBe(200);
     expect(v1.json()).toMatchObject({ kind: 'GadgetList', apiVersion: `${group}/v1`, metadata: { resourceVersion: expect.stringMatching(/^\d+$/) } });
     expect(itemsOf(v1.json())).toEqual([
-      ['root', 'wa', 'root-a', `${group}/v1`],
-      ['root', 'wb', 'root-b', `${group}/v1`],
+      [first, 'wa', 'root-a', `${group}/v1`],
+      [first, 'wb', 'root-b', `${group}/v1`],
       [e2e.second, 'wa', 'second-a', `${group}/v1`],
       [e2e.second, 'wb', 'second-b', `${group}/v1`],
     ].sort());
@@ -79,19 +82,19 @@ describe('custom resources at the * wildcard', () => {
     ].sort());
     const inWa = (await apiRequest(e2e.server, wild('v1/namespaces/wa/gadgets'), asMaster)).json();
     expect(itemsOf(inWa)).toEqual([
-      ['root', 'wa', 'root-a', `${group}/v1`],
+      [first, 'wa', 'root-a', `${group}/v1`],
       [e2e.second, 'wa', 'second-a', `${group}/v1`],
     ].sort());
   });
 
   it('keeps a namespaced wildcard list to its namespace for built-ins too', async () => {
-    for (const [cluster, ns] of [['root', 'wa'], [e2e.second, 'wb'], [third, 'wa']] as const) {
+    for (const [cluster, ns] of [[first, 'wa'], [e2e.second, 'wb'], [third, 'wa']] as const) {
       const core = kubeConfigFor(lib, e2e.server, cluster).makeApiClient(lib.CoreV1Api);
-      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'wild-cm', labels: { wild: 'ns' } } } });
+      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'wild-cm', labels: { wild: group } } } });
     }
-    const list = (await apiRequest(e2e.server, '/clusters/*/api/v1/namespaces/wa/configmaps?labelSelector=wild%3Dns', asMaster)).json();
+    const list = (await apiRequest(e2e.server, `/clusters/*/api/v1/namespaces/wa/configmaps?labelSelector=wild%3D${group}`, asMaster)).json();
     expect(list.items.map((i: k8s.V1ConfigMap) => [i.metadata!.annotations!['kcp.io/cluster'], i.metadata!.namespace]).sort()).toEqual(
-      [['root', 'wa'], [third, 'wa']].sort(),
+      [[first, 'wa'], [third, 'wa']].sort(),
     );
   });
 
@@ -116,14 +119,14 @@ describe('custom resources at the * wildcard', () => {
     try {
       await createGadget(e2e.second, 'v2', 'wb', 'second-w');
       await createGadget(third, 'v2', 'wb', 'third-w'); // third does not serve v1
-      await createGadget('root', 'v1', 'wb', 'root-w');
+      await createGadget(first, 'v1', 'wb', 'root-w');
       await until(() => watch.events.some((e) => e.object.metadata?.name === 'root-w'), () => JSON.stringify(watch.events));
     } finally {
       watch.close();
     }
     expect(watch.events.map((e) => [e.type, e.object.metadata.annotations['kcp.io/cluster'], e.object.metadata.name, e.object.apiVersion])).toEqual([
       ['ADDED', e2e.second, 'second-w', `${group}/v1`],
-      ['ADDED', 'root', 'root-w', `${group}/v1`],
+      ['ADDED', first, 'root-w', `${group}/v1`],
     ]);
 
     const initial = await openWatch(e2e.server, `${wild('v2/gadgets')}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`, asMaster);
@@ -180,7 +183,8 @@ describe('custom resources at the * wildcard', () => {
     const v1 = parseTable((await run(`gadgets.v1.${group}`)).stdout);
     expect(v1.header).toEqual(['NAMESPACE', 'NAME', 'AGE']);
     expect(v1.records.map((r) => r.NAME).sort()).toEqual(['root-a', 'root-b', 'root-w', 'second-a', 'second-b', 'second-i', 'second-w']);
-    const preferred = parseTable((await run('gadgets')).stdout);
+    // The group's preferred version (a bare `gadgets` would name any group's gadgets on the shared server).
+    const preferred = parseTable((await run(`gadgets.${group}`)).stdout);
     expect(preferred.records.map((r) => r.NAME).sort()).toEqual(['second-a', 'second-b', 'second-i', 'second-w', 'third-a', 'third-w']);
   });
 
@@ -197,7 +201,7 @@ describe('custom resources at the * wildcard', () => {
   it('drops a cluster whose CRD is deleted; a wildcard watch ends once no cluster serves the version', async () => {
     const rv = (await apiRequest(e2e.server, wild('v1/gadgets'), asMaster)).json().metadata.resourceVersion;
     const watch = await openWatch(e2e.server, `${wild('v1/gadgets')}?watch=true&resourceVersion=${rv}`, asMaster);
-    await deleteCRD(lib, kubeConfigFor(lib, e2e.server, 'root'), `gadgets.${group}`);
+    await deleteCRD(lib, kubeConfigFor(lib, e2e.server, first), `gadgets.${group}`);
     const afterRoot = (await apiRequest(e2e.server, wild('v1/gadgets'), asMaster)).json();
     expect([...new Set(afterRoot.items.map((i: k8s.KubernetesObject) => i.metadata!.annotations!['kcp.io/cluster']))]).toEqual([e2e.second]);
     await createGadget(e2e.second, 'v2', 'wa', 'second-late');

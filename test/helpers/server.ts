@@ -68,23 +68,9 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Finds a port that is free right now: listen on 0, read the port, close. */
+/** A port that is free right now (see freePortRange: below the kernel's ephemeral range). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      if (address === null || typeof address === 'string') {
-        probe.close();
-        reject(new Error('could not read the probe port'));
-        return;
-      }
-      const { port } = address;
-      probe.close(() => resolvePort(port));
-    });
-  });
+  return freePortRange(1);
 }
 
 /** Whether the built `kcpt start` declares a flag (read from the oclif manifest the build writes). */

@@ -34,17 +34,18 @@
  * Rows marked with a twin also require that a workspace the principal may not enter answers exactly as a missing
  * one does (kcp's front-proxy answers both with 403 "workspace access not permitted"-style refusals).
  *
- * The server is the file's own: both fixtures sit in its root under fixed names, and --min-request-timeout ends the
- * matrix's idle watches.
+ * The server is the project's shared one: the organisation and the matrix's workspaces in root have names of this
+ * run's own (root:tenant-a above stands for root:<tenant-a-…>), every marker is a string no other file writes, and
+ * user-3 and user-4 are this file's alone. Every watch probe carries its timeoutSeconds.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer, type HttpOptions } from '../helpers/http.js';
-import { kubectl, sleep } from '../helpers/kubectl.js';
+import { kubectl, sleep, uniqueName } from '../helpers/kubectl.js';
 import { apiBinding, apiExport, resourceSchema } from '../e2e/apis-fixtures.js';
 import { crdObject } from '../e2e/crds-fixtures.js';
 import { eventually, useTenancyServer, users, type Json } from '../e2e/tenancy-fixtures.js';
 
-const e2e = useTenancyServer({ private: true, extraArgs: ['--min-request-timeout', '2'] });
+const e2e = useTenancyServer();
 
 // ---------------------------------------------------------------------------------------------------- kcp-admin
 
@@ -85,7 +86,7 @@ function sentText(path: string, probe: { headers?: Record<string, string>; body?
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 const GROUP = 'cloak.isolation.example';
-const org = 'isolation-org';
+const org = uniqueName('isolation-org');
 const vaultName = 'hushvault';
 const vaultPath = `root:${org}:${vaultName}`;
 const siblingPath = `root:${org}:sibling`;
@@ -659,6 +660,9 @@ const markers = {
 type Principal = 'none' | 'adminA' | 'saB' | 'provider';
 const principals: Principal[] = ['none', 'adminA', 'saB', 'provider'];
 
+/** The matrix's workspaces in root (root:tenant-a, root:tenant-b, root:provider below), named for this run. */
+const [tenantA, tenantB, providerWs] = [uniqueName('tenant-a'), uniqueName('tenant-b'), uniqueName('provider')];
+
 /** What the fixture learns: cluster names (markers too) and the service accounts' tokens. */
 const fx = { a: '', b: '', inner: '', provider: '', saBToken: '', providerToken: '', earlyRevision: '' };
 
@@ -784,7 +788,7 @@ function rowsFor(p: Principal): Row[] {
     // `root:<x>` is a 404 and an existing one a 403, as on kcp's shard: no twin there. A cluster name is routed
     // without an existence check, so it must answer as a made-up one.
     const targets = [
-      { family: 'direct', x: `root:tenant-${tenant}`, fake: undefined },
+      { family: 'direct', x: `root:${tenant === 'a' ? tenantA : tenantB}`, fake: undefined },
       { family: 'by cluster name', x: cluster, fake: 'zzzzzzzzzzzzzzzz' },
     ];
     for (const t of targets) {
@@ -836,10 +840,10 @@ function innerRows(p: Principal): Row[] {
     {
       principal: p,
       family: 'direct/nested',
-      path: `/clusters/root:tenant-a:inner${rel}`,
+      path: `/clusters/root:${tenantA}:inner${rel}`,
       expected: 403,
       allowed: [],
-      twin: conceal ? { path: `/clusters/root:tenant-a:inner-gone${rel}`, real: 'root:tenant-a:inner', fake: 'root:tenant-a:inner-gone' } : undefined,
+      twin: conceal ? { path: `/clusters/root:${tenantA}:inner-gone${rel}`, real: `root:${tenantA}:inner`, fake: `root:${tenantA}:inner-gone` } : undefined,
     },
     {
       principal: p,
@@ -883,7 +887,7 @@ function apiExportRows(p: Principal): Row[] {
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.provider}/no-such-export/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: 403, allowed: [] },
     // tenant-a's admin holds apiexports/content there (cluster-admin), so learns only that tenant-a has no such export.
     { principal: p, family: 'apiexport/other', path: `/services/apiexport/${fx.a}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
-    { principal: p, family: 'apiexport/other', path: `/services/apiexport/root:tenant-a/${EXPORT}/clusters/*/api/v1/secrets`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
+    { principal: p, family: 'apiexport/other', path: `/services/apiexport/root:${tenantA}/${EXPORT}/clusters/*/api/v1/secrets`, expected: p === 'adminA' ? 404 : 403, allowed: [] },
   ];
   return rows;
 }
@@ -981,7 +985,7 @@ function reservedWriteRows(p: Principal): Row[] {
   const apply = 'application/apply-patch+yaml';
   for (const tenant of ['a', 'b'] as const) {
     const admin = (p === 'adminA' && tenant === 'a') || (p === 'saB' && tenant === 'b');
-    const ws = `/clusters/root:tenant-${tenant}`;
+    const ws = `/clusters/root:${tenant === 'a' ? tenantA : tenantB}`;
     const lc = `${ws}/apis/core.kcp.io/v1alpha1/logicalclusters`;
     const row = (family: string, method: string, path: string, reason: string, body?: string, contentType?: string): Row => ({
       principal: p,
@@ -995,14 +999,14 @@ function reservedWriteRows(p: Principal): Row[] {
     });
     const system = (key: string, what = 'annotation') => `modification of system-reserved ${what}: "${key}"`;
     rows.push(
-      row('path', 'PATCH', `${lc}/cluster`, system('kcp.io/path'), '{"metadata":{"annotations":{"kcp.io/path":"root:provider"}}}', merge),
+      row('path', 'PATCH', `${lc}/cluster`, system('kcp.io/path'), `{"metadata":{"annotations":{"kcp.io/path":"root:${providerWs}"}}}`, merge),
       row('path', 'PATCH', `${lc}/cluster?dryRun=All`, system('kcp.io/path'), '[{"op":"remove","path":"/metadata/annotations/kcp.io~1path"}]', json),
       row('api set', 'PATCH', `${lc}/cluster`, system('internal.kcpt.dev/apis'), '{"metadata":{"annotations":{"internal.kcpt.dev/apis":"tenancy.kcp.io,shards.core.kcp.io"}}}', strategic),
       row('type', 'PATCH', `${lc}/cluster?fieldManager=m&force=true`, system('internal.tenancy.kcp.io/type'), 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\n  annotations:\n    internal.tenancy.kcp.io/type: root:root\n', apply),
       row('object cap', 'PATCH', `${lc}/cluster`, 'modification of admin-reserved annotation: "core.kcp.io/max-total-objects"', '{"metadata":{"annotations":{"core.kcp.io/max-total-objects":"99999999"}}}', merge),
       row('phase label', 'PATCH', `${lc}/cluster`, system('tenancy.kcp.io/phase', 'label'), '{"metadata":{"labels":{"tenancy.kcp.io/phase":"Initializing"}}}', merge),
-      row('spec', 'PATCH', `${lc}/cluster`, 'spec.initializers is immutable', '{"spec":{"initializers":["root:tenant-b:gate"]}}', merge),
-      row('status', 'PATCH', `${lc}/cluster/status`, 'status.initializers do not equal spec.initializers', '{"status":{"phase":"Initializing","initializers":["root:tenant-a:gate-type"]}}', merge),
+      row('spec', 'PATCH', `${lc}/cluster`, 'spec.initializers is immutable', `{"spec":{"initializers":["root:${tenantB}:gate"]}}`, merge),
+      row('status', 'PATCH', `${lc}/cluster/status`, 'status.initializers do not equal spec.initializers', `{"status":{"phase":"Initializing","initializers":["root:${tenantA}:gate-type"]}}`, merge),
       row('status', 'PATCH', `${lc}/cluster/status?fieldManager=m&force=true`, 'status.URL can only be changed by system privileged users', 'apiVersion: core.kcp.io/v1alpha1\nkind: LogicalCluster\nmetadata:\n  name: cluster\nstatus:\n  URL: https://evil.example/\n', apply),
       row('create', 'POST', lc, 'LogicalCluster cannot be created', '{"apiVersion":"core.kcp.io/v1alpha1","kind":"LogicalCluster","metadata":{"name":"cluster"}}'),
       row('delete', 'DELETE', `${lc}/cluster?dryRun=All`, 'LogicalCluster cannot be deleted'),
@@ -1068,15 +1072,15 @@ function impersonationRows(p: Principal): Row[] {
   const asMasters = { 'impersonate-user': 'kcp-admin', 'impersonate-group': 'system:masters' };
   const asKcpAdmin = { 'impersonate-user': 'kcp-admin', 'impersonate-group': 'system:kcp:admin' };
   const paths = [
-    '/clusters/root:tenant-a/api/v1/secrets',
+    `/clusters/root:${tenantA}/api/v1/secrets`,
     `/clusters/${fx.a}/api/v1/namespaces/ns-a/secrets/secret-garnet-a3`,
-    '/clusters/root:tenant-b/api/v1/secrets',
+    `/clusters/root:${tenantB}/api/v1/secrets`,
     `/clusters/*/api/v1/secrets`,
     `/clusters/*/api/v1/configmaps${watchRv0Q}`,
     '/api/v1/secrets',
     '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces',
     `/services/apiexport/${fx.provider}/${EXPORT}/clusters/*/apis/${EXPORT_GROUP}/v1/${EXPORT}`,
-    '/services/initializingworkspaces/root:tenant-a:gate-type/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters',
+    `/services/initializingworkspaces/root:${tenantA}:gate-type/clusters/*/apis/core.kcp.io/v1alpha1/logicalclusters`,
     `/clusters/user:${users.user4.name}/api/v1/secrets`,
   ];
   return paths.flatMap((path) => [
@@ -1099,7 +1103,7 @@ function lifecycleRows(p: Principal): Row[] {
   // workspaces open for them, but show only workspaces of that type, and none is of it.
   const own = p === 'adminA';
   for (const vw of ['initializingworkspaces', 'terminatingworkspaces']) {
-    const base = `/services/${vw}/root:tenant-a:gate-type/clusters`;
+    const base = `/services/${vw}/root:${tenantA}:gate-type/clusters`;
     rows.push(
       { principal: p, family: vw, path: `${base}/*/apis/core.kcp.io/v1alpha1/logicalclusters`, expected: own ? 200 : 403, allowed: [] },
       { principal: p, family: vw, path: `${base}/*/apis/core.kcp.io/v1alpha1/logicalclusters${watchRv0Q}`, expected: own ? 200 : 403, allowed: [] },
@@ -1144,10 +1148,10 @@ function indexAndHomeRows(p: Principal): Row[] {
     { principal: p, family: 'root/workspaces', path: `${rootWs}${listExactQ()}`, expected: 200, allowed: enters },
     // Every authenticated user may read root's Workspaces by name (kcp's system:kcp:tenancy:reader in root): the
     // object, its cluster name included, is no secret; nothing inside the workspace comes with it.
-    { principal: p, family: 'root/workspaces', path: `${rootWs}/tenant-b`, expected: 200, allowed: [fx.b] },
+    { principal: p, family: 'root/workspaces', path: `${rootWs}/${tenantB}`, expected: 200, allowed: [fx.b] },
     // tenant-a's own children: only its admin may list them.
-    { principal: p, family: 'direct/nested', path: '/clusters/root:tenant-a/apis/tenancy.kcp.io/v1alpha1/workspaces', expected: p === 'adminA' ? 200 : 403, allowed: p === 'adminA' ? [fx.a, fx.inner] : [] },
-    { principal: p, family: 'direct/nested', path: `/clusters/root:tenant-a/apis/tenancy.kcp.io/v1alpha1/workspaces${watchRv0Q}`, expected: p === 'adminA' ? 200 : 403, allowed: p === 'adminA' ? [fx.a, fx.inner] : [] },
+    { principal: p, family: 'direct/nested', path: `/clusters/root:${tenantA}/apis/tenancy.kcp.io/v1alpha1/workspaces`, expected: p === 'adminA' ? 200 : 403, allowed: p === 'adminA' ? [fx.a, fx.inner] : [] },
+    { principal: p, family: 'direct/nested', path: `/clusters/root:${tenantA}/apis/tenancy.kcp.io/v1alpha1/workspaces${watchRv0Q}`, expected: p === 'adminA' ? 200 : 403, allowed: p === 'adminA' ? [fx.a, fx.inner] : [] },
     // A foreign service account has no home (kcp: the home would be shared by every foreign account).
     { principal: p, family: 'home', path: '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~', expected: isUser ? 200 : 403, allowed: [] },
     { principal: p, family: 'home', path: '/clusters/user:kcp-admin/api/v1/configmaps', expected: 403, allowed: [] },
@@ -1178,10 +1182,10 @@ function liveRows(p: Principal): Row[] {
   const seesB = [...markers.b, ...markers.bLate, fx.b];
   const bound = [...markers.aBound, ...markers.aBoundLate, fx.a];
   return [
-    row('direct', `/clusters/root:tenant-a/api/v1/configmaps${q}`, a ? 200 : refused, seesA, ['cm-opal-late-a8', 'value-opal-late-3b']),
+    row('direct', `/clusters/root:${tenantA}/api/v1/configmaps${q}`, a ? 200 : refused, seesA, ['cm-opal-late-a8', 'value-opal-late-3b']),
     row('by cluster name', `/clusters/${fx.a}/apis/${PRIVATE_GROUP}/v1/zirconites${q}`, a ? 200 : refused, seesA, ['cr-zircon-late-a2']),
-    row('direct', `/clusters/root:tenant-a/apis/${EXPORT_GROUP}/v1/${EXPORT}${q}`, a ? 200 : refused, bound, ['gizmo-beryl-late-a9']),
-    row('direct', `/clusters/root:tenant-b/api/v1/configmaps${q}`, b ? 200 : refused, seesB, ['cm-coral-late-b9']),
+    row('direct', `/clusters/root:${tenantA}/apis/${EXPORT_GROUP}/v1/${EXPORT}${q}`, a ? 200 : refused, bound, ['gizmo-beryl-late-a9']),
+    row('direct', `/clusters/root:${tenantB}/api/v1/configmaps${q}`, b ? 200 : refused, seesB, ['cm-coral-late-b9']),
     row('bare', `/api/v1/configmaps${q}`, b ? 200 : refused, seesB, ['value-coral-late-5d']),
     row('wildcard', `/clusters/*/api/v1/configmaps${q}`, refused, [], []),
     row('apiexport', `${vw}/*/apis/${EXPORT_GROUP}/v1/${EXPORT}${q}`, p === 'provider' ? 200 : refused, bound, ['gizmo-beryl-late-a9']),
@@ -1192,8 +1196,8 @@ function liveRows(p: Principal): Row[] {
 }
 
 async function writeLateMarkers(): Promise<void> {
-  const a = 'root:tenant-a';
-  const b = 'root:tenant-b';
+  const a = `root:${tenantA}`;
+  const b = `root:${tenantB}`;
   await Promise.all([
     adminCreate(a, '/api/v1/namespaces/ns-a/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-opal-late-a8' }, data: { k: 'value-opal-late-3b' } }),
     adminCreate(a, `/apis/${PRIVATE_GROUP}/v1/namespaces/ns-a/zirconites`, { apiVersion: `${PRIVATE_GROUP}/v1`, kind: 'Zirconite', metadata: { name: 'cr-zircon-late-a2' } }),
@@ -1272,10 +1276,10 @@ async function run(rows: Row[], concurrency = 8): Promise<Outcome> {
 
 /** The tenants, the provider and their markers. */
 async function buildMatrix(): Promise<void> {
-  [fx.a, fx.b, fx.provider] = await Promise.all([workspaceIn('root', 'tenant-a', 'Ready'), workspaceIn('root', 'tenant-b', 'Ready'), workspaceIn('root', 'provider', 'Ready')]);
-  const a = 'root:tenant-a';
-  const b = 'root:tenant-b';
-  const p = 'root:provider';
+  [fx.a, fx.b, fx.provider] = await Promise.all([workspaceIn('root', tenantA, 'Ready'), workspaceIn('root', tenantB, 'Ready'), workspaceIn('root', providerWs, 'Ready')]);
+  const a = `root:${tenantA}`;
+  const b = `root:${tenantB}`;
+  const p = `root:${providerWs}`;
 
   // The provider: an export of gizmos, and its controller's identity with apiexports/content on it.
   await adminCreate(p, '/apis/apis.kcp.io/v1alpha1/apiresourceschemas', resourceSchema({ group: EXPORT_GROUP, plural: EXPORT, kind: 'Gizmo', openAPI: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } }));
@@ -1348,10 +1352,15 @@ async function buildMatrix(): Promise<void> {
     adminCreate(b, '/api/v1/namespaces/ns-b/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'secret-onyx-b6' }, stringData: { password: 'pw-onyx-0d9' } }),
   ]);
 
-  fx.earlyRevision = (await admin('/clusters/root:tenant-b/api/v1/namespaces/ns-b/configmaps/cm-topaz-b2')).json().metadata.resourceVersion;
+  fx.earlyRevision = (await admin(`/clusters/root:${tenantB}/api/v1/namespaces/ns-b/configmaps/cm-topaz-b2`)).json().metadata.resourceVersion;
   // Everyone's RBAC and the provider's virtual workspace are live before the walk.
   await eventually('user-4 reads tenant-a', async () => ((await askAs('adminA', `/clusters/${a}/api/v1/configmaps`)).status === 200 ? true : undefined));
   await eventually('robot-b reads tenant-b', async () => ((await askAs('saB', `/clusters/${b}/api/v1/secrets`)).status === 200 ? true : undefined));
+  // The token users' homes exist before the walk: the first `~` creates one and may answer 429 "Creating the home
+  // workspace" until it is Ready (how long that takes depends on the load, not on isolation).
+  for (const p of ['none', 'adminA'] as const) {
+    await eventually(`${p}'s home`, async () => ((await askAs(p, '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~')).status === 200 ? true : undefined));
+  }
   await eventually('the provider reads the ConfigMap tenant-a shares', async () =>
     (await askAs('provider', `/services/apiexport/${fx.provider}/${CLAIMS_EXPORT}/clusters/*/api/v1/configmaps`)).body.includes('cm-shared-lapis-a5') ? true : undefined,
   );
@@ -1499,7 +1508,7 @@ describe('the isolation matrix', () => {
   }, 240_000);
 
   it('a workspace admin cannot become the shard admin with kubectl --as-group system:masters (kcp’s gatekeeper)', async () => {
-    const asAdminA = e2e.asUser(users.user4.token, 'root:tenant-a');
+    const asAdminA = e2e.asUser(users.user4.token, `root:${tenantA}`);
     // Discovery is refused first, so kubectl get says only "Forbidden"; --raw shows the server's message.
     const escalated = await asAdminA(['get', 'secrets', '-A', '--as', 'kcp-admin', '--as-group', 'system:masters'], { reject: false });
     expect(escalated.exitCode).not.toBe(0);
@@ -1526,12 +1535,12 @@ describe('the isolation matrix', () => {
       const lc = (await admin(`/clusters/root:${tenant}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`)).json();
       return JSON.stringify([lc.metadata.annotations, lc.metadata.labels, lc.metadata.finalizers, lc.spec, lc.status]);
     };
-    const before = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
+    const before = await Promise.all([tenantA, tenantB].map(essence));
     const rows = principals.flatMap(reservedWriteRows);
     const outcome = await run(rows, 4);
     console.log(`isolation matrix, reserved writes: ${rows.length} rows, ${outcome.checks} checks; wrong answers: ${outcome.wrongStatus.length}`);
-    const after = await Promise.all(['tenant-a', 'tenant-b'].map(essence));
-    const shared = (await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5')).json();
+    const after = await Promise.all([tenantA, tenantB].map(essence));
+    const shared = (await admin(`/clusters/root:${tenantA}/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5`)).json();
     const report = [
       ...outcome.leaks.map((l) => `LEAK ${l}`),
       ...outcome.wrongStatus.map((w) => `STATUS ${w}`),
@@ -1547,13 +1556,13 @@ describe('the isolation matrix', () => {
     const provider = await run(claimWriteRows('provider'), 1);
     const outcome = { leaks: [...others.leaks, ...provider.leaks], wrongStatus: [...others.wrongStatus, ...provider.wrongStatus] };
     console.log(`isolation matrix, claim writes: ${principals.length * claimWriteRows('provider').length} rows, ${others.checks + provider.checks} checks; leaks: ${outcome.leaks.length}`);
-    const unlabelled = (await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-amethyst-a7')).json();
+    const unlabelled = (await admin(`/clusters/root:${tenantA}/api/v1/namespaces/ns-a/configmaps/cm-amethyst-a7`)).json();
     const report = [
       ...outcome.leaks.map((l) => `LEAK ${l}`),
       ...outcome.wrongStatus.map((w) => `STATUS ${w}`),
       ...(JSON.stringify([unlabelled.metadata.labels, unlabelled.data]) === JSON.stringify([undefined, { k: 'value-amethyst-9f1' }]) ? [] : [`CHANGED cm-amethyst-a7: ${JSON.stringify(unlabelled)}`]),
-      ...((await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/planted-a')).status === 404 ? [] : ['PLANTED planted-a']),
-      ...((await admin('/clusters/root:tenant-a/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5')).status === 404 ? [] : ['NOT DELETED cm-shared-lapis-a5 (the provider’s allowed delete-collection)']),
+      ...((await admin(`/clusters/root:${tenantA}/api/v1/namespaces/ns-a/configmaps/planted-a`)).status === 404 ? [] : ['PLANTED planted-a']),
+      ...((await admin(`/clusters/root:${tenantA}/api/v1/namespaces/ns-a/configmaps/cm-shared-lapis-a5`)).status === 404 ? [] : ['NOT DELETED cm-shared-lapis-a5 (the provider’s allowed delete-collection)']),
     ];
     expect(report.join('\n')).toBe('');
   }, 60_000);

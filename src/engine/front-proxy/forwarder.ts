@@ -72,6 +72,8 @@ export class Backend {
       // As the agent: at most this many requests to one shard at once, the rest wait for a connection.
       connections: MAX_CONNECTIONS_PER_BACKEND,
       keepAliveTimeout: 30_000,
+      // Also when a shard advertises a longer idle limit (90 s): close idle connections well before the shard does.
+      keepAliveMaxTimeout: 30_000,
       // Watches stay open for as long as the client wants, and their first event may be minutes away; the
       // shards have no request timeout either.
       headersTimeout: 0,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ensureServingCertificates } from '../auth/certificates.js';
 import { acquireRootLock, prepareRootDirectory } from '../auth/root-directory.js';
+import { IDLE_TIMEOUT_MS } from '../endpoints/connection-deadlines.js';
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
 import { Backend } from './forwarder.js';
 import { IndexController } from './index-controller.js';
@@ -117,6 +118,10 @@ async function serve(
   // Watches live as long as their clients want: no request timeout, as the shards have none.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
+  // An idle client connection stays open as long as on a shard (kube's 90 s IdleTimeout), not Node's 5 s: a client
+  // reusing a connection the server is closing at that moment loses its request ("socket hang up"), and Go clients
+  // retry only idempotent methods. Clients keep idle connections for 90 s (client-go) or less.
+  server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   controller.start();
   try {
     await new Promise<void>((resolve, reject) => {

@@ -26,14 +26,18 @@ describe('listenProxySocket', () => {
     const handler: http.RequestListener = (_req, res) => res.end('hello');
     const first = await listenProxySocket(socket, handler);
     expect(statSync(socket).mode & 0o777).toBe(0o600);
+    let keepAlive: string | string[] | undefined;
     const body = await new Promise<string>((resolve, reject) => {
       http.get({ socketPath: socket, path: '/' }, (res) => {
+        keepAlive = res.headers['keep-alive'];
         let text = '';
         res.on('data', (c: Buffer) => (text += c.toString()));
         res.on('end', () => resolve(text));
       }).on('error', reject);
     });
     expect(body).toBe('hello');
+    // Idle connections outlive the proxy's own 30 s limit (the proxy closes first), not Node's 5 s default.
+    expect(keepAlive).toBe('timeout=90');
     await first.close();
     // A crashed shard leaves its socket file behind: the next start takes the path over.
     const stale = http.createServer();

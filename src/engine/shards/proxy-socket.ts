@@ -12,6 +12,7 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { IDLE_TIMEOUT_MS } from '../endpoints/connection-deadlines.js';
 
 /** Linux's limit for a socket path (sun_path is 108 bytes, one for the terminating NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -51,6 +52,9 @@ export async function listenProxySocket(socketPath: string, handler: http.Reques
   // As on the HTTPS listener: watches last as long as their clients want.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
+  // Idle connections outlive the proxy's own idle limit (forwarder.ts), so the proxy always closes first: with Node's
+  // 5 s default a busy proxy could reuse a connection the shard was closing and lose a forwarded request.
+  server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => {

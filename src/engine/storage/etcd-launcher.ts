@@ -57,18 +57,31 @@ process.once('exit', () => {
   for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
+/**
+ * A loopback port free right now, below Linux's ephemeral range (32768 and up): there the kernel may hand the port to
+ * an outgoing connection between this probe and etcd's bind (seen under load as "bind: address already in use").
+ * `taken` holds ports already picked for this cluster (each probe closes before the next).
+ */
+async function freeLoopbackPort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.unref();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('found no free loopback port below 32768');
 }
+
+/** How often a new cluster is started on other ports when one of its ports was taken before etcd could bind it. */
+const bindAttempts = 3;
 
 export async function startLocalEtcd(options: LocalEtcdOptions = {}): Promise<LocalEtcd> {
   const cluster = await startLocalEtcdCluster(1, options);
@@ -87,15 +100,28 @@ export async function startLocalEtcd(options: LocalEtcdOptions = {}): Promise<Lo
 }
 
 export async function startLocalEtcdCluster(size: number, options: LocalEtcdOptions = {}): Promise<LocalEtcdCluster> {
+  // A given data directory keeps its member's identity and URLs; only a fresh cluster may move to other ports.
+  const attempts = size === 1 && options.dataDir !== undefined ? 1 : bindAttempts;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(size, options);
+    } catch (error) {
+      if (attempt >= attempts || !/address already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(size: number, options: LocalEtcdOptions): Promise<LocalEtcdCluster> {
   const binary = options.binary ?? process.env.ETCD_BIN ?? 'etcd';
   const readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
   const specs: Array<{ name: string; clientUrl: string; peerUrl: string; dataDir: string; ownDir: boolean }> = [];
+  const taken = new Set<number>();
   for (let i = 0; i < size; i++) {
     const ownDir = !(size === 1 && options.dataDir !== undefined);
     specs.push({
       name: `member${i}`,
-      clientUrl: `http://127.0.0.1:${await freeLoopbackPort()}`,
-      peerUrl: `http://127.0.0.1:${await freeLoopbackPort()}`,
+      clientUrl: `http://127.0.0.1:${await freeLoopbackPort(taken)}`,
+      peerUrl: `http://127.0.0.1:${await freeLoopbackPort(taken)}`,
       dataDir: ownDir ? mkdtempSync(join(tmpdir(), 'kcpt-etcd-')) : options.dataDir!,
       ownDir,
     });
