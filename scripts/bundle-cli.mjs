@@ -31,7 +31,7 @@ await build({
   entryPoints: ['dist/src/cli/fast-path.js'],
   outfile: 'dist/cli-bundle/fast-path.cjs',
   sourcemap: 'linked',
-  // Imported through src/cli/common/external-import.ts, never bundled.
+  // Imported through src/client/external-import.ts, never bundled.
   external: ['ora', '@inquirer/prompts'],
   plugins: [
     {

@@ -15,7 +15,7 @@ const [{ render }, { createElement }, { resolveConfig }, { KubeClient }, { Works
   import('ink-testing-library'),
   import('react'),
   import(new URL('cli/common/connection.js', dist).href),
-  import(new URL('cli/common/http-client.js', dist).href),
+  import(new URL('client/http-client.js', dist).href),
   import(new URL('tui/data/workspace-source.js', dist).href),
   import(new URL('tui/components/WorkspaceBrowser.js', dist).href),
 ]);

@@ -9,7 +9,7 @@ import { hoistFlags } from './common/flag-order.js';
 import { processIo } from './common/io.js';
 import { commandSpecs } from './registry.js';
 
-export { setImporter } from './common/external-import.js';
+export { setImporter } from '../client/external-import.js';
 export { complete } from './completion/complete.js';
 
 export async function tryFastPath(argv: string[]): Promise<boolean> {

@@ -9,7 +9,7 @@
 import type { Agent } from 'node:http';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubeconfigDocument } from '../cli/kubeconfig/standalone-kubeconfig.js';
+import type { KubeconfigDocument } from '../client/standalone-kubeconfig.js';
 
 export type SharedAgents = Map<string, Agent>;
 

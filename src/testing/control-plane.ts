@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { KubeClient } from '../cli/common/http-client.js';
+import { KubeClient } from '../client/http-client.js';
 import { startServer } from '../engine/server/index.js';
 import type { SharedAgents } from './client-node.js';
 import { seedRootDirectory, testBindAddress } from './key-cache.js';

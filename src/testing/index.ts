@@ -5,7 +5,7 @@
  */
 export { startControlPlane, type ControlPlane, type ControlPlaneOptions, type KubeconfigFile } from './control-plane.js';
 export type { TestWorkspace, WorkspaceOptions } from './workspace.js';
-export type { KubeconfigDocument } from '../cli/kubeconfig/standalone-kubeconfig.js';
+export type { KubeconfigDocument } from '../client/standalone-kubeconfig.js';
 export type { KubeManifest } from './manifests.js';
 export { useControlPlane, type ControlPlaneFixture, type TestHooks, type UseControlPlaneOptions } from './hooks.js';
 export { waitFor, type WaitForOptions } from './wait-for.js';

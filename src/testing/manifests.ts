@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseCrds } from '../cli/apis/snapshot.js';
+import { parseCrds } from '../client/crd-manifests.js';
 
 export interface KubeManifest {
   apiVersion?: string;

@@ -5,9 +5,9 @@
  * can arrive before its creator has read the POST answer, so Ready events nobody waits for yet are kept (a few
  * hundred, by uid) for the waiter that registers a moment later.
  */
-import { ApiError } from '../cli/common/errors.js';
-import type { KubeClient } from '../cli/common/http-client.js';
-import type { Workspace } from '../cli/ws/workspace-api.js';
+import { ApiError } from '../client/errors.js';
+import type { KubeClient } from '../client/http-client.js';
+import type { Workspace } from '../client/workspace-api.js';
 
 const everyWorkspace = '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const keptUnclaimed = 512;

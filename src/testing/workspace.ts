@@ -8,15 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ApiError } from '../cli/common/errors.js';
-import type { KubeClient } from '../cli/common/http-client.js';
-import { standaloneKubeconfig, type KubeconfigDocument } from '../cli/kubeconfig/standalone-kubeconfig.js';
-import { parseTypeFlag } from '../cli/ws/create.js';
-import { createWorkspace, type Workspace } from '../cli/ws/workspace-api.js';
+import { ApiError } from '../client/errors.js';
+import type { KubeClient } from '../client/http-client.js';
+import { standaloneKubeconfig, type KubeconfigDocument } from '../client/standalone-kubeconfig.js';
+import { createWorkspace, parseTypeFlag, type Workspace } from '../client/workspace-api.js';
 import { loadKubeConfig, type SharedAgents } from './client-node.js';
 import { loadCRDs, type KubeManifest } from './manifests.js';
-import { waitForObject } from '../cli/common/object-watch.js';
-import { installCRD, type WithConditions } from '../cli/apis/install-crd.js';
+import { waitForObject } from '../client/object-watch.js';
+import { installCRD, type WithConditions } from '../client/install-crd.js';
 import type { WorkspaceReadiness } from './workspace-readiness.js';
 
 export interface WorkspaceOptions {

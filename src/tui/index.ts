@@ -4,8 +4,8 @@
  * (the terminal's alternate screen, so the shell comes back as it was) and resolves with the workspace path chosen
  * with Enter, or undefined on quit.
  */
-import type { Connection } from '../cli/common/connection.js';
-import { KubeClient } from '../cli/common/http-client.js';
+import type { Connection } from '../client/connection.js';
+import { KubeClient } from '../client/http-client.js';
 import { WorkspaceSource } from './data/workspace-source.js';
 
 export interface BrowseOptions {

@@ -1,7 +1,7 @@
 /** Draws the browser with Ink on the process's terminal until Enter (the chosen path) or quit (undefined). */
 import { render } from 'ink';
 import { createElement } from 'react';
-import type { Workspace } from '../cli/ws/workspace-api.js';
+import type { Workspace } from '../client/workspace-api.js';
 import { WorkspaceBrowser } from './components/WorkspaceBrowser.js';
 import type { Listed, WorkspaceSource } from './data/workspace-source.js';
 import { layoutEngineLoaded } from './layout-engine.js';

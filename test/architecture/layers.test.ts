@@ -40,7 +40,6 @@ const knownUpward = [
   'admission/test-support.ts -> builtin/index.ts',
   'admission/write-authority.ts -> authorization/groups.ts',
   'admission/write-authority.ts -> tenancy/names.ts',
-  'authorization/aggregation-controller.ts -> controllers/controller.ts',
   'machinery/field-selector.ts -> registry/types.ts',
   'machinery/table.ts -> registry/types.ts',
   'machinery/validation.ts -> registry/types.ts',
@@ -53,11 +52,6 @@ const knownUpward = [
   'snapshot/restore.ts -> tenancy/names.ts',
   'snapshot/rewrite.ts -> tenancy/cluster-paths.ts',
   'snapshot/rewrite.ts -> tenancy/names.ts',
-  'tenancy/index.ts -> shards/remote-workspaces.ts',
-  'tenancy/index.ts -> shards/shard-client.ts',
-  'tenancy/index.ts -> shards/shard-directory.ts',
-  'tenancy/workspace-controller/deps.ts -> shards/shard-directory.ts',
-  'tenancy/workspace-scheduler.ts -> shards/shard-directory.ts',
 ];
 
 function sourceFiles(dir: string): string[] {

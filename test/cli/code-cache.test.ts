@@ -82,7 +82,7 @@ describe.skipIf(process.getuid === undefined)('the CLI bundle’s code cache', (
 describe('the bundle compiled through node:vm', () => {
   it('has no import() of its own besides the lent importer (Node 20 gives vm-compiled code no loader for it)', () => {
     // A plain import() in code the bundle runs fails only at run time, with "A dynamic import callback was not
-    // specified": route it through src/cli/common/external-import.ts instead.
+    // specified": route it through src/client/external-import.ts instead.
     const bundle = readFileSync(join(repoRoot, 'dist', 'cli-bundle', 'fast-path.cjs'), 'utf8');
     expect(bundle.match(/\bimport\(/g) ?? []).toHaveLength(1);
   });

@@ -6,7 +6,7 @@
  */
 import protobufjs from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf } from '../../src/engine/machinery/protobuf/index.js';
+import { kubeProtobuf } from '../../src/engine/builtin/protobuf.js';
 import { crdManifest } from '../helpers/custom-resources.js';
 import { apiRequest } from '../helpers/http.js';
 import { cleanupTempFiles, createLogicalCluster, inCluster, tempFile, uniqueClusterName } from '../helpers/kubectl.js';
@@ -85,7 +85,7 @@ function watchFrames(body: Buffer): { type: string; object: Record<string, unkno
         }
       } else reader.skipType(tag & 7);
     }
-    events.push({ type, object: decodeKubeProtobuf(raw!).object });
+    events.push({ type, object: kubeProtobuf.decode(raw!).object });
   }
   return events;
 }
@@ -99,7 +99,7 @@ describe('protobuf for built-in kinds', () => {
     const got = await apiRequest(server, `${base}/settings`, { headers });
     expect(got.status).toBe(200);
     expect(got.headers['content-type']).toBe(PB);
-    const cm = decodeKubeProtobuf(got.raw).object as { kind: string; metadata: { name: string }; data: Record<string, string> };
+    const cm = kubeProtobuf.decode(got.raw).object as { kind: string; metadata: { name: string }; data: Record<string, string> };
     expect(cm).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'settings' }, data: { greeting: 'hello' } });
 
     const list = await apiRequest(server, base, { headers });

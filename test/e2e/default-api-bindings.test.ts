@@ -5,70 +5,30 @@
  * appears, `Maintain` adds bindings added to the type later to existing workspaces (`InitializeOnly` does not), and
  * an export's maximal permission policy caps what consumers may do with its API.
  */
-import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sleep, uniqueName } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
-import { apiExport, resourceSchema } from './apis-fixtures.js';
-import { condition, create, eventually, getJson, root, useTenancyServer, users, waitForPhase, workspace, workspaceType, type Json } from './tenancy-fixtures.js';
+import { bindingName, defaultBindingsWorld } from './default-api-bindings-fixtures.js';
+import { condition, create, eventually, getJson, useTenancyServer, users, waitForPhase, type Json } from './tenancy-fixtures.js';
 
-// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
-const e2e = useTenancyServer({ private: true });
-const k = e2e.at('root');
-const universal = { extend: { with: [root('universal')] } };
+// The shared server: everything lives in an organization of this file's own (the restart case is in
+// default-api-bindings-restart.test.ts, with a server of its own).
+const e2e = useTenancyServer();
+const { k, provider, providerPath, exportAPI, pathOf, defineType, workspaceOf, setUp } = defaultBindingsWorld(e2e);
 
-/** kcp's default binding name, computed independently of the server's code. */
-function bindingName(cluster: string, exportPath: string, exportName: string): string {
-  const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
-  let n = BigInt(`0x${createHash('sha224').update(`${cluster}|${exportPath}|${exportName}`).digest('hex')}`);
-  let text = '';
-  while (n > 0n) {
-    text = digits[Number(n % 62n)] + text;
-    n /= 62n;
-  }
-  return `${exportName}-${text.slice(0, 5).toLowerCase()}`;
-}
-
-const provider = e2e.at('root:provider');
-
-/** An export of `<plural>.<group>` (kind `kind`) in root:provider. */
-async function exportAPI(name: string, group: string, plural: string, kind: string, extraSpec: Json = {}) {
-  await create(provider, resourceSchema({ group, plural, kind }));
-  await create(provider, apiExport({ name, group, plural, extraSpec }));
-}
-
-/** Creates a workspace of `type` in root, waits for `phase`, returns [workspace, its cluster name]. */
-async function workspaceOf(type: string, phase = 'Ready'): Promise<[string, string]> {
-  const name = uniqueName('ws');
-  await create(k, workspace(name, root(type)));
-  await waitForPhase(k, name, phase);
-  const ws = await getJson(k, ['workspace', name]);
-  return [name, ws.spec.cluster as string];
-}
-
-async function defineType(prefix: string, spec: Json): Promise<string> {
-  const name = uniqueName(prefix);
-  await create(k, workspaceType(name, { ...universal, ...spec }));
-  return name;
-}
-
-beforeAll(async () => {
-  await create(k, workspace('provider', root('organization')));
-  await waitForPhase(k, 'provider');
-  await exportAPI('widgets', 'example.com', 'widgets', 'Widget');
-}, 90_000);
+beforeAll(setUp, 90_000);
 
 describe('defaultAPIBindings', () => {
   it('binds the type’s exports under kcp’s names before the workspace turns Ready', async () => {
-    const type = await defineType('with-widgets', { defaultAPIBindings: [{ path: 'root:provider', export: 'widgets' }] });
+    const type = await defineType('with-widgets', { defaultAPIBindings: [{ path: providerPath, export: 'widgets' }] });
     const [name, cluster] = await workspaceOf(type);
-    const consumer = e2e.at(`root:${name}`);
+    const consumer = e2e.at(pathOf(name));
     // Right after Ready the bound kind is served: no waiting for discovery.
     expect((await consumer(['get', 'widgets', '-A'])).stderr).toMatch(/No resources found/);
     const bindings = await getJson(consumer, ['apibindings']);
-    expect(bindings.items.map((b: Json) => b.metadata.name)).toEqual([bindingName(cluster, 'root:provider', 'widgets')]);
+    expect(bindings.items.map((b: Json) => b.metadata.name)).toEqual([bindingName(cluster, providerPath, 'widgets')]);
     const binding = bindings.items[0] as Json;
-    expect(binding.spec.reference.export).toEqual({ path: 'root:provider', name: 'widgets' });
+    expect(binding.spec.reference.export).toEqual({ path: providerPath, name: 'widgets' });
     expect(binding.status.phase).toBe('Bound');
     // Bound and left alone, a binding stays as it is (no controller keeps rewriting its status).
     await sleep(1500);
@@ -82,7 +42,7 @@ describe('defaultAPIBindings', () => {
 
   it('holds the workspace in Initializing while an export is missing, with kcp’s condition, and finishes once it exists', async () => {
     const exportName = uniqueName('gadgets');
-    const type = await defineType('with-missing', { defaultAPIBindings: [{ path: 'root:provider', export: exportName }] });
+    const type = await defineType('with-missing', { defaultAPIBindings: [{ path: providerPath, export: exportName }] });
     const [name] = await workspaceOf(type, 'Initializing');
     const stuck = await eventually('the APIBindingsInitialized condition', async () => {
       const ws = await getJson(k, ['workspace', name]);
@@ -96,34 +56,34 @@ describe('defaultAPIBindings', () => {
     // Content is not reachable for the API yet; the export appearing lets initialization finish.
     await exportAPI(exportName, `${exportName}.example.com`, 'gadgets', 'Gadget');
     await waitForPhase(k, name);
-    expect((await e2e.at(`root:${name}`)(['get', 'gadgets', '-A'])).stderr).toMatch(/No resources found/);
+    expect((await e2e.at(pathOf(name))(['get', 'gadgets', '-A'])).stderr).toMatch(/No resources found/);
   }, 120_000);
 
   it('Maintain binds exports added to the type later in existing workspaces; InitializeOnly does not', async () => {
     const extra = uniqueName('extras');
     await exportAPI(extra, `${extra}.example.com`, 'extras', 'Extra');
-    const first = [{ path: 'root:provider', export: 'widgets' }];
+    const first = [{ path: providerPath, export: 'widgets' }];
     const maintained = await defineType('maintained', { defaultAPIBindingLifecycle: 'Maintain', defaultAPIBindings: first });
     const initOnly = await defineType('init-only', { defaultAPIBindings: first });
     const [mName, mCluster] = await workspaceOf(maintained);
     const [iName] = await workspaceOf(initOnly);
-    const both = [...first, { path: 'root:provider', export: extra }];
+    const both = [...first, { path: providerPath, export: extra }];
     await k(['patch', 'workspacetype', maintained, '--type=merge', '-p', JSON.stringify({ spec: { defaultAPIBindings: both } })]);
     await k(['patch', 'workspacetype', initOnly, '--type=merge', '-p', JSON.stringify({ spec: { defaultAPIBindings: both } })]);
-    const m = e2e.at(`root:${mName}`);
+    const m = e2e.at(pathOf(mName));
     await eventually('the maintained binding', async () => {
       const names = (await getJson(m, ['apibindings'])).items.map((b: Json) => b.metadata.name);
-      return names.includes(bindingName(mCluster, 'root:provider', extra)) ? names : undefined;
+      return names.includes(bindingName(mCluster, providerPath, extra)) ? names : undefined;
     });
     await eventually('the extras API in the maintained workspace', async () => ((await m(['get', 'extras', '-A'])).exitCode === 0 ? true : undefined));
     // A maintained default binding deleted by a tenant comes back.
-    await m(['delete', 'apibinding', bindingName(mCluster, 'root:provider', extra), '--wait=false']);
+    await m(['delete', 'apibinding', bindingName(mCluster, providerPath, extra), '--wait=false']);
     await eventually('the binding recreated', async () => {
       const b = await getJson(m, ['apibindings']);
-      const again = b.items.find((x: Json) => x.metadata.name === bindingName(mCluster, 'root:provider', extra) && !x.metadata.deletionTimestamp);
+      const again = b.items.find((x: Json) => x.metadata.name === bindingName(mCluster, providerPath, extra) && !x.metadata.deletionTimestamp);
       return again ? true : undefined;
     });
-    const initOnlyBindings = (await getJson(e2e.at(`root:${iName}`), ['apibindings'])).items as Json[];
+    const initOnlyBindings = (await getJson(e2e.at(pathOf(iName)), ['apibindings'])).items as Json[];
     expect(initOnlyBindings.map((b) => b.spec.reference.export.name)).toEqual(['widgets']);
   }, 150_000);
 });
@@ -147,9 +107,9 @@ describe('maximalPermissionPolicy.local', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'gizmos-read' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'apis.kcp.io:binding:system:authenticated' }],
     });
-    const type = await defineType('with-limited', { defaultAPIBindings: [{ path: 'root:provider', export: 'limited' }] });
+    const type = await defineType('with-limited', { defaultAPIBindings: [{ path: providerPath, export: 'limited' }] });
     const [name] = await workspaceOf(type);
-    consumerPath = `root:${name}`;
+    consumerPath = pathOf(name);
     // user-1 is admin of the consumer workspace.
     await create(e2e.at(consumerPath), {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -207,16 +167,4 @@ describe('maximalPermissionPolicy.local', () => {
     const result = await e2e.asUser(user2.token, consumerPath)(['get', 'gizmos', '-n', 'default'], { reject: false });
     expectError(result, /gizmos\.limited\.example\.com is forbidden: User "user-2" cannot list resource "gizmos" in API group "limited\.example\.com" in the namespace "default": access denied/);
   });
-});
-
-describe('after a restart', () => {
-  it('a workspace still waiting for its default bindings finishes once the export appears', async () => {
-    const exportName = uniqueName('later');
-    const type = await defineType('with-later', { defaultAPIBindings: [{ path: 'root:provider', export: exportName }] });
-    const [name] = await workspaceOf(type, 'Initializing');
-    await e2e.server.restart();
-    await exportAPI(exportName, `${exportName}.example.com`, 'sprockets', 'Sprocket');
-    await waitForPhase(k, name);
-    expect((await e2e.at(`root:${name}`)(['get', 'sprockets', '-A'])).stderr).toMatch(/No resources found/);
-  }, 120_000);
 });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { cleanupTempFiles, kubectl, sleep, tempFile, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, sleep, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
 import { tokenFileLines } from '../helpers/users.js';
@@ -123,6 +123,26 @@ export async function getYaml(k: ClusterKubectl, args: string[]): Promise<Json> 
 /** `kubectl wait --for=jsonpath='{.status.phase}'=<phase> ws/<name>`. */
 export async function waitForPhase(k: ClusterKubectl, name: string, phase = 'Ready') {
   return k(['wait', `--for=jsonpath={.status.phase}=${phase}`, `workspace/${name}`, '--timeout=60s']);
+}
+
+/**
+ * An organization of the caller's own in root under a unique name: a file on the shared server keeps its workspaces,
+ * types and exports under it, so what it makes and asserts is its own.
+ */
+export function ownOrganization(e2e: TenancyE2E, prefix: string) {
+  const name = uniqueName(prefix);
+  const path = `root:${name}`;
+  return {
+    name,
+    path,
+    /** `root:<org>:<child>` */
+    child: (child: string) => `${path}:${child}`,
+    /** Creates it and waits for Ready. */
+    async create() {
+      await create(e2e.at('root'), workspace(name, root('organization')));
+      await waitForPhase(e2e.at('root'), name);
+    },
+  };
 }
 
 /** Creates a Workspace (default type unless given), waits for Ready and returns it as kubectl shows it. */

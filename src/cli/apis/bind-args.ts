@@ -5,30 +5,13 @@
  * duration. Messages are kcp's.
  */
 import { CliError, UsageError } from '../common/errors.js';
-import { isValidPath } from '../common/workspace-path.js';
+import { isValidPath } from '../../client/workspace-path.js';
 import { parseDuration } from '../start/flags.js';
+import type { AcceptablePermissionClaim, ClaimState, ExportedClaim } from '../../client/apis-api.js';
 
 export interface ExportReference {
   path: string;
   name: string;
-}
-
-export type ClaimState = 'Accepted' | 'Rejected';
-
-export interface ClaimSelector {
-  matchAll?: boolean;
-  matchLabels?: Record<string, string>;
-  matchExpressions?: unknown[];
-}
-
-/** An APIBinding v1alpha2 `spec.permissionClaims[]` entry: the export's claim as it stands, and the answer. */
-export interface AcceptablePermissionClaim {
-  group: string;
-  resource: string;
-  identityHash?: string;
-  verbs: string[];
-  selector: ClaimSelector;
-  state: ClaimState;
 }
 
 /** What a claim flag names: a resource and whether it is accepted. */
@@ -36,15 +19,6 @@ export interface ClaimChoice {
   group: string;
   resource: string;
   state: ClaimState;
-}
-
-/** An APIExport `spec.permissionClaims[]` entry. */
-export interface ExportedClaim {
-  group?: string;
-  resource: string;
-  identityHash?: string;
-  verbs?: string[];
-  defaultSelector?: ClaimSelector;
 }
 
 export interface BindFlags {

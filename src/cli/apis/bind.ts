@@ -12,14 +12,15 @@
  * workspace): its verbs, identity hash and default selector, where kcp's plugin writes `*` and matchAll. So the
  * binding is created without claims, and its claims are written once the server has filled that status in.
  */
-import { ApiError, CliError } from '../common/errors.js';
+import { ApiError, ClientError } from '../../client/errors.js';
+import { CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
-import { waitForObject } from '../common/object-watch.js';
+import { waitForObject } from '../../client/object-watch.js';
 import { printObjects, type OutputFormat } from '../common/output.js';
 import { withProgress, type Progress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
-import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type APIBinding, type APIExport, type Condition, type V1alpha1Claim } from './apis-api.js';
-import { claimsAsExported, type AcceptablePermissionClaim, type ClaimChoice, type ExportReference } from './bind-args.js';
+import { bindingsUrl, createBinding, getExport, preferredBindingVersion, type AcceptablePermissionClaim, type APIBinding, type APIExport, type Condition, type V1alpha1Claim } from '../../client/apis-api.js';
+import { claimsAsExported, type ClaimChoice, type ExportReference } from './bind-args.js';
 import { currentPath } from './export.js';
 
 export interface BindOptions {
@@ -154,7 +155,7 @@ async function waitForBound(
   try {
     return await waitForObject(session.client, bindingsUrl(path, version), created, done, { timeoutMs, what: `apibinding ${name} to bind` });
   } catch (err) {
-    if (err instanceof CliError) throw err;
+    if (err instanceof ClientError) throw err;
     const message = (err as Error).message;
     if (message.startsWith('timed out')) throw new CliError(`could not bind ${name}: context deadline exceeded${describeBindingState(latest)}`);
     if (message.includes('was deleted')) throw new CliError(`could not bind ${name}: the APIBinding was deleted while waiting for it to bind`);

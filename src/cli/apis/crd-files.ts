@@ -1,7 +1,7 @@
 /** The `-f FILE|-` flag of `kcpt export` and `kcpt export snapshot`: every CRD in the files, in order (`-` = stdin). */
 import { readFileSync } from 'node:fs';
 import { CliError, UsageError } from '../common/errors.js';
-import { parseCrds, type SourcedCrd } from './snapshot.js';
+import { parseCrds, type SourcedCrd } from '../../client/crd-manifests.js';
 
 export function readCrdFiles(files: string[] | undefined): SourcedCrd[] {
   if (!files || files.length === 0) throw new UsageError('--filename is required');

@@ -6,12 +6,12 @@
  * sharded deployment serves one per shard hosting bindings, each with that shard's bindings). Where that is not
  * allowed or not served, the count is unknown (`-`), never guessed.
  */
-import { ApiError } from '../common/errors.js';
+import { ApiError } from '../../client/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { formatTable } from '../common/table.js';
 import type { Session } from '../common/session.js';
-import { computedVirtualWorkspaceUrl, getEndpointSlice, listExports, type APIBinding, type APIExport, type List } from './apis-api.js';
+import { computedVirtualWorkspaceUrl, getEndpointSlice, listExports, type APIBinding, type APIExport, type List } from '../../client/apis-api.js';
 import { currentPath } from './export.js';
 import { exportCluster } from './export-url.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderExportTable } from './export-list.js';
 import { planExport } from './export-plan.js';
-import { parseCrds } from './snapshot.js';
+import { parseCrds } from '../../client/crd-manifests.js';
 
 const crd = (plural: string, type = 'integer') =>
   parseCrds(

@@ -5,8 +5,9 @@
  * maps to the schema already there, so running the command twice changes nothing.
  */
 import { CliError } from '../common/errors.js';
-import type { ExportResource } from './apis-api.js';
-import { contentHash, crdToSchema, defaultPrefix, isDefaultNameFor, type APIResourceSchema, type SourcedCrd } from './snapshot.js';
+import type { APIResourceSchema, ExportResource } from '../../client/apis-api.js';
+import { contentHash, crdToSchema, defaultPrefix, isDefaultNameFor } from './snapshot.js';
+import { type SourcedCrd } from '../../client/crd-manifests.js';
 
 export interface ExportPlan {
   /** One schema per CRD, in file order, each either new or already in the workspace. */

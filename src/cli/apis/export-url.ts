@@ -5,8 +5,8 @@
  * server builds it: `<server>/services/apiexport/<export's logical cluster>/<export>`.
  */
 import { CliError } from '../common/errors.js';
-import type { KubeClient } from '../common/http-client.js';
-import { clusterOf, computedVirtualWorkspaceUrl, getEndpointSlice, type APIExport } from './apis-api.js';
+import type { KubeClient } from '../../client/http-client.js';
+import { clusterOf, computedVirtualWorkspaceUrl, getEndpointSlice, type APIExport } from '../../client/apis-api.js';
 
 export async function exportVirtualWorkspaceUrl(client: KubeClient, path: string, exported: APIExport): Promise<string> {
   const slice = await getEndpointSlice(client, path, exported.metadata.name);

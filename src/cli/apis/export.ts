@@ -5,12 +5,13 @@
  * virtual workspace (where a provider's controller sees every consumer's objects).
  */
 import { isDNS1123Subdomain } from '../../engine/machinery/validation.js';
-import { ApiError, CliError, UsageError } from '../common/errors.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError, UsageError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
-import { createExport, createSchema, getExport, listSchemas, updateExport, type APIExport } from './apis-api.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
+import { createExport, createSchema, getExport, listSchemas, updateExport, type APIExport } from '../../client/apis-api.js';
 import { readCrdFiles } from './crd-files.js';
 import { exportVirtualWorkspaceUrl } from './export-url.js';
 import { planExport } from './export-plan.js';

@@ -1,6 +1,7 @@
 import { load, loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { contentHash, crdToSchema, defaultPrefix, isDefaultNameFor, parseCrds, renderSchemas } from './snapshot.js';
+import { contentHash, crdToSchema, defaultPrefix, isDefaultNameFor, renderSchemas } from './snapshot.js';
+import { parseCrds } from '../../client/crd-manifests.js';
 
 const crdYaml = (plural = 'widgets', extra = '') => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

@@ -6,77 +6,12 @@
  * selectable fields. Pure: no files, no network; the commands read the files and print the result.
  */
 import { createHash } from 'node:crypto';
-import { loadAll } from 'js-yaml';
 import { isDNS1123Subdomain } from '../../engine/machinery/validation.js';
 import { CliError } from '../common/errors.js';
+import type { APIResourceSchema } from '../../client/apis-api.js';
+import type { CrdVersion, SourcedCrd } from '../../client/crd-manifests.js';
 
 type Json = Record<string, unknown>;
-
-export interface CustomResourceDefinition {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { name?: string };
-  spec?: {
-    group?: string;
-    names?: Json & { plural?: string; kind?: string };
-    scope?: string;
-    versions?: CrdVersion[];
-    conversion?: { strategy?: string; webhook?: { clientConfig?: { url?: string; service?: unknown; caBundle?: string }; conversionReviewVersions?: string[] } };
-  };
-}
-
-interface CrdVersion {
-  name?: string;
-  served?: boolean;
-  storage?: boolean;
-  deprecated?: boolean;
-  deprecationWarning?: string;
-  schema?: { openAPIV3Schema?: Json };
-  subresources?: Json;
-  additionalPrinterColumns?: Json[];
-  selectableFields?: Json[];
-}
-
-export interface APIResourceSchema {
-  apiVersion: 'apis.kcp.io/v1alpha1';
-  kind: 'APIResourceSchema';
-  metadata: { name: string };
-  spec: {
-    group: string;
-    names: Json & { plural: string; kind: string };
-    scope: string;
-    versions: Json[];
-    conversion?: Json;
-  };
-}
-
-/** A CRD read from a file, with where it came from for error messages. */
-export interface SourcedCrd {
-  crd: CustomResourceDefinition;
-  source: string;
-}
-
-/** Every CRD in a multi-document YAML (or JSON) text; empty documents are skipped, anything but a CRD is an error. */
-export function parseCrds(text: string, source: string): SourcedCrd[] {
-  let docs: unknown[];
-  try {
-    docs = loadAll(text);
-  } catch (err) {
-    throw new CliError(`error parsing ${source}: ${(err as Error).message.split('\n')[0]}`);
-  }
-  const out: SourcedCrd[] = [];
-  docs.forEach((doc, i) => {
-    if (doc === null || doc === undefined) return;
-    const where = docs.length > 1 ? `${source} (document ${i + 1})` : source;
-    const obj = doc as CustomResourceDefinition;
-    if (typeof doc !== 'object' || Array.isArray(doc) || obj.kind !== 'CustomResourceDefinition' || obj.apiVersion !== 'apiextensions.k8s.io/v1') {
-      const what = typeof doc === 'object' && doc && !Array.isArray(doc) ? `${obj.apiVersion ?? '<no apiVersion>'}, Kind=${obj.kind ?? '<no kind>'}` : typeof doc;
-      throw new CliError(`unexpected type for CRD in ${where}: ${what}; expected apiextensions.k8s.io/v1, Kind=CustomResourceDefinition`);
-    }
-    out.push({ crd: obj, source: where });
-  });
-  return out;
-}
 
 /** The schema for one CRD; errors read like kcp's (`error converting CRD: …`). */
 export function crdToSchema({ crd, source }: SourcedCrd, prefix: string): APIResourceSchema {

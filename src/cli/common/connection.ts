@@ -4,6 +4,7 @@
  * pick entries by name).
  */
 import { readFileSync } from 'node:fs';
+import type { Connection } from '../../client/connection.js';
 import { CliError } from './errors.js';
 import { Kubeconfig, type KubeCluster, type KubeContext, type KubeUser } from './kubeconfig.js';
 
@@ -19,19 +20,6 @@ export interface ConnectionFlags {
   'tls-server-name'?: string;
   username?: string;
   password?: string;
-}
-
-/** Everything needed to open a TLS connection and authenticate. */
-export interface Connection {
-  /** The server URL as configured (may end in `/clusters/<path>`). */
-  server: string;
-  ca?: Buffer;
-  insecureSkipTLSVerify: boolean;
-  tlsServerName?: string;
-  token?: string;
-  clientCert?: Buffer;
-  clientKey?: Buffer;
-  basicAuth?: { username: string; password: string };
 }
 
 /** The kubeconfig and the names the flags picked, before any network use. */

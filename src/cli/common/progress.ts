@@ -5,7 +5,7 @@
  * spinner's text, or without a terminal one line on stderr per change, once the wait has lasted a second (a quick
  * wait in a CI log stays silent).
  */
-import { importExternal } from './external-import.js';
+import { importExternal } from '../../client/external-import.js';
 import { canAnimate, type Io } from './io.js';
 
 const spinnerDelayMs = 300;

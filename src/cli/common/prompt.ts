@@ -4,7 +4,7 @@
  * @inquirer/prompts is imported only when a prompt is shown.
  */
 import { UsageError } from './errors.js';
-import { importExternal } from './external-import.js';
+import { importExternal } from '../../client/external-import.js';
 import { canPrompt, type Io } from './io.js';
 
 export interface MissingInput {

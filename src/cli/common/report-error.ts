@@ -3,7 +3,8 @@
  * stderr (kubectl's `Error from server (Reason): …` for API errors), and after a usage mistake the pointer to the
  * command's help, as kubectl prints it. Returns the exit code: 2 for a usage mistake, else 1.
  */
-import { CliError, UsageError, errorLine } from './errors.js';
+import { ClientError } from '../../client/errors.js';
+import { UsageError, errorLine } from './errors.js';
 import { colors, type Io } from './io.js';
 
 /** `See 'kcpt ws create --help' for usage.` (`kcpt --help` without a command). */
@@ -20,7 +21,7 @@ export async function reportError(io: Io, err: unknown, commandId?: string): Pro
     for (const detail of err.details) io.err(`${detail}\n`);
     io.err(`${usageHint(commandId)}\n`);
   }
-  if (err instanceof CliError) return err.exitCode;
+  if (err instanceof ClientError) return err.exitCode;
   if (process.env.KCPT_DEBUG && err instanceof Error) io.err(`${err.stack}\n`);
   return 1;
 }

@@ -5,8 +5,8 @@
 import { connectionFlagValues } from './connection-flags.js';
 import { resolveConfig, type ResolvedConfig } from './connection.js';
 import type { FlagValues } from './command-spec.js';
-import { KubeClient } from './http-client.js';
-import { clusterUrl } from './workspace-path.js';
+import { KubeClient } from '../../client/http-client.js';
+import { clusterUrl } from '../../client/workspace-path.js';
 import { resolveWorkspace } from './workspace-target.js';
 
 export interface Session {

@@ -10,10 +10,11 @@
  * Aliases need the server; everything else is resolved locally.
  */
 import { homedir } from 'node:os';
-import { ApiError, CliError, UsageError } from './errors.js';
-import type { KubeClient } from './http-client.js';
-import { isValidPath, joinPath, parseClusterUrl, resolveDots, unexpandHome } from './workspace-path.js';
-import { canonicalPath, homePath } from '../ws/workspace-api.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError, UsageError } from './errors.js';
+import type { KubeClient } from '../../client/http-client.js';
+import { isValidPath, joinPath, parseClusterUrl, resolveDots, unexpandHome } from '../../client/workspace-path.js';
+import { canonicalPath, homePath } from '../../client/workspace-api.js';
 
 /** How a command words "went above root" (kcp's `ws` and its `-w` differ). */
 export interface TargetOptions {

@@ -14,8 +14,8 @@ import path from 'node:path';
 import type { FlagValues } from '../common/command-spec.js';
 import { connectionFlags, connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig } from '../common/connection.js';
-import { KubeClient } from '../common/http-client.js';
-import { joinPath, parseClusterUrl, resolveDots } from '../common/workspace-path.js';
+import { KubeClient } from '../../client/http-client.js';
+import { joinPath, parseClusterUrl, resolveDots } from '../../client/workspace-path.js';
 import { commandSpecs } from '../registry.js';
 import { kcptPackageRoot } from '../server/package-root.js';
 

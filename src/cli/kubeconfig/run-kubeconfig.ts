@@ -7,15 +7,16 @@ import path from 'node:path';
 import type { FlagValues } from '../common/command-spec.js';
 import { connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig, type ResolvedConfig } from '../common/connection.js';
-import { ApiError, CliError, UsageError } from '../common/errors.js';
-import { baseUrlOf, KubeClient } from '../common/http-client.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError, UsageError } from '../common/errors.js';
+import { baseUrlOf, KubeClient } from '../../client/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData } from '../common/output.js';
 import { writePrivateFile } from '../common/private-file.js';
-import { clusterUrl } from '../common/workspace-path.js';
+import { clusterUrl } from '../../client/workspace-path.js';
 import { resolveWorkspace } from '../common/workspace-target.js';
 import { parseDuration, StartUsageError } from '../start/flags.js';
-import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from './standalone-kubeconfig.js';
+import { hasCredentials, standaloneKubeconfig, type StandaloneKubeconfigInput } from '../../client/standalone-kubeconfig.js';
 
 interface ServiceAccountRef {
   namespace: string;

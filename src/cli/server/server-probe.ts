@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { KubeClient } from '../common/http-client.js';
+import { KubeClient } from '../../client/http-client.js';
 
 const CA_FILE = 'ca.crt';
 

@@ -1,5 +1,6 @@
 /** `kcpt snapshot save FILE [--workspace PATH]`: from the running server, or from a stopped root directory. */
 import { existsSync, statSync } from 'node:fs';
+import { ClientError } from '../../client/errors.js';
 import type { FlagValues } from '../common/command-spec.js';
 import { CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
@@ -55,7 +56,7 @@ export async function offline<T>(body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (error instanceof ClientError) throw error;
     throw new CliError((error as Error).message);
   }
 }

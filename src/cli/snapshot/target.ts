@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { FlagValues } from '../common/command-spec.js';
 import { findRunningServer } from '../server/server-record.js';
 import { kcptPackageRoot } from '../server/package-root.js';
-import { importExternal } from '../common/external-import.js';
+import { importExternal } from '../../client/external-import.js';
 
 /** The context of admin.kubeconfig whose user (shard-admin) is in system:masters. */
 export const SHARD_ADMIN_CONTEXT = 'system:admin';

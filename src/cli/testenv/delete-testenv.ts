@@ -8,12 +8,13 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig } from '../common/connection.js';
-import { ApiError, CliError, UsageError } from '../common/errors.js';
-import { KubeClient } from '../common/http-client.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError, UsageError } from '../common/errors.js';
+import { KubeClient } from '../../client/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
-import { baseName, parentPath, parseClusterUrl } from '../common/workspace-path.js';
-import { deleteWorkspace } from '../ws/workspace-api.js';
+import { baseName, parentPath, parseClusterUrl } from '../../client/workspace-path.js';
+import { deleteWorkspace } from '../../client/workspace-api.js';
 import { testenvDirectory, testenvNamePrefix } from './run-testenv.js';
 
 export interface Deleted {

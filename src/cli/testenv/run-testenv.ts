@@ -5,20 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { installCRD } from '../apis/install-crd.js';
+import { installCRD } from '../../client/install-crd.js';
 import { readCrdFiles } from '../apis/crd-files.js';
 import type { FlagValues } from '../common/command-spec.js';
 import { CliError } from '../common/errors.js';
-import { baseUrlOf } from '../common/http-client.js';
+import { baseUrlOf } from '../../client/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { privateTempDirectory, writePrivateFile } from '../common/private-file.js';
 import { withSession } from '../common/session.js';
-import { clusterUrl } from '../common/workspace-path.js';
+import { clusterUrl } from '../../client/workspace-path.js';
 import { resolveWorkspace } from '../common/workspace-target.js';
-import { standaloneKubeconfig } from '../kubeconfig/standalone-kubeconfig.js';
-import { parseTypeFlag, waitForReady } from '../ws/create.js';
-import { createWorkspace, deleteWorkspace, type Workspace } from '../ws/workspace-api.js';
+import { standaloneKubeconfig } from '../../client/standalone-kubeconfig.js';
+import { waitForReady } from '../ws/create.js';
+import { createWorkspace, deleteWorkspace, parseTypeFlag, type Workspace } from '../../client/workspace-api.js';
 
 const readyTimeoutMs = 60_000;
 

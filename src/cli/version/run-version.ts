@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FlagValues } from '../common/command-spec.js';
 import { connectionFlagValues } from '../common/connection-flags.js';
 import { resolveConfig } from '../common/connection.js';
-import { KubeClient } from '../common/http-client.js';
+import { KubeClient } from '../../client/http-client.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import { kcptPackageRoot } from '../server/package-root.js';

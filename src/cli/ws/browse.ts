@@ -7,11 +7,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { requireWithCodeCache } from '../code-cache.js';
-import { importExternal } from '../common/external-import.js';
+import { importExternal } from '../../client/external-import.js';
 import { canPrompt, type Io } from '../common/io.js';
 import { kcptPackageRoot } from '../server/package-root.js';
 import type { Session } from '../common/session.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
 import { showTree } from './tree.js';
 import { useWorkspace } from './use.js';
 

@@ -3,9 +3,9 @@
  * but not acknowledged. Errors are reported as a line, never fatal; where the user may not list bindings (403) or
  * the server does not serve them (404) there is nothing to say.
  */
-import { ApiError } from '../common/errors.js';
-import type { KubeClient } from '../common/http-client.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
+import { ApiError } from '../../client/errors.js';
+import type { KubeClient } from '../../client/http-client.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
 
 interface Claim {
   group?: string;

@@ -3,7 +3,7 @@ import { CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { ResolvedConfig } from '../common/connection.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
 import { createContext } from './context-rewrite.js';
 
 export interface CreateContextOptions {

@@ -4,16 +4,17 @@
  * (--create-context) and/or enters it (--enter). kcp's plugin polls every 500 ms; a kcpt workspace is usually Ready
  * within milliseconds, so the wait watches the workspace instead and returns on the event that makes it Ready.
  */
-import { ApiError, CliError } from '../common/errors.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
 import { printObjects, type OutputFormat } from '../common/output.js';
 import { withProgress } from '../common/progress.js';
 import type { Session } from '../common/session.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
 import { runCreateContext } from './create-context.js';
 import { parseLabelSelector } from './label-selector.js';
 import { useWorkspace } from './use.js';
-import { createWorkspace, getWorkspace, typeString, watchWorkspace, type TypeReference, type Workspace } from './workspace-api.js';
+import { createWorkspace, getWorkspace, parseTypeFlag, typeString, watchWorkspace, type TypeReference, type Workspace } from '../../client/workspace-api.js';
 
 export interface CreateOptions {
   name: string;
@@ -24,13 +25,6 @@ export interface CreateOptions {
   createContext?: string;
   output?: OutputFormat;
   readyTimeoutMs?: number;
-}
-
-/** `--type root:organization` → { path: 'root', name: 'organization' }; a bare name leaves the path to admission. */
-export function parseTypeFlag(type: string): TypeReference {
-  const at = type.lastIndexOf(':');
-  if (at < 0) return { name: type.toLowerCase() };
-  return { name: type.slice(at + 1).toLowerCase(), path: type.slice(0, at) };
 }
 
 export async function createWorkspaceCommand(session: Session, io: Io, opts: CreateOptions): Promise<void> {

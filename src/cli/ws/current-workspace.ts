@@ -1,7 +1,7 @@
 /** kcp's printCurrentWorkspace, plus `-o json|yaml|jsonpath` ({ workspace, type, url }). */
 import type { Io } from '../common/io.js';
 import { printData, type OutputFormat } from '../common/output.js';
-import { parseClusterUrl } from '../common/workspace-path.js';
+import { parseClusterUrl } from '../../client/workspace-path.js';
 
 export interface PrintOptions {
   short: boolean;

@@ -7,7 +7,7 @@ import type { Io } from '../common/io.js';
 import { printObjects, type OutputFormat } from '../common/output.js';
 import { formatTable } from '../common/table.js';
 import type { Session } from '../common/session.js';
-import { listReachable, typeString, type Workspace } from './workspace-api.js';
+import { listReachable, typeString, type Workspace } from '../../client/workspace-api.js';
 
 const pathOf = (ws: Workspace) => ws.metadata.annotations?.['kcp.io/path'] ?? ws.metadata.name;
 

@@ -9,12 +9,12 @@
  * (kcp, or a user who sees only what they may enter) it is listed level by level, children of a level concurrently.
  */
 import type { Io } from '../common/io.js';
-import type { KubeClient } from '../common/http-client.js';
-import { limiter, type Limiter } from '../common/limiter.js';
+import type { KubeClient } from '../../client/http-client.js';
+import { limiter, type Limiter } from '../../client/limiter.js';
 import { printData, type OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { baseName, parseClusterUrl } from '../common/workspace-path.js';
-import { beingDeleted, listChildren, listEveryWorkspace, logicalClusterPhase, typeString, type Workspace } from './workspace-api.js';
+import { baseName, parseClusterUrl } from '../../client/workspace-path.js';
+import { beingDeleted, listChildren, listEveryWorkspace, logicalClusterPhase, typeString, type Workspace } from '../../client/workspace-api.js';
 
 export interface TreeOptions {
   full: boolean;

@@ -5,17 +5,18 @@
  * anything else is a workspace, checked (discovery + the Workspace in its parent, in parallel) before the kubeconfig
  * is rewritten. Every form prints the workspace with its type, as kcp prints it after a switch.
  */
-import { ApiError, CliError } from '../common/errors.js';
+import { ApiError } from '../../client/errors.js';
+import { CliError } from '../common/errors.js';
 import type { Io } from '../common/io.js';
-import type { KubeClient } from '../common/http-client.js';
+import type { KubeClient } from '../../client/http-client.js';
 import type { OutputFormat } from '../common/output.js';
 import type { Session } from '../common/session.js';
-import { baseName, clusterUrl, parentPath, parseClusterUrl, rootOf } from '../common/workspace-path.js';
+import { baseName, clusterUrl, parentPath, parseClusterUrl, rootOf } from '../../client/workspace-path.js';
 import { resolveWorkspace } from '../common/workspace-target.js';
 import { checkPermissionClaims } from './claims.js';
 import { switchToUrl, swapToPrevious } from './context-rewrite.js';
 import { printCurrentWorkspace } from './current-workspace.js';
-import { getWorkspace, typeString, workspaceType } from './workspace-api.js';
+import { getWorkspace, typeString, workspaceType } from '../../client/workspace-api.js';
 
 export interface UseOptions {
   name: string;

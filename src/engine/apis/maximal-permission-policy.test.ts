@@ -3,7 +3,8 @@
  * re-checks a capped request against RBAC in the export's workspace with the `apis.kcp.io:binding:` prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from '../authorization/index.js';
+import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
+import { Authorization, Rbac, writeBootstrapPolicy } from '../authorization/index.js';
 import type { UserInfo } from '../auth/user.js';
 import type { RequestAttributes } from '../authorization/rules.js';
 import { builtinResourceTypes } from '../builtin/index.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namespaces, secrets, serviceAccounts } from '../builtin/core.js';
+import { namespaces, secrets, serviceAccounts } from '../builtin/core/resources.js';
 import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';

@@ -8,7 +8,8 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { UserInfo } from '../auth/user.js';
 import type { LogicalClusterFacts } from './authorizer.js';
-import { Authorization, clusterRoleAggregationController, Rbac, writeBootstrapPolicy } from './index.js';
+import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
+import { Authorization, Rbac, writeBootstrapPolicy } from './index.js';
 import type { RequestAttributes } from './rules.js';
 
 const rbac = 'rbac.authorization.k8s.io';

@@ -7,7 +7,6 @@ import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
-import type { ClusterRoleAggregation } from './aggregation-controller.js';
 import type { UserInfo } from '../auth/user.js';
 import { allowedByRbac, Authorizer, type AuthorizerDeps } from './authorizer.js';
 import { bootstrapPolicy } from './bootstrap-policy.js';
@@ -22,7 +21,6 @@ export { forbiddenError, requestAttributes, WORKSPACE_ACCESS_NOT_PERMITTED } fro
 export { impersonate, impersonationHeaders } from './impersonation.js';
 export { checkImpersonationPrivilege } from './impersonation-gatekeeper.js';
 export { BOOTSTRAP_CLUSTER } from './rbac-index.js';
-export { clusterRoleAggregationController, type ClusterRoleAggregation } from './aggregation-controller.js';
 
 /**
  * RBAC alone: every cluster's compiled roles and bindings, and what admission asks of them (`use` a WorkspaceType,
@@ -104,7 +102,8 @@ export function writeBootstrapPolicy(
   generic: GenericStore,
   types: PolicyTypes,
   homeCreatorGroups: readonly string[],
-  aggregation: Pick<ClusterRoleAggregation, 'reconcile'>,
+  /** The ClusterRole aggregation controller (controllers/), which aggregates one cluster's roles on demand. */
+  aggregation: { reconcile(cluster: string): void },
 ): void {
   const kinds = { ClusterRole: types.clusterRoles, ClusterRoleBinding: types.clusterRoleBindings };
   for (const obj of bootstrapPolicy()) createIfMissing(generic, kinds, BOOTSTRAP_CLUSTER, obj);

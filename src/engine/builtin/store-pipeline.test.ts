@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { namespaces, secrets } from './core.js';
-import { logicalClusters } from './kcp-core.js';
-import { roleBindings } from './rbac.js';
+import { namespaces, secrets } from './core/resources.js';
+import { logicalClusters } from './kcp-core/resources.js';
+import { roleBindings } from './rbac/resources.js';
 
 function setup() {
   const generic = new GenericStore(createMemoryStore(), namespaces);

@@ -4,7 +4,7 @@
  * restart looks like to it).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { configMaps, namespaces, secrets } from '../builtin/core.js';
+import { configMaps, namespaces, secrets } from '../builtin/core/resources.js';
 import { builtinResourceTypes } from '../builtin/index.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { GenericStore, type OpContext } from '../registry/generic-store.js';

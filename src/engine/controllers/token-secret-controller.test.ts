@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { namespaces, secrets, serviceAccounts } from '../builtin/core.js';
+import { namespaces, secrets, serviceAccounts } from '../builtin/core/resources.js';
 import { loadOrCreateServiceAccountKey } from '../auth/service-account-key.js';
 import { ServiceAccountTokens } from '../auth/service-account-tokens.js';
 import { GenericStore, WriteBatch, type OpContext } from '../registry/generic-store.js';

@@ -104,7 +104,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
   }
   let info = parseRequestInfo(request.method, url.pathname, query);
-  const authenticated = await authenticate(svc, request, info.path);
+  const gated = authenticate(svc, request, info.path);
+  const authenticated = gated instanceof Promise ? await gated : gated;
   refuseUnroutedMethod(request.method);
   gateImpersonation(request, authenticated);
   const home = info.cluster.path === '' ? homeClusterOf(authenticated) : undefined;
@@ -320,8 +321,11 @@ function mayHaveHome(user: UserInfo): boolean {
   return user.username !== ANONYMOUS_USER && !user.username.startsWith('system:serviceaccount:') && !user.extra?.[CLUSTER_NAME_EXTRA]?.length;
 }
 
-/** The user the request gate authenticated, or (a router driven without the gate) authenticated here. */
-async function authenticate(svc: RouterServices, request: FastifyRequest, path: string): Promise<UserInfo> {
+/**
+ * The user the request gate authenticated, or (a router driven without the gate) authenticated here. Synchronous when
+ * the gate saw the request: awaiting it then costs no turn.
+ */
+function authenticate(svc: RouterServices, request: FastifyRequest, path: string): UserInfo | Promise<UserInfo> {
   const user = authenticatedUser(request);
   if (user) {
     // The gate let an anonymous read through only on a public path; the router's parse of the path decides.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeKube } from '../machinery/protobuf/test-support.js';
+import { encodeKube } from '../builtin/protobuf-test-support.js';
 import { deleteOptionsBody } from './body.js';
 import { parseDeleteOptions } from './query.js';
 

@@ -28,9 +28,12 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
       return asObject(parseYamlText(raw.toString('utf8')));
     case 'application/vnd.kubernetes.protobuf': {
       // Loaded on first use: most clients send JSON, and the decoder's schemas cost start-up time.
-      const { decodeKubeProtobuf, ProtobufDecodeError } = await import('../machinery/protobuf/index.js');
+      const [{ kubeProtobuf }, { ProtobufDecodeError }] = await Promise.all([
+        import('../builtin/protobuf.js'),
+        import('../machinery/protobuf/index.js'),
+      ]);
       try {
-        return decodeKubeProtobuf(raw).object as KubeObject;
+        return kubeProtobuf.decode(raw).object as KubeObject;
       } catch (err) {
         if (err instanceof ProtobufDecodeError) throw badRequest(err.message);
         throw err;

@@ -53,6 +53,19 @@ describe('negotiateOutput', () => {
     expect(refused.toStatus().message).toContain(PB);
   });
 
+  it('answers a repeated Accept header per endpoint, and past the parsed-header cache’s bound as before', () => {
+    for (let round = 0; round < 3; round++) {
+      expect(negotiateOutput({ accept: `${PB}, application/json` }, BUILTIN_RESOURCE).format).toBe('protobuf');
+      expect(negotiateOutput({ accept: `${PB}, application/json` }, CUSTOM_RESOURCE).format).toBe('json');
+      expect(negotiateOutput({ accept: TABLE_V1 }, BUILTIN_RESOURCE).convert).toEqual({ kind: 'Table', version: 'v1' });
+    }
+    for (let i = 0; i < 600; i++) {
+      const accept = `application/yaml;x=${i}, ${PB}` + (i % 2 ? '' : ` ${'y'.repeat(600)}`);
+      expect(negotiateOutput({ accept }, BUILTIN_RESOURCE).format).toBe('yaml');
+    }
+    expect(negotiateOutput({ accept: PB }, BUILTIN_RESOURCE).format).toBe('protobuf');
+  });
+
   it('serves PartialObjectMetadata of custom resources in protobuf, Tables only in JSON and YAML', () => {
     const pom = `${PB};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`;
     expect(negotiateOutput({ accept: pom }, CUSTOM_RESOURCE)).toMatchObject({

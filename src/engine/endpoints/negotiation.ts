@@ -142,7 +142,7 @@ interface Matched {
   convert?: { kind: string; group: string; version: string };
 }
 
-function acceptable(clause: AcceptClause, s: Serializer, endpoint: Endpoint): Matched | undefined {
+function acceptable(clause: Readonly<AcceptClause>, s: Serializer, endpoint: Endpoint): Matched | undefined {
   let convert: Matched['convert'];
   let pretty = false;
   for (const [key, value] of Object.entries(clause.params)) {
@@ -181,10 +181,29 @@ function allowsTransform(endpoint: Endpoint, s: Serializer, convert: Matched['co
   return false;
 }
 
+/**
+ * Parsed Accept headers by their text: clients send the same few on every request. Bounded in count and length (the
+ * header is the client's to choose); when full, new headers are parsed each time rather than evicting.
+ */
+const parsedAccepts = new Map<string, readonly Readonly<AcceptClause>[]>();
+const MAX_PARSED_ACCEPTS = 256;
+const MAX_CACHED_ACCEPT_LENGTH = 512;
+
+function acceptClauses(accept: string): readonly Readonly<AcceptClause>[] {
+  let clauses = parsedAccepts.get(accept);
+  if (clauses) return clauses;
+  clauses = parseAccept(accept);
+  if (accept.length <= MAX_CACHED_ACCEPT_LENGTH && parsedAccepts.size < MAX_PARSED_ACCEPTS) {
+    for (const clause of clauses) Object.freeze(Object.freeze(clause).params);
+    parsedAccepts.set(accept, Object.freeze(clauses));
+  }
+  return clauses;
+}
+
 /** NegotiateMediaTypeOptions: the first clause (in goautoneg's order) any media type satisfies, or undefined. */
 function match(accept: string | undefined, endpoint: Endpoint): Matched | undefined {
   if (!accept) return { serializer: SERIALIZERS[0]!, pretty: false };
-  for (const clause of parseAccept(accept)) {
+  for (const clause of acceptClauses(accept)) {
     for (const s of SERIALIZERS) {
       const fits =
         (clause.type === s.type && (clause.subtype === s.subtype || clause.subtype === '*')) ||

@@ -8,7 +8,8 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { apiVersionOf, type ResourceType } from '../registry/types.js';
 import { buildGroupVersionDocument } from './openapi/document.js';
 import { buildOpenAPIIndex } from './openapi/index.js';
-import { builtinSchemas, type Schema } from '../machinery/openapi-schemas/index.js';
+import { builtinGroups, builtinSchemas } from '../builtin/index.js';
+import type { Schema } from '../machinery/openapi-schemas/index.js';
 import { resourceNotFound } from './resource-handler.js';
 import { sendBody, sendJson } from './responses.js';
 import { documentHash } from './openapi/index.js';
@@ -17,11 +18,15 @@ import { buildSwaggerDocument } from './openapi/v2-document.js';
 import { swaggerToProtobuf } from './openapi/v2-protobuf.js';
 import { serverVersion } from './non-resource.js';
 
+/** Schema maps already in builtinSchemas: the built-in groups'. */
+const builtinMaps = new Set<unknown>(builtinGroups.map((group) => group.schemas));
+
 /** The built-in schemas plus the ones custom resource types bring. */
 function schemasFor(resources: readonly ResourceType[]): Record<string, Schema> {
-  if (!resources.some((rt) => rt.schemas)) return builtinSchemas;
+  const extra = new Set(resources.map((rt) => rt.schemas).filter((s) => s && !builtinMaps.has(s)));
+  if (extra.size === 0) return builtinSchemas;
   const merged: Record<string, Schema> = { ...builtinSchemas };
-  for (const rt of resources) Object.assign(merged, rt.schemas ?? {});
+  for (const schemas of extra) Object.assign(merged, schemas);
   return merged;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configMaps } from '../builtin/core.js';
+import { configMaps } from '../builtin/core/resources.js';
 import { watchRenderOptions, WatchEventWriter } from './render.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';

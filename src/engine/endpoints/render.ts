@@ -7,8 +7,8 @@
  * `apiVersion` and `kind` (kube's typed lists do; custom resources' items keep them).
  */
 import { stringify as toYamlText } from 'yaml';
-import { hasProtobufForm } from '../machinery/protobuf/defs/index.js';
-import { encodeKubeProtobuf, encodeKubeProtobufList, protobufWatchFrame } from '../machinery/protobuf/encode.js';
+import { kubeProtobuf } from '../builtin/protobuf.js';
+import { protobufWatchFrame } from '../machinery/protobuf/encode.js';
 import { buildTable, defaultPrinter, parseIncludeObject, type TableVersion } from '../machinery/table.js';
 import type { ListPage } from '../registry/list.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
@@ -37,7 +37,7 @@ export interface Answer {
 
 /** Kube's typed kinds (served in protobuf, typed lists); custom resources and kcp's CRD-based kinds are not. */
 export function isTypedKind(rt: ResourceType): boolean {
-  return !rt.isCustomResource && hasProtobufForm(apiVersionOf(rt), rt.kind);
+  return !rt.isCustomResource && kubeProtobuf.hasForm(apiVersionOf(rt), rt.kind);
 }
 
 /** What a resource's endpoints can answer in; the computed review kinds have no table convertor in kube. */
@@ -91,7 +91,7 @@ export function encodeAnswer(value: unknown, format: Negotiated): Answer {
   const contentType = format.mediaType;
   switch (format.format) {
     case 'protobuf':
-      return { contentType, body: encodeKubeProtobuf((typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>) };
+      return { contentType, body: kubeProtobuf.encode((typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>) };
     case 'yaml':
       return { contentType, body: Buffer.from(toYaml(typeof value === 'string' ? JSON.parse(value) : value)) };
     default: {
@@ -195,7 +195,7 @@ function renderListItems(
   }
   const apiVersion = apiVersionOf(rt);
   if (format.format === 'protobuf') {
-    return { contentType: format.mediaType, body: encodeKubeProtobufList(apiVersion, rt.listKind, rt.kind, listMeta, parsed()) };
+    return { contentType: format.mediaType, body: kubeProtobuf.encodeList(apiVersion, rt.listKind, rt.kind, listMeta, parsed()) };
   }
   // JSON (and YAML from it): the items' texts spliced into the list without re-serializing them.
   const items = isTypedKind(rt) ? texts.map(withoutTypeMeta) : texts;
@@ -246,7 +246,7 @@ export class WatchEventWriter {
   private encode(type: string, json: string): Buffer {
     const object = this.object(type, json);
     if (this.opts.format.format === 'protobuf') {
-      return protobufWatchFrame(type, encodeKubeProtobuf((typeof object === 'string' ? JSON.parse(object) : object) as Record<string, unknown>));
+      return protobufWatchFrame(type, kubeProtobuf.encode((typeof object === 'string' ? JSON.parse(object) : object) as Record<string, unknown>));
     }
     return Buffer.from(`{"type":"${type}","object":${typeof object === 'string' ? object : JSON.stringify(object)}}\n`);
   }

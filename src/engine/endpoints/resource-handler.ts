@@ -206,9 +206,8 @@ async function patchObject(
   const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
   base.metadata = { ...base.metadata, resourceVersion: String(current.revision) };
   const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
-    group: rt.group,
-    kind: rt.kind,
     isCustomResource: !!rt.isCustomResource,
+    patchSchema: rt.patchSchema,
   }) as KubeObject;
   // Over the object limit, the patched object goes no further (pruning, validation and their messages would all
   // walk it): the same 413 the store answers.

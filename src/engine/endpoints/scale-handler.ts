@@ -34,8 +34,6 @@ export async function handleScaleRequest(
     const { applyPatch, supportedPatchTypes } = await import('../machinery/patch/index.js');
     if (!supportedPatchTypes.includes(type) || type === 'application/apply-patch+yaml') throw unsupportedMediaType(type, supportedPatchTypes);
     scale = applyPatch(type, scaleFromObject(current, spec), req.body ?? Buffer.alloc(0), {
-      group: 'autoscaling',
-      kind: 'Scale',
       isCustomResource: false,
     }) as KubeObject;
   } else {

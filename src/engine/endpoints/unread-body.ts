@@ -14,13 +14,22 @@ type RawRequest = FastifyRequest['raw'] & { stream?: http2.ServerHttp2Stream };
 export function bodyStillArriving(request: FastifyRequest): boolean {
   const raw = request.raw as RawRequest;
   const stream = raw.stream;
-  if (!stream) return !raw.complete;
+  // A request framed without a body has none to wait for, although an answer written synchronously from its headers
+  // (nothing awaited on the way) comes before Node marks it complete.
+  if (!stream) return !raw.complete && hasBody(raw.headers);
   if (stream.destroyed || stream.endAfterHeaders) return false;
   try {
     return !stream.state.remoteClose;
   } catch {
     return false;
   }
+}
+
+/** HTTP/1.1 framing (RFC 9112 6.3): a request has a body only with a Transfer-Encoding or a non-zero Content-Length. */
+function hasBody(headers: http2.IncomingHttpHeaders): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && length !== '0';
 }
 
 /**

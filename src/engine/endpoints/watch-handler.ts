@@ -15,6 +15,7 @@ import type { ListOptionsQuery } from './query.js';
 import { watchRenderOptions, WatchEventWriter } from './render.js';
 import type { ApiRequest, ResourceServices } from './request.js';
 import { toStatusError } from './responses.js';
+import { WatchResponse } from './watch-response.js';
 
 export async function streamWatch(
   svc: ResourceServices,
@@ -33,19 +34,9 @@ export async function streamWatch(
     // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
     await waitForRevision(svc.store, parseResourceVersion(rv));
   }
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
-  raw.flushHeaders();
-  const endStream = () => {
-    if (!raw.writableEnded) raw.end();
-  };
-  svc.watches?.add(endStream);
-  const stopFollowingType = svc.watchRemoval?.(req.cluster ?? '*', rt, endStream);
-  raw.on('close', () => {
-    svc.watches?.delete(endStream);
-    stopFollowingType?.();
-  });
+  const sink = new WatchResponse(reply, writer, svc.watches);
+  const stopFollowingType = svc.watchRemoval?.(req.cluster ?? '*', rt, sink.end);
+  if (stopFollowingType) sink.onClose(stopFollowingType);
   try {
     await serveWatch(
       svc.store,
@@ -61,26 +52,12 @@ export async function streamWatch(
         minRequestTimeoutSeconds: svc.minRequestTimeoutSeconds,
         convert: rt.convert ? convertText(rt.convert) : undefined,
       },
-      {
-        send(type, json) {
-          // Ended from outside (type removed, shutdown): serveWatch learns it here or from the close event.
-          if (raw.writableEnded) return false;
-          raw.write(writer.event(type, json));
-          return raw.writableLength < 16 * 1024 * 1024;
-        },
-        end: endStream,
-        onClose(callback) {
-          raw.on('close', callback);
-        },
-      },
+      // Ended from outside (type removed, shutdown), the sink's send says so and serveWatch stops.
+      sink,
     );
   } catch (err) {
     // The response is already streaming: report the failure as an ERROR event, then close.
-    const status = toStatusError(err);
-    if (!raw.writableEnded) {
-      raw.write(writer.event('ERROR', JSON.stringify(status.toStatus())));
-      raw.end();
-    }
+    sink.fail(JSON.stringify(toStatusError(err).toStatus()));
   }
 }
 

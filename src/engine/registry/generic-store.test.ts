@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceTypes } from '../apiextensions/cr-types.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
-import { namespaces } from '../builtin/core.js';
+import { namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 

@@ -1,8 +1,8 @@
 /** Objects written from a template are the very bytes the create pipeline writes, with the same events and index rows. */
 import { describe, expect, it } from 'vitest';
-import { namespaces, serviceAccounts } from '../builtin/core.js';
-import { logicalClusters } from '../builtin/kcp-core.js';
-import { clusterRoleBindings } from '../builtin/rbac.js';
+import { namespaces, serviceAccounts } from '../builtin/core/resources.js';
+import { logicalClusters } from '../builtin/kcp-core/resources.js';
+import { clusterRoleBindings } from '../builtin/rbac/resources.js';
 import { deepFreeze } from '../machinery/deep-freeze.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { WriteOp } from '../storage/store.js';

@@ -1,6 +1,6 @@
 /** A wildcard list of a type that names its clusters reads only their key ranges and pages like a whole-prefix list. */
 import { describe, expect, it } from 'vitest';
-import { configMaps } from '../builtin/core.js';
+import { configMaps } from '../builtin/core/resources.js';
 import { createMemoryStore, type Store } from '../storage/index.js';
 import { listObjects } from './list.js';
 import { everything } from './predicates.js';

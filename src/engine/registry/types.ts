@@ -2,6 +2,7 @@
  * A ResourceType describes one served resource: built-ins, CRDs and bound APIs are all ResourceTypes, and one
  * generic REST store serves every verb for all of them. Everything that differs per resource sits here.
  */
+import type { PatchSchema } from '../machinery/patch/schema.js';
 import type { FieldError } from '../machinery/status.js';
 
 /** A Kubernetes object as stored and served: plain JSON. */
@@ -169,10 +170,13 @@ export interface ResourceType {
   /** Name of this kind in the OpenAPI components (for the OpenAPI document builder, pruning and SSA type info). */
   openapiSchemaName?: string;
   /**
-   * OpenAPI component schemas this type brings besides the built-in `io.k8s.*` ones (a CRD version's schema, with
-   * `metadata` referring to ObjectMeta). `openapiSchemaName` names one of them. Absent for built-ins.
+   * OpenAPI component schemas this type brings besides the shared ones (meta, Scale, …: machinery/openapi-schemas):
+   * a built-in group's kinds and those they refer to, or a CRD version's schema (with `metadata` referring to
+   * ObjectMeta). `openapiSchemaName` names one of them.
    */
-  schemas?: Record<string, Record<string, unknown>>;
+  schemas?: Readonly<Record<string, Record<string, unknown>>>;
+  /** Strategic-merge keys of a built-in kind's own fields; absent, only ObjectMeta's (custom resources refuse it). */
+  patchSchema?: PatchSchema;
   /**
    * Custom resources (served from a CRD or, later, a bound APIResourceSchema): strategic merge patch answers 415,
    * unconditional updates are refused, and server-side apply reads list/map types from the CRD schema.

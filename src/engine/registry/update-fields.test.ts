@@ -3,8 +3,8 @@
  * same owners, fields and times, in the same order, whatever was computed before for a similar change.
  */
 import { describe, expect, it } from 'vitest';
-import { configMaps } from '../builtin/core.js';
-import { logicalClusters } from '../builtin/kcp-core.js';
+import { configMaps } from '../builtin/core/resources.js';
+import { logicalClusters } from '../builtin/kcp-core/resources.js';
 import { Managers, recordUpdate } from '../machinery/ssa/apply.js';
 import { FieldManager } from './field-manager.js';
 import { nowTimestamp } from './object-rules.js';

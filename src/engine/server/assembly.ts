@@ -33,7 +33,9 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { DelegatedTokenAuthenticator } from '../shards/delegated-authenticator.js';
 import { RemoteAccessReviews } from '../shards/remote-access-reviews.js';
 import { ShardClient } from '../shards/shard-client.js';
-import { LocalShardDirectory, RemoteShardDirectory, type ShardDirectory } from '../shards/shard-directory.js';
+import { RemoteWorkspaces } from '../shards/remote-workspaces.js';
+import { LocalShardDirectory, RemoteShardDirectory } from '../shards/shard-directory.js';
+import type { ShardDirectory } from '../tenancy/shard-placement.js';
 import { SharingReplica } from '../shards/sharing-replica.js';
 import type { Store } from '../storage/store.js';
 import { Tenancy, type TenancyParts } from '../tenancy/index.js';
@@ -202,7 +204,12 @@ export function assembleServer(config: ServerConfig, foundation: Foundation, add
     clusterRoleBindings: types.clusterRoleBindings,
     serviceAccounts: types.serviceAccounts,
     externalUrl: () => address.externalUrl,
-    shard: { name: shard.name, virtualWorkspaceUrl: () => address.virtualWorkspaceUrl, directory: shardDirectory, client: shardClient },
+    shard: {
+      name: shard.name,
+      virtualWorkspaceUrl: () => address.virtualWorkspaceUrl,
+      directory: shardDirectory,
+      remote: new RemoteWorkspaces({ store, generic, workspaces: tenancy.workspaces, client: shardClient, shards: shardDirectory }),
+    },
     onError,
   });
 

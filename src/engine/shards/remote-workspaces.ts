@@ -25,7 +25,7 @@ import { scheduledWorkspaceMetadata, workspaceConditions, type RemoteScheduling,
 import { decodeStored } from '../registry/stored-object.js';
 import type { Store } from '../storage/store.js';
 import { statusMessage, type ShardClient } from './shard-client.js';
-import type { ShardDirectory } from './shard-directory.js';
+import type { ShardDirectory } from '../tenancy/shard-placement.js';
 
 interface RemoteLogicalCluster extends KubeObject {
   spec?: { owner?: { uid?: string } };

@@ -6,18 +6,10 @@
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { decodeStored } from '../registry/stored-object.js';
+import type { ShardDirectory } from '../tenancy/shard-placement.js';
 import type { ShardClient } from './shard-client.js';
 
 export const shardsPrefix = '/registry/core.kcp.io/shards/root/';
-
-export interface ShardDirectory {
-  /** The Shards known now (frozen; do not mutate). */
-  shards(): readonly KubeObject[];
-  /** Called after the set of Shards (or one of them) changed. */
-  onChange(listener: () => void): void;
-  start(): void;
-  stop(): void;
-}
 
 /** The root shard's view: its own store. */
 export class LocalShardDirectory implements ShardDirectory {

@@ -16,7 +16,7 @@ import type { KubeObject } from '../registry/types.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
 import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from '../tenancy/names.js';
 import { ShardClient, type ShardCredentials } from './shard-client.js';
-import type { ShardDirectory } from './shard-directory.js';
+import type { ShardDirectory } from '../tenancy/shard-placement.js';
 
 export type ReplicatedKind = 'apiexports' | 'apiresourceschemas' | 'apiexportendpointslices' | 'workspacetypes';
 

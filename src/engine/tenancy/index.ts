@@ -16,17 +16,15 @@ import { APISets } from './api-sets.js';
 import { ClusterContentDeleter } from './cluster-deletion.js';
 import { ClusterPaths } from './cluster-paths.js';
 import { HomeWorkspaces, homePath, type HomeOptions } from './home-workspaces.js';
-import { workspaceController } from './workspace-controller/index.js';
+import { workspaceController, type RemoteWorkspaceFollower } from './workspace-controller/index.js';
 import { hostedPendingWriter, workspacePendingWriter } from './pending-markers.js';
 import { workspaceResourceType, type TenancyAccess } from './workspace-resource.js';
-import { WorkspaceScheduler, type TenancyTypes } from './workspace-scheduler.js';
+import { WorkspaceScheduler, type RemoteScheduling, type TenancyTypes } from './workspace-scheduler.js';
 import { WorkspaceTypes, type RemoteWorkspaceTypes } from './workspace-types.js';
 import { shardResourceType, workspaceTypeResourceType } from './workspacetype-resource.js';
 import { workspaceTypeStatusController } from './workspacetype-status.js';
 import type { Controller } from '../controllers/controller.js';
-import type { ShardClient } from '../shards/shard-client.js';
-import type { ShardDirectory } from '../shards/shard-directory.js';
-import { RemoteWorkspaces } from '../shards/remote-workspaces.js';
+import type { ShardDirectory } from './shard-placement.js';
 
 export interface TenancyAssemblyDeps {
   generic: GenericStore;
@@ -41,7 +39,8 @@ export interface TenancyAssemblyDeps {
     name: string;
     virtualWorkspaceUrl(): string;
     directory: ShardDirectory;
-    client(): ShardClient;
+    /** Workspaces scheduled onto other shards: placed there, and followed until they are ready (shards/ keeps them). */
+    remote: RemoteScheduling & RemoteWorkspaceFollower;
   };
   onError?(controller: string, key: string, err: unknown): void;
 }
@@ -101,7 +100,7 @@ export class Tenancy {
       clusterRoleBindings: deps.clusterRoleBindings,
       serviceAccounts: deps.serviceAccounts,
     };
-    const remote = new RemoteWorkspaces({ store, generic: deps.generic, workspaces: this.workspaces, client: deps.shard.client, shards: deps.shard.directory });
+    const { remote } = deps.shard;
     const scheduler = new WorkspaceScheduler({
       store,
       generic: deps.generic,

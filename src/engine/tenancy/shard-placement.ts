@@ -18,6 +18,16 @@ export interface ShardSpec {
 
 export type Placement = { shard: string; region?: string; spec: ShardSpec } | { unschedulable: string };
 
+/** The Shards of the deployment, as the scheduler and the cross-shard controllers need them (shards/ keeps them). */
+export interface ShardDirectory {
+  /** The Shards known now (frozen; do not mutate). */
+  shards(): readonly KubeObject[];
+  /** Called after the set of Shards (or one of them) changed. */
+  onChange(listener: () => void): void;
+  start(): void;
+  stop(): void;
+}
+
 export function placeWorkspace(shards: readonly KubeObject[], ws: Workspace): Placement {
   const selector = ws.spec?.location?.selector as LabelSelectorObject | undefined;
   let candidates = shards.filter((s) => s.metadata?.annotations?.[UNSCHEDULABLE_ANNOTATION] === undefined);

@@ -30,8 +30,7 @@ import {
 } from './names.js';
 import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
 import { ObjectTemplates, slotPaths, withSlots } from '../registry/object-templates.js';
-import { placeWorkspace, type Placement, type ShardSpec } from './shard-placement.js';
-import type { ShardDirectory } from '../shards/shard-directory.js';
+import { placeWorkspace, type Placement, type ShardDirectory, type ShardSpec } from './shard-placement.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { qualifiedName, type WorkspaceType, type WorkspaceTypes } from './workspace-types.js';
 

@@ -21,6 +21,7 @@ import type { UserInfo } from '../auth/user.js';
 import type { ApiRequest, ResourceServices } from '../endpoints/request.js';
 import { sendAnswer } from '../endpoints/responses.js';
 import { encodeAnswer, renderList, renderOptions, watchRenderOptions, WatchEventWriter, type RenderOptions } from '../endpoints/render.js';
+import { WatchResponse } from '../endpoints/watch-response.js';
 import { buildTable, defaultPrinter, parseIncludeObject } from '../machinery/table.js';
 import { parseListOptions } from '../endpoints/query.js';
 import { longTimer } from '../machinery/long-timer.js';
@@ -29,7 +30,7 @@ import { parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { buildPredicate, type ListPredicate } from '../registry/predicates.js';
 import { decodeStored } from '../registry/stored-object.js';
-import { bookmarkJson, expiredStatusJson } from '../registry/watch-stream.js';
+import { bookmarkJson, expiredStatusJson, type WatchEventType } from '../registry/watch-stream.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
@@ -270,10 +271,7 @@ export class WorkspaceIndex {
     const timeoutSeconds = options.timeoutSeconds || 1800 * (1 + Math.random());
 
     const writer = new WatchEventWriter(this.served, watchRenderOptions(this.served, req));
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
-    raw.flushHeaders();
+    const sink = new WatchResponse(reply, writer, svc.watches);
     let closed = false;
     const timers: NodeJS.Timeout[] = [];
     let cancel = () => {};
@@ -282,16 +280,13 @@ export class WorkspaceIndex {
       closed = true;
       cancel();
       for (const t of timers) clearTimeout(t);
-      if (!raw.writableEnded) raw.end();
+      sink.end();
     };
-    raw.on('close', close);
-    // Shutdown ends every watch so the server can close.
-    svc.watches?.add(close);
-    raw.on('close', () => svc.watches?.delete(close));
-    const send = (type: string, obj: KubeObject | string) => {
+    // Ended by the client, by shutdown or for falling behind: stop following the store.
+    sink.onClose(close);
+    const send = (type: WatchEventType, obj: KubeObject | string) => {
       if (closed) return;
-      raw.write(writer.event(type, typeof obj === 'string' ? obj : JSON.stringify(obj)));
-      if (raw.writableLength > 16 * 1024 * 1024) close();
+      if (!sink.send(type, typeof obj === 'string' ? obj : JSON.stringify(obj))) close();
     };
     const bookmark = (revision: number, initialEnd: boolean) => bookmarkJson(this.served, revision, initialEnd);
     // References (REFERENCES_HEADER) go to the proxy as they are, never rendered as Workspaces or Table rows.
@@ -300,7 +295,7 @@ export class WorkspaceIndex {
       if (closed) return;
       if (type === 'ADDED') shownRefs.set(referenceKey(ref), ref);
       else shownRefs.delete(referenceKey(ref));
-      raw.write(`{"type":"${type}","object":${JSON.stringify(referenceMarker(ref, revision, resumed))}}\n`);
+      if (!sink.sendLine(`{"type":"${type}","object":${JSON.stringify(referenceMarker(ref, revision, resumed))}}\n`)) close();
     };
 
     // What this watcher has shown (key → last object), so that losing access can be told as DELETED.
@@ -431,7 +426,7 @@ export class WorkspaceIndex {
       timers.push(setTimeout(tick, 60_000).unref());
     }
     const lifetime = longTimer(close, timeoutSeconds * 1000);
-    raw.on('close', () => lifetime.cancel());
+    sink.onClose(() => lifetime.cancel());
   }
 }
 

@@ -4,8 +4,8 @@
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import type { APIBinding } from '../../cli/apis/apis-api.js';
-import type { Workspace } from '../../cli/ws/workspace-api.js';
+import type { APIBinding } from '../../client/apis-api.js';
+import type { Workspace } from '../../client/workspace-api.js';
 import type { WorkspaceDetails } from '../data/workspace-source.js';
 import type { WorkspaceNode } from '../model/tree.js';
 import { accent, phaseColour } from '../theme.js';

@@ -7,8 +7,8 @@
  */
 import { Box, Text, useInput, type Key } from 'ink';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { ApiError } from '../../cli/common/errors.js';
-import type { Workspace } from '../../cli/ws/workspace-api.js';
+import { ApiError } from '../../client/errors.js';
+import type { Workspace } from '../../client/workspace-api.js';
 import type { Listed, WorkspaceSource } from '../data/workspace-source.js';
 import { describe } from '../data/workspace-source.js';
 import { useLiveTree } from '../hooks/useLiveTree.js';

@@ -5,8 +5,8 @@
  * are not replayed by a restarted server). Any other error (403, 404) is reported once and ends the loop: retrying
  * cannot fix it.
  */
-import { ApiError, ConnectionError } from '../../cli/common/errors.js';
-import type { WatchEvent } from '../../cli/common/http-client.js';
+import { ApiError, ConnectionError } from '../../client/errors.js';
+import type { WatchEvent } from '../../client/http-client.js';
 import type { Listed } from './workspace-source.js';
 
 export interface WatchedCollection<T> {

@@ -3,13 +3,12 @@
  * the details of one workspace, its APIBindings, and the actions (create, delete, bind). Every request names its
  * workspace path, so nothing here ever lists the whole tree.
  */
-import { bindingsUrl, createBinding, listExports, preferredBindingVersion, type APIBinding, type APIExport } from '../../cli/apis/apis-api.js';
-import { ApiError } from '../../cli/common/errors.js';
-import type { KubeClient, WatchEvent } from '../../cli/common/http-client.js';
-import { limiter } from '../../cli/common/limiter.js';
-import { baseName, parentPath } from '../../cli/common/workspace-path.js';
-import { parseTypeFlag } from '../../cli/ws/create.js';
-import { createWorkspace, getWorkspace, listReachable, typeString, type Workspace } from '../../cli/ws/workspace-api.js';
+import { bindingsUrl, createBinding, listExports, preferredBindingVersion, type APIBinding, type APIExport } from '../../client/apis-api.js';
+import { ApiError } from '../../client/errors.js';
+import type { KubeClient, WatchEvent } from '../../client/http-client.js';
+import { limiter } from '../../client/limiter.js';
+import { baseName, parentPath } from '../../client/workspace-path.js';
+import { createWorkspace, getWorkspace, listReachable, parseTypeFlag, typeString, type Workspace } from '../../client/workspace-api.js';
 import type { WorkspaceNode } from '../model/tree.js';
 
 const workspaces = '/apis/tenancy.kcp.io/v1alpha1/workspaces';

@@ -3,7 +3,7 @@
  * and keeps them live; collapsing it stops its watch. `refresh()` restarts every loop (a relist of what is shown).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Workspace } from '../../cli/ws/workspace-api.js';
+import type { Workspace } from '../../client/workspace-api.js';
 import type { Listed } from '../data/workspace-source.js';
 import { keepWatching } from '../data/keep-watching.js';
 import { describe, toNode, type WorkspaceSource } from '../data/workspace-source.js';

@@ -4,7 +4,7 @@
  * selected.
  */
 import { useEffect, useState } from 'react';
-import type { APIBinding } from '../../cli/apis/apis-api.js';
+import type { APIBinding } from '../../client/apis-api.js';
 import { keepWatching } from '../data/keep-watching.js';
 import { describe, type WorkspaceDetails, type WorkspaceSource } from '../data/workspace-source.js';
 

@@ -5,7 +5,7 @@
  * loaded lazily: only the levels a user expands are ever listed, so a tree of 10,000 workspaces costs what its
  * visible levels cost.
  */
-import { parentPath as parentOf } from '../../cli/common/workspace-path.js';
+import { parentPath as parentOf } from '../../client/workspace-path.js';
 
 export interface WorkspaceNode {
   name: string;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildGroupVersionDocument, buildOpenAPIDocuments, type OpenAPIDocument } from './document.js';
-import { builtinSchemas, findSchemaNameByGVK, referencedNames, type GVK, type Schema } from '../../machinery/openapi-schemas/index.js';
+import { builtinSchemas } from '../../builtin/index.js';
+import { findSchemaNameByGVK, referencedNames, type GVK, type Schema } from '../../machinery/openapi-schemas/index.js';
 import { cronTabSchema, fakeResources } from './test-fixtures.js';
 
 type Op = {

@@ -25,7 +25,8 @@ import {
   pretty,
   writeParams,
 } from './parameters.js';
-import { builtinSchemas, referencedNames, refTo, schemaClosure } from '../../machinery/openapi-schemas/index.js';
+import { builtinSchemas } from '../../builtin/index.js';
+import { referencedNames, refTo, schemaClosure } from '../../machinery/openapi-schemas/index.js';
 import { kindSchema, listSchema, type GVK, type Schema } from '../../machinery/openapi-schemas/helpers.js';
 
 /** What the builder reads from a ResourceType, plus per-resource publishing choices. */

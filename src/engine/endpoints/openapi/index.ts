@@ -10,13 +10,15 @@
 import { createHash } from 'node:crypto';
 
 import { buildOpenAPIDocuments, type DocumentOptions, type OpenAPIResource } from './document.js';
-import { builtinSchemas, type Schema } from '../../machinery/openapi-schemas/index.js';
+import { builtinSchemas } from '../../builtin/index.js';
+import type { Schema } from '../../machinery/openapi-schemas/index.js';
 
 export { buildGroupVersionDocument, buildOpenAPIDocuments } from './document.js';
 export type { DocumentOptions, OpenAPIDocument, OpenAPIResource } from './document.js';
 export { defaultSchemaName, groupVersionKey } from './names.js';
 export type { GroupVersion } from './names.js';
-export { builtinSchemas, findSchemaNameByGVK, schemaClosure } from '../../machinery/openapi-schemas/index.js';
+export { builtinSchemas } from '../../builtin/index.js';
+export { findSchemaNameByGVK, schemaClosure } from '../../machinery/openapi-schemas/index.js';
 export type { GVK, Schema } from '../../machinery/openapi-schemas/index.js';
 
 export interface OpenAPIIndex {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { negotiateOpenApiV2 } from '../openapi-service.js';
 import type { OpenAPIDocument } from './document.js';
 import { buildOpenAPIDocuments } from './index.js';
-import { builtinSchemas } from '../../machinery/openapi-schemas/index.js';
+import { builtinSchemas } from '../../builtin/index.js';
 import { cronTabSchema, fakeResources } from './test-fixtures.js';
 import { buildSwaggerDocument, convertSchema, type SwaggerDocument } from './v2-document.js';
 import { gnosticDocumentType, swaggerToProtobuf } from './v2-protobuf.js';

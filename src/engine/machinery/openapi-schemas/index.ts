@@ -4,23 +4,22 @@
  */
 import { apiextensionsSchemas } from './apiextensions.js';
 import { authSchemas } from './auth.js';
-import { coreSchemas } from './core.js';
+import { autoscalingSchemas } from './autoscaling.js';
 import { refName, type GVK, type Schema } from './helpers.js';
-import { kcpSchemas } from './kcp.js';
 import { metaSchemas } from './meta.js';
-import { miscSchemas } from './misc.js';
-import { rbacSchemas } from './rbac.js';
 
 export type { GVK, Schema } from './helpers.js';
 export { refTo } from './helpers.js';
 
-export const builtinSchemas: Record<string, Schema> = Object.freeze({
+/**
+ * The schemas no built-in group owns: meta (every kind refers to it), autoscaling/v1 Scale (every `…/scale`
+ * subresource's body), and the kinds served outside builtin/ (the review APIs, CustomResourceDefinition). Each
+ * built-in group brings its own kinds' schemas on its ResourceTypes (`schemas`).
+ */
+export const sharedSchemas: Record<string, Schema> = Object.freeze({
   ...metaSchemas,
-  ...coreSchemas,
-  ...rbacSchemas,
   ...authSchemas,
-  ...miscSchemas,
-  ...kcpSchemas,
+  ...autoscalingSchemas,
   ...apiextensionsSchemas,
 }) as Record<string, Schema>;
 
@@ -42,14 +41,14 @@ export function referencedNames(node: unknown, out: Set<string> = new Set()): Se
 }
 
 /**
- * The named schemas plus everything they reference, transitively, taken from `schemas` (the built-ins by
- * default; callers with CRD schemas pass a merged map). Names missing from `schemas` are skipped, so a dangling
+ * The named schemas plus everything they reference, transitively, taken from `schemas` (callers pass the built-in
+ * groups' schemas merged with any CRD schemas). Names missing from `schemas` are skipped, so a dangling
  * reference shows up as a missing component rather than an exception at serve time. Output keys are sorted so
  * documents, and therefore their hashes, are stable.
  */
 export function schemaClosure(
   names: Iterable<string>,
-  schemas: Record<string, Schema> = builtinSchemas,
+  schemas: Record<string, Schema>,
 ): Record<string, Schema> {
   const found = new Map<string, Schema>();
   const queue = [...names];

@@ -9,9 +9,10 @@ import {
   supportedPatchTypes,
   type PatchContext,
 } from './applyPatch.js';
+import { patchSchemaFor } from '../../builtin/test-support.js';
 
-const builtin = (kind: string, group = ''): PatchContext => ({ group, kind, isCustomResource: false });
-const cr: PatchContext = { group: 'example.com', kind: 'Widget', isCustomResource: true };
+const builtin = (kind: string, group = ''): PatchContext => ({ isCustomResource: false, patchSchema: patchSchemaFor(group, kind) });
+const cr: PatchContext = { isCustomResource: true };
 const cm = () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', finalizers: ['a'] }, data: { a: '1' } });
 const svc = () => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }, { port: 443 }] } });
 

@@ -9,7 +9,8 @@ import { patchDecodeError, withStatusErrors } from './errors.js';
 import type { JsonObject } from './json.js';
 import { applyJsonPatch } from './jsonPatch.js';
 import { applyMergePatch } from './mergePatch.js';
-import { patchSchemaFor } from './patchSchemas.js';
+import { genericPatchSchema } from './patchSchemas.js';
+import type { PatchSchema } from './schema.js';
 import { applyStrategicMergePatch } from './strategic.js';
 
 export const JSON_PATCH = 'application/json-patch+json';
@@ -40,9 +41,9 @@ export function patchMediaType(contentType: string | undefined): string {
 }
 
 export interface PatchContext {
-  group: string;
-  kind: string;
   isCustomResource: boolean;
+  /** The kind's strategic-merge keys (ResourceType.patchSchema); ObjectMeta's only when absent. */
+  patchSchema?: PatchSchema;
 }
 
 /**
@@ -69,7 +70,7 @@ export function applyPatch(
     case MERGE_PATCH:
       return applyMergePatch(obj, patch);
     default:
-      return applyStrategicMergePatch(obj, patch, patchSchemaFor(ctx.group, ctx.kind));
+      return applyStrategicMergePatch(obj, patch, ctx.patchSchema ?? genericPatchSchema);
   }
 }
 

@@ -16,6 +16,6 @@ export { KUBE_PATCH_REJECTED, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIO
 export type { JsonObject } from './json.js';
 export { applyJsonPatch } from './jsonPatch.js';
 export { applyMergePatch } from './mergePatch.js';
-export { builtinPatchSchemas, genericPatchSchema, objectMetaPatchSchema, patchSchemaFor } from './patchSchemas.js';
+export { conditionsByType, genericPatchSchema, kindPatchSchema, objectMetaPatchSchema } from './patchSchemas.js';
 export { listPatchExtensions, type PatchExtension, type PatchSchema, type PatchStrategy } from './schema.js';
 export { applyStrategicMergePatch } from './strategic.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { builtinPatchSchemas, genericPatchSchema, objectMetaPatchSchema, patchSchemaFor } from './patchSchemas.js';
+import { builtinResourceTypes } from '../../builtin/index.js';
+import { patchSchemaFor } from '../../builtin/test-support.js';
+import { genericPatchSchema, objectMetaPatchSchema } from './patchSchemas.js';
 import { listPatchExtensions } from './schema.js';
 
 describe('patchSchemaFor', () => {
   it.each([
     ['', 'ConfigMap', genericPatchSchema],
-    ['', 'Service', builtinPatchSchemas.Service],
-    ['', 'ServiceAccount', builtinPatchSchemas.ServiceAccount],
-    ['rbac.authorization.k8s.io', 'Role', builtinPatchSchemas['Role.rbac.authorization.k8s.io']],
-    ['coordination.k8s.io', 'Lease', builtinPatchSchemas['Lease.coordination.k8s.io']],
+    ['rbac.authorization.k8s.io', 'Role', genericPatchSchema],
+    ['coordination.k8s.io', 'Lease', genericPatchSchema],
     ['apps', 'Service', genericPatchSchema],
     ['example.com', 'Widget', genericPatchSchema],
     ['', 'constructor', genericPatchSchema],
@@ -17,13 +17,18 @@ describe('patchSchemaFor', () => {
     expect(patchSchemaFor(group, kind)).toBe(expected);
   });
 
-  it('every kind knows ObjectMeta', () => {
-    for (const schema of Object.values(builtinPatchSchemas)) expect(schema.fields?.metadata).toBe(objectMetaPatchSchema);
+  it('every built-in kind knows ObjectMeta', () => {
+    for (const rt of builtinResourceTypes()) {
+      expect((rt.patchSchema ?? genericPatchSchema).fields?.metadata).toBe(objectMetaPatchSchema);
+    }
   });
 
   it('is read-only shared data', () => {
-    expect(Object.isFrozen(builtinPatchSchemas)).toBe(true);
-    expect(Object.isFrozen(builtinPatchSchemas.Service!.fields!.spec!.fields!.ports)).toBe(true);
+    const withOwn = builtinResourceTypes().filter((rt) => rt.patchSchema);
+    expect(withOwn.map((rt) => rt.kind).sort()).toEqual(['Namespace', 'ServiceAccount']);
+    for (const rt of withOwn) expect(Object.isFrozen(rt.patchSchema)).toBe(true);
+    expect(Object.isFrozen(patchSchemaFor('', 'ServiceAccount').fields!.secrets)).toBe(true);
+    expect(Object.isFrozen(patchSchemaFor('', 'Service').fields!.spec!.fields!.ports)).toBe(true);
     expect(Object.isFrozen(objectMetaPatchSchema.fields!.ownerReferences)).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { StatusError } from '../status.js';
 import { applyJsonPatch } from './jsonPatch.js';
 import type { JsonObject } from './json.js';
 import { applyMergePatch } from './mergePatch.js';
-import { patchSchemaFor } from './patchSchemas.js';
+import { patchSchemaFor } from '../../builtin/test-support.js';
 import { applyStrategicMergePatch } from './strategic.js';
 import { rng } from '../../../../test/helpers/seeded-random.js';
 

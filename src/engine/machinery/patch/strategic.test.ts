@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../status.js';
 import type { JsonObject } from './json.js';
-import { patchSchemaFor } from './patchSchemas.js';
+import { patchSchemaFor } from '../../builtin/test-support.js';
 import type { PatchSchema } from './schema.js';
 import { applyStrategicMergePatch } from './strategic.js';
 

@@ -6,8 +6,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf, ProtobufDecodeError, supportedProtobufKinds } from './index.js';
-import { encodeKube, envelope, encodeMessage, gogoMeta, MAGIC } from './test-support.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { ProtobufDecodeError } from './index.js';
+import { encodeKube, envelope, encodeMessage, gogoMeta, MAGIC } from '../../builtin/protobuf-test-support.js';
 
 const dir = join(import.meta.dirname, 'testdata');
 const pb = (name: string): Buffer => readFileSync(join(dir, `${name}.pb`));
@@ -36,27 +37,27 @@ describe('kubectl create fixtures match kubectl --dry-run=client -o json', () =>
 
   it.each(names)('%s', (name) => {
     const want = JSON.parse(readFileSync(join(dir, `${name}.kubectl.json`), 'utf8')) as Record<string, unknown>;
-    const got = decodeKubeProtobuf(pb(name));
+    const got = kubeProtobuf.decode(pb(name));
     expect(got.apiVersion).toBe(want.apiVersion);
     expect(got.kind).toBe(want.kind);
     expect(got.object).toStrictEqual(prune(want));
   });
 
   it('accepts a plain Uint8Array as well as a Buffer', () => {
-    expect(decodeKubeProtobuf(new Uint8Array(pb('secret'))).object).toStrictEqual(decodeKubeProtobuf(pb('secret')).object);
+    expect(kubeProtobuf.decode(new Uint8Array(pb('secret'))).object).toStrictEqual(kubeProtobuf.decode(pb('secret')).object);
   });
 
   it('keeps empty map values and the core group ""', () => {
-    expect(decodeKubeProtobuf(pb('configmap')).object.data).toStrictEqual({ a: 'b', empty: '' });
-    expect(decodeKubeProtobuf(pb('secret')).object.data).toStrictEqual({ e: '', pw: 'aHVudGVyMg==' });
-    const role = decodeKubeProtobuf(pb('role')).object as { rules: { apiGroups: string[] }[] };
+    expect(kubeProtobuf.decode(pb('configmap')).object.data).toStrictEqual({ a: 'b', empty: '' });
+    expect(kubeProtobuf.decode(pb('secret')).object.data).toStrictEqual({ e: '', pw: 'aHVudGVyMg==' });
+    const role = kubeProtobuf.decode(pb('role')).object as { rules: { apiGroups: string[] }[] };
     expect(role.rules[0]?.apiGroups).toStrictEqual(['']);
   });
 
   it('turns binaryData bytes into base64 and IntOrString into number or string', () => {
-    const cm = decodeKubeProtobuf(pb('configmap-binary')).object;
+    const cm = kubeProtobuf.decode(pb('configmap-binary')).object;
     expect(cm.binaryData).toStrictEqual({ blob: Buffer.from('hello\x00\xff\xfe binary', 'latin1').toString('base64') });
-    const svc = decodeKubeProtobuf(pb('service-clusterip')).object as { spec: { ports: { targetPort: unknown }[] } };
+    const svc = kubeProtobuf.decode(pb('service-clusterip')).object as { spec: { ports: { targetPort: unknown }[] } };
     expect(svc.spec.ports.map((p) => p.targetPort)).toStrictEqual([8080, 'https']);
   });
 });
@@ -81,7 +82,7 @@ describe('client-go fixtures match encoding/json of the same object', () => {
     return out;
   };
   const fixture = (name: string) => ({
-    got: decodeKubeProtobuf(pb(name)),
+    got: kubeProtobuf.decode(pb(name)),
     want: JSON.parse(readFileSync(join(dir, `${name}.client-go.json`), 'utf8')) as Record<string, unknown>,
   });
 
@@ -114,12 +115,12 @@ describe('client-go fixtures match encoding/json of the same object', () => {
     const negativeZero = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
       spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', minimum: -0 } } }] },
     });
-    const decoded = decodeKubeProtobuf(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', negativeZero)).object as any;
+    const decoded = kubeProtobuf.decode(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', negativeZero)).object as any;
     expect(Object.is(decoded.spec.versions[0].schema.openAPIV3Schema.minimum, 0)).toBe(true);
     const raw = encodeMessage('apiextensions.v1.CustomResourceDefinition', {
       spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'number', maximum: Number.POSITIVE_INFINITY } } }] },
     });
-    expect(() => decodeKubeProtobuf(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', raw)))
+    expect(() => kubeProtobuf.decode(envelope('apiextensions.k8s.io/v1', 'CustomResourceDefinition', raw)))
       .toThrow(/spec\.versions\[0\]\.schema\.openAPIV3Schema\.maximum: Infinity is not a JSON number/);
   });
 });
@@ -158,13 +159,13 @@ describe('kubectl auth and token fixtures', () => {
       }],
   ];
   it.each(cases)('%s (kubectl %s)', (name, _cmd, want) => {
-    expect(decodeKubeProtobuf(pb(name)).object).toStrictEqual(want);
+    expect(kubeProtobuf.decode(pb(name)).object).toStrictEqual(want);
   });
 });
 
 function decodeError(body: Buffer): ProtobufDecodeError {
   try {
-    decodeKubeProtobuf(body);
+    kubeProtobuf.decode(body);
   } catch (e) {
     expect(e).toBeInstanceOf(ProtobufDecodeError);
     return e as ProtobufDecodeError;
@@ -202,7 +203,7 @@ describe('errors', () => {
     const body = envelope('v1', 'Namespace', encodeMessage('core.v1.Namespace', { metadata: gogoMeta({ name: 'n' }) }), {
       contentType: 'application/vnd.kubernetes.protobuf',
     });
-    expect(decodeKubeProtobuf(body).object).toStrictEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } });
+    expect(kubeProtobuf.decode(body).object).toStrictEqual({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } });
   });
 
   it('reports truncated objects as InvalidObject', () => {
@@ -223,13 +224,13 @@ describe('errors', () => {
       encodeMessage('core.v1.ConfigMap', { metadata: gogoMeta({ name: 'c' }), data: { a: 'b' } }),
       Buffer.from([0xfa, 0x06, 0x02, 0x68, 0x69]), // field 111, length-delimited "hi"
     ]);
-    expect(decodeKubeProtobuf(envelope('v1', 'ConfigMap', raw)).object).toStrictEqual({
+    expect(kubeProtobuf.decode(envelope('v1', 'ConfigMap', raw)).object).toStrictEqual({
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'b' },
     });
   });
 
   it('lists the supported kinds', () => {
-    const kinds = supportedProtobufKinds();
+    const kinds = kubeProtobuf.supportedKinds();
     expect(kinds).toContain('v1, Kind=ConfigMap');
     expect(kinds).toContain('rbac.authorization.k8s.io/v1, Kind=ClusterRoleBinding');
     expect(kinds).toContain('authorization.k8s.io/v1, Kind=SelfSubjectAccessReview');
@@ -241,7 +242,7 @@ describe('errors', () => {
   });
 
   it('treats an empty raw as an empty object', () => {
-    expect(decodeKubeProtobuf(Buffer.concat([MAGIC, encodeMessage('runtime.Unknown', { typeMeta: { apiVersion: 'v1', kind: 'Secret' } })])).object)
+    expect(kubeProtobuf.decode(Buffer.concat([MAGIC, encodeMessage('runtime.Unknown', { typeMeta: { apiVersion: 'v1', kind: 'Secret' } })])).object)
       .toStrictEqual({ apiVersion: 'v1', kind: 'Secret', metadata: {} });
     expect(encodeKube('v1', 'Secret', 'core.v1.Secret', {})).toBeInstanceOf(Buffer);
   });

@@ -7,8 +7,7 @@
  */
 import protobufjs from 'protobufjs';
 import { ConversionError, messageToJson } from './convert.js';
-import { KUBE_PACKAGES } from './defs/index.js';
-import { buildSchema, type BuiltSchema } from './schema.js';
+import { buildSchema, type BuiltSchema, type PackageDefs } from './schema.js';
 
 export const KUBE_PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
@@ -40,19 +39,12 @@ export interface DecodedKubeObject {
   object: Record<string, unknown>;
 }
 
-// Built on first use: module load stays cheap for commands that never see a protobuf body.
-let schema: (BuiltSchema & { unknown: protobufjs.Type }) | undefined;
-function getSchema(): BuiltSchema & { unknown: protobufjs.Type } {
-  if (!schema) {
-    const built = buildSchema(KUBE_PACKAGES);
-    schema = { ...built, unknown: built.root.lookupType('.runtime.Unknown') };
-  }
-  return schema;
-}
+/** The protobufjs Root and kind table of a set of packages, plus the envelope message. */
+export type DecodeSchema = BuiltSchema & { unknown: protobufjs.Type };
 
-/** The protobufjs Root and kind table behind the decoder (tests encode fixtures with it). */
-export function kubeProtobufSchema(): BuiltSchema {
-  return getSchema();
+export function decodeSchema(packages: readonly PackageDefs[]): DecodeSchema {
+  const built = buildSchema(packages);
+  return { ...built, unknown: built.root.lookupType('.runtime.Unknown') };
 }
 
 // client-go encodes DeleteOptions in the group-version of the resource being deleted (it is registered in all).
@@ -78,7 +70,7 @@ function why(e: unknown): string {
  * Decode a Kubernetes protobuf request body into kube JSON. Throws ProtobufDecodeError and nothing else; the work
  * and memory are bounded by the body size (byte fields are views into `body`).
  */
-export function decodeKubeProtobuf(body: Buffer | Uint8Array): DecodedKubeObject {
+export function decodeKubeProtobuf(s: DecodeSchema, body: Buffer | Uint8Array): DecodedKubeObject {
   if (!(body instanceof Uint8Array)) throw new ProtobufDecodeError('InvalidEnvelope', 'invalid protobuf envelope: body is not bytes');
   if (body.length < MAGIC.length || !MAGIC.equals(body.subarray(0, MAGIC.length))) {
     throw new ProtobufDecodeError(
@@ -86,7 +78,6 @@ export function decodeKubeProtobuf(body: Buffer | Uint8Array): DecodedKubeObject
       `invalid protobuf envelope: body does not start with the Kubernetes protobuf magic "k8s\\x00" (Content-Type ${KUBE_PROTOBUF_CONTENT_TYPE} needs it)`,
     );
   }
-  const s = getSchema();
   let unknown: Record<string, unknown>;
   try {
     unknown = s.unknown.decode(body.subarray(MAGIC.length)) as unknown as Record<string, unknown>;
@@ -134,6 +125,6 @@ export function decodeKubeProtobuf(body: Buffer | Uint8Array): DecodedKubeObject
 }
 
 /** The kinds decodeKubeProtobuf understands, as `<apiVersion>, Kind=<Kind>` (DeleteOptions: any group-version). */
-export function supportedProtobufKinds(): string[] {
-  return [...getSchema().kinds.keys()].map((k) => k.replace('|', ', Kind=')).sort();
+export function supportedProtobufKinds(s: DecodeSchema): string[] {
+  return [...s.kinds.keys()].map((k) => k.replace('|', ', Kind=')).sort();
 }

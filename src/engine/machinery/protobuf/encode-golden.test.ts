@@ -6,8 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf } from './decode.js';
-import { encodeKubeProtobuf, encodeKubeProtobufList } from './encode.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
 
 interface Golden {
   name: string;
@@ -23,9 +22,9 @@ const golden: Golden[] = readFileSync(new URL('./testdata/golden.jsonl', import.
 /** Typed lists have no message of their own here: the list encoder writes them. */
 function encode(obj: Golden['json']): Buffer {
   if (obj.kind === 'ConfigMapList') {
-    return encodeKubeProtobufList(obj.apiVersion, obj.kind, 'ConfigMap', (obj.metadata ?? {}) as Record<string, unknown>, (obj.items ?? []) as unknown[]);
+    return kubeProtobuf.encodeList(obj.apiVersion, obj.kind, 'ConfigMap', (obj.metadata ?? {}) as Record<string, unknown>, (obj.items ?? []) as unknown[]);
   }
-  return encodeKubeProtobuf(obj);
+  return kubeProtobuf.encode(obj);
 }
 
 describe('protobuf encoding matches Go byte for byte', () => {
@@ -38,6 +37,6 @@ describe('protobuf encoding matches Go byte for byte', () => {
     const expected = Buffer.from(g.protobuf, 'base64');
     expect(encode(g.json).toString('hex')).toBe(expected.toString('hex'));
     if (g.json.kind.endsWith('List') || g.json.kind === 'Status' || g.json.kind.startsWith('PartialObjectMetadata')) return;
-    expect(encodeKubeProtobuf(decodeKubeProtobuf(expected).object).toString('hex')).toBe(expected.toString('hex'));
+    expect(kubeProtobuf.encode(kubeProtobuf.decode(expected).object).toString('hex')).toBe(expected.toString('hex'));
   });
 });

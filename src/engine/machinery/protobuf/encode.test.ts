@@ -6,8 +6,8 @@
 import protobufjs from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { messageToJson } from './convert.js';
-import { kubeProtobufSchema } from './decode.js';
-import { encodeKubeProtobuf, encodeKubeProtobufList, hasProtobufForm, protobufMessageOf, protobufWatchFrame } from './encode.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { protobufWatchFrame } from './encode.js';
 
 const meta = (name: string, namespace?: string) => ({
   name,
@@ -176,8 +176,8 @@ function expected(obj: Record<string, unknown>): Record<string, unknown> {
 
 describe('encode → decode', () => {
   it.each(objects.map((o) => [`${String(o.apiVersion)} ${String(o.kind)}`, o] as const))('%s', (_name, obj) => {
-    expect(hasProtobufForm(String(obj.apiVersion), String(obj.kind))).toBe(true);
-    expect(decodeAnswer(encodeKubeProtobuf(obj))).toStrictEqual(expected(obj));
+    expect(kubeProtobuf.hasForm(String(obj.apiVersion), String(obj.kind))).toBe(true);
+    expect(decodeAnswer(kubeProtobuf.encode(obj))).toStrictEqual(expected(obj));
   });
 
   it('covers every kind kcpt answers in protobuf', () => {
@@ -195,7 +195,7 @@ describe('the wire', () => {
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', resourceVersion: '3' }, data: { k: 'v' } };
 
   it('wraps an object in the magic and a runtime.Unknown naming its kind', () => {
-    const bytes = encodeKubeProtobuf(cm);
+    const bytes = kubeProtobuf.encode(cm);
     expect(bytes.subarray(0, 4).toString('latin1')).toBe('k8s\0');
     const unknown = decodeUnknown(bytes);
     expect(unknown.typeMeta).toEqual({ apiVersion: 'v1', kind: 'ConfigMap' });
@@ -204,7 +204,7 @@ describe('the wire', () => {
   });
 
   it('writes lists with their ListMeta and items without TypeMeta', () => {
-    const list = encodeKubeProtobufList('v1', 'ConfigMapList', 'ConfigMap', { resourceVersion: '9', continue: 'tok', remainingItemCount: 0 }, [cm, cm]);
+    const list = kubeProtobuf.encodeList('v1', 'ConfigMapList', 'ConfigMap', { resourceVersion: '9', continue: 'tok', remainingItemCount: 0 }, [cm, cm]);
     const unknown = decodeUnknown(list);
     expect(unknown.typeMeta).toEqual({ apiVersion: 'v1', kind: 'ConfigMapList' });
     const reader = protobufjs.Reader.create(unknown.raw as Uint8Array);
@@ -218,13 +218,13 @@ describe('the wire', () => {
   });
 
   it('refuses kinds without a protobuf form (custom resources)', () => {
-    expect(hasProtobufForm('example.com/v1', 'Widget')).toBe(false);
-    expect(hasProtobufForm('tenancy.kcp.io/v1alpha1', 'Workspace')).toBe(false);
-    expect(() => encodeKubeProtobuf({ apiVersion: 'example.com/v1', kind: 'Widget' })).toThrow(/has no protobuf form/);
+    expect(kubeProtobuf.hasForm('example.com/v1', 'Widget')).toBe(false);
+    expect(kubeProtobuf.hasForm('tenancy.kcp.io/v1alpha1', 'Workspace')).toBe(false);
+    expect(() => kubeProtobuf.encode({ apiVersion: 'example.com/v1', kind: 'Widget' })).toThrow(/has no protobuf form/);
   });
 
   it('frames a watch event: length, then WatchEvent{type, object.raw}', () => {
-    const object = encodeKubeProtobuf(cm);
+    const object = kubeProtobuf.encode(cm);
     const frame = protobufWatchFrame('ADDED', object);
     expect(frame.readUInt32BE(0)).toBe(frame.length - 4);
     const reader = protobufjs.Reader.create(frame.subarray(4));
@@ -241,8 +241,8 @@ describe('the wire', () => {
 function decodeAnswer(bytes: Buffer): Record<string, unknown> {
   const unknown = decodeUnknown(bytes);
   const { apiVersion, kind } = unknown.typeMeta as { apiVersion: string; kind: string };
-  const schema = kubeProtobufSchema();
-  const type = schema.root.lookupType(`.${protobufMessageOf(apiVersion, kind)!}`);
+  const schema = kubeProtobuf.schema();
+  const type = schema.root.lookupType(`.${kubeProtobuf.messageOf(apiVersion, kind)!}`);
   const object = messageToJson(type, type.decode(unknown.raw as Uint8Array) as unknown as Record<string, unknown>, schema.fieldMeta, '');
   return { apiVersion, kind, metadata: object.metadata ?? {}, ...object };
 }

@@ -14,11 +14,7 @@
  * JSONSchemaProps unions) have writers of their own, the inverses of convert.ts.
  */
 import protobufjs from 'protobufjs';
-import { kubeProtobufSchema, KUBE_PROTOBUF_CONTENT_TYPE } from './decode.js';
-import { hasProtobufForm, protobufMessageOf } from './defs/index.js';
 import type { BuiltSchema } from './schema.js';
-
-export { KUBE_PROTOBUF_CONTENT_TYPE, hasProtobufForm, protobufMessageOf };
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
@@ -139,8 +135,8 @@ function fullName(t: protobufjs.ReflectionObject): string {
   return t.fullName.startsWith('.') ? t.fullName.slice(1) : t.fullName;
 }
 
-/** The compiled writers of every message, built on first use. */
-class Encoders {
+/** The compiled writers of a schema's messages, each built on first use. */
+export class Encoders {
   private readonly writers = new Map<string, ContentWriter>();
   private readonly special: Record<string, ContentWriter>;
 
@@ -245,23 +241,12 @@ class Encoders {
   }
 }
 
-let encoders: Encoders | undefined;
-function getEncoders(): Encoders {
-  return (encoders ??= new Encoders(kubeProtobufSchema()));
-}
-
 /** Thrown for a kind without a protobuf form: callers negotiate first, so this is a programming error. */
 export class ProtobufEncodeError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ProtobufEncodeError';
   }
-}
-
-function messageFor(apiVersion: string, kind: string): string {
-  const name = protobufMessageOf(apiVersion, kind);
-  if (!name) throw new ProtobufEncodeError(`${apiVersion}, Kind=${kind} has no protobuf form`);
-  return name;
 }
 
 /** `k8s\0` + runtime.Unknown{typeMeta, raw, contentEncoding "", contentType ""}, with `raw` written by `body`. */
@@ -276,11 +261,11 @@ function envelope(apiVersion: string, kind: string, body: (w: Writer) => void): 
   return Buffer.concat([MAGIC, w.finish()]);
 }
 
-/** An object (its `apiVersion` and `kind` name the message) as kube's protobuf serializer writes it. */
-export function encodeKubeProtobuf(obj: Json): Buffer {
+/** An object as kube's protobuf serializer writes it, in the message `messageFor` names for its apiVersion and kind. */
+export function encodeKubeProtobuf(enc: Encoders, messageFor: (apiVersion: string, kind: string) => string, obj: Json): Buffer {
   const apiVersion = str(obj.apiVersion);
   const kind = str(obj.kind);
-  const write = getEncoders().message(messageFor(apiVersion, kind));
+  const write = enc.message(messageFor(apiVersion, kind));
   return envelope(apiVersion, kind, (w) => write(w, obj));
 }
 
@@ -289,14 +274,14 @@ export function encodeKubeProtobuf(obj: Json): Buffer {
  * apiVersion and kind are not part of the message.
  */
 export function encodeKubeProtobufList(
+  enc: Encoders,
+  itemMessage: string,
   apiVersion: string,
   listKind: string,
-  itemKind: string,
   listMeta: Json,
   items: readonly unknown[],
 ): Buffer {
-  const enc = getEncoders();
-  const item = enc.message(messageFor(apiVersion, itemKind));
+  const item = enc.message(itemMessage);
   const meta = enc.message('meta.v1.ListMeta');
   return envelope(apiVersion, listKind, (w) => {
     w.uint32(tag(1, LEN)).fork();

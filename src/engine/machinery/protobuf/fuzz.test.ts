@@ -5,8 +5,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf, ProtobufDecodeError } from './index.js';
-import { envelope, MAGIC } from './test-support.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { ProtobufDecodeError } from './index.js';
+import { envelope, MAGIC } from '../../builtin/protobuf-test-support.js';
 import { rng } from '../../../../test/helpers/seeded-random.js';
 
 const dir = join(import.meta.dirname, 'testdata');
@@ -18,7 +19,7 @@ const fixtures = readdirSync(dir)
 /** Runs one body; returns 'ok' or the error reason, and fails the test on any foreign error. */
 function attempt(body: Buffer): string {
   try {
-    const { object } = decodeKubeProtobuf(body);
+    const { object } = kubeProtobuf.decode(body);
     // The result must be plain JSON: no Long, Buffer or undefined leaking out.
     expect(JSON.parse(JSON.stringify(object))).toStrictEqual(object);
     return 'ok';
@@ -118,7 +119,7 @@ describe('fuzz', () => {
     const fin = Buffer.alloc(600_000);
     for (let i = 0; i < fin.length; i += 2) fin[i] = 0x72; // field 14, length-delimited, length 0
     const meta = Buffer.concat([Buffer.from([0x0a, 0xc0, 0xcf, 0x24]), fin]); // field 1, length 600000
-    const r = decodeKubeProtobuf(envelope('v1', 'ConfigMap', meta)).object as { metadata: { finalizers: string[] } };
+    const r = kubeProtobuf.decode(envelope('v1', 'ConfigMap', meta)).object as { metadata: { finalizers: string[] } };
     expect(r.metadata.finalizers).toHaveLength(300_000);
     // An envelope whose typeMeta is garbage.
     expect(attempt(Buffer.concat([MAGIC, Buffer.from([0x0a, 0x03, 0xff, 0xff, 0xff])]))).toBe('InvalidEnvelope');

@@ -1,16 +1,9 @@
+export { KubeProtobuf } from './codec.js';
 export {
-  decodeKubeProtobuf,
-  supportedProtobufKinds,
   ProtobufDecodeError,
   KUBE_PROTOBUF_CONTENT_TYPE,
   type DecodedKubeObject,
   type ProtobufDecodeFailure,
 } from './decode.js';
-export {
-  encodeKubeProtobuf,
-  encodeKubeProtobufList,
-  protobufWatchFrame,
-  hasProtobufForm,
-  protobufMessageOf,
-  ProtobufEncodeError,
-} from './encode.js';
+export { sharedProtobufPackages } from './defs/index.js';
+export { protobufWatchFrame, ProtobufEncodeError } from './encode.js';

@@ -5,13 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { ConversionError, messageToJson } from './convert.js';
 import { metaV1, runtimePkg } from './defs/meta.js';
-import { decodeKubeProtobuf, ProtobufDecodeError } from './index.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { ProtobufDecodeError } from './index.js';
 import { buildSchema } from './schema.js';
-import { encodeKube, gogoMeta, secs } from './test-support.js';
+import { encodeKube, gogoMeta, secs } from '../../builtin/protobuf-test-support.js';
 
 const T1 = secs('2024-05-06T07:08:09Z');
 const decode = (apiVersion: string, kind: string, typeName: string, obj: Record<string, unknown>) =>
-  decodeKubeProtobuf(encodeKube(apiVersion, kind, typeName, obj)).object;
+  kubeProtobuf.decode(encodeKube(apiVersion, kind, typeName, obj)).object;
 
 describe('rbac.authorization.k8s.io/v1', () => {
   it('ClusterRole with rules and an aggregation rule with match expressions', () => {

@@ -4,12 +4,12 @@
  * with our schema, whose field numbers upstream-descriptors.test.ts checks against kubectl's own descriptors.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf } from './index.js';
-import { encodeKube, gogoMeta, secs } from './test-support.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { encodeKube, gogoMeta, secs } from '../../builtin/protobuf-test-support.js';
 
 const T1 = secs('2024-05-06T07:08:09Z');
 const decode = (apiVersion: string, kind: string, typeName: string, obj: Record<string, unknown>) =>
-  decodeKubeProtobuf(encodeKube(apiVersion, kind, typeName, obj)).object;
+  kubeProtobuf.decode(encodeKube(apiVersion, kind, typeName, obj)).object;
 const objRef = (f: Record<string, unknown>) => ({
   kind: '', namespace: '', name: '', uid: '', apiVersion: '', resourceVersion: '', fieldPath: '', ...f,
 });

@@ -10,13 +10,14 @@ import { gunzipSync, constants as zlibConstants } from 'node:zlib';
 import descriptorExt from 'protobufjs/ext/descriptor/index.js';
 import protobufjs from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { kubeProtobufSchema } from './decode.js';
-import { authenticationV1, authorizationV1, coordinationV1 } from './defs/auth.js';
-import { coreV1 } from './defs/core.js';
-import { eventsV1 } from './defs/events.js';
+import { kubeProtobuf } from '../../builtin/protobuf.js';
+import { coordinationV1 } from '../../builtin/coordination/protobuf.js';
+import { authenticationV1, authorizationV1 } from './defs/auth.js';
+import { coreV1 } from '../../builtin/core/protobuf.js';
+import { eventsV1 } from '../../builtin/events/protobuf.js';
 import { autoscalingV1 } from './defs/autoscaling.js';
 import { intstrPkg, metaV1, resourcePkg, runtimePkg } from './defs/meta.js';
-import { rbacV1 } from './defs/rbac.js';
+import { rbacV1 } from '../../builtin/rbac/protobuf.js';
 
 const UPSTREAM_PKG: Record<string, string> = {
   'meta.v1': 'k8s.io.apimachinery.pkg.apis.meta.v1',
@@ -110,7 +111,7 @@ const kubectl = findKubectl132();
 
 describe.skipIf(!kubectl)('field numbers match kubectl 1.32 embedded descriptors', () => {
   const upstream = kubectl ? upstreamMessages(kubectl) : new Map<string, UpMessage>();
-  const root = kubeProtobufSchema().root;
+  const root = kubeProtobuf.schema().root;
 
   it('found the descriptors', () => {
     expect(upstream.get('k8s.io.api.core.v1.Secret')).toBeDefined();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApplyConflictError, applyConfig, Managers, recordUpdate, UndeclaredFieldsError, type ManagedFieldsEntry } from './apply.js';
 import { FieldSet } from './fieldset.js';
-import { configMapType, deploymentLikeType } from './test-types.js';
+import { configMapType } from '../../builtin/test-support.js';
+import { deploymentLikeType } from './test-types.js';
 import type { TypeNode } from './type-info.js';
 
 const NOW = '2026-01-01T00:00:00Z';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareValues } from './compare.js';
-import { configMapType, deploymentLikeType } from './test-types.js';
+import { configMapType } from '../../builtin/test-support.js';
+import { deploymentLikeType } from './test-types.js';
 
 const fields = (c: ReturnType<typeof compareValues>) => ({
   added: c.added.toFieldsV1(),

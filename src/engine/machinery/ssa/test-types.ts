@@ -1,8 +1,5 @@
-/** Type infos shared by the SSA unit tests: the real ConfigMap schema and a small Deployment-like kind. */
-import { builtinSchemas } from '../openapi-schemas/index.js';
-import { typeFromOpenAPI, withObjectMeta, type TypeNode } from './type-info.js';
-
-export const configMapType = typeFromOpenAPI(builtinSchemas['io.k8s.api.core.v1.ConfigMap']!, builtinSchemas);
+/** A small Deployment-like kind shared by the SSA unit tests (the real ConfigMap's is in builtin/test-support.ts). */
+import { withObjectMeta, type TypeNode } from './type-info.js';
 
 export const deploymentLikeType: TypeNode = withObjectMeta({
   kind: 'struct',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configMapType, deploymentLikeType } from './test-types.js';
+import { configMapType } from '../../builtin/test-support.js';
+import { deploymentLikeType } from './test-types.js';
 import { toFieldSet } from './to-field-set.js';
 
 describe('toFieldSet (the fields an applied configuration sets)', () => {

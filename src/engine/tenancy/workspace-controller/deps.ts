@@ -1,5 +1,5 @@
 import type { GenericStore } from '../../registry/generic-store.js';
-import type { ShardDirectory } from '../../shards/shard-directory.js';
+import type { ShardDirectory } from '../shard-placement.js';
 import type { Store } from '../../storage/store.js';
 import type { ClusterContentDeleter } from '../cluster-deletion.js';
 import type { Workspace } from '../workspace-resource.js';

@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bindingIndexPrefix } from '../../apis/binding-index.js';
 import { resourceTypesForSchema } from '../../apis/schema-types.js';
-import { configMaps, namespaces, serviceAccounts } from '../../builtin/core.js';
+import { configMaps, namespaces, serviceAccounts } from '../../builtin/core/resources.js';
 import { scopedServices } from '../../endpoints/api-router.js';
 import { parseRequestInfo } from '../../endpoints/request-info.js';
 import type { ResourceServices } from '../../endpoints/request.js';

@@ -1,6 +1,6 @@
 /**
- * authorization.k8s.io/v1 (access reviews), authentication.k8s.io/v1 (whoami, token review and request) and
- * coordination.k8s.io/v1 (Lease). Field numbers: k8s.io/api v0.32 generated.proto of each group.
+ * authorization.k8s.io/v1 (access reviews) and authentication.k8s.io/v1 (whoami, token review and request), served
+ * outside builtin/. Field numbers: k8s.io/api v0.32 generated.proto of each group.
  */
 import type { PackageDefs } from '../schema.js';
 
@@ -95,23 +95,5 @@ export const authenticationV1: PackageDefs = {
     // The proto field is named `uID`; the JSON name is `uid`. Only the number matters on the wire.
     BoundObjectReference: { kind: '1 string', apiVersion: '2 string', name: '3 string', uid: '4 string' },
     TokenRequestStatus: { token: '1 string', expirationTimestamp: '2 meta.v1.Time' },
-  },
-};
-
-export const coordinationV1: PackageDefs = {
-  pkg: 'coordination.v1',
-  apiVersion: 'coordination.k8s.io/v1',
-  kinds: ['Lease'],
-  messages: {
-    Lease: { metadata: objectMeta, spec: '2 LeaseSpec' },
-    LeaseSpec: {
-      holderIdentity: '1 ?string',
-      leaseDurationSeconds: '2 ?int32',
-      acquireTime: '3 ?meta.v1.MicroTime',
-      renewTime: '4 ?meta.v1.MicroTime',
-      leaseTransitions: '5 ?int32',
-      strategy: '6 ?string',
-      preferredHolder: '7 ?string',
-    },
   },
 };

@@ -1,0 +1,87 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { maxUnreadWatchBytes, WatchResponse } from './watch-response.js';
+
+// JSON lines, as a watch of application/json writes them.
+const jsonLines = { contentType: 'application/json', event: (type: string, json: string) => Buffer.from(`{"type":"${type}","object":${json}}\n`) };
+const bigObject = JSON.stringify({ data: 'x'.repeat(1024 * 1024) });
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+/** A server whose one route hands its WatchResponse to `use`; resolves with its URL. */
+async function serve(use: (sink: WatchResponse, watches: Set<() => void>) => void): Promise<string> {
+  app = Fastify();
+  const watches = new Set<() => void>();
+  app.get('/watch', async (_req, reply) => use(new WatchResponse(reply, jsonLines, watches), watches));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/watch`;
+}
+
+describe('WatchResponse', () => {
+  it('streams every event to a watcher that reads, then ends', async () => {
+    const sent: boolean[] = [];
+    const url = await serve((sink) => {
+      // 10 MiB at once: under the allowance, however slowly the client reads.
+      for (let i = 0; i < 10; i++) sent.push(sink.send('ADDED', bigObject));
+      sink.end();
+    });
+    const lines = await new Promise<string[]>((resolve, reject) => {
+      http.get(url, (res) => {
+        expect(res.headers['content-type']).toBe('application/json');
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text.split('\n').filter(Boolean)));
+      }).on('error', reject);
+    });
+    expect(sent).toEqual(Array(10).fill(true));
+    expect(lines).toHaveLength(10);
+    expect(JSON.parse(lines[9]!).type).toBe('ADDED');
+  });
+
+  it('ends the watch of a watcher that stops reading once more than 16 MiB wait for it', async () => {
+    let written = 0;
+    const cut = new Promise<{ written: number; ended: boolean; after: boolean }>((resolve) => {
+      void serve((sink) => {
+        // Events keep coming while the client reads nothing.
+        const tick = () => {
+          if (sink.send('MODIFIED', bigObject)) {
+            written += bigObject.length;
+            setImmediate(tick);
+            return;
+          }
+          resolve({ written, ended: sink.ended, after: sink.send('MODIFIED', '{}') });
+        };
+        tick();
+      }).then((url) => http.get(url, (res) => res.pause()));
+    });
+    const { written: bytes, ended, after } = await cut;
+    expect(ended).toBe(true);
+    expect(after).toBe(false);
+    // More than the allowance went out before the cut (the socket's own buffers hold some), and not without bound.
+    expect(bytes).toBeGreaterThan(maxUnreadWatchBytes);
+    expect(bytes).toBeLessThan(maxUnreadWatchBytes * 4);
+  });
+
+  it('ends at shutdown: the server ends every running watch', async () => {
+    const url = await serve((sink, watches) => {
+      sink.send('ADDED', '{}');
+      for (const end of watches) end();
+    });
+    const text = await new Promise<string>((resolve, reject) => {
+      http.get(url, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    expect(text).toBe('{"type":"ADDED","object":{}}\n');
+  });
+});
