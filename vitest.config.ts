@@ -30,7 +30,9 @@ const etcdProjectFiles = [
   // Cross-cluster prefix scans (wildcards), garbage collection and deleting a workspace's whole keyspace.
   'test/e2e/wildcard-crd.test.ts',
   'test/e2e/garbage-collection.test.ts',
+  'test/e2e/garbage-collection-restart.test.ts',
   'test/e2e/workspaces-deletion.test.ts',
+  'test/e2e/workspaces-deletion-restart.test.ts',
   // Objects across a restart (what is durable, and what the store hands back after it).
   'test/e2e/workspace-objects.test.ts',
   // History replays and exact-revision lists must not cross tenants on any store; the fuzzer's hostile reads.

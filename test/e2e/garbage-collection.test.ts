@@ -1,53 +1,30 @@
 /**
  * Issue 3, owner references and garbage collection with the real kubectl: `kubectl delete` in its three cascade
  * modes (with the PATH kubectl and kubectl 1.33), custom resources as owners and as dependents, dangling owners,
- * logical-cluster isolation, and a foreground deletion that outlives a server restart.
+ * and logical-cluster isolation. A foreground deletion that outlives a server restart is in
+ * garbage-collection-restart.test.ts (it needs a server of its own).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterArgs, kubectlBackground, kubectlBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { createLogicalCluster, kubectlBinaries, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { expectNotFound, useE2EServer } from '../helpers/suite.js';
+import { ownedObjects, type Ref } from './gc-fixtures.js';
 
-// A server of its own: it restarts the server.
-const e2e = useE2EServer({ private: true });
+// The shared server: every describe works in logical clusters of its own.
+const e2e = useE2EServer();
 
-interface Ref {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  blockOwnerDeletion?: boolean;
+/** A fresh logical cluster of this file's own. */
+async function freshCluster(): Promise<string> {
+  const name = uniqueClusterName();
+  await createLogicalCluster(e2e.server, name);
+  return name;
 }
 
 /** Helpers bound to one logical cluster, one namespace and one kubectl binary. */
-function inNamespace(cluster: string, ns: string, opts: { binary?: string; cacheDir?: string } = {}) {
-  const env = opts.cacheDir ? { KUBECACHEDIR: opts.cacheDir } : undefined;
-  const k: ClusterKubectl = (args, o) => e2e.k(cluster)(args, { binary: opts.binary, env, ...o });
-  const uidOf = async (resource: string, name: string) =>
-    (await k(['get', resource, name, '-n', ns, '-o', 'jsonpath={.metadata.uid}'])).stdout;
-  const refTo = async (kind: string, name: string, extra: Partial<Ref> = {}): Promise<Ref> => {
-    const apiVersion = kind === 'Widget' ? 'gc.example.com/v1' : 'v1';
-    const resource = kind === 'Widget' ? 'widgets' : kind === 'Secret' ? 'secrets' : 'configmaps';
-    return { apiVersion, kind, name, uid: await uidOf(resource, name), ...extra };
-  };
-  const create = (obj: object) => k(['create', '-f', '-'], { input: JSON.stringify(obj) });
-  const cm = (name: string, meta: { ownerReferences?: Ref[]; finalizers?: string[] } = {}) =>
-    create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...meta }, data: { a: '1' } });
-  const secret = (name: string, ownerReferences: Ref[]) =>
-    create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns, ownerReferences }, stringData: { k: 'v' } });
-  const widget = (name: string, ownerReferences?: Ref[]) =>
-    create({ apiVersion: 'gc.example.com/v1', kind: 'Widget', metadata: { name, namespace: ns, ownerReferences }, spec: { size: 1 } });
-  const getJson = async (resource: string, name: string) => JSON.parse((await k(['get', resource, name, '-n', ns, '-o', 'json'])).stdout);
-  /** `kubectl wait --for=delete`: what a user runs to see the collector finish. */
-  const waitGone = (...objects: string[]) => k(['wait', '--for=delete', ...objects, '-n', ns, '--timeout=60s'], { timeoutMs: 90_000 });
-  const release = (resource: string, name: string) =>
-    k(['patch', resource, name, '-n', ns, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
-  const background = (args: string[]) =>
-    kubectlBackground(e2e.server, [...clusterArgs(e2e.server, cluster), ...args], { binary: opts.binary, env });
-  return { k, refTo, cm, secret, widget, getJson, waitGone, release, background };
-}
+const inNamespace = (cluster: string, ns: string, opts: { binary?: string; cacheDir?: string } = {}) =>
+  ownedObjects(e2e, cluster, ns, opts);
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -88,7 +65,7 @@ describe.each(binaries)('cascading delete with $label', (binary) => {
   beforeAll(async () => {
     // A binary of another version gets its own discovery cache, as kubectl-basics does.
     if (binary.path) cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-gc-kubectl-'));
-    t = inNamespace('root', ns, { binary: binary.path, cacheDir });
+    t = inNamespace(await freshCluster(), ns, { binary: binary.path, cacheDir });
     await t.k(['create', 'namespace', ns]);
   }, 60_000);
   afterAll(async () => {
@@ -147,9 +124,11 @@ describe.each(binaries)('cascading delete with $label', (binary) => {
 
 describe('garbage collection beyond ConfigMaps', () => {
   const ns = uniqueName('gcx');
-  const t = () => inNamespace('root', ns);
+  let cluster = '';
+  const t = () => inNamespace(cluster, ns);
 
   beforeAll(async () => {
+    cluster = await freshCluster();
     await t().k(['create', 'namespace', ns]);
     await t().k(['apply', '-f', '-'], { input: JSON.stringify(crd) });
     await t().k(['wait', '--for=condition=Established', 'crd/widgets.gc.example.com', '--timeout=60s'], { timeoutMs: 90_000 });
@@ -190,10 +169,12 @@ describe('garbage collection beyond ConfigMaps', () => {
 
 describe('logical clusters are collected apart', () => {
   const ns = uniqueName('gci');
-  const root = () => inNamespace('root', ns);
+  let first = '';
+  const root = () => inNamespace(first, ns);
   const second = () => inNamespace(e2e.second, ns);
 
   beforeAll(async () => {
+    first = await freshCluster();
     for (const t of [root(), second()]) {
       await t.k(['create', 'namespace', ns]);
       await t.cm('owner');
@@ -211,28 +192,4 @@ describe('logical clusters are collected apart', () => {
     await second().k(['delete', 'cm', 'owner', '-n', ns]);
     await second().waitGone('cm/dep');
   });
-});
-
-// Last in the file: it restarts the shared server.
-describe('a server restart during a foreground deletion', () => {
-  const ns = uniqueName('gcr');
-  const t = () => inNamespace('root', ns);
-
-  it('still completes it once the blocking dependent is released', async () => {
-    await t().k(['create', 'namespace', ns]);
-    await t().cm('owner');
-    const blocking = await t().refTo('ConfigMap', 'owner', { blockOwnerDeletion: true });
-    await t().cm('held', { ownerReferences: [blocking], finalizers: ['example.com/hold'] });
-    await t().cm('plain', { ownerReferences: [blocking] });
-    await t().k(['delete', 'cm', 'owner', '-n', ns, '--cascade=foreground', '--wait=false']);
-    await t().waitGone('cm/plain');
-
-    await e2e.server.restart();
-
-    const owner = await t().getJson('cm', 'owner');
-    expect(owner.metadata.finalizers).toEqual(['foregroundDeletion']);
-    await t().release('cm', 'held');
-    await t().waitGone('cm/held', 'cm/owner');
-    await expectNotFound(t().k, 'cm', 'owner', ns);
-  }, 120_000);
 });

@@ -4,7 +4,7 @@
  * name. Each navigation step runs twice, through `kubectl …` on one kubeconfig and through `kcpt …` on a copy:
  * the output must be identical, and plain `kubectl get configmaps` must land in the workspace both reported.
  * kubectl's own completion (`kubectl __complete ws …`, what its shell scripts call) reaches kcpt's through the
- * `kubectl_complete-ws` bin.
+ * `kubectl_complete-ws` bin. On the shared server: every workspace has a unique name of the test's own.
  */
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl } from '../helpers/kubectl.js';
+import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
-import { useTenancyServer } from './tenancy-fixtures.js';
+import { createWorkspace, root, useTenancyServer } from './tenancy-fixtures.js';
 
-// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
-const e2e = useTenancyServer({ private: true });
+// The shared server.
+const e2e = useTenancyServer();
 let scratch: string;
 let pluginPath: string;
 
@@ -78,102 +78,117 @@ describe('kubectl plugin shims on PATH', () => {
   it('runs a workspace session through kubectl create workspace and kubectl ws, with kcpt’s exact output', async () => {
     const viaPlugin = copyAdmin('plugin.kubeconfig');
     const viaCli = copyAdmin('cli.kubeconfig');
+    const org = uniqueName('org');
 
-    const created = await viaKubectl(['create', 'workspace', 'org', '--enter'], { KUBECONFIG: viaPlugin });
+    const created = await viaKubectl(['create', 'workspace', org, '--enter'], { KUBECONFIG: viaPlugin });
     expect(created.exitCode, created.stderr).toBe(0);
     expect(created.stdout).toBe(
       [
-        'Workspace "org" (type root:organization) created. Waiting for it to be ready...',
-        'Workspace "org" (type root:organization) is ready to use.',
-        "Current workspace is 'root:org' (type root:organization).",
+        `Workspace "${org}" (type root:organization) created. Waiting for it to be ready...`,
+        `Workspace "${org}" (type root:organization) is ready to use.`,
+        `Current workspace is 'root:${org}' (type root:organization).`,
       ].join('\n'),
     );
-    await mark('root:org');
-    expect(await markersSeen(viaPlugin)).toEqual(['root-org']);
+    await mark(`root:${org}`);
+    expect(await markersSeen(viaPlugin)).toEqual([`root-${org}`]);
 
     const team = await viaKubectl(['create', 'workspace', 'team', '--type', 'universal', '--enter'], { KUBECONFIG: viaPlugin });
-    expect(team.stdout, team.stderr).toContain("Current workspace is 'root:org:team' (type root:universal).");
-    await mark('root:org:team');
-    expect(await markersSeen(viaPlugin)).toEqual(['root-org-team']);
+    expect(team.stdout, team.stderr).toContain(`Current workspace is 'root:${org}:team' (type root:universal).`);
+    await mark(`root:${org}:team`);
+    expect(await markersSeen(viaPlugin)).toEqual([`root-${org}-team`]);
 
     // The kcpt side walks to the same place first, so both kubeconfigs have the same current and previous.
-    await viaKcpt(['ws', ':root:org'], { KUBECONFIG: viaCli });
+    await viaKcpt(['ws', `:root:${org}`], { KUBECONFIG: viaCli });
     await viaKcpt(['ws', 'team'], { KUBECONFIG: viaCli });
 
+    const [inOrg, inTeam] = [`root-${org}`, `root-${org}-team`];
     const steps: { args: string[]; lands: string }[] = [
-      { args: ['..'], lands: 'root-org' },
-      { args: ['-'], lands: 'root-org-team' },
-      { args: ['.'], lands: 'root-org-team' },
+      { args: ['..'], lands: inOrg },
+      { args: ['-'], lands: inTeam },
+      { args: ['.'], lands: inTeam },
       { args: [':'], lands: 'root' },
-      { args: ['use', ':root:org:team'], lands: 'root-org-team' },
-      { args: ['cd', '..'], lands: 'root-org' },
-      { args: ['current', '--short'], lands: 'root-org' },
-      { args: ['tree'], lands: 'root-org' },
-      { args: ['tree', '--full', '-w', ':root'], lands: 'root-org' },
-      { args: ['nope'], lands: 'root-org' },
+      { args: ['use', `:root:${org}:team`], lands: inTeam },
+      { args: ['cd', '..'], lands: inOrg },
+      { args: ['current', '--short'], lands: inOrg },
+      { args: ['tree'], lands: inOrg },
+      // An absolute -w path (root's whole tree holds other files' workspaces, which may change between the two runs).
+      { args: ['tree', '--full', '-w', `:root:${org}`], lands: inOrg },
+      { args: ['nope'], lands: inOrg },
     ];
     for (const { args, lands } of steps) {
-      const plugin = await viaKubectl(['ws', ...args], { KUBECONFIG: viaPlugin });
-      const cli = await viaKcpt(['ws', ...args], { KUBECONFIG: viaCli });
+      // The two sides use their own kubeconfigs: kcpt's step runs beside the plugin's step and its kubectl check.
+      const [[plugin, seen], cli] = await Promise.all([
+        viaKubectl(['ws', ...args], { KUBECONFIG: viaPlugin }).then(async (r) => [r, await markersSeen(viaPlugin)] as const),
+        viaKcpt(['ws', ...args], { KUBECONFIG: viaCli }),
+      ]);
       expect({ args, ...plugin }).toEqual({ args, ...cli });
-      const seen = await markersSeen(viaPlugin);
       expect({ args, seen }).toEqual({ args, seen: lands === 'root' ? [] : [lands] });
     }
-    expect((await viaKubectl(['ws', 'nope'], { KUBECONFIG: viaPlugin })).stderr.trim()).toBe('Error: workspace "root:org:nope" not found');
+    expect((await viaKubectl(['ws', 'nope'], { KUBECONFIG: viaPlugin })).stderr.trim()).toBe(`Error: workspace "root:${org}:nope" not found`);
 
     // kubectl kcp ws|workspace|workspaces is the same command.
     const expected = await viaKcpt(['ws', '.'], { KUBECONFIG: viaCli });
     for (const word of ['ws', 'workspace', 'workspaces']) {
       expect(await viaKubectl(['kcp', word, '.'], { KUBECONFIG: viaPlugin })).toEqual(expected);
     }
-  });
+    // About 40 node and kubectl processes one after the other: on a busy machine that outlasts the default minute.
+  }, 120_000);
 
   it('completes workspace names for kcpt ws and kubectl ws <TAB>, children of the path typed so far', async () => {
     const file = copyAdmin('complete.kubeconfig');
-    for (const name of ['compa', 'compb']) expect((await viaKcpt(['ws', 'create', name], { KUBECONFIG: file })).exitCode).toBe(0);
-    expect((await viaKcpt(['ws', 'create', 'kid', '-w', ':root:compa'], { KUBECONFIG: file })).exitCode).toBe(0);
+    // Names of this test's own, so that completing their common prefix offers exactly them.
+    const comp = uniqueName('comp');
+    const [compa, compb] = [`${comp}a`, `${comp}b`];
+    for (const name of [compa, compb]) expect((await viaKcpt(['ws', 'create', name], { KUBECONFIG: file })).exitCode).toBe(0);
+    expect((await viaKcpt(['ws', 'create', 'kid', '-w', `:root:${compa}`], { KUBECONFIG: file })).exitCode).toBe(0);
     const env = { KUBECONFIG: file };
     const lines = (r: Run) => r.stdout.split('\n').filter(Boolean);
 
-    expect(lines(await viaKcpt(['__complete', 'ws', 'comp'], env))).toEqual(['compa', 'compb', ':4']);
-    expect(lines(await viaKcpt(['__complete', 'ws', 'compa:'], env))).toEqual(['compa:kid', ':4']);
-    expect(lines(await viaKcpt(['__complete', 'ws', ':root:compa:k'], env))).toEqual([':root:compa:kid', ':4']);
-    expect(lines(await viaKcpt(['__complete', 'ws', 'tree', '-w', 'compb'], env))).toEqual(['compb', ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', comp], env))).toEqual([compa, compb, ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', `${compa}:`], env))).toEqual([`${compa}:kid`, ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', `:root:${compa}:k`], env))).toEqual([`:root:${compa}:kid`, ':4']);
+    expect(lines(await viaKcpt(['__complete', 'ws', 'tree', '-w', compb], env))).toEqual([compb, ':4']);
     // Subcommands and workspaces together where both fit.
     const both = lines(await viaKcpt(['__complete', 'ws', ''], env));
-    expect(both).toEqual(expect.arrayContaining(['compa', 'compb', 'create', 'tree', '..', '~', '-', ':4']));
+    expect(both).toEqual(expect.arrayContaining([compa, compb, 'create', 'tree', '..', '~', '-', ':4']));
     expect(both).toEqual([...new Set(both)]);
 
     // kubectl's completion runs kubectl_complete-ws from PATH and offers what it answers.
-    const viaKubectlCompletion = await viaKubectl(['__complete', 'ws', 'compa:'], env);
-    expect(lines(viaKubectlCompletion)[0]).toBe('compa:kid');
-    expect(lines(await viaKubectl(['__complete', 'kcp', 'ws', 'comp'], env)).slice(0, 2)).toEqual(['compa', 'compb']);
+    const viaKubectlCompletion = await viaKubectl(['__complete', 'ws', `${compa}:`], env);
+    expect(lines(viaKubectlCompletion)[0]).toBe(`${compa}:kid`);
+    expect(lines(await viaKubectl(['__complete', 'kcp', 'ws', comp], env)).slice(0, 2)).toEqual([compa, compb]);
   });
 
   it('takes kubectl’s connection flags and a shell-expanded ~', async () => {
     const file = copyAdmin('flags.kubeconfig');
+    // An organization with a universal workspace inside, each with its marker.
+    const org = uniqueName('org');
+    await createWorkspace(e2e.at('root'), org);
+    await createWorkspace(e2e.at(`root:${org}`), 'team', root('universal'));
+    await mark(`root:${org}`);
+    await mark(`root:${org}:team`);
     // kubectl refuses flags before the plugin name, so they follow it; KUBECONFIG is unset.
-    const entered = await viaKubectl(['ws', 'use', ':root:org', '--kubeconfig', file], { KUBECONFIG: undefined });
-    expect(entered.stdout, entered.stderr).toBe("Current workspace is 'root:org' (type root:organization).");
+    const entered = await viaKubectl(['ws', 'use', `:root:${org}`, '--kubeconfig', file], { KUBECONFIG: undefined });
+    expect(entered.stdout, entered.stderr).toBe(`Current workspace is 'root:${org}' (type root:organization).`);
     const viaContext = await viaKubectl(['ws', '.', '--kubeconfig', file, '--context', 'system:admin'], { KUBECONFIG: undefined });
     expect(viaContext.stdout, viaContext.stderr).toBe("Current workspace is 'system:admin'.");
 
     // Connection flags before the subcommand, as kcp's persistent cobra flags allow (kubectl ws --context x use y).
-    const before = await viaKubectl(['ws', '--kubeconfig', file, 'use', ':root:org:team'], { KUBECONFIG: undefined });
-    expect(before.stdout, before.stderr).toBe("Current workspace is 'root:org:team' (type root:universal).");
-    expect(await markersSeen(file)).toEqual(['root-org-team']);
+    const before = await viaKubectl(['ws', '--kubeconfig', file, 'use', `:root:${org}:team`], { KUBECONFIG: undefined });
+    expect(before.stdout, before.stderr).toBe(`Current workspace is 'root:${org}:team' (type root:universal).`);
+    expect(await markersSeen(file)).toEqual([`root-${org}-team`]);
     const short = await viaKubectl(['ws', '--kubeconfig', file, '--context', 'system:admin', 'current', '--short'], { KUBECONFIG: undefined });
     expect([short.exitCode, short.stdout, short.stderr]).toEqual([0, 'system:admin', '']);
-    const rootTree = await viaKubectl(['ws', '--server', e2e.url('root:org'), 'tree', '--full'], { KUBECONFIG: file });
-    expect(rootTree.stdout, rootTree.stderr).toBe('.\n└── root:org\n    └── root:org:team\n');
+    const rootTree = await viaKubectl(['ws', '--server', e2e.url(`root:${org}`), 'tree', '--full'], { KUBECONFIG: file });
+    expect(rootTree.stdout, rootTree.stderr).toBe(`.\n└── root:${org}\n    └── root:${org}:team\n`);
     const kcp = await viaKubectl(['kcp', '--kubeconfig', file, 'ws', '--context', 'system:admin', '.'], { KUBECONFIG: undefined });
     expect(kcp.stdout, kcp.stderr).toBe("Current workspace is 'system:admin'.");
     expect(await viaKcpt(['ws', '--kubeconfig', file, 'cd', '..'], { KUBECONFIG: undefined })).toEqual({
-      stdout: "Current workspace is 'root:org' (type root:organization).",
+      stdout: `Current workspace is 'root:${org}' (type root:organization).`,
       stderr: '',
       exitCode: 0,
     });
-    expect(await markersSeen(file)).toEqual(['root-org']);
+    expect(await markersSeen(file)).toEqual([`root-${org}`]);
 
     // `kubectl ws ~` unquoted reaches the plugin as $HOME; it means home, as it does for kcpt.
     const home = e2e.server.env.HOME!;

@@ -2,15 +2,17 @@
  * `kcpt snapshot save/restore` as a user runs them against `kcpt start`, checked with the real kubectl: a workspace
  * tree with a CRD, custom resources, an APIExport bound from another workspace, ConfigMaps and Secrets is saved and
  * restored beside itself under a new path; and a whole store saved while the server runs, restored into a fresh root
- * directory and served again keeps every object and resourceVersion (SQLite and memory storage).
+ * directory and served again keeps every object and resourceVersion (SQLite and memory storage). The subtree
+ * tests run on the project's shared server; the whole-store ones stop and restore servers of their own.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { runKcpt as kcpt, useScratchDirectory } from '../helpers/cli.js';
-import { kubectl, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+import { kubectl, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { e2eServer } from '../helpers/shared-server.js';
 import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { crdObject } from './crds-fixtures.js';
 
@@ -54,19 +56,21 @@ const gizmo = (name: string, size: number): Json => ({ apiVersion: 'example.com/
 describe('workspace subtree: save --workspace, restore --as beside the original', () => {
   let server: TestServer;
   const contents = 'gizmos,widgets,configmaps,secrets';
+  // The shared server: the saved tree and its copies have unique names in root.
+  const [snapWs, copyWs, copy2Ws, brokenWs, nowhereWs] = ['snap', 'copy', 'copy2', 'broken', 'nowhere'].map((n) => uniqueName(n));
   beforeAll(async () => {
-    server = await startServer();
-    await createWorkspace(server, 'root', 'snap');
-    await createWorkspace(server, 'root:snap', 'a');
-    await createWorkspace(server, 'root:snap:a', 'b');
-    await apply(at(server, 'root:snap:a'), [
+    server = await e2eServer();
+    await createWorkspace(server, 'root', snapWs);
+    await createWorkspace(server, `root:${snapWs}`, 'a');
+    await createWorkspace(server, `root:${snapWs}:a`, 'b');
+    await apply(at(server, `root:${snapWs}:a`), [
       resourceSchema({ group: 'shop.example', plural: 'widgets', kind: 'Widget' }),
       apiExport({ name: 'widgets', group: 'shop.example', plural: 'widgets' }),
     ]);
-    const b = at(server, 'root:snap:a:b');
+    const b = at(server, `root:${snapWs}:a:b`);
     await apply(b, [gizmos]);
     await b(['wait', '--for=condition=Established', 'crd/gizmos.example.com', '--timeout=30s']);
-    await apply(b, [gizmo('g1', 1), gizmo('g2', 2), apiBinding('widgets', 'widgets', { exportPath: 'root:snap:a' })]);
+    await apply(b, [gizmo('g1', 1), gizmo('g2', 2), apiBinding('widgets', 'widgets', { exportPath: `root:${snapWs}:a` })]);
     await b(['wait', '--for=condition=Ready', 'apibinding/widgets', '--timeout=30s']);
     await apply(b, [{ apiVersion: 'shop.example/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 7 } }]);
     await b(['create', 'configmap', 'cfg', '--from-literal=k=v']);
@@ -77,21 +81,21 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
   }, 30_000);
 
   test('the copy has the CRs, a Bound binding to its own export and new cluster names; the originals are untouched', async () => {
-    const original = at(server, 'root:snap:a:b');
+    const original = at(server, `root:${snapWs}:a:b`);
     const before = await versions(original, contents);
     const file = join(scratchDir.path, 'snap.jsonl');
-    const saved = await ok(['snapshot', 'save', file, '--workspace', 'root:snap', '--root-directory', server.rootDir]);
-    expect(saved).toMatch(/^Saved workspace root:snap at revision \d+ to .*snap\.jsonl \(JSON lines, \d+ bytes\)\./);
+    const saved = await ok(['snapshot', 'save', file, '--workspace', `root:${snapWs}`, '--root-directory', server.rootDir]);
+    expect(saved).toMatch(new RegExp(`^Saved workspace root:${snapWs} at revision \\d+ to .*snap\\.jsonl \\(JSON lines, \\d+ bytes\\)\\.`));
 
-    const restored = await ok(['snapshot', 'restore', file, '--as', 'root:copy', '--root-directory', server.rootDir, '-o', 'json']);
+    const restored = await ok(['snapshot', 'restore', file, '--as', `root:${copyWs}`, '--root-directory', server.rootDir, '-o', 'json']);
     const report = JSON.parse(restored) as { path: string; clusters: Record<string, string>; objects: number };
-    expect(report.path).toBe('root:copy');
+    expect(report.path).toBe(`root:${copyWs}`);
     for (const [from, to] of Object.entries(report.clusters)) expect(to).not.toBe(from);
     // In words: one short line, the cluster names only with -o json.
-    const again = await ok(['snapshot', 'restore', file, '--as', 'root:copy2', '--root-directory', server.rootDir]);
-    expect(again).toMatch(new RegExp(`^Restored \\d+ objects as workspace root:copy2 \\(${Object.keys(report.clusters).length} logical clusters, new names; -o json lists them\\)\\.\\n?$`));
+    const again = await ok(['snapshot', 'restore', file, '--as', `root:${copy2Ws}`, '--root-directory', server.rootDir]);
+    expect(again).toMatch(new RegExp(`^Restored \\d+ objects as workspace root:${copy2Ws} \\(${Object.keys(report.clusters).length} logical clusters, new names; -o json lists them\\)\\.\\n?$`));
 
-    const copy = at(server, 'root:copy:a:b');
+    const copy = at(server, `root:${copyWs}:a:b`);
     expect(Object.keys(await versions(copy, contents)).sort()).toEqual(Object.keys(before).sort());
     expect((await jsonOf(copy, ['gizmo', 'g2'])).spec).toEqual({ size: 2 });
     expect((await jsonOf(copy, ['widget', 'w1'])).spec).toEqual({ size: 7 });
@@ -99,7 +103,7 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
     expect(Buffer.from(secret.data.password, 'base64').toString()).toBe('s3cret');
     // The binding points at the copy's own export and is Bound; the CRD is Established again.
     const binding = await jsonOf(copy, ['apibinding', 'widgets']);
-    expect(binding.spec.reference.export.path).toBe('root:copy:a');
+    expect(binding.spec.reference.export.path).toBe(`root:${copyWs}:a`);
     expect(binding.status.phase).toBe('Bound');
     await copy(['wait', '--for=condition=Established', 'crd/gizmos.example.com', '--timeout=10s']);
     // New objects in the copy work (a CR of the bound API, one of the CRD) and do not show up in the original.
@@ -107,15 +111,15 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
     expect((await original(['get', 'gizmo', 'g3'], { reject: false })).exitCode).not.toBe(0);
 
     // Every workspace of the copy has its own logical cluster, with the copy's paths and URLs.
-    for (const [parent, name] of [['root', 'snap'], ['root:snap', 'a'], ['root:snap:a', 'b']] as const) {
+    for (const [parent, name] of [['root', snapWs], [`root:${snapWs}`, 'a'], [`root:${snapWs}:a`, 'b']] as const) {
       const orig = await jsonOf(at(server, parent), ['workspace', name]);
-      const moved = await jsonOf(at(server, parent.replace(/^root:snap/, 'root:copy').replace(/^root$/, 'root')), ['workspace', name === 'snap' ? 'copy' : name]);
+      const moved = await jsonOf(at(server, parent.replace(`root:${snapWs}`, `root:${copyWs}`)), ['workspace', name === snapWs ? copyWs : name]);
       expect(moved.spec.cluster).not.toBe(orig.spec.cluster);
-      expect(moved.spec.URL).toMatch(/\/clusters\/root:copy(:a)?(:b)?$/);
+      expect(moved.spec.URL).toMatch(new RegExp(`/clusters/root:${copyWs}(:a)?(:b)?$`));
       expect(moved.status.phase).toBe('Ready');
     }
     const lc = await jsonOf(copy, ['logicalcluster', 'cluster']);
-    expect(lc.metadata.annotations['kcp.io/path']).toBe('root:copy:a:b');
+    expect(lc.metadata.annotations['kcp.io/path']).toBe(`root:${copyWs}:a:b`);
 
     // The originals: same objects, same resourceVersions.
     expect(await versions(original, contents)).toEqual(before);
@@ -123,22 +127,22 @@ describe('workspace subtree: save --workspace, restore --as beside the original'
 
   test('restoring onto an existing path, under a missing parent, from a bad file, or as a non-admin fails cleanly', async () => {
     const file = join(scratchDir.path, 'again.jsonl');
-    await ok(['snapshot', 'save', file, '--workspace', 'root:snap:a', '--root-directory', server.rootDir]);
-    const onto = await kcpt(['snapshot', 'restore', file, '--as', 'root:snap', '--root-directory', server.rootDir]);
+    await ok(['snapshot', 'save', file, '--workspace', `root:${snapWs}:a`, '--root-directory', server.rootDir]);
+    const onto = await kcpt(['snapshot', 'restore', file, '--as', `root:${snapWs}`, '--root-directory', server.rootDir]);
     expect(onto.exitCode).toBe(1);
-    expect(onto.stderr).toContain('Error from server (AlreadyExists): workspaces.tenancy.kcp.io "root:snap" already exists');
-    const orphan = await kcpt(['snapshot', 'restore', file, '--as', 'root:nowhere:a', '--root-directory', server.rootDir]);
-    expect(orphan.stderr).toContain('Error from server (NotFound): workspaces.tenancy.kcp.io "root:nowhere" not found');
+    expect(onto.stderr).toContain(`Error from server (AlreadyExists): workspaces.tenancy.kcp.io "root:${snapWs}" already exists`);
+    const orphan = await kcpt(['snapshot', 'restore', file, '--as', `root:${nowhereWs}:a`, '--root-directory', server.rootDir]);
+    expect(orphan.stderr).toContain(`Error from server (NotFound): workspaces.tenancy.kcp.io "root:${nowhereWs}" not found`);
 
     const bad = join(scratchDir.path, 'bad.jsonl');
     await writeFile(bad, '{"kind":"KcptSnapshot","version":1,"scope":"workspace","revision":5}\n{"key":');
-    const broken = await kcpt(['snapshot', 'restore', bad, '--as', 'root:broken', '--root-directory', server.rootDir]);
+    const broken = await kcpt(['snapshot', 'restore', bad, '--as', `root:${brokenWs}`, '--root-directory', server.rootDir]);
     expect(broken.exitCode).toBe(1);
     expect(broken.stderr).toContain('Error from server (BadRequest): invalid snapshot: line 1: a workspace snapshot needs');
-    expect((await at(server, 'root')(['get', 'workspace', 'broken'], { reject: false })).exitCode).not.toBe(0);
+    expect((await at(server, 'root')(['get', 'workspace', brokenWs], { reject: false })).exitCode).not.toBe(0);
 
     // kcp-admin is not system:masters: a snapshot holds every tenant's Secrets.
-    const denied = await kcpt(['snapshot', 'save', join(scratchDir.path, 'denied.jsonl'), '--workspace', 'root:snap', '--kubeconfig', server.kubeconfig, '--context', 'root']);
+    const denied = await kcpt(['snapshot', 'save', join(scratchDir.path, 'denied.jsonl'), '--workspace', `root:${snapWs}`, '--kubeconfig', server.kubeconfig, '--context', 'root']);
     expect(denied.exitCode).toBe(1);
     expect(denied.stderr).toContain('Error from server (Forbidden): User "kcp-admin" cannot take or restore snapshots');
   });

@@ -1,8 +1,9 @@
 /**
  * Workspaces with the real kubectl, as in kcp: create from a file, wait for Ready, the printer columns, the object
  * kcp's admission and controller write (cluster name, URL, phase label, owner annotation, shard annotations,
- * finalizer, conditions), the LogicalCluster inside, the creator's workspace-admin binding, and root's built-in
- * WorkspaceTypes and Shard. The first block runs with kubectl 1.32 and 1.33.
+ * finalizer, conditions), the LogicalCluster inside, the creator's workspace-admin binding, and root's Shard and
+ * LogicalCluster. The first block runs with kubectl 1.32 and 1.33. Root's exact list of WorkspaceTypes and placement
+ * (which relabels the shard) are in workspaces-private.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { matrixBinaries, uniqueName } from '../helpers/kubectl.js';
@@ -11,7 +12,6 @@ import {
   condition,
   create,
   createWorkspace,
-  eventually,
   getJson,
   getYaml,
   root,
@@ -20,8 +20,8 @@ import {
   workspace,
 } from './tenancy-fixtures.js';
 
-// A server of its own: it makes workspaces with fixed names in root (and asserts on root's children).
-const e2e = useTenancyServer({ private: true });
+// The shared server: every test makes workspaces of unique names of its own.
+const e2e = useTenancyServer();
 const clusterName = /^[0-9a-z]{16}$/;
 
 describe.each(matrixBinaries())('kubectl $version: create, wait for and read workspaces', ({ path: binary }) => {
@@ -134,20 +134,6 @@ describe('inside a new workspace', () => {
 describe('root’s built-ins', () => {
   const k = e2e.at('root');
 
-  it('get workspacetypes lists the bootstrapped types', async () => {
-    const table = parseTable((await k(['get', 'workspacetypes'])).stdout);
-    expect(table.header).toEqual(['NAME', 'AGE']);
-    expect(table.records.map((r) => r.NAME)).toEqual(['home', 'homebucket', 'homeroot', 'organization', 'root', 'team', 'universal']);
-    const org = await getJson(k, ['workspacetype', 'organization']);
-    expect(org.metadata.annotations['kcp.io/path']).toBe('root');
-    expect(org.spec).toEqual({
-      extend: { with: [{ name: 'universal', path: 'root' }] },
-      defaultChildWorkspaceType: { name: 'universal', path: 'root' },
-      limitAllowedChildren: { types: [{ name: 'universal', path: 'root' }] },
-      limitAllowedParents: { types: [{ name: 'root', path: 'root' }] },
-    });
-  });
-
   it('get shards shows this server as Shard root', async () => {
     const table = parseTable((await k(['get', 'shards'])).stdout);
     expect(table.header).toEqual(['NAME', 'REGION', 'URL', 'EXTERNAL URL', 'AGE']);
@@ -161,50 +147,5 @@ describe('root’s built-ins', () => {
     const lc = await getJson(k, ['logicalcluster', 'cluster']);
     expect(lc.metadata.annotations['internal.tenancy.kcp.io/type']).toBe('root:root');
     expect(lc.status).toMatchObject({ phase: 'Ready', URL: e2e.url('root') });
-  });
-});
-
-describe('placement on the shard', () => {
-  const k = e2e.at('root');
-
-  it('a location selector no shard matches waits in Scheduling until the shard is labelled to match', async () => {
-    const name = uniqueName('ws');
-    await create(k, workspace(name, undefined, { spec: { location: { selector: { matchLabels: { region: 'mars' } } } } }));
-    const waiting = await eventually('the Unschedulable condition', async () => {
-      const ws = await getJson(k, ['ws', name]);
-      return condition(ws, 'WorkspaceScheduled') ? ws : undefined;
-    });
-    expect(condition(waiting, 'WorkspaceScheduled')).toBe('False Unschedulable No available shards to schedule the workspace');
-    expect(waiting.status.phase).toBe('Scheduling');
-    expect(waiting.spec.cluster).toBeUndefined();
-    const [row] = parseTable((await k(['get', 'ws', name])).stdout).records;
-    expect(row).toMatchObject({ NAME: name, PHASE: 'Scheduling', URL: '' });
-
-    // The shard's region label makes it a match; its value then shows in the REGION column.
-    await k(['label', 'shard', 'root', 'region=mars']);
-    try {
-      await waitForPhase(k, name);
-      const [ready] = parseTable((await k(['get', 'ws', name])).stdout).records;
-      expect(ready).toMatchObject({ NAME: name, REGION: 'mars', PHASE: 'Ready', URL: e2e.url(`root:${name}`) });
-      expect(condition(await getJson(k, ['ws', name]), 'WorkspaceScheduled')).toBe('True');
-    } finally {
-      await k(['label', 'shard', 'root', 'region-']);
-    }
-  });
-
-  it('an unschedulable shard takes no new workspaces', async () => {
-    await k(['annotate', 'shard', 'root', 'experimental.core.kcp.io/unschedulable=true']);
-    const name = uniqueName('ws');
-    try {
-      await create(k, workspace(name));
-      const ws = await eventually('the Unschedulable condition', async () => {
-        const got = await getJson(k, ['ws', name]);
-        return condition(got, 'WorkspaceScheduled') ? got : undefined;
-      });
-      expect(condition(ws, 'WorkspaceScheduled')).toBe('False Unschedulable No available shards to schedule the workspace');
-    } finally {
-      await k(['annotate', 'shard', 'root', 'experimental.core.kcp.io/unschedulable-']);
-    }
-    await waitForPhase(k, name);
   });
 });

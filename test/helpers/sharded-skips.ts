@@ -6,8 +6,10 @@
 export const notThroughTheProxy: Record<string, Record<string, string>> = {
   'test/e2e/workspaces.test.ts': {
     'get shards shows this server as Shard root': 'a sharded cluster has three Shards',
-    'an unschedulable shard takes no new workspaces': 'makes root unschedulable and expects no shard left; two others remain',
     'get ws -o yaml shows what kcp writes on a workspace': 'expects the workspace on Shard root; here placement picks one of three at random',
+  },
+  'test/e2e/workspaces-private.test.ts': {
+    'an unschedulable shard takes no new workspaces': 'makes root unschedulable and expects no shard left; two others remain',
   },
   // kcp's front-proxy answers 403 "workspace access not permitted" for a path it cannot resolve (it cannot tell a
   // missing workspace from one the caller may not see); a shard answers 404. `kcpt ws` tells them apart as kcp's
@@ -22,6 +24,8 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
     'kubectl delete ws returns when every descendant and its content are gone, leaving no rows':
       'counts leftovers with a wildcard /clusters/* request, which spans shards: the proxy does not route it (as kcp\'s)',
     'an Initializing one and an unschedulable one are deleted all the same': 'counts leftovers with a wildcard /clusters/* request',
+  },
+  'test/e2e/workspaces-deletion-restart.test.ts': {
     'holds the deletion in phase Deleting until it is removed, across a restart': "expects the shard's 404 for the deleted path (the proxy's is 403)",
   },
 };
