@@ -191,6 +191,9 @@ export default defineConfig({
               test: {
                 name: 'e2e-sharded',
                 include: shardedProjectFiles,
+                // Its one case expects the shard's 404 for the deleted path (the proxy answers 403): a file with nothing
+                // to run here would still start its private cluster.
+                exclude: ['**/node_modules/**', 'test/e2e/workspaces-deletion-restart.test.ts'],
                 env: { KCPT_E2E_TOPOLOGY: 'sharded' },
                 // Every request crosses the proxy, and a private cluster is four processes and an etcd on a shared box.
                 testTimeout: 120_000,

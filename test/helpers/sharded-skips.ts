@@ -25,7 +25,4 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
       'counts leftovers with a wildcard /clusters/* request, which spans shards: the proxy does not route it (as kcp\'s)',
     'an Initializing one and an unschedulable one are deleted all the same': 'counts leftovers with a wildcard /clusters/* request',
   },
-  'test/e2e/workspaces-deletion-restart.test.ts': {
-    'holds the deletion in phase Deleting until it is removed, across a restart': "expects the shard's 404 for the deleted path (the proxy's is 403)",
-  },
 };
