@@ -1443,9 +1443,12 @@ describe('an outsider learns nothing about the vault', () => {
     expect(secrets!.exitCode).not.toBe(0);
     const who: Who[] = ['a', 'a', 'b', 'c'];
     runs.forEach((run, i) => expect(leaksIn(who[i]!, run.stdout + run.stderr, run.command)).toEqual([]));
-    // The workspace index and `kubectl get workspaces` in root show the sibling's admin the sibling only.
-    const index = await as('b', '/services/workspaces/all/clusters/*')(['get', 'workspaces', '-o', 'jsonpath={.items[*].metadata.name}']);
-    expect(index.stdout.trim()).toBe('sibling');
+    // The workspace index shows the sibling's admin, of this file's workspaces, the sibling only (other files on a
+    // shared server let user-2 into workspaces of theirs).
+    const index = await as('b', '/services/workspaces/all/clusters/*')(['get', 'workspaces', '-o', 'jsonpath={range .items[*]}{.metadata.annotations.kcp\\.io/path}{"\\n"}{end}']);
+    expect(index.exitCode, index.stderr).toBe(0);
+    const ours = index.stdout.split('\n').filter((path) => path === `root:${org}` || path.startsWith(`root:${org}:`));
+    expect(ours).toEqual([siblingPath]);
   }, 60_000);
 
   it('not even with a home: a foreign service account has none (it would be shared by every foreign account)', async () => {
