@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_REFERENCES, openValueCodec, ValueCodec, type ValueReference } from './value-codec.js';
+import { rng } from '../../../test/helpers/seeded-random.js';
 
 const sample = JSON.stringify({
   apiVersion: 'v1',
@@ -19,14 +20,6 @@ const sample = JSON.stringify({
 const namespaces = '/registry/core/namespaces/';
 const codec = new ValueCodec([{ id: 0, prefix: namespaces, text: sample }]);
 
-/** A deterministic pseudo-random generator, so a failure reproduces. */
-function random(seed: number) {
-  let s = seed;
-  return () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 describe('value codec', () => {
   it('stores a value like its reference in a fraction of the bytes, and gives it back exactly', () => {
@@ -46,7 +39,7 @@ describe('value codec', () => {
   });
 
   it('round-trips any string, including ones that start with or contain its marker characters', () => {
-    const next = random(42);
+    const next = rng(42);
     const alphabet = ['\x01', '\x02', ' ', '"', 'é', '𝄞', 'a', '{', '}', ':', ','];
     for (let n = 0; n < 2000; n++) {
       let value = '';

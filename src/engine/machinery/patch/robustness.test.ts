@@ -54,18 +54,18 @@ const baseObject = (r: () => number): JsonObject => ({
   spec: { ports: [{ port: 80 }, { port: 443, name: 'https' }] },
 });
 
-function check(fn: () => JsonObject, inputs: unknown[], seed: number): void {
+function check(fn: () => JsonObject, inputs: unknown[], run: number): void {
   const before = JSON.stringify(inputs);
   try {
     const out = fn();
-    expect(typeof out === 'object' && out !== null && !Array.isArray(out), `seed ${seed}`).toBe(true);
+    expect(typeof out === 'object' && out !== null && !Array.isArray(out), `run ${run}`).toBe(true);
     JSON.stringify(out);
   } catch (err) {
-    expect(err, `seed ${seed}: ${String(err)}`).toBeInstanceOf(StatusError);
-    expect((err as StatusError).code, `seed ${seed}: ${(err as Error).message}`).not.toBe(500);
+    expect(err, `run ${run}: ${String(err)}`).toBeInstanceOf(StatusError);
+    expect((err as StatusError).code, `run ${run}: ${(err as Error).message}`).not.toBe(500);
   }
-  expect(JSON.stringify(inputs), `seed ${seed} modified its input`).toBe(before);
-  expect(Object.getOwnPropertyNames(Object.prototype), `seed ${seed}`).toEqual(PROTOTYPE_NAMES);
+  expect(JSON.stringify(inputs), `run ${run} modified its input`).toBe(before);
+  expect(Object.getOwnPropertyNames(Object.prototype), `run ${run}`).toEqual(PROTOTYPE_NAMES);
 }
 
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
@@ -75,30 +75,30 @@ describe('random patches', () => {
   const schemas = [patchSchemaFor('', 'Service'), patchSchemaFor('', 'ServiceAccount'), patchSchemaFor('', 'ConfigMap')];
 
   it('strategic merge patch', () => {
-    for (let seed = 1; seed <= RUNS; seed++) {
-      const r = rng(seed);
+    for (let run = 1; run <= RUNS; run++) {
+      const r = rng(run);
       const obj = baseObject(r);
       const patch = r() < 0.05 ? value(r, 2) : object(r, 4);
-      const schema = schemas[seed % schemas.length]!;
-      check(() => applyStrategicMergePatch(obj, patch, schema), [obj, patch], seed);
+      const schema = schemas[run % schemas.length]!;
+      check(() => applyStrategicMergePatch(obj, patch, schema), [obj, patch], run);
     }
   });
 
   it('JSON merge patch', () => {
-    for (let seed = 1; seed <= RUNS; seed++) {
-      const r = rng(seed);
+    for (let run = 1; run <= RUNS; run++) {
+      const r = rng(run);
       const obj = baseObject(r);
       const patch = r() < 0.05 ? value(r, 2) : object(r, 4);
-      check(() => applyMergePatch(obj, patch), [obj, patch], seed);
+      check(() => applyMergePatch(obj, patch), [obj, patch], run);
     }
   });
 
   it('JSON patch', () => {
-    for (let seed = 1; seed <= RUNS; seed++) {
-      const r = rng(seed);
+    for (let run = 1; run <= RUNS; run++) {
+      const r = rng(run);
       const obj = baseObject(r);
       const ops = jsonOps(r);
-      check(() => applyJsonPatch(obj, ops), [obj, ops], seed);
+      check(() => applyJsonPatch(obj, ops), [obj, ops], run);
     }
   });
 
