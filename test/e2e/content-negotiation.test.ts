@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeProtobuf } from '../../src/engine/builtin/protobuf.js';
 import { crdManifest } from '../helpers/custom-resources.js';
 import { apiRequest } from '../helpers/http.js';
-import { cleanupTempFiles, createLogicalCluster, inCluster, tempFile, uniqueClusterName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, inCluster, tempFile, uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { apiRequest } from '../helpers/http.js';
-import { createLogicalCluster, inCluster, matrixBinaries, uniqueClusterName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { inCluster, matrixBinaries, uniqueClusterName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
 import { applyCRD, crdObject, widgetSchema, withFile, type Json } from './crds-fixtures.js';

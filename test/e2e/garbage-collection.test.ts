@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogicalCluster, kubectlBinaries, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { kubectlBinaries, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { expectNotFound, useE2EServer } from '../helpers/suite.js';
 import { ownedObjects, type Ref } from './gc-fixtures.js';
 

@@ -16,7 +16,8 @@
 import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { clientLines, createCRD, crdManifest, kubeConfigFor, until, type ClientNode } from '../helpers/custom-resources.js';
-import { createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
+import { uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { startServer } from '../helpers/server.js';
 import {
   countingWatch,

@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer } from '../helpers/http.js';
-import { createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
+import { uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const INHERITED = ['constructor', 'toString', 'hasOwnProperty', 'valueOf'];

@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   clusterUrl,
-  createLogicalCluster,
   inCluster,
   kubectl,
   kubectlBackground,
@@ -14,6 +13,7 @@ import {
   uniqueClusterName,
   uniqueName,
 } from '../helpers/kubectl.js';
+import { waitFor } from '../../src/testing/wait-for.js';
 import { freshAge, parseTable } from '../helpers/table.js';
 import { expectError, expectNotFound, lines, useE2EServer } from '../helpers/suite.js';
 
@@ -122,9 +122,13 @@ describe('isolation between logical clusters', () => {
   it('a new logical cluster starts empty', async () => {
     const mark = uniqueName('mark');
     await root()(['create', '-f', '-'], { input: labelledCm(mark, mark) });
+    // Made with kubectl as system:masters (the other files make theirs over the API): the namespace default comes
+    // from the server, not from the one who made the cluster.
     const third = uniqueClusterName();
-    await createLogicalCluster(e2e.server, third);
+    const logicalCluster = ['apiVersion: core.kcp.io/v1alpha1', 'kind: LogicalCluster', 'metadata:', '  name: cluster', ''].join('\n');
+    await kubectl(e2e.server, ['--context', 'shard-base', '--server', clusterUrl(e2e.server, third), 'create', '-f', '-'], { input: logicalCluster });
     const k = inCluster(e2e.server, third);
+    await waitFor(() => k(['get', 'namespace', 'default', '-o', 'name']), { timeout: 10_000, interval: 200, message: `namespace default in ${third}` });
     const cms = await k(['get', 'cm', '-A', '-l', `mark=${mark}`]);
     expect(cms.stdout).toBe('');
     expect(lines(cms.stderr)).toEqual(['No resources found']);

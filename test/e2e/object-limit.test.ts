@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   clusterUrl,
-  createLogicalCluster,
   kubectl,
   matrixBinaries,
   uniqueClusterName,
   uniqueName,
   type ClusterKubectl,
 } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { escapeRegExp, expectError, useE2EServer } from '../helpers/suite.js';
 import { yaml } from './crds-fixtures.js';
 

@@ -5,7 +5,8 @@
  */
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch, type WatchStream } from '../helpers/http.js';
-import { cleanupTempFiles, createLogicalCluster, sleep, uniqueClusterName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, sleep, uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

@@ -9,7 +9,8 @@ import type * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clientLines, createCRD, crdManifest, deleteCRD, kubeConfigFor, until } from '../helpers/custom-resources.js';
 import { apiRequest, openWatch } from '../helpers/http.js';
-import { createLogicalCluster, kubectl, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { kubectl, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { parseTable } from '../helpers/table.js';
 import { useE2EServer } from '../helpers/suite.js';
 

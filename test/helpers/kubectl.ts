@@ -1,6 +1,6 @@
 /**
  * Runs the real kubectl (the dispatcher on PATH, or one of the versioned binaries beside it) against a
- * TestServer, and creates logical clusters the way a system:masters user does.
+ * TestServer.
  */
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -143,34 +143,6 @@ export async function tempFile(name: string, content: string): Promise<string> {
 }
 export async function cleanupTempFiles(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
-
-/**
- * Creates a logical cluster as a system:masters user (context shard-base), exactly as the workspace controller
- * will: create the LogicalCluster named `cluster` under /clusters/<name>. Then makes sure namespace `default`
- * exists there.
- */
-export async function createLogicalCluster(server: TestServer, name: string): Promise<void> {
-  const file = await tempFile(
-    'logicalcluster.yaml',
-    ['apiVersion: core.kcp.io/v1alpha1', 'kind: LogicalCluster', 'metadata:', '  name: cluster', ''].join('\n'),
-  );
-  const asShardAdmin = ['--context', 'shard-base', '--server', clusterUrl(server, name)];
-  await kubectl(server, [...asShardAdmin, 'create', '-f', file]);
-  const k = inCluster(server, name);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const got = await k(['get', 'namespace', 'default', '-o', 'name'], { reject: false });
-    if (got.exitCode === 0) return;
-    if (/NotFound/.test(got.stderr)) {
-      const created = await k(['create', 'namespace', 'default'], { reject: false });
-      if (created.exitCode === 0 || /AlreadyExists/.test(created.stderr)) return;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`logical cluster ${name} does not serve namespace default: ${got.command}\n${got.stderr}`);
-    }
-    await sleep(200);
-  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import {
   cleanupTempFiles,
-  createLogicalCluster,
   inCluster,
   uniqueClusterName,
   type ClusterKubectl,
   type KubectlResult,
 } from './kubectl.js';
+import { createLogicalCluster } from './api-setup.js';
 import type { TestServer } from './server.js';
 import { e2eServer, type ServerChoice } from './shared-server.js';
 
