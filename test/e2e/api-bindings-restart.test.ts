@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apply, binding, exportOf, schema, waitBound, widget, widgetRows } from './api-bindings-fixtures.js';
-import { condition, createWorkspace, eventually, getJson, ownOrganization, useTenancyServer } from './tenancy-fixtures.js';
+import { condition, eventually, getJson, ownOrganization, useTenancyServer, workspaceByApi } from './tenancy-fixtures.js';
 
 // A server of its own: it restarts it.
 const e2e = useTenancyServer({ private: true });
@@ -14,7 +14,7 @@ const p = org.child;
 
 beforeAll(async () => {
   await org.create();
-  for (const ws of ['provider', 'c1']) await createWorkspace(at(org.path), ws);
+  for (const ws of ['provider', 'c1']) await workspaceByApi(e2e, org.path, ws);
   const provider = at(p('provider'));
   await apply(provider, schema('v1.widgets.example.com', 'How big the widget is.'));
   await apply(provider, exportOf('v1.widgets.example.com'));

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apply, binding, exportOf, schema, waitBound, widget, widgetCRD, widgetRows } from './api-bindings-fixtures.js';
 import { apiExport, resourceSchema } from './apis-fixtures.js';
-import { condition, createWorkspace, eventually, getJson, ownOrganization, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
+import { condition, eventually, getJson, ownOrganization, users, useTenancyServer, workspaceByApi, type Json } from './tenancy-fixtures.js';
 
 // The shared server: the provider and the consumers are children of an organization of this file's own (the restart
 // case is in api-bindings-restart.test.ts, with a server of its own).
@@ -21,7 +21,7 @@ const p = org.child;
 
 beforeAll(async () => {
   await org.create();
-  for (const ws of ['provider', 'c1', 'c2', 'c3', 'c4', 'c5']) await createWorkspace(at(orgPath), ws);
+  await Promise.all(['provider', 'c1', 'c2', 'c3', 'c4', 'c5'].map((ws) => workspaceByApi(e2e, orgPath, ws)));
   await apply(at(p('provider')), schema('v1.widgets.example.com', 'How big the widget is.'));
   await apply(at(p('provider')), exportOf('v1.widgets.example.com'));
 }, 120_000);

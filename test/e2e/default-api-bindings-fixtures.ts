@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { uniqueName } from '../helpers/kubectl.js';
 import { apiExport, resourceSchema } from './apis-fixtures.js';
-import { create, getJson, ownOrganization, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
+import { create, ownOrganization, root, workspaceByApi, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
 
 /** kcp's default binding name, computed independently of the server's code. */
 export function bindingName(cluster: string, exportPath: string, exportName: string): string {
@@ -47,8 +47,7 @@ export function defaultBindingsWorld(e2e: TenancyE2E) {
     /** The organization, its provider workspace and the `widgets` export. */
     async setUp() {
       await org.create();
-      await create(k, workspace('provider'));
-      await waitForPhase(k, 'provider');
+      await workspaceByApi(e2e, orgPath, 'provider');
       await exportAPI('widgets', 'example.com', 'widgets', 'Widget');
     },
     /** A WorkspaceType of the organization extending universal, with `spec`. */
@@ -60,9 +59,7 @@ export function defaultBindingsWorld(e2e: TenancyE2E) {
     /** Creates a workspace of the organization's `type` in it, waits for `phase`, returns [workspace, its cluster name]. */
     async workspaceOf(type: string, phase = 'Ready'): Promise<[string, string]> {
       const name = uniqueName('ws');
-      await create(k, workspace(name, ofOrg(type)));
-      await waitForPhase(k, name, phase);
-      const ws = await getJson(k, ['workspace', name]);
+      const ws = await workspaceByApi(e2e, orgPath, name, ofOrg(type), phase);
       return [name, ws.spec.cluster as string];
     },
   };

@@ -4,7 +4,7 @@
  * share a server with every other file.
  */
 import { uniqueName } from '../helpers/kubectl.js';
-import { create, eventually, getJson, ownOrganization, root, waitForPhase, workspace, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
+import { create, eventually, getJson, ownOrganization, root, workspaceByApi, workspaceType, type Json, type TenancyE2E, type TypeRef } from './tenancy-fixtures.js';
 
 /** A JSON patch removing the first entry of `status.<field>` (what an initializer or terminator sends). */
 export const removeFirst = (field: string) => JSON.stringify([{ op: 'remove', path: `/status/${field}/0` }]);
@@ -39,10 +39,7 @@ export function lifecycleWorld(e2e: TenancyE2E) {
     },
     /** A workspace created in the organization that must reach `phase` (Initializing for types with an initializer). */
     async workspaceIn(phase: string, type: string): Promise<Json> {
-      const name = uniqueName('ws');
-      await create(k, workspace(name, ofOrg(type)));
-      await waitForPhase(k, name, phase);
-      return getJson(k, ['ws', name]);
+      return workspaceByApi(e2e, orgPath, uniqueName('ws'), ofOrg(type), phase);
     },
   };
 }

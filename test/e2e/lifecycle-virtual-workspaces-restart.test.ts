@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';
 import { lifecycleWorld, removeFirst } from './lifecycle-fixtures.js';
-import { createWorkspace, getJson, useTenancyServer, waitForPhase, type Json } from './tenancy-fixtures.js';
+import { getJson, useTenancyServer, waitForPhase, workspaceByApi, type Json } from './tenancy-fixtures.js';
 
 // A server of its own: it restarts it.
 const e2e = useTenancyServer({ private: true });
@@ -16,7 +16,7 @@ beforeAll(setUp, 60_000);
 describe('a restart in the middle', () => {
   it('resumes an Initializing workspace and a Terminating one', async () => {
     const initializing = await workspaceIn('Initializing', initA);
-    const terminating = await createWorkspace(k, uniqueName('ws'), ofOrg(term));
+    const terminating = await workspaceByApi(e2e, orgPath, uniqueName('ws'), ofOrg(term));
     await k(['delete', 'workspace', terminating.metadata.name, '--wait=false']);
     await waitForPhase(k, terminating.metadata.name, 'Terminating');
 

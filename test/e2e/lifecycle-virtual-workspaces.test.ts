@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
 import { removeFirst, lifecycleWorld } from './lifecycle-fixtures.js';
-import { condition, create, createWorkspace, eventually, getJson, useTenancyServer, waitForPhase, workspaceType, type Json } from './tenancy-fixtures.js';
+import { condition, create, eventually, getJson, useTenancyServer, waitForPhase, workspaceByApi, workspaceType, type Json } from './tenancy-fixtures.js';
 
 // The shared server: the types and workspaces live in an organization of this file's own (the restart case is in
 // lifecycle-virtual-workspaces-restart.test.ts, with a server of its own).
@@ -160,7 +160,7 @@ describe('an initializer with @kubernetes/client-node', () => {
 
 describe('a terminator', () => {
   it('holds a deleted workspace and its LogicalCluster in Terminating until it removes itself', async () => {
-    const ws = await createWorkspace(k, uniqueName('ws'), ofOrg(term));
+    const ws = await workspaceByApi(e2e, orgPath, uniqueName('ws'), ofOrg(term));
     const name = ws.metadata.name as string;
     expect(ws.status.terminators).toEqual([`${orgPath}:${term}`]);
     await e2e.at(`${orgPath}:${name}`)(['create', 'configmap', 'data', '-n', 'default']);
@@ -194,7 +194,7 @@ describe('a terminator', () => {
   });
 
   it('refuses to remove another terminator’s entry', async () => {
-    const ws = await createWorkspace(k, uniqueName('ws'), ofOrg(term));
+    const ws = await workspaceByApi(e2e, orgPath, uniqueName('ws'), ofOrg(term));
     await k(['delete', 'workspace', ws.metadata.name, '--wait=false']);
     await waitForPhase(k, ws.metadata.name, 'Terminating');
     const vw = await publishedUrl(term, 'terminatingworkspaces');

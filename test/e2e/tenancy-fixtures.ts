@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import type { Workspace } from '../../src/client/workspace-api.js';
+import { createWorkspaceByApi } from '../helpers/api-setup.js';
 import { cleanupTempFiles, kubectl, sleep, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
@@ -137,10 +139,9 @@ export function ownOrganization(e2e: TenancyE2E, prefix: string) {
     path,
     /** `root:<org>:<child>` */
     child: (child: string) => `${path}:${child}`,
-    /** Creates it and waits for Ready. */
+    /** Creates it over the API and waits for Ready (setup: the files that test creating workspaces use kubectl). */
     async create() {
-      await create(e2e.at('root'), workspace(name, root('organization')));
-      await waitForPhase(e2e.at('root'), name);
+      await workspaceByApi(e2e, 'root', name, root('organization'));
     },
   };
 }
@@ -150,6 +151,14 @@ export async function createWorkspace(k: ClusterKubectl, name: string, type?: Ty
   await create(k, workspace(name, type));
   await waitForPhase(k, name);
   return getJson(k, ['workspace', name]);
+}
+
+/**
+ * Creates a Workspace (default type unless given) over the API as kcp-admin, waits for `phase` (Ready by default) and
+ * returns it: for tests that need a workspace. Those about what kubectl does with workspaces use createWorkspace.
+ */
+export async function workspaceByApi(e2e: TenancyE2E, parentPath: string, name: string, type?: TypeRef, phase = 'Ready'): Promise<Json> {
+  return (await createWorkspaceByApi(e2e.server, parentPath, workspace(name, type) as Workspace, phase)) as Json;
 }
 
 /** Polls `probe` until it returns a value other than undefined (controllers work asynchronously; no fixed sleeps). */
