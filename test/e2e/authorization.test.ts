@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';
 import { expectError, lines } from '../helpers/suite.js';
-import { create, createWorkspace, getJson, root, useTenancyServer, users, workspace, workspaceType } from './tenancy-fixtures.js';
+import { create, createWorkspace, getJson, root, useTenancyServer, users, workspace, workspaceByApi, workspaceType } from './tenancy-fixtures.js';
 
 const e2e = useTenancyServer();
 const admin = () => e2e.at('root');
@@ -22,7 +22,7 @@ let org: string;
 let ws: string;
 beforeAll(async () => {
   org = uniqueName('org');
-  await createWorkspace(admin(), org);
+  await workspaceByApi(e2e, 'root', org);
   await e2e.at(`root:${org}`)(['create', 'namespace', 'team']);
   await e2e.at(`root:${org}`)(['create', 'configmap', 'settings', '-n', 'team', '--from-literal=a=b']);
   ws = `root:${org}`;

@@ -10,7 +10,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
-import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
+import { useTenancyServer, users, workspaceByApi, type Json } from './tenancy-fixtures.js';
 
 // The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
 // creates in user-1's home is unique too.
@@ -21,8 +21,8 @@ let scratch: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kcpt-kubeconfig-'));
-  await createWorkspace(e2e.at('root'), org);
-  await createWorkspace(e2e.at(`root:${org}`), 'team');
+  await workspaceByApi(e2e, 'root', org);
+  await workspaceByApi(e2e, `root:${org}`, 'team');
   const at = e2e.at(team);
   // user-1 may enter the team workspace and manage configmaps there; user-2 gets nothing.
   await at(['create', 'clusterrolebinding', 'user-1-access', '--clusterrole=system:kcp:workspace:access', '--user=user-1']);
@@ -168,7 +168,7 @@ describe('kcpt kubeconfig', () => {
     const alias = await kcpt(['kubeconfig', 'user:user-1', '-o', 'json']);
     expect(JSON.parse(alias.stdout).clusters, alias.stderr).toMatchObject([{ name: home, cluster: { server: e2e.url(home) } }]);
     const sub = uniqueName('ci');
-    await createWorkspace(e2e.at(home), sub);
+    await workspaceByApi(e2e, home, sub);
     const child = await kcpt(['kubeconfig', `:user:user-1:${sub}`, '-o', 'json']);
     expect(JSON.parse(child.stdout)['current-context'], child.stderr).toBe(`${home}:${sub}`);
 

@@ -82,7 +82,10 @@ describe('--logical-cluster-total-object-limit', () => {
     const k = e2e.k('root');
     const ns = uniqueName('many');
     await k(['create', 'namespace', ns]);
-    for (let i = 0; i <= limit; i++) await k(['create', 'configmap', `cm-${i}`, '-n', ns]);
+    // One kubectl, one create per object: each is admitted on its own.
+    const names = Array.from({ length: limit + 1 }, (_, i) => `cm-${i}`);
+    const manifest = yaml(names.map((name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns } })));
+    expect((await k(['create', '-f', '-'], { input: manifest })).stdout.split('\n')).toEqual(names.map((name) => `configmap/${name} created`));
     expect((await k(['get', 'configmaps', '-n', ns, '-o', 'name'])).stdout.split('\n').filter(Boolean).length).toBeGreaterThan(limit);
   });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { runKcpt as kcpt, useScratchDirectory } from '../helpers/cli.js';
+import { createWorkspaceByApi } from '../helpers/api-setup.js';
 import { kubectl, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { e2eServer } from '../helpers/shared-server.js';
@@ -36,8 +37,7 @@ async function apply(k: ClusterKubectl, objects: Json[], opts: KubectlOptions = 
 }
 
 async function createWorkspace(server: TestServer, parent: string, name: string): Promise<void> {
-  await apply(at(server, parent), [{ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } }]);
-  await at(server, parent)(['wait', '--for=jsonpath={.status.phase}=Ready', `workspace/${name}`, '--timeout=30s']);
+  await createWorkspaceByApi(server, parent, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } });
 }
 
 async function jsonOf(k: ClusterKubectl, args: string[]): Promise<Json> {

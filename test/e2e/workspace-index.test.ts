@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBackground, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { apiRequest } from '../helpers/http.js';
 import { parseTable } from '../helpers/table.js';
-import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, type Json } from './tenancy-fixtures.js';
+import { create, createWorkspace, eventually, getJson, root, useTenancyServer, users, workspace, workspaceByApi, type Json } from './tenancy-fixtures.js';
 
 // The shared server: every workspace of this file sits under an organisation of a unique name, and what is asserted
 // of the index is asserted of paths under it (other files' workspaces share the index).
@@ -33,8 +33,8 @@ const names = (list: Json) => (list.items as Json[]).map((w) => w.metadata.name 
 
 /** An organisation `name` with the children c1..c5, where user-1 may enter the organisation, c2 and c4 only. */
 async function indexedOrg(name: string): Promise<void> {
-  await createWorkspace(e2e.at('root'), name, root('organization'));
-  for (const c of children) await createWorkspace(e2e.at(`root:${name}`), c);
+  await workspaceByApi(e2e, 'root', name, root('organization'));
+  await Promise.all(children.map((c) => workspaceByApi(e2e, `root:${name}`, c)));
   // user-1 may enter the organisation and list its workspaces, and may enter c2 and c4 only.
   const inOrg = e2e.at(`root:${name}`);
   await create(inOrg, {
@@ -145,7 +145,7 @@ describe('the workspace index virtual workspace', () => {
     const path = '/services/workspaces/all/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces?includeObject=Metadata';
     const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
     const parent = uniqueName('idx-rows');
-    await createWorkspace(e2e.at('root'), parent, root('organization'));
+    await workspaceByApi(e2e, 'root', parent, root('organization'));
     const rowOf = async (name: string) => {
       const table = (await apiRequest(e2e.server, path, { headers: accept })).json();
       return (table.rows as Json[]).find((r) => r.object.metadata.annotations['kcp.io/path'] === `root:${parent}:${name}`);

@@ -17,6 +17,7 @@ import {
   root,
   useTenancyServer,
   workspace,
+  workspaceByApi,
   workspaceType,
   type Json,
 } from './tenancy-fixtures.js';
@@ -39,7 +40,7 @@ describe('placement limits', () => {
   let org: string;
   beforeAll(async () => {
     org = uniqueName('org');
-    await createWorkspace(k, org);
+    await workspaceByApi(e2e, 'root', org);
   }, 60_000);
 
   it('limitAllowedParents refuses another parent with kcp’s message', async () => {
