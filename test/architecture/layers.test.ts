@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import ts from 'typescript-5';
 import { describe, expect, it } from 'vitest';
 
 // docs/architecture.md, "Layers": imports point down, and no module reaches itself back through others.
