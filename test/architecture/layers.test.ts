@@ -38,17 +38,12 @@ const knownUpward = [
   'admission/resource-quota.ts -> builtin/printing.ts',
   'admission/resource-quota.ts -> builtin/quota-names.ts',
   'admission/test-support.ts -> builtin/index.ts',
-  'admission/write-authority.ts -> authorization/groups.ts',
-  'admission/write-authority.ts -> tenancy/names.ts',
   'registry/generic-store.ts -> admission/chain.ts',
   'registry/generic-store.ts -> admission/write-authority.ts',
   'snapshot/export.ts -> tenancy/cluster-paths.ts',
-  'snapshot/export.ts -> tenancy/names.ts',
   'snapshot/offline.ts -> tenancy/cluster-paths.ts',
   'snapshot/restore.ts -> tenancy/cluster-paths.ts',
-  'snapshot/restore.ts -> tenancy/names.ts',
   'snapshot/rewrite.ts -> tenancy/cluster-paths.ts',
-  'snapshot/rewrite.ts -> tenancy/names.ts',
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -26,11 +26,11 @@ import {
   LOGICAL_CLUSTER_ADMIN_GROUP,
   MASTERS_GROUP,
   WORKSPACE_BOOTSTRAPPER_GROUP,
-} from '../authorization/groups.js';
+} from '../machinery/user-groups.js';
 import { forbidden, invalid, type StatusError } from '../machinery/status.js';
 import { jsonEqual } from '../registry/stored-object.js';
 import type { KubeObject, StrategyContext, WriteGrant } from '../registry/types.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER } from '../tenancy/names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER } from '../machinery/kcp-names.js';
 import { annotationTier, labelTier, reservedChange, type Tier } from './reserved-metadata.js';
 
 export type { Tier as Clearance } from './reserved-metadata.js';

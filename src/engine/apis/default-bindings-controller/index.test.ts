@@ -9,7 +9,7 @@ import { decodeStored, encodeStored } from '../../registry/stored-object.js';
 import type { KubeObject } from '../../registry/types.js';
 import { createMemoryStore } from '../../storage/index.js';
 import { ClusterPaths, logicalClusterKey } from '../../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../../tenancy/names.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../../machinery/kcp-names.js';
 import { WorkspaceTypes, type WorkspaceTypeSpec } from '../../tenancy/workspace-types.js';
 import { defaultAPIBindingName } from '../default-binding-names.js';
 import { defaultAPIBindingsController, maintainedWorkspacesWriter } from './index.js';
