@@ -18,9 +18,9 @@ const floors = [
   'authorization',
   'apiextensions',
   'controllers',
+  'tenancy',
   'snapshot',
   'endpoints',
-  'tenancy',
   'shards',
   'apis',
   'virtual',
@@ -40,10 +40,6 @@ const knownUpward = [
   'admission/test-support.ts -> builtin/index.ts',
   'registry/generic-store.ts -> admission/chain.ts',
   'registry/generic-store.ts -> admission/write-authority.ts',
-  'snapshot/export.ts -> tenancy/cluster-paths.ts',
-  'snapshot/offline.ts -> tenancy/cluster-paths.ts',
-  'snapshot/restore.ts -> tenancy/cluster-paths.ts',
-  'snapshot/rewrite.ts -> tenancy/cluster-paths.ts',
 ];
 
 function sourceFiles(dir: string): string[] {
