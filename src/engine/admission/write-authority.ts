@@ -27,6 +27,7 @@ import {
   MASTERS_GROUP,
   WORKSPACE_BOOTSTRAPPER_GROUP,
 } from '../machinery/user-groups.js';
+import { record } from '../machinery/field-values.js';
 import { forbidden, invalid, type StatusError } from '../machinery/status.js';
 import { jsonEqual } from '../registry/stored-object.js';
 import type { KubeObject, StrategyContext, WriteGrant } from '../registry/types.js';
@@ -86,7 +87,6 @@ interface KindRules {
   remove?(w: DeleteAttempt, clearance: Tier): Refusal;
 }
 
-const record = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const nameOf = (obj: KubeObject | undefined) => obj?.metadata?.name ?? '';
 

@@ -1,14 +1,15 @@
 /**
- * Test wiring for admission: a memory store, the built-in types plus two custom-resource-like types (namespaced
- * widgets, cluster-scoped gadgets, both in example.com), the admission chain in the generic store, and helpers to
- * make a Ready LogicalCluster and objects in it.
+ * Test wiring for admission over the built-in types (so it sits on builtin's floor, which sees both): a memory
+ * store, the built-in types plus two custom-resource-like types (namespaced widgets, cluster-scoped gadgets, both in
+ * example.com), the admission chain in the generic store, and helpers to make a Ready LogicalCluster and objects in
+ * it.
  */
-import { builtinResourceTypes } from '../builtin/index.js';
+import { builtinResourceTypes } from './index.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { buildAdmission } from './index.js';
+import { buildAdmission } from '../admission/index.js';
 
 function customType(resource: string, kind: string, namespaced: boolean): ResourceType {
   return {
