@@ -23,7 +23,8 @@ import {
 import { forbidden } from '../machinery/status.js';
 import { encodeStored } from '../registry/stored-object.js';
 import type { WriteOp } from '../storage/store.js';
-import type { CreateAttributes, ValidatingAdmissionPlugin } from './chain.js';
+import type { CreateAttributes } from '../registry/write-admission.js';
+import type { ValidatingAdmissionPlugin } from './chain.js';
 import type { QuotaUsage, StoredQuota } from './quota-usage.js';
 
 interface MatchingQuota {

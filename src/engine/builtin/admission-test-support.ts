@@ -10,6 +10,7 @@ import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import { buildAdmission } from '../admission/index.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 function customType(resource: string, kind: string, namespaced: boolean): ResourceType {
   return {
@@ -42,7 +43,7 @@ export function admissionFixture(opts: { defaultLimit?: number } = {}) {
     catalogFor: () => catalog,
     logicalClusterTotalObjectLimit: opts.defaultLimit ?? 0,
   });
-  const generic = new GenericStore(store, namespaces, { admission: chain, indexWriters });
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), admission: chain, indexWriters });
   const types = {
     namespaces,
     configMaps: type('', 'configmaps'),
