@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, root } from '../../e2e/tenancy-fixtures.js';
+import type { Workspace } from '../../../src/client/workspace-api.js';
+import { root, workspace } from '../../e2e/tenancy-fixtures.js';
+import { createWorkspaceByApi } from '../../helpers/api-setup.js';
 import { runKcpt } from '../../helpers/cli.js';
 import { etcdVersion } from '../../helpers/etcd-binary.js';
-import { inCluster } from '../../helpers/kubectl.js';
 import { peersDir, preparePython } from '../../helpers/peers.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
@@ -55,8 +56,8 @@ describe.skipIf(!prepared.ready).each(storages)('Python kubernetes client and ko
   beforeAll(async () => {
     server = await startServer({ etcd });
     scratch = await mkdtemp(join(tmpdir(), 'kcpt-peers-python-'));
-    await createWorkspace(inCluster(server, 'root'), 'py', root('universal'));
-    await createWorkspace(inCluster(server, 'root:py'), 'nested', root('universal'));
+    await createWorkspaceByApi(server, 'root', workspace('py', root('universal')) as Workspace);
+    await createWorkspaceByApi(server, 'root:py', workspace('nested', root('universal')) as Workspace);
     const targets = [];
     for (const ws of workspaces) {
       const kubeconfig = join(scratch, `${ws.id}.kubeconfig`);

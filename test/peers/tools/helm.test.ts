@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, getJson, root, type Json } from '../../e2e/tenancy-fixtures.js';
+import type { Workspace } from '../../../src/client/workspace-api.js';
+import { getJson, root, workspace, type Json } from '../../e2e/tenancy-fixtures.js';
+import { createWorkspaceByApi } from '../../helpers/api-setup.js';
 import { runKcpt } from '../../helpers/cli.js';
-import { inCluster, kubectl, type ClusterKubectl } from '../../helpers/kubectl.js';
+import { kubectl, type ClusterKubectl } from '../../helpers/kubectl.js';
 import { peersDir, prepareGoTools } from '../../helpers/peers.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
@@ -33,7 +35,7 @@ describe.skipIf(!prepared.ready)('Helm v3 in a workspace', () => {
 
   /** A fresh workspace `<parent>:<name>` with a kubeconfig of its own; helm with its own cache and config dirs. */
   async function workspaceFor(parent: string, name: string) {
-    await createWorkspace(inCluster(server, parent), name, root('universal'));
+    await createWorkspaceByApi(server, parent, workspace(name, root('universal')) as Workspace);
     const dir = join(scratch, name);
     await mkdir(dir);
     const kubeconfig = join(dir, 'kubeconfig');
@@ -62,7 +64,7 @@ describe.skipIf(!prepared.ready)('Helm v3 in a workspace', () => {
   ];
 
   it.each(cases)('install, upgrade, rollback, list and uninstall a chart in $label', async ({ parent, name }) => {
-    if (parent !== 'root') await createWorkspace(inCluster(server, 'root'), parent.split(':').pop()!, root('organization'));
+    if (parent !== 'root') await createWorkspaceByApi(server, 'root', workspace(parent.split(':').pop()!, root('organization')) as Workspace);
     const { helm, k } = await workspaceFor(parent, name);
     const ns = ['-n', 'apps'];
     const release = async () => JSON.parse((await helm(['list', ...ns, '-a', '-o', 'json'])).stdout) as Json[];
