@@ -58,6 +58,7 @@ const shardedProjectFiles = [
   'test/e2e/api-bindings-restart.test.ts',
   'test/e2e/api-provider.test.ts',
   'test/e2e/apiexport-virtual-workspace.test.ts',
+  'test/e2e/apiexport-virtual-workspace-restart.test.ts',
   'test/e2e/apiexport-claims.test.ts',
   'test/e2e/default-api-bindings.test.ts',
   'test/e2e/default-api-bindings-restart.test.ts',
