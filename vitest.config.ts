@@ -55,13 +55,12 @@ const shardedProjectFiles = [
   'test/e2e/workspaces*.test.ts',
   'test/e2e/home-workspaces.test.ts',
   'test/e2e/api-bindings.test.ts',
-  'test/e2e/api-bindings-restart.test.ts',
   'test/e2e/api-provider.test.ts',
   'test/e2e/apiexport-virtual-workspace.test.ts',
-  'test/e2e/apiexport-virtual-workspace-restart.test.ts',
   'test/e2e/apiexport-claims.test.ts',
   'test/e2e/default-api-bindings.test.ts',
-  'test/e2e/default-api-bindings-restart.test.ts',
+  // The restart cases of api-bindings, default-api-bindings and apiexport-virtual-workspace: one server, one restart.
+  'test/e2e/api-sharing-restart.test.ts',
   // The fuzzer's hostile requests through the front-proxy: what the proxy answers itself, routes or forwards.
   'test/reliability/fuzz.test.ts',
 ];

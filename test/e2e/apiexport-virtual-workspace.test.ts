@@ -13,8 +13,8 @@
  * provider does; on one server both are the one URL.
  *
  * The shared server: the provider and its consumers are children of an organization of this file's own, and the
- * cases build on the consumers and objects of the cases before them. The restart case is in
- * apiexport-virtual-workspace-restart.test.ts, with a server of its own.
+ * cases build on the consumers and objects of the cases before them. The restart case is in api-sharing-restart.test.ts,
+ * with a server of its own.
  */
 import * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
