@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceTypes } from '../apiextensions/cr-types.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
-import { namespaces } from '../builtin/core/resources.js';
+import { configMaps, namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 
@@ -113,5 +113,30 @@ describe('GenericStore object size limit', () => {
     expect(generic.get(ctx, 'small').metadata!.resourceVersion).toBe(current.metadata!.resourceVersion);
     // Just under the limit is fine.
     expect(tooLarge(() => generic.update(ctx, 'small', { ...current, spec: { big: big.slice(0, 1024 * 1024) } }))).toBe('accepted');
+  });
+});
+
+describe('GenericStore create in a namespace', () => {
+  const refusal = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return `${(err as { code?: number }).code} ${(err as Error).message}`;
+    }
+    return 'accepted';
+  };
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
+
+  it('refuses new content in a namespace being deleted, and only then (a "deletionTimestamp" annotation is not a deletion)', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces);
+    const nsCtx: OpContext = { rt: namespaces, cluster: 'c1', namespace: '' };
+    generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lookalike', annotations: { deletionTimestamp: 'x' } } });
+    generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
+    expect(generic.delete(nsCtx, 'going').removed).toBe(false);
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'lookalike' }, cm('a')))).toBe('accepted');
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'going' }, cm('b')))).toBe(
+      '403 configmaps is forbidden: unable to create new content in namespace going because it is being terminated',
+    );
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'absent' }, cm('c')))).toMatch(/^404 /);
   });
 });

@@ -534,6 +534,8 @@ export class GenericStore {
   private checkNamespaceAcceptsContent(ctx: OpContext): void {
     const kv = this.store.get(objectKey(this.namespaceType, ctx.cluster, '', ctx.namespace));
     if (!kv) throw notFound(namespacesType, ctx.namespace);
+    // Without the key anywhere in its text the namespace is not being deleted: no need to parse it.
+    if (!kv.value.includes('"deletionTimestamp"')) return;
     const ns = JSON.parse(kv.value) as KubeObject;
     if (ns.metadata?.deletionTimestamp) {
       throw new StatusError(
