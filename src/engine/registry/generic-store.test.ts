@@ -5,6 +5,7 @@ import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import { configMaps, namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
+import { spliceResourceVersion } from './stored-object.js';
 
 const crd = {
   metadata: { name: 'things.example.com' },
@@ -138,5 +139,17 @@ describe('GenericStore create in a namespace', () => {
       '403 configmaps is forbidden: unable to create new content in namespace going because it is being terminated',
     );
     expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'absent' }, cm('c')))).toMatch(/^404 /);
+  });
+
+  it('hands back the bytes it stored: with the revision spliced in they read as the object created, as a GET answers', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces);
+    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+    const ctx: OpContext = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
+    const { object, stored } = generic.createStored(ctx, { ...cm('d'), metadata: { name: 'd', labels: { z: '1', a: '2' } } });
+    const answer = spliceResourceVersion(stored!, Number(object.metadata!.resourceVersion));
+    expect(JSON.parse(answer)).toEqual(object);
+    const row = generic.getRaw(ctx, 'd');
+    expect(answer).toBe(spliceResourceVersion(row.value, row.revision));
+    expect(generic.createStored(ctx, cm('e'), { dryRun: true }).stored).toBeUndefined();
   });
 });

@@ -193,6 +193,15 @@ export class GenericStore {
   }
 
   create(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    return this.createStored(ctx, input, opts).object;
+  }
+
+  /**
+   * create, also returning the bytes stored for the object as created (the text of its ADDED event, without
+   * resourceVersion): an answer in JSON splices the revision into them instead of serializing the object again.
+   * No `stored` for a dry run or a batched create (not committed yet).
+   */
+  createStored(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): { object: KubeObject; stored?: string } {
     const { rt } = ctx;
     const obj = structuredClone(input);
     checkTypeMeta(rt, obj);
@@ -229,7 +238,7 @@ export class GenericStore {
     const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
       delete meta.resourceVersion;
-      return obj;
+      return { object: obj };
     }
     const key = this.key(ctx, meta.name!);
     const value = encodeStored(toStorage(rt, obj));
@@ -243,13 +252,13 @@ export class GenericStore {
     if (opts.batch) {
       if (rt.storagePrefix === this.namespaceType.storagePrefix) opts.batch.namespaces.add(`${ctx.cluster}/${meta.name}`);
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
-      return obj;
+      return { object: obj };
     }
     try {
       const [result] = this.store.commit(ops);
       // The client is answered with the object as created: the revision of its ADDED.
       meta.resourceVersion = String(ops[0]!.type === 'create' && ops[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
-      return obj;
+      return { object: obj, stored: value };
     } catch (err) {
       if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
         throw alreadyExists(rt, meta.name!, generated ? 1 : undefined);
