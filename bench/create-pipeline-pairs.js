@@ -23,15 +23,16 @@ const dirs = [];
 
 async function side(dir) {
   const load = (file) => import(pathToFileURL(path.join(dir, 'src', 'engine', file)).href);
-  const [{ GenericStore }, { configMaps, namespaces }, { openSqliteStore }] = await Promise.all([
+  const [{ GenericStore }, { configMaps, namespaces }, { openSqliteStore }, { WriteAuthority }] = await Promise.all([
     load('registry/generic-store.ts'),
     load('builtin/core/resources.ts'),
     load('storage/sqlite-store.ts'),
+    load('admission/write-authority.ts'),
   ]);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'kcpt-pipeline-pairs-'));
   dirs.push(tmp);
   const store = openSqliteStore(path.join(tmp, 'kcpt.db'));
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
   const ctx = { rt: configMaps, cluster: 'c1', namespace: 'bench' };
   let n = 0;

@@ -6,6 +6,7 @@ import { configMaps, namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 import { spliceResourceVersion } from './stored-object.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const crd = {
   metadata: { name: 'things.example.com' },
@@ -21,7 +22,7 @@ const crd = {
 const thing = customResourceTypes(crd)[0]!;
 
 function setup() {
-  const generic = new GenericStore(createMemoryStore(), namespaces);
+  const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
   const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
   return { generic, ctx };
 }
@@ -60,7 +61,7 @@ describe('GenericStore.foldIntoCreatesOf', () => {
     const store = createMemoryStore();
     // A marker while the object has no phase, as the workspace controller's pending marker.
     const marker = (key: string) => `/markers${key}`;
-    const generic = new GenericStore(store, namespaces, {
+    const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(),
       indexWriters: [
         (key, before, after) => {
           const pending = after !== undefined && !after.metadata?.labels?.phase;
@@ -129,7 +130,7 @@ describe('GenericStore create in a namespace', () => {
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
 
   it('refuses new content in a namespace being deleted, and only then (a "deletionTimestamp" annotation is not a deletion)', () => {
-    const generic = new GenericStore(createMemoryStore(), namespaces);
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
     const nsCtx: OpContext = { rt: namespaces, cluster: 'c1', namespace: '' };
     generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lookalike', annotations: { deletionTimestamp: 'x' } } });
     generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
@@ -142,7 +143,7 @@ describe('GenericStore create in a namespace', () => {
   });
 
   it('hands back the bytes it stored: with the revision spliced in they read as the object created, as a GET answers', () => {
-    const generic = new GenericStore(createMemoryStore(), namespaces);
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
     generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
     const ctx: OpContext = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
     const { object, stored } = generic.createStored(ctx, { ...cm('d'), metadata: { name: 'd', labels: { z: '1', a: '2' } } });
