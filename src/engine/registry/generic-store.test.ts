@@ -21,6 +21,16 @@ const crd = {
 
 const thing = customResourceTypes(crd)[0]!;
 
+/** `<code> <message>` of what `fn` throws, or 'accepted'. */
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return `${(err as { code?: number }).code} ${(err as Error).message}`;
+  }
+  return 'accepted';
+}
+
 function setup() {
   const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
   const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
@@ -97,36 +107,20 @@ describe('GenericStore object size limit', () => {
   it('refuses a create or update whose stored JSON is over 1.5 MiB with 413, and stores nothing', () => {
     const { generic, ctx } = setup();
     const big = 'x'.repeat(1.5 * 1024 * 1024);
-    const tooLarge = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return `${(err as { code?: number }).code} ${(err as Error).message}`;
-      }
-      return 'accepted';
-    };
-    expect(tooLarge(() => generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'big' }, spec: { big } }))).toMatch(
+    expect(refusal(() => generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'big' }, spec: { big } }))).toMatch(
       /^413 Request entity too large: things.example.com "big" is \d+ bytes when stored, limit is 1572864/,
     );
     expect(() => generic.get(ctx, 'big')).toThrow(/not found/);
     generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'small' }, spec: { a: 1 } });
     const current = generic.get(ctx, 'small');
-    expect(tooLarge(() => generic.update(ctx, 'small', { ...current, spec: { big } }))).toMatch(/^413 /);
+    expect(refusal(() => generic.update(ctx, 'small', { ...current, spec: { big } }))).toMatch(/^413 /);
     expect(generic.get(ctx, 'small').metadata!.resourceVersion).toBe(current.metadata!.resourceVersion);
     // Just under the limit is fine.
-    expect(tooLarge(() => generic.update(ctx, 'small', { ...current, spec: { big: big.slice(0, 1024 * 1024) } }))).toBe('accepted');
+    expect(refusal(() => generic.update(ctx, 'small', { ...current, spec: { big: big.slice(0, 1024 * 1024) } }))).toBe('accepted');
   });
 });
 
 describe('GenericStore create in a namespace', () => {
-  const refusal = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (err) {
-      return `${(err as { code?: number }).code} ${(err as Error).message}`;
-    }
-    return 'accepted';
-  };
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
 
   it('refuses new content in a namespace being deleted, and only then (a "deletionTimestamp" annotation is not a deletion)', () => {
