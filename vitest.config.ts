@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import E2eSequencer from './test/helpers/e2e-sequencer.js';
 import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
 
 /**
@@ -127,6 +128,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The e2e projects' files longest first, the project with the most short files last (test/helpers/e2e-sequencer.ts).
+    sequence: { sequencer: E2eSequencer },
     projects: [
       {
         extends: true,

@@ -42,10 +42,9 @@ import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import { updateScopeOf } from './update-scopes.js';
 import type { IndexWriter } from './index-writer.js';
-import type { AdmissionChain } from '../admission/chain.js';
-import { WriteAuthority } from '../admission/write-authority.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
+import type { CreateAdmission, WriteReview } from './write-admission.js';
 
 export { deletionMarkerKey, deletionMarkerPrefix, fromStorage, nowTimestamp, toStorage } from './object-rules.js';
 
@@ -127,10 +126,10 @@ export interface GenericStoreExtensions {
   indexWriters?: readonly IndexWriter[];
   /** A garbage collector runs, so DELETE may add the `orphan` and `foregroundDeletion` finalizers it removes. */
   garbageCollection?: boolean;
-  /** Validating admission on create (admission/chain.ts): may refuse, may add writes to the object's commit. */
-  admission?: AdmissionChain;
-  /** Who may write which field (admission/write-authority.ts); without one, its rules with clusters named by name. */
-  authority?: WriteAuthority;
+  /** Validating admission on create (write-admission.ts): may refuse, may add writes to the object's commit. */
+  admission?: CreateAdmission;
+  /** Who may write which field (write-admission.ts): every store has one, so no write goes around it. */
+  authority: WriteReview;
 }
 
 /**
@@ -144,7 +143,7 @@ export type CreateFoldedWrites = (created: KubeObject, row: KeyValue) => WriteBa
 export class GenericStore {
   readonly fields: FieldManager;
   /** Asked on every create, update and delete, whoever makes it: there is no write path around it. */
-  readonly authority: WriteAuthority;
+  readonly authority: WriteReview;
   private readonly settlers: Map<string, CreateFoldedWrites>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
@@ -161,13 +160,13 @@ export class GenericStore {
     readonly store: Store,
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
-    private readonly extensions: GenericStoreExtensions = {},
+    private readonly extensions: GenericStoreExtensions,
     /** The store whose field manager and settlers this one shares (see `over`). */
     shared?: GenericStore,
   ) {
     this.fields = shared?.fields ?? new FieldManager();
     this.settlers = shared?.settlers ?? new Map();
-    this.authority = shared?.authority ?? extensions.authority ?? new WriteAuthority();
+    this.authority = shared?.authority ?? extensions.authority;
   }
 
   /**
@@ -193,6 +192,15 @@ export class GenericStore {
   }
 
   create(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): KubeObject {
+    return this.createStored(ctx, input, opts).object;
+  }
+
+  /**
+   * create, also returning the bytes stored for the object as created (the text of its ADDED event, without
+   * resourceVersion): an answer in JSON splices the revision into them instead of serializing the object again.
+   * No `stored` for a dry run or a batched create (not committed yet).
+   */
+  createStored(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): { object: KubeObject; stored?: string } {
     const { rt } = ctx;
     const obj = structuredClone(input);
     checkTypeMeta(rt, obj);
@@ -229,7 +237,7 @@ export class GenericStore {
     const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
     if (opts.dryRun) {
       delete meta.resourceVersion;
-      return obj;
+      return { object: obj };
     }
     const key = this.key(ctx, meta.name!);
     const value = encodeStored(toStorage(rt, obj));
@@ -243,13 +251,13 @@ export class GenericStore {
     if (opts.batch) {
       if (rt.storagePrefix === this.namespaceType.storagePrefix) opts.batch.namespaces.add(`${ctx.cluster}/${meta.name}`);
       opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
-      return obj;
+      return { object: obj };
     }
     try {
       const [result] = this.store.commit(ops);
       // The client is answered with the object as created: the revision of its ADDED.
       meta.resourceVersion = String(ops[0]!.type === 'create' && ops[0]!.firstValue !== undefined ? result.revision - 1 : result.revision);
-      return obj;
+      return { object: obj, stored: value };
     } catch (err) {
       if (err instanceof KeyExistsError && err.key === this.key(ctx, meta.name!)) {
         throw alreadyExists(rt, meta.name!, generated ? 1 : undefined);
@@ -534,6 +542,8 @@ export class GenericStore {
   private checkNamespaceAcceptsContent(ctx: OpContext): void {
     const kv = this.store.get(objectKey(this.namespaceType, ctx.cluster, '', ctx.namespace));
     if (!kv) throw notFound(namespacesType, ctx.namespace);
+    // Without the key anywhere in its text the namespace is not being deleted: no need to parse it.
+    if (!kv.value.includes('"deletionTimestamp"')) return;
     const ns = JSON.parse(kv.value) as KubeObject;
     if (ns.metadata?.deletionTimestamp) {
       throw new StatusError(
