@@ -16,10 +16,9 @@ const projectOrder = ['e2e-sharded', 'e2e-etcd', 'e2e'];
 /** Per project, the longest files of a fresh-clone run, longest first. */
 const longestFirst: Record<string, string[]> = {
   'e2e-sharded': [
+    'test/e2e/api-sharing-restart.test.ts',
     'test/e2e/apiexport-virtual-workspace.test.ts',
     'test/e2e/cli-ws.test.ts',
-    'test/e2e/api-bindings-restart.test.ts',
-    'test/e2e/default-api-bindings-restart.test.ts',
     'test/e2e/api-bindings.test.ts',
     'test/reliability/fuzz.test.ts',
     'test/e2e/default-api-bindings.test.ts',
