@@ -9,13 +9,12 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { execa } from 'execa';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServingCertificates } from '../../src/engine/auth/certificates.js';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
-import { repoRoot } from '../helpers/server.js';
 import { create, createWorkspace, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
 
 // The shared server.
 const e2e = useTenancyServer();
@@ -40,17 +39,8 @@ interface Run {
 }
 
 /** `node bin/run.js <args>` with stdin not a TTY; `env` replaces KUBECONFIG etc. */
-async function kcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  const r = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    env: { ...e2e.server.env, ...env },
-    extendEnv: true,
-    stdin: 'ignore',
-    reject: false,
-    stripFinalNewline: false,
-    timeout: 90_000,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+function kcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return runKcpt(args, { ...e2e.server.env, ...env }, { stripFinalNewline: false });
 }
 
 async function ok(args: string[], env: Record<string, string | undefined>): Promise<string> {

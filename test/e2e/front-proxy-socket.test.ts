@@ -10,9 +10,9 @@ import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useScratchDirectory } from '../helpers/cli.js';
+import { printedKubeconfig, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl } from '../helpers/kubectl.js';
-import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
 
 const scratch = useScratchDirectory('kcpt-proxy-socket-');
@@ -42,16 +42,12 @@ async function startProxy(name: string, socket: string): Promise<{ url: string; 
   mkdirSync(dir, { mode: 0o700 });
   for (const f of ['ca.crt', 'ca.key']) copyFileSync(join(shard.rootDir, f), join(dir, f));
   const port = await freePort();
-  const proxy = execa(
-    'node',
-    ['bin/run.js', 'front-proxy', '--root-kubeconfig', shard.kubeconfig, '--root-directory', dir, '--secure-port', String(port), '--shard-socket', `root=${socket}`],
-    { cwd: repoRoot, reject: false, env: { NO_COLOR: '1', HOME: shard.env.HOME! } },
+  const proxy = spawnKcpt(
+    ['front-proxy', '--root-kubeconfig', shard.kubeconfig, '--root-directory', dir, '--secure-port', String(port), '--shard-socket', `root=${socket}`],
+    { NO_COLOR: '1', HOME: shard.env.HOME! },
   );
-  proxies.push(proxy);
-  let out = '';
-  proxy.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  proxy.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const kubeconfig = await eventually(`the proxy ${name} to start`, async () => /export KUBECONFIG=(\S+)/.exec(out)?.[1]);
+  proxies.push(proxy.child);
+  const kubeconfig = await printedKubeconfig(proxy);
   const url = `https://127.0.0.1:${port}`;
   // Ready = the index has listed the shard once: a 503 after this is the hop's, not the proxy still starting.
   await eventually(`the proxy ${name} to be ready`, async () => ((await curl([`${url}/readyz`])).status === 200 ? true : undefined));

@@ -9,7 +9,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
+import { printedKubeconfig, runKcpt, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { apiRequest } from '../helpers/http.js';
 import { kubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
@@ -287,15 +287,12 @@ describe('kcpt front-proxy on its own, with a kcp mapping file', () => {
     const mapping = join(scratch.path, 'mapping.yaml');
     writeFileSync(mapping, `- path: /clusters/\n  backend: https://ignored.invalid\n- path: /services/\n  backend: https://127.0.0.1:${closed}\n`);
     const port = await freePort();
-    const proxy = execa(
-      'node',
-      ['bin/run.js', 'front-proxy', '--root-kubeconfig', join(cluster.rootDir, 'shards', 'root', 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port), '--mapping-file', mapping],
-      { cwd: repoRoot, reject: false, env: { NO_COLOR: '1', HOME: cluster.env.HOME! } },
+    const proxy = spawnKcpt(
+      ['front-proxy', '--root-kubeconfig', join(cluster.rootDir, 'shards', 'root', 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port), '--mapping-file', mapping],
+      { NO_COLOR: '1', HOME: cluster.env.HOME! },
     );
-    extraProcesses.push(proxy);
-    let out = '';
-    proxy.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    const kubeconfig = await eventually('the proxy to be ready', async () => /export KUBECONFIG=(\S+)/.exec(out)?.[1]);
+    extraProcesses.push(proxy.child);
+    const kubeconfig = await printedKubeconfig(proxy);
     const env = { KUBECONFIG: kubeconfig };
     await eventually('the index to sync', async () => {
       const r = await kubectl(cluster, ['--server', `https://127.0.0.1:${port}/clusters/root:on-shard-1`, 'get', 'configmap', 'applied', '-o', 'name'], { env, reject: false });

@@ -5,12 +5,11 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
-import { repoRoot } from '../helpers/server.js';
 import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
 
 // The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
 // creates in user-1's home is unique too.
@@ -37,15 +36,8 @@ afterAll(async () => {
 });
 
 /** kcpt with the server's env (admin.kubeconfig as KUBECONFIG) unless `env` overrides it. */
-async function kcpt(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    reject: false,
-    stdin: 'ignore',
-    env: { ...e2e.server.env, ...env },
-    extendEnv: false,
-  });
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
+function kcpt(args: string[], env: Record<string, string | undefined> = {}) {
+  return runKcpt(args, { ...e2e.server.env, ...env }, { extendEnv: false });
 }
 
 /** kubectl that knows nothing but `file`: no other kubeconfig, a HOME without ~/.kube. */

@@ -5,9 +5,10 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot } from '../helpers/server.js';
+import { freePort } from '../helpers/server.js';
+import { printedKubeconfig, runKcpt, spawnKcpt } from '../helpers/cli.js';
 
 interface Proc {
   child: ResultPromise;
@@ -28,21 +29,9 @@ async function tempDir(prefix: string): Promise<string> {
 
 async function start(rootDir: string, port?: number): Promise<Proc> {
   const p = port ?? (await freePort());
-  let out = '';
-  const child = execa('node', ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(p)], {
-    cwd: repoRoot,
-    buffer: false,
-    reject: false,
-    stdin: 'ignore',
-  });
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('export KUBECONFIG=')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, port: p, output: () => out };
+  const server = spawnKcpt(['start', '--root-directory', rootDir, '--secure-port', String(p)]);
+  await printedKubeconfig(server, 20_000);
+  return { ...server, port: p };
 }
 
 async function api(port: number, token: string, path: string, init: { method?: string; body?: unknown } = {}) {
@@ -98,12 +87,7 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const first = await start(root);
     try {
-      const second = await execa('node', ['bin/run.js', 'start', '--root-directory', root, '--secure-port', String(await freePort())], {
-        cwd: repoRoot,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 20_000,
-      });
+      const second = await runKcpt(['start', '--root-directory', root, '--secure-port', String(await freePort())], {}, { timeout: 20_000 });
       expect(second.exitCode).not.toBe(0);
       expect(second.stderr).toContain(`is already using root directory`);
       // The first server is unharmed.
