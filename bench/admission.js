@@ -32,6 +32,7 @@ const { builtinResourceTypes } = await load('builtin/index.js');
 const { StaticCatalog } = await load('registry/catalog.js');
 const { GenericStore } = await load('registry/generic-store.js');
 const { buildAdmission } = await load('admission/index.js');
+const { WriteAuthority } = await load('admission/write-authority.js');
 const { ownerIndexWriter } = await load('controllers/owner-index.js');
 const { OwnerResolver } = await load('controllers/owner-references.js');
 
@@ -47,8 +48,10 @@ const logicalClusters = type('core.kcp.io', 'logicalclusters');
 const quotas = type('', 'resourcequotas');
 const owners = ownerIndexWriter(store, new OwnerResolver(store, catalogFor));
 const admission = buildAdmission({ store, builtinTypes: types, catalogFor, logicalClusterTotalObjectLimit: 0 });
-const plain = new GenericStore(store, namespaces, { indexWriters: [owners], garbageCollection: true });
+const authority = new WriteAuthority();
+const plain = new GenericStore(store, namespaces, { authority, indexWriters: [owners], garbageCollection: true });
 const admitted = new GenericStore(store, namespaces, {
+  authority,
   indexWriters: [owners, ...admission.indexWriters],
   garbageCollection: true,
   admission: admission.chain,

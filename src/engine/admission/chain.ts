@@ -5,19 +5,7 @@
  * object (quota admission charges `status.used` that way, so a refused or failed create never leaves a charge).
  */
 import type { WriteOp } from '../storage/store.js';
-import type { KubeObject, ResourceType } from '../registry/types.js';
-
-export interface CreateAttributes {
-  rt: ResourceType;
-  cluster: string;
-  /** '' for cluster-scoped resources. */
-  namespace: string;
-  /** The object as it will be stored: defaulted, validated, its name generated. */
-  object: KubeObject;
-  /** Dry-run creates are checked but must not charge anything. */
-  dryRun: boolean;
-  user?: { username: string; groups: string[] };
-}
+import type { CreateAdmission, CreateAttributes } from '../registry/write-admission.js';
 
 export interface ValidatingAdmissionPlugin {
   /** kube / kcp plugin name, for messages and ordering. */
@@ -26,7 +14,7 @@ export interface ValidatingAdmissionPlugin {
   validateCreate(attrs: CreateAttributes): WriteOp[] | void;
 }
 
-export class AdmissionChain {
+export class AdmissionChain implements CreateAdmission {
   constructor(private readonly plugins: readonly ValidatingAdmissionPlugin[]) {}
 
   /** Runs every plugin in order; the first refusal wins. Returns the writes the plugins asked for. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { objectCountKey } from './object-count.js';
 import { countClusterObjects, effectiveLimit, exemptFromDefaultLimit, maxTotalObjectsAnnotation } from './object-count-limit.js';
-import { admissionFixture, thrown } from './test-support.js';
+import { admissionFixture, thrown } from '../builtin/admission-test-support.js';
 
 const full = (cluster: string, count: number, limit: number) =>
   `logical cluster "${cluster}" has reached its total object count limit (${count}/${limit} objects); delete objects to free up capacity`;

@@ -16,7 +16,8 @@ import type { ClusterCatalog } from '../registry/catalog.js';
 import { objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store, WriteOp } from '../storage/store.js';
-import type { CreateAttributes, ValidatingAdmissionPlugin } from './chain.js';
+import type { CreateAttributes } from '../registry/write-admission.js';
+import type { ValidatingAdmissionPlugin } from './chain.js';
 import {
   type CountRows,
   countClusterObjects,

@@ -4,8 +4,8 @@
  * count of the resource's objects in that namespace. Shared by quota admission and the quota controller, so both
  * always agree on a number. Nothing is cached: namespaces without quotas cost one empty index range count per create.
  */
-import { record } from '../builtin/printing.js';
-import { countedResource, formatCount, hasScopes, isIgnoredByQuota, resourceList, type ResourceList } from '../builtin/quota-names.js';
+import { record } from '../machinery/field-values.js';
+import { countedResource, formatCount, hasScopes, isIgnoredByQuota, resourceList, type ResourceList } from '../machinery/quota-names.js';
 import type { GroupResource } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { decodeStored } from '../registry/stored-object.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Controller } from '../controllers/controller.js';
 import { resourceQuotaController } from '../controllers/resource-quota-controller.js';
 import type { KubeObject } from '../registry/types.js';
-import { admissionFixture, thrown } from './test-support.js';
+import { admissionFixture, thrown } from '../builtin/admission-test-support.js';
 
 type Fixture = ReturnType<typeof admissionFixture>;
 const controllers: Controller[] = [];

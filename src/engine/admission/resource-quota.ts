@@ -9,7 +9,7 @@
  * As in kube, admission reads `used` from the quota's status; unlike kube, it measures storage before it refuses, so
  * a status the controller has not brought down yet after a delete never refuses a create that fits.
  */
-import { record } from '../builtin/printing.js';
+import { record } from '../machinery/field-values.js';
 import {
   amount,
   countedNames,
@@ -19,11 +19,12 @@ import {
   prettyPrint,
   resourceList,
   type ResourceList,
-} from '../builtin/quota-names.js';
+} from '../machinery/quota-names.js';
 import { forbidden } from '../machinery/status.js';
 import { encodeStored } from '../registry/stored-object.js';
 import type { WriteOp } from '../storage/store.js';
-import type { CreateAttributes, ValidatingAdmissionPlugin } from './chain.js';
+import type { CreateAttributes } from '../registry/write-admission.js';
+import type { ValidatingAdmissionPlugin } from './chain.js';
 import type { QuotaUsage, StoredQuota } from './quota-usage.js';
 
 interface MatchingQuota {

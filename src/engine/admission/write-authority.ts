@@ -26,11 +26,13 @@ import {
   LOGICAL_CLUSTER_ADMIN_GROUP,
   MASTERS_GROUP,
   WORKSPACE_BOOTSTRAPPER_GROUP,
-} from '../authorization/groups.js';
+} from '../machinery/user-groups.js';
+import { record } from '../machinery/field-values.js';
 import { forbidden, invalid, type StatusError } from '../machinery/status.js';
 import { jsonEqual } from '../registry/stored-object.js';
 import type { KubeObject, StrategyContext, WriteGrant } from '../registry/types.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER } from '../tenancy/names.js';
+import type { DeleteAttempt, WriteAttempt, WriteReview } from '../registry/write-admission.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER } from '../machinery/kcp-names.js';
 import { annotationTier, labelTier, reservedChange, type Tier } from './reserved-metadata.js';
 
 export type { Tier as Clearance } from './reserved-metadata.js';
@@ -61,21 +63,6 @@ function reservedCRDGroup(group: string): boolean {
   return group.endsWith('apis.kcp.io') || group === 'core.kcp.io' || group === 'tenancy.kcp.io';
 }
 
-export interface WriteAttempt {
-  group: string;
-  resource: string;
-  cluster: string;
-  /** Who writes (`user`, `onBehalfOfUser`) and what a virtual workspace grants them. */
-  ctx: Pick<StrategyContext, 'user' | 'onBehalfOfUser' | 'grant'>;
-  subresource?: string;
-  /** The object as the write would store it (the client's changes, defaults), before the server prepares it. */
-  object: KubeObject;
-  /** The stored object; absent on create. */
-  old?: KubeObject;
-}
-
-export type DeleteAttempt = Omit<WriteAttempt, 'old' | 'subresource'>;
-
 type Refusal = StatusError | undefined;
 
 interface KindRules {
@@ -86,7 +73,6 @@ interface KindRules {
   remove?(w: DeleteAttempt, clearance: Tier): Refusal;
 }
 
-const record = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const nameOf = (obj: KubeObject | undefined) => obj?.metadata?.name ?? '';
 
@@ -234,7 +220,7 @@ export interface WriteAuthorityDeps {
   pathOf?(cluster: string): string | undefined;
 }
 
-export class WriteAuthority {
+export class WriteAuthority implements WriteReview {
   constructor(private readonly deps: WriteAuthorityDeps = {}) {}
 
   /**

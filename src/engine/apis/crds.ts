@@ -16,7 +16,7 @@ import {
   type SystemDefinition,
 } from '../apiextensions/system-crds.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
-import { PATH_PATTERN } from '../tenancy/names.js';
+import { PATH_PATTERN } from '../machinery/kcp-names.js';
 import { APIS_GROUP } from './names.js';
 
 const preserve = (description: string): Schema => ({ type: 'object', description, 'x-kubernetes-preserve-unknown-fields': true });

@@ -14,6 +14,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import { BoundAPIs } from './bound-apis.js';
 import { MaximalPermissionPolicies } from './maximal-permission-policy.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const rbac = 'rbac.authorization.k8s.io';
 const apiExports = { storagePrefix: 'apis.kcp.io/apiexports', namespaced: false } as ResourceType;
@@ -39,7 +40,7 @@ function fixture() {
   const builtins = authorization.guard(builtinResourceTypes());
   const type = (resource: string) => builtins.find((t) => t.group === rbac && t.resource === resource)!;
   const namespaces = builtinResourceTypes().find((t) => t.resource === 'namespaces')!;
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   authorization.rbac.indexes.start();
   const aggregation = clusterRoleAggregationController({ store, generic, clusterRoles: type('clusterroles') });
   writeBootstrapPolicy(generic, { clusterRoles: type('clusterroles'), clusterRoleBindings: type('clusterrolebindings') }, [], aggregation);

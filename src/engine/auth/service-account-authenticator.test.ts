@@ -17,6 +17,7 @@ import { ServiceAccountAuthenticator } from './service-account-authenticator.js'
 import { loadOrCreateServiceAccountKey } from './service-account-key.js';
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from './service-account-tokens.js';
 import { StaticTokenAuthenticator } from './token-store.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 let dir: string;
 let tokens: ServiceAccountTokens;
@@ -28,7 +29,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function setup() {
   const store = createMemoryStore();
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   const ctx = (rt: ResourceType, cluster = 'ws1', namespace = 'default'): OpContext => ({ rt, cluster, namespace });
   for (const c of ['ws1', 'ws2']) generic.create(ctx(namespaces, c, ''), { metadata: { name: 'default' } });
   const account = (name: string, cluster = 'ws1') => generic.create(ctx(serviceAccounts, cluster), { metadata: { name } });

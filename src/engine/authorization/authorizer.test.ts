@@ -11,6 +11,7 @@ import type { LogicalClusterFacts } from './authorizer.js';
 import { clusterRoleAggregationController } from '../controllers/clusterrole-aggregation-controller.js';
 import { Authorization, Rbac, writeBootstrapPolicy } from './index.js';
 import type { RequestAttributes } from './rules.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const rbac = 'rbac.authorization.k8s.io';
 
@@ -21,7 +22,7 @@ function fixture() {
   const builtins = authorization.guard(builtinResourceTypes());
   const type = (resource: string): ResourceType => builtins.find((t) => t.group === rbac && t.resource === resource)!;
   const namespaces = builtinResourceTypes().find((t) => t.resource === 'namespaces')!;
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   generic.create({ rt: namespaces, cluster: 'ws', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
   authorization.rbac.indexes.start();
   const aggregation = clusterRoleAggregationController({ store, generic, clusterRoles: type('clusterroles') });

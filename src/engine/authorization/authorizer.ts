@@ -28,7 +28,7 @@ import {
   MASTERS_GROUP,
   TERMINATOR_GROUP_PREFIX,
   WORKSPACE_BOOTSTRAPPER_GROUP,
-} from './groups.js';
+} from '../machinery/user-groups.js';
 import type { RequestAttributes } from './rules.js';
 import { statusWrittenBySystem } from '../admission/write-authority.js';
 

@@ -7,7 +7,7 @@
  */
 import type { KubeObject } from '../registry/types.js';
 import type { PolicyRule } from './rules.js';
-import { AUTHENTICATED_GROUP, KCP_ADMIN_GROUP, LOGICAL_CLUSTER_ADMIN_GROUP, MASTERS_GROUP, WORKSPACE_BOOTSTRAPPER_GROUP } from './groups.js';
+import { AUTHENTICATED_GROUP, KCP_ADMIN_GROUP, LOGICAL_CLUSTER_ADMIN_GROUP, MASTERS_GROUP, WORKSPACE_BOOTSTRAPPER_GROUP } from '../machinery/user-groups.js';
 
 const RBAC = 'rbac.authorization.k8s.io';
 const READ = ['get', 'list', 'watch'];

@@ -7,7 +7,7 @@
 import { forbidden, notFound } from '../machinery/status.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
 import type { Authorizer } from './authorizer.js';
-import { MASTERS_GROUP } from './groups.js';
+import { MASTERS_GROUP } from '../machinery/user-groups.js';
 import { BOOTSTRAP_CLUSTER, type RbacIndexes } from './rbac-index.js';
 import type { RbacEvaluator } from './rbac-evaluator.js';
 import { goQuotedList, normalizeRules, ruleString, uncoveredRules, type PolicyRule, type RequestAttributes } from './rules.js';

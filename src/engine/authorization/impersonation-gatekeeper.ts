@@ -14,7 +14,7 @@ import {
   LOGICAL_CLUSTER_ADMIN_GROUP,
   MASTERS_GROUP,
   WORKSPACE_BOOTSTRAPPER_GROUP,
-} from './groups.js';
+} from '../machinery/user-groups.js';
 import type { ImpersonationRequest } from './impersonation.js';
 
 /** Groups with a meaning to kcp: asking for one takes holding it already. */

@@ -8,7 +8,7 @@ import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { badRequest } from '../machinery/status.js';
 import type { UserInfo } from '../auth/user.js';
 import type { Authorizer } from './authorizer.js';
-import { AUTHENTICATED_GROUP } from './groups.js';
+import { AUTHENTICATED_GROUP } from '../machinery/user-groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
 

@@ -4,7 +4,7 @@
  * home-creator groups may ask for their home (`get`/`create` on the Workspace `~`).
  */
 import type { KubeObject } from '../registry/types.js';
-import { AUTHENTICATED_GROUP } from './groups.js';
+import { AUTHENTICATED_GROUP } from '../machinery/user-groups.js';
 import { clusterRole, clusterRoleBinding, TENANCY_READER_ROLE, WORKSPACE_ACCESS_ROLE } from './bootstrap-policy.js';
 
 export const HOME_CREATE_ROLE = 'system:kcp:home-clusterworkspace-create';

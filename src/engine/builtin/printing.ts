@@ -40,12 +40,3 @@ export const createdAtPrinter: TablePrinter = defaultPrinter();
 export function keyCount(value: unknown): number {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).length : 0;
 }
-
-/** A field read as a plain record, or an empty one. */
-export function record(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-export function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}

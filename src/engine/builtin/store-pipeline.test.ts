@@ -6,9 +6,10 @@ import { createMemoryStore } from '../storage/index.js';
 import { namespaces, secrets } from './core/resources.js';
 import { logicalClusters } from './kcp-core/resources.js';
 import { roleBindings } from './rbac/resources.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 function setup() {
-  const generic = new GenericStore(createMemoryStore(), namespaces);
+  const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
   const ctx = (rt: ResourceType, namespace = ''): OpContext => ({ rt, cluster: 'c1', namespace });
   return { generic, ctx };
 }

@@ -15,6 +15,7 @@ import type { Controller } from './controller.js';
 import { garbageCollector } from './garbage-collector.js';
 import { ownerIndexWriter } from './owner-index.js';
 import { OwnerResolver } from './owner-references.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const running: Controller[] = [];
 afterEach(() => {
@@ -25,7 +26,7 @@ function setup() {
   const store: Store = createMemoryStore();
   const catalog = new StaticCatalog(builtinResourceTypes(), 'test');
   const owners = new OwnerResolver(store, () => catalog);
-  const generic = new GenericStore(store, namespaces, { indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), indexWriters: [ownerIndexWriter(store, owners)], garbageCollection: true });
   const errors: unknown[] = [];
   const collector = () => {
     const gc = garbageCollector({ store, generic, owners, onError: (_c, _k, err) => errors.push(err) });
@@ -193,7 +194,7 @@ describe('garbage collector', () => {
 
   it('without a collector the store adds no GC finalizers', () => {
     const store = createMemoryStore();
-    const generic = new GenericStore(store, namespaces);
+    const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
     generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { metadata: { name: 'default' } });
     generic.create({ rt: configMaps, cluster: 'c1', namespace: 'default' }, { metadata: { name: 'x' } });
     expect(generic.delete({ rt: configMaps, cluster: 'c1', namespace: 'default' }, 'x', { propagationPolicy: 'Foreground' }).removed).toBe(

@@ -10,8 +10,8 @@
  * at start-up.
  */
 import type { QuotaUsage } from '../admission/quota-usage.js';
-import { record } from '../builtin/printing.js';
-import { resourceList, sameList } from '../builtin/quota-names.js';
+import { record } from '../machinery/field-values.js';
+import { resourceList, sameList } from '../machinery/quota-names.js';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import type { KubeObject } from '../registry/types.js';

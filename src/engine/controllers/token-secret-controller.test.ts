@@ -15,6 +15,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import { defaultServiceAccount, serviceAccountController } from './service-account-controller.js';
 import { tokenSecretController } from './token-secret-controller.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 let dir: string;
 let tokens: ServiceAccountTokens;
@@ -31,7 +32,7 @@ afterEach(() => {
 
 function setup() {
   const store = createMemoryStore();
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   const errors: unknown[] = [];
   const onError = (_c: string, _k: string, err: unknown) => errors.push(err);
   const tokensController = tokenSecretController({

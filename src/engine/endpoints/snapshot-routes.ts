@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StringDecoder } from 'node:string_decoder';
-import { MASTERS_GROUP } from '../authorization/groups.js';
+import { MASTERS_GROUP } from '../machinery/user-groups.js';
 import { badRequest, requestEntityTooLarge, StatusError, unauthorized } from '../machinery/status.js';
 import type { GenericStore } from '../registry/generic-store.js';
 import { exportStore, exportSubtree } from '../snapshot/export.js';

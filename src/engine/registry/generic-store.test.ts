@@ -5,6 +5,7 @@ import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import { namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const crd = {
   metadata: { name: 'things.example.com' },
@@ -20,7 +21,7 @@ const crd = {
 const thing = customResourceTypes(crd)[0]!;
 
 function setup() {
-  const generic = new GenericStore(createMemoryStore(), namespaces);
+  const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
   const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
   return { generic, ctx };
 }
@@ -59,7 +60,7 @@ describe('GenericStore.foldIntoCreatesOf', () => {
     const store = createMemoryStore();
     // A marker while the object has no phase, as the workspace controller's pending marker.
     const marker = (key: string) => `/markers${key}`;
-    const generic = new GenericStore(store, namespaces, {
+    const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(),
       indexWriters: [
         (key, before, after) => {
           const pending = after !== undefined && !after.metadata?.labels?.phase;

@@ -42,10 +42,9 @@ import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import { updateScopeOf } from './update-scopes.js';
 import type { IndexWriter } from './index-writer.js';
-import type { AdmissionChain } from '../admission/chain.js';
-import { WriteAuthority } from '../admission/write-authority.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
+import type { CreateAdmission, WriteReview } from './write-admission.js';
 
 export { deletionMarkerKey, deletionMarkerPrefix, fromStorage, nowTimestamp, toStorage } from './object-rules.js';
 
@@ -127,10 +126,10 @@ export interface GenericStoreExtensions {
   indexWriters?: readonly IndexWriter[];
   /** A garbage collector runs, so DELETE may add the `orphan` and `foregroundDeletion` finalizers it removes. */
   garbageCollection?: boolean;
-  /** Validating admission on create (admission/chain.ts): may refuse, may add writes to the object's commit. */
-  admission?: AdmissionChain;
-  /** Who may write which field (admission/write-authority.ts); without one, its rules with clusters named by name. */
-  authority?: WriteAuthority;
+  /** Validating admission on create (write-admission.ts): may refuse, may add writes to the object's commit. */
+  admission?: CreateAdmission;
+  /** Who may write which field (write-admission.ts): every store has one, so no write goes around it. */
+  authority: WriteReview;
 }
 
 /**
@@ -144,7 +143,7 @@ export type CreateFoldedWrites = (created: KubeObject, row: KeyValue) => WriteBa
 export class GenericStore {
   readonly fields: FieldManager;
   /** Asked on every create, update and delete, whoever makes it: there is no write path around it. */
-  readonly authority: WriteAuthority;
+  readonly authority: WriteReview;
   private readonly settlers: Map<string, CreateFoldedWrites>;
   /**
    * Key of the object a settler is running for (see settle): its update's secondary-key ops would be thrown away
@@ -161,13 +160,13 @@ export class GenericStore {
     readonly store: Store,
     /** The Namespace ResourceType, for existence checks on namespaced creates. */
     private readonly namespaceType: ResourceType,
-    private readonly extensions: GenericStoreExtensions = {},
+    private readonly extensions: GenericStoreExtensions,
     /** The store whose field manager and settlers this one shares (see `over`). */
     shared?: GenericStore,
   ) {
     this.fields = shared?.fields ?? new FieldManager();
     this.settlers = shared?.settlers ?? new Map();
-    this.authority = shared?.authority ?? extensions.authority ?? new WriteAuthority();
+    this.authority = shared?.authority ?? extensions.authority;
   }
 
   /**

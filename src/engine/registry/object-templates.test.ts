@@ -9,6 +9,7 @@ import type { WriteOp } from '../storage/store.js';
 import { GenericStore, WriteBatch } from './generic-store.js';
 import { ObjectTemplates, slotPaths, withSlots } from './object-templates.js';
 import type { KubeObject, ResourceType } from './types.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 /** Stands in for uid and time, which differ between any two creates. */
 function comparable(value: string): string {
@@ -23,7 +24,7 @@ function setup() {
     return key.includes('clusterrolebindings') ? [{ type: 'create', key: `/kcpt/test-index${key}`, value: '' }] : [];
   };
   const store = createMemoryStore();
-  const generic = new GenericStore(store, namespaces, { indexWriters: [indexWriter] });
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), indexWriters: [indexWriter] });
   return { store, generic, templates: new ObjectTemplates(generic), seen };
 }
 

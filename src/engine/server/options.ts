@@ -7,7 +7,7 @@ import { DEFAULT_BATTERIES } from './batteries.js';
 import { DEFAULT_INFLIGHT_LIMITS, type InflightLimits } from '../endpoints/inflight-limit.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../endpoints/request-deadline.js';
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
-import { ROOT_SHARD } from '../tenancy/names.js';
+import { ROOT_SHARD } from '../machinery/kcp-names.js';
 
 export interface ServerOptions {
   rootDirectory: string;

@@ -16,7 +16,7 @@ import {
   SHARD_ANNOTATION,
   SHARD_HASH_ANNOTATION,
   shardHash,
-} from '../tenancy/names.js';
+} from '../machinery/kcp-names.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
 import type { RemoteWorkspaceFollower } from '../tenancy/workspace-controller/index.js';
 import { followLogicalCluster } from '../tenancy/workspace-progress.js';

@@ -14,7 +14,7 @@ import { Reflector, type KubeItem } from './reflector.js';
 import { clusterAnnotation } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import type { ShardSpec } from '../tenancy/shard-placement.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from '../tenancy/names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from '../machinery/kcp-names.js';
 import { ShardClient, type ShardCredentials } from './shard-client.js';
 import type { ShardDirectory } from '../tenancy/shard-placement.js';
 

@@ -8,7 +8,7 @@ import { badRequest, notFound } from '../machinery/status.js';
 import { clusterOfKey } from '../registry/stored-object.js';
 import type { KeyValue, Store } from '../storage/store.js';
 import { workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
-import { isValidPath, joinPath, ROOT_CLUSTER, splitPath } from '../tenancy/names.js';
+import { isValidPath, joinPath, ROOT_CLUSTER, splitPath } from '../machinery/kcp-names.js';
 import { SNAPSHOT_KIND, SNAPSHOT_VERSION, type Snapshot, type SnapshotHeader } from './format.js';
 
 const REGISTRY = '/registry/';

@@ -17,7 +17,7 @@ import type { KubeObject, StrategyContext } from '../registry/types.js';
 import { deletionMarkerKey, type GenericStore } from '../registry/generic-store.js';
 import type { Store, WriteOp } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
-import { isValidPath, joinPath, newClusterName, PATH_ANNOTATION, splitPath } from '../tenancy/names.js';
+import { isValidPath, joinPath, newClusterName, PATH_ANNOTATION, splitPath } from '../machinery/kcp-names.js';
 import { WORKSPACES } from './export.js';
 import { parseSnapshot, SnapshotFormatError, type Snapshot } from './format.js';
 import { relocate, type RelocatedObject } from './rewrite.js';

@@ -13,7 +13,7 @@ import { clusterAnnotation as CLUSTER_ANNOTATION, clusterOfKey } from '../regist
 import type { KubeObject } from '../registry/types.js';
 import type { KeyValue } from '../storage/store.js';
 import { workspaceKey } from '../tenancy/cluster-paths.js';
-import { splitPath, TYPE_ANNOTATION } from '../tenancy/names.js';
+import { splitPath, TYPE_ANNOTATION } from '../machinery/kcp-names.js';
 import { SnapshotFormatError, type SnapshotHeader } from './format.js';
 
 export interface Relocation {

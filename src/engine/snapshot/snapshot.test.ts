@@ -14,6 +14,7 @@ import { CompactedError, type Store } from '../storage/store.js';
 import { exportStore, exportSubtree } from './export.js';
 import { entryLine, headerLine, parseSnapshot, SnapshotFormatError, type Snapshot } from './format.js';
 import { restoreSubtree } from './restore.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kcpt-snapshot-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -190,7 +191,7 @@ describe('workspace subtrees', () => {
     const body = text(exportSubtree({ store, resolvePath }, 'root:snap'));
     const before = store.list('/').items;
     const revision = store.currentRevision();
-    const generic = new GenericStore(store, namespaceType);
+    const generic = new GenericStore(store, namespaceType, { authority: new WriteAuthority() });
     const result = restoreSubtree({ store, generic, resolvePath, externalUrl: () => 'https://new:2' }, body, 'root:copy');
 
     const n1 = result.clusters[C1]!;
@@ -249,7 +250,7 @@ describe('workspace subtrees', () => {
       try {
         store.commit([{ type: 'create', key: `/registry/core/configmaps/${C2}/default/dependent`, value: '{"in":"the way"}' }]);
         const keys = store.list('/').items;
-        const generic = new GenericStore(store, namespaceType);
+        const generic = new GenericStore(store, namespaceType, { authority: new WriteAuthority() });
         let error: unknown;
         try {
           restoreSubtree({ store, generic, resolvePath: (p) => (p === 'root' ? 'root' : undefined) }, body, 'root:moved');

@@ -7,7 +7,7 @@
  */
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ResourceType } from '../registry/types.js';
-import { ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, TENANCY_GROUP } from '../machinery/kcp-names.js';
 
 export const SHARDS_API = 'shards.core.kcp.io';
 

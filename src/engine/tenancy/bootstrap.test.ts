@@ -3,7 +3,7 @@ import { ALL_BATTERIES } from '../server/batteries.js';
 import type { KubeObject } from '../registry/types.js';
 import { builtinShard, builtinWorkspaceTypes } from './bootstrap.js';
 import { tenancyResourceType } from './crds.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER } from './names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER } from '../machinery/kcp-names.js';
 import { workspaceTypeStatus } from './workspacetype-status.js';
 import { workspaceTypeResourceType } from './workspacetype-resource.js';
 

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { StatusError } from '../machinery/status.js';
 import type { GenericStore, WriteOptions } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from './names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, ROOT_SHARD } from '../machinery/kcp-names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
 import { withoutSchemaValidation } from './trusted-writes.js';
 import { workspaceTypeStatus } from './workspacetype-status.js';

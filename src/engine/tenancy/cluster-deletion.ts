@@ -13,7 +13,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { KeyValue, Store, WriteOp } from '../storage/store.js';
 import { StatusError } from '../machinery/status.js';
 import { workspaceKey } from './cluster-paths.js';
-import { LOGICAL_CLUSTER_FINALIZER } from './names.js';
+import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
 import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
 import { decodeStored } from '../registry/stored-object.js';
 

@@ -10,7 +10,7 @@
 import { LRUCache } from 'lru-cache';
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
-import { APIS_ANNOTATION, PATH_ANNOTATION, REQUIRED_GROUPS_ANNOTATION, ROOT_CLUSTER, TYPE_ANNOTATION } from './names.js';
+import { APIS_ANNOTATION, PATH_ANNOTATION, REQUIRED_GROUPS_ANNOTATION, ROOT_CLUSTER, TYPE_ANNOTATION } from '../machinery/kcp-names.js';
 
 export const workspacesPrefix = '/registry/tenancy.kcp.io/workspaces/';
 export const logicalClustersPrefix = '/registry/core.kcp.io/logicalclusters/';

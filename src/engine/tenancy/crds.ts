@@ -6,7 +6,7 @@
 import { customResourceTypes } from '../apiextensions/cr-types.js';
 import { bool, condition, labelSelector, list, obj, str, stringMap, systemCRD, type PrinterColumn, type Schema } from '../apiextensions/system-crds.js';
 import type { ResourceType } from '../registry/types.js';
-import { CORE_KCP_GROUP, NAME_PATTERN, PATH_PATTERN, TENANCY_GROUP, TYPE_NAME_PATTERN } from './names.js';
+import { CORE_KCP_GROUP, NAME_PATTERN, PATH_PATTERN, TENANCY_GROUP, TYPE_NAME_PATTERN } from '../machinery/kcp-names.js';
 
 const typeReference = (description: string): Schema =>
   obj(

@@ -12,7 +12,7 @@ import { decodeStored } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { workspaceKey, type ClusterPaths } from './cluster-paths.js';
-import { ROOT_CLUSTER, ROOT_SHARD, SHARD_ANNOTATION, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, ROOT_SHARD, SHARD_ANNOTATION, TENANCY_GROUP } from '../machinery/kcp-names.js';
 
 export interface HomeOptions {
   /** Where the buckets start, `root:users` by default. */

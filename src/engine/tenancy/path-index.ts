@@ -6,7 +6,7 @@
  * on the first lookup that needs it (one scan of the kind, whose objects are few) and kept by a watch of it.
  */
 import type { Store, WatchHandle } from '../storage/store.js';
-import { PATH_ANNOTATION } from './names.js';
+import { PATH_ANNOTATION } from '../machinery/kcp-names.js';
 
 /** path → the clusters whose objects carry it, counted (several objects of one cluster carry the same path). */
 export class PathCounts {

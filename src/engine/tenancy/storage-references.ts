@@ -22,7 +22,7 @@ import {
   TYPE_ANNOTATION,
   APIS_ANNOTATION,
   TENANCY_GROUP,
-} from './names.js';
+} from '../machinery/kcp-names.js';
 
 const uid = '00000000-0000-0000-0000-000000000000';
 const time = '2000-01-01T00:00:00Z';

@@ -5,7 +5,7 @@
  * other shards.
  */
 import type { KubeObject } from '../registry/types.js';
-import { logicalClusterLabels, PHASE_LABEL } from './names.js';
+import { logicalClusterLabels, PHASE_LABEL } from '../machinery/kcp-names.js';
 import { annotationsForPhase, type Workspace } from './workspace-resource.js';
 import { condition, workspaceConditions } from './workspace-scheduler.js';
 

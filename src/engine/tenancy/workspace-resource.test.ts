@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import { ClusterPaths, logicalClusterKey } from './cluster-paths.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER, TYPE_ANNOTATION } from './names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, TYPE_ANNOTATION } from '../machinery/kcp-names.js';
 import { workspaceResourceType } from './workspace-resource.js';
 import { workspaceTypesPrefix, WorkspaceTypes } from './workspace-types.js';
 

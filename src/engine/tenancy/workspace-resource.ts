@@ -12,7 +12,7 @@ import type { KubeObject, ResourceType, StrategyContext } from '../registry/type
 import type { Store } from '../storage/store.js';
 import type { ClusterPaths } from './cluster-paths.js';
 import { tenancyResourceType } from './crds.js';
-import { NAME_PATTERN, OWNER_ANNOTATION, PHASE_LABEL, REQUIRED_GROUPS_ANNOTATION, TENANCY_GROUP, TYPE_ANNOTATION } from './names.js';
+import { NAME_PATTERN, OWNER_ANNOTATION, PHASE_LABEL, REQUIRED_GROUPS_ANNOTATION, TENANCY_GROUP, TYPE_ANNOTATION } from '../machinery/kcp-names.js';
 import {
   canonicalPathOf,
   qualifiedName,

@@ -27,7 +27,7 @@ import {
   logicalClusterLabels,
   newClusterName,
   shardHash,
-} from './names.js';
+} from '../machinery/kcp-names.js';
 import { defaultServiceAccountObject } from '../controllers/service-account-controller.js';
 import { ObjectTemplates, slotPaths, withSlots } from '../registry/object-templates.js';
 import { placeWorkspace, type Placement, type ShardDirectory, type ShardSpec } from './shard-placement.js';

@@ -8,7 +8,7 @@ import { deepFreeze } from '../machinery/deep-freeze.js';
 import type { KubeObject } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import type { ClusterPaths } from './cluster-paths.js';
-import { PATH_ANNOTATION, ROOT_CLUSTER, splitPath } from './names.js';
+import { PATH_ANNOTATION, ROOT_CLUSTER, splitPath } from '../machinery/kcp-names.js';
 import { LocalPathIndex } from './path-index.js';
 
 export const workspaceTypesPrefix = '/registry/tenancy.kcp.io/workspacetypes/';

@@ -6,7 +6,7 @@
 import { fieldErrors, forbidden, type FieldError } from '../machinery/status.js';
 import type { ResourceType } from '../registry/types.js';
 import { tenancyResourceType } from './crds.js';
-import { ROOT_CLUSTER, TENANCY_GROUP } from './names.js';
+import { ROOT_CLUSTER, TENANCY_GROUP } from '../machinery/kcp-names.js';
 import type { WorkspaceTypeSpec } from './workspace-types.js';
 
 const resource = { group: TENANCY_GROUP, resource: 'workspacetypes' };

@@ -35,7 +35,7 @@ import type { KubeObject, ResourceType } from '../registry/types.js';
 import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
 import { logicalClusterKey, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
-import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../tenancy/names.js';
+import { OWNER_ANNOTATION, PATH_ANNOTATION } from '../machinery/kcp-names.js';
 import { EveryWorkspaceTable, printerShowingDeletion } from './workspace-index-table.js';
 import { leadsTo, parseIndexJoin, referenceKey, referenceMarker, withReferences, type IndexJoin, type WorkspaceReference } from './workspace-index-references.js';
 import type { VirtualWorkspacePath, VirtualTarget } from '../endpoints/virtual-path.js';

@@ -6,7 +6,7 @@
 import type { StepResult } from '../../controllers/reconcile-steps.js';
 import { StatusError } from '../../machinery/status.js';
 import { decodeStored } from '../../registry/stored-object.js';
-import { PATH_ANNOTATION, splitPath } from '../../tenancy/names.js';
+import { PATH_ANNOTATION, splitPath } from '../../machinery/kcp-names.js';
 import { bindingErrors, desiredBinding, EXPORTS_MISSING, inheritedSelector } from '../default-bindings.js';
 import type { APIBinding } from '../types.js';
 import type { LogicalClusterView } from './deps.js';

@@ -9,11 +9,12 @@ import { decodeStored, encodeStored } from '../../registry/stored-object.js';
 import type { KubeObject } from '../../registry/types.js';
 import { createMemoryStore } from '../../storage/index.js';
 import { ClusterPaths, logicalClusterKey } from '../../tenancy/cluster-paths.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../../tenancy/names.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION } from '../../machinery/kcp-names.js';
 import { WorkspaceTypes, type WorkspaceTypeSpec } from '../../tenancy/workspace-types.js';
 import { defaultAPIBindingName } from '../default-binding-names.js';
 import { defaultAPIBindingsController, maintainedWorkspacesWriter } from './index.js';
 import { apisResourceTypes } from '../resources.js';
+import { WriteAuthority } from '../../admission/write-authority.js';
 
 function fixture(opts: { mayBind?: boolean } = {}) {
   const store = createMemoryStore();
@@ -28,7 +29,7 @@ function fixture(opts: { mayBind?: boolean } = {}) {
   const stored = (resource: string) => apis.find((t) => t.resource === resource && t.version === 'v1alpha2')!;
   const apiBindings = stored('apibindings');
   const apiExports = stored('apiexports');
-  const generic = new GenericStore(store, namespaces, { indexWriters: [maintainedWorkspacesWriter(store, workspaceTypes)] });
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), indexWriters: [maintainedWorkspacesWriter(store, workspaceTypes)] });
   const put = (key: string, obj: KubeObject) => {
     const existing = store.get(key);
     store.commit([existing ? { type: 'update', key, value: encodeStored(obj), expectedRevision: existing.revision } : { type: 'create', key, value: encodeStored(obj) }]);

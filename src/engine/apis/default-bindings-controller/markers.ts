@@ -6,7 +6,7 @@ import type { IndexWriter } from '../../registry/index-writer.js';
 import type { KubeObject } from '../../registry/types.js';
 import type { Store } from '../../storage/store.js';
 import { logicalClustersPrefix } from '../../tenancy/cluster-paths.js';
-import { TYPE_ANNOTATION, splitPath } from '../../tenancy/names.js';
+import { TYPE_ANNOTATION, splitPath } from '../../machinery/kcp-names.js';
 import { logicalClusterMarkerWriter } from '../../tenancy/pending-markers.js';
 import type { WorkspaceType, WorkspaceTypes } from '../../tenancy/workspace-types.js';
 import { APIBINDINGS_INITIALIZER, maintainsBindings } from '../default-bindings.js';

@@ -7,7 +7,7 @@ import type { StepResult } from '../../controllers/reconcile-steps.js';
 import { nowTimestamp } from '../../registry/generic-store.js';
 import { clusterAnnotation, decodeStored, objectKey } from '../../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../../registry/types.js';
-import { PATH_ANNOTATION } from '../../tenancy/names.js';
+import { PATH_ANNOTATION } from '../../machinery/kcp-names.js';
 import type { WorkspaceType } from '../../tenancy/workspace-types.js';
 import { APIBINDINGS_INITIALIZER, setCondition, type Condition, type DefaultExportRef } from '../default-bindings.js';
 import type { APIExport } from '../types.js';

@@ -3,7 +3,7 @@
  * afterwards only those of types that `Maintain` their bindings). A type that cannot be had is reported and retried.
  */
 import type { StepResult } from '../../controllers/reconcile-steps.js';
-import { TYPE_ANNOTATION, splitPath } from '../../tenancy/names.js';
+import { TYPE_ANNOTATION, splitPath } from '../../machinery/kcp-names.js';
 import type { WorkspaceType, WorkspaceTypes } from '../../tenancy/workspace-types.js';
 import { defaultExportRefs, typeInvalid } from '../default-bindings.js';
 import type { LogicalClusterView } from './deps.js';

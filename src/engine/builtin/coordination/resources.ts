@@ -5,7 +5,8 @@
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
 import { defineBuiltin } from '../define.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
 import { coordinationSchemas } from './schemas.js';
 
 const leaseStrategies = ['OldestEmulationVersion'];

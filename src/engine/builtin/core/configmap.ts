@@ -4,7 +4,8 @@
  */
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
-import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record } from '../printing.js';
+import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf } from '../printing.js';
+import { record } from '../../machinery/field-values.js';
 import { decodedBase64Length, isConfigMapKey, keyPath } from '../value-rules.js';
 
 /** core.MaxSecretSize, shared by ConfigMaps and Secrets. */

@@ -5,7 +5,8 @@
  */
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, TablePrinter } from '../../registry/types.js';
-import { ageCell, column, nameDescription, nameOf, record, str } from '../printing.js';
+import { ageCell, column, nameDescription, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
 import { isDNS1123Subdomain, isQualifiedName } from '../value-rules.js';
 
 /** The fields both shapes share, read from whichever shape `obj` has. */

@@ -5,7 +5,8 @@
  */
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
 import { isQualifiedName } from '../value-rules.js';
 
 export const namespaceNameLabel = 'kubernetes.io/metadata.name';

@@ -5,8 +5,10 @@
 import { ownValue, setOwnValue } from '../../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
-import { ageColumn, ageOf, column, nameColumn, nameOf, record, str } from '../printing.js';
-import { fieldImmutable, goStringSlice, invalidRendered, isQualifiedName, keyPath, quantityFormatError, quantityValue } from '../value-rules.js';
+import { ageColumn, ageOf, column, nameColumn, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
+import { quantityFormatError, quantityValue } from '../../machinery/quantity.js';
+import { fieldImmutable, goStringSlice, invalidRendered, isQualifiedName, keyPath } from '../value-rules.js';
 
 const computeResources = ['cpu', 'memory', 'ephemeral-storage'];
 const standardQuotaResources = new Set([

@@ -6,7 +6,8 @@ import { ownValue, setOwnValue } from '../../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
 import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
-import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf, record, str } from '../printing.js';
+import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
 import { fieldImmutable, isConfigMapKey, keyPath } from '../value-rules.js';
 

@@ -7,7 +7,8 @@
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
 import { defineBuiltin } from '../define.js';
-import { ageOf, nameColumn, nameOf, record } from '../printing.js';
+import { ageOf, nameColumn, nameOf } from '../printing.js';
+import { record } from '../../machinery/field-values.js';
 import { kcpSchemas } from './schemas.js';
 
 export const logicalClusterName = 'cluster';

@@ -5,7 +5,8 @@
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, ResourceType, Strategy, TablePrinter } from '../../registry/types.js';
 import { defineBuiltin } from '../define.js';
-import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf, record, str } from '../printing.js';
+import { ageColumn, ageOf, column, createdAtPrinter, nameColumn, nameOf } from '../printing.js';
+import { record, str } from '../../machinery/field-values.js';
 import { goStringSlice, invalidRendered, isDNS1123Subdomain, isValidPathSegmentName } from '../value-rules.js';
 import { rbacSchemas } from './schemas.js';
 

@@ -7,7 +7,7 @@ import type { StepResult } from '../../controllers/reconcile-steps.js';
 import { WriteBatch } from '../../registry/generic-store.js';
 import { decodeStored } from '../../registry/stored-object.js';
 import { logicalClusterKey } from '../cluster-paths.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from '../names.js';
+import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from '../../machinery/kcp-names.js';
 import type { Workspace } from '../workspace-resource.js';
 import type { LogicalClusterView } from '../workspace-progress.js';
 import { stopAfter, type WorkspaceState } from './state.js';

@@ -1,7 +1,7 @@
 /** What the steps of one Workspace's reconcile share. */
 import type { StepResult } from '../../controllers/reconcile-steps.js';
 import type { KeyValue } from '../../storage/store.js';
-import { SHARD_ANNOTATION } from '../names.js';
+import { SHARD_ANNOTATION } from '../../machinery/kcp-names.js';
 import type { Workspace } from '../workspace-resource.js';
 import type { WorkspaceControllerDeps } from './deps.js';
 

@@ -22,6 +22,7 @@ import { createMemoryStore, type MemoryStore } from '../../storage/memory-store.
 import { claimedType, claimScope, NOT_SELECTED, refuseDeleteOutside } from './claim-scope.js';
 import { ExportBindings } from './export-bindings.js';
 import { ExportViews, type ExportView } from './export-view.js';
+import { WriteAuthority } from '../../admission/write-authority.js';
 
 const ALL_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 const claim = { group: '', resource: 'configmaps', verbs: ALL_VERBS };
@@ -37,7 +38,7 @@ let base: ResourceServices;
 
 function serve(selector: Record<string, unknown>, rts: ResourceType[] = [configMaps]): void {
   store = createMemoryStore();
-  const generic = new GenericStore(store, namespaces);
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   // The server's token signer stands in as a function that mints: the scoped services must not offer it.
   base = { store, generic, tokenRequests: async () => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', status: { token: 'minted' } }) };
   store.commit([

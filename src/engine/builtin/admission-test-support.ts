@@ -1,14 +1,16 @@
 /**
- * Test wiring for admission: a memory store, the built-in types plus two custom-resource-like types (namespaced
- * widgets, cluster-scoped gadgets, both in example.com), the admission chain in the generic store, and helpers to
- * make a Ready LogicalCluster and objects in it.
+ * Test wiring for admission over the built-in types (so it sits on builtin's floor, which sees both): a memory
+ * store, the built-in types plus two custom-resource-like types (namespaced widgets, cluster-scoped gadgets, both in
+ * example.com), the admission chain in the generic store, and helpers to make a Ready LogicalCluster and objects in
+ * it.
  */
-import { builtinResourceTypes } from '../builtin/index.js';
+import { builtinResourceTypes } from './index.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
-import { buildAdmission } from './index.js';
+import { buildAdmission } from '../admission/index.js';
+import { WriteAuthority } from '../admission/write-authority.js';
 
 function customType(resource: string, kind: string, namespaced: boolean): ResourceType {
   return {
@@ -41,7 +43,7 @@ export function admissionFixture(opts: { defaultLimit?: number } = {}) {
     catalogFor: () => catalog,
     logicalClusterTotalObjectLimit: opts.defaultLimit ?? 0,
   });
-  const generic = new GenericStore(store, namespaces, { admission: chain, indexWriters });
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), admission: chain, indexWriters });
   const types = {
     namespaces,
     configMaps: type('', 'configmaps'),

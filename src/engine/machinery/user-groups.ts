@@ -1,4 +1,4 @@
-/** The groups that mean something to kcp (its authorizer, admission and impersonation gatekeeper read them). */
+/** The user groups that mean something to kcp (its authorizer, admission and impersonation gatekeeper read them). */
 export const MASTERS_GROUP = 'system:masters';
 export const KCP_ADMIN_GROUP = 'system:kcp:admin';
 export const WORKSPACE_BOOTSTRAPPER_GROUP = 'system:kcp:tenancy:workspace-bootstrapper';

@@ -1,6 +1,7 @@
 /**
- * The names kcp gives things in the tenancy layer: labels and annotations on Workspaces and LogicalClusters,
- * logical cluster names, and the workspace path grammar (`root:org:team`).
+ * The names kcp gives things: labels and annotations on Workspaces and LogicalClusters, logical cluster names, and
+ * the workspace path grammar (`root:org:team`). Naming rules only, no state: admission, snapshots and every layer
+ * from tenancy up read them.
  */
 import { createHash, hash, randomBytes } from 'node:crypto';
 

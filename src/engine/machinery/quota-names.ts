@@ -4,9 +4,9 @@
  * otherwise), four core resources keep their legacy bare names as aliases, and events and the review kinds are
  * never counted. Also the resource-list arithmetic and text the quota admission and controller share. Pure.
  */
-import { ownValue } from '../machinery/own-properties.js';
-import type { GroupResource } from '../machinery/status.js';
-import { quantityValue } from './value-rules.js';
+import { ownValue } from './own-properties.js';
+import type { GroupResource } from './status.js';
+import { quantityValue } from './quantity.js';
 
 /** A ResourceQuota's `hard` / `used` map: resource name → quantity text. */
 export type ResourceList = Record<string, string>;
