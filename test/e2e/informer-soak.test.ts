@@ -15,7 +15,8 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { clientLines, createCRD, crdManifest, kubeConfigFor, until, type ClientNode } from '../helpers/custom-resources.js';
+import { clientLines, createCRD, crdManifest, kubeConfigFor, type ClientNode } from '../helpers/custom-resources.js';
+import { until } from '../helpers/eventually.js';
 import { createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
 import { startServer } from '../helpers/server.js';
 import {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-import { cleanupTempFiles, kubectl, sleep, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
 import { tokenFileLines } from '../helpers/users.js';
@@ -152,21 +152,8 @@ export async function createWorkspace(k: ClusterKubectl, name: string, type?: Ty
   return getJson(k, ['workspace', name]);
 }
 
-/** Polls `probe` until it returns a value other than undefined (controllers work asynchronously; no fixed sleeps). */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(200);
-  }
-}
+/** Polls a probe until it yields a value (controllers work asynchronously; no fixed sleeps): test/helpers/eventually.ts. */
+export { eventually } from '../helpers/eventually.js';
 
 /** Condition `type` of an object as `status reason message`. */
 export function condition(obj: Json, type: string): string | undefined {
