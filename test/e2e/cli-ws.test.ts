@@ -15,6 +15,7 @@ import { ensureServingCertificates } from '../../src/engine/auth/certificates.js
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { create, createWorkspace, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
 import { runKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
 
 // The shared server.
 const e2e = useTenancyServer();
@@ -291,9 +292,7 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
 
     const tree = `.\n└── ${readOrg}\n    └── team\n\n`;
     expect(await ok(['ws', 'tree', '-w', `:root:${readOrg}`, '--tls-server-name', 'localhost'], env)).toBe(tree);
-    const token = (load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { users: { name: string; user: { token?: string } }[] }).users.find(
-      (u) => u.name === 'kcp-admin',
-    )!.user.token!;
+    const token = adminToken(e2e.server.kubeconfig);
     const bare = { KUBECONFIG: join(scratch, 'no-such-kubeconfig') };
     const flags = ['--server', e2e.url(`root:${readOrg}`), '--token', token];
     expect(await ok(['ws', 'tree', ...flags, '--insecure-skip-tls-verify'], bare)).toBe(tree);

@@ -6,7 +6,7 @@
  * path, and a socket that is not there is kcp's 503 for that shard, not a hang and not a silent fallback.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { printedKubeconfig, spawnKcpt, useScratchDirectory } from '../helpers/cl
 import { kubectl } from '../helpers/kubectl.js';
 import { freePort, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
+import { adminToken } from '../helpers/http.js';
 
 const scratch = useScratchDirectory('kcpt-proxy-socket-');
 let shard: TestServer;
@@ -32,9 +33,6 @@ afterAll(async () => {
 
 const socketPath = () => join(shard.rootDir, 'proxy.sock');
 
-function adminToken(): string {
-  return /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(readFileSync(shard.kubeconfig, 'utf8'))?.[1] ?? '';
-}
 
 /** `kcpt front-proxy` in front of the shard with `--shard-socket root=<socket>`; resolves to its URL and kubeconfig. */
 async function startProxy(name: string, socket: string): Promise<{ url: string; kubeconfig: string }> {
@@ -75,7 +73,7 @@ describe('kcpt start --proxy-socket and kcpt front-proxy --shard-socket', () => 
 
   it('answers plaintext HTTP on the socket and still authenticates the bearer token', async () => {
     const path = 'http://localhost/clusters/root/api/v1/namespaces/default';
-    const ok = await curl(['--unix-socket', socketPath(), '-H', `Authorization: Bearer ${adminToken()}`, path]);
+    const ok = await curl(['--unix-socket', socketPath(), '-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, path]);
     expect(ok).toMatchObject({ status: 200, body: { kind: 'Namespace', metadata: { name: 'default' } } });
     // Reaching the socket is not an identity: no token is a 401, as on HTTPS.
     const anonymous = await curl(['--unix-socket', socketPath(), path]);
@@ -135,10 +133,10 @@ describe('kcpt start --proxy-socket and kcpt front-proxy --shard-socket', () => 
     const proxy = await startProxy('proxy-missing-socket', join(shard.rootDir, 'no-such.sock'));
     const path = `${proxy.url}/clusters/root/api/v1/namespaces/default`;
     // curl gives up after 20 s (status 000): a hang fails here as surely as a wrong answer.
-    const r = await curl(['-H', `Authorization: Bearer ${adminToken()}`, path]);
+    const r = await curl(['-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, path]);
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({ kind: 'Status', code: 503, message: 'Not available.', reason: 'ServiceUnavailable' });
     // The shard itself is up over TLS the whole time.
-    expect((await curl(['-H', `Authorization: Bearer ${adminToken()}`, `${shard.url}/clusters/root/api/v1/namespaces/default`])).status).toBe(200);
+    expect((await curl(['-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, `${shard.url}/clusters/root/api/v1/namespaces/default`])).status).toBe(200);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedKubeconfig, runKcpt, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
-import { apiRequest } from '../helpers/http.js';
+import { adminToken, apiRequest } from '../helpers/http.js';
 import { kubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
@@ -34,13 +34,8 @@ const at = (path: string) => `${cluster.url}/clusters/${path}`;
 const k = (args: string[], opts?: KubectlOptions) => kubectl(cluster, args, opts);
 const kIn = (path: string, args: string[], opts?: KubectlOptions) => k(['--server', at(path), ...args], opts);
 
-function adminToken(): string {
-  const text = readFileSync(cluster.kubeconfig, 'utf8');
-  return /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(text)?.[1] ?? '';
-}
-
 /** A raw request through the proxy as kcp-admin (or with `token`), trusting the deployment's CA. */
-async function raw(path: string, token = adminToken()): Promise<{ status: number; body: Record<string, unknown> }> {
+async function raw(path: string, token = adminToken(cluster.kubeconfig)): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await execa('curl', ['-s', '--cacert', join(cluster.rootDir, 'ca.crt'), '-H', `Authorization: Bearer ${token}`, '-w', '\n%{http_code}', `${cluster.url}${path}`], { reject: false });
   const lines = String(r.stdout).split('\n');
   const status = Number(lines.pop());

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 import { runKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
 
 // The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
 // creates in user-1's home is unique too.
@@ -82,10 +83,8 @@ describe('kcpt kubeconfig', () => {
     const made = await kcpt(['kubeconfig', `${org}:team`, '--server', e2e.url('root'), '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
     expect(made.stdout).toContain(`for user "kcp-admin" in workspace "${team}"`);
-    const admin = load(await readFile(e2e.server.kubeconfig, 'utf8')) as Json;
-    const adminToken = admin.users.find((u: Json) => u.name === 'kcp-admin').user.token;
     const config = load(await readFile(file, 'utf8')) as Json;
-    expect(config.users).toEqual([{ name: 'kcp-admin', user: { token: adminToken } }]);
+    expect(config.users).toEqual([{ name: 'kcp-admin', user: { token: adminToken(e2e.server.kubeconfig) } }]);
     const ns = await kubectlWith(file, ['get', 'namespace', 'kube-system', '-o', 'name']);
     expect(ns.stdout.trim(), ns.stderr).toBe('namespace/kube-system');
 

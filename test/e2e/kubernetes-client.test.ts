@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest } from '../helpers/http.js';
+import { adminToken, apiRequest } from '../helpers/http.js';
 import { readKubeconfig } from '../helpers/http.js';
 import { cleanupTempFiles, uniqueName } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -30,11 +30,10 @@ afterAll(async () => {
 async function clientFor(path: string): Promise<any> {
   const file = readKubeconfig(server);
   const root = file.clusters.find((c) => c.name === 'root')!.cluster;
-  const user = file.users.find((u) => u.name === 'kcp-admin')!.user;
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromOptions({
     clusters: [{ name: 'ws', server: `${server.url}/clusters/${path}`, caData: root['certificate-authority-data'] }],
-    users: [{ name: 'admin', token: user.token }],
+    users: [{ name: 'admin', token: adminToken(server.kubeconfig) }],
     contexts: [{ name: 'ws', cluster: 'ws', user: 'admin' }],
     currentContext: 'ws',
   });

@@ -9,6 +9,7 @@ import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/server.js';
 import { printedKubeconfig, runKcpt, spawnKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
 
 interface Proc {
   child: ResultPromise;
@@ -58,12 +59,7 @@ async function api(port: number, token: string, path: string, init: { method?: s
   });
 }
 
-async function adminToken(rootDir: string): Promise<string> {
-  const text = await readFile(join(rootDir, 'admin.kubeconfig'), 'utf8');
-  const match = /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(text);
-  if (!match) throw new Error(`no kcp-admin token in:\n${text}`);
-  return match[1];
-}
+const rootAdminToken = (rootDir: string) => adminToken(join(rootDir, 'admin.kubeconfig'));
 
 describe('kcpt start as a process', () => {
   it('answers ok on /healthz, /livez and /readyz without credentials', async () => {
@@ -91,7 +87,7 @@ describe('kcpt start as a process', () => {
       expect(second.exitCode).not.toBe(0);
       expect(second.stderr).toContain(`is already using root directory`);
       // The first server is unharmed.
-      const res = await api(first.port, await adminToken(root), '/clusters/root/api/v1/namespaces/default');
+      const res = await api(first.port, rootAdminToken(root), '/clusters/root/api/v1/namespaces/default');
       expect(res.status).toBe(200);
     } finally {
       first.child.kill('SIGTERM');
@@ -103,7 +99,7 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();
     const first = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const ca = await readFile(join(root, 'ca.crt'), 'utf8');
     const created = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps', {
       method: 'POST',
@@ -134,7 +130,7 @@ describe('kcpt start as a process', () => {
 
     const second = await start(root, port);
     try {
-      expect(await adminToken(root)).toBe(token);
+      expect(rootAdminToken(root)).toBe(token);
       expect(await readFile(join(root, 'ca.crt'), 'utf8')).toBe(ca);
       const got = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps/survivor');
       expect(got.status).toBe(200);
@@ -154,7 +150,7 @@ describe('kcpt start as a process', () => {
       await proc.child;
     };
     let proc = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const before = JSON.parse((await api(port, token, shardPath)).body);
     await stop(proc);
 
@@ -190,7 +186,7 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();
     const first = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const acknowledged: Array<{ name: string; rv: string }> = [];
     for (let i = 0; i < 50; i++) {
       const res = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps', {
