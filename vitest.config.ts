@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import E2eSequencer from './test/helpers/e2e-sequencer.js';
 import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
 
 /**
@@ -55,12 +56,12 @@ const shardedProjectFiles = [
   'test/e2e/workspaces*.test.ts',
   'test/e2e/home-workspaces.test.ts',
   'test/e2e/api-bindings.test.ts',
-  'test/e2e/api-bindings-restart.test.ts',
   'test/e2e/api-provider.test.ts',
   'test/e2e/apiexport-virtual-workspace.test.ts',
   'test/e2e/apiexport-claims.test.ts',
   'test/e2e/default-api-bindings.test.ts',
-  'test/e2e/default-api-bindings-restart.test.ts',
+  // The restart cases of api-bindings, default-api-bindings and apiexport-virtual-workspace: one server, one restart.
+  'test/e2e/api-sharing-restart.test.ts',
   // The fuzzer's hostile requests through the front-proxy: what the proxy answers itself, routes or forwards.
   'test/reliability/fuzz.test.ts',
 ];
@@ -127,6 +128,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // The e2e projects' files longest first, the project with the most short files last (test/helpers/e2e-sequencer.ts).
+    sequence: { sequencer: E2eSequencer },
     projects: [
       {
         extends: true,

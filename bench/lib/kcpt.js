@@ -28,7 +28,8 @@ export function readAdminKubeconfig(rootDir) {
 
 /**
  * Spawns kcpt and resolves once it printed its ready line. Returns {url, port, token, ca, rootDir, child, stop()}.
- * nodeArgs go before bin/run.js (e.g. --cpu-prof); extraArgs after `start` (e.g. hidden flags); env is added to ours.
+ * nodeArgs go before bin/run.js (e.g. --cpu-prof); extraArgs after `start` (e.g. hidden flags); env is added to ours;
+ * entry is the bin/run.js to start (another checkout's, for A/B runs).
  */
 /**
  * kcpt start flags letting one user (the bench's kcp-admin) hold `watchers` open watches: the server caps each user
@@ -39,9 +40,9 @@ export function watchCapArgs(watchers) {
   return ['--max-watches-per-user', String(Math.max(500, watchers + 10))];
 }
 
-export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], extraArgs = [], env, timeoutMs = 30_000 } = {}) {
+export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs = [], extraArgs = [], env, timeoutMs = 30_000, entry = runJs } = {}) {
   port ??= await freePort();
-  const args = [...nodeArgs, runJs, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port), ...extraArgs];
+  const args = [...nodeArgs, entry, 'start', '--root-directory', path.join(rootDir, 'root'), '--secure-port', String(port), ...extraArgs];
   if (storage) args.push('--storage', storage);
   const child = trackChild(spawn(process.execPath, args, { cwd: rootDir, stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env }));
   let out = '';

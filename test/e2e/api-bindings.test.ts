@@ -12,7 +12,7 @@ import { apiExport, resourceSchema } from './apis-fixtures.js';
 import { condition, createWorkspace, eventually, getJson, ownOrganization, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
 // The shared server: the provider and the consumers are children of an organization of this file's own (the restart
-// case is in api-bindings-restart.test.ts, with a server of its own).
+// case is in api-sharing-restart.test.ts, with a server of its own).
 const e2e = useTenancyServer();
 const at = (path: string) => e2e.at(path);
 const org = ownOrganization(e2e, 'api-bindings');

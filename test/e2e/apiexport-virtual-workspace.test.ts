@@ -1,112 +1,49 @@
 /**
- * Issue 7, the APIExport virtual workspace as a provider's controller uses it: the endpoint slice publishes its URL
- * once a consumer binds; through it the provider lists and watches the bound resource across every consumer with
- * kubectl (`--server <url>/clusters/*`) and with a client-node informer (which keeps running, reconnecting with its
- * resourceVersion, and picks up a consumer that binds later), writes objects and status into one consumer, sees
- * consumers that did not bind as nothing, reads APIBindings but cannot write them, reaches claimed configmaps only
- * where the claim was accepted (with the claim's verbs and selector; apiexport-claims.test.ts tries every verb against
- * the selector), and is refused without `apiexports/content`.
+ * The APIExport virtual workspace as a provider's controller uses it: the endpoint slice publishes its URL once a
+ * consumer binds; through it the provider lists and watches the bound resource across every consumer with kubectl
+ * (`--server <url>/clusters/*`) and with a client-node informer (which keeps running, resuming with its
+ * resourceVersion each time the server ends its watch, and picks up a consumer that binds later), writes objects and
+ * status into one consumer, sees consumers that did not bind as nothing, reads APIBindings but cannot write them,
+ * reaches claimed configmaps only where the claim was accepted (with the claim's verbs and selector;
+ * apiexport-claims.test.ts tries every verb against the selector), and is refused without `apiexports/content`.
  *
  * The virtual workspace is served by every shard for the consumers it hosts: one server lists one URL in the slice,
  * a sharded cluster one per shard hosting bindings (`<vw URL of the shard>/services/apiexport/…`). So the test
  * addresses a consumer at the URL of its shard and reads "across consumers" at every URL the slice lists, as a
  * provider does; on one server both are the one URL.
+ *
+ * The shared server: the provider and its consumers are children of an organization of this file's own, and the
+ * cases build on the consumers and objects of the cases before them. The restart case is in api-sharing-restart.test.ts,
+ * with a server of its own.
  */
 import * as k8s from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch } from '../helpers/http.js';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError } from '../helpers/suite.js';
-import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
-import { condition, create, createWorkspace, eventually, getJson, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
+import { accept, apiExportOf, configmapClaim, exportWorld, reject, schema, widget, type Consumer } from './apiexport-virtual-workspace-fixtures.js';
+import { condition, create, eventually, getJson, ownOrganization, users, useTenancyServer, type Json } from './tenancy-fixtures.js';
 
-// Watches end after 3–6 s, so the informer below reconnects (with its resourceVersion) while the test runs.
-const e2e = useTenancyServer({ extraArgs: ['--min-request-timeout', '3'] });
-const k = e2e.at('root');
+const e2e = useTenancyServer();
+const org = ownOrganization(e2e, 'apiexport-vw');
+const world = exportWorld(e2e, org);
+const { provider, providerPath, shardVirtualWorkspaces, consumer, bind, endpointsOf, vwUrlOf, at, everywhere, expectedEndpoints } = world;
 
-const schema = (prefix: string, plural: string, kind: string): Json =>
-  resourceSchema({
-    name: `${prefix}.${plural}.example.io`,
-    group: 'example.io',
-    plural,
-    kind,
-    subresources: { status: {} },
-    openAPI: {
-      type: 'object',
-      properties: {
-        spec: { type: 'object', properties: { size: { type: 'integer' } } },
-        status: { type: 'object', properties: { ready: { type: 'boolean' } } },
-      },
-    },
-  });
-
-const apiExportOf = (name: string, plural: string, claims: Json[] = []): Json =>
-  apiExport({ name, group: 'example.io', plural, permissionClaims: claims });
-
-const binding = (exportName: string, claims: Json[] = []): Json => apiBinding(exportName, exportName, { permissionClaims: claims });
-
-const configmapClaim = { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'update'] };
-const accept = (selector: Json = { matchAll: true }) => ({ ...configmapClaim, state: 'Accepted', selector });
-const reject = () => ({ ...configmapClaim, state: 'Rejected', selector: { matchAll: true } });
-
-const widget = (name: string, size: number): Json => ({ apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name, namespace: 'default' }, spec: { size } });
-
-interface Consumer {
-  path: string;
-  cluster: string;
-  /** The Shard hosting its logical cluster. */
-  shard: string;
-  k: ClusterKubectl;
-}
-
-async function consumer(name: string): Promise<Consumer> {
-  const ws = await createWorkspace(k, name);
-  return { path: `root:${name}`, cluster: ws.spec.cluster as string, shard: ws.metadata.annotations['core.kcp.io/shard'] as string, k: e2e.at(`root:${name}`) };
-}
-
-async function bind(c: Consumer, exportName: string, claims: Json[] = []): Promise<void> {
-  await create(c.k, binding(exportName, claims));
-  await c.k(['wait', '--for=jsonpath={.status.phase}=Bound', `apibinding/${exportName}`, '--timeout=60s']);
-}
-
-const endpointsOf = async (slice: string): Promise<string[]> =>
-  (((await getJson(provider, ['apiexportendpointslice', slice])).status?.endpoints as Json[] | undefined) ?? []).map((e) => e.url as string).sort();
-
-const provider = e2e.at('root:provider');
-let providerCluster: string;
-/** Shard → where it serves virtual workspaces. */
-const shardVirtualWorkspaces = new Map<string, string>();
 let c1: Consumer;
 let c2: Consumer;
 let unbound: Consumer;
-/** The URL of an export's virtual workspace on the shard hosting `c`. */
-const vwUrlOf = (c: Consumer, exportName = 'widgets') => `${shardVirtualWorkspaces.get(c.shard)}/services/apiexport/${providerCluster}/${exportName}`;
-/** kubectl at one consumer through the virtual workspace (on its shard). */
-const at = (c: Consumer): ClusterKubectl => e2e.atUrl(`${vwUrlOf(c)}/clusters/${c.cluster}`);
 /** kubectl at the `*` wildcard of the virtual workspace on c1's shard (discovery, refused writes). */
 const atWildcard = (): ClusterKubectl => e2e.atUrl(`${vwUrlOf(c1)}/clusters/*`);
-/** The items of `kubectl get <args>` at the `*` wildcard of every URL the export's slice lists. */
-async function everywhere(args: string[], slice = 'widgets'): Promise<Json[]> {
-  const urls = await endpointsOf(slice);
-  return (await Promise.all(urls.map((url) => getJson(e2e.atUrl(`${url}/clusters/*`), args)))).flatMap((l) => l.items as Json[]);
-}
-/** The endpoint URLs the slice of an export bound by `consumers` lists: one per shard hosting them. */
-const expectedEndpoints = (consumers: Consumer[], exportName = 'widgets') => [...new Set(consumers.map((c) => vwUrlOf(c, exportName)))].sort();
 
 beforeAll(async () => {
-  for (const shard of (await getJson(k, ['shards'])).items as Json[]) {
-    shardVirtualWorkspaces.set(shard.metadata.name, shard.spec.virtualWorkspaceURL ?? shard.spec.baseURL);
-  }
-  providerCluster = (await createWorkspace(k, 'provider')).spec.cluster as string;
-  await create(provider, schema('v1', 'widgets', 'Widget'));
-  await create(provider, apiExportOf('widgets', 'widgets', [configmapClaim]));
+  await world.setUp();
   [c1, c2, unbound] = await Promise.all([consumer('c1'), consumer('c2'), consumer('c3')]);
 }, 120_000);
 
 describe('the endpoint slice', () => {
   it('is created with the export, owned by it, with no endpoint until a consumer binds', async () => {
     const slice = await eventually('the default endpoint slice', async () => getJson(provider, ['apiexportendpointslice', 'widgets']));
-    expect(slice.spec.export).toEqual({ path: 'root:provider', name: 'widgets' });
+    expect(slice.spec.export).toEqual({ path: providerPath, name: 'widgets' });
     expect(slice.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'APIExport', name: 'widgets' })]);
     await eventually('APIExportValid', async () => condition(await getJson(provider, ['apiexportendpointslice', 'widgets']), 'APIExportValid'));
     expect(await endpointsOf('widgets')).toEqual([]);
@@ -117,7 +54,7 @@ describe('the endpoint slice', () => {
     const urls = await eventually('an endpoint', async () => ((await endpointsOf('widgets')).length > 0 ? endpointsOf('widgets') : undefined));
     expect(urls).toEqual([vwUrlOf(c1)]);
     // On one server: the server's own URL.
-    if (shardVirtualWorkspaces.size === 1) expect(urls).toEqual([`${e2e.server.url}/services/apiexport/${providerCluster}/widgets`]);
+    if (shardVirtualWorkspaces.size === 1) expect(urls).toEqual([`${e2e.server.url}/services/apiexport/${world.providerCluster}/widgets`]);
     await bind(c2, 'widgets', [reject()]);
     await eventually('an endpoint per shard hosting a binding', async () =>
       JSON.stringify(await endpointsOf('widgets')) === JSON.stringify(expectedEndpoints([c1, c2])) ? true : undefined,
@@ -131,7 +68,7 @@ describe('a slice a user creates elsewhere', () => {
       apiVersion: 'apis.kcp.io/v1alpha1',
       kind: 'APIExportEndpointSlice',
       metadata: { name },
-      spec: { export: { path: 'root:provider', name: exportName } },
+      spec: { export: { path: providerPath, name: exportName } },
     });
     await create(c1.k, slice('provider-widgets', 'widgets'));
     const urls = await eventually('the endpoints', async () => {
@@ -142,7 +79,7 @@ describe('a slice a user creates elsewhere', () => {
     expect(urls).toEqual(await endpointsOf('widgets'));
     await create(c1.k, slice('nothing', 'nope'));
     const invalid = await eventually('APIExportValid False', async () => condition(await getJson(c1.k, ['apiexportendpointslice', 'nothing']), 'APIExportValid'));
-    expect(invalid).toBe('False APIExportNotFound Error getting APIExport root:provider|nope');
+    expect(invalid).toBe(`False APIExportNotFound Error getting APIExport ${providerPath}|nope`);
   });
 });
 
@@ -206,11 +143,13 @@ describe('a client-node informer on the virtual workspace across consumers', () 
   it('lists, watches across reconnects, and sees a consumer that binds later without a restart', async () => {
     // One informer per shard's URL of the virtual workspace (one on one server): a consumer that binds later may
     // land on a shard that hosted no binding yet.
-    const urls = [...new Set([...shardVirtualWorkspaces.values()])].map((u) => `${u}/services/apiexport/${providerCluster}/widgets`);
+    const urls = [...new Set([...shardVirtualWorkspaces.values()])].map((u) => `${u}/services/apiexport/${world.providerCluster}/widgets`);
     const ids = { group: 'example.io', version: 'v1', plural: 'widgets' };
     let lists = 0;
     const added: string[] = [];
     const errors: unknown[] = [];
+    /** Per informer: how often it (re)started its watch; the first is the start. */
+    const connects = urls.map(() => 0);
     const informers = urls.map((url, i) => {
       const kc = new k8s.KubeConfig();
       kc.loadFromFile(e2e.server.kubeconfig);
@@ -219,11 +158,14 @@ describe('a client-node informer on the virtual workspace across consumers', () 
       kc.addContext({ name: `vw-${i}`, cluster: `vw-${i}`, user: 'kcp-admin' });
       kc.setCurrentContext(`vw-${i}`);
       const objects = kc.makeApiClient(k8s.CustomObjectsApi);
-      const informer = k8s.makeInformer<Json & k8s.KubernetesObject>(kc, '/apis/example.io/v1/widgets', () => {
+      // Every watch asks the server to end it after 3 s, as client-go's reflector sets timeoutSeconds on each of its
+      // watches: the server ends it, and the informer resumes from its resourceVersion.
+      const informer = k8s.makeInformer<Json & k8s.KubernetesObject>(kc, '/apis/example.io/v1/widgets?timeoutSeconds=3', () => {
         lists += 1;
         return objects.listClusterCustomObject(ids) as Promise<k8s.KubernetesListObject<Json & k8s.KubernetesObject>>;
       });
       informer.on('add', (o) => added.push(`${o.metadata!.annotations!['kcp.io/cluster']}/${o.metadata!.name}`));
+      informer.on('connect', () => (connects[i] += 1));
       informer.on('error', (err) => ((err as { name?: string }).name === 'AbortError' ? undefined : errors.push(err)));
       return informer;
     });
@@ -231,8 +173,8 @@ describe('a client-node informer on the virtual workspace across consumers', () 
     try {
       await eventually('the initial list', async () => (added.length >= 2 ? true : undefined));
       expect(added.sort()).toEqual([`${c1.cluster}/w1`, `${c2.cluster}/w2`].sort());
-      // Past at least one server-side watch timeout: the informer resumes from its resourceVersion.
-      await new Promise((r) => setTimeout(r, 7_000));
+      // Past a server-side end of every informer's watch: each has resumed at least once.
+      await eventually('every informer’s watch ended by the server and resumed', async () => (connects.every((n) => n >= 2) ? true : undefined));
       const late = await consumer('c4');
       await bind(late, 'widgets');
       await create(late.k, widget('late', 4));
@@ -372,7 +314,6 @@ describe('the endpoint slice of an export whose last binding goes', () => {
     await create(provider, apiExportOf('gadgets', 'gadgets'));
     c6 = await consumer('c6');
   }, 60_000);
-  afterAll(async () => {});
 
   it('has the URL while the binding exists and none after it is deleted', async () => {
     await bind(c6, 'gadgets');
@@ -380,17 +321,4 @@ describe('the endpoint slice of an export whose last binding goes', () => {
     await c6.k(['delete', 'apibinding', 'gadgets', '--timeout=60s']);
     await eventually('no endpoint', async () => ((await endpointsOf('gadgets')).length === 0 ? true : undefined), 60_000);
   }, 120_000);
-});
-
-describe('after a restart', () => {
-  it('serves the same consumers and keeps the published endpoint', async () => {
-    const seen = async () => (await everywhere(['widgets', '-A'])).map((i) => `${i.metadata.annotations['kcp.io/cluster']}/${i.metadata.name}`).sort();
-    const before = await seen();
-    const endpoints = await endpointsOf('widgets');
-    await e2e.server.restart();
-    expect(await seen()).toEqual(before);
-    expect(await endpointsOf('widgets')).toEqual(endpoints);
-    await create(at(c2), widget('after-restart', 9));
-    expect((await getJson(c2.k, ['widget', 'after-restart', '-n', 'default'])).spec.size).toBe(9);
-  }, 90_000);
 });

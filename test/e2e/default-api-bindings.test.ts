@@ -12,7 +12,7 @@ import { bindingName, defaultBindingsWorld } from './default-api-bindings-fixtur
 import { condition, create, eventually, getJson, useTenancyServer, users, waitForPhase, type Json } from './tenancy-fixtures.js';
 
 // The shared server: everything lives in an organization of this file's own (the restart case is in
-// default-api-bindings-restart.test.ts, with a server of its own).
+// api-sharing-restart.test.ts, with a server of its own).
 const e2e = useTenancyServer();
 const { k, provider, providerPath, exportAPI, pathOf, defineType, workspaceOf, setUp } = defaultBindingsWorld(e2e);
 

@@ -122,11 +122,10 @@ describe('kcpt start as a process', () => {
     watch.end();
     await new Promise((r) => setTimeout(r, 300));
 
-    const stoppedAt = Date.now();
+    // Nothing forces the process out: were the watch left open, this wait would last until the test's timeout.
     first.child.kill('SIGTERM');
     const result = await first.child;
     expect(result.exitCode).toBe(0);
-    expect(Date.now() - stoppedAt).toBeLessThan(5000);
 
     const second = await start(root, port);
     try {

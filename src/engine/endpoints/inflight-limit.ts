@@ -12,7 +12,7 @@
  * change it may see: kcpt caps the watches one user holds open at once (`watchesPerUser`, not a kube flag), so one
  * tenant cannot take the watch fan-out from the others. system:masters (the shards' own clients) is not capped.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isWatchQuery } from '../machinery/query-params.js';
 import { tooManyRequests } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
@@ -53,46 +53,79 @@ export function perUserShare(limit: number): number {
   return Math.max(1, Math.ceil(limit / 2));
 }
 
+/** What admit() answers for a request it refused: the 429 is on its way. */
+export const REFUSED = Symbol('refused');
+
+export interface InflightLimiter {
+  /**
+   * Takes a slot for the request (`longRunning`: isLongRunning of it), or answers 429 and returns REFUSED. A slot is
+   * returned as the function that gives it back (call it once the response is done); undefined when nothing is held.
+   */
+  admit(request: FastifyRequest, reply: FastifyReply, longRunning: boolean): (() => void) | typeof REFUSED | undefined;
+  /** The current counts (for tests and metrics). */
+  counts(): { readOnly: number; mutating: number; watches: number };
+}
+
+/**
+ * The limiter over `limits`, for requests whose user (the request gate's) `userOf` returns; undefined when every
+ * budget is off.
+ */
+export function inflightLimiter(
+  limits: InflightLimits,
+  userOf: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined = () => undefined,
+): InflightLimiter | undefined {
+  const inflight = { readOnly: 0, mutating: 0, watches: 0 };
+  const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>(), watches: new Map<string, number>() };
+  if (limits.readOnly <= 0 && limits.mutating <= 0 && limits.watchesPerUser <= 0) return undefined;
+  return {
+    counts: () => ({ ...inflight }),
+    admit(request, reply, watch) {
+      const { method, url } = request.raw;
+      if (healthPaths.test(url ?? '')) return undefined;
+      const kind = watch ? 'watches' : isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
+      const caller = userOf(request);
+      if (watch && caller?.groups?.includes('system:masters')) return undefined;
+      const limit = watch ? limits.watchesPerUser : limits[kind as 'readOnly' | 'mutating'];
+      if (limit <= 0) return undefined;
+      const user = caller?.username ?? '';
+      const held = byUser[kind].get(user) ?? 0;
+      if (watch ? held >= limit : inflight[kind] >= limit || held >= perUserShare(limit)) {
+        sendStatusError(reply, tooManyRequests(watch ? TOO_MANY_WATCHES_MESSAGE : TOO_MANY_REQUESTS_MESSAGE, 1));
+        return REFUSED;
+      }
+      inflight[kind] += 1;
+      byUser[kind].set(user, held + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        inflight[kind] -= 1;
+        const left = (byUser[kind].get(user) ?? 1) - 1;
+        if (left > 0) byUser[kind].set(user, left);
+        else byUser[kind].delete(user);
+      };
+    },
+  };
+}
+
 /**
  * Installs the limiter as an onRequest hook (after the request gate, whose user `userOf` returns); returns a view
- * of the current counts (for tests and metrics).
+ * of the current counts. (The server runs the limiter inside its one admission hook, request-admission.ts.)
  */
 export function installInflightLimit(
   app: FastifyInstance,
   limits: InflightLimits,
-  userOf: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined = () => undefined,
+  userOf?: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined,
 ): () => { readOnly: number; mutating: number; watches: number } {
-  const inflight = { readOnly: 0, mutating: 0, watches: 0 };
-  const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>(), watches: new Map<string, number>() };
-  if (limits.readOnly <= 0 && limits.mutating <= 0 && limits.watchesPerUser <= 0) return () => ({ ...inflight });
+  const limiter = inflightLimiter(limits, userOf);
+  if (!limiter) return () => ({ readOnly: 0, mutating: 0, watches: 0 });
   app.addHook('onRequest', (request, reply, done) => {
     const { method, url } = request.raw;
-    if (healthPaths.test(url ?? '')) return done();
-    const watch = isLongRunning(method ?? 'GET', url ?? '');
-    const kind = watch ? 'watches' : isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
-    const caller = userOf(request);
-    if (watch && caller?.groups?.includes('system:masters')) return done();
-    const limit = watch ? limits.watchesPerUser : limits[kind as 'readOnly' | 'mutating'];
-    if (limit <= 0) return done();
-    const user = caller?.username ?? '';
-    const held = byUser[kind].get(user) ?? 0;
-    if (watch ? held >= limit : inflight[kind] >= limit || held >= perUserShare(limit)) {
-      sendStatusError(reply, tooManyRequests(watch ? TOO_MANY_WATCHES_MESSAGE : TOO_MANY_REQUESTS_MESSAGE, 1));
-      return;
-    }
-    inflight[kind] += 1;
-    byUser[kind].set(user, held + 1);
-    let released = false;
+    const release = limiter.admit(request, reply, isLongRunning(method ?? 'GET', url ?? ''));
+    if (release === REFUSED) return;
     // 'close' fires once the response is done or the client went away: every admitted request gives its slot back.
-    reply.raw.once('close', () => {
-      if (released) return;
-      released = true;
-      inflight[kind] -= 1;
-      const left = (byUser[kind].get(user) ?? 1) - 1;
-      if (left > 0) byUser[kind].set(user, left);
-      else byUser[kind].delete(user);
-    });
+    if (release) reply.raw.once('close', release);
     done();
   });
-  return () => ({ ...inflight });
+  return limiter.counts;
 }

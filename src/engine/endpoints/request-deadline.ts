@@ -5,9 +5,8 @@
  * finished is closed (unread-body.ts), so neither the in-flight slot nor the socket stays held. Watches are bounded by
  * `--min-request-timeout` instead (watch-stream.ts).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { timeout } from '../machinery/status.js';
-import { isLongRunning } from './inflight-limit.js';
 import { sendStatusError } from './responses.js';
 import { abandonBody, bodyStillArriving } from './unread-body.js';
 
@@ -15,16 +14,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export const REQUEST_TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
 
-export function installRequestDeadline(app: FastifyInstance, timeoutMs: number): void {
-  if (timeoutMs <= 0) return;
-  app.addHook('onRequest', (request, reply, done) => {
-    const { method, url } = request.raw;
-    if (isLongRunning(method ?? 'GET', url ?? '')) return done();
-    const timer = setTimeout(() => expire(request, reply), timeoutMs);
-    timer.unref();
-    reply.raw.once('close', () => clearTimeout(timer));
-    done();
-  });
+/** Arms the deadline of a request that is not long-running; clear the timer once the response is done. */
+export function armRequestDeadline(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): NodeJS.Timeout {
+  const timer = setTimeout(() => expire(request, reply), timeoutMs);
+  timer.unref();
+  return timer;
 }
 
 function expire(request: FastifyRequest, reply: FastifyReply): void {

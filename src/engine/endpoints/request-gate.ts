@@ -39,28 +39,36 @@ function knownOr401(user: UserInfo | undefined): UserInfo {
 
 /**
  * Installs the gate as the first onRequest hook: every later hook and the handler see an authenticated request. A
- * callback hook, so a token answered synchronously (static tokens) costs no promise and no extra turn.
+ * callback hook, so a token answered synchronously (static tokens) costs no promise and no extra turn. (The server
+ * runs the gate inside its one admission hook, request-admission.ts.)
  */
 export function installRequestGate(app: FastifyInstance, authenticator: Authenticator): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    let user: UserInfo | Promise<UserInfo>;
+    let gated: UserInfo | Promise<UserInfo>;
     try {
-      user = authenticateRequest(authenticator, request.method, request.url, request.headers.authorization);
+      gated = gateRequest(authenticator, request);
     } catch (err) {
       return done(err as Error);
     }
-    if (!(user instanceof Promise)) {
-      users.set(request.raw, user);
-      return done();
-    }
-    user.then(
-      (known) => {
-        users.set(request.raw, known);
-        done();
-      },
-      (err: Error) => done(err),
-    );
+    if (gated instanceof Promise) gated.then(() => done(), done);
+    else done();
   });
+}
+
+/**
+ * Authenticates a request and records its user for authenticatedUser(); a promise when the token is answered
+ * asynchronously. Throws (or rejects with) the 401 StatusError.
+ */
+export function gateRequest(authenticator: Authenticator, request: FastifyRequest): UserInfo | Promise<UserInfo> {
+  const user = authenticateRequest(authenticator, request.method, request.url, request.headers.authorization);
+  if (user instanceof Promise) {
+    return user.then((known) => {
+      users.set(request.raw, known);
+      return known;
+    });
+  }
+  users.set(request.raw, user);
+  return user;
 }
 
 /** The path without its query, and without a `/clusters/<name>` prefix (health checks answer under it too). */

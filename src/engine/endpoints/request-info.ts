@@ -41,11 +41,14 @@ export function splitClusterPrefix(urlPath: string): { cluster: ClusterTarget; r
   const slash = after.indexOf('/');
   const raw = slash === -1 ? after : after.slice(0, slash);
   const rest = slash === -1 ? '/' : after.slice(slash);
-  let path: string;
-  try {
-    path = decodeURIComponent(raw);
-  } catch {
-    throw badRequest(`invalid cluster: ${JSON.stringify(raw)} does not match the regex`);
+  let path = raw;
+  // Decoding text without an escape gives it back unchanged: most paths have none.
+  if (raw.includes('%')) {
+    try {
+      path = decodeURIComponent(raw);
+    } catch {
+      throw badRequest(`invalid cluster: ${JSON.stringify(raw)} does not match the regex`);
+    }
   }
   if (path === '*') return { cluster: { path, wildcard: true }, rest };
   if (!clusterPathPattern.test(path) && !systemClusterPattern.test(path) && !isUserHomePath(path)) {
@@ -136,7 +139,7 @@ export function pathSegments(path: string): string[] {
   const raw = path.split('/').slice(1);
   if (raw.at(-1) === '') raw.pop();
   return raw.map((segment) => {
-    const decoded = segment === '' ? '' : safeDecode(segment);
+    const decoded = segment.includes('%') ? safeDecode(segment) : segment;
     if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0')) {
       throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
     }

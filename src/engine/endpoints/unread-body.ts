@@ -6,7 +6,7 @@
  */
 import http2 from 'node:http2';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 type RawRequest = FastifyRequest['raw'] & { stream?: http2.ServerHttp2Stream };
 
@@ -56,20 +56,32 @@ function lingerThenClose(socket: Socket): void {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
-/** After every answer: a body still arriving is abandoned. */
+/**
+ * Before an answer goes out (an onSend step): on an HTTP/1.1 connection whose request body is still arriving, the
+ * answer says `Connection: close`, and Node's end of the connection lingers instead of destroying it at once.
+ */
+export function cutOffUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+  const raw = request.raw as RawRequest;
+  if (!raw.stream && raw.socket && bodyStillArriving(request)) {
+    reply.header('connection', 'close');
+    const socket = raw.socket as Socket & { destroySoon?: () => void };
+    socket.destroySoon = () => lingerThenClose(socket);
+  }
+}
+
+/** Once an answer is out (an onResponse step): a body still arriving is abandoned. */
+export function abandonUnreadBody(request: FastifyRequest): void {
+  if (bodyStillArriving(request)) abandonBody(request);
+}
+
+/** After every answer: a body still arriving is abandoned. (The server runs both steps in its own hooks, http-app.ts.) */
 export function installUnreadBodyCutoff(app: FastifyInstance): void {
-  // Node ends such a connection itself once the answer is written, destroying it at once: it lingers instead.
   app.addHook('onSend', (request, reply, payload, done) => {
-    const raw = request.raw as RawRequest;
-    if (!raw.stream && raw.socket && bodyStillArriving(request)) {
-      reply.header('connection', 'close');
-      const socket = raw.socket as Socket & { destroySoon?: () => void };
-      socket.destroySoon = () => lingerThenClose(socket);
-    }
+    cutOffUnreadBody(request, reply);
     done(null, payload);
   });
   app.addHook('onResponse', (request, _reply, done) => {
-    if (bodyStillArriving(request)) abandonBody(request);
+    abandonUnreadBody(request);
     done();
   });
 }

@@ -2,9 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceTypes } from '../apiextensions/cr-types.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
-import { namespaces } from '../builtin/core/resources.js';
+import { configMaps, namespaces } from '../builtin/core/resources.js';
 import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
+import { spliceResourceVersion } from './stored-object.js';
 import { WriteAuthority } from '../admission/write-authority.js';
 
 const crd = {
@@ -19,6 +20,16 @@ const crd = {
 } as unknown as CustomResourceDefinition;
 
 const thing = customResourceTypes(crd)[0]!;
+
+/** `<code> <message>` of what `fn` throws, or 'accepted'. */
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    return `${(err as { code?: number }).code} ${(err as Error).message}`;
+  }
+  return 'accepted';
+}
 
 function setup() {
   const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
@@ -96,23 +107,44 @@ describe('GenericStore object size limit', () => {
   it('refuses a create or update whose stored JSON is over 1.5 MiB with 413, and stores nothing', () => {
     const { generic, ctx } = setup();
     const big = 'x'.repeat(1.5 * 1024 * 1024);
-    const tooLarge = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return `${(err as { code?: number }).code} ${(err as Error).message}`;
-      }
-      return 'accepted';
-    };
-    expect(tooLarge(() => generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'big' }, spec: { big } }))).toMatch(
+    expect(refusal(() => generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'big' }, spec: { big } }))).toMatch(
       /^413 Request entity too large: things.example.com "big" is \d+ bytes when stored, limit is 1572864/,
     );
     expect(() => generic.get(ctx, 'big')).toThrow(/not found/);
     generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'small' }, spec: { a: 1 } });
     const current = generic.get(ctx, 'small');
-    expect(tooLarge(() => generic.update(ctx, 'small', { ...current, spec: { big } }))).toMatch(/^413 /);
+    expect(refusal(() => generic.update(ctx, 'small', { ...current, spec: { big } }))).toMatch(/^413 /);
     expect(generic.get(ctx, 'small').metadata!.resourceVersion).toBe(current.metadata!.resourceVersion);
     // Just under the limit is fine.
-    expect(tooLarge(() => generic.update(ctx, 'small', { ...current, spec: { big: big.slice(0, 1024 * 1024) } }))).toBe('accepted');
+    expect(refusal(() => generic.update(ctx, 'small', { ...current, spec: { big: big.slice(0, 1024 * 1024) } }))).toBe('accepted');
+  });
+});
+
+describe('GenericStore create in a namespace', () => {
+  const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
+
+  it('refuses new content in a namespace being deleted, and only then (a "deletionTimestamp" annotation is not a deletion)', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
+    const nsCtx: OpContext = { rt: namespaces, cluster: 'c1', namespace: '' };
+    generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'lookalike', annotations: { deletionTimestamp: 'x' } } });
+    generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
+    expect(generic.delete(nsCtx, 'going').removed).toBe(false);
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'lookalike' }, cm('a')))).toBe('accepted');
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'going' }, cm('b')))).toBe(
+      '403 configmaps is forbidden: unable to create new content in namespace going because it is being terminated',
+    );
+    expect(refusal(() => generic.create({ rt: configMaps, cluster: 'c1', namespace: 'absent' }, cm('c')))).toMatch(/^404 /);
+  });
+
+  it('hands back the bytes it stored: with the revision spliced in they read as the object created, as a GET answers', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
+    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+    const ctx: OpContext = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
+    const { object, stored } = generic.createStored(ctx, { ...cm('d'), metadata: { name: 'd', labels: { z: '1', a: '2' } } });
+    const answer = spliceResourceVersion(stored!, Number(object.metadata!.resourceVersion));
+    expect(JSON.parse(answer)).toEqual(object);
+    const row = generic.getRaw(ctx, 'd');
+    expect(answer).toBe(spliceResourceVersion(row.value, row.revision));
+    expect(generic.createStored(ctx, cm('e'), { dryRun: true }).stored).toBeUndefined();
   });
 });

@@ -9,10 +9,8 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
 import { sendClientError } from '../endpoints/client-errors.js';
 import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
-import { installInflightLimit } from '../endpoints/inflight-limit.js';
-import { authenticatedUser, installRequestGate } from '../endpoints/request-gate.js';
-import { installRequestDeadline } from '../endpoints/request-deadline.js';
-import { installUnreadBodyCutoff } from '../endpoints/unread-body.js';
+import { installRequestAdmission } from '../endpoints/request-admission.js';
+import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js';
 import type { RequestMetrics } from '../endpoints/metrics.js';
 import { sendStatusError, toStatusError } from '../endpoints/responses.js';
 import { registerSnapshotRoutes } from '../endpoints/snapshot-routes.js';
@@ -31,11 +29,8 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
   const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!);
-  // In this order, before any body is read: who is asking, whether there is room for them, and until when.
-  installRequestGate(app, server.authenticator);
-  installInflightLimit(app, config.inflight, authenticatedUser);
-  installRequestDeadline(app, config.requestTimeoutMs);
-  installUnreadBodyCutoff(app);
+  // Before any body is read: who is asking, whether there is room for them, and until when.
+  installRequestAdmission(app, { authenticator: server.authenticator, inflight: config.inflight, requestTimeoutMs: config.requestTimeoutMs });
   // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
   proxyHandlers.set(app, requestHandlerOf(app));
   installConnectionDeadlines(app.server as unknown as Http2SecureServer);
@@ -116,21 +111,19 @@ function buildHttpApp(
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
-  // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // One onSend and one onResponse hook for everything done around an answer: each hook is work on every request.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
+    cutOffUnreadBody(request, reply);
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
+    if (verbosity > 0) log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+    abandonUnreadBody(request);
     done();
   });
-  if (verbosity > 0) {
-    app.addHook('onResponse', (request, reply, done) => {
-      log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
-      done();
-    });
-  }
   app.setErrorHandler((err, _request, reply) => {
     try {
       const code = (err as { code?: string }).code;

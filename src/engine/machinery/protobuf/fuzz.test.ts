@@ -72,8 +72,6 @@ describe('fuzz', () => {
       counts[r] = (counts[r] ?? 0) + 1;
       total++;
     };
-    const started = Date.now();
-
     // Every truncation of every fixture.
     for (const f of fixtures) for (let n = 0; n < f.length; n++) run(f.subarray(0, n));
     // Pure noise, with and without the magic.
@@ -100,11 +98,11 @@ describe('fuzz', () => {
     expect(counts.InvalidEnvelope).toBeGreaterThan(0);
     expect(counts.InvalidObject).toBeGreaterThan(0);
     expect(counts.ok).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it('survives adversarial shapes quickly', () => {
-    const started = Date.now();
+  // A decoder that recursed without bound or did quadratic work on these shapes would overflow its stack (not an
+  // InvalidObject) or run past the test's timeout: the cases need no clock of their own.
+  it('survives adversarial shapes: huge length prefixes, deep nesting, 300,000 repeated fields', () => {
     const cm = (raw: Buffer) => attempt(envelope('v1', 'ConfigMap', raw));
     // A length prefix claiming 2^35 bytes.
     expect(cm(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x7f]))).toBe('InvalidObject');
@@ -123,6 +121,5 @@ describe('fuzz', () => {
     expect(r.metadata.finalizers).toHaveLength(300_000);
     // An envelope whose typeMeta is garbage.
     expect(attempt(Buffer.concat([MAGIC, Buffer.from([0x0a, 0x03, 0xff, 0xff, 0xff])]))).toBe('InvalidEnvelope');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
