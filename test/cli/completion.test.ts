@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/server.js';
+import { runKcpt } from '../helpers/cli.js';
 
 let dir: string;
 let env: Record<string, string>;
@@ -24,7 +25,8 @@ beforeAll(async () => {
       'users: [{name: u, user: {token: t}}]\n',
   );
   env = { PATH: [dir, process.env.PATH].join(delimiter), KUBECONFIG: join(dir, 'config'), HOME: dir, NO_COLOR: '1' };
-  const script = await execa('node', ['bin/run.js', 'completion', 'bash'], { cwd: repoRoot, env });
+  const script = await runKcpt(['completion', 'bash'], env);
+  expect(script.exitCode, script.stderr).toBe(0);
   writeFileSync(join(dir, 'kcpt.bash'), script.stdout);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { eventually, getJson, ownOrganization, useTenancyServer, type Json } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
 
 // The shared server: the provider and its consumers are workspaces of an organization of this file's own.
 const e2e = useTenancyServer();
@@ -35,16 +36,8 @@ interface Run {
 }
 
 /** `node bin/run.js …` as a user's shell runs it (no TTY), with its own kubeconfig. */
-async function kcpt(args: string[], kubeconfig: string): Promise<Run> {
-  const r = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    env: { ...e2e.server.env, KUBECONFIG: kubeconfig },
-    stdin: 'ignore',
-    reject: false,
-    stripFinalNewline: false,
-    timeout: 90_000,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+function kcpt(args: string[], kubeconfig: string): Promise<Run> {
+  return runKcpt(args, { ...e2e.server.env, KUBECONFIG: kubeconfig }, { stripFinalNewline: false });
 }
 
 async function ok(args: string[], kubeconfig: string): Promise<string> {

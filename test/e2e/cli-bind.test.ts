@@ -7,10 +7,10 @@ import { copyFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/server.js';
 import { useTenancyServer } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
 
 const e2e = useTenancyServer();
 const crd = join(repoRoot, 'templates', 'api-provider', 'crd.yaml');
@@ -23,15 +23,8 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function kcpt(args: string[], kubeconfig: string) {
-  const r = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    env: { ...e2e.server.env, KUBECONFIG: kubeconfig },
-    stdin: 'ignore',
-    reject: false,
-    timeout: 90_000,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+function kcpt(args: string[], kubeconfig: string) {
+  return runKcpt(args, { ...e2e.server.env, KUBECONFIG: kubeconfig });
 }
 
 async function ok(args: string[], kubeconfig: string): Promise<string> {

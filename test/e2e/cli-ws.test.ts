@@ -9,13 +9,13 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { execa } from 'execa';
 import { dump, load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServingCertificates } from '../../src/engine/auth/certificates.js';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
-import { repoRoot } from '../helpers/server.js';
 import { create, createWorkspace, eventually, root, users, useTenancyServer, workspaceType } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
 
 // The shared server.
 const e2e = useTenancyServer();
@@ -40,17 +40,8 @@ interface Run {
 }
 
 /** `node bin/run.js <args>` with stdin not a TTY; `env` replaces KUBECONFIG etc. */
-async function kcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  const r = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    env: { ...e2e.server.env, ...env },
-    extendEnv: true,
-    stdin: 'ignore',
-    reject: false,
-    stripFinalNewline: false,
-    timeout: 90_000,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+function kcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return runKcpt(args, { ...e2e.server.env, ...env }, { stripFinalNewline: false });
 }
 
 async function ok(args: string[], env: Record<string, string | undefined>): Promise<string> {
@@ -301,9 +292,7 @@ describe('kcpt ws as a user runs it (real processes, non-TTY)', () => {
 
     const tree = `.\n└── ${readOrg}\n    └── team\n\n`;
     expect(await ok(['ws', 'tree', '-w', `:root:${readOrg}`, '--tls-server-name', 'localhost'], env)).toBe(tree);
-    const token = (load(readFileSync(e2e.server.kubeconfig, 'utf8')) as { users: { name: string; user: { token?: string } }[] }).users.find(
-      (u) => u.name === 'kcp-admin',
-    )!.user.token!;
+    const token = adminToken(e2e.server.kubeconfig);
     const bare = { KUBECONFIG: join(scratch, 'no-such-kubeconfig') };
     const flags = ['--server', e2e.url(`root:${readOrg}`), '--token', token];
     expect(await ok(['ws', 'tree', ...flags, '--insecure-skip-tls-verify'], bare)).toBe(tree);

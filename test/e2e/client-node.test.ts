@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, uniqueName } from '../helpers/kubectl.js';
 import { startCommandHasFlag, startServer, type TestServer } from '../helpers/server.js';
 import { useE2EServer } from '../helpers/suite.js';
+import { until } from '../helpers/eventually.js';
 
 const e2e = useE2EServer();
 
@@ -135,14 +136,6 @@ function recordInformer(informer: k8s.Informer<k8s.V1ConfigMap>) {
     if ((err as { name?: string } | undefined)?.name !== 'AbortError') seen.error.push(err);
   });
   return seen;
-}
-
-async function until(predicate: () => boolean, what: () => string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
-    await sleep(50);
-  }
 }
 
 const cm = (name: string, v: string, labels: Record<string, string> = {}): k8s.V1ConfigMap => ({
@@ -276,15 +269,15 @@ describe.each(e2e.clusters)('@kubernetes/client-node in $label', ({ name: cluste
     const seen = recordInformer(informer);
     await informer.start();
     try {
-      await until(() => seen.add.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.add.length >= 1, () => JSON.stringify(seen), 15_000);
       await core.createNamespacedConfigMap({ namespace: box, body: cm('x', '1') });
-      await until(() => seen.add.length >= 2, () => JSON.stringify(seen));
+      await until(() => seen.add.length >= 2, () => JSON.stringify(seen), 15_000);
       await sleep(1_600);
       await core.replaceNamespacedConfigMap({ namespace: box, name: 'x', body: cm('x', '2') });
-      await until(() => seen.update.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.update.length >= 1, () => JSON.stringify(seen), 15_000);
       await sleep(1_600);
       await core.deleteNamespacedConfigMap({ namespace: box, name: 'seed' });
-      await until(() => seen.delete.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.delete.length >= 1, () => JSON.stringify(seen), 15_000);
       await sleep(1_600);
     } finally {
       await informer.stop();
@@ -304,11 +297,11 @@ describe.each(e2e.clusters)('@kubernetes/client-node in $label', ({ name: cluste
     const seen = recordInformer(informer);
     await informer.start();
     try {
-      await until(() => seen.add.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.add.length >= 1, () => JSON.stringify(seen), 15_000);
       await core.createNamespacedConfigMap({ namespace: box, body: cm('after', '1') });
       await core.replaceNamespacedConfigMap({ namespace: box, name: 'after', body: cm('after', '2') });
       await core.deleteNamespacedConfigMap({ namespace: box, name: 'before' });
-      await until(() => seen.delete.length >= 1 && seen.update.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.delete.length >= 1 && seen.update.length >= 1, () => JSON.stringify(seen), 15_000);
       await sleep(300);
     } finally {
       await informer.stop();
@@ -396,7 +389,7 @@ describe('410 Gone on a compacted revision', () => {
     const seen = recordInformer(informer);
     await informer.start();
     try {
-      await until(() => seen.add.length >= 1, () => JSON.stringify(seen));
+      await until(() => seen.add.length >= 1, () => JSON.stringify(seen), 15_000);
       await core.createNamespacedConfigMap({ namespace: ns, body: cm('fresh', '1') });
       await until(() => seen.add.includes('fresh:1'), () => JSON.stringify(seen), 20_000);
     } finally {

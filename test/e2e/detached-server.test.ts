@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot } from '../helpers/server.js';
+import { freePort } from '../helpers/server.js';
+import { printedKubeconfig, runKcpt, spawnKcpt } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 /** Roots whose server must be stopped after the suite even if a test failed half-way. */
@@ -32,14 +33,7 @@ async function env(): Promise<Record<string, string>> {
 }
 
 async function kcpt(args: string[], extraEnv: Record<string, string> = {}) {
-  const result = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 90_000,
-    env: { ...(await env()), ...extraEnv },
-  });
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
+  return runKcpt(args, { ...(await env()), ...extraEnv });
 }
 
 async function kubectl(kubeconfig: string, args: string[]) {
@@ -183,19 +177,9 @@ describe('kcpt start --detach, status, stop', () => {
   it('sees and stops a foreground kcpt start too', async () => {
     const root = await newRoot();
     const port = await freePort();
-    const child = execa('node', ['bin/run.js', 'start', '--root-directory', root, '--secure-port', String(port)], {
-      cwd: repoRoot,
-      reject: false,
-      stdin: 'ignore',
-      env: await env(),
-    });
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    const deadline = Date.now() + 30_000;
-    while (!out.includes('export KUBECONFIG=')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const server = spawnKcpt(['start', '--root-directory', root, '--secure-port', String(port)], await env());
+    const child = server.child;
+    await printedKubeconfig(server);
     const status = await kcpt(['status', '--root-directory', root, '-o', 'json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ running: true, ready: true, pid: child.pid, url: `https://127.0.0.1:${port}` });
     expect(JSON.parse(status.stdout).logFile).toBeUndefined();
@@ -270,7 +254,7 @@ describe('kcpt start --detach, status, stop', () => {
     expect(version.stdout).toMatch(new RegExp(`^Client Version: kcpt \\d+\\.\\d+\\.\\d+ \\(Node\\.js v[\\d.]+, [a-z0-9]+/[a-z0-9]+\\)\nServer Version: v1\\.32\\.\\d+\\+kcpt \\(Kubernetes 1\\.32\\) at ${server.url}$`));
 
     // logs -f prints what the server writes until it stops, then ends by itself.
-    const following = execa('node', ['bin/run.js', 'logs', '-f', '--tail', '1'], { cwd: repoRoot, reject: false, stdin: 'ignore', env: { ...(await env()), ...viaEnv } });
+    const following = spawnKcpt(['logs', '-f', '--tail', '1'], { ...(await env()), ...viaEnv }).child;
     // Once it printed the tail it is following.
     await new Promise((resolve) => following.stdout?.once('data', resolve));
     const stopped = await kcpt(['stop'], viaEnv);

@@ -7,11 +7,11 @@
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
+import { printedKubeconfig, runKcpt, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl, type KubectlOptions } from '../helpers/kubectl.js';
-import { freePort, repoRoot } from '../helpers/server.js';
+import { freePort } from '../helpers/server.js';
 import { startShardedCluster, type ShardedCluster } from '../helpers/shards.js';
 import { apiBinding, apiExport, resourceSchema } from './apis-fixtures.js';
 import { eventually } from './tenancy-fixtures.js';
@@ -25,15 +25,12 @@ let proxyKubeconfig = '';
 beforeAll(async () => {
   cluster = await startShardedCluster({ shards: 2, etcd: (shard) => shard === 'shard-2' });
   const port = await freePort();
-  proxy = execa(
-    'node',
-    ['bin/run.js', 'front-proxy', '--root-kubeconfig', cluster.root.kubeconfig, '--root-directory', await cluster.pki.rootDirectory('proxy'), '--secure-port', String(port)],
-    { cwd: repoRoot, reject: false, env: { NO_COLOR: '1', HOME: cluster.root.env.HOME! } },
+  const started = spawnKcpt(
+    ['front-proxy', '--root-kubeconfig', cluster.root.kubeconfig, '--root-directory', await cluster.pki.rootDirectory('proxy'), '--secure-port', String(port)],
+    { NO_COLOR: '1', HOME: cluster.root.env.HOME! },
   );
-  let out = '';
-  proxy.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  proxy.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  proxyKubeconfig = await eventually('the front-proxy to be ready', async () => /export KUBECONFIG=(\S+)/.exec(out)?.[1], 60_000);
+  proxy = started.child;
+  proxyKubeconfig = await printedKubeconfig(started, 60_000);
   proxyUrl = `https://127.0.0.1:${port}`;
 }, 180_000);
 

@@ -6,14 +6,15 @@
  * path, and a socket that is not there is kcp's 503 for that shard, not a hang and not a silent fallback.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useScratchDirectory } from '../helpers/cli.js';
+import { printedKubeconfig, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
 import { kubectl } from '../helpers/kubectl.js';
-import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
+import { adminToken } from '../helpers/http.js';
 
 const scratch = useScratchDirectory('kcpt-proxy-socket-');
 let shard: TestServer;
@@ -32,9 +33,6 @@ afterAll(async () => {
 
 const socketPath = () => join(shard.rootDir, 'proxy.sock');
 
-function adminToken(): string {
-  return /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(readFileSync(shard.kubeconfig, 'utf8'))?.[1] ?? '';
-}
 
 /** `kcpt front-proxy` in front of the shard with `--shard-socket root=<socket>`; resolves to its URL and kubeconfig. */
 async function startProxy(name: string, socket: string): Promise<{ url: string; kubeconfig: string }> {
@@ -42,16 +40,12 @@ async function startProxy(name: string, socket: string): Promise<{ url: string; 
   mkdirSync(dir, { mode: 0o700 });
   for (const f of ['ca.crt', 'ca.key']) copyFileSync(join(shard.rootDir, f), join(dir, f));
   const port = await freePort();
-  const proxy = execa(
-    'node',
-    ['bin/run.js', 'front-proxy', '--root-kubeconfig', shard.kubeconfig, '--root-directory', dir, '--secure-port', String(port), '--shard-socket', `root=${socket}`],
-    { cwd: repoRoot, reject: false, env: { NO_COLOR: '1', HOME: shard.env.HOME! } },
+  const proxy = spawnKcpt(
+    ['front-proxy', '--root-kubeconfig', shard.kubeconfig, '--root-directory', dir, '--secure-port', String(port), '--shard-socket', `root=${socket}`],
+    { NO_COLOR: '1', HOME: shard.env.HOME! },
   );
-  proxies.push(proxy);
-  let out = '';
-  proxy.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  proxy.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const kubeconfig = await eventually(`the proxy ${name} to start`, async () => /export KUBECONFIG=(\S+)/.exec(out)?.[1]);
+  proxies.push(proxy.child);
+  const kubeconfig = await printedKubeconfig(proxy);
   const url = `https://127.0.0.1:${port}`;
   // Ready = the index has listed the shard once: a 503 after this is the hop's, not the proxy still starting.
   await eventually(`the proxy ${name} to be ready`, async () => ((await curl([`${url}/readyz`])).status === 200 ? true : undefined));
@@ -79,7 +73,7 @@ describe('kcpt start --proxy-socket and kcpt front-proxy --shard-socket', () => 
 
   it('answers plaintext HTTP on the socket and still authenticates the bearer token', async () => {
     const path = 'http://localhost/clusters/root/api/v1/namespaces/default';
-    const ok = await curl(['--unix-socket', socketPath(), '-H', `Authorization: Bearer ${adminToken()}`, path]);
+    const ok = await curl(['--unix-socket', socketPath(), '-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, path]);
     expect(ok).toMatchObject({ status: 200, body: { kind: 'Namespace', metadata: { name: 'default' } } });
     // Reaching the socket is not an identity: no token is a 401, as on HTTPS.
     const anonymous = await curl(['--unix-socket', socketPath(), path]);
@@ -139,10 +133,10 @@ describe('kcpt start --proxy-socket and kcpt front-proxy --shard-socket', () => 
     const proxy = await startProxy('proxy-missing-socket', join(shard.rootDir, 'no-such.sock'));
     const path = `${proxy.url}/clusters/root/api/v1/namespaces/default`;
     // curl gives up after 20 s (status 000): a hang fails here as surely as a wrong answer.
-    const r = await curl(['-H', `Authorization: Bearer ${adminToken()}`, path]);
+    const r = await curl(['-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, path]);
     expect(r.status).toBe(503);
     expect(r.body).toMatchObject({ kind: 'Status', code: 503, message: 'Not available.', reason: 'ServiceUnavailable' });
     // The shard itself is up over TLS the whole time.
-    expect((await curl(['-H', `Authorization: Bearer ${adminToken()}`, `${shard.url}/clusters/root/api/v1/namespaces/default`])).status).toBe(200);
+    expect((await curl(['-H', `Authorization: Bearer ${adminToken(shard.kubeconfig)}`, `${shard.url}/clusters/root/api/v1/namespaces/default`])).status).toBe(200);
   }, 60_000);
 });

@@ -9,8 +9,8 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runKcpt, useScratchDirectory } from '../helpers/cli.js';
-import { apiRequest } from '../helpers/http.js';
+import { printedKubeconfig, runKcpt, spawnKcpt, useScratchDirectory } from '../helpers/cli.js';
+import { adminToken, apiRequest } from '../helpers/http.js';
 import { kubectl, type KubectlOptions } from '../helpers/kubectl.js';
 import { freePort, repoRoot, startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from './tenancy-fixtures.js';
@@ -34,13 +34,8 @@ const at = (path: string) => `${cluster.url}/clusters/${path}`;
 const k = (args: string[], opts?: KubectlOptions) => kubectl(cluster, args, opts);
 const kIn = (path: string, args: string[], opts?: KubectlOptions) => k(['--server', at(path), ...args], opts);
 
-function adminToken(): string {
-  const text = readFileSync(cluster.kubeconfig, 'utf8');
-  return /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(text)?.[1] ?? '';
-}
-
 /** A raw request through the proxy as kcp-admin (or with `token`), trusting the deployment's CA. */
-async function raw(path: string, token = adminToken()): Promise<{ status: number; body: Record<string, unknown> }> {
+async function raw(path: string, token = adminToken(cluster.kubeconfig)): Promise<{ status: number; body: Record<string, unknown> }> {
   const r = await execa('curl', ['-s', '--cacert', join(cluster.rootDir, 'ca.crt'), '-H', `Authorization: Bearer ${token}`, '-w', '\n%{http_code}', `${cluster.url}${path}`], { reject: false });
   const lines = String(r.stdout).split('\n');
   const status = Number(lines.pop());
@@ -287,15 +282,12 @@ describe('kcpt front-proxy on its own, with a kcp mapping file', () => {
     const mapping = join(scratch.path, 'mapping.yaml');
     writeFileSync(mapping, `- path: /clusters/\n  backend: https://ignored.invalid\n- path: /services/\n  backend: https://127.0.0.1:${closed}\n`);
     const port = await freePort();
-    const proxy = execa(
-      'node',
-      ['bin/run.js', 'front-proxy', '--root-kubeconfig', join(cluster.rootDir, 'shards', 'root', 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port), '--mapping-file', mapping],
-      { cwd: repoRoot, reject: false, env: { NO_COLOR: '1', HOME: cluster.env.HOME! } },
+    const proxy = spawnKcpt(
+      ['front-proxy', '--root-kubeconfig', join(cluster.rootDir, 'shards', 'root', 'admin.kubeconfig'), '--root-directory', dir, '--secure-port', String(port), '--mapping-file', mapping],
+      { NO_COLOR: '1', HOME: cluster.env.HOME! },
     );
-    extraProcesses.push(proxy);
-    let out = '';
-    proxy.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-    const kubeconfig = await eventually('the proxy to be ready', async () => /export KUBECONFIG=(\S+)/.exec(out)?.[1]);
+    extraProcesses.push(proxy.child);
+    const kubeconfig = await printedKubeconfig(proxy);
     const env = { KUBECONFIG: kubeconfig };
     await eventually('the index to sync', async () => {
       const r = await kubectl(cluster, ['--server', `https://127.0.0.1:${port}/clusters/root:on-shard-1`, 'get', 'configmap', 'applied', '-o', 'name'], { env, reject: false });

@@ -5,7 +5,7 @@
 import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readKubeconfig } from '../helpers/http.js';
+import { adminToken, readKubeconfig } from '../helpers/http.js';
 import { kubectl, kubectlBackground, sleep, uniqueName } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
   server = await startServer();
   const kc = readKubeconfig(server);
   ca = Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data']!, 'base64');
-  token = kc.users.find((u) => u.name === 'kcp-admin')!.user.token!;
+  token = adminToken(server.kubeconfig);
 });
 afterAll(async () => server?.stop());
 

@@ -6,7 +6,8 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientLines, createCRD, crdManifest, isOwnAbort, kubeConfigFor, until } from '../helpers/custom-resources.js';
+import { clientLines, createCRD, crdManifest, isOwnAbort, kubeConfigFor } from '../helpers/custom-resources.js';
+import { until } from '../helpers/eventually.js';
 import { openWatch } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

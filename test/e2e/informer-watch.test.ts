@@ -13,8 +13,8 @@ import {
   isOwnAbort,
   kubeConfigFor,
   statusOf,
-  until,
 } from '../helpers/custom-resources.js';
+import { until } from '../helpers/eventually.js';
 import { apiRequest, openWatch } from '../helpers/http.js';
 import { useE2EServer } from '../helpers/suite.js';
 

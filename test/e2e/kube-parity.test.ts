@@ -8,9 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer } from '../helpers/http.js';
+<<<<<<< HEAD
 import { cleanupTempFiles, kubectl, kubectlBinaries, sleep, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
+=======
+import { cleanupTempFiles, createLogicalCluster, kubectl, kubectlBinaries, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+>>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 const USER_TOKEN = 'parity-user-token';
 let server: TestServer;
@@ -36,14 +41,6 @@ async function ok(answer: Promise<HttpAnswer>): Promise<any> {
   return res.json();
 }
 
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** A Ready child workspace of root; its path. */
 async function workspace(): Promise<string> {
   const name = uniqueName('ws');
@@ -51,7 +48,7 @@ async function workspace(): Promise<string> {
   await eventually(`workspace ${name} Ready`, async () => {
     const ws = (await apiRequest(server, `/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
     return ws.status?.phase === 'Ready';
-  });
+  }, 30_000, 100);
   return `root:${name}`;
 }
 
@@ -74,7 +71,7 @@ describe('an update without metadata.resourceVersion', () => {
     const group = `${uniqueName('g')}.example.com`;
     await ok(send(`/clusters/${cluster}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, 'POST', crd(group)));
     const widgets = `/clusters/${cluster}/apis/${group}/v1/namespaces/default/widgets`;
-    await eventually('the CRD served', async () => (await apiRequest(server, widgets)).status === 200);
+    await eventually('the CRD served', async () => (await apiRequest(server, widgets)).status === 200, 30_000, 100);
     await ok(send(widgets, 'POST', { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { a: 1 } }));
     for (const resourceVersion of [undefined, '', '0']) {
       const res = await send(`${widgets}/w`, 'PUT', { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w', resourceVersion }, spec: { a: 2 } });
@@ -171,7 +168,7 @@ describe('/openapi/v2', () => {
     await eventually('the CRD in the document', async () => {
       doc = (await apiRequest(server, path)).json();
       return doc.paths[`/apis/${group}/v1/namespaces/{namespace}/widgets/{name}`] !== undefined;
-    });
+    }, 30_000, 100);
     expect(doc.swagger).toBe('2.0');
     expect(doc.paths['/api/v1/namespaces/{namespace}/configmaps'].post['x-kubernetes-group-version-kind']).toEqual({ group: '', version: 'v1', kind: 'ConfigMap' });
     expect(doc.paths['/apis/tenancy.kcp.io/v1alpha1/workspaces']).toBeDefined();

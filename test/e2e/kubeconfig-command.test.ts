@@ -5,12 +5,17 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
+<<<<<<< HEAD
 import { repoRoot } from '../helpers/server.js';
 import { useTenancyServer, users, workspaceByApi, type Json } from './tenancy-fixtures.js';
+=======
+import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
+>>>>>>> fast-g
 
 // The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
 // creates in user-1's home is unique too.
@@ -37,15 +42,8 @@ afterAll(async () => {
 });
 
 /** kcpt with the server's env (admin.kubeconfig as KUBECONFIG) unless `env` overrides it. */
-async function kcpt(args: string[], env: Record<string, string | undefined> = {}) {
-  const result = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    reject: false,
-    stdin: 'ignore',
-    env: { ...e2e.server.env, ...env },
-    extendEnv: false,
-  });
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
+function kcpt(args: string[], env: Record<string, string | undefined> = {}) {
+  return runKcpt(args, { ...e2e.server.env, ...env }, { extendEnv: false });
 }
 
 /** kubectl that knows nothing but `file`: no other kubeconfig, a HOME without ~/.kube. */
@@ -90,10 +88,8 @@ describe('kcpt kubeconfig', () => {
     const made = await kcpt(['kubeconfig', `${org}:team`, '--server', e2e.url('root'), '-o', file]);
     expect(made.exitCode, made.stderr).toBe(0);
     expect(made.stdout).toContain(`for user "kcp-admin" in workspace "${team}"`);
-    const admin = load(await readFile(e2e.server.kubeconfig, 'utf8')) as Json;
-    const adminToken = admin.users.find((u: Json) => u.name === 'kcp-admin').user.token;
     const config = load(await readFile(file, 'utf8')) as Json;
-    expect(config.users).toEqual([{ name: 'kcp-admin', user: { token: adminToken } }]);
+    expect(config.users).toEqual([{ name: 'kcp-admin', user: { token: adminToken(e2e.server.kubeconfig) } }]);
     const ns = await kubectlWith(file, ['get', 'namespace', 'kube-system', '-o', 'name']);
     expect(ns.stdout.trim(), ns.stderr).toBe('namespace/kube-system');
 

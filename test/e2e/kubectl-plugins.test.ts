@@ -10,11 +10,11 @@ import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
 import { repoRoot } from '../helpers/server.js';
 import { createWorkspace, root, useTenancyServer } from './tenancy-fixtures.js';
+import { runKcpt } from '../helpers/cli.js';
 
 // The shared server.
 const e2e = useTenancyServer();
@@ -52,14 +52,8 @@ async function viaKubectl(args: string[], env: Record<string, string | undefined
   return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
 }
 
-async function viaKcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  const r = await execa('node', ['bin/run.js', ...args], {
-    cwd: repoRoot,
-    env: { ...e2e.server.env, ...env },
-    stdin: 'ignore',
-    reject: false,
-  });
-  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode ?? -1 };
+function viaKcpt(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return runKcpt(args, { ...e2e.server.env, ...env });
 }
 
 async function markersSeen(kubeconfig: string): Promise<string[]> {

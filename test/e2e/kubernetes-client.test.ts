@@ -6,10 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest } from '../helpers/http.js';
+import { adminToken, apiRequest } from '../helpers/http.js';
 import { readKubeconfig } from '../helpers/http.js';
-import { cleanupTempFiles, sleep, uniqueName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, uniqueName } from '../helpers/kubectl.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 // A CommonJS package without types of its own for the backends; its API is dynamic (built from the spec).
 const require = createRequire(import.meta.url);
@@ -25,23 +26,14 @@ afterAll(async () => {
   await cleanupTempFiles();
 }, 30_000);
 
-async function eventually(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 /** A client for `/clusters/<path>`, configured from kcpt's admin.kubeconfig as a user would (server URL with the path). */
 async function clientFor(path: string): Promise<any> {
   const file = readKubeconfig(server);
   const root = file.clusters.find((c) => c.name === 'root')!.cluster;
-  const user = file.users.find((u) => u.name === 'kcp-admin')!.user;
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromOptions({
     clusters: [{ name: 'ws', server: `${server.url}/clusters/${path}`, caData: root['certificate-authority-data'] }],
-    users: [{ name: 'admin', token: user.token }],
+    users: [{ name: 'admin', token: adminToken(server.kubeconfig) }],
     contexts: [{ name: 'ws', cluster: 'ws', user: 'admin' }],
     currentContext: 'ws',
   });
@@ -61,7 +53,7 @@ async function nestedWorkspace(): Promise<string> {
   await eventually(`workspace ${name} Ready`, async () => {
     const ws = (await apiRequest(server, `/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json();
     return ws.status?.phase === 'Ready';
-  });
+  }, 30_000, 100);
   return `root:${name}`;
 }
 
@@ -94,9 +86,9 @@ describe.each(['root', 'a nested workspace'])('kubernetes-client@9 in %s', (wher
     stream.on('data', (event: { type: string; object: any }) => events.push(event));
     try {
       await client.api.v1.namespaces(ns).configmaps.post({ body: { metadata: { name: 'watched' } } });
-      await eventually('the ADDED event', () => events.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'watched'));
+      await eventually('the ADDED event', () => events.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'watched'), 30_000, 100);
       await client.api.v1.namespaces(ns).configmaps('watched').delete();
-      await eventually('the DELETED event', () => events.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'watched'));
+      await eventually('the DELETED event', () => events.some((e) => e.type === 'DELETED' && e.object.metadata.name === 'watched'), 30_000, 100);
     } finally {
       stream.destroy();
     }
@@ -122,7 +114,7 @@ describe.each(['root', 'a nested workspace'])('kubernetes-client@9 in %s', (wher
     await eventually('the CRD in /openapi/v2', async () => {
       await client.loadSpec();
       return Boolean(client.apis[group]?.v1);
-    });
+    }, 30_000, 100);
     const widgets = client.apis[group].v1.namespaces('default').widgets;
     await widgets.post({ body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } } });
     expect((await widgets('w').get()).body.spec).toEqual({ size: 3 });

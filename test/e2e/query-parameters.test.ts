@@ -5,9 +5,14 @@
  */
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch, type WatchStream } from '../helpers/http.js';
+<<<<<<< HEAD
 import { cleanupTempFiles, sleep, uniqueClusterName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
+=======
+import { cleanupTempFiles, createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
+>>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -36,14 +41,6 @@ async function createConfigMap(cluster: string, name: string, data: Record<strin
   return res.json();
 }
 
-async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 async function expectStatus(path: string, code: number, reason: string, message: string, init: Parameters<typeof apiRequest>[2] = {}) {
   const res = await apiRequest(server, path, init);
   expect({ status: res.status, body: res.json() }).toMatchObject({ status: code, body: { kind: 'Status', code, reason, message } });
@@ -56,9 +53,9 @@ describe('booleans', () => {
     const watch = await openWatch(server, `/clusters/${cluster}/api/v1/namespaces/default/configmaps?watch=${spelling}`);
     try {
       expect(watch.status).toBe(200);
-      await until('the ADDED event of the existing object', () => watch.events.some((e) => e.type === 'ADDED'));
+      await eventually('the ADDED event of the existing object', () => watch.events.some((e) => e.type === 'ADDED'), 20_000, 50);
       await createConfigMap(cluster, 'after');
-      await until('the ADDED event of the new object', () => watch.events.some((e) => e.object?.metadata?.name === 'after'));
+      await eventually('the ADDED event of the new object', () => watch.events.some((e) => e.object?.metadata?.name === 'after'), 20_000, 50);
       expect(watch.hasEnded()).toBe(false);
     } finally {
       watch.close();
@@ -111,7 +108,7 @@ describe('integers', () => {
       await createConfigMap(cluster, 'seen');
       for (const s of streams) {
         expect(s.status).toBe(200);
-        await until('the event', () => s.events.some((e) => e.object?.metadata?.name === 'seen'));
+        await eventually('the event', () => s.events.some((e) => e.object?.metadata?.name === 'seen'), 20_000, 50);
         expect(s.hasEnded()).toBe(false);
       }
     } finally {

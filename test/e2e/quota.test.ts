@@ -5,7 +5,7 @@
  * namespaces and logical clusters. Key cases again with each kubectl of the matrix.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../helpers/custom-resources.js';
+import { until } from '../helpers/eventually.js';
 import { matrixBinaries, uniqueName, type ClusterKubectl, type KubectlResult } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';

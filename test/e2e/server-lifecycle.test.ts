@@ -5,9 +5,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, repoRoot } from '../helpers/server.js';
+import { freePort } from '../helpers/server.js';
+import { printedKubeconfig, runKcpt, spawnKcpt } from '../helpers/cli.js';
+import { adminToken } from '../helpers/http.js';
 
 interface Proc {
   child: ResultPromise;
@@ -28,21 +30,9 @@ async function tempDir(prefix: string): Promise<string> {
 
 async function start(rootDir: string, port?: number): Promise<Proc> {
   const p = port ?? (await freePort());
-  let out = '';
-  const child = execa('node', ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(p)], {
-    cwd: repoRoot,
-    buffer: false,
-    reject: false,
-    stdin: 'ignore',
-  });
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('export KUBECONFIG=')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, port: p, output: () => out };
+  const server = spawnKcpt(['start', '--root-directory', rootDir, '--secure-port', String(p)]);
+  await printedKubeconfig(server, 20_000);
+  return { ...server, port: p };
 }
 
 async function api(port: number, token: string, path: string, init: { method?: string; body?: unknown } = {}) {
@@ -69,12 +59,7 @@ async function api(port: number, token: string, path: string, init: { method?: s
   });
 }
 
-async function adminToken(rootDir: string): Promise<string> {
-  const text = await readFile(join(rootDir, 'admin.kubeconfig'), 'utf8');
-  const match = /name: kcp-admin\n\s+user:\n\s+token: (\S+)/.exec(text);
-  if (!match) throw new Error(`no kcp-admin token in:\n${text}`);
-  return match[1];
-}
+const rootAdminToken = (rootDir: string) => adminToken(join(rootDir, 'admin.kubeconfig'));
 
 describe('kcpt start as a process', () => {
   it('answers ok on /healthz, /livez and /readyz without credentials', async () => {
@@ -98,16 +83,11 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const first = await start(root);
     try {
-      const second = await execa('node', ['bin/run.js', 'start', '--root-directory', root, '--secure-port', String(await freePort())], {
-        cwd: repoRoot,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 20_000,
-      });
+      const second = await runKcpt(['start', '--root-directory', root, '--secure-port', String(await freePort())], {}, { timeout: 20_000 });
       expect(second.exitCode).not.toBe(0);
       expect(second.stderr).toContain(`is already using root directory`);
       // The first server is unharmed.
-      const res = await api(first.port, await adminToken(root), '/clusters/root/api/v1/namespaces/default');
+      const res = await api(first.port, rootAdminToken(root), '/clusters/root/api/v1/namespaces/default');
       expect(res.status).toBe(200);
     } finally {
       first.child.kill('SIGTERM');
@@ -119,7 +99,7 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();
     const first = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const ca = await readFile(join(root, 'ca.crt'), 'utf8');
     const created = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps', {
       method: 'POST',
@@ -149,7 +129,7 @@ describe('kcpt start as a process', () => {
 
     const second = await start(root, port);
     try {
-      expect(await adminToken(root)).toBe(token);
+      expect(rootAdminToken(root)).toBe(token);
       expect(await readFile(join(root, 'ca.crt'), 'utf8')).toBe(ca);
       const got = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps/survivor');
       expect(got.status).toBe(200);
@@ -169,7 +149,7 @@ describe('kcpt start as a process', () => {
       await proc.child;
     };
     let proc = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const before = JSON.parse((await api(port, token, shardPath)).body);
     await stop(proc);
 
@@ -205,7 +185,7 @@ describe('kcpt start as a process', () => {
     const root = await tempDir('kcpt-life-');
     const port = await freePort();
     const first = await start(root, port);
-    const token = await adminToken(root);
+    const token = rootAdminToken(root);
     const acknowledged: Array<{ name: string; rv: string }> = [];
     for (let i = 0; i < 50; i++) {
       const res = await api(port, token, '/clusters/root/api/v1/namespaces/default/configmaps', {

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKcpt } from '../helpers/cli.js';
-import { cleanupTempFiles, kubectl, sleep, tempFile, type KubectlResult } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, tempFile, type KubectlResult } from '../helpers/kubectl.js';
 import { startShardedCluster, type ShardedCluster } from '../helpers/shards.js';
 import type { TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 type Json = Record<string, any>;
 
@@ -37,25 +38,21 @@ async function json(result: Promise<KubectlResult>): Promise<Json> {
   return JSON.parse((await result).stdout) as Json;
 }
 
-/** Polls `read` until `done` holds (or fails with the last value after `timeoutMs`). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await sleep(150);
-    last = await read();
-  }
-  return last;
-}
-
 const workspace = (parentUrl: string, name: string) => json(at(parentUrl, ['get', 'workspace', name, '-o', 'json']));
 
 /** `kcpt ws create NAME --location-selector name=SHARD` in root (as kcp-admin); the workspace once Ready. */
 async function createInRoot(name: string, shard: string): Promise<Json> {
   const run = await runKcpt(['ws', 'create', name, '--location-selector', `name=${shard}`], { ...cluster.root.env, KUBECONFIG: cluster.root.kubeconfig });
   expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-  return eventually(() => workspace(`${cluster.root.url}/clusters/root`, name), (w) => w.status?.phase === 'Ready');
+  return eventually(
+    `${name} Ready`,
+    async () => {
+      const w = await workspace(`${cluster.root.url}/clusters/root`, name);
+      return w.status?.phase === 'Ready' ? w : undefined;
+    },
+    20_000,
+    150,
+  );
 }
 
 describe('shards', () => {
@@ -115,7 +112,15 @@ describe('shards', () => {
     });
     await shardAt(shard1!, name, ['create', 'clusterrolebinding', 'user-1-enter', '--clusterrole=enter', '--user=user-1']);
     await shardAt(shard1!, name, ['create', 'clusterrolebinding', 'user-1-view', '--clusterrole=view', '--user=user-1']);
-    const after = await eventually(() => asUser1(['get', 'configmaps', '-o', 'name']), (r) => r.exitCode === 0, 10_000);
+    const after = await eventually(
+      'user-1 let in on shard-1',
+      async () => {
+        const r = await asUser1(['get', 'configmaps', '-o', 'name']);
+        return r.exitCode === 0 ? r : undefined;
+      },
+      10_000,
+      150,
+    );
     expect(after.stdout).toContain('configmap/only-on-shard-1');
     // A token nobody issued is refused by the shard, after asking root.
     const stranger = await kubectl(cluster.root, ['--server', `${shard1!.url}/clusters/${name}`, '--token', 'not-a-token', 'get', 'configmaps'], { reject: false });
@@ -132,8 +137,13 @@ describe('shards', () => {
       }),
     });
     const ws = await eventually(
-      () => workspace(`${cluster.root.url}/clusters/root`, 'nowhere'),
-      (w) => (w.status?.conditions ?? []).some((c: Json) => c.type === 'WorkspaceScheduled'),
+      'a WorkspaceScheduled condition on nowhere',
+      async () => {
+        const w = await workspace(`${cluster.root.url}/clusters/root`, 'nowhere');
+        return (w.status?.conditions ?? []).some((c: Json) => c.type === 'WorkspaceScheduled') ? w : undefined;
+      },
+      20_000,
+      150,
     );
     expect(ws.status.phase).toBe('Scheduling');
     expect(ws.status.conditions.find((c: Json) => c.type === 'WorkspaceScheduled')).toMatchObject({
@@ -160,7 +170,15 @@ describe('shards', () => {
     }
     const servers: Record<string, TestServer> = { 'shard-1': shard1!, 'shard-2': cluster.shards[1]!, root: cluster.root };
     for (const [child, target] of [['local-child', 'shard-1'], ['on-two', 'shard-2'], ['on-root', 'root']] as const) {
-      const ws = await eventually(() => workspace(parentUrl, child), (w) => w.status?.phase === 'Ready');
+      const ws = await eventually(
+        `${child} Ready`,
+        async () => {
+          const w = await workspace(parentUrl, child);
+          return w.status?.phase === 'Ready' ? w : undefined;
+        },
+        20_000,
+        150,
+      );
       expect(ws.metadata.annotations['core.kcp.io/shard']).toBe(target);
       expect(ws.spec.type).toEqual({ name: 'universal', path: 'root' });
       expect(ws.spec.URL).toBe(`${servers[target]!.url}/clusters/root:parent:${child}`);
@@ -204,8 +222,13 @@ describe('shards', () => {
     expect(own.stdout).toBe('ok');
     await cluster.root.restart();
     const shards = await eventually(
-      () => json(rootAt('root', ['get', 'shards', '-o', 'json'])),
-      (l) => (l.items as Json[]).length === 3,
+      'three Shards in root',
+      async () => {
+        const l = await json(rootAt('root', ['get', 'shards', '-o', 'json']));
+        return (l.items as Json[]).length === 3 ? l : undefined;
+      },
+      20_000,
+      150,
     );
     expect((shards.items as Json[]).map((s) => s.metadata.name).sort()).toEqual(['root', 'shard-1', 'shard-2']);
     await createInRoot('after-restarts', 'shard-2');

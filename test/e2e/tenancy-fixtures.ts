@@ -6,9 +6,13 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
+<<<<<<< HEAD
 import type { Workspace } from '../../src/client/workspace-api.js';
 import { createWorkspaceByApi } from '../helpers/api-setup.js';
 import { cleanupTempFiles, kubectl, sleep, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+=======
+import { cleanupTempFiles, kubectl, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+>>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
 import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
 import { tokenFileLines } from '../helpers/users.js';
@@ -153,6 +157,7 @@ export async function createWorkspace(k: ClusterKubectl, name: string, type?: Ty
   return getJson(k, ['workspace', name]);
 }
 
+<<<<<<< HEAD
 /**
  * Creates a Workspace (default type unless given) over the API as kcp-admin, waits for `phase` (Ready by default) and
  * returns it: for tests that need a workspace. Those about what kubectl does with workspaces use createWorkspace.
@@ -176,6 +181,10 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     await sleep(200);
   }
 }
+=======
+/** Polls a probe until it yields a value (controllers work asynchronously; no fixed sleeps): test/helpers/eventually.ts. */
+export { eventually } from '../helpers/eventually.js';
+>>>>>>> fast-g
 
 /** Condition `type` of an object as `status reason message`. */
 export function condition(obj: Json, type: string): string | undefined {

@@ -5,10 +5,10 @@
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../helpers/kubectl.js';
 import { repoRoot, startServer, type TestServer } from '../helpers/server.js';
+import { runKcpt } from '../helpers/cli.js';
 
 let server: TestServer;
 let scratch: string;
@@ -24,9 +24,8 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-async function kcpt(args: string[], env: Record<string, string> = {}) {
-  const result = await execa('node', ['bin/run.js', ...args], { cwd: repoRoot, reject: false, stdin: 'ignore', env: { ...server.env, ...env }, extendEnv: false });
-  return { stdout: String(result.stdout), stderr: String(result.stderr), exitCode: result.exitCode ?? -1 };
+function kcpt(args: string[], env: Record<string, string> = {}) {
+  return runKcpt(args, { ...server.env, ...env }, { extendEnv: false });
 }
 
 /** kubectl that knows only `file` (and an empty HOME). */

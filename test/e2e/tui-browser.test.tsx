@@ -15,6 +15,7 @@ import { WorkspaceSource } from '../../src/tui/data/workspace-source.js';
 import type { TerminalSize } from '../../src/tui/hooks/useTerminalSize.js';
 import { keyHelp } from '../../src/tui/components/HelpPane.js';
 import { WorkspaceBrowser } from '../../src/tui/components/WorkspaceBrowser.js';
+import { eventually } from '../helpers/eventually.js';
 
 const DOWN = '\u001B[B';
 const RIGHT = '\u001B[C';
@@ -31,22 +32,12 @@ function clientAs(token?: string): KubeClient {
   return new KubeClient(resolveConfig({ kubeconfig: e2e.server.kubeconfig, token }, {}).connection);
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function createReady(parent: string, name: string, type?: { name: string; path: string }): Promise<Workspace> {
   await admin.post(`/clusters/${parent}${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: type ? { type } : {} });
-  return until(`${parent}:${name} Ready`, async () => {
+  return eventually(`${parent}:${name} Ready`, async () => {
     const ws = await admin.get<Workspace>(`/clusters/${parent}${WS}/${name}`);
     return ws.status?.phase === 'Ready' && ws;
-  });
+  }, 20_000, 25);
 }
 
 /** `prefix-<random>`: a workspace name no other test uses. */
@@ -71,11 +62,11 @@ async function open(path: string, client = admin, expectText = 'org-a', size: Te
     />,
   );
   const frame = () => app.lastFrame() ?? '';
-  await until(`"${expectText}" on screen`, () => frame().includes(expectText));
+  await eventually(`"${expectText}" on screen`, () => frame().includes(expectText), 20_000, 25);
   // Effects subscribe to stdin after the first paint: give them a tick before typing.
   await new Promise((r) => setTimeout(r, 50));
   const see = (what: string | RegExp, timeoutMs?: number) =>
-    until(`${String(what)} on screen`, () => (typeof what === 'string' ? frame().includes(what) : what.test(frame())), timeoutMs).then(
+    eventually(`${String(what)} on screen`, () => (typeof what === 'string' ? frame().includes(what) : what.test(frame())), timeoutMs, 25).then(
       () => frame(),
       (err: Error) => {
         throw new Error(`${err.message}; the screen:\n${frame()}`);
@@ -164,7 +155,7 @@ describe('workspace browser (ink) against a real server', () => {
     await ui.type(LEFT);
     await ui.see('Path         root:org-a ');
     await ui.type('h');
-    await until('team hidden', () => !treeRow('team').test(ui.frame()));
+    await eventually('team hidden', () => !treeRow('team').test(ui.frame()), 20_000, 25);
     await ui.type(ENTER);
     expect(ui.selections).toEqual(['root:org-a']);
     ui.app.unmount();
@@ -182,7 +173,7 @@ describe('workspace browser (ink) against a real server', () => {
     await ui.see(/slow\s+held\s+Initializing/);
     const ws = await admin.get<Workspace>(`/clusters/root${WS}/slow`);
     // The initializer removes itself through its virtual workspace, as a controller would.
-    await until('initializer removed', async () => {
+    await eventually('initializer removed', async () => {
       try {
         await admin.request('PATCH', `/services/initializingworkspaces/root:held/clusters/${ws.spec?.cluster}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster/status`, {
           body: JSON.stringify([{ op: 'remove', path: '/status/initializers/0' }]),
@@ -193,7 +184,7 @@ describe('workspace browser (ink) against a real server', () => {
         if (err instanceof ApiError && (err.notFound || err.forbidden)) return false;
         throw err;
       }
-    });
+    }, 20_000, 25);
     await ui.see(/slow\s+held\s+Ready/);
     ui.app.unmount();
   });
@@ -225,13 +216,12 @@ describe('workspace browser (ink) against a real server', () => {
     await ui.type('fresh');
     await ui.type(ENTER);
     await ui.see('Workspace root:org-b:fresh is being deleted.');
-    await until('fresh gone from the tree', () => !treeRow('fresh').test(ui.frame()));
-    await until('fresh gone from the server', () =>
+    await eventually('fresh gone from the tree', () => !treeRow('fresh').test(ui.frame()), 20_000, 25);
+    await eventually('fresh gone from the server', () =>
       admin.get(`/clusters/root:org-b${WS}/fresh`).then(
         () => false,
         (err: unknown) => err instanceof ApiError && err.notFound,
-      ),
-    );
+      ), 20_000, 25);
     ui.app.unmount();
   });
 
@@ -266,13 +256,13 @@ describe('workspace browser (ink) against a real server', () => {
   it('says it is reconnecting while the server is gone and relists when it is back', async () => {
     const ui = await open('root');
     await e2e.server.restart();
-    await until('the reconnecting line', () => ui.app.frames.some((f) => f.includes('⚠ Reconnecting to the server (try ')), 30_000);
+    await eventually('the reconnecting line', () => ui.app.frames.some((f) => f.includes('⚠ Reconnecting to the server (try ')), 30_000, 25);
     // Resumed: the level is listed and watched again, so a workspace created now shows up.
     await createReady('root', 'after-restart');
     await ui.see(treeRow('after-restart'), 30_000);
     await ui.see('The server answers again');
     // Settles clean: each watched level may retry once more while the restarted server finishes its start.
-    await until('a frame without a reconnecting line or an error', () => !/Reconnecting|error|Unable to connect/.test(ui.frame()), 30_000);
+    await eventually('a frame without a reconnecting line or an error', () => !/Reconnecting|error|Unable to connect/.test(ui.frame()), 30_000, 25);
     ui.app.unmount();
   });
 
@@ -300,7 +290,7 @@ describe('workspace browser (ink) against a real server', () => {
       [120, 10],
     ] as const) {
       ui.resize(columns, rows);
-      const frame = await until(`a ${columns}×${rows} frame`, () => drawnAt(ui.frame(), columns, rows) && ui.frame());
+      const frame = await eventually(`a ${columns}×${rows} frame`, () => drawnAt(ui.frame(), columns, rows) && ui.frame(), 20_000, 25);
       const at = `${columns}×${rows}:\n${frame}`;
       // Every name whole and the phase beside it; the type too from 80 columns (cut, `organizat…`, where it is the
       // only thing that does not fit), whole from 100.
@@ -325,7 +315,7 @@ describe('workspace browser (ink) against a real server', () => {
       expect(seen, at).toEqual(new Set(keyHelp.map(([keys]) => keys)));
       expect(drawnAt(ui.frame(), columns, rows), `help at ${at}`).toBe(true);
       await ui.type('x');
-      await until('help closed', () => !ui.frame().includes('Keys'));
+      await eventually('help closed', () => !ui.frame().includes('Keys'), 20_000, 25);
     }
     ui.app.unmount();
   });
@@ -337,12 +327,12 @@ describe('workspace browser (ink) against a real server', () => {
     const ui = await open(`root:${top}`, admin, 'development-environment', 'terminal');
     await ui.see(/Objects\s+namespaces \d+/);
     ui.resize(64, 20);
-    await until('a 64×20 frame', () => drawnAt(ui.frame(), 64, 20)).catch((err: Error) => {
+    await eventually('a 64×20 frame', () => drawnAt(ui.frame(), 64, 20), 20_000, 25).catch((err: Error) => {
       throw new Error(`${err.message}; the screen:\n${ui.frame()}`);
     });
     expect(ui.frame()).toMatch(/[▸·] development-environment\s+Ready/);
     ui.resize(150, 40);
-    await until('a 150×40 frame', () => drawnAt(ui.frame(), 150, 40));
+    await eventually('a 150×40 frame', () => drawnAt(ui.frame(), 150, 40), 20_000, 25);
     expect(ui.frame()).toMatch(/[▸·] development-environment\s+universal\s+Ready/);
     ui.app.unmount();
   });

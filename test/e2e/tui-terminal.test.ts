@@ -10,9 +10,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, startServer, type TestServer } from '../helpers/server.js';
+import { runKcpt } from '../helpers/cli.js';
 
 const hasTmux = (() => {
   try {
@@ -66,7 +66,11 @@ function drawnCleanly(text: string, width: number, height: number): boolean {
 
 describe.skipIf(!hasTmux)('kcpt tui in a real terminal (tmux)', () => {
   let server: TestServer;
-  const kcpt = (args: string[]) => execa('node', ['bin/run.js', ...args], { cwd: repoRoot, env: server.env, stdin: 'ignore' });
+  const kcpt = async (args: string[]) => {
+    const r = await runKcpt(args, server.env);
+    expect(r.exitCode, `kcpt ${args.join(' ')}\n${r.stderr}`).toBe(0);
+    return r;
+  };
   /** A fresh organization under root for one test. */
   const freshWorkspace = async (prefix: string) => {
     const name = `${prefix}-${randomBytes(3).toString('hex')}`;

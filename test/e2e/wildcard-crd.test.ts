@@ -7,7 +7,8 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clientLines, createCRD, crdManifest, deleteCRD, kubeConfigFor, until } from '../helpers/custom-resources.js';
+import { clientLines, createCRD, crdManifest, deleteCRD, kubeConfigFor } from '../helpers/custom-resources.js';
+import { until } from '../helpers/eventually.js';
 import { apiRequest, openWatch } from '../helpers/http.js';
 import { kubectl, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';

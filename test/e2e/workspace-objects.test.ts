@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch, type WatchStream } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { eventually } from '../helpers/eventually.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 let server: TestServer;
@@ -45,16 +46,6 @@ async function json(path: string, opts: Parameters<typeof apiRequest>[2] = {}) {
   return res.json();
 }
 
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 function createWorkspace(parent: string, name: string) {
   return json(`/clusters/${parent}${WS}?fieldManager=kubectl-create`, {
     method: 'POST',
@@ -76,7 +67,7 @@ describe('a workspace created by kcp-admin', () => {
   beforeAll(async () => {
     watch = await watchFromNow(`/clusters/root${WS}`);
     created = await createWorkspace('root', 'objects-org');
-    await until('Ready', () => (watch.events.some((e) => e.object?.status?.phase === 'Ready') ? true : undefined));
+    await eventually('Ready', () => (watch.events.some((e) => e.object?.status?.phase === 'Ready') ? true : undefined), 15_000, 20);
   });
   afterAll(() => watch?.close());
 
@@ -276,10 +267,10 @@ describe('a workspace created by kcp-admin', () => {
   it('takes universal children by default, reachable by path, with the same set of objects', async () => {
     const child = await createWorkspace('root:objects-org', 'team');
     expect(child.spec.type).toEqual({ name: 'universal', path: 'root' });
-    const ready = await until('team Ready', async () => {
+    const ready = await eventually('team Ready', async () => {
       const ws = await json(`/clusters/root:objects-org${WS}/team`);
       return ws.status?.phase === 'Ready' ? ws : undefined;
-    });
+    }, 15_000, 20);
     expect(ready.spec.URL).toMatch(/\/clusters\/root:objects-org:team$/);
     const lc = await json(`/clusters/root:objects-org:team/apis/core.kcp.io/v1alpha1/logicalclusters/cluster`);
     expect(lc.metadata.annotations['kcp.io/path']).toBe('root:objects-org:team');
@@ -311,7 +302,7 @@ describe('a workspace created by kcp-admin', () => {
     try {
       const res = await apiRequest(server, `/clusters/root${WS}/objects-org`, { method: 'DELETE' });
       expect(res.status).toBe(200);
-      await until('the workspace DELETED event', () => (ws.events.some((e) => e.type === 'DELETED') ? true : undefined), 30_000);
+      await eventually('the workspace DELETED event', () => (ws.events.some((e) => e.type === 'DELETED') ? true : undefined), 30_000, 20);
       const mine = ws.events.filter((e) => e.object?.metadata?.name === 'objects-org');
       const steps = mine.map((e) => [e.type, e.object.status?.phase, e.object.metadata.labels?.['tenancy.kcp.io/phase'], Boolean(e.object.metadata.deletionTimestamp), e.object.metadata.finalizers ?? []]);
       expect(steps[0]).toEqual(['MODIFIED', 'Ready', 'Ready', true, ['core.kcp.io/logicalcluster']]);

@@ -5,7 +5,7 @@
  */
 import * as clientNode1 from '@kubernetes/client-node';
 import * as clientNode2 from 'client-node-2';
-import { sleep } from './kubectl.js';
+import { until } from './eventually.js';
 import type { TestServer } from './server.js';
 
 /** Both lines share the API surface the suites use; they are typed as the 1.x module. */
@@ -88,20 +88,6 @@ export async function deleteCRD(lib: ClientNode, kc: clientNode1.KubeConfig, nam
     () => api.readCustomResourceDefinition({ name }).then(() => false, (err: { code?: number }) => err.code === 404),
     `CRD ${name} gone`,
   );
-}
-
-/** Polls `check` until it holds; the failure names what was awaited. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string | (() => string | Promise<string>),
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
-    await sleep(100);
-  }
 }
 
 /** The HTTP status of a client-node failure (ApiException.code, or a watch error's statusCode). */

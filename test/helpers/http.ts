@@ -21,6 +21,14 @@ export function readKubeconfig(server: TestServer): KubeconfigFile {
   return parse(readFileSync(server.kubeconfig, 'utf8')) as KubeconfigFile;
 }
 
+/** The bearer token of `user` in a kubeconfig file: by default kcp-admin's in a server's or proxy's admin.kubeconfig. */
+export function adminToken(kubeconfig: string, user = 'kcp-admin'): string {
+  const file = parse(readFileSync(kubeconfig, 'utf8')) as KubeconfigFile;
+  const token = file.users.find((u) => u.name === user)?.user.token;
+  if (!token) throw new Error(`no ${user} token in ${kubeconfig}`);
+  return token;
+}
+
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string | string[] | undefined>;

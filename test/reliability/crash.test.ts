@@ -17,6 +17,7 @@ import { rng } from '../helpers/seeded-random.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { keepAliveClient, type KeepAliveClient } from './keep-alive-client.js';
 import { writeSection } from './report-section.js';
+import { eventually } from '../helpers/eventually.js';
 
 const rounds = Number(process.env.KCPT_CRASH_ROUNDS ?? 3);
 const seed = Number(process.env.KCPT_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -166,16 +167,6 @@ function integrityCheck(): string {
   }
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe(`crash safety: ${rounds} SIGKILL rounds (KCPT_CRASH_SEED=${seed})`, () => {
   it('keeps every acknowledged write, nothing half-written, revisions monotonic, watches exact, the database sound', async () => {
     console.log(`crash: KCPT_CRASH_SEED=${seed} KCPT_CRASH_ROUNDS=${rounds}`);
@@ -218,10 +209,10 @@ describe(`crash safety: ${rounds} SIGKILL rounds (KCPT_CRASH_SEED=${seed})`, () 
       watch = await openWatch(server, `${cms}?watch=true&resourceVersion=${Math.max(1, replay.lastRv)}`);
       expect(watch.status).toBe(200);
       replay.follow();
-      await waitFor('the marker in the resumed watch', async () => {
+      await eventually('the marker in the resumed watch', async () => {
         replay.apply(watch);
         return replay.state.has(`marker-${round}`) ? true : undefined;
-      });
+      }, 30_000, 100);
 
       // The list at this moment is what the watch replays to, and holds every acknowledged write.
       const list = JSON.parse((await after.send({ method: 'GET', path: cms })).body) as { items: { metadata: { name: string; resourceVersion: string }; data?: { v?: string } }[] };
@@ -259,12 +250,12 @@ describe(`crash safety: ${rounds} SIGKILL rounds (KCPT_CRASH_SEED=${seed})`, () 
       figures.workspaces += mine.length;
       await Promise.all(
         mine.map((name) =>
-          waitFor(`workspace ${name} Ready with its LogicalCluster`, async () => {
+          eventually(`workspace ${name} Ready with its LogicalCluster`, async () => {
             const ws = JSON.parse((await after.send({ method: 'GET', path: `${workspaces}/${name}` })).body);
             if (ws.status?.phase !== 'Ready' || !ws.spec?.cluster) return undefined;
             const lc = await after.send({ method: 'GET', path: `/clusters/${ws.spec.cluster}/apis/core.kcp.io/v1alpha1/logicalclusters/cluster` });
             return lc.status === 200 ? true : undefined;
-          }),
+          }, 30_000, 100),
         ),
       );
       doubtfulWorkspaces.clear();

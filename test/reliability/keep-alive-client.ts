@@ -3,7 +3,7 @@
  * socket pool, and a per-request deadline so a hang is reported as a failure instead of stalling the run.
  */
 import { Agent, request } from 'node:https';
-import { readKubeconfig } from '../helpers/http.js';
+import { adminToken, readKubeconfig } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 
 export interface RawRequest {
@@ -31,9 +31,8 @@ export interface KeepAliveClient {
 
 export function keepAliveClient(server: TestServer, opts: { sockets?: number; token?: string } = {}): KeepAliveClient {
   const config = readKubeconfig(server);
-  const user = config.users.find((u) => u.name === 'kcp-admin')?.user;
   const caData = config.clusters.find((c) => c.name === 'root')?.cluster['certificate-authority-data'];
-  const token = opts.token ?? user?.token;
+  const token = opts.token ?? adminToken(server.kubeconfig);
   const agent = new Agent({
     keepAlive: true,
     maxSockets: opts.sockets ?? 8,

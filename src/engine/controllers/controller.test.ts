@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../storage/index.js';
 import { defineController, type Controller } from './controller.js';
 
@@ -51,7 +51,7 @@ describe('defineController', () => {
     });
     running.push(controller);
     controller.start();
-    await waitFor(() => seen.length === 3);
+    await vi.waitFor(() => expect(seen).toHaveLength(3));
     expect(seen).toEqual(['first', 'second', 'second']);
     expect(errors).toEqual(['chain second: not yet']);
   });
@@ -79,7 +79,3 @@ describe('defineController', () => {
     expect(() => controller.start()).toThrow(/started before/);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 5));
-}
