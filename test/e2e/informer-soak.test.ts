@@ -15,15 +15,10 @@
  */
 import type * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-<<<<<<< HEAD
-import { clientLines, createCRD, crdManifest, kubeConfigFor, until, type ClientNode } from '../helpers/custom-resources.js';
-import { uniqueClusterName } from '../helpers/kubectl.js';
-import { createLogicalCluster } from '../helpers/api-setup.js';
-=======
 import { clientLines, createCRD, crdManifest, kubeConfigFor, type ClientNode } from '../helpers/custom-resources.js';
 import { until } from '../helpers/eventually.js';
-import { createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
->>>>>>> fast-g
+import { uniqueClusterName } from '../helpers/kubectl.js';
+import { createLogicalCluster } from '../helpers/api-setup.js';
 import { startServer } from '../helpers/server.js';
 import {
   countingWatch,

@@ -8,12 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer } from '../helpers/http.js';
-<<<<<<< HEAD
-import { cleanupTempFiles, kubectl, kubectlBinaries, sleep, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, kubectl, kubectlBinaries, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
-=======
-import { cleanupTempFiles, createLogicalCluster, kubectl, kubectlBinaries, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
->>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
 

@@ -8,14 +8,9 @@ import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl, uniqueName } from '../helpers/kubectl.js';
-<<<<<<< HEAD
-import { repoRoot } from '../helpers/server.js';
 import { useTenancyServer, users, workspaceByApi, type Json } from './tenancy-fixtures.js';
-=======
-import { createWorkspace, useTenancyServer, users, type Json } from './tenancy-fixtures.js';
 import { runKcpt } from '../helpers/cli.js';
 import { adminToken } from '../helpers/http.js';
->>>>>>> fast-g
 
 // The shared server: the file's workspaces sit under an org of its own (a unique name in root), and every name it
 // creates in user-1's home is unique too.

@@ -5,12 +5,8 @@
  */
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { apiRequest, openWatch, type WatchStream } from '../helpers/http.js';
-<<<<<<< HEAD
-import { cleanupTempFiles, sleep, uniqueClusterName } from '../helpers/kubectl.js';
+import { cleanupTempFiles, uniqueClusterName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
-=======
-import { cleanupTempFiles, createLogicalCluster, uniqueClusterName } from '../helpers/kubectl.js';
->>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
 import { eventually } from '../helpers/eventually.js';
 

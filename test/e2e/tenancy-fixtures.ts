@@ -6,13 +6,9 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
-<<<<<<< HEAD
 import type { Workspace } from '../../src/client/workspace-api.js';
 import { createWorkspaceByApi } from '../helpers/api-setup.js';
-import { cleanupTempFiles, kubectl, sleep, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
-=======
 import { cleanupTempFiles, kubectl, tempFile, uniqueName, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
->>>>>>> fast-g
 import { startServer, type TestServer } from '../helpers/server.js';
 import { canShare, sharedServer, type ServerChoice } from '../helpers/shared-server.js';
 import { tokenFileLines } from '../helpers/users.js';
@@ -157,7 +153,6 @@ export async function createWorkspace(k: ClusterKubectl, name: string, type?: Ty
   return getJson(k, ['workspace', name]);
 }
 
-<<<<<<< HEAD
 /**
  * Creates a Workspace (default type unless given) over the API as kcp-admin, waits for `phase` (Ready by default) and
  * returns it: for tests that need a workspace. Those about what kubectl does with workspaces use createWorkspace.
@@ -166,25 +161,8 @@ export async function workspaceByApi(e2e: TenancyE2E, parentPath: string, name: 
   return (await createWorkspaceByApi(e2e.server, parentPath, workspace(name, type) as Workspace, phase)) as Json;
 }
 
-/** Polls `probe` until it returns a value other than undefined (controllers work asynchronously; no fixed sleeps). */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(200);
-  }
-}
-=======
 /** Polls a probe until it yields a value (controllers work asynchronously; no fixed sleeps): test/helpers/eventually.ts. */
 export { eventually } from '../helpers/eventually.js';
->>>>>>> fast-g
 
 /** Condition `type` of an object as `status reason message`. */
 export function condition(obj: Json, type: string): string | undefined {
