@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { installInflightLimit, isLongRunning, isReadOnly } from './inflight-limit.js';
+import { isLongRunning, isReadOnly } from './inflight-limit.js';
+import { installRequestAdmission } from './request-admission.js';
 
 describe('which requests the in-flight limits count', () => {
   it('leaves watches out, by query or by the deprecated /watch/ path, and counts everything else', () => {
@@ -24,9 +25,11 @@ describe('watches one user holds open', () => {
   it('are capped per user with a 429 Status and Retry-After, leaving other users and closed watches’ slots free', async () => {
     const app = Fastify();
     const open: Array<() => void> = [];
-    installInflightLimit(app, { readOnly: 0, mutating: 0, watchesPerUser: 2 }, (request) => {
-      const name = String(request.headers['x-user']);
-      return { username: name, groups: name === 'admin' ? ['system:masters'] : [] };
+    // The server's admission hook; each user's token is their name.
+    installRequestAdmission(app, {
+      authenticator: { authenticate: (name) => ({ username: name, groups: name === 'admin' ? ['system:masters'] : [] }) },
+      inflight: { readOnly: 0, mutating: 0, watchesPerUser: 2 },
+      requestTimeoutMs: 0,
     });
     app.get('/w', (_request, reply) => {
       reply.raw.writeHead(200, { 'content-type': 'application/json' });
@@ -38,7 +41,7 @@ describe('watches one user holds open', () => {
     const port = (app.server.address() as AddressInfo).port;
     const watch = (user: string) =>
       new Promise<{ status: number; retryAfter?: string; body: Promise<string> }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/w?watch=true', headers: { 'x-user': user } }, (res) => {
+        http.get({ host: '127.0.0.1', port, path: '/w?watch=true', headers: { authorization: `Bearer ${user}` } }, (res) => {
           const chunks: Buffer[] = [];
           const body = new Promise<string>((done) => res.on('end', () => done(Buffer.concat(chunks).toString())));
           res.on('data', (c: Buffer) => chunks.push(c));

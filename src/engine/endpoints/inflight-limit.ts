@@ -12,7 +12,7 @@
  * change it may see: kcpt caps the watches one user holds open at once (`watchesPerUser`, not a kube flag), so one
  * tenant cannot take the watch fan-out from the others. system:masters (the shards' own clients) is not capped.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isWatchQuery } from '../machinery/query-params.js';
 import { tooManyRequests } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
@@ -106,26 +106,4 @@ export function inflightLimiter(
       };
     },
   };
-}
-
-/**
- * Installs the limiter as an onRequest hook (after the request gate, whose user `userOf` returns); returns a view
- * of the current counts. (The server runs the limiter inside its one admission hook, request-admission.ts.)
- */
-export function installInflightLimit(
-  app: FastifyInstance,
-  limits: InflightLimits,
-  userOf?: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined,
-): () => { readOnly: number; mutating: number; watches: number } {
-  const limiter = inflightLimiter(limits, userOf);
-  if (!limiter) return () => ({ readOnly: 0, mutating: 0, watches: 0 });
-  app.addHook('onRequest', (request, reply, done) => {
-    const { method, url } = request.raw;
-    const release = limiter.admit(request, reply, isLongRunning(method ?? 'GET', url ?? ''));
-    if (release === REFUSED) return;
-    // 'close' fires once the response is done or the client went away: every admitted request gives its slot back.
-    if (release) reply.raw.once('close', release);
-    done();
-  });
-  return limiter.counts;
 }

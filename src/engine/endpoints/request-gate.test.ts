@@ -2,14 +2,15 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../machinery/status.js';
 import type { Authenticator, UserInfo } from '../auth/user.js';
-import { authenticatedUser, installRequestGate } from './request-gate.js';
+import { installRequestAdmission } from './request-admission.js';
+import { authenticatedUser } from './request-gate.js';
 
 const alice: UserInfo = { username: 'alice', groups: ['system:authenticated'] };
 
 /** A gated app whose one route answers with the user the gate found. */
 async function gated(authenticator: Authenticator) {
   const app = Fastify();
-  installRequestGate(app, authenticator);
+  installRequestAdmission(app, { authenticator, inflight: { readOnly: 0, mutating: 0, watchesPerUser: 0 }, requestTimeoutMs: 0 });
   app.setErrorHandler((err: Error, _request, reply) => reply.code(err instanceof StatusError ? err.code : 500).send({ message: err.message }));
   app.get('/clusters/root/api/v1/namespaces', (request) => ({ user: authenticatedUser(request)?.username }));
   await app.ready();

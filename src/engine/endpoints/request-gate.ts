@@ -4,7 +4,7 @@
  * one anywhere but the public health and version endpoints, is answered 401 at once; nobody reaches the server's
  * budgets or memory without credentials. The user found here is what the router serves the request as.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { unauthorized } from '../machinery/status.js';
 import { isPublicPath } from './non-resource.js';
 import type { Authenticator, UserInfo } from '../auth/user.js';
@@ -35,24 +35,6 @@ export function authenticateRequest(authenticator: Authenticator, method: string
 function knownOr401(user: UserInfo | undefined): UserInfo {
   if (!user) throw unauthorized();
   return user;
-}
-
-/**
- * Installs the gate as the first onRequest hook: every later hook and the handler see an authenticated request. A
- * callback hook, so a token answered synchronously (static tokens) costs no promise and no extra turn. (The server
- * runs the gate inside its one admission hook, request-admission.ts.)
- */
-export function installRequestGate(app: FastifyInstance, authenticator: Authenticator): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    let gated: UserInfo | Promise<UserInfo>;
-    try {
-      gated = gateRequest(authenticator, request);
-    } catch (err) {
-      return done(err as Error);
-    }
-    if (gated instanceof Promise) gated.then(() => done(), done);
-    else done();
-  });
 }
 
 /**
