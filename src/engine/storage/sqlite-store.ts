@@ -6,6 +6,7 @@
  * read). A commit writes both in one transaction, then fans its events out in-process.
  */
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
 import { assertRevision, COMPACT_BATCH_ROWS, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS, prefixEnd } from './keys.js';
 import { readEventPages, type ValueSource } from './sqlite-log.js';
@@ -71,6 +72,11 @@ export interface SqliteStoreOptions {
   keepNewestRevisions?: number;
   /** Texts to compress the values under a key prefix against (value-codec.ts); recorded in the file once used. */
   valueReferences?: readonly WantedReference[];
+  /**
+   * Bytes of recently read current values kept in memory, so a repeated GET skips SQLite and the value decode.
+   * Default 4 MiB; 0 turns it off. It is shared by every workspace of the store and never grows past this.
+   */
+  readCacheBytes?: number;
 }
 
 export interface SqliteStore extends Store {
@@ -91,6 +97,11 @@ type RangeStatement = Database.Statement<unknown[], ObjectRow>;
  */
 const VACUUM_THRESHOLD_PAGES = 1024;
 const VACUUM_PAGES_PER_CALL = 256;
+const READ_CACHE_BYTES = 4 * 1024 * 1024;
+/** A value bigger than this is not cached: one big object would push out hundreds of small ones. */
+const READ_CACHE_MAX_ENTRY_BYTES = 64 * 1024;
+/** Rough fixed cost of a cached row (the entry object, its map slots) next to its key and value text. */
+const READ_CACHE_ENTRY_OVERHEAD = 96;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {
@@ -130,6 +141,12 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private compacted: number;
   private lastTs: number;
   private closed = false;
+  /**
+   * Committed current rows by key (decoded), filled by get() outside groups only (a group's reads may see what it
+   * then rolls back) and dropped by writeOps for every key it writes, before the write: a rollback can only leave
+   * a key uncached. This connection is the file's only writer (exclusive lock), so nothing else can make it stale.
+   */
+  private readonly readCache?: LRUCache<string, KeyValue>;
 
   constructor(
     private readonly db: Database.Database,
@@ -137,6 +154,14 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     options: SqliteStoreOptions,
   ) {
     this.statements = prepareStatements(db);
+    const cacheBytes = options.readCacheBytes ?? READ_CACHE_BYTES;
+    if (cacheBytes > 0 && options.exclusive !== false) {
+      this.readCache = new LRUCache<string, KeyValue>({
+        maxSize: cacheBytes,
+        maxEntrySize: Math.min(cacheBytes, READ_CACHE_MAX_ENTRY_BYTES),
+        sizeCalculation: (row) => row.key.length + row.value.length + READ_CACHE_ENTRY_OVERHEAD,
+      });
+    }
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
     this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
@@ -170,8 +195,15 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   get(key: string): KeyValue | undefined {
     this.assertOpen();
+    const cached = this.readCache?.get(key);
+    // A copy: callers may change the row they are given.
+    if (cached) return { key: cached.key, value: cached.value, revision: cached.revision, createRevision: cached.createRevision };
     const row = this.statements.get.get(key);
-    if (row) row.value = this.decode(row.value);
+    if (!row) return undefined;
+    row.value = this.decode(row.value);
+    if (this.readCache && !this.inGroup) {
+      this.readCache.set(key, { key: row.key, value: row.value, revision: row.revision, createRevision: row.createRevision });
+    }
     return row;
   }
 
@@ -257,6 +289,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // hit the primary key instead of silently reusing a revision.
     let revision = this.revision;
     for (const op of ops) {
+      this.readCache?.delete(op.key);
       if (op.unlogged) {
         results.push(this.writeUnlogged(op, revision));
         continue;
@@ -392,6 +425,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     if (this.closed) return;
     this.closed = true;
     this.hub.clear();
+    this.readCache?.clear();
     try {
       if (!this.db.memory) this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
