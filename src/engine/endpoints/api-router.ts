@@ -250,7 +250,9 @@ async function serveResolved(
       return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
     }
   }
-  return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
+  const req = apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter);
+  if (grant) req.grant = grant;
+  return handleResourceRequest(svc, req, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');
