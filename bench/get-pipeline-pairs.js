@@ -5,7 +5,7 @@
 // store read, negotiation, rendering, onSend/onResponse hooks, metrics; no TLS, no HTTP parser, no syscalls). The two
 // alternate every --batch requests, so both see the same moment of a shared box's load. Run it through tsx:
 //
-//   npx tsx bench/get-pipeline-pairs.js --other /path/to/other/checkout [--pairs 40] [--batch 400] [--accept json|protobuf]
+//   npx tsx bench/get-pipeline-pairs.js --other /path/to/other/checkout [--self DIR (default: this checkout)] [--pairs 40] [--batch 400] [--accept json|protobuf]
 //
 // Prints the median µs per GET of each side, the median of the per-pair ratios (this / other) and in how many pairs
 // this side was cheaper. Run it with --other pointing at this very checkout for the noise floor (A/A).
@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { median, removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, accept: { type: 'string' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, accept: { type: 'string' } } });
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 const pairs = Number(values.pairs ?? 40);
 const batch = Number(values.batch ?? 400);
@@ -64,7 +64,7 @@ async function measure(s) {
   return (d.user + d.system) / batch;
 }
 
-const self = await side(repoDir);
+const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
   for (let i = 0; i < 5; i++) (await measure(self), await measure(other)); // warm-up: JIT

@@ -6,10 +6,10 @@
  * read). A commit writes both in one transaction, then fans its events out in-process.
  */
 import type Database from 'better-sqlite3';
-import { LRUCache } from 'lru-cache';
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
 import { assertRevision, COMPACT_BATCH_ROWS, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS, prefixEnd } from './keys.js';
 import { readEventPages, type ValueSource } from './sqlite-log.js';
+import { RowCache } from './row-cache.js';
 import { openValueCodec, type ValueCodec, type WantedReference } from './value-codec.js';
 import {
   ADDED,
@@ -98,10 +98,7 @@ type RangeStatement = Database.Statement<unknown[], ObjectRow>;
 const VACUUM_THRESHOLD_PAGES = 1024;
 const VACUUM_PAGES_PER_CALL = 256;
 const READ_CACHE_BYTES = 4 * 1024 * 1024;
-/** A value bigger than this is not cached: one big object would push out hundreds of small ones. */
-const READ_CACHE_MAX_ENTRY_BYTES = 64 * 1024;
-/** Rough fixed cost of a cached row (the entry object, its map slots) next to its key and value text. */
-const READ_CACHE_ENTRY_OVERHEAD = 96;
+const READ_CACHE_MAX_ROW_BYTES = 64 * 1024;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {
@@ -146,7 +143,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
    * then rolls back) and dropped by writeOps for every key it writes, before the write: a rollback can only leave
    * a key uncached. This connection is the file's only writer (exclusive lock), so nothing else can make it stale.
    */
-  private readonly readCache?: LRUCache<string, KeyValue>;
+  private readonly readCache?: RowCache;
 
   constructor(
     private readonly db: Database.Database,
@@ -156,11 +153,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.statements = prepareStatements(db);
     const cacheBytes = options.readCacheBytes ?? READ_CACHE_BYTES;
     if (cacheBytes > 0 && options.exclusive !== false) {
-      this.readCache = new LRUCache<string, KeyValue>({
-        maxSize: cacheBytes,
-        maxEntrySize: Math.min(cacheBytes, READ_CACHE_MAX_ENTRY_BYTES),
-        sizeCalculation: (row) => row.key.length + row.value.length + READ_CACHE_ENTRY_OVERHEAD,
-      });
+      this.readCache = new RowCache(cacheBytes, READ_CACHE_MAX_ROW_BYTES);
     }
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
@@ -202,7 +195,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     if (!row) return undefined;
     row.value = this.decode(row.value);
     if (this.readCache && !this.inGroup) {
-      this.readCache.set(key, { key: row.key, value: row.value, revision: row.revision, createRevision: row.createRevision });
+      this.readCache.set({ key: row.key, value: row.value, revision: row.revision, createRevision: row.createRevision });
     }
     return row;
   }
