@@ -74,7 +74,8 @@ export interface SqliteStoreOptions {
   valueReferences?: readonly WantedReference[];
   /**
    * Bytes of recently read current values kept in memory, so a repeated GET skips SQLite and the value decode.
-   * Default 4 MiB; 0 turns it off. It is shared by every workspace of the store and never grows past this.
+   * Default 4 MiB, counted in characters (text outside Latin-1 takes up to twice that); 0 turns it off. It is
+   * shared by every workspace of the store and never grows past this.
    */
   readCacheBytes?: number;
 }
