@@ -165,8 +165,8 @@ describe('GenericStore.update settled (a settler updating the object its create 
       annotations: { ...(ws.metadata?.annotations ?? {}), 'internal.tenancy.kcp.io/cluster': 'c2x' },
       finalizers: [...new Set([...(ws.metadata?.finalizers ?? []), 'core.kcp.io/logicalcluster'])],
     },
-    spec: { ...ws.spec, cluster: 'c2x', URL: 'https://127.0.0.1:6443/clusters/root:w' },
-    status: { ...ws.status, phase: 'Ready', conditions: [{ type: 'WorkspaceScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    spec: { ...(ws.spec as object), cluster: 'c2x', URL: 'https://127.0.0.1:6443/clusters/root:w' },
+    status: { ...(ws.status as object), phase: 'Ready', conditions: [{ type: 'WorkspaceScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
   });
   function createScheduled(input: KubeObject, settled: boolean) {
     const store = createMemoryStore();
@@ -204,7 +204,7 @@ describe('GenericStore.update settled (a settler updating the object its create 
     generic.create(ctx, inputs['a bare Workspace']!);
     const row = generic.getRaw(ctx, 'w');
     const object = generic.get(ctx, 'w');
-    const bad = { ...object, spec: { ...object.spec, URL: 7 } } as KubeObject;
+    const bad = { ...object, spec: { ...(object.spec as object), URL: 7 } } as KubeObject;
     const batch = new WriteBatch();
     expect(refusal(() => generic.update(ctx, 'w', bad, { batch, current: { row, object }, settled: true }))).toMatch(/^422 /);
     expect(batch.size).toBe(0);
