@@ -66,13 +66,6 @@ export interface WriteOptions {
    * a LogicalCluster already Ready). Clients never get this: for them status goes through its subresource.
    */
   withStatus?: boolean;
-  /** Collect the write's storage ops in this batch instead of committing them (see WriteBatch). */
-  batch?: WriteBatch;
-  /**
-   * The stored row and the object decoded from it (as served, never modified), when the caller has just read them:
-   * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
-   */
-  current?: { row: KeyValue; object: KubeObject };
   /**
    * Only for a settler's update of the object its create is storing (see CreateFoldedWrites), with `current` and
    * `batch`: the server built `input` from the object the create pipeline has just checked, adding only fields it
@@ -81,6 +74,13 @@ export interface WriteOptions {
    * for every update. Ignored anywhere else.
    */
   settled?: boolean;
+  /** Collect the write's storage ops in this batch instead of committing them (see WriteBatch). */
+  batch?: WriteBatch;
+  /**
+   * The stored row and the object decoded from it (as served, never modified), when the caller has just read them:
+   * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
+   */
+  current?: { row: KeyValue; object: KubeObject };
 }
 
 /**
