@@ -84,4 +84,28 @@ describe('WatchResponse', () => {
     });
     expect(text).toBe('{"type":"ADDED","object":{}}\n');
   });
+
+  it('delivers the events written in one turn in order, then a failure as the last event before the end', async () => {
+    const url = await serve((sink) => {
+      sink.send('ADDED', '{"n":1}');
+      sink.send('MODIFIED', '{"n":2}');
+      sink.sendLine('{"type":"BOOKMARK","object":{"n":3}}\n');
+      sink.fail('{"kind":"Status","code":500}');
+      expect(sink.send('MODIFIED', '{"n":4}')).toBe(false);
+    });
+    const text = await new Promise<string>((resolve, reject) => {
+      http.get(url, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    expect(text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
+      { type: 'ADDED', object: { n: 1 } },
+      { type: 'MODIFIED', object: { n: 2 } },
+      { type: 'BOOKMARK', object: { n: 3 } },
+      { type: 'ERROR', object: { kind: 'Status', code: 500 } },
+    ]);
+  });
 });
