@@ -23,6 +23,21 @@ function flushDue(): void {
   const now = due;
   due = [];
   for (const response of now) response.flush();
+  lastJoined = undefined;
+}
+
+/**
+ * The last run of frames joined into one write: the watchers of one turn's commits mostly queue the very same frames
+ * (the writer shares them), so the next one reuses the join instead of copying them again.
+ */
+let lastJoined: { frames: Buffer[]; joined: Buffer } | undefined;
+function join(frames: Buffer[], bytes: number): Buffer {
+  if (frames.length === 1) return frames[0]!;
+  const last = lastJoined;
+  if (last && last.frames.length === frames.length && last.frames.every((frame, i) => frame === frames[i])) return last.joined;
+  const joined = Buffer.concat(frames, bytes);
+  lastJoined = { frames, joined };
+  return joined;
 }
 
 export class WatchResponse implements WatchSink {
@@ -30,6 +45,7 @@ export class WatchResponse implements WatchSink {
   /** Frames not yet handed to the socket, in order, and their size. */
   private queued: Buffer[] = [];
   private queuedBytes = 0;
+  private closed = false;
 
   /** `watches`: the server's running watches, each ended at shutdown so that the server can close. */
   constructor(
@@ -41,6 +57,12 @@ export class WatchResponse implements WatchSink {
     this.raw = reply.raw;
     this.raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
     this.raw.flushHeaders();
+    // Frames still queued when the client goes away have nowhere to go.
+    this.raw.on('close', () => {
+      this.closed = true;
+      this.queued = [];
+      this.queuedBytes = 0;
+    });
     if (watches) {
       watches.add(this.end);
       this.raw.on('close', () => watches.delete(this.end));
@@ -83,8 +105,8 @@ export class WatchResponse implements WatchSink {
     const bytes = this.queuedBytes;
     this.queued = [];
     this.queuedBytes = 0;
-    if (this.raw.writableEnded || this.raw.destroyed) return;
-    this.raw.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes));
+    if (this.raw.writableEnded) return;
+    this.raw.write(join(frames, bytes));
   }
 
   onClose(callback: () => void): void {
@@ -99,6 +121,7 @@ export class WatchResponse implements WatchSink {
   }
 
   private queue(frame: Buffer): void {
+    if (this.closed) return;
     if (this.queued.length === 0) {
       if (due.length === 0) setImmediate(flushDue);
       due.push(this);
