@@ -23,6 +23,18 @@ async function serve(use: (sink: WatchResponse, watches: Set<() => void>) => voi
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/watch`;
 }
 
+/** The whole body of a response that ends. */
+function readAll(url: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    http.get(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
+
 describe('WatchResponse', () => {
   it('streams every event to a watcher that reads, then ends', async () => {
     const sent: boolean[] = [];
@@ -74,14 +86,7 @@ describe('WatchResponse', () => {
       sink.send('ADDED', '{}');
       for (const end of watches) end();
     });
-    const text = await new Promise<string>((resolve, reject) => {
-      http.get(url, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+    const text = await readAll(url);
     expect(text).toBe('{"type":"ADDED","object":{}}\n');
   });
 
@@ -93,14 +98,7 @@ describe('WatchResponse', () => {
       sink.fail('{"kind":"Status","code":500}');
       expect(sink.send('MODIFIED', '{"n":4}')).toBe(false);
     });
-    const text = await new Promise<string>((resolve, reject) => {
-      http.get(url, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+    const text = await readAll(url);
     expect(text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
       { type: 'ADDED', object: { n: 1 } },
       { type: 'MODIFIED', object: { n: 2 } },

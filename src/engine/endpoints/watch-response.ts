@@ -22,8 +22,11 @@ let due: WatchResponse[] = [];
 function flushDue(): void {
   const now = due;
   due = [];
-  for (const response of now) response.flush();
-  lastJoined = undefined;
+  try {
+    for (const response of now) response.flush();
+  } finally {
+    lastJoined = undefined;
+  }
 }
 
 /**
