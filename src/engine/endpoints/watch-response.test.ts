@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../testing/wait-for.js';
 import { maxUnreadWatchBytes, WatchResponse } from './watch-response.js';
 
 // JSON lines, as a watch of application/json writes them.
@@ -106,4 +107,32 @@ describe('WatchResponse', () => {
       { type: 'ERROR', object: { kind: 'Status', code: 500 } },
     ]);
   });
+
+  it('cuts a stream whose write throws and still delivers the other watchers\' events of that turn', async () => {
+    const sinks: WatchResponse[] = [];
+    const url = await serve((sink) => {
+      sinks.push(sink);
+      if (sinks.length < 2) return;
+      // The first stream's socket refuses the write; both have an event queued in this turn.
+      const raw = (sinks[0] as unknown as { raw: { write: () => never } }).raw;
+      raw.write = () => {
+        throw new Error('refused');
+      };
+      for (const s of sinks) s.send('ADDED', '{}');
+      setImmediate(() => sinks[1]!.end());
+    });
+    const first = new Promise<string>((resolve) => {
+      http.get(url, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('error', () => resolve(`cut after ${JSON.stringify(body)}`));
+        res.on('end', () => resolve(`ended after ${JSON.stringify(body)}`));
+      }).on('error', () => resolve('cut'));
+    });
+    await waitFor(() => sinks.length === 1);
+    const second = await readAll(url);
+    expect(second).toBe('{"type":"ADDED","object":{}}\n');
+    expect(await first).toMatch(/^cut/);
+  });
 });
+

@@ -22,11 +22,15 @@ let due: WatchResponse[] = [];
 function flushDue(): void {
   const now = due;
   due = [];
-  try {
-    for (const response of now) response.flush();
-  } finally {
-    lastJoined = undefined;
+  for (const response of now) {
+    try {
+      response.flush();
+    } catch {
+      // A stream that cannot take a write is cut (its client resumes from its last resourceVersion); the rest go on.
+      response.abandon();
+    }
   }
+  lastJoined = undefined;
 }
 
 /**
@@ -110,6 +114,14 @@ export class WatchResponse implements WatchSink {
     this.queuedBytes = 0;
     if (this.raw.writableEnded) return;
     this.raw.write(join(frames, bytes));
+  }
+
+  /** Drops what is queued and closes the connection. */
+  abandon(): void {
+    this.closed = true;
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.raw.destroy();
   }
 
   onClose(callback: () => void): void {
