@@ -29,10 +29,10 @@ export interface RenderOptions {
   query: URLSearchParams;
 }
 
-/** A rendered answer: the bytes and their Content-Type. */
+/** A rendered answer: its text (JSON, YAML) or bytes (protobuf) and their Content-Type. */
 export interface Answer {
   contentType: string;
-  body: Buffer;
+  body: string | Buffer;
 }
 
 /** Kube's typed kinds (served in protobuf, typed lists); custom resources and kcp's CRD-based kinds are not. */
@@ -93,10 +93,10 @@ export function encodeAnswer(value: unknown, format: Negotiated): Answer {
     case 'protobuf':
       return { contentType, body: kubeProtobuf.encode((typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>) };
     case 'yaml':
-      return { contentType, body: Buffer.from(toYaml(typeof value === 'string' ? JSON.parse(value) : value)) };
+      return { contentType, body: toYaml(typeof value === 'string' ? JSON.parse(value) : value) };
     default: {
       const text = typeof value === 'string' ? value : JSON.stringify(value);
-      return { contentType, body: Buffer.from(format.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text) };
+      return { contentType, body: format.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text };
     }
   }
 }

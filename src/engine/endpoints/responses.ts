@@ -11,14 +11,19 @@ export function sendJson(reply: FastifyReply, code: number, body: unknown): Fast
 
 /**
  * A body with exactly this Content-Type, as kube-apiserver spells it (`application/json`, no charset): fastify
- * rewrites the Content-Type of a string body it sees as JSON or text (adds `; charset=utf-8`, quotes parameters),
- * never that of a Buffer.
+ * rewrites the Content-Type of a string body it sees as JSON (adds `; charset=utf-8`, quotes parameters) unless the
+ * reply has a serializer of its own, so a string goes through one that passes it on as it is. Strings are not made
+ * Buffers: Node writes a string body in one chunk with the response's head, a Buffer as a second one (measurably
+ * more CPU per answer over TLS).
  */
 export function sendBody(reply: FastifyReply, code: number, contentType: string, body: string | Buffer): FastifyReply {
-  return reply
-    .code(code)
-    .header('content-type', contentType)
-    .send(typeof body === 'string' ? Buffer.from(body) : body);
+  reply.code(code).header('content-type', contentType);
+  if (typeof body === 'string') reply.serializer(asIs);
+  return reply.send(body);
+}
+
+function asIs(text: string): string {
+  return text;
 }
 
 export function sendAnswer(reply: FastifyReply, code: number, answer: Answer): FastifyReply {
