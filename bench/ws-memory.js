@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+// What stays resident as workspaces accumulate: one kcpt (with bench/lib/server-hook.js) gets fan-out-7 trees of
+// workspaces under root until each --steps total is reached; at each step every watch is closed, the server GCs and
+// the bench records its RSS split by kind (/proc/<pid>/status: anonymous memory vs mapped files), V8's committed and
+// used heap per space, and with --snapshots a heap snapshot summarised by constructor. The slope between two steps
+// is what one more workspace costs; what is left over at the first step is the fixed part. Then the server is
+// stopped, the database's rows and bytes per workspace read, and --restarts restarts timed to /readyz.
+//
+//   node bench/ws-memory.js [--steps 2000,10000,50000] [--fanout 7] [--concurrency 16] [--snapshots]
+//                           [--restarts N] [--keep DIR: leave the root directory there]
+//                           [--node-arg=--max-semi-space-size=1 ...] [--kcpt-arg=--flag ...] [--json FILE]
+//   (environment such as MALLOC_ARENA_MAX is passed through to kcpt)
+import { readFileSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { client, startHooked } from './lib/kcpt.js';
+import { createWorkspaces, treePlan } from './lib/workspace-driver.js';
+import { fmtNum, log, median, procCpuMs, removeDir, sleep, tempDir } from './lib/util.js';
+import { timeStart } from './startup.js';
+import Database from 'better-sqlite3';
+
+const MiB = 2 ** 20;
+
+/** VmRSS and its anonymous / file / shared-memory parts, in bytes. */
+function procMemory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile'), shmem: kib('RssShmem') };
+}
+
+/** Self size by constructor (objects) or node type (strings, code, arrays…) of a V8 heap snapshot file. */
+function summarizeSnapshot(file) {
+  const snap = JSON.parse(readFileSync(file, 'utf8'));
+  const fields = snap.snapshot.meta.node_fields;
+  const types = snap.snapshot.meta.node_types[0];
+  const width = fields.length;
+  const iType = fields.indexOf('type');
+  const iName = fields.indexOf('name');
+  const iSize = fields.indexOf('self_size');
+  const byKey = new Map();
+  const nodes = snap.nodes;
+  for (let i = 0; i < nodes.length; i += width) {
+    const type = types[nodes[i + iType]];
+    const key = type === 'object' || type === 'closure' ? `${type}:${snap.strings[nodes[i + iName]]}` : type;
+    const e = byKey.get(key) ?? { count: 0, bytes: 0 };
+    e.count++;
+    e.bytes += nodes[i + iSize];
+    byKey.set(key, e);
+  }
+  return byKey;
+}
+
+function diffSummaries(a, b, top = 15) {
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  const rows = [];
+  for (const k of keys) {
+    const x = a.get(k) ?? { count: 0, bytes: 0 };
+    const y = b.get(k) ?? { count: 0, bytes: 0 };
+    rows.push({ key: k, dCount: y.count - x.count, dBytes: y.bytes - x.bytes });
+  }
+  return rows.sort((p, q) => Math.abs(q.dBytes) - Math.abs(p.dBytes)).slice(0, top);
+}
+
+export async function runWsMemory(o) {
+  const dir = tempDir('kcpt-bench-wsmem-');
+  const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  const server = await startHooked({ rootDir: dir, nodeArgs: o.nodeArgs, extraArgs: o.kcptArgs, timeoutMs: 120_000 });
+  const c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: true });
+  const points = [];
+  const summaries = [];
+  const measure = async (count) => {
+    await sleep(1000);
+    const mu = await server.hook('gc');
+    const hs = await server.hook('heap-spaces');
+    const pm = procMemory(server.child.pid);
+    const spaces = Object.fromEntries(hs.spaces.map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }]));
+    const p = { count, ...pm, heapTotal: mu.heapTotal, heapUsed: mu.heapUsed, external: mu.external, arrayBuffers: mu.arrayBuffers, mallocedMemory: hs.heap.malloced_memory, spaces };
+    if (o.snapshots) {
+      const file = path.join(dir, `snap-${count}.heapsnapshot`);
+      await server.hook(`heap-snapshot ${file}`, 600_000);
+      summaries.push(summarizeSnapshot(file));
+      removeDir(file);
+    }
+    points.push(p);
+    log(`  ${fmtNum(count)} workspaces, after GC: RSS ${fmtNum(p.rss / MiB, 1)} MiB (anon ${fmtNum(p.anon / MiB, 1)}, file ${fmtNum(p.file / MiB, 1)}), V8 committed ${fmtNum(p.heapTotal / MiB, 1)} / used ${fmtNum(p.heapUsed / MiB, 1)} MiB, external ${fmtNum(p.external / MiB, 1)} MiB, V8 malloced ${fmtNum(p.mallocedMemory / MiB, 1)} MiB`);
+    log(`    spaces (committed/used MiB): ${Object.entries(spaces).map(([k, v]) => `${k.replace('_space', '')} ${fmtNum(v.size / MiB, 1)}/${fmtNum(v.used / MiB, 1)}`).join(', ')}`);
+  };
+  try {
+    await measure(0);
+    let total = 0;
+    for (const [k, step] of o.steps.entries()) {
+      const n = step - total;
+      const cpu0 = procCpuMs(server.child.pid);
+      const r = await createWorkspaces({ server, c, agent, basePath: 'root', prefix: `m${k}x`, plan: treePlan(n, o.fanout), concurrency: o.concurrency, wildcardWatch: true });
+      total = step;
+      log(`  +${fmtNum(n)} (tree under root): ${fmtNum(r.rate)} ws/s, server CPU ${fmtNum(((procCpuMs(server.child.pid) - cpu0) * 1000) / n)} us per workspace`);
+      await measure(total);
+    }
+  } finally {
+    c.close();
+    agent.destroy();
+    await server.stop();
+  }
+  const db = path.join(dir, 'root', 'kcpt.db');
+  const dbBytes = statSync(db).size + (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
+  const rows = (() => {
+    const h = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      const n = (sql) => h.prepare(sql).pluck().get();
+      return { objects: n('SELECT count(*) FROM objects'), events: n('SELECT count(*) FROM events'), livePages: n('PRAGMA page_count') - n('PRAGMA freelist_count') };
+    } finally {
+      h.close();
+    }
+  })();
+  log(`  database: ${fmtNum(dbBytes / MiB, 1)} MiB, ${fmtNum(rows.objects)} rows and ${fmtNum(rows.events)} events (${fmtNum(rows.objects / points.at(-1).count, 2)} rows per workspace)`);
+  const restarts = [];
+  for (let i = 0; i < o.restarts; i++) restarts.push((await timeStart({ rootDir: path.join(dir, 'root'), timeoutMs: 120_000 })).readyMs);
+  if (restarts.length) log(`  restart with ${fmtNum(points.at(-1).count)} workspaces -> /readyz: ${restarts.map((x) => x.toFixed(0)).join(', ')} ms`);
+  const first = points[1];
+  const last = points.at(-1);
+  const slope = (key) => (last[key] - first[key]) / (last.count - first.count);
+  const result = {
+    options: o,
+    points,
+    slopeRss: slope('rss'),
+    slopeAnon: slope('anon'),
+    slopeHeapUsed: slope('heapUsed'),
+    slopeHeapTotal: slope('heapTotal'),
+    dbBytesPerWs: dbBytes / last.count,
+    rows,
+    restartMs: restarts.length ? median(restarts) : undefined,
+    loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+  };
+  log(`  slope ${fmtNum(first.count)} -> ${fmtNum(last.count)}: RSS ${fmtNum(result.slopeRss)} B/ws (anon ${fmtNum(result.slopeAnon)}), V8 used ${fmtNum(result.slopeHeapUsed)} B/ws, committed ${fmtNum(result.slopeHeapTotal)} B/ws; database ${fmtNum(dbBytes / 1024 / last.count, 2)} KiB/ws`);
+  const fixed = last.rss - result.slopeRss * last.count;
+  result.projectedRssPerWsAt1M = (fixed + Math.max(0, result.slopeRss) * 1e6) / 1e6;
+  log(`  projected to 1,000,000: fixed ${fmtNum(fixed / MiB, 1)} MiB + ${fmtNum(Math.max(0, result.slopeRss))} B/ws = ${fmtNum(result.projectedRssPerWsAt1M)} B per workspace (total RSS / count)`);
+  if (summaries.length >= 3) {
+    result.heapGrowth = diffSummaries(summaries[1], summaries.at(-1));
+    log(`  heap growth by constructor, ${fmtNum(first.count)} -> ${fmtNum(last.count)} workspaces (self bytes, count):`);
+    for (const r of result.heapGrowth) log(`    ${r.key.padEnd(48)} ${fmtNum(r.dBytes).padStart(12)} B ${fmtNum(r.dCount).padStart(9)}`);
+  }
+  if (o.keep) log(`  root directory kept: ${dir}`);
+  else removeDir(dir);
+  return result;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({
+    options: {
+      steps: { type: 'string', default: '2000,10000,50000' },
+      fanout: { type: 'string', default: '7' },
+      concurrency: { type: 'string', default: '16' },
+      snapshots: { type: 'boolean', default: false },
+      'node-arg': { type: 'string', multiple: true, default: [] },
+      'kcpt-arg': { type: 'string', multiple: true, default: [] },
+      json: { type: 'string' },
+      restarts: { type: 'string', default: '0' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const o = {
+    steps: values.steps.split(',').map(Number),
+    fanout: Number(values.fanout),
+    concurrency: Number(values.concurrency),
+    snapshots: values.snapshots,
+    nodeArgs: values['node-arg'],
+    kcptArgs: values['kcpt-arg'],
+    restarts: Number(values.restarts),
+    keep: values.keep,
+  };
+  log(`kcpt workspace memory by count - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; server node args [${o.nodeArgs.join(' ')}], MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '-'}`);
+  const r = await runWsMemory(o);
+  if (values.json) writeFileSync(values.json, JSON.stringify(r, null, 2));
+  process.exit(0);
+}
