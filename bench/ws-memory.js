@@ -4,13 +4,14 @@
 // the bench records its RSS split by kind (/proc/<pid>/status: anonymous memory vs mapped files), V8's committed and
 // used heap per space, and with --snapshots a heap snapshot summarised by constructor. The slope between two steps
 // is what one more workspace costs; what is left over at the first step is the fixed part. Then the server is
-// stopped, the database's rows and bytes per workspace read, and --restarts restarts timed to /readyz.
+// stopped, the database's rows and bytes per workspace read (--compact: again after a start that compacts the
+// whole watch history away), and --restarts restarts timed to /readyz. --keep leaves the root directory.
 //
 //   node bench/ws-memory.js [--steps 2000,10000,50000] [--fanout 7] [--concurrency 16] [--snapshots]
-//                           [--restarts N] [--keep DIR: leave the root directory there]
+//                           [--restarts N] [--compact] [--keep]
 //                           [--node-arg=--max-semi-space-size=1 ...] [--kcpt-arg=--flag ...] [--json FILE]
 //   (environment such as MALLOC_ARENA_MAX is passed through to kcpt)
-import { readFileSync, statSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +20,7 @@ import { client, startHooked } from './lib/kcpt.js';
 import { createWorkspaces, treePlan } from './lib/workspace-driver.js';
 import { fmtNum, log, median, procCpuMs, removeDir, sleep, tempDir } from './lib/util.js';
 import { timeStart } from './startup.js';
-import Database from 'better-sqlite3';
+import { compactWatchHistory, dbStats } from './workspaces.js';
 
 const MiB = 2 ** 20;
 
@@ -103,18 +104,15 @@ export async function runWsMemory(o) {
     agent.destroy();
     await server.stop();
   }
-  const db = path.join(dir, 'root', 'kcpt.db');
-  const dbBytes = statSync(db).size + (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
-  const rows = (() => {
-    const h = new Database(db, { readonly: true, fileMustExist: true });
-    try {
-      const n = (sql) => h.prepare(sql).pluck().get();
-      return { objects: n('SELECT count(*) FROM objects'), events: n('SELECT count(*) FROM events'), livePages: n('PRAGMA page_count') - n('PRAGMA freelist_count') };
-    } finally {
-      h.close();
-    }
-  })();
-  log(`  database: ${fmtNum(dbBytes / MiB, 1)} MiB, ${fmtNum(rows.objects)} rows and ${fmtNum(rows.events)} events (${fmtNum(rows.objects / points.at(-1).count, 2)} rows per workspace)`);
+  const count = points.at(-1).count;
+  const disk = dbStats(dir);
+  log(`  database after creation: ${fmtNum(disk.bytes / 1024 / count, 2)} KiB per workspace; ${fmtNum(disk.objects)} rows (${fmtNum(disk.objects / count, 2)} per workspace), ${fmtNum(disk.events)} logged events`);
+  let compacted;
+  if (o.compact) {
+    const seconds = await compactWatchHistory(dir);
+    compacted = dbStats(dir);
+    log(`  database after the watch history is compacted (${seconds.toFixed(0)} s): ${fmtNum(compacted.bytes / 1024 / count, 2)} KiB per workspace (live pages ${fmtNum(compacted.liveBytes / 1024 / count, 2)} KiB; rows ${fmtNum(compacted.objectBytes / count)} B, ${fmtNum(compacted.events)} events left)`);
+  }
   const restarts = [];
   for (let i = 0; i < o.restarts; i++) restarts.push((await timeStart({ rootDir: path.join(dir, 'root'), timeoutMs: 120_000 })).readyMs);
   if (restarts.length) log(`  restart with ${fmtNum(points.at(-1).count)} workspaces -> /readyz: ${restarts.map((x) => x.toFixed(0)).join(', ')} ms`);
@@ -128,12 +126,14 @@ export async function runWsMemory(o) {
     slopeAnon: slope('anon'),
     slopeHeapUsed: slope('heapUsed'),
     slopeHeapTotal: slope('heapTotal'),
-    dbBytesPerWs: dbBytes / last.count,
-    rows,
+    diskPerWs: disk.bytes / count,
+    rowsPerWs: disk.objects / count,
+    diskPerWsCompacted: compacted ? compacted.bytes / count : undefined,
+    livePerWsCompacted: compacted ? compacted.liveBytes / count : undefined,
     restartMs: restarts.length ? median(restarts) : undefined,
     loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '),
   };
-  log(`  slope ${fmtNum(first.count)} -> ${fmtNum(last.count)}: RSS ${fmtNum(result.slopeRss)} B/ws (anon ${fmtNum(result.slopeAnon)}), V8 used ${fmtNum(result.slopeHeapUsed)} B/ws, committed ${fmtNum(result.slopeHeapTotal)} B/ws; database ${fmtNum(dbBytes / 1024 / last.count, 2)} KiB/ws`);
+  log(`  slope ${fmtNum(first.count)} -> ${fmtNum(last.count)}: RSS ${fmtNum(result.slopeRss)} B/ws (anon ${fmtNum(result.slopeAnon)}), V8 used ${fmtNum(result.slopeHeapUsed)} B/ws, committed ${fmtNum(result.slopeHeapTotal)} B/ws`);
   const fixed = last.rss - result.slopeRss * last.count;
   result.projectedRssPerWsAt1M = (fixed + Math.max(0, result.slopeRss) * 1e6) / 1e6;
   log(`  projected to 1,000,000: fixed ${fmtNum(fixed / MiB, 1)} MiB + ${fmtNum(Math.max(0, result.slopeRss))} B/ws = ${fmtNum(result.projectedRssPerWsAt1M)} B per workspace (total RSS / count)`);
@@ -159,6 +159,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       json: { type: 'string' },
       restarts: { type: 'string', default: '0' },
       keep: { type: 'boolean', default: false },
+      compact: { type: 'boolean', default: false },
     },
   });
   const o = {
@@ -170,6 +171,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     kcptArgs: values['kcpt-arg'],
     restarts: Number(values.restarts),
     keep: values.keep,
+    compact: values.compact,
   };
   log(`kcpt workspace memory by count - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; server node args [${o.nodeArgs.join(' ')}], MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '-'}`);
   const r = await runWsMemory(o);
