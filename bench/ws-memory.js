@@ -9,6 +9,7 @@
 //
 //   node bench/ws-memory.js [--steps 2000,10000,50000] [--fanout 7] [--concurrency 16] [--snapshots]
 //                           [--restarts N] [--compact] [--keep]
+//                           [--idle S: seconds the server idles after each step before it is measured; default 1]
 //                           [--node-arg=--max-semi-space-size=1 ...] [--kcpt-arg=--flag ...] [--json FILE]
 //   (environment such as MALLOC_ARENA_MAX is passed through to kcpt)
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -31,29 +32,58 @@ function procMemory(pid) {
   return { rss: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile'), shmem: kib('RssShmem') };
 }
 
-/** Self size by constructor (objects) or node type (strings, code, arrays…) of a V8 heap snapshot file. */
+/**
+ * A V8 heap snapshot file summarised: self size by constructor (objects, closures) or node type (strings, code,
+ * arrays…), and the strings it holds with what retains each (`<owner type>:<owner name>.<edge>`), so that two
+ * snapshots show which strings are new and who keeps them.
+ */
 function summarizeSnapshot(file) {
   const snap = JSON.parse(readFileSync(file, 'utf8'));
   const fields = snap.snapshot.meta.node_fields;
   const types = snap.snapshot.meta.node_types[0];
+  const edgeFields = snap.snapshot.meta.edge_fields;
+  const edgeTypes = snap.snapshot.meta.edge_types[0];
   const width = fields.length;
+  const eWidth = edgeFields.length;
   const iType = fields.indexOf('type');
   const iName = fields.indexOf('name');
   const iSize = fields.indexOf('self_size');
+  const iEdges = fields.indexOf('edge_count');
   const byKey = new Map();
   const nodes = snap.nodes;
-  for (let i = 0; i < nodes.length; i += width) {
+  const edges = snap.edges;
+  const keyOf = (i) => {
     const type = types[nodes[i + iType]];
-    const key = type === 'object' || type === 'closure' ? `${type}:${snap.strings[nodes[i + iName]]}` : type;
+    return type === 'object' || type === 'closure' ? `${type}:${snap.strings[nodes[i + iName]]}` : type;
+  };
+  for (let i = 0; i < nodes.length; i += width) {
+    const key = keyOf(i);
     const e = byKey.get(key) ?? { count: 0, bytes: 0 };
     e.count++;
     e.bytes += nodes[i + iSize];
     byKey.set(key, e);
   }
-  return byKey;
+  // string value -> one retainer, found by walking every edge once
+  const strings = new Map();
+  let edge = 0;
+  for (let i = 0; i < nodes.length; i += width) {
+    const n = nodes[i + iEdges];
+    for (let k = 0; k < n; k++, edge += eWidth) {
+      const to = edges[edge + 2];
+      if (types[nodes[to + iType]] !== 'string') continue;
+      const value = snap.strings[nodes[to + iName]];
+      if (strings.has(value)) continue;
+      const eType = edgeTypes[edges[edge]];
+      const eName = eType === 'element' || eType === 'hidden' ? `[${edges[edge + 1]}]` : snap.strings[edges[edge + 1]];
+      strings.set(value, `${keyOf(i)}.${eName}`);
+    }
+  }
+  return { byKey, strings };
 }
 
-function diffSummaries(a, b, top = 15) {
+function diffSummaries(sa, sb, top = 15) {
+  const a = sa.byKey;
+  const b = sb.byKey;
   const keys = new Set([...a.keys(), ...b.keys()]);
   const rows = [];
   for (const k of keys) {
@@ -72,7 +102,7 @@ export async function runWsMemory(o) {
   const points = [];
   const summaries = [];
   const measure = async (count) => {
-    await sleep(1000);
+    await sleep(count === 0 ? 1000 : o.idleSeconds * 1000);
     const mu = await server.hook('gc');
     const hs = await server.hook('heap-spaces');
     const pm = procMemory(server.child.pid);
@@ -141,6 +171,18 @@ export async function runWsMemory(o) {
     result.heapGrowth = diffSummaries(summaries[1], summaries.at(-1));
     log(`  heap growth by constructor, ${fmtNum(first.count)} -> ${fmtNum(last.count)} workspaces (self bytes, count):`);
     for (const r of result.heapGrowth) log(`    ${r.key.padEnd(48)} ${fmtNum(r.dBytes).padStart(12)} B ${fmtNum(r.dCount).padStart(9)}`);
+    const before = summaries[1].strings;
+    const byRetainer = new Map();
+    for (const [value, retainer] of summaries.at(-1).strings) {
+      if (before.has(value)) continue;
+      const e = byRetainer.get(retainer) ?? { count: 0, samples: [] };
+      e.count++;
+      if (e.samples.length < 3) e.samples.push(value.slice(0, 60));
+      byRetainer.set(retainer, e);
+    }
+    result.newStrings = [...byRetainer].sort((x, y) => y[1].count - x[1].count).slice(0, 12);
+    log(`  strings new at ${fmtNum(last.count)}, by what retains them:`);
+    for (const [retainer, e] of result.newStrings) log(`    ${fmtNum(e.count).padStart(7)}  ${retainer}  e.g. ${e.samples.map((x) => JSON.stringify(x)).join(', ')}`);
   }
   if (o.keep) log(`  root directory kept: ${dir}`);
   else removeDir(dir);
@@ -160,6 +202,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       restarts: { type: 'string', default: '0' },
       keep: { type: 'boolean', default: false },
       compact: { type: 'boolean', default: false },
+      idle: { type: 'string', default: '1' },
     },
   });
   const o = {
@@ -172,6 +215,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     restarts: Number(values.restarts),
     keep: values.keep,
     compact: values.compact,
+    idleSeconds: Number(values.idle),
   };
   log(`kcpt workspace memory by count - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; server node args [${o.nodeArgs.join(' ')}], MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '-'}`);
   const r = await runWsMemory(o);
