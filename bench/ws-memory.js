@@ -11,13 +11,14 @@
 //                           [--restarts N] [--compact] [--keep]
 //                           [--idle S: seconds the server idles after each step before it is measured; default 1]
 //                           [--node-arg=--max-semi-space-size=1 ...] [--kcpt-arg=--flag ...] [--json FILE]
-//   (environment such as MALLOC_ARENA_MAX is passed through to kcpt)
+//   (environment such as MALLOC_ARENA_MAX is passed through to kcpt; restarts alternate with restarts of an empty root
+//    directory, and report the server's CPU at ready beside the wall clock)
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { client, startHooked } from './lib/kcpt.js';
+import { client, startHooked, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, treePlan } from './lib/workspace-driver.js';
 import { fmtNum, log, median, procCpuMs, removeDir, sleep, tempDir } from './lib/util.js';
 import { timeStart } from './startup.js';
@@ -143,9 +144,21 @@ export async function runWsMemory(o) {
     compacted = dbStats(dir);
     log(`  database after the watch history is compacted (${seconds.toFixed(0)} s): ${fmtNum(compacted.bytes / 1024 / count, 2)} KiB per workspace (live pages ${fmtNum(compacted.liveBytes / 1024 / count, 2)} KiB; rows ${fmtNum(compacted.objectBytes / count)} B, ${fmtNum(compacted.events)} events left)`);
   }
+  // Interleaved with restarts of an empty root directory (started once before): on a loaded box the wall clock
+  // says little, the server's CPU at ready (user + sys) what start-up spends on the count.
   const restarts = [];
-  for (let i = 0; i < o.restarts; i++) restarts.push((await timeStart({ rootDir: path.join(dir, 'root'), timeoutMs: 120_000 })).readyMs);
-  if (restarts.length) log(`  restart with ${fmtNum(points.at(-1).count)} workspaces -> /readyz: ${restarts.map((x) => x.toFixed(0)).join(', ')} ms`);
+  const emptyRestarts = [];
+  if (o.restarts > 0) {
+    const emptyDir = tempDir('kcpt-bench-wsmem-empty-');
+    await (await startKcpt({ rootDir: emptyDir, timeoutMs: 120_000 })).stop();
+    for (let i = 0; i < o.restarts; i++) {
+      emptyRestarts.push(await timeStart({ rootDir: path.join(emptyDir, 'root'), timeoutMs: 120_000 }));
+      restarts.push(await timeStart({ rootDir: path.join(dir, 'root'), timeoutMs: 120_000 }));
+    }
+    removeDir(emptyDir);
+  }
+  const fmtRuns = (runs) => runs.map((r) => `${r.readyMs.toFixed(0)} ms (CPU ${r.cpuMs.toFixed(0)} ms)`).join(', ');
+  if (restarts.length) log(`  restart -> /readyz with ${fmtNum(count)} workspaces: ${fmtRuns(restarts)}; the same server on an empty root directory: ${fmtRuns(emptyRestarts)}`);
   const first = points[1];
   const last = points.at(-1);
   const slope = (key) => (last[key] - first[key]) / (last.count - first.count);
@@ -160,13 +173,18 @@ export async function runWsMemory(o) {
     rowsPerWs: disk.objects / count,
     diskPerWsCompacted: compacted ? compacted.bytes / count : undefined,
     livePerWsCompacted: compacted ? compacted.liveBytes / count : undefined,
-    restartMs: restarts.length ? median(restarts) : undefined,
+    restartMs: restarts.length ? median(restarts.map((r) => r.readyMs)) : undefined,
+    restartCpuMs: restarts.length ? median(restarts.map((r) => r.cpuMs)) : undefined,
+    emptyRestartMs: emptyRestarts.length ? median(emptyRestarts.map((r) => r.readyMs)) : undefined,
+    emptyRestartCpuMs: emptyRestarts.length ? median(emptyRestarts.map((r) => r.cpuMs)) : undefined,
     loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '),
   };
-  log(`  slope ${fmtNum(first.count)} -> ${fmtNum(last.count)}: RSS ${fmtNum(result.slopeRss)} B/ws (anon ${fmtNum(result.slopeAnon)}), V8 used ${fmtNum(result.slopeHeapUsed)} B/ws, committed ${fmtNum(result.slopeHeapTotal)} B/ws`);
-  const fixed = last.rss - result.slopeRss * last.count;
-  result.projectedRssPerWsAt1M = (fixed + Math.max(0, result.slopeRss) * 1e6) / 1e6;
-  log(`  projected to 1,000,000: fixed ${fmtNum(fixed / MiB, 1)} MiB + ${fmtNum(Math.max(0, result.slopeRss))} B/ws = ${fmtNum(result.projectedRssPerWsAt1M)} B per workspace (total RSS / count)`);
+  if (points.length >= 3) {
+    log(`  slope ${fmtNum(first.count)} -> ${fmtNum(last.count)}: RSS ${fmtNum(result.slopeRss)} B/ws (anon ${fmtNum(result.slopeAnon)}), V8 used ${fmtNum(result.slopeHeapUsed)} B/ws, committed ${fmtNum(result.slopeHeapTotal)} B/ws`);
+    const fixed = last.rss - result.slopeRss * last.count;
+    result.projectedRssPerWsAt1M = (fixed + Math.max(0, result.slopeRss) * 1e6) / 1e6;
+    log(`  projected to 1,000,000: fixed ${fmtNum(fixed / MiB, 1)} MiB + ${fmtNum(Math.max(0, result.slopeRss))} B/ws = ${fmtNum(result.projectedRssPerWsAt1M)} B per workspace (total RSS / count)`);
+  }
   if (summaries.length >= 3) {
     result.heapGrowth = diffSummaries(summaries[1], summaries.at(-1));
     log(`  heap growth by constructor, ${fmtNum(first.count)} -> ${fmtNum(last.count)} workspaces (self bytes, count):`);
