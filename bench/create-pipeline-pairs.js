@@ -36,13 +36,19 @@ async function side(dir) {
   generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bench' } });
   const ctx = { rt: configMaps, cluster: 'c1', namespace: 'bench' };
   let n = 0;
+  // A fresh object per create, handed over as the HTTP handler hands over the body it decoded (`ownsInput`; a
+  // checkout that does not know the option copies it).
   const create = () =>
-    generic.create(ctx, {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `cm-${n++}`, namespace: 'bench', labels: { app: 'kcpt-bench', tier: 'backend' } },
-      data: { 'config.yaml': 'x'.repeat(560) },
-    });
+    generic.create(
+      ctx,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${n++}`, namespace: 'bench', labels: { app: 'kcpt-bench', tier: 'backend' } },
+        data: { 'config.yaml': 'x'.repeat(560) },
+      },
+      { ownsInput: true },
+    );
   return { create, close: () => store.close() };
 }
 

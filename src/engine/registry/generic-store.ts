@@ -73,6 +73,8 @@ export interface WriteOptions {
    * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
    */
   current?: { row: KeyValue; object: KubeObject };
+  /** create only: the input is the caller's to give (a request body decoded for this write), changed in place, not copied. */
+  ownsInput?: boolean;
 }
 
 /**
@@ -202,7 +204,7 @@ export class GenericStore {
    */
   createStored(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): { object: KubeObject; stored?: string } {
     const { rt } = ctx;
-    const obj = structuredClone(input);
+    const obj = opts.ownsInput ? input : structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
     if (meta.resourceVersion) {
