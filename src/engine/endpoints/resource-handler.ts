@@ -133,7 +133,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query, 'UpdateOptions'), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
-      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager, ownsInput: true });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendAnswer(reply, 200, renderObject(rt, updated, render));
     }

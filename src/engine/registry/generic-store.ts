@@ -73,7 +73,7 @@ export interface WriteOptions {
    * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
    */
   current?: { row: KeyValue; object: KubeObject };
-  /** create only: the input is the caller's to give (a request body decoded for this write), changed in place, not copied. */
+  /** The input is the caller's to give (a request body decoded for this write): changed in place, not copied. */
   ownsInput?: boolean;
 }
 
@@ -310,7 +310,7 @@ export class GenericStore {
     const held = opts.current?.row.key === this.key(ctx, name) ? opts.current : undefined;
     const current = held?.row ?? this.getRaw(ctx, name);
     const old = held?.object ?? fromStorage(rt, decodeStored(current));
-    let obj = structuredClone(input);
+    let obj = opts.ownsInput ? input : structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
     if (meta.name && meta.name !== name) {
