@@ -38,7 +38,9 @@ export function jsonListBody(head: string, items: readonly StoredItem[], typed: 
   for (let i = 0; i < items.length; i++) size += Buffer.byteLength(items[i]!.value) + ITEM_OVERHEAD;
   let body = Buffer.allocUnsafe(size);
   let at = body.write(head, 0);
-  at += body.write(',"items":[', at, 'latin1');
+  // ASCII pieces are written as UTF-8 too: the same bytes, and Buffer#write's fast path (any other encoding name
+  // is looked up on every call).
+  at += body.write(',"items":[', at);
   for (let i = 0; i < items.length; i++) {
     const { value, revision } = items[i]!;
     if (i > 0) body[at++] = 0x2c; // ,
@@ -46,9 +48,7 @@ export function jsonListBody(head: string, items: readonly StoredItem[], typed: 
     if (bodyAt !== -1 && (!typed || isTypeMetaHead(value, bodyAt))) {
       const version = `"resourceVersion":"${revision}"${value.charCodeAt(bodyAt) === 0x7d ? '' : ','}`;
       // A typed list's item starts at its metadata; anything else keeps what precedes it (apiVersion and kind).
-      if (typed) at += body.write('{"metadata":{', at, 'latin1');
-      else at += body.write(value.slice(0, bodyAt), at);
-      at += body.write(version, at, 'latin1');
+      at += body.write(typed ? `{"metadata":{${version}` : `${value.slice(0, bodyAt)}${version}`, at);
       at += body.write(value.slice(bodyAt), at);
       continue;
     }
@@ -59,7 +59,7 @@ export function jsonListBody(head: string, items: readonly StoredItem[], typed: 
     if (needed > body.length) body = Buffer.concat([body.subarray(0, at)], needed + size);
     at += body.write(item, at);
   }
-  at += body.write(']}', at, 'latin1');
+  at += body.write(']}', at);
   return body.subarray(0, at);
 }
 
