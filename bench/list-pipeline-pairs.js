@@ -9,33 +9,27 @@
 // Prints the median µs per LIST of each side, the median of the per-pair ratios (this / other), in how many pairs
 // this side was cheaper, and whether both sides' answers were byte for byte the same. Run it with --other pointing at
 // this very checkout for the noise floor (A/A).
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { pathToFileURL } from 'node:url';
-import { median, removeDir, repoDir } from './lib/util.js';
+import { comparePairs, loadTree } from './lib/pipeline-pairs.js';
+import { repoDir } from './lib/util.js';
 
 const { values } = parseArgs({ options: { other: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, count: { type: 'string' } } });
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 const pairs = Number(values.pairs ?? 30);
 const batch = Number(values.batch ?? 20);
 const count = Number(values.count ?? 1000);
-const dirs = [];
 
 async function side(dir) {
-  const load = (file) => import(pathToFileURL(path.join(dir, 'src', 'engine', file)).href);
-  const [{ GenericStore }, { configMaps, namespaces }, { openSqliteStore }, { WriteAuthority }, { listObjects }, { renderList }] = await Promise.all([
-    load('registry/generic-store.ts'),
-    load('builtin/core/resources.ts'),
-    load('storage/sqlite-store.ts'),
-    load('admission/write-authority.ts'),
-    load('registry/list.ts'),
-    load('endpoints/render.ts'),
+  const tree = await loadTree(dir, [
+    'registry/generic-store.ts',
+    'builtin/core/resources.ts',
+    'admission/write-authority.ts',
+    'registry/list.ts',
+    'endpoints/render.ts',
   ]);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'kcpt-list-pairs-'));
-  dirs.push(tmp);
-  const store = openSqliteStore(path.join(tmp, 'kcpt.db'));
+  const [{ GenericStore }, { configMaps, namespaces }, { WriteAuthority }, { listObjects }, { renderList }] = tree.modules;
+  const { store } = tree;
   const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   // Two namespaces around the listed one, so the range read seeks into the middle of the index as a real one does.
   for (const name of ['bench-a', 'bench-list', 'bench-z']) {
@@ -57,43 +51,17 @@ async function side(dir) {
   const everything = { matchesEverything: true, matches: () => true };
   const render = { format: { format: 'json', mediaType: 'application/json', pretty: false }, query: new URLSearchParams() };
   const list = async () => renderList(configMaps, await listObjects(store, configMaps, 'root', 'bench-list', everything, {}), render).body;
-  return { list, close: () => store.close() };
-}
-
-/** CPU µs per LIST over one batch. */
-async function measure(s) {
-  const t = process.cpuUsage();
-  for (let i = 0; i < batch; i++) await s.list();
-  const d = process.cpuUsage(t);
-  return (d.user + d.system) / batch;
+  return { list, close: tree.close };
 }
 
 const self = await side(repoDir);
 const other = await side(path.resolve(values.other));
 try {
-  // The two trees stored the same objects at the same revisions; only the uid and timestamps differ per side.
+  // The two trees stored the same objects at the same revisions; only the uids and timestamps differ per side.
   const strip = (b) => b.toString().replace(/"uid":"[^"]*"|"creationTimestamp":"[^"]*"|"time":"[^"]*"/g, '');
   const sameAnswer = strip(await self.list()) === strip(await other.list());
-  for (let i = 0; i < 5; i++) (await measure(self), await measure(other)); // warm-up: JIT
-  const mine = [];
-  const theirs = [];
-  for (let i = 0; i < pairs; i++) {
-    // Alternate who goes first, so a load trend within a pair favours neither.
-    if (i % 2 === 0) (mine.push(await measure(self)), theirs.push(await measure(other)));
-    else (theirs.push(await measure(other)), mine.push(await measure(self)));
-  }
-  const ratios = mine.map((m, i) => m / theirs[i]);
-  console.log(
-    JSON.stringify({
-      thisUsPerList: +median(mine).toFixed(1),
-      otherUsPerList: +median(theirs).toFixed(1),
-      medianRatio: +median(ratios).toFixed(3),
-      thisCheaperIn: `${ratios.filter((r) => r < 1).length}/${pairs}`,
-      sameAnswer,
-    }),
-  );
+  await comparePairs({ self, other, run: (s) => s.list(), pairs, batch, label: 'List', extra: { sameAnswer } });
 } finally {
   self.close();
   other.close();
-  for (const d of dirs) removeDir(d);
 }
