@@ -57,6 +57,13 @@ describe('jsonListBody', () => {
     expect(body).toBe(joined(head, items, true));
     expect(body.length).toBeGreaterThan(head.length + value.length + 64 * items.length);
   });
+
+  it('keeps room for the items after one that came out longer than its stored text', () => {
+    const value = `{"data":[${Array(40).fill('1e20').join(',')}],"metadata":{"name":"n"}}`;
+    const big = (name: string) => stored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'x'.repeat(1000) } });
+    const items = [stored(value), big('a'), big('b'), big('c')];
+    expect(jsonListBody(head, items, true).toString('utf8')).toBe(joined(head, items, true));
+  });
 });
 
 describe('renderList', () => {

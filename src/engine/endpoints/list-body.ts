@@ -26,7 +26,10 @@ export function withoutTypeMeta(text: string): string {
   return JSON.stringify(obj);
 }
 
-/** The most an item's written form adds to its stored text: `{"metadata":{"resourceVersion":"<rev>",` and a comma. */
+/**
+ * Room kept per item beyond its stored text: the comma before it and `{"metadata":{"resourceVersion":"<rev>",` (at
+ * most 51 bytes for a revision of 16 digits) are always within it.
+ */
 const ITEM_OVERHEAD = 64;
 
 /**
@@ -52,11 +55,13 @@ export function jsonListBody(head: string, items: readonly StoredItem[], typed: 
       at += body.write(value.slice(bodyAt), at);
       continue;
     }
-    // No metadata or an unexpected head: the text forms, which may come out longer than the stored text.
+    // No metadata or an unexpected head: the text forms, which may come out longer than the room kept for this
+    // item (every item is given its stored length and ITEM_OVERHEAD, comma included); the body grows by the excess,
+    // so the room kept for the items after it stays theirs.
     const text = spliceResourceVersion(value, revision);
     const item = typed ? withoutTypeMeta(text) : text;
-    const needed = at + Buffer.byteLength(item) + (items.length - i) * ITEM_OVERHEAD;
-    if (needed > body.length) body = Buffer.concat([body.subarray(0, at)], needed + size);
+    const excess = Buffer.byteLength(item) - (Buffer.byteLength(value) + ITEM_OVERHEAD - 1);
+    if (excess > 0) body = Buffer.concat([body.subarray(0, at)], body.length + excess);
     at += body.write(item, at);
   }
   at += body.write(']}', at);
