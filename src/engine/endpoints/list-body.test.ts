@@ -58,6 +58,15 @@ describe('jsonListBody', () => {
     expect(body.length).toBeGreaterThan(head.length + value.length + 64 * items.length);
   });
 
+  it('writes text that takes several bytes a character, in every item of a list', () => {
+    for (const width of [1, 2, 3, 50, 400]) {
+      const items = Array.from({ length: 30 }, (_, i) =>
+        stored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `m${i}` }, data: { k: '日本語✓é🎉'.repeat(width) } }, i + 1),
+      );
+      for (const typed of [true, false]) expect(jsonListBody(head, items, typed).toString('utf8')).toBe(joined(head, items, typed));
+    }
+  });
+
   it('keeps room for the items after one that came out longer than its stored text', () => {
     const value = `{"data":[${Array(40).fill('1e20').join(',')}],"metadata":{"name":"n"}}`;
     const big = (name: string) => stored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'x'.repeat(1000) } });
