@@ -1,6 +1,6 @@
-// The in-process A/B both *-pipeline-pairs.js tools share: each tree's TypeScript modules loaded side by side (run
-// through tsx), a SQLite store per side in a temporary directory, and batches of one operation alternating between
-// the two sides so both see the same moment of a shared box's load.
+// The in-process A/B the *-pipeline-pairs.js tools share: each tree's TypeScript modules loaded side by side (run
+// through tsx), a SQLite store per side in a temporary directory (loadTree), and batches of one operation alternating
+// between the two sides so both see the same moment of a shared box's load (comparePairs).
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
