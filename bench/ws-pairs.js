@@ -10,17 +10,20 @@
 //   --tree-first: the tree phase before the flat one (does the first phase pay the JIT's warm-up?)
 //   --http2: the client's requests and watches share one HTTP/2 connection (as client-go's); default HTTP/1.1
 //   --wildcard-watch: Ready seen by one watch of every workspace instead of one per parent (workspace-driver.js)
+//   --together: each pair runs both sides at once (each its own server and client), so both see the same moment of a
+//     shared box's load; alternating runs of ~15 s each saw CPU per workspace swing 2× under other engineers' work
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { client, startKcpt } from './lib/kcpt.js';
 import { createWorkspaces, flatPlan, treePlan } from './lib/workspace-driver.js';
 import { procCpuMs, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' }, http2: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' }, http2: { type: 'boolean' }, together: { type: 'boolean' } } });
 const count = Number(values.count ?? 1500);
 const self = fileURLToPath(import.meta.url);
 
@@ -29,14 +32,17 @@ if (values.pairs) {
     { name: 'this', script: self },
     { name: 'other', script: path.join(values.other, 'bench', 'ws-pairs.js') },
   ];
+  const flags = ['wildcard-watch', 'tree-first', 'http2'].filter((f) => values[f]).map((f) => `--${f}`);
+  const argsOf = (side) => [side.script, '--count', String(count), ...flags];
+  const report = (side, pair, out) => console.log(JSON.stringify({ side: side.name, pair, ...JSON.parse(out.trim().split('\n').pop()) }));
   for (let i = 0; i < Number(values.pairs); i++) {
-    // Alternate who goes first, so a load trend does not favour one side.
-    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-      const flags = ['wildcard-watch', 'tree-first', 'http2'].filter((f) => values[f]).map((f) => `--${f}`);
-      const args = [side.script, '--count', String(count), ...flags];
-      const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
-      console.log(JSON.stringify({ side: side.name, pair: i + 1, ...JSON.parse(out.trim().split('\n').pop()) }));
+    if (values.together) {
+      const outs = await Promise.all(sides.map((side) => promisify(execFile)(process.execPath, argsOf(side), { encoding: 'utf8' })));
+      sides.forEach((side, k) => report(side, i + 1, outs[k].stdout));
+      continue;
     }
+    // Alternate who goes first, so a load trend does not favour one side.
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) report(side, i + 1, execFileSync(process.execPath, argsOf(side), { encoding: 'utf8' }));
   }
 } else {
   const dir = tempDir('kcpt-ws-pairs-');

@@ -11,6 +11,8 @@ import { namespaces, secrets, serviceAccounts } from '../builtin/core/resources.
 import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { ResourceType } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
+import { openSqliteStore } from '../storage/sqlite-store.js';
+import type { Store } from '../storage/store.js';
 import { BearerTokenAuthenticator } from './bearer-authenticator.js';
 import { identityInCluster, isForeignIn } from './foreign-identity.js';
 import { ServiceAccountAuthenticator } from './service-account-authenticator.js';
@@ -27,8 +29,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-function setup() {
-  const store = createMemoryStore();
+function setup(store: Store = createMemoryStore()) {
   const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
   const ctx = (rt: ResourceType, cluster = 'ws1', namespace = 'default'): OpContext => ({ rt, cluster, namespace });
   for (const c of ['ws1', 'ws2']) generic.create(ctx(namespaces, c, ''), { metadata: { name: 'default' } });
@@ -91,6 +92,27 @@ describe('service-account tokens', () => {
     expect(await authn.review(token)).toEqual({ authenticated: false, error: '[invalid bearer token, service account token has been invalidated]' });
     account('robot');
     expect(await authn.authenticate(token)).toBeUndefined();
+  });
+
+  it('stop working at once over the SQLite store, whose reads are cached', async () => {
+    const store = openSqliteStore(path.join(dir, 'revoke.db'));
+    try {
+      const { account, authn, issue, generic, ctx } = setup(store);
+      account('robot');
+      const secret = generic.create(ctx(secrets), { metadata: { name: 'anchor' } });
+      const token = await issue('robot', { secret: { name: 'anchor', uid: secret.metadata!.uid! } });
+      for (let i = 0; i < 3; i++) expect(await authn.authenticate(token)).toBeDefined();
+      generic.delete(ctx(secrets), 'anchor');
+      expect(await authn.authenticate(token)).toBeUndefined();
+      generic.create(ctx(secrets), { metadata: { name: 'anchor' } });
+      expect(await authn.authenticate(token)).toBeUndefined();
+      const other = await issue('robot');
+      expect(await authn.authenticate(other)).toBeDefined();
+      generic.delete(ctx(serviceAccounts), 'robot');
+      expect(await authn.authenticate(other)).toBeUndefined();
+    } finally {
+      store.close();
+    }
   });
 
   it('bound to a Secret stop working with the Secret', async () => {

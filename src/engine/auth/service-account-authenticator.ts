@@ -8,7 +8,7 @@
  * expiry); the existence checks are point reads done on every request, so deleting a ServiceAccount or its
  * Secret takes effect at once.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { objectKey } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -62,7 +62,8 @@ export class ServiceAccountAuthenticator {
   }
 
   private async verify(token: string): Promise<VerifiedServiceAccountToken | undefined> {
-    const key = createHash('sha256').update(token).digest('base64url');
+    // One-shot hash(): no Hash object per request.
+    const key = hash('sha256', token, 'base64url');
     const hit = this.verified.get(key);
     if (hit) return hit;
     const claims = await this.deps.tokens.verify(token);

@@ -168,6 +168,21 @@ describe('StaticTokenAuthenticator', () => {
     expect(JSON.stringify([...(auth as unknown as { users: Map<string, unknown> }).users.keys()])).not.toContain('token');
   });
 
+  it('remembers only tokens that matched: a flood of guesses leaves nothing behind', () => {
+    const auth = new StaticTokenAuthenticator(parseTokenAuthFile('t1,alice,a-1\nt2,bob,b-1\n'));
+    const recent = (auth as unknown as { recent: Map<string, unknown> }).recent;
+    for (let i = 0; i < 1000; i++) expect(auth.authenticate(`guess-${i}`)).toBeUndefined();
+    expect(recent.size).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      expect(auth.authenticate('t1')!.username).toBe('alice');
+      expect(auth.authenticate('t2')!.username).toBe('bob');
+    }
+    expect(recent.size).toBe(2);
+    // A remembered token still gets a copy the caller may change.
+    auth.authenticate('t1')!.groups.push('system:masters');
+    expect(auth.authenticate('t1')!.groups).toEqual(['system:authenticated']);
+  });
+
   it('combines authenticators in order', () => {
     const a = new StaticTokenAuthenticator(parseTokenAuthFile('t,first,1\n'));
     const b = new StaticTokenAuthenticator(parseTokenAuthFile('t,second,2\nu,other,3\n'));

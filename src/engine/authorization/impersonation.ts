@@ -26,6 +26,9 @@ export function impersonationHeaders(rawHeaders: readonly string[]): Impersonati
   const req: ImpersonationRequest = { groups: [], extra: {} };
   let any = false;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    // Every header asked for here starts with "impersonate-": no lowercased copy of the others.
+    const first = rawHeaders[i]!.charCodeAt(0);
+    if (first !== 0x69 && first !== 0x49) continue;
     const name = rawHeaders[i]!.toLowerCase();
     const value = rawHeaders[i + 1]!;
     if (name === 'impersonate-user') req.user = value;

@@ -18,7 +18,7 @@ import { rootPolicy } from './root-policy.js';
 
 export { Authorizer, type Decision } from './authorizer.js';
 export { forbiddenError, requestAttributes, WORKSPACE_ACCESS_NOT_PERMITTED } from './forbidden.js';
-export { impersonate, impersonationHeaders } from './impersonation.js';
+export { impersonate, impersonationHeaders, type ImpersonationRequest } from './impersonation.js';
 export { checkImpersonationPrivilege } from './impersonation-gatekeeper.js';
 export { BOOTSTRAP_CLUSTER } from './rbac-index.js';
 

@@ -31,12 +31,23 @@ export class RbacEvaluator {
   rulesFor(cluster: string, subject: Subject, namespace: string): readonly PolicyRule[] {
     const local = this.indexes.policy(cluster);
     const generation = this.indexes.bootstrapGeneration;
-    const key = `${namespace}\u0000${subject.username}\u0000${subject.groups.join('\u0001')}`;
-    const cached = local.userRules.get(key);
+    let entries = local.userRules.get(subject.username);
+    const cached = entries?.find((e) => e.namespace === namespace && sameGroups(e.groups, subject.groups));
     if (cached && cached.generation === generation) return cached.rules;
     const rules = this.collect(local, subject, namespace);
-    if (local.userRules.size >= MAX_USER_ENTRIES) local.userRules.clear();
-    local.userRules.set(key, { generation, rules });
+    if (cached) {
+      cached.generation = generation;
+      cached.rules = rules;
+      return rules;
+    }
+    if (local.userRuleCount >= MAX_USER_ENTRIES) {
+      local.userRules.clear();
+      local.userRuleCount = 0;
+      entries = undefined;
+    }
+    if (!entries) local.userRules.set(subject.username, (entries = []));
+    entries.push({ namespace, groups: [...subject.groups], generation, rules });
+    local.userRuleCount += 1;
     return rules;
   }
 
@@ -69,4 +80,10 @@ export class RbacEvaluator {
     }
     return rules;
   }
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -63,6 +63,14 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
+/** What a user with exactly these groups may do in `namespace` ('' = cluster-wide rules only). */
+export interface UserRules {
+  namespace: string;
+  groups: readonly string[];
+  generation: number;
+  rules: PolicyRule[];
+}
+
 /** One logical cluster's RBAC, compiled. */
 export class ClusterPolicy {
   readonly clusterRoles = new Map<string, PolicyRule[]>();
@@ -71,8 +79,13 @@ export class ClusterPolicy {
   readonly clusterBindings = new SubjectIndex();
   /** namespace → its RoleBindings */
   readonly roleBindings = new Map<string, SubjectIndex>();
-  /** Flattened rules per (user, namespace), filled by the evaluator; bounded, dropped with the policy. */
-  readonly userRules = new Map<string, { generation: number; rules: PolicyRule[] }>();
+  /**
+   * Flattened rules per (user name, namespace, groups), filled by the evaluator; bounded, dropped with the policy.
+   * By user name, then a short scan: building one string key of all three per lookup cost more than the scan.
+   */
+  readonly userRules = new Map<string, UserRules[]>();
+  /** Entries in userRules, all users together. */
+  userRuleCount = 0;
 
   constructor(
     readonly cluster: string,

@@ -14,6 +14,7 @@ import {
   requestAttributes,
   WORKSPACE_ACCESS_NOT_PERMITTED,
   type Authorizer,
+  type ImpersonationRequest,
 } from '../authorization/index.js';
 import { methodNotAllowed, unauthorized, StatusError } from '../machinery/status.js';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
@@ -107,7 +108,8 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   const gated = authenticate(svc, request, info.path);
   const authenticated = gated instanceof Promise ? await gated : gated;
   refuseUnroutedMethod(request.method);
-  gateImpersonation(request, authenticated);
+  const asked = impersonationHeaders(request.raw.rawHeaders);
+  if (asked) checkImpersonationPrivilege(authenticated.groups, asked);
   const home = info.cluster.path === '' ? homeClusterOf(authenticated) : undefined;
   // kcp's in-cluster rewrite: clients configured from inside a workspace (a service-account token, no
   // /clusters/ prefix) reach the cluster their token belongs to.
@@ -126,7 +128,7 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
   // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
   const preparing = svc.prepareAuthorization?.(resolved.cluster, authenticated, info);
   if (preparing) await preparing;
-  const user = authorizeRequest(svc, request, info, authenticated, resolved.cluster);
+  const user = authorizeRequest(svc, asked, info, authenticated, resolved.cluster);
   // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
   // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
   // admin of some workspace of their own, such as their home.
@@ -172,11 +174,10 @@ export function requestTarget(target: string): { pathname: string; searchParams:
  * workspace the user may not enter, reached by a path they could not have listed, is answered as if nothing were
  * there: otherwise "access denied" versus "workspace access not permitted" would tell which workspaces exist.
  */
-function authorizeRequest(svc: RouterServices, request: FastifyRequest, info: RequestInfo, authenticated: UserInfo, cluster: string | undefined): UserInfo {
+function authorizeRequest(svc: RouterServices, asked: ImpersonationRequest | undefined, info: RequestInfo, authenticated: UserInfo, cluster: string | undefined): UserInfo {
   try {
     // A service account outside its own workspace is a foreign identity there.
     const actor = identityInCluster(authenticated, cluster);
-    const asked = impersonationHeaders(request.raw.rawHeaders);
     const user = asked ? impersonate(svc.authorizer, cluster, actor, asked) : actor;
     const attrs = requestAttributes(info);
     const decision = svc.authorizer.authorize(cluster, user, attrs);
@@ -249,7 +250,9 @@ async function serveResolved(
       return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
     }
   }
-  return handleResourceRequest(svc, { ...apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter), ...(grant ? { grant } : {}) }, reply);
+  const req = apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter);
+  if (grant) req.grant = grant;
+  return handleResourceRequest(svc, req, reply);
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');

@@ -42,15 +42,23 @@ export const logicalClusterKey = (cluster: string) => `/registry/core.kcp.io/log
 /** kube's verb for a method, as a non-resource request names it. */
 const methodVerbs: Record<string, string> = { list: 'get', watch: 'get', create: 'post', update: 'put', deletecollection: 'delete' };
 
-function lazyResolved(cluster: string | undefined, baseUrl: boolean, catalogFor: (c: string) => ClusterCatalog, catalogCluster: string): ResolvedCluster {
-  let catalog: ClusterCatalog | undefined;
-  return {
-    cluster,
-    baseUrl,
-    get catalog() {
-      return (catalog ??= catalogFor(catalogCluster));
-    },
-  };
+/**
+ * A resolution whose catalog is computed on first read. A class, not an object literal with a getter: V8 builds
+ * such a literal's accessor anew on every call (~1 µs per request in the GET profile).
+ */
+class LazyResolved implements ResolvedCluster {
+  private computed?: ClusterCatalog;
+
+  constructor(
+    readonly cluster: string | undefined,
+    readonly baseUrl: boolean,
+    private readonly catalogFor: (c: string) => ClusterCatalog,
+    private readonly catalogCluster: string,
+  ) {}
+
+  get catalog(): ClusterCatalog {
+    return (this.computed ??= this.catalogFor(this.catalogCluster));
+  }
 }
 
 export class ShardClusterResolver implements ClusterResolver {
@@ -61,15 +69,15 @@ export class ShardClusterResolver implements ClusterResolver {
   ) {}
 
   resolve(target: ClusterTarget, user: UserInfo, info: RequestInfo): ResolvedCluster {
-    if (target.path === '') return lazyResolved(undefined, true, this.catalogFor, 'root');
-    if (target.wildcard) return lazyResolved(undefined, false, this.catalogFor, '*');
+    if (target.path === '') return new LazyResolved(undefined, true, this.catalogFor, 'root');
+    if (target.wildcard) return new LazyResolved(undefined, false, this.catalogFor, '*');
     let name = target.path;
     if (name.includes(':') && !name.startsWith('system:')) {
       const resolved = this.lookupPath(name);
       if (!resolved) throw this.unknownPath(name, user, info);
       name = resolved;
     }
-    return lazyResolved(name, false, this.catalogFor, name);
+    return new LazyResolved(name, false, this.catalogFor, name);
   }
 
   concealed(target: ClusterTarget, user: UserInfo, info: RequestInfo): StatusError | undefined {

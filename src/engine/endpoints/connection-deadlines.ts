@@ -23,7 +23,7 @@ export interface ConnectionDeadlineOptions {
 }
 
 /** What one connection is doing: requests in progress, and the deadline armed while there are none. */
-class Deadline {
+export class Deadline {
   private active = 0;
   private timer: NodeJS.Timeout | undefined;
 

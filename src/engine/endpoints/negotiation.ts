@@ -145,7 +145,9 @@ interface Matched {
 function acceptable(clause: Readonly<AcceptClause>, s: Serializer, endpoint: Endpoint): Matched | undefined {
   let convert: Matched['convert'];
   let pretty = false;
-  for (const [key, value] of Object.entries(clause.params)) {
+  // for-in, not Object.entries: most clauses have no parameters, and this runs for each clause of every answer.
+  for (const key in clause.params) {
+    const value = clause.params[key]!;
     switch (key) {
       case 'as':
         (convert ??= { kind: '', group: '', version: '' }).kind = value;

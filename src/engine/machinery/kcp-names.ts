@@ -3,7 +3,7 @@
  * the workspace path grammar (`root:org:team`). Naming rules only, no state: admission, snapshots and every layer
  * from tenancy up read them.
  */
-import { createHash, hash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export const TENANCY_GROUP = 'tenancy.kcp.io';
 export const CORE_KCP_GROUP = 'core.kcp.io';
@@ -66,22 +66,24 @@ function base36(bytes: Buffer): string {
   return '0'.repeat(zeros) + (value === 0n ? '' : value.toString(36));
 }
 
-/** Random bytes drawn 4 KiB at a time: one getrandom call per 128 names instead of one per name. */
+/** Random bytes drawn 4 KiB at a time: one getrandom call per 146 names instead of one per name. */
 let pool = Buffer.alloc(0);
 let poolAt = 0;
-function random32(): Buffer {
-  if (poolAt + 32 > pool.length) {
+function random28(): Buffer {
+  if (poolAt + 28 > pool.length) {
     pool = randomBytes(4096);
     poolAt = 0;
   }
-  poolAt += 32;
-  return pool.subarray(poolAt - 32, poolAt);
+  poolAt += 28;
+  return pool.subarray(poolAt - 28, poolAt);
 }
 
-/** A fresh logical cluster name: the first 16 characters of base36(sha224(32 random bytes)). */
+/**
+ * A fresh logical cluster name: the first 16 characters of base36 of 224 random bits. kcp hashes 32 random bytes
+ * with sha224 to get them; a hash of random bytes is no more random than the bytes, and skipping it halves the cost.
+ */
 export function newClusterName(): string {
-  // One-shot hash(): no Hash object per name (a third of this function's cost).
-  return base36(hash('sha224', random32(), 'buffer')).slice(0, 16).padEnd(16, '0');
+  return base36(random28()).slice(0, 16).padEnd(16, '0');
 }
 
 /** The deprecated `internal.tenancy.kcp.io/shard` value: 8 chars of base36(sha224(shard name)). */

@@ -7,6 +7,8 @@ import { createMemoryStore } from '../storage/index.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 import { spliceResourceVersion } from './stored-object.js';
 import { WriteAuthority } from '../admission/write-authority.js';
+import { tenancyResourceType } from '../tenancy/crds.js';
+import type { KubeObject } from './types.js';
 
 const crd = {
   metadata: { name: 'things.example.com' },
@@ -146,5 +148,65 @@ describe('GenericStore create in a namespace', () => {
     const row = generic.getRaw(ctx, 'd');
     expect(answer).toBe(spliceResourceVersion(row.value, row.revision));
     expect(generic.createStored(ctx, cm('e'), { dryRun: true }).stored).toBeUndefined();
+  });
+});
+
+describe('GenericStore.update settled (a settler updating the object its create stores)', () => {
+  const workspaces = tenancyResourceType('workspaces');
+  const ctx: OpContext = { rt: workspaces, cluster: 'root', namespace: '' };
+  const comparable = (text: string) =>
+    text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>').replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<time>');
+  // What scheduling adds to a Workspace just created (workspace-scheduler.ts): phase, cluster, URL, conditions.
+  const scheduled = (ws: KubeObject): KubeObject => ({
+    ...ws,
+    metadata: {
+      ...ws.metadata,
+      labels: { ...(ws.metadata?.labels ?? {}), 'tenancy.kcp.io/phase': 'Ready' },
+      annotations: { ...(ws.metadata?.annotations ?? {}), 'internal.tenancy.kcp.io/cluster': 'c2x' },
+      finalizers: [...new Set([...(ws.metadata?.finalizers ?? []), 'core.kcp.io/logicalcluster'])],
+    },
+    spec: { ...(ws.spec as object), cluster: 'c2x', URL: 'https://127.0.0.1:6443/clusters/root:w' },
+    status: { ...(ws.status as object), phase: 'Ready', conditions: [{ type: 'WorkspaceScheduled', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+  });
+  function createScheduled(input: KubeObject, settled: boolean) {
+    const store = createMemoryStore();
+    const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
+    generic.foldIntoCreatesOf(workspaces, (created, row) => {
+      const batch = new WriteBatch();
+      generic.update(ctx, created.metadata!.name!, scheduled(created), { batch, withStatus: true, current: { row, object: created }, settled });
+      return batch;
+    });
+    const events: string[] = [];
+    store.watch('/', store.currentRevision(), (es) => events.push(...es.map((e) => `${e.type} ${e.revision} ${comparable(e.value)}`)));
+    const answer = generic.create(ctx, input, { fieldManager: 'kubectl-create' });
+    return { events, answer: comparable(JSON.stringify(answer)), read: comparable(JSON.stringify(generic.get(ctx, 'w'))) };
+  }
+  const inputs: Record<string, KubeObject> = {
+    'a bare Workspace': { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'w' } },
+    'one with a type, labels, annotations and a finalizer of its own': {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'Workspace',
+      metadata: { name: 'w', labels: { team: 'a', 'tenancy.kcp.io/phase': 'x' }, annotations: { note: 'n' }, finalizers: ['example.com/keep'] },
+      spec: { type: { name: 'universal', path: 'root' } },
+    },
+  };
+  for (const [what, input] of Object.entries(inputs)) {
+    it(`stores, announces and answers ${what} exactly as the whole update pipeline does`, () => {
+      const viaPipeline = createScheduled(input, false);
+      expect(viaPipeline.events).toHaveLength(2);
+      expect(viaPipeline.read).toContain('"generation":2');
+      expect(createScheduled(input, true)).toEqual(viaPipeline);
+    });
+  }
+
+  it('runs the whole pipeline for any other update', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
+    generic.create(ctx, inputs['a bare Workspace']!);
+    const row = generic.getRaw(ctx, 'w');
+    const object = generic.get(ctx, 'w');
+    const bad = { ...object, spec: { ...(object.spec as object), URL: 7 } } as KubeObject;
+    const batch = new WriteBatch();
+    expect(refusal(() => generic.update(ctx, 'w', bad, { batch, current: { row, object }, settled: true }))).toMatch(/^422 /);
+    expect(batch.size).toBe(0);
   });
 });

@@ -250,6 +250,7 @@ describe('workspace subtrees', () => {
       try {
         store.commit([{ type: 'create', key: `/registry/core/configmaps/${C2}/default/dependent`, value: '{"in":"the way"}' }]);
         const keys = store.list('/').items;
+        const inTheWay = store.get(`/registry/core/configmaps/${C2}/default/dependent`);
         const generic = new GenericStore(store, namespaceType, { authority: new WriteAuthority() });
         let error: unknown;
         try {
@@ -260,6 +261,10 @@ describe('workspace subtrees', () => {
         expect(error).toBeInstanceOf(StatusError);
         expect((error as StatusError).message).toContain(`restoring /registry/core/configmaps/${C2}/default/dependent failed`);
         expect(store.list('/').items).toEqual(keys);
+        // Point reads agree: nothing the failed restore wrote (and read back while writing) is served afterwards.
+        for (const kv of source.list('/').items) {
+          expect(store.get(kv.key)).toEqual(kv.key === inTheWay!.key ? inTheWay : undefined);
+        }
       } finally {
         store.close();
       }

@@ -69,6 +69,57 @@ describe('sqlite store: commits grouped into one transaction', () => {
   });
 });
 
+describe('sqlite store: the read cache', () => {
+  it('serves a read after an update, a delete and an unlogged write with the new state', () => {
+    const store = openSqliteStore(freshPath());
+    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }, { type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+    expect(store.get(cm('c1', 'a'))).toMatchObject({ value: 'a1', revision: 1 });
+    expect(store.get(cm('c1', 'b'))).toMatchObject({ value: 'b1' });
+    store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
+    expect(store.get(cm('c1', 'a'))).toMatchObject({ value: 'a2', revision: 3, createRevision: 1 });
+    store.commit([{ type: 'delete', key: cm('c1', 'b') }]);
+    expect(store.get(cm('c1', 'b'))).toBeUndefined();
+    store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a3', unlogged: true }]);
+    expect(store.get(cm('c1', 'a'))?.value).toBe('a3');
+    // Changing a row one was given changes nothing stored.
+    store.get(cm('c1', 'a'))!.value = 'scribbled';
+    expect(store.get(cm('c1', 'a'))?.value).toBe('a3');
+    store.close();
+  });
+
+  it('keeps neither what a rolled-back group wrote nor the value it replaced', () => {
+    const store = openSqliteStore(freshPath());
+    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+    expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
+    expect(() =>
+      store.group(() => {
+        store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }, { type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+        // Inside the group its own writes are what a read sees.
+        expect(store.get(cm('c1', 'a'))?.value).toBe('a2');
+        expect(store.get(cm('c1', 'b'))?.value).toBe('b1');
+        throw new Error('reconcile failed');
+      }),
+    ).toThrow('reconcile failed');
+    expect(store.get(cm('c1', 'a'))).toMatchObject({ value: 'a1', revision: 1 });
+    expect(store.get(cm('c1', 'b'))).toBeUndefined();
+    // A commit that fails on its second op leaves its first key as committed.
+    expect(() => store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a3' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow();
+    expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
+    store.close();
+  });
+
+  it('stays within its byte budget and keeps answering from SQLite beyond it', () => {
+    const store = openSqliteStore(freshPath(), { readCacheBytes: 4096 });
+    const value = (i: number) => `${i}:${'x'.repeat(500)}`;
+    for (let i = 0; i < 50; i++) store.commit([{ type: 'create', key: cm('c1', `k${i}`), value: value(i) }]);
+    for (let round = 0; round < 2; round++) for (let i = 0; i < 50; i++) expect(store.get(cm('c1', `k${i}`))?.value).toBe(value(i));
+    // Bigger than the whole budget: served, never cached.
+    store.commit([{ type: 'create', key: cm('c1', 'big'), value: 'y'.repeat(10_000) }]);
+    expect(store.get(cm('c1', 'big'))?.value.length).toBe(10_000);
+    store.close();
+  });
+});
+
 describe('sqlite store on disk', () => {
   it('keeps objects, revisions, history and the compaction point across close and reopen', () => {
     const path = freshPath();

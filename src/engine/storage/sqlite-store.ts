@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
 import { assertRevision, COMPACT_BATCH_ROWS, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS, prefixEnd } from './keys.js';
 import { readEventPages, type ValueSource } from './sqlite-log.js';
+import { RowCache } from './row-cache.js';
 import { openValueCodec, type ValueCodec, type WantedReference } from './value-codec.js';
 import {
   ADDED,
@@ -18,7 +19,7 @@ import {
   openDatabase,
   prepareStatements,
   referenceTable,
-  type ObjectRow,
+  type ObjectTuple,
   type Statements,
   type Synchronous,
 } from './sqlite-schema.js';
@@ -71,6 +72,12 @@ export interface SqliteStoreOptions {
   keepNewestRevisions?: number;
   /** Texts to compress the values under a key prefix against (value-codec.ts); recorded in the file once used. */
   valueReferences?: readonly WantedReference[];
+  /**
+   * Bytes of recently read current values kept in memory, so a repeated GET skips SQLite and the value decode.
+   * Default 4 MiB, counted in characters (text outside Latin-1 takes up to twice that); 0 turns it off. It is
+   * shared by every workspace of the store and never grows past this.
+   */
+  readCacheBytes?: number;
 }
 
 export interface SqliteStore extends Store {
@@ -84,13 +91,15 @@ export interface SqliteStore extends Store {
 export const COMPACTED = 'compacted_revision';
 /** Pages up to this many rows are read without a bound LIMIT (see range). */
 const SMALL_PAGE = 16;
-type RangeStatement = Database.Statement<unknown[], ObjectRow>;
+type RangeStatement = Database.Statement<unknown[], ObjectTuple>;
 /**
  * Free pages are reused by later inserts, so giving them back only matters after a big drop; doing it in small
  * steps keeps each compaction slice from filling the WAL (and triggering a checkpoint) by itself.
  */
 const VACUUM_THRESHOLD_PAGES = 1024;
 const VACUUM_PAGES_PER_CALL = 256;
+const READ_CACHE_BYTES = 4 * 1024 * 1024;
+const READ_CACHE_MAX_ROW_BYTES = 64 * 1024;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {
@@ -130,6 +139,12 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   private compacted: number;
   private lastTs: number;
   private closed = false;
+  /**
+   * Committed current rows by key (decoded), filled by get() outside groups only (a group's reads may see what it
+   * then rolls back) and dropped by writeOps for every key it writes, before the write: a rollback can only leave
+   * a key uncached. This connection is the file's only writer (exclusive lock), so nothing else can make it stale.
+   */
+  private readonly readCache?: RowCache;
 
   constructor(
     private readonly db: Database.Database,
@@ -137,6 +152,10 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     options: SqliteStoreOptions,
   ) {
     this.statements = prepareStatements(db);
+    const cacheBytes = options.readCacheBytes ?? READ_CACHE_BYTES;
+    if (cacheBytes > 0 && options.exclusive !== false) {
+      this.readCache = new RowCache(cacheBytes, READ_CACHE_MAX_ROW_BYTES);
+    }
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
     this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
@@ -170,8 +189,15 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   get(key: string): KeyValue | undefined {
     this.assertOpen();
+    const cached = this.readCache?.get(key);
+    // A copy: callers may change the row they are given.
+    if (cached) return { key: cached.key, value: cached.value, revision: cached.revision, createRevision: cached.createRevision };
     const row = this.statements.get.get(key);
-    if (row) row.value = this.decode(row.value);
+    if (!row) return undefined;
+    row.value = this.decode(row.value);
+    if (this.readCache && !this.inGroup) {
+      this.readCache.set({ key: row.key, value: row.value, revision: row.revision, createRevision: row.createRevision });
+    }
     return row;
   }
 
@@ -257,6 +283,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // hit the primary key instead of silently reusing a revision.
     let revision = this.revision;
     for (const op of ops) {
+      this.readCache?.delete(op.key);
       if (op.unlogged) {
         results.push(this.writeUnlogged(op, revision));
         continue;
@@ -392,6 +419,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     if (this.closed) return;
     this.closed = true;
     this.hub.clear();
+    this.readCache?.clear();
     try {
       if (!this.db.memory) this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
@@ -410,11 +438,16 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // without LIMIT and stop early; big ones pay the fixed cost once for many rows.
     const shape = startAfter === undefined ? (end === undefined ? 'FromOpen' : 'From') : end === undefined ? 'AfterOpen' : 'After';
     const unlimited = s[`range${shape}All`] as RangeStatement;
-    let rows: KeyValue[];
-    if (limit <= 0) rows = unlimited.all(...args);
-    else if (limit <= SMALL_PAGE) rows = firstRows(unlimited.iterate(...args), limit);
-    else rows = (s[`range${shape}`] as RangeStatement).all(...args, limit);
-    for (const row of rows) if (row.value.charCodeAt(0) === 1) row.value = this.codec.decode(row.value);
+    let tuples: ObjectTuple[];
+    if (limit <= 0) tuples = unlimited.all(...args);
+    else if (limit <= SMALL_PAGE) tuples = firstRows(unlimited.iterate(...args), limit);
+    else tuples = (s[`range${shape}`] as RangeStatement).all(...args, limit);
+    const rows: KeyValue[] = new Array(tuples.length);
+    for (let i = 0; i < tuples.length; i++) {
+      const t = tuples[i]!;
+      const stored = t[1];
+      rows[i] = { key: t[0], value: stored.charCodeAt(0) === 1 ? this.codec.decode(stored) : stored, revision: t[2], createRevision: t[3] };
+    }
     return rows;
   }
 

@@ -49,4 +49,20 @@ describe('WatchHub', () => {
     hub.clear();
     expect(hub.size).toBe(0);
   });
+
+  it('hands a one-event commit to each matching watcher in turn; one cancelled by another listener gets nothing', () => {
+    const hub = new WatchHub();
+    const got: string[] = [];
+    let b: ReturnType<WatchHub['subscribe']> | undefined;
+    hub.subscribe('/r/', 0, 0, (events) => {
+      got.push(`a${events.map((e) => e.revision).join()}`);
+      b?.cancel();
+    }, []);
+    b = hub.subscribe('/r/', 0, 0, (events) => got.push(`b${events.map((e) => e.revision).join()}`), []);
+    hub.subscribe('', 0, 0, (events) => got.push(`root${events.map((e) => e.revision).join()}`), []);
+    hub.publish([event('/r/x', 1)]);
+    hub.publish([event('/r/y', 2), event('/s/z', 3)]);
+    expect(got).toEqual(['root1', 'a1', 'root2,3', 'a2']);
+  });
 });
+

@@ -90,6 +90,7 @@ export class WatchHub {
   }
 
   private fanOut(events: StoreEvent[]): void {
+    if (events.length === 1) return this.fanOutOne(events);
     const matches = new Map<Watcher, StoreEvent[]>();
     for (const event of events) {
       const key = event.key;
@@ -108,6 +109,23 @@ export class WatchHub {
     for (const [watcher, batch] of matches) {
       if (watcher.replaying) watcher.pending.push(batch);
       else this.deliver(watcher, batch);
+    }
+  }
+
+  /**
+   * A one-event commit (most writes): every matching watcher gets the commit's own array, with no per-commit map of
+   * matches. Listeners only read their batch.
+   */
+  private fanOutOne(events: StoreEvent[]): void {
+    const key = events[0]!.key;
+    for (let end = 0; end !== -1; end = key.indexOf('/', end) + 1 || -1) {
+      const set = this.byDirectory.get(key.slice(0, end));
+      if (!set) continue;
+      for (const watcher of set) {
+        if (!key.startsWith(watcher.prefix)) continue;
+        if (watcher.replaying) watcher.pending.push(events);
+        else this.deliver(watcher, events);
+      }
     }
   }
 

@@ -243,7 +243,8 @@ export class WorkspaceScheduler {
     };
     if (initializers.length === 0) delete next.status!.initializers;
     if (terminators.length === 0) delete next.status!.terminators;
-    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored && { row: stored, object: ws } });
+    // Settled (inside the create's commit): `next` is `ws`, just admitted, plus what scheduling owns.
+    generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: stored && { row: stored, object: ws }, settled: true });
     return batch;
   }
 
