@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { median, removeDir, repoDir } from './lib/util.js';
+import { comparePairs } from './lib/pipeline-pairs.js';
+import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
 const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, accept: { type: 'string' } } });
@@ -56,34 +57,11 @@ async function side(dir) {
   return { get, close: () => lifecycle.stop() };
 }
 
-/** CPU µs per GET over one batch (one request at a time: the pipeline's own cost, no queueing). */
-async function measure(s) {
-  const t = process.cpuUsage();
-  for (let i = 0; i < batch; i++) await s.get();
-  const d = process.cpuUsage(t);
-  return (d.user + d.system) / batch;
-}
-
 const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
-  for (let i = 0; i < 5; i++) (await measure(self), await measure(other)); // warm-up: JIT
-  const mine = [];
-  const theirs = [];
-  for (let i = 0; i < pairs; i++) {
-    // Alternate who goes first, so a load trend within a pair favours neither.
-    if (i % 2 === 0) (mine.push(await measure(self)), theirs.push(await measure(other)));
-    else (theirs.push(await measure(other)), mine.push(await measure(self)));
-  }
-  const ratios = mine.map((m, i) => m / theirs[i]);
-  console.log(
-    JSON.stringify({
-      thisUsPerGet: +median(mine).toFixed(1),
-      otherUsPerGet: +median(theirs).toFixed(1),
-      medianRatio: +median(ratios).toFixed(3),
-      thisCheaperIn: `${ratios.filter((r) => r < 1).length}/${pairs}`,
-    }),
-  );
+  // One request at a time: the pipeline's own cost, no queueing.
+  await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
 } finally {
   await self.close();
   await other.close();

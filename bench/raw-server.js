@@ -1,8 +1,8 @@
 // The raw HTTPS floor (baseline B.2 in docs/benchmarks.md, but over TLS with kcpt's own serving certificate):
 //   GET  /obj    -> the same ~1 KB ConfigMap JSON kcpt returns (fastify serialises the object, like B.2)
-//   GET  /watch  -> a chunked stream of JSON lines, like a kube watch
+//   GET  /watch  -> a chunked stream of JSON lines, like a kube watch (one write per watcher per event-loop turn)
 //   POST /write  -> inserts the body into a better-sqlite3 WAL table (synchronous=NORMAL, one txn per write) and
-//                   writes {"type":"ADDED","object":<body>} once to every open /watch stream (with no watcher open
+//                   queues {"type":"ADDED","object":<body>} for every open /watch stream (with no watcher open
 //                   this is the "HTTPS POST + SQLite insert" floor of the CREATE benchmark)
 //   POST /fill?n=1000&pad=P -> fills namespace bench-list with n ~1 KB rows (B.1 values); with a JSON body
 //                   {items: [...]} (kcpt's own LIST answer), stores exactly those items instead: the same rows
@@ -80,14 +80,26 @@ app.get('/watch', (req, reply) => {
   req.raw.on('close', () => watchers.delete(res));
 });
 
+// The lines of one event-loop turn go to every watcher as one write (one TLS record), as kcpt's watch streams do:
+// the floor is a fan-out done the cheap way, not one write per event per socket.
+let pendingLines = [];
+function queueLine(line) {
+  if (pendingLines.length === 0) setImmediate(flushLines);
+  pendingLines.push(line);
+}
+function flushLines() {
+  const chunk = pendingLines.length === 1 ? pendingLines[0] : Buffer.concat(pendingLines);
+  pendingLines = [];
+  for (const w of watchers) w.write(chunk);
+}
+
 app.post('/write', async (req, reply) => {
   const o = req.body;
   revision++;
   o.metadata = { ...o.metadata, resourceVersion: String(revision) };
   const value = JSON.stringify(o);
   upsert.run('root', 'configmaps', o.metadata.namespace ?? 'default', o.metadata.name, revision, value);
-  const line = Buffer.from(`{"type":"ADDED","object":${value}}\n`);
-  for (const w of watchers) w.write(line);
+  queueLine(Buffer.from(`{"type":"ADDED","object":${value}}\n`));
   reply.code(201);
   return o;
 });

@@ -7,6 +7,7 @@
 // box: on a busy machine the per-round ratio B/A is then far steadier than back-to-back runs.
 //
 //   node bench/read-pairs.js --other /path/to/checkout [--rounds 4] [--duration 3] [--rows get,h2,list] [--together]
+//     [--b-node-args=--max-semi-space-size=32]   (Node/V8 flags for B's server only, space-separated: a runtime setting's A/B)
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { client, ensureNamespace, parallel, runJs, startKcpt } from './lib/kcpt.js';
@@ -15,7 +16,7 @@ import { findWrk, runH2, runNodeLoad, runWrk } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { log, median, withServerCpu } from './lib/util.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, rounds: { type: 'string' }, duration: { type: 'string' }, rows: { type: 'string' }, together: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, rounds: { type: 'string' }, duration: { type: 'string' }, rows: { type: 'string' }, together: { type: 'boolean' }, 'b-node-args': { type: 'string' } } });
 if (!values.other) {
   console.error('usage: node bench/read-pairs.js --other DIR [--rounds N] [--duration S] [--rows get,h2,list]');
   process.exit(2);
@@ -28,8 +29,8 @@ const CM = '/clusters/root/api/v1/namespaces/default/configmaps/bench-get';
 const LIST_NS = 'bench-list';
 const LIST = `/clusters/root/api/v1/namespaces/${LIST_NS}/configmaps`;
 
-async function start(name, entry) {
-  const server = await startKcpt({ entry });
+async function start(name, entry, nodeArgs = []) {
+  const server = await startKcpt({ entry, nodeArgs });
   const c = client(server.url, { token: server.token });
   const { pad } = await calibrate({ c });
   if (rows.includes('list')) {
@@ -50,7 +51,7 @@ const load = {
 };
 
 const a = await start('A', path.join(path.resolve(values.other), 'bin', 'run.js'));
-const b = await start('B', runJs);
+const b = await start('B', runJs, values['b-node-args']?.split(' ').filter(Boolean));
 const results = {};
 try {
   for (const row of rows) {

@@ -9,7 +9,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { client, parallel, runJs, startKcpt } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
-import { benchDir, freePort, log, median, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
+import { benchDir, freePort, log, median, procCpuMs, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
 /** One GET /readyz on a fresh connection: its status code, or 0 when nothing answered. */
 export function readyzOnce(port) {
@@ -42,10 +42,12 @@ export async function timeStart({ rootDir, storage, timeoutMs = 30_000 }) {
   });
   child.stderr.on('data', (d) => (err += d));
   let readyMs;
+  let cpuMs;
   while (performance.now() - t0 < timeoutMs) {
     if (child.exitCode !== null) throw new Error(`kcpt exited with ${child.exitCode}: ${out}\n${err}`);
     if ((await readyzOnce(port)) === 200) {
       readyMs = performance.now() - t0;
+      cpuMs = procCpuMs(child.pid);
       break;
     }
     await sleep(2);
@@ -54,7 +56,7 @@ export async function timeStart({ rootDir, storage, timeoutMs = 30_000 }) {
   while (lineMs === undefined && performance.now() - t0 < timeoutMs) await sleep(1);
   child.kill('SIGTERM');
   await waitExit(child, 15_000);
-  return { readyMs, lineMs };
+  return { readyMs, lineMs, cpuMs };
 }
 
 export function timeProcess(args) {

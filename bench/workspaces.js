@@ -7,8 +7,10 @@
 //         not yet seen Ready);                                              baseline: the same rows in raw SQLite
 //      c. creation rate, tree: --rate-count workspaces in a tree of fan-out --fanout under root (kcp's load test
 //         used depth 5 x fan-out 7), children posted as soon as their parent is Ready
-//      d. more tree until --count workspaces exist; then every watch is closed, the server GCs, and
-//         (RSS - RSS of the same server empty) / count is the memory per workspace;   baseline: bench/raw-memory.js
+//      d. more tree until --count workspaces exist; then every watch is closed, the server rests --rest seconds
+//         (default 30: V8's memory reducer returns the heap the burst grew) and GCs, and (RSS - RSS of the same
+//         server empty, also at rest) / count is the memory per workspace (the reading right after the burst is
+//         printed too);                                                      baseline: bench/raw-memory.js
 //    then kcpt is stopped and the database measured (file size / count: "right after creation"), restarted
 //    (restart -> /readyz, --runs times; baseline: the listen-and-exit floor), started once with the watch history
 //    compacted to nothing (--watch-history-retention 0s ...) and measured again, and finally started once more to
@@ -16,7 +18,7 @@
 //    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
-//                            [--concurrency C] [--runs N] [--warmup N] [--wildcard-watch] [--http1] [--json FILE]
+//                            [--concurrency C] [--runs N] [--warmup N] [--rest S] [--wildcard-watch] [--http1] [--json FILE]
 //   (the client posts and watches over one HTTP/2 connection, as kubectl and client-go do; --http1: over HTTP/1.1,
 //    a keep-alive pool for requests and a TLS connection per watch, as client-node)
 //   (--warmup N: N untimed flat workspaces before the rate phases b. and c.; default 0)
@@ -37,7 +39,7 @@ import { timeProcess, timeStart } from './startup.js';
 import { collectionCount, collectionRv, createWorkspaces, flatPlan, openWatch, resumingWatch, singleTopPlan, treePlan, waitFor, WS_API } from './lib/workspace-driver.js';
 import { benchDir, fmtNum, log, median, percentile, procCpuMs, removeDir, runNodeJson, sleep, tempDir } from './lib/util.js';
 
-export const WORKSPACE_DEFAULTS = { count: 10_000, rateCount: 2_000, latencyCount: 300, deleteCount: 2_000, fanout: 7, concurrency: 16, warmup: 0 };
+export const WORKSPACE_DEFAULTS = { restSeconds: 30, count: 10_000, rateCount: 2_000, latencyCount: 300, deleteCount: 2_000, fanout: 7, concurrency: 16, warmup: 0 };
 const LC_API = '/apis/core.kcp.io/v1alpha1/logicalclusters';
 const KiB = 1024;
 
@@ -49,7 +51,7 @@ async function startMeasured(rootDir, extraArgs = []) {
 }
 
 /** Database file sizes and page/row counts of a stopped server's root directory. */
-function dbStats(rootDir, { keys = false } = {}) {
+export function dbStats(rootDir, { keys = false } = {}) {
   const file = path.join(rootDir, 'root', 'kcpt.db');
   const size = (f) => (existsSync(f) ? statSync(f).size : 0);
   const bytes = size(file) + size(`${file}-wal`);
@@ -71,6 +73,31 @@ function dbStats(rootDir, { keys = false } = {}) {
     };
   } finally {
     db.close();
+  }
+}
+
+/**
+ * Starts the stopped server of `rootDir` once with a watch history retention of nothing and waits until every
+ * logged event is compacted away (a read at an old revision answers 410); returns the seconds that took.
+ */
+export async function compactWatchHistory(rootDir) {
+  const t0 = performance.now();
+  const s = await startKcpt({
+    rootDir,
+    extraArgs: ['--watch-history-retention', '0s', '--watch-history-compaction-interval', '100ms', '--watch-history-min-revisions', '0'],
+    timeoutMs: 120_000,
+  });
+  const sc = client(s.url, { token: s.token });
+  try {
+    const rv = Number(await collectionRv(sc, `/clusters/root${WS_API}`));
+    await waitFor(
+      async () => (await sc.request('GET', `/clusters/root${WS_API}?limit=1&resourceVersion=${rv - 1}&resourceVersionMatch=Exact`)).status === 410,
+      { timeoutMs: 3_600_000, everyMs: 500, what: 'the watch history to be compacted' },
+    );
+    return (performance.now() - t0) / 1000;
+  } finally {
+    sc.close();
+    await s.stop();
   }
 }
 
@@ -262,9 +289,12 @@ export async function runWorkspaces(options = {}) {
     server = await startMeasured(dir);
     c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: !o.http1 });
     const created = { count: 0 };
+    // Both readings at rest: V8 keeps the heap it grew in a burst (start-up is one) committed until its memory
+    // reducer runs, ~8 s after allocation calms down, and gives a third of a 10,000-workspace server's RSS back.
+    await sleep(o.restSeconds * 1000);
     const mem0 = await server.memory();
     fig.rssEmpty = mem0.rss;
-    log(`  empty server after GC: RSS ${fmtMiB(mem0.rss)}, heap ${fmtMiB(mem0.heapUsed)}`);
+    log(`  empty server at rest (${o.restSeconds} s), after GC: RSS ${fmtMiB(mem0.rss)}, heap ${fmtMiB(mem0.heapUsed)}`);
     const common = { server, c, agent: watchAgent, basePath: 'root' };
 
     const lat = await createWorkspaces({ ...common, prefix: 'l', plan: flatPlan(o.latencyCount), concurrency: 1 });
@@ -336,12 +366,16 @@ export async function runWorkspaces(options = {}) {
     admin.close();
     if (wsTotal !== fig.count) log(`  warning: ${wsTotal} workspaces listed, ${fig.count} created`);
     await sleep(1000);
+    const burst = await server.memory();
+    fig.rssAfterBurst = burst.rss;
+    log(`  right after the burst, after GC: RSS ${fmtMiB(burst.rss)} (heap committed ${fmtMiB(burst.heapTotal)}, used ${fmtMiB(burst.heapUsed)}): ${fmtNum((burst.rss - mem0.rss) / fig.count)} B per workspace over the empty server`);
+    await sleep(Math.max(0, o.restSeconds - 1) * 1000);
     const mem1 = await server.memory();
     fig.rss = mem1.rss;
     fig.heapUsed = mem1.heapUsed;
     fig.rssPerWs = (mem1.rss - mem0.rss) / fig.count;
     fig.rssTotalPerWs = mem1.rss / fig.count;
-    log(`  after GC with ${fmtNum(fig.count)} workspaces: RSS ${fmtMiB(mem1.rss)} (heap ${fmtMiB(mem1.heapUsed)}, external ${fmtMiB(mem1.external)}): ${fmtNum(fig.rssPerWs)} B per workspace over the empty server, ${fmtNum(fig.rssTotalPerWs)} B total RSS / count`);
+    log(`  at rest (${o.restSeconds} s), after GC with ${fmtNum(fig.count)} workspaces: RSS ${fmtMiB(mem1.rss)} (heap committed ${fmtMiB(mem1.heapTotal)}, used ${fmtMiB(mem1.heapUsed)}, external ${fmtMiB(mem1.external)}): ${fmtNum(fig.rssPerWs)} B per workspace over the empty server, ${fmtNum(fig.rssTotalPerWs)} B total RSS / count`);
     const rawMem = await runNodeJson(path.join(benchDir, 'raw-memory.js'), [String(fig.count)], { nodeArgs: ['--expose-gc'] });
     fig.rawRssPerRecord = rawMem.rssPerRecord;
     c.close();
@@ -369,24 +403,7 @@ export async function runWorkspaces(options = {}) {
 
     // ---- disk after the watch history is compacted ----
     {
-      const t0 = performance.now();
-      const s = await startKcpt({
-        rootDir: dir,
-        extraArgs: ['--watch-history-retention', '0s', '--watch-history-compaction-interval', '100ms', '--watch-history-min-revisions', '0'],
-        timeoutMs: 120_000,
-      });
-      const sc = client(s.url, { token: s.token });
-      try {
-        const rv = Number(await collectionRv(sc, `/clusters/root${WS_API}`));
-        await waitFor(
-          async () => (await sc.request('GET', `/clusters/root${WS_API}?limit=1&resourceVersion=${rv - 1}&resourceVersionMatch=Exact`)).status === 410,
-          { timeoutMs: 3_600_000, everyMs: 500, what: 'the watch history to be compacted' },
-        );
-        fig.compactionSeconds = (performance.now() - t0) / 1000;
-      } finally {
-        sc.close();
-        await s.stop();
-      }
+      fig.compactionSeconds = await compactWatchHistory(dir);
       const disk2 = dbStats(dir, { keys: true });
       fig.diskAfterCompaction = disk2.bytes / fig.count;
       fig.disk2 = { ...disk2, keySet: undefined };
@@ -449,13 +466,13 @@ export function workspaceRows(f) {
       note: 'target: docs/benchmarks.md, Targets',
     },
     {
-      name: `WS RSS per workspace at ${n} (after GC)`,
+      name: `WS RSS per workspace at ${n} (at rest, after GC)`,
       unit: 'bytes',
       kcpt: f.rssPerWs,
       baseline: f.rawRssPerRecord,
       baselineName: 'one Map record in Node',
       target: { kind: 'max', max: 1 * KiB },
-      note: `RSS ${fmtMiB(f.rss)} vs ${fmtMiB(f.rssEmpty)} empty; total RSS / count ${fmtKiB(f.rssTotalPerWs)}`,
+      note: `RSS ${fmtMiB(f.rss)} vs ${fmtMiB(f.rssEmpty)} empty (${fmtMiB(f.rssAfterBurst)} right after the burst); total RSS / count ${fmtKiB(f.rssTotalPerWs)}`,
     },
     {
       name: `WS disk per workspace after creation`,
@@ -526,6 +543,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       concurrency: { type: 'string' },
       runs: { type: 'string' },
       'delete-only': { type: 'boolean' },
+      rest: { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -545,6 +563,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     latencyCount: num(values['latency-count'], d.latencyCount),
     deleteCount: num(values['delete-count'], d.deleteCount),
     warmup: num(values.warmup, d.warmup),
+    restSeconds: num(values.rest, d.restSeconds),
     wildcardWatch: values['wildcard-watch'] ?? false,
     http1: values.http1 ?? false,
     fanout: num(values.fanout, d.fanout),

@@ -5,9 +5,10 @@
 //   profile-start       starts the V8 CPU profiler (node:inspector)
 //   profile-stop <path> stops it and writes the .cpuprofile to <path>
 //   heap-snapshot <path> full GCs, then writes a V8 heap snapshot to <path> (what stays resident, and why)
+//   heap-spaces         V8's heap spaces (size committed, used, available) after full GCs
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 
 const file = process.env.KCPT_BENCH_HOOK_FILE;
 let session;
@@ -21,6 +22,10 @@ async function handle(command) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return process.memoryUsage();
+  }
+  if (verb === 'heap-spaces') {
+    for (let i = 0; i < 4; i++) globalThis.gc?.();
+    return { heap: getHeapStatistics(), spaces: getHeapSpaceStatistics() };
   }
   if (verb === 'heap-snapshot') {
     for (let i = 0; i < 4; i++) globalThis.gc?.();

@@ -11,6 +11,7 @@ import { kubeProtobuf } from '../builtin/protobuf.js';
 import { protobufWatchFrame } from '../machinery/protobuf/encode.js';
 import { buildTable, defaultPrinter, parseIncludeObject, type TableVersion } from '../machinery/table.js';
 import type { ListPage } from '../registry/list.js';
+import { jsonListBody, withoutTypeMeta } from './list-body.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
 import { StatusError } from '../machinery/status.js';
 import {
@@ -141,44 +142,30 @@ function listMetaOf(page: ListPage): Record<string, unknown> {
   return listMeta;
 }
 
-// A stored object starts `{"apiVersion":"…","kind":"…","metadata":{` (stored-object.ts): strings without quotes or
-// escapes in them, so this match is exact.
-const TYPE_META_HEAD = /^\{(?:"apiVersion":"[^"\\]*",)?(?:"kind":"[^"\\]*",)?(?="metadata":)/;
-
-/** An item of a typed list: the object's JSON without apiVersion and kind, as kube's typed lists write items. */
-export function withoutTypeMeta(text: string): string {
-  const head = TYPE_META_HEAD.exec(text);
-  if (head) return head[0].length === 1 ? text : `{${text.slice(head[0].length)}`;
-  const obj = JSON.parse(text) as KubeObject;
-  delete obj.apiVersion;
-  delete obj.kind;
-  return JSON.stringify(obj);
-}
-
 export function renderList(rt: ResourceType, page: ListPage, opts: RenderOptions): Answer {
   if (rt.convert) {
     // Stored in another shape: these lists cannot splice stored bytes and must convert each item.
     const objects = (page.parsed ?? page.items.map((t) => JSON.parse(t) as KubeObject)).map((o) => rt.convert!.fromStorage(o));
-    return renderListItems(rt, listMetaOf(page), objects.map((o) => JSON.stringify(o)), objects, opts);
+    return renderListItems(rt, listMetaOf(page), { items: objects.map((o) => JSON.stringify(o)) }, objects, opts);
   }
-  return renderListItems(rt, listMetaOf(page), page.items, page.parsed, opts);
+  return renderListItems(rt, listMetaOf(page), page, page.parsed, opts);
 }
 
 /** A list of objects already in the served shape (what a deletecollection removed). */
 export function renderObjectList(rt: ResourceType, objects: KubeObject[], resourceVersion: string, opts: RenderOptions): Answer {
-  return renderListItems(rt, { resourceVersion }, objects.map((o) => JSON.stringify(o)), objects, opts);
+  return renderListItems(rt, { resourceVersion }, { items: objects.map((o) => JSON.stringify(o)) }, objects, opts);
 }
 
-/** `texts` are the items' JSON; `objects`, when given, the same items parsed. */
+/** `list.items` are the items' JSON (`list.stored` the same as stored, when known); `objects`, when given, parsed. */
 function renderListItems(
   rt: ResourceType,
   listMeta: Record<string, unknown>,
-  texts: string[],
+  list: Pick<ListPage, 'items' | 'stored'>,
   objects: KubeObject[] | undefined,
   opts: RenderOptions,
 ): Answer {
   const { format } = opts;
-  const parsed = () => objects ?? texts.map((t) => JSON.parse(t) as KubeObject);
+  const parsed = () => objects ?? list.items.map((t) => JSON.parse(t) as KubeObject);
   const convert = format.convert;
   if (convert?.kind === 'Table') return encodeAnswer(tableOf(rt, parsed(), opts, convert.version, listMeta, true), format);
   if (convert?.kind === 'PartialObjectMetadata') {
@@ -198,9 +185,13 @@ function renderListItems(
     return { contentType: format.mediaType, body: kubeProtobuf.encodeList(apiVersion, rt.listKind, rt.kind, listMeta, parsed()) };
   }
   // JSON (and YAML from it): the items' texts spliced into the list without re-serializing them.
-  const items = isTypedKind(rt) ? texts.map(withoutTypeMeta) : texts;
-  const head = JSON.stringify({ kind: rt.listKind, apiVersion, metadata: listMeta });
-  return encodeAnswer(`${head.slice(0, -1)},"items":[${items.join(',')}]}`, format);
+  const typed = isTypedKind(rt);
+  const head = JSON.stringify({ kind: rt.listKind, apiVersion, metadata: listMeta }).slice(0, -1);
+  if (list.stored && format.format === 'json' && !format.pretty) {
+    return { contentType: format.mediaType, body: jsonListBody(head, list.stored, typed) };
+  }
+  const items = typed ? list.items.map(withoutTypeMeta) : list.items;
+  return encodeAnswer(`${head},"items":[${items.join(',')}]}`, format);
 }
 
 /** The last frame encoded per frame key (WatchEventWriter): a handful of entries, one event each. */

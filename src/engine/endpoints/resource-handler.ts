@@ -120,7 +120,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
-      const { object: created, stored } = svc.generic.createStored(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager });
+      const { object: created, stored } = svc.generic.createStored(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager, ownsInput: true });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
       // Plain JSON is answered with the stored bytes, as a GET would be: the object is not serialized a second time.
       const answer = stored !== undefined && !rt.convert && render.format.format === 'json' && !render.format.convert
@@ -133,7 +133,7 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query, 'UpdateOptions'), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'UpdateOptions');
-      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager });
+      const updated = svc.generic.update(ctx, info.name, obj, { dryRun: parseDryRun(req.query, 'UpdateOptions'), subresource: sub || undefined, fieldManager, ownsInput: true });
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(updated) ?? [])]);
       return sendAnswer(reply, 200, renderObject(rt, updated, render));
     }

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../testing/wait-for.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { maxUnreadWatchBytes, WatchResponse } from './watch-response.js';
 
 // JSON lines, as a watch of application/json writes them.
@@ -129,7 +128,7 @@ describe('WatchResponse', () => {
         res.on('end', () => resolve(`ended after ${JSON.stringify(body)}`));
       }).on('error', () => resolve('cut'));
     });
-    await waitFor(() => sinks.length === 1);
+    await vi.waitFor(() => expect(sinks).toHaveLength(1));
     const second = await readAll(url);
     expect(second).toBe('{"type":"ADDED","object":{}}\n');
     expect(await first).toMatch(/^cut/);

@@ -81,6 +81,8 @@ export interface WriteOptions {
    * saves reading and parsing them again. The write still fails with a conflict if the row changed meanwhile.
    */
   current?: { row: KeyValue; object: KubeObject };
+  /** The input is the caller's to give (a request body decoded for this write): changed in place, not copied. */
+  ownsInput?: boolean;
 }
 
 /**
@@ -210,7 +212,7 @@ export class GenericStore {
    */
   createStored(ctx: OpContext, input: KubeObject, opts: WriteOptions = {}): { object: KubeObject; stored?: string } {
     const { rt } = ctx;
-    const obj = structuredClone(input);
+    const obj = opts.ownsInput ? input : structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
     if (meta.resourceVersion) {
@@ -317,7 +319,7 @@ export class GenericStore {
     if (opts.settled && held && opts.batch && held.row.key === this.settling) return this.settledUpdate(ctx, input, held, opts.batch);
     const current = held?.row ?? this.getRaw(ctx, name);
     const old = held?.object ?? fromStorage(rt, decodeStored(current));
-    let obj = structuredClone(input);
+    let obj = opts.ownsInput ? input : structuredClone(input);
     checkTypeMeta(rt, obj);
     const meta = (obj.metadata ??= {});
     if (meta.name && meta.name !== name) {

@@ -24,7 +24,12 @@ export interface ListQuery {
 
 export interface ListPage {
   /** Items as JSON text with resourceVersion set (parse lazily). */
-  items: string[];
+  readonly items: string[];
+  /**
+   * The same items as stored (resourceVersion not spliced in), when the page was read from the store: a JSON answer
+   * writes them into its body directly (endpoints/list-body.ts) and `items` is then never built.
+   */
+  stored?: readonly Pick<KeyValue, 'value' | 'revision'>[];
   /** Parsed items when the predicate had to parse them anyway. */
   parsed?: KubeObject[];
   resourceVersion: string;
@@ -62,18 +67,21 @@ export async function listObjects(
   }
 
   // A limit with RV=0 may be ignored (served from "cache" upstream); honouring it is also legal and bounded.
-  const items: string[] = [];
+  const items: KeyValue[] = [];
+  /** The items' texts, when the predicate spliced and parsed them anyway. */
+  const texts: string[] = [];
   const parsed: KubeObject[] = [];
   let more = false;
   let lastKey = startAfter;
   let readAt = revision ?? store.currentRevision();
   let remaining: number | undefined;
   for (;;) {
-    const want = limit ? Math.max(limit - items.length, 1) : pageFetchSize;
-    const fetch = filtered ? pageFetchSize : want;
+    // Filtered reads go page by page; an unfiltered one reads what it returns in one range read (0: everything).
+    const fetch = filtered ? pageFetchSize : limit ? Math.max(limit - items.length, 1) : 0;
     let page;
     try {
-      const options = { startAfter: lastKey, limit: fetch, revision: readAt };
+      // The count of what follows is only ever reported for a limited, unfiltered list.
+      const options = { startAfter: lastKey, limit: fetch, revision: readAt, countRemaining: limit > 0 && !filtered };
       page = ranges ? listRanges(store, ranges, options) : store.list(prefix, options);
     } catch (err) {
       throw translateRevisionError(err, Boolean(query.continueToken));
@@ -83,13 +91,14 @@ export async function listObjects(
       const kv: KeyValue = page.items[i];
       lastKey = kv.key;
       if (admits && !admits(kv.key)) continue;
-      const text = spliceResourceVersion(kv.value, kv.revision);
       if (!predicate.matchesEverything) {
+        const text = spliceResourceVersion(kv.value, kv.revision);
         const obj = JSON.parse(text) as KubeObject;
         if (!predicate.matches(obj)) continue;
         parsed.push(obj);
+        texts.push(text);
       }
-      items.push(text);
+      items.push(kv);
       if (limit && items.length >= limit) {
         more = i < page.items.length - 1 || page.more;
         if (more && !filtered) {
@@ -100,7 +109,14 @@ export async function listObjects(
     }
     if ((limit && items.length >= limit) || !page.more) break;
   }
-  const result: ListPage = { items, resourceVersion: String(readAt) };
+  let spliced: string[] | undefined = predicate.matchesEverything ? undefined : texts;
+  const result: ListPage = {
+    get items() {
+      return (spliced ??= items.map((kv) => spliceResourceVersion(kv.value, kv.revision)));
+    },
+    stored: items,
+    resourceVersion: String(readAt),
+  };
   if (!predicate.matchesEverything) result.parsed = parsed;
   if (more && lastKey !== undefined) {
     result.continueToken = encodeContinue(readAt, lastKey.slice(prefix.length));

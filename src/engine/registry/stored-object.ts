@@ -44,13 +44,21 @@ export function encodeStored(obj: KubeObject): string {
 
 export { jsonEqual } from '../machinery/canonical-json.js';
 
-const metadataMarker = '"metadata":{';
+export const METADATA_MARKER = '"metadata":{';
+
+/**
+ * Where the body of a stored object's metadata starts (just after `"metadata":{`), -1 when it has none. The first
+ * occurrence is the key: apiVersion and kind precede it, and a string holding the marker has its quotes escaped.
+ */
+export function metadataBodyAt(stored: string): number {
+  const at = stored.indexOf(METADATA_MARKER);
+  return at === -1 ? -1 : at + METADATA_MARKER.length;
+}
 
 /** The stored JSON with `metadata.resourceVersion` set to `revision`, without parsing it. */
 export function spliceResourceVersion(stored: string, revision: number): string {
-  const at = stored.indexOf(metadataMarker);
-  if (at === -1) return stored;
-  const insertAt = at + metadataMarker.length;
+  const insertAt = metadataBodyAt(stored);
+  if (insertAt === -1) return stored;
   const empty = stored[insertAt] === '}';
   return `${stored.slice(0, insertAt)}"resourceVersion":"${revision}"${empty ? '' : ','}${stored.slice(insertAt)}`;
 }

@@ -19,7 +19,7 @@ import {
   openDatabase,
   prepareStatements,
   referenceTable,
-  type ObjectRow,
+  type ObjectTuple,
   type Statements,
   type Synchronous,
 } from './sqlite-schema.js';
@@ -91,7 +91,7 @@ export interface SqliteStore extends Store {
 export const COMPACTED = 'compacted_revision';
 /** Pages up to this many rows are read without a bound LIMIT (see range). */
 const SMALL_PAGE = 16;
-type RangeStatement = Database.Statement<unknown[], ObjectRow>;
+type RangeStatement = Database.Statement<unknown[], ObjectTuple>;
 /**
  * Free pages are reused by later inserts, so giving them back only matters after a big drop; doing it in small
  * steps keeps each compaction slice from filling the WAL (and triggering a checkpoint) by itself.
@@ -438,11 +438,16 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     // without LIMIT and stop early; big ones pay the fixed cost once for many rows.
     const shape = startAfter === undefined ? (end === undefined ? 'FromOpen' : 'From') : end === undefined ? 'AfterOpen' : 'After';
     const unlimited = s[`range${shape}All`] as RangeStatement;
-    let rows: KeyValue[];
-    if (limit <= 0) rows = unlimited.all(...args);
-    else if (limit <= SMALL_PAGE) rows = firstRows(unlimited.iterate(...args), limit);
-    else rows = (s[`range${shape}`] as RangeStatement).all(...args, limit);
-    for (const row of rows) if (row.value.charCodeAt(0) === 1) row.value = this.codec.decode(row.value);
+    let tuples: ObjectTuple[];
+    if (limit <= 0) tuples = unlimited.all(...args);
+    else if (limit <= SMALL_PAGE) tuples = firstRows(unlimited.iterate(...args), limit);
+    else tuples = (s[`range${shape}`] as RangeStatement).all(...args, limit);
+    const rows: KeyValue[] = new Array(tuples.length);
+    for (let i = 0; i < tuples.length; i++) {
+      const t = tuples[i]!;
+      const stored = t[1];
+      rows[i] = { key: t[0], value: stored.charCodeAt(0) === 1 ? this.codec.decode(stored) : stored, revision: t[2], createRevision: t[3] };
+    }
     return rows;
   }
 
