@@ -19,6 +19,7 @@ import type { ResourceType } from '../registry/types.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { customResourceTypes } from './cr-types.js';
 import { CRD_GROUP, isEstablished, type CustomResourceDefinition } from './crd.js';
+import { APIS_ANNOTATION } from '../machinery/kcp-names.js';
 import { servedShape, wildcardTypes, type ServedShape } from './wildcard-types.js';
 
 const crdPrefix = `/registry/${CRD_GROUP}/customresourcedefinitions/`;
@@ -99,9 +100,13 @@ export class CRDCatalogs {
     this.watch = this.store.watch(crdPrefix, from, (events) => {
       for (const e of events) this.changed(e.key, e.value, e.type === 'DELETED');
     });
-    // A cluster's built-in API set follows its LogicalCluster: forget a cached cluster when that object changes.
+    // A cluster's built-in API set follows its LogicalCluster's API annotation: forget a cached cluster when that
+    // may have changed (not on every status or finalizer update: a cluster being deleted would rebuild for nothing).
     this.lcWatch = this.store.watch(logicalClustersPrefix, from, (events) => {
-      for (const e of events) this.clusters.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
+      for (const e of events) {
+        if (e.type === 'MODIFIED' && e.prevValue !== undefined && apisOf(e.value) === apisOf(e.prevValue)) continue;
+        this.clusters.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
+      }
     });
     this.bound?.onChange((cluster, resources) => {
       const entry = this.clusters.peek(cluster);
@@ -313,4 +318,9 @@ export class CRDCatalogs {
     const boundPart = bound ? `+bound-${bound.hash}` : '';
     return new StaticCatalog(this.merge(base, [...custom, ...(bound?.types ?? [])]), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}${boundPart}`);
   }
+}
+
+/** A stored LogicalCluster's API-set annotation. */
+function apisOf(value: string): string | undefined {
+  return (JSON.parse(value) as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[APIS_ANNOTATION];
 }
