@@ -84,8 +84,9 @@ async function call(method: string, path: string, body?: unknown, contentType = 
       return reply;
     },
     header: () => reply,
-    send(text: string) {
-      answer.body = JSON.parse(text);
+    serializer: () => reply,
+    send(text: string | Buffer) {
+      answer.body = JSON.parse(text.toString());
       return reply;
     },
   } as unknown as FastifyReply;
