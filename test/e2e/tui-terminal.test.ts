@@ -98,7 +98,8 @@ describe.skipIf(!hasTmux)('kcpt tui in a real terminal (tmux)', () => {
     await kcpt(['ws', 'create', 'team', '-w', `:root:${top}:org-a`]);
     const tui = openTui(server, 'browse', ['-w', `:root:${top}`], 160, 40);
 
-    const opened = await tui.waitForScreen(/▸ org-b/);
+    // The whole frame, keys line included: a capture can land while Ink is still writing the frame's lines.
+    const opened = await tui.waitForScreen((text) => /▸ org-b/.test(text) && text.includes('? help'));
     expect(opened).toMatch(new RegExp(`▾ ${top}\\s+organization\\s+Ready`));
     expect(opened).toMatch(/▸ org-a\s+universal\s+Ready/);
     expect(opened).toContain('? help');
