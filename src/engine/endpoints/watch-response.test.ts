@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { maxUnreadWatchBytes, WatchResponse } from './watch-response.js';
@@ -113,8 +113,8 @@ describe('WatchResponse', () => {
       sinks.push(sink);
       if (sinks.length < 2) return;
       // The first stream's socket refuses the write; both have an event queued in this turn.
-      const raw = (sinks[0] as unknown as { raw: { write: () => never } }).raw;
-      raw.write = () => {
+      const socket = (sinks[0] as unknown as { raw: { socket: { write: () => never } } }).raw.socket;
+      socket.write = () => {
         throw new Error('refused');
       };
       for (const s of sinks) s.send('ADDED', '{}');
@@ -133,5 +133,27 @@ describe('WatchResponse', () => {
     expect(second).toBe('{"type":"ADDED","object":{}}\n');
     expect(await first).toMatch(/^cut/);
   });
-});
 
+  it('frames each turn as one HTTP/1.1 chunk, and writes HTTP/1.0 bodies unframed', async () => {
+    const url = new URL(await serve((sink) => {
+      sink.send('ADDED', '{"n":1}');
+      sink.send('MODIFIED', '{"n":2}');
+      setImmediate(() => {
+        sink.send('DELETED', '{"n":3}');
+        setImmediate(() => sink.end());
+      });
+    }));
+    const wire = (version: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(`GET /watch ${version}\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        let text = '';
+        socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+        socket.on('end', () => resolve(text.slice(text.indexOf('\r\n\r\n') + 4)));
+        socket.on('error', reject);
+      });
+    const first = '{"type":"ADDED","object":{"n":1}}\n{"type":"MODIFIED","object":{"n":2}}\n';
+    const second = '{"type":"DELETED","object":{"n":3}}\n';
+    expect(await wire('HTTP/1.1')).toBe(`${first.length.toString(16)}\r\n${first}\r\n${second.length.toString(16)}\r\n${second}\r\n0\r\n\r\n`);
+    expect(await wire('HTTP/1.0')).toBe(first + second);
+  });
+});

@@ -31,6 +31,7 @@ function flushDue(): void {
     }
   }
   lastJoined = undefined;
+  lastFramed = undefined;
 }
 
 /**
@@ -45,6 +46,42 @@ function join(frames: Buffer[], bytes: number): Buffer {
   const joined = Buffer.concat(frames, bytes);
   lastJoined = { frames, joined };
   return joined;
+}
+
+/**
+ * The last joined write wrapped as one HTTP/1.1 chunk (`<size hex>\r\n<bytes>\r\n`): the watchers of a turn mostly
+ * write the very same bytes, so the framing is built once between them rather than once per stream.
+ */
+let lastFramed: { chunk: Buffer; framed: Buffer } | undefined;
+const crlf = Buffer.from('\r\n');
+function framedChunk(chunk: Buffer): Buffer {
+  if (lastFramed?.chunk === chunk) return lastFramed.framed;
+  const framed = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`, 'latin1'), chunk, crlf]);
+  lastFramed = { chunk, framed };
+  return framed;
+}
+
+/** The parts of node's HTTP/1 response that say whether a write may go straight to the socket. */
+interface Http1Response {
+  chunkedEncoding?: boolean;
+  _headerSent?: boolean;
+  outputData?: unknown[];
+  socket: (NodeJS.WritableStream & { _httpMessage?: unknown; writable: boolean }) | null;
+}
+
+/**
+ * The socket a chunked HTTP/1.1 watch may write its framed bytes to directly, or undefined (HTTP/2, HTTP/1.0, a
+ * response not yet at the head of its connection, or with output node still holds): the same test node's own
+ * response applies before it writes to the socket. Writing one pre-framed buffer spares, per watcher and turn, node's
+ * four-part chunk (size, CRLF, bytes, CRLF), its cork until the next tick and the gathering write that follows.
+ */
+function directSocket(raw: ServerResponse): Http1Response['socket'] | undefined {
+  const res = raw as unknown as Http1Response;
+  if (res.chunkedEncoding !== true || res._headerSent !== true) return undefined;
+  if (!Array.isArray(res.outputData) || res.outputData.length !== 0) return undefined;
+  const socket = res.socket;
+  if (!socket || socket._httpMessage !== raw || !socket.writable) return undefined;
+  return socket;
 }
 
 export class WatchResponse implements WatchSink {
@@ -113,7 +150,10 @@ export class WatchResponse implements WatchSink {
     this.queued = [];
     this.queuedBytes = 0;
     if (this.raw.writableEnded) return;
-    this.raw.write(join(frames, bytes));
+    const chunk = join(frames, bytes);
+    const socket = directSocket(this.raw);
+    if (socket) socket.write(framedChunk(chunk));
+    else this.raw.write(chunk);
   }
 
   /** Drops what is queued and closes the connection. */
