@@ -18,6 +18,7 @@ import { badRequest, internalError, methodNotAllowed, requestEntityTooLarge, uns
 import { listenProxySocket, type ProxySocket } from '../shards/proxy-socket.js';
 import type { ServerParts } from './assembly.js';
 import type { Component } from './lifecycle.js';
+import type { Store } from '../storage/store.js';
 import { serverUrls } from './options.js';
 
 /** Each app's own request handler, before connection deadlines wrap the server: what the proxy socket serves. */
@@ -28,7 +29,7 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 /** The app with its hooks and routes, not listening yet. */
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
-  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!);
+  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!, store);
   // Before any body is read: who is asking, whether there is room for them, and until when.
   installRequestAdmission(app, { authenticator: server.authenticator, inflight: config.inflight, requestTimeoutMs: config.requestTimeoutMs });
   // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
@@ -81,6 +82,7 @@ function buildHttpApp(
   verbosity: number,
   log: (line: string) => void,
   metrics: RequestMetrics,
+  store: Pick<Store, 'settled'>,
 ): FastifyInstance {
   // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
   // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
@@ -116,7 +118,17 @@ function buildHttpApp(
     // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
     cutOffUnreadBody(request, reply);
-    done(null, payload);
+    // A store committing a turn's writes together (group commit): nothing read or written in the turn is told before
+    // the turn is durable; if it is not, the answer is a 500 (the write is gone).
+    const pending = store.settled?.();
+    if (!pending) return done(null, payload);
+    pending.then(
+      () => done(null, payload),
+      (err: unknown) => {
+        log(`error: a turn's commit failed: ${(err as Error)?.message}`);
+        done(null, uncommittedAnswer(reply, err));
+      },
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
@@ -146,6 +158,14 @@ function buildHttpApp(
     }
   });
   return app;
+}
+
+/** The 500 Status an answer becomes when the turn it was made in could not be committed. */
+function uncommittedAnswer(reply: FastifyReply, err: unknown): string {
+  reply.code(500).header('content-type', 'application/json');
+  reply.removeHeader('content-length');
+  reply.removeHeader('warning');
+  return JSON.stringify(internalError(`the request's storage transaction could not be committed: ${(err as Error)?.message ?? String(err)}`).toStatus());
 }
 
 /** The handler fastify serves its HTTPS listener with, to serve the proxy socket with the very same one. */

@@ -81,8 +81,11 @@ function sqliteOptions(query: URLSearchParams): SqliteStoreOptions {
       const mode = value.toUpperCase();
       if (mode !== 'NORMAL' && mode !== 'FULL') throw new Error(`storage option synchronous=${value}: use NORMAL or FULL`);
       options.synchronous = mode;
+    } else if (name === 'commit') {
+      if (value !== 'turn' && value !== 'each') throw new Error(`storage option commit=${value}: use turn or each`);
+      options.turnCommits = value === 'turn';
     } else {
-      throw new Error(`unknown sqlite storage option "${name}" (supported: synchronous=NORMAL|FULL)`);
+      throw new Error(`unknown sqlite storage option "${name}" (supported: synchronous=NORMAL|FULL, commit=each|turn)`);
     }
   }
   return options;
