@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
 import { sendClientError } from '../endpoints/client-errors.js';
 import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
+import { holdForCommit } from '../endpoints/commit-hold.js';
 import { installRequestAdmission } from '../endpoints/request-admission.js';
 import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js';
 import type { RequestMetrics } from '../endpoints/metrics.js';
@@ -118,17 +119,7 @@ function buildHttpApp(
     // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
     cutOffUnreadBody(request, reply);
-    // A store committing a turn's writes together (group commit): nothing read or written in the turn is told before
-    // the turn is durable; if it is not, the answer is a 500 (the write is gone).
-    const pending = store.settled?.();
-    if (!pending) return done(null, payload);
-    pending.then(
-      () => done(null, payload),
-      (err: unknown) => {
-        log(`error: a turn's commit failed: ${(err as Error)?.message}`);
-        done(null, uncommittedAnswer(reply, err));
-      },
-    );
+    holdForCommit(store, reply, payload, done, log);
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
@@ -158,14 +149,6 @@ function buildHttpApp(
     }
   });
   return app;
-}
-
-/** The 500 Status an answer becomes when the turn it was made in could not be committed. */
-function uncommittedAnswer(reply: FastifyReply, err: unknown): string {
-  reply.code(500).header('content-type', 'application/json');
-  reply.removeHeader('content-length');
-  reply.removeHeader('warning');
-  return JSON.stringify(internalError(`the request's storage transaction could not be committed: ${(err as Error)?.message ?? String(err)}`).toStatus());
 }
 
 /** The handler fastify serves its HTTPS listener with, to serve the proxy socket with the very same one. */
