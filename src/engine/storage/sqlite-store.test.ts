@@ -192,6 +192,13 @@ describe('sqlite store: one transaction per event-loop turn (commit=turn)', () =
     const path = freshPath();
     return { path, store: openSqliteStore(path, { turnCommits: true }) };
   };
+  /** A turn-committing store with a watch on cluster c1 from its current revision (`start`). */
+  const watchedTurnStore = () => {
+    const { path, store } = turnStore();
+    const seen: StoreEvent[] = [];
+    store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
+    return { path, store, seen, start: store.currentRevision() };
+  };
   /** What another connection to the file reads: only what is committed. */
   const onDisk = (path: string) => {
     const db = new Database(path, { readonly: true });
@@ -203,10 +210,7 @@ describe('sqlite store: one transaction per event-loop turn (commit=turn)', () =
   };
 
   it('commits a turn once, each commit a savepoint: a failing one is left out alone, and watchers hear only after', async () => {
-    const { path, store } = turnStore();
-    const seen: StoreEvent[] = [];
-    store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
-    const start = store.currentRevision();
+    const { path, store, seen, start } = watchedTurnStore();
     store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
     expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow(KeyExistsError);
     store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
@@ -229,10 +233,7 @@ describe('sqlite store: one transaction per event-loop turn (commit=turn)', () =
   });
 
   it('rolls back a failing group inside the turn (its commits and events), keeping the turn\'s other commits', async () => {
-    const { path, store } = turnStore();
-    const seen: StoreEvent[] = [];
-    store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
-    const start = store.currentRevision();
+    const { path, store, seen, start } = watchedTurnStore();
     store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
     expect(() =>
       store.group(() => {
