@@ -7,7 +7,8 @@
 //
 //   npx tsx bench/ws-names-pairs.js [--prefill 10000] [--pairs 20] [--block 250]
 //
-// Prints one line per pair (CPU µs per workspace, each side) and the median ratio current/random.
+// Prints one line per pair (CPU µs per workspace, each side), each side's slowest commit and commits over 5 ms (a
+// WAL checkpoint stalls the commit that crosses its limit), and the median ratio current/random.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,9 +69,17 @@ try {
   const sides = [
     { name: 'current', next: newClusterName },
     { name: 'random', next: randomName },
-  ].map((side) => ({ ...side, store: openSqliteStore(path.join(dir, `${side.name}.db`), { valueReferences: workspaceStorageReferences() }), made: 0 }));
-  const write = (side, n) => {
-    for (let i = 0; i < n; i++) side.store.commit(workspaceOps(side.made++, side.next()));
+  ].map((side) => ({ ...side, store: openSqliteStore(path.join(dir, `${side.name}.db`), { valueReferences: workspaceStorageReferences() }), made: 0, slowest: 0, over5ms: 0 }));
+  const write = (side, n, timed = false) => {
+    for (let i = 0; i < n; i++) {
+      const ops = workspaceOps(side.made++, side.next());
+      const start = timed ? performance.now() : 0;
+      side.store.commit(ops);
+      if (!timed) continue;
+      const ms = performance.now() - start;
+      side.slowest = Math.max(side.slowest, ms);
+      if (ms > 5) side.over5ms++;
+    }
   };
   for (const side of sides) write(side, prefill);
   const ratios = [];
@@ -79,7 +88,7 @@ try {
     // Alternate which side goes first, so neither always follows the other's checkpoint.
     for (const side of pair % 2 ? sides : [...sides].reverse()) {
       const before = process.cpuUsage();
-      write(side, block);
+      write(side, block, true);
       const used = process.cpuUsage(before);
       us[side.name] = Math.round((used.user + used.system) / block);
     }
@@ -87,6 +96,7 @@ try {
     console.log(JSON.stringify({ pair, ...us, ratio: Number((us.current / us.random).toFixed(3)) }));
   }
   ratios.sort((a, b) => a - b);
+  for (const side of sides) console.log(JSON.stringify({ side: side.name, slowestCommitMs: Number(side.slowest.toFixed(1)), commitsOver5ms: side.over5ms, of: pairs * block }));
   console.log(JSON.stringify({ medianRatio: Number(ratios[Math.floor(ratios.length / 2)].toFixed(3)), cheaper: ratios.filter((r) => r < 1).length, of: ratios.length }));
   for (const side of sides) side.store.close();
 } finally {
