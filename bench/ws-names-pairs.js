@@ -5,7 +5,7 @@
 // one named by this checkout's `newClusterName`, the other by kcp's all-random names, in alternating blocks so both
 // see the same moments of a shared box's load. Run it through tsx (it imports the TypeScript source):
 //
-//   npx tsx bench/ws-names-pairs.js [--prefill 10000] [--pairs 20] [--block 250]
+//   npx tsx bench/ws-names-pairs.js [--prefill 10000] [--pairs 20] [--block 250] [--aa: all-random names on both sides]
 //
 // Prints one line per pair (CPU µs per workspace, each side), each side's slowest commit and commits over 5 ms (a
 // WAL checkpoint stalls the commit that crosses its limit), and the median ratio current/random.
@@ -17,7 +17,7 @@ import { newClusterName } from '../src/engine/machinery/kcp-names.ts';
 import { workspaceStorageReferences } from '../src/engine/tenancy/storage-references.ts';
 import { removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { prefill: { type: 'string' }, pairs: { type: 'string' }, block: { type: 'string' } } });
+const { values } = parseArgs({ options: { prefill: { type: 'string' }, pairs: { type: 'string' }, block: { type: 'string' }, aa: { type: 'boolean' } } });
 const prefill = Number(values.prefill ?? 10000);
 const pairs = Number(values.pairs ?? 20);
 const block = Number(values.block ?? 250);
@@ -67,7 +67,7 @@ function workspaceOps(i, cluster) {
 const dir = tempDir('kcpt-ws-names-');
 try {
   const sides = [
-    { name: 'current', next: newClusterName },
+    { name: 'current', next: values.aa ? randomName : newClusterName },
     { name: 'random', next: randomName },
   ].map((side) => ({ ...side, store: openSqliteStore(path.join(dir, `${side.name}.db`), { valueReferences: workspaceStorageReferences() }), made: 0, slowest: 0, over5ms: 0 }));
   const write = (side, n, timed = false) => {
