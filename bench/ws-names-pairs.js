@@ -60,7 +60,7 @@ function workspaceOps(i, cluster) {
       key: `/registry/rbac.authorization.k8s.io/clusterrolebindings/${cluster}/workspace-admin`,
       value: simple('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'workspace-admin', cluster, '', { roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'user-1' }] }),
     },
-    { type: 'create', key: `/kcpt/access-subjects/${cluster}`, value: '["user-1"]', unlogged: true },
+    { type: 'create', key: `/kcpt/access-subjects/u:user-1/${cluster}/workspace-admin`, value: '', unlogged: true },
   ];
 }
 
