@@ -8,7 +8,9 @@
 //     through the API (POST, one HTTP/2 connection, Ready seen by one wildcard watch), until --target workspaces
 //     exist or --until has passed; every chunk logs its rate, the server's CPU per workspace and RSS after a full
 //     GC. At the end every watch is closed, the server rests --rest seconds (default 60) and is GC'd: RSS / count.
-//     Chunks done are recorded in D/million.json, so a second run continues with the next chunk.
+//     Chunks done are recorded in D/million.json, so a second run continues with the next chunk (its names carry the
+//     run's number: a chunk cut short by a stop left workspaces the next run must not collide with). A file D/stop
+//     ends the run after the current chunk.
 //   node bench/million.js measure --dir D [--restarts 5] [--compact] [--entry …]
 //     with the server stopped: the database's bytes and rows per workspace, then (--compact) again after a start
 //     that compacts the whole watch history away, then --restarts restarts → /readyz (median, and the server's CPU at
@@ -59,21 +61,26 @@ async function restingRss(server, count, restSeconds) {
 
 async function create(o) {
   const state = readState(o.dir);
+  const run = (state.runs ?? 0) + 1;
+  state.runs = run;
+  writeState(o.dir, state);
+  const stopFile = path.join(o.dir, 'stop');
   const server = await startHooked({ rootDir: o.dir, entry: o.entry, timeoutMs: 600_000 });
   const c = client(server.url, { token: server.token, http2: true });
   try {
     let total = await countWorkspaces(server);
     log(`  ${fmtNum(total)} workspaces at start (${state.chunks.length} chunks done); load ${load()}`);
-    while (total < o.target && Date.now() < o.until) {
+    while (total < o.target && Date.now() < o.until && !existsSync(stopFile)) {
       const k = state.chunks.length;
+      const prefix = `r${run}c${k}x`;
       const n = Math.min(o.chunk, o.target - total);
       const cpu0 = procCpuMs(server.child.pid);
-      const r = await createWorkspaces({ server, c, basePath: 'root', prefix: `c${k}x`, plan: treePlan(n, o.fanout), concurrency: o.concurrency, wildcardWatch: true });
+      const r = await createWorkspaces({ server, c, basePath: 'root', prefix, plan: treePlan(n, o.fanout), concurrency: o.concurrency, wildcardWatch: true });
       const cpuUs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / n;
       total += n;
       const mu = await server.hook('gc');
       const pm = procMemory(server.child.pid);
-      const chunk = { k, prefix: `c${k}x`, n, total, rate: r.rate, seconds: r.seconds, cpuUsPerWs: cpuUs, rssAfterGc: pm.rss, heapUsed: mu.heapUsed, load: load(), at: new Date().toISOString() };
+      const chunk = { k, run, prefix, n, total, rate: r.rate, seconds: r.seconds, cpuUsPerWs: cpuUs, rssAfterGc: pm.rss, heapUsed: mu.heapUsed, load: load(), at: new Date().toISOString() };
       state.chunks.push(chunk);
       writeState(o.dir, state);
       log(`  chunk ${k}: +${fmtNum(n)} → ${fmtNum(total)}: ${fmtNum(r.rate)} ws/s, server CPU ${fmtNum(cpuUs)} us/ws; RSS after GC ${fmtNum(pm.rss / MiB, 1)} MiB (V8 used ${fmtNum(mu.heapUsed / MiB, 1)}); load ${chunk.load}`);
