@@ -15,7 +15,8 @@
 //     with the server stopped: the database's bytes and rows per workspace, then (--compact) again after a start
 //     that compacts the whole watch history away, then --restarts restarts → /readyz (median, and the server's CPU at
 //     ready), interleaved with restarts of an empty root directory.
-//   node bench/million.js rss --dir D [--rest S]   starts the server on D, rests, GCs, reads RSS / count.
+//   node bench/million.js rss --dir D [--rest S]   starts the server on D, rests, GCs, reads RSS / count (and records
+//     the count, which `measure` then divides by).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,8 +110,9 @@ async function rss(o) {
 
 async function measure(o) {
   const state = readState(o.dir);
-  const count = state.chunks.at(-1)?.total;
-  if (!count) throw new Error(`no chunks recorded in ${stateFile(o.dir)}`);
+  // The newest count a live server answered (a run stopped mid-chunk leaves more than the chunks recorded).
+  const count = Math.max(state.chunks.at(-1)?.total ?? 0, ...state.readings.map((r) => r.count));
+  if (!count) throw new Error(`no chunks or readings recorded in ${stateFile(o.dir)}`);
   const disk = dbStats(o.dir);
   const m = { at: new Date().toISOString(), count, load: load(), disk: { bytes: disk.bytes, liveBytes: disk.liveBytes, objects: disk.objects, events: disk.events } };
   log(`  database: ${fmtNum(disk.bytes / 1024 / count, 2)} KiB per workspace (live pages ${fmtNum(disk.liveBytes / 1024 / count, 2)}); ${fmtNum(disk.objects)} rows (${fmtNum(disk.objects / count, 2)} per workspace), ${fmtNum(disk.events)} logged events`);
