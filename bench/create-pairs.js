@@ -5,7 +5,9 @@
 // body) over 8 keep-alive connections for --seconds, server CPU (user+sys from /proc) divided by the requests done.
 // Prints one JSON line per measurement and the medians.
 //
-//   node bench/create-pairs.js --other /path/to/other/checkout [--rounds 4] [--seconds 3]
+//   node bench/create-pairs.js --other /path/to/other/checkout [--rounds 4] [--seconds 3] [--this-args "..."] [--other-args "..."]
+// (--this-args/--other-args: extra `kcpt start` arguments for one side, e.g. --this-args="--storage sqlite://kcpt.db?commit=turn"
+//  with --other at this very checkout compares two settings of one build)
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -14,7 +16,7 @@ import { findWrk, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { median, removeDir, repoDir, tempDir, withServerCpu } from './lib/util.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, pad: { type: 'string' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, rounds: { type: 'string' }, seconds: { type: 'string' }, pad: { type: 'string' }, 'this-args': { type: 'string' }, 'other-args': { type: 'string' } } });
 if (!values.other) throw new Error('--other DIR (a built checkout to compare with) is required');
 const rounds = Number(values.rounds ?? 4);
 const seconds = Number(values.seconds ?? 3);
@@ -23,10 +25,10 @@ const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
 const template = JSON.stringify(configMap('%s', NS, Number(values.pad ?? 560)));
 
 /** Each side's kcpt is started by its own checkout's bench/lib/kcpt.js (so by its own bin/run.js and dist/). */
-async function startSide(name, dir) {
+async function startSide(name, dir, extraArgs = []) {
   const lib = dir === repoDir ? { startKcpt } : await import(pathToFileURL(path.join(dir, 'bench', 'lib', 'kcpt.js')).href);
   const rootDir = tempDir(`kcpt-create-pairs-${name}-`);
-  const server = await lib.startKcpt({ rootDir });
+  const server = await lib.startKcpt({ rootDir, extraArgs });
   await ensureNamespace(client(server.url, { token: server.token }), NS);
   return { name, dir, server, rootDir, n: 0 };
 }
@@ -39,7 +41,8 @@ async function post(side) {
   return runNodeLoad({ url, connections: 8, durationS: seconds, headers, makeRequest: (i) => ({ method: 'POST', path: CM_PATH, body: template.replace('%s', `${prefix}${i}`) }) });
 }
 
-const sides = [await startSide('this', repoDir), await startSide('other', path.resolve(values.other))];
+const argsOf = (text) => (text ? text.split(' ').filter(Boolean) : []);
+const sides = [await startSide('this', repoDir, argsOf(values['this-args'])), await startSide('other', path.resolve(values.other), argsOf(values['other-args']))];
 const results = { this: [], other: [] };
 try {
   for (const side of sides) await post(side); // warm-up: JIT, page cache
@@ -57,6 +60,8 @@ try {
     removeDir(side.rootDir);
   }
 }
+const ratios = results.this.map((r, i) => r.cpuUsPerReq / results.other[i].cpuUsPerReq);
+console.log(JSON.stringify({ medianRatioThisOverOther: +median(ratios).toFixed(3), thisCheaperIn: `${ratios.filter((x) => x < 1).length}/${ratios.length}` }));
 for (const name of ['this', 'other']) {
   const rs = results[name];
   console.log(JSON.stringify({ side: name, medianRps: Math.round(median(rs.map((r) => r.rps))), medianCpuUsPerReq: Math.round(median(rs.map((r) => r.cpuUsPerReq))) }));

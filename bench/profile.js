@@ -4,7 +4,8 @@
 // total time (with their callees); engine-bundle frames are named by their TypeScript source via the source map.
 //
 //   node bench/profile.js [get|get-h2|list|create|watch|startup|ws-create|ws-create-flat|ws-delete ...] [--duration S] [--top N] [--keep]
-//   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line)
+//   (startup: one start on a fresh root directory, stopped as soon as it printed its ready line; with --root-dir D a
+//    restart of the server kept in D (its root directory is D/root, as bench/million.js and --keep leave it), D kept)
 //   (ws-create: [--warmup N untimed flat ones first] [--http1: a pool of HTTP/1.1 connections, not one HTTP/2 one] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
 //    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
 //    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
@@ -220,7 +221,7 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, 
   else removeDir(dir);
 }
 
-export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false } = {}) {
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false, restartDir } = {}) {
   for (const kind of kinds) {
     if (kind.startsWith('ws-')) {
       await profileWorkspaces(kind, { wsCount, warmup, top, keep, http1 });
@@ -230,7 +231,8 @@ export async function profileAll({ kinds = ['get', 'list', 'create'], durationS 
     const profDir = path.join(dir, 'profiles');
     const interval = kind === 'startup' ? ['--cpu-prof-interval', '200'] : [];
     const t0 = performance.now();
-    const server = await startKcpt({ rootDir: dir, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] });
+    const restart = kind === 'startup' && restartDir !== undefined;
+    const server = await startKcpt({ rootDir: restart ? restartDir : dir, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval], timeoutMs: 600_000 });
     const readyMs = performance.now() - t0;
     let res;
     try {
@@ -246,7 +248,7 @@ export async function profileAll({ kinds = ['get', 'list', 'create'], durationS 
     const profile = JSON.parse(readFileSync(path.join(profDir, files[0]), 'utf8'));
     const label =
       kind === 'startup'
-        ? `startup (fresh root dir, ready line after ${readyMs.toFixed(0)} ms under --cpu-prof)`
+        ? `startup (${restart ? `restart of ${restartDir}` : 'fresh root dir'}, ready line after ${readyMs.toFixed(0)} ms under --cpu-prof)`
         : `${kind} (${res.rps.toFixed(0)} req/s under --cpu-prof, includes start-up and fill)`;
     printSummary(label, summarise(profile), top);
     if (keep) log(`  profile kept: ${path.join(profDir, files[0])}`);
@@ -265,6 +267,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'ws-count': { type: 'string', default: '3000' },
       warmup: { type: 'string', default: '0' },
       http1: { type: 'boolean', default: false },
+      'root-dir': { type: 'string' },
     },
   });
   await profileAll({
@@ -277,5 +280,6 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     wsCount: Number(values['ws-count']),
     warmup: Number(values.warmup),
     http1: values.http1,
+    restartDir: values['root-dir'] && path.resolve(values['root-dir']),
   });
 }

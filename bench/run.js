@@ -23,6 +23,8 @@
 //   --apis-watch-rate R  writes per second into them in that benchmark (default 50)
 //   --testing-count N workspaces per kcpt/testing run, without and with a CRD (default 200)
 //   --envtest-count N Go tests (workspace + envtest.Start) per envtest run (default 10)
+//   --kcpt-storage URL  the GET/LIST/CREATE/WATCH server's --storage (default: SQLite in its root directory), e.g.
+//                     'sqlite://kcpt.db?commit=turn' for group commit
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text
@@ -54,6 +56,7 @@ const { values: opts } = parseArgs({
     'apis-watch-rate': { type: 'string', default: '50' },
     'testing-count': { type: 'string', default: '200' },
     'envtest-count': { type: 'string', default: '10' },
+    'kcpt-storage': { type: 'string' },
     profile: { type: 'boolean', default: false },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -129,11 +132,12 @@ async function section(name, fn) {
 
 const needsServer = ['get', 'list', 'create', 'crd', 'ssa', 'watch'].some((b) => only.has(b));
 if (needsServer) {
-  log('\nstarting kcpt (fresh root directory, default SQLite storage)...');
+  log(`\nstarting kcpt (fresh root directory, ${opts['kcpt-storage'] ? `--storage ${opts['kcpt-storage']}` : 'default SQLite storage'})...`);
   // A non-admin user for the RBAC-bound GET figure (bench/get.js grants it a Role).
   const { writeTokenFile } = await import('./get.js');
   const server = await startKcpt({
     rootDir: ctx.tmp,
+    storage: opts['kcpt-storage'],
     extraArgs: ['--token-auth-file', writeTokenFile(ctx.tmp), ...watchCapArgs(ctx.watch.watchers)],
   });
   ctx.server = server;

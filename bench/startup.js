@@ -27,9 +27,9 @@ export function readyzOnce(port) {
 }
 
 /** Spawns kcpt on rootDir and measures spawn -> /readyz 200 and spawn -> ready line; then stops it. */
-export async function timeStart({ rootDir, storage, timeoutMs = 30_000 }) {
+export async function timeStart({ rootDir, storage, timeoutMs = 30_000, entry = runJs }) {
   const port = await freePort();
-  const args = [runJs, 'start', '--root-directory', rootDir, '--secure-port', String(port)];
+  const args = [entry, 'start', '--root-directory', rootDir, '--secure-port', String(port)];
   if (storage) args.push('--storage', storage);
   const t0 = performance.now();
   const child = trackChild(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }));

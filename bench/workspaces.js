@@ -80,10 +80,11 @@ export function dbStats(rootDir, { keys = false } = {}) {
  * Starts the stopped server of `rootDir` once with a watch history retention of nothing and waits until every
  * logged event is compacted away (a read at an old revision answers 410); returns the seconds that took.
  */
-export async function compactWatchHistory(rootDir) {
+export async function compactWatchHistory(rootDir, { entry } = {}) {
   const t0 = performance.now();
   const s = await startKcpt({
     rootDir,
+    entry,
     extraArgs: ['--watch-history-retention', '0s', '--watch-history-compaction-interval', '100ms', '--watch-history-min-revisions', '0'],
     timeoutMs: 120_000,
   });

@@ -5,9 +5,10 @@
  * holding the deletion across a server restart is in workspaces-deletion-restart.test.ts (a server of its own).
  */
 import { describe, expect, it } from 'vitest';
-import { uniqueName } from '../helpers/kubectl.js';
+import { clusterArgs, kubectlBackground, uniqueName } from '../helpers/kubectl.js';
+import { words } from '../helpers/table.js';
 import { expectError } from '../helpers/suite.js';
-import { create, createWorkspace, getJson, root, useTenancyServer, waitForPhase, workspace, workspaceType } from './tenancy-fixtures.js';
+import { create, createWorkspace, getJson, root, type Json, useTenancyServer, waitForPhase, workspace, workspaceType } from './tenancy-fixtures.js';
 import { deletionChecks } from './workspaces-deletion-fixtures.js';
 
 // The shared server: every test makes and deletes workspaces of unique names of its own.
@@ -48,6 +49,61 @@ describe('deleting a subtree', () => {
     await k(['delete', 'workspace', drop.metadata.name]);
     expect((await getJson(e2e.at(`root:${keep.metadata.name}`), ['configmap', 'mine', '-n', 'default'])).metadata.name).toBe('mine');
     expect((await getJson(k, ['ws', keep.metadata.name])).status.phase).toBe('Ready');
+  });
+});
+
+describe('a finalizer of a user deep in the tree', () => {
+  it('holds every level in Deleting; the objects around it go, each with its DELETED, also to a watch resumed from before', async () => {
+    const org = uniqueName('held');
+    const top = await createWorkspace(k, org);
+    const b = await createWorkspace(e2e.at(`root:${org}`), 'b');
+    const c = await createWorkspace(e2e.at(`root:${org}:b`), 'c');
+    const inC = e2e.at(`root:${org}:b:c`);
+    await inC(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'guarded', namespace: 'default', finalizers: ['example.com/hold'] } }) });
+    await inC(['create', 'configmap', 'plain', '-n', 'default']);
+    const cmsPath = `/clusters/root:${org}:b:c/api/v1/namespaces/default/configmaps`;
+    const before = JSON.parse((await inC(['get', '--raw', cmsPath])).stdout).metadata.resourceVersion as string;
+    const background = (path: string, args: string[]) => kubectlBackground(e2e.server, [...clusterArgs(e2e.server, path), ...args]);
+    const children = background(`root:${org}`, ['get', 'workspaces', '-w', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name} {.object.status.phase} {.object.metadata.deletionTimestamp}{"\\n"}']);
+    const cms = background(`root:${org}:b:c`, ['get', 'configmaps', '-n', 'default', '-w', '--output-watch-events']);
+    try {
+      await children.waitForLine(/^ADDED b Ready\s*$/);
+      await cms.waitForLine(/^ADDED\s+plain\s/);
+
+      await k(['delete', 'workspace', org, '--wait=false']);
+      // The object without a finalizer goes; the one with it is marked and holds c, so b and the top wait too.
+      await cms.waitForLine(/^DELETED\s+plain\s/);
+      await waitForPhase(e2e.at(`root:${org}:b`), 'c', 'Deleting');
+      for (const [at, name] of [[k, org], [e2e.at(`root:${org}`), 'b'], [e2e.at(`root:${org}:b`), 'c']] as const) {
+        const ws = await getJson(at, ['workspace', name]);
+        expect([ws.status.phase, ws.metadata.labels['tenancy.kcp.io/phase'], Boolean(ws.metadata.deletionTimestamp)]).toEqual(['Deleting', 'Deleting', true]);
+      }
+      expect((await getJson(inC, ['configmap', 'guarded', '-n', 'default'])).metadata.deletionTimestamp).toBeDefined();
+      expect((await getJson(inC, ['logicalcluster', 'cluster'])).status.phase).toBe('Deleting');
+      // A child marked by its parent's deletion shows Deleting in the very event that marks it, when both clusters
+      // are on one shard (the parent's deleter marks the child's LogicalCluster in that commit).
+      const marks = words(children.stdout()).filter((row) => row[1] === 'b' && row[3] !== undefined);
+      const shardOf = (ws: Json) => ws.metadata.annotations?.['core.kcp.io/shard'] as string | undefined;
+      if (shardOf(top) === shardOf(b)) expect(marks[0]?.slice(0, 3)).toEqual(['MODIFIED', 'b', 'Deleting']);
+      expect(marks.at(-1)?.slice(1, 3)).toEqual(['b', 'Deleting']);
+
+      // Resumed from before the deletion, a watch still sees the mark and the removal, in order.
+      const resumed = await inC(['get', '--raw', `${cmsPath}?watch=1&resourceVersion=${before}&timeoutSeconds=2`]);
+      const events = resumed.stdout.trim().split('\n').map((line) => JSON.parse(line) as Json).filter((e) => e.object.metadata.name !== 'kube-root-ca.crt');
+      expect(events.map((e) => [e.type, e.object.metadata.name, Boolean(e.object.metadata.deletionTimestamp)])).toEqual([
+        ['MODIFIED', 'guarded', true],
+        ['DELETED', 'plain', false],
+      ]);
+
+      await inC(['patch', 'configmap', 'guarded', '-n', 'default', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await cms.waitForLine(/^DELETED\s+guarded\s/);
+      await k(['wait', '--for=delete', `workspace/${org}`, '--timeout=60s']);
+    } finally {
+      await children.stop();
+      await cms.stop();
+    }
+    for (const path of [`root:${org}`, `root:${org}:b`, `root:${org}:b:c`]) await expectPathGone(path);
+    expect(await leftovers([top, b, c].map((ws) => ws.spec.cluster as string))).toEqual({});
   });
 });
 

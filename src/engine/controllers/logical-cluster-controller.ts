@@ -92,6 +92,8 @@ export function ensureNamespace(
 
 /** The root logical cluster exists from the first start (kcp bootstraps it the same way). */
 export function ensureRootLogicalCluster(generic: GenericStore, logicalClusterType: ResourceType): KubeObject | undefined {
+  // Look first: every restart finds it, and a create that ends in 409 runs admission and the schema on the way.
+  if (generic.store.get(objectKey(logicalClusterType, 'root', '', 'cluster'))) return undefined;
   try {
     return generic.create(
       { rt: logicalClusterType, cluster: 'root', namespace: '' },

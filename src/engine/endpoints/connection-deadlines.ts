@@ -88,6 +88,6 @@ export function installConnectionDeadlines(server: http2.Http2SecureServer, opti
     const deadline = http1.get(request.socket as Socket);
     if (!deadline) return;
     deadline.started();
-    response.once('close', () => deadline.finished());
+    response.on('close', () => deadline.finished());
   });
 }

@@ -28,7 +28,7 @@ export function installRequestAdmission(app: FastifyInstance, options: Admission
       const timer = requestTimeoutMs > 0 && !longRunning ? armRequestDeadline(request, reply, requestTimeoutMs) : undefined;
       // 'close' fires once the response is done or the client went away: the slot is given back, the timer cleared.
       if (release || timer) {
-        reply.raw.once('close', () => {
+        reply.raw.on('close', () => {
           release?.();
           if (timer) clearTimeout(timer);
         });

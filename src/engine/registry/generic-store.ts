@@ -125,6 +125,11 @@ export interface DeleteOptions {
   batch?: WriteBatch;
   /** The object's stored row, when the caller has just read it (a LIST): saves reading it again. */
   current?: KeyValue;
+  /**
+   * A controller's own answer to the first mark, written in the marking row (as the server's field manager): what it
+   * would otherwise write in the very next commit, read back from the mark it has just made.
+   */
+  alsoOnMark?: (marked: KubeObject) => void;
 }
 
 export type DeleteResult = { removed: true; object: KubeObject } | { removed: false; object: KubeObject };
@@ -477,6 +482,11 @@ export class GenericStore {
         meta.deletionGracePeriodSeconds = 0;
         if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
         rt.strategy.prepareForDelete?.(obj);
+        if (opts.alsoOnMark) {
+          const marked = structuredClone(obj);
+          opts.alsoOnMark(obj);
+          this.fields.recordWrite(rt, marked, obj, { manager: SERVER_MANAGER });
+        }
       }
       if (opts.dryRun) return { removed: false, object: obj };
       const before = fromStorage(rt, decodeStored(current));

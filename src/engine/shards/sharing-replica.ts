@@ -63,6 +63,8 @@ export class SharingReplica {
   private readonly listeners: ReplicaListener[] = [];
   private readonly health = new Map<string, string>();
   private startedAt = 0;
+  /** SYNC_PATIENCE_MS have passed since start: hasSynced is true for good (asked on every request). */
+  private patienceOver = false;
   private syncing?: Promise<void>;
 
   constructor(
@@ -86,8 +88,9 @@ export class SharingReplica {
    * before, a missing export may just not have arrived yet. A shard that cannot be listed is waited for a while only.
    */
   hasSynced(): boolean {
+    if (this.patienceOver) return true;
     if (this.startedAt === 0) return false;
-    if (Date.now() - this.startedAt > SYNC_PATIENCE_MS) return true;
+    if (Date.now() - this.startedAt > SYNC_PATIENCE_MS) return (this.patienceOver = true);
     if (this.deps.directory.shards().length === 0) return false;
     for (const feed of this.feeds.values()) if (feed.listed.size < KINDS.length) return false;
     return true;

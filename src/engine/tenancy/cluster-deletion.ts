@@ -12,7 +12,9 @@ import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { KeyValue, Store, WriteOp } from '../storage/store.js';
 import { StatusError } from '../machinery/status.js';
-import { workspaceKey } from './cluster-paths.js';
+import { logicalClusterKey, workspaceKey } from './cluster-paths.js';
+import { showDeleting } from './workspace-deleting.js';
+import type { Workspace } from './workspace-resource.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
 import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
 import { decodeStored } from '../registry/stored-object.js';
@@ -126,12 +128,35 @@ export class ClusterContentDeleter {
         continue;
       }
       try {
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current: kv }).removed) remaining++;
+        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(kv, batch) : undefined;
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current: kv, alsoOnMark }).removed) remaining++;
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
     }
     return remaining;
+  }
+
+  /**
+   * A child workspace about to be marked deleted: its LogicalCluster (hosted here) is marked in the same commit, and
+   * the workspace shows Deleting in its marking row, as the workspace controller would write one commit later
+   * (watchers of the workspace see one MODIFIED instead of two). Returns the change to the workspace's mark, or
+   * undefined to leave the child to the workspace controller (already marked, its cluster elsewhere or not its own).
+   */
+  private markChildCluster(kv: KeyValue, batch: WriteBatch): ((marked: KubeObject) => void) | undefined {
+    const ws = decodeStored(kv) as Workspace;
+    if (ws.metadata?.deletionTimestamp) return undefined;
+    const child = ws.spec?.cluster;
+    const lcRow = child ? this.store.get(logicalClusterKey(child)) : undefined;
+    if (!lcRow || !ws.metadata?.uid) return undefined;
+    const lc = decodeStored(lcRow);
+    if ((lc.spec as { owner?: { uid?: string } } | undefined)?.owner?.uid !== ws.metadata.uid) return undefined;
+    let terminators = (lc.status as { terminators?: string[] } | undefined)?.terminators ?? [];
+    if (!lc.metadata?.deletionTimestamp) {
+      const marked = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current: lcRow }).object;
+      terminators = (marked.status as { terminators?: string[] } | undefined)?.terminators ?? [];
+    }
+    return (marked) => void showDeleting(marked as Workspace, terminators);
   }
 
   /**

@@ -7,7 +7,8 @@ import type { StepResult } from '../../controllers/reconcile-steps.js';
 import { WriteBatch } from '../../registry/generic-store.js';
 import { decodeStored } from '../../registry/stored-object.js';
 import { logicalClusterKey } from '../cluster-paths.js';
-import { LOGICAL_CLUSTER_FINALIZER, PHASE_LABEL } from '../../machinery/kcp-names.js';
+import { LOGICAL_CLUSTER_FINALIZER } from '../../machinery/kcp-names.js';
+import { showDeleting } from '../workspace-deleting.js';
 import type { Workspace } from '../workspace-resource.js';
 import type { LogicalClusterView } from '../workspace-progress.js';
 import { stopAfter, type WorkspaceState } from './state.js';
@@ -29,20 +30,9 @@ export function deletionStep(state: WorkspaceState): StepResult | Promise<StepRe
     if (!lc.metadata?.deletionTimestamp) {
       current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster', { batch }).object as LogicalClusterView;
     }
-    const terminators = current.status?.terminators ?? [];
-    const phase = terminators.length > 0 ? 'Terminating' : 'Deleting';
-    if (ws.status?.phase !== phase || JSON.stringify(ws.status?.terminators ?? []) !== JSON.stringify(terminators)) {
-      // The terminators still to run are mirrored from the LogicalCluster, as while the workspace was alive.
-      const status: Workspace['status'] = { ...ws.status, phase, terminators };
-      if (terminators.length === 0) delete status.terminators;
-      // kcp's metadata reconciler labels every workspace being deleted `Deleting`, whatever its phase.
-      const next: Workspace = {
-        ...ws,
-        metadata: { ...ws.metadata, labels: { ...(ws.metadata?.labels ?? {}), [PHASE_LABEL]: 'Deleting' } },
-        status,
-      };
-      const current = { row, object: ws };
-      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current });
+    const next: Workspace = { ...ws };
+    if (showDeleting(next, current.status?.terminators ?? [])) {
+      generic.update({ rt: types.workspaces, cluster: parent, namespace: '' }, name, next, { batch, withStatus: true, current: { row, object: ws } });
     }
     generic.commitBatch(batch);
     return 'stop';

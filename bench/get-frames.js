@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Where kcpt's GET spends more than the bare TLS server's: both profiled (V8 sampler, load window only, through
+// bench/lib/server-hook.js) under the same wrk load, one after the other, and their frames printed side by side in
+// sampled µs per GET (self time), largest difference first. The sampler counts wall time on a busy box: read the
+// differences, not the absolutes.
+//   node bench/get-frames.js [--duration S] [--top N] [--h2]
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { client, ensureNamespace, startHooked } from './lib/kcpt.js';
+import { findWrk, runH2, runWrk } from './lib/load.js';
+import { configMap } from './lib/payload.js';
+import { summarise } from './profile.js';
+import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
+
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false } } });
+const durationS = Number(values.duration);
+if (!findWrk()) throw new Error('wrk is needed');
+const tmp = tempDir();
+
+async function hookable(spawnArgs, hookFile) {
+  const child = trackChild(spawn(process.execPath, ['--import', pathToFileURL(path.join(benchDir, 'lib', 'server-hook.js')).href, ...spawnArgs], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, KCPT_BENCH_HOOK_FILE: hookFile } }));
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; const m = /listening (\d+)/.exec(out); if (m) resolve(Number(m[1])); });
+    child.on('exit', (code) => reject(new Error(`exited ${code}`)));
+  });
+  const hook = async (command) => {
+    rmSync(`${hookFile}.out`, { force: true });
+    writeFileSync(hookFile, command);
+    child.kill('SIGUSR2');
+    for (;;) { try { return JSON.parse(readFileSync(`${hookFile}.out`, 'utf8')); } catch { await sleep(20); } }
+  };
+  return { child, url: `https://127.0.0.1:${port}`, hook, stop: async () => { child.kill('SIGTERM'); await waitExit(child, 5000); } };
+}
+
+async function profiled(server, url, headers, name) {
+  const load = (d) => (values.h2 ? runH2({ url, connections: 1, streams: 8, durationS: d, headers }) : runWrk({ url, connections: 8, durationS: d, headers }));
+  await load(2);
+  const file = path.join(tmp, `${name}.cpuprofile`);
+  await server.hook('profile-start');
+  const r = await load(durationS);
+  await server.hook(`profile-stop ${file}`);
+  const requests = r.rps * durationS;
+  return { summary: summarise(JSON.parse(readFileSync(file, 'utf8'))), requests, rps: r.rps };
+}
+
+const server = await startHooked();
+const c = client(server.url, { token: server.token });
+const base = '/clusters/root/api/v1/namespaces';
+await ensureNamespace(c, 'default');
+const created = await c.request('POST', `${base}/default/configmaps`, configMap('bench-get', 'default', 560));
+const objFile = path.join(tmp, 'obj.json');
+writeFileSync(objFile, (await c.request('GET', `${base}/default/configmaps/bench-get`)).body);
+const raw = await hookable([path.join(benchDir, 'raw-server.js'), server.certDir, objFile, '0'], path.join(tmp, 'raw-hook'));
+const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
+try {
+  const k = await profiled(server, `${server.url}${base}/default/configmaps/bench-get`, headers, 'kcpt');
+  const b = await profiled(raw, `${raw.url}/obj`, headers, 'raw');
+  const perReq = (s, n) => new Map([...s.byFrame].map(([f, ms]) => [f, (ms * 1000) / n]));
+  const kf = perReq(k.summary, k.requests);
+  const bf = perReq(b.summary, b.requests);
+  const frames = new Set([...kf.keys(), ...bf.keys()]);
+  const rows = [...frames].map((f) => [f, kf.get(f) ?? 0, bf.get(f) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
+  console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/GET; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/GET (status ${created.status})`);
+  console.log('   kcpt    raw   diff  frame (self, sampled µs per GET)');
+  for (const [f, kv, bv] of rows.slice(0, Number(values.top))) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${f}`);
+  const km = perReq({ byFrame: k.summary.byModule }, k.requests);
+  const bm = perReq({ byFrame: b.summary.byModule }, b.requests);
+  console.log('-- by module --');
+  const mods = [...new Set([...km.keys(), ...bm.keys()])].map((m) => [m, km.get(m) ?? 0, bm.get(m) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
+  for (const [m, kv, bv] of mods.slice(0, 30)) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${m}`);
+} finally {
+  await raw.stop();
+  await server.stop();
+  removeDir(tmp);
+}
