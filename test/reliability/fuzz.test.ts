@@ -219,7 +219,11 @@ describe(`fuzzing ${count} hostile requests (KCPT_FUZZ_SEED=${seed})`, () => {
     );
     const report = (v: Violation) =>
       `[${v.case.category}] ${v.case.method} ${v.case.path.slice(0, 160)} ${String(v.case.body ?? '').slice(0, 120)} → ${v.status}: ${v.problem}: ${v.body.slice(0, 240)}`;
-    if (errors.length > 0 && process.env.KCPT_FUZZ_LOG) writeFileSync(process.env.KCPT_FUZZ_LOG, server.output());
+    if (errors.length > 0 || violations.length > 0) {
+      // What the server said is the first thing one needs to replay a failure seen only in CI.
+      if (process.env.KCPT_FUZZ_LOG) writeFileSync(process.env.KCPT_FUZZ_LOG, server.output());
+      console.log(`fuzz: the server's last output (seed ${seed}):\n${server.output().slice(-6000)}`);
+    }
     expect(errors, `transport errors or hangs (seed ${seed})`).toEqual([]);
     expect(violations.map(report), `seed ${seed}`).toEqual([]);
 

@@ -3,7 +3,7 @@
  * not exist (201), otherwise merges the configuration as its field manager (200). Request-level checks and their
  * messages are kube-apiserver's.
  */
-import { nestingTooDeep } from '../machinery/nesting-depth.js';
+import { nestingTooDeep, yamlTooDeep } from '../machinery/nesting-depth.js';
 import { parseDocument } from 'yaml';
 import { ApplyConflictError, UndeclaredFieldsError } from '../machinery/ssa/apply.js';
 import { conflictStatus } from '../machinery/ssa/conflict-status.js';
@@ -69,6 +69,8 @@ export function applyConfiguration(body: Buffer | undefined): KubeObject {
 function decodeConfig(body: Buffer | undefined, validation: string, warnings: string[]): KubeObject {
   const text = (body ?? Buffer.alloc(0)).toString('utf8');
   if (text.trim() === '') throw badRequest('error decoding YAML: the apply patch is empty');
+  const yamlDepth = yamlTooDeep(text);
+  if (yamlDepth) throw badRequest(`error decoding YAML: ${yamlDepth}`);
   const doc = parseDocument(text, { uniqueKeys: false });
   if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const duplicates = parseDocument(text).errors.filter((e) => e.code === 'DUPLICATE_KEY');

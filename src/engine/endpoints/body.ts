@@ -3,7 +3,7 @@
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
 import { parse as parseYaml } from 'yaml';
-import { nestingTooDeep } from '../machinery/nesting-depth.js';
+import { nestingTooDeep, yamlTooDeep } from '../machinery/nesting-depth.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
 import type { KubeObject } from '../registry/types.js';
 
@@ -76,6 +76,8 @@ export function notTooDeep(value: unknown, format: string): unknown {
 }
 
 export function parseYamlText(text: string): unknown {
+  const tooDeep = yamlTooDeep(text);
+  if (tooDeep) throw badRequest(`the request body is not valid YAML: ${tooDeep}`);
   let value: unknown;
   try {
     // Aliases are capped so a "billion laughs" document fails fast instead of expanding in memory.

@@ -1,5 +1,6 @@
 /** Query parameters shared by the verbs, validated with kube's messages. */
 import { parse as parseYaml } from 'yaml';
+import { yamlTooDeep } from '../machinery/nesting-depth.js';
 import { badRequest, fieldErrors, invalid } from '../machinery/status.js';
 import type { DeleteOptions } from '../registry/generic-store.js';
 import { isWatchQuery, queryBool, queryInt64, queryString } from '../machinery/query-params.js';
@@ -119,8 +120,11 @@ function deleteOptionsFromQuery(query: URLSearchParams): SentDeleteOptions {
 function deleteOptionsFromBody(contentType: string | undefined, body: Buffer): SentDeleteOptions {
   const type = mediaType(contentType);
   let parsed: unknown;
+  const text = body.toString('utf8');
+  const tooDeep = type.includes('yaml') ? yamlTooDeep(text) : undefined;
+  if (tooDeep) throw badRequest(`the DeleteOptions in the request body are not valid: ${tooDeep}`);
   try {
-    parsed = type.includes('yaml') ? parseYaml(body.toString('utf8'), { maxAliasCount: 100 }) : JSON.parse(body.toString('utf8'));
+    parsed = type.includes('yaml') ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
   } catch (err) {
     throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
   }
