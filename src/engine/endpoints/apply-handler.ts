@@ -65,21 +65,11 @@ export function applyConfiguration(body: Buffer | undefined): KubeObject {
   }
 }
 
-/** The configuration: YAML or JSON; duplicate keys fail under Strict and warn under Warn, as kube's decoder does. */
+/** The configuration: a JSON object, or YAML. */
 function decodeConfig(body: Buffer | undefined, validation: string, warnings: string[]): KubeObject {
   const text = (body ?? Buffer.alloc(0)).toString('utf8');
   if (text.trim() === '') throw badRequest('error decoding YAML: the apply patch is empty');
-  const yamlDepth = yamlTooDeep(text);
-  if (yamlDepth) throw badRequest(`error decoding YAML: ${yamlDepth}`);
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-  const duplicates = parseDocument(text).errors.filter((e) => e.code === 'DUPLICATE_KEY');
-  if (duplicates.length > 0 && validation !== 'Ignore') {
-    const message = `error strict decoding YAML: ${duplicates[0]!.message.split('\n')[0]}`;
-    if (validation === 'Strict') throw badRequest(message);
-    warnings.push(message);
-  }
-  const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  const value = jsonConfig(text) ?? yamlConfig(text, validation, warnings);
   const tooDeep = nestingTooDeep(value);
   if (tooDeep) throw badRequest(`error decoding YAML: ${tooDeep}`);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -90,6 +80,36 @@ function decodeConfig(body: Buffer | undefined, validation: string, warnings: st
     throw badRequest('error decoding YAML: metadata must be an object');
   }
   return config;
+}
+
+/**
+ * A configuration sent as a JSON object (kubectl and the client libraries send JSON under the apply content type),
+ * read by the native parser: composing it as YAML took ~4 s for a 1 MB object (a large CRD applied server-side),
+ * ~15 ms this way. Duplicate keys in JSON are read as a JSON create's body is (the last one wins). Undefined when
+ * the text is not a JSON object: YAML's reading, and its messages, then apply.
+ */
+function jsonConfig(text: string): unknown {
+  if (!/^\s*\{/.test(text)) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** YAML text: duplicate keys fail under Strict and warn under Warn, as kube's decoder does. */
+function yamlConfig(text: string, validation: string, warnings: string[]): unknown {
+  const yamlDepth = yamlTooDeep(text);
+  if (yamlDepth) throw badRequest(`error decoding YAML: ${yamlDepth}`);
+  const doc = parseDocument(text, { uniqueKeys: false });
+  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const duplicates = parseDocument(text).errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  if (duplicates.length > 0 && validation !== 'Ignore') {
+    const message = `error strict decoding YAML: ${duplicates[0]!.message.split('\n')[0]}`;
+    if (validation === 'Strict') throw badRequest(message);
+    warnings.push(message);
+  }
+  return doc.toJS({ maxAliasCount: 100 }) as unknown;
 }
 
 function checkConfig(rt: ResourceType, config: KubeObject, urlName: string): void {
