@@ -6,7 +6,7 @@
 // Prints one JSON line per measurement and the medians.
 //
 //   node bench/create-pairs.js --other /path/to/other/checkout [--rounds 4] [--seconds 3] [--this-args "..."] [--other-args "..."]
-// (--this-args/--other-args: extra `kcpt start` arguments for one side, e.g. --this-args="--storage sqlite://kcpt.db?commit=turn"
+// (--this-args/--other-args: extra `kcpt start` arguments for one side, e.g. --this-args="--storage sqlite://kcpt.db?synchronous=FULL"
 //  with --other at this very checkout compares two settings of one build)
 import path from 'node:path';
 import { parseArgs } from 'node:util';

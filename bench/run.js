@@ -24,7 +24,7 @@
 //   --testing-count N workspaces per kcpt/testing run, without and with a CRD (default 200)
 //   --envtest-count N Go tests (workspace + envtest.Start) per envtest run (default 10)
 //   --kcpt-storage URL  the GET/LIST/CREATE/WATCH server's --storage (default: SQLite in its root directory), e.g.
-//                     'sqlite://kcpt.db?commit=turn' for group commit
+//                     'sqlite://kcpt.db?synchronous=FULL'
 //   --profile         afterwards, CPU-profile kcpt under GET, LIST and CREATE load and print the top frames
 //   --json FILE       also write all figures as JSON
 //   --help            this text

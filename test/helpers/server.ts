@@ -19,8 +19,7 @@ export interface StartServerOptions {
   storage?: string;
   /**
    * Store in a throwaway etcd started for this server (`--etcd-servers`), stopped with it. Default: when
-   * `KCPT_E2E_STORAGE=etcd` is set and no `storage` is given, so any e2e file can run against etcd unchanged
-   * (`KCPT_E2E_STORAGE=sqlite-turn`: SQLite with group commit, `?commit=turn`).
+   * `KCPT_E2E_STORAGE=etcd` is set and no `storage` is given, so any e2e file can run against etcd unchanged.
    */
   etcd?: boolean;
   /** Extra flags for `kcpt start`. */
@@ -135,8 +134,6 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];
   if (opts.storage !== undefined) args.push('--storage', opts.storage);
-  // KCPT_E2E_STORAGE=sqlite-turn: any e2e file runs against SQLite committing each event-loop turn's writes together.
-  else if (process.env.KCPT_E2E_STORAGE === 'sqlite-turn' && !opts.etcd && !sharded) args.push('--storage', 'sqlite://kcpt.db?commit=turn');
   const useEtcd = sharded || (opts.etcd ?? (opts.storage === undefined && process.env.KCPT_E2E_STORAGE === 'etcd'));
   const etcd = useEtcd ? await startLocalEtcd() : undefined;
   if (sharded) args.push('--shards', String(shardedClusterShards), '--shard-etcd-servers', `${shardedEtcdShard}=${etcd!.endpoint}`);

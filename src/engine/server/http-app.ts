@@ -9,7 +9,6 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
 import { sendClientError } from '../endpoints/client-errors.js';
 import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
-import { holdForCommit } from '../endpoints/commit-hold.js';
 import { installRequestAdmission } from '../endpoints/request-admission.js';
 import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js';
 import type { RequestMetrics } from '../endpoints/metrics.js';
@@ -19,7 +18,6 @@ import { badRequest, internalError, methodNotAllowed, requestEntityTooLarge, uns
 import { listenProxySocket, type ProxySocket } from '../shards/proxy-socket.js';
 import type { ServerParts } from './assembly.js';
 import type { Component } from './lifecycle.js';
-import type { Store } from '../storage/store.js';
 import { serverUrls } from './options.js';
 
 /** Each app's own request handler, before connection deadlines wrap the server: what the proxy socket serves. */
@@ -30,7 +28,7 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 /** The app with its hooks and routes, not listening yet. */
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
-  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!, store);
+  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!);
   // Before any body is read: who is asking, whether there is room for them, and until when.
   installRequestAdmission(app, { authenticator: server.authenticator, inflight: config.inflight, requestTimeoutMs: config.requestTimeoutMs });
   // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
@@ -83,7 +81,6 @@ function buildHttpApp(
   verbosity: number,
   log: (line: string) => void,
   metrics: RequestMetrics,
-  store: Pick<Store, 'settled'>,
 ): FastifyInstance {
   // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
   // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
@@ -119,7 +116,7 @@ function buildHttpApp(
     // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
     cutOffUnreadBody(request, reply);
-    holdForCommit(store, reply, payload, done, log);
+    done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);

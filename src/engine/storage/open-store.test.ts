@@ -50,19 +50,6 @@ describe('openStore', () => {
     expect(() => open(`sqlite://${join(root, 'bad.db')}?cache=huge`)).toThrow(/unknown sqlite storage option "cache"/);
   });
 
-  it('accepts commit=turn (group commit) and commit=each, and rejects other modes', async () => {
-    const store = open(`sqlite://${join(root, 'turn.db')}?commit=turn`) as SqliteStore;
-    store.commit([{ type: 'create', key: '/registry/core/configmaps/c1/default/a', value: '{}' }]);
-    expect(store.settled()).toBeInstanceOf(Promise);
-    await store.settled();
-    store.close();
-    const each = open(`sqlite://${join(root, 'each.db')}?commit=each`) as SqliteStore;
-    each.commit([{ type: 'create', key: '/registry/core/configmaps/c1/default/a', value: '{}' }]);
-    expect(each.settled()).toBeUndefined();
-    each.close();
-    expect(() => open(`sqlite://${join(root, 'bad.db')}?commit=later`)).toThrow(/use turn or each/);
-  });
-
   it('names the supported schemes when the scheme is unknown', () => {
     expect(() => open('postgres://127.0.0.1:5432')).toThrow(/unsupported storage URL "postgres:\/\/127\.0\.0\.1:5432".*memory:\/\/.*sqlite:\/\/.*etcd:\/\//);
   });

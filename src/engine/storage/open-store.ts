@@ -44,7 +44,7 @@ export const SUPPORTED_STORAGE = [
  * - `""` → `<rootDirectory>/kcpt.db`;
  * - `memory://` → in-process memory (nothing persisted);
  * - `sqlite:///abs/path.db`, `sqlite://relative.db`, or a bare path → SQLite; relative paths are resolved against
- *   `rootDirectory`; `sqlite://:memory:` is SQLite without a file; `?synchronous=FULL` survives power loss, `?commit=turn` commits each event-loop turn's writes together;
+ *   `rootDirectory`; `sqlite://:memory:` is SQLite without a file; `?synchronous=FULL` survives power loss;
  * - `etcd://host:port[,host:port…][/prefix]` → etcd (`?tls=true` for https, `cafile=`, `certfile=`, `keyfile=` PEM
  *   paths, `timeout=` ms per request); `kcpt start --etcd-servers …` builds this URL.
  */
@@ -81,11 +81,8 @@ function sqliteOptions(query: URLSearchParams): SqliteStoreOptions {
       const mode = value.toUpperCase();
       if (mode !== 'NORMAL' && mode !== 'FULL') throw new Error(`storage option synchronous=${value}: use NORMAL or FULL`);
       options.synchronous = mode;
-    } else if (name === 'commit') {
-      if (value !== 'turn' && value !== 'each') throw new Error(`storage option commit=${value}: use turn or each`);
-      options.turnCommits = value === 'turn';
     } else {
-      throw new Error(`unknown sqlite storage option "${name}" (supported: synchronous=NORMAL|FULL, commit=each|turn)`);
+      throw new Error(`unknown sqlite storage option "${name}" (supported: synchronous=NORMAL|FULL)`);
     }
   }
   return options;

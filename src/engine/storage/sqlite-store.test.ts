@@ -187,112 +187,13 @@ describe('sqlite store on disk', () => {
   });
 });
 
-describe('sqlite store: one transaction per event-loop turn (commit=turn)', () => {
-  const turnStore = () => {
-    const path = freshPath();
-    return { path, store: openSqliteStore(path, { turnCommits: true }) };
-  };
-  /** A turn-committing store with a watch on cluster c1 from its current revision (`start`). */
-  const watchedTurnStore = () => {
-    const { path, store } = turnStore();
-    const seen: StoreEvent[] = [];
-    store.watch(inCluster('c1'), store.currentRevision(), (events) => seen.push(...events));
-    return { path, store, seen, start: store.currentRevision() };
-  };
-  /** What another connection to the file reads: only what is committed. */
-  const onDisk = (path: string) => {
-    const db = new Database(path, { readonly: true });
-    try {
-      return db.prepare<[], { key: string; revision: number }>('SELECT key, revision FROM objects ORDER BY revision').all();
-    } finally {
-      db.close();
-    }
-  };
-
-  it('commits a turn once, each commit a savepoint: a failing one is left out alone, and watchers hear only after', async () => {
-    const { path, store, seen, start } = watchedTurnStore();
-    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-    expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, { type: 'create', key: cm('c1', 'a'), value: 'x' }])).toThrow(KeyExistsError);
-    store.commit([{ type: 'create', key: cm('c1', 'c'), value: 'c1' }]);
-    // Read back inside the turn, not yet published, not yet on disk for anyone else.
-    expect(store.get(cm('c1', 'c'))?.value).toBe('c1');
-    expect(seen).toEqual([]);
-    const pending = store.settled();
-    expect(pending).toBeInstanceOf(Promise);
-    await pending;
-    expect(store.settled()).toBeUndefined();
-    expect(seen.map((e) => [e.type, e.key, e.revision])).toEqual([
-      ['ADDED', cm('c1', 'a'), start + 1],
-      ['ADDED', cm('c1', 'c'), start + 2],
-    ]);
-    store.close();
-    expect(onDisk(path).filter((r) => r.key.includes('/c1/'))).toEqual([
-      { key: cm('c1', 'a'), revision: start + 1 },
-      { key: cm('c1', 'c'), revision: start + 2 },
-    ]);
-  });
-
-  it('rolls back a failing group inside the turn (its commits and events), keeping the turn\'s other commits', async () => {
-    const { path, store, seen, start } = watchedTurnStore();
-    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-    expect(() =>
-      store.group(() => {
-        store.commit([{ type: 'create', key: cm('c1', 'g1'), value: 'g' }]);
-        store.commit([{ type: 'create', key: cm('c1', 'g2'), value: 'g' }]);
-        throw new Error('the group fails half way');
-      }),
-    ).toThrow('half way');
-    expect(store.get(cm('c1', 'g1'))).toBeUndefined();
-    // The revisions the group took are free again.
-    expect(store.currentRevision()).toBe(start + 1);
-    store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
-    await store.settled();
-    expect(seen.map((e) => [e.key, e.revision])).toEqual([
-      [cm('c1', 'a'), start + 1],
-      [cm('c1', 'b'), start + 2],
-    ]);
-    store.close();
-    expect(onDisk(path).filter((r) => r.key.includes('/c1/')).map((r) => r.key)).toEqual([cm('c1', 'a'), cm('c1', 'b')]);
-  });
-
-  it('starts a new transaction in the next turn, and a watch opened mid-turn replays only what was published', async () => {
-    const { store } = turnStore();
-    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-    const first = store.settled();
-    await first;
-    store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
-    const second = store.settled();
-    expect(second).not.toBe(first);
-    const seen: StoreEvent[] = [];
-    store.watch(inCluster('c1'), 0, (events) => seen.push(...events));
-    expect(seen.map((e) => e.type)).toEqual(['ADDED']);
-    await second;
-    expect(seen.map((e) => [e.type, e.value])).toEqual([
-      ['ADDED', 'a1'],
-      ['MODIFIED', 'a2'],
-    ]);
-    store.close();
-  });
-
-  it('commits the open turn on close', () => {
-    const { path, store } = turnStore();
-    store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
-    store.close();
-    expect(onDisk(path).map((r) => r.key)).toContain(cm('c1', 'a'));
-  });
-
-  it('loses no acknowledged write when the process is killed with SIGKILL', async () => {
-    await killedWriterKeepsAcknowledged('turn');
-  });
-});
-
 /** Runs testdata/crash-writer.mjs until it acknowledged 500 writes, kills it, and finds each of them in the file. */
-async function killedWriterKeepsAcknowledged(mode?: 'turn'): Promise<void> {
+async function killedWriterKeepsAcknowledged(): Promise<void> {
   const path = freshPath();
   const fixture = fileURLToPath(new URL('./testdata/crash-writer.mjs', import.meta.url));
   // cwd = the package root, where `--import tsx` resolves.
   const cwd = fileURLToPath(new URL('../../../', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, path, ...(mode ? [mode] : [])], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, path], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   const acked: Array<[string, number]> = [];
   let buffered = '';
   child.stdout.setEncoding('utf8');

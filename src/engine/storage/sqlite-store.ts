@@ -78,21 +78,6 @@ export interface SqliteStoreOptions {
    * shared by every workspace of the store and never grows past this.
    */
   readCacheBytes?: number;
-  /**
-   * Commits of one event-loop turn share one SQLite transaction (group commit), each commit a savepoint of it: a
-   * failing commit rolls back only its own writes. The transaction commits at the end of the turn (setImmediate);
-   * watchers hear of its events only then, and `settled()` tells the server when answers may go out. Off by
-   * default (`?commit=turn` on the storage URL): commits are then durable when `commit` returns.
-   */
-  turnCommits?: boolean;
-}
-
-/** One event-loop turn's open transaction (turnCommits). */
-interface Turn {
-  events: StoreEvent[];
-  settled: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
 }
 
 export interface SqliteStore extends Store {
@@ -101,12 +86,6 @@ export interface SqliteStore extends Store {
   latestRevisionBefore(timestampMs: number): number;
   group<T>(fn: () => T): T;
   backup(destination: string): Promise<void>;
-  /**
-   * With turnCommits: while this turn's transaction is open, a promise of its commit (rejected when it failed:
-   * none of its writes persist); undefined when nothing is pending. Nothing read or written in the turn may be
-   * told to a client before it settles.
-   */
-  settled(): Promise<void> | undefined;
 }
 
 export const COMPACTED = 'compacted_revision';
@@ -155,13 +134,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   /** Events of the group being run, published once it commits. */
   private deferred?: StoreEvent[];
   private readonly runGroup: Database.Transaction<(fn: () => unknown) => unknown>;
-  /** Whether a group() or a turn's transaction is running (a group inside a group is part of it). */
+  /** Whether a group() is running (a group inside it is part of it). */
   private inGroup = false;
-  private readonly turnCommits: boolean;
-  /** The turn's open transaction (turnCommits), until its end commits it. */
-  private turn?: Turn;
-  /** A group() is running inside the turn's transaction (as a savepoint of it). */
-  private groupInTurn = false;
   private compacted: number;
   private lastTs: number;
   private closed = false;
@@ -184,7 +158,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     }
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
-    this.turnCommits = options.turnCommits === true && !db.memory;
     this.keepNewest = options.keepNewestRevisions ?? KEEP_NEWEST_REVISIONS;
     this.compacted = this.statements.readMeta.get(COMPACTED) ?? 0;
     this.revision = Math.max(this.statements.maxRevision.get() ?? 0, this.compacted);
@@ -249,7 +222,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.assertOpen();
     if (ops.length === 0) return [];
     const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
-    if (this.turnCommits && !this.inGroup) this.openTurn();
     // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction (inside a group
     // this is a savepoint).
     const { results, events } = this.applyOps.immediate(ops, ts);
@@ -262,7 +234,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   group<T>(fn: () => T): T {
     this.assertOpen();
-    if (this.turn && !this.groupInTurn) return this.groupWithinTurn(fn);
     if (this.inGroup) return fn();
     this.inGroup = true;
     try {
@@ -287,63 +258,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     }
     if (deferred.length > 0) this.publish(deferred);
     return result;
-  }
-
-  /** A group inside the turn's transaction: a savepoint of it, its events dropped if it is rolled back. */
-  private groupWithinTurn<T>(fn: () => T): T {
-    const turn = this.turn!;
-    const mark = turn.events.length;
-    this.groupInTurn = true;
-    try {
-      // Inside a transaction better-sqlite3 runs a transaction function as a savepoint.
-      return this.runGroup(fn) as T;
-    } catch (error) {
-      turn.events.length = mark;
-      this.resetRevision();
-      throw error;
-    } finally {
-      this.groupInTurn = false;
-    }
-  }
-
-  /** Opens this turn's transaction; it commits once the turn's I/O callbacks and their microtasks have run. */
-  private openTurn(): void {
-    this.db.exec('BEGIN IMMEDIATE');
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const settled = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    // A failed turn with nobody waiting on it is not an unhandled rejection: its commits' callers are told by it.
-    settled.catch(() => {});
-    this.turn = { events: [], settled, resolve, reject };
-    this.inGroup = true;
-    this.deferred = this.turn.events;
-    setImmediate(() => this.endTurn());
-  }
-
-  private endTurn(): void {
-    const turn = this.turn;
-    if (!turn) return;
-    this.turn = undefined;
-    this.inGroup = false;
-    this.deferred = undefined;
-    try {
-      this.db.exec('COMMIT');
-    } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      this.readCache?.clear();
-      this.resetRevision();
-      turn.reject(error);
-      return;
-    }
-    if (turn.events.length > 0) this.publish(turn.events);
-    turn.resolve();
-  }
-
-  settled(): Promise<void> | undefined {
-    return this.turn?.settled;
   }
 
   /** Back to the newest revision in the file, after a rollback freed the ones above it. */
@@ -503,7 +417,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   close(): void {
     if (this.closed) return;
-    this.endTurn();
     this.closed = true;
     this.hub.clear();
     this.readCache?.clear();

@@ -128,11 +128,6 @@ export interface Store {
    * then export the rows (snapshot JSON lines).
    */
   backup?(destination: string): Promise<void>;
-  /**
-   * Optional (a store that commits one event-loop turn's writes together): a promise of the open turn's commit,
-   * rejected if it failed; undefined when nothing is pending. Answers wait for it.
-   */
-  settled?(): Promise<void> | undefined;
   close(): void;
 }
 
