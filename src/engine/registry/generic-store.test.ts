@@ -52,6 +52,62 @@ describe('GenericStore.delete of an object held by a finalizer', () => {
   });
 });
 
+describe('GenericStore.delete handed the stored row and object (a deleter that has just read them)', () => {
+  const held = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'x', finalizers: ['example.com/hold'], labels: { a: 'b' } }, spec: { a: 1 } };
+  /** A held Thing, its stored row and the object as served, and a watch of what is written. */
+  function stored() {
+    const { generic, ctx } = setup();
+    generic.create(ctx, held);
+    const row = generic.getRaw(ctx, 'x');
+    const object = generic.get(ctx, 'x');
+    return { generic, ctx, row, object, served: JSON.stringify(object) };
+  }
+  // `alsoOnMark` as the tree deleter's showDeleting writes it: metadata and status replaced, not edited.
+  const showGone = (marked: KubeObject) => {
+    marked.metadata = { ...marked.metadata, labels: { ...marked.metadata?.labels, phase: 'Deleting' } };
+    marked.status = { phase: 'Deleting' };
+  };
+
+  it('parses nothing, leaves the handed object as it was, and stores the same mark as a delete that reads the row itself', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-11-29T11:00:00Z'));
+      const read = stored();
+      read.generic.delete(read.ctx, 'x', { alsoOnMark: showGone });
+      const handed = stored();
+      const parse = vi.spyOn(JSON, 'parse');
+      const result = handed.generic.delete(handed.ctx, 'x', { current: { row: handed.row, object: handed.object }, alsoOnMark: showGone });
+      expect(parse).not.toHaveBeenCalled();
+      parse.mockRestore();
+      expect(JSON.stringify(handed.object)).toBe(handed.served);
+      expect(result.object.metadata?.labels).toEqual({ a: 'b', phase: 'Deleting' });
+      const withoutUid = (value: string) => value.replace(/"uid":"[^"]+"/, '"uid":"<uid>"');
+      expect(withoutUid(handed.generic.getRaw(handed.ctx, 'x').value)).toBe(withoutUid(read.generic.getRaw(read.ctx, 'x').value));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('answers the mark with its own resourceVersion, also when the mark replaced the metadata', () => {
+    const { generic, ctx } = stored();
+    const direct = generic.delete(ctx, 'x', { alsoOnMark: showGone });
+    expect(direct.object.metadata?.resourceVersion).toBe(String(generic.getRaw(ctx, 'x').revision));
+    const again = stored();
+    const batch = new WriteBatch();
+    const batched = again.generic.delete(again.ctx, 'x', { batch, current: { row: again.row, object: again.object }, alsoOnMark: showGone });
+    again.generic.commitBatch(batch);
+    expect(batched.object.metadata?.resourceVersion).toBe(String(again.generic.getRaw(again.ctx, 'x').revision));
+  });
+
+  it('reads the row itself when the one handed is another object’s', () => {
+    const { generic, ctx, row, object } = stored();
+    generic.create(ctx, { ...held, metadata: { name: 'y' } });
+    const result = generic.delete(ctx, 'y', { current: { row, object } });
+    expect(result).toMatchObject({ removed: true, object: { metadata: { name: 'y' } } });
+    expect(generic.getRaw(ctx, 'x').revision).toBe(row.revision);
+  });
+});
+
 describe('GenericStore field ownership', () => {
   it('records the writer of a create and an update, and leaves the server’s own writes to “kcpt”', () => {
     const { generic, ctx } = setup();

@@ -123,11 +123,15 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   /** Collect the delete's storage ops in this batch instead of committing them. */
   batch?: WriteBatch;
-  /** The object's stored row, when the caller has just read it (a LIST): saves reading it again. */
-  current?: KeyValue;
+  /**
+   * The object's stored row, when the caller has just read it (a LIST): saves reading it again; with the object the
+   * caller decoded from it (as served, never modified: the delete changes a copy), saves parsing it again too.
+   */
+  current?: { row: KeyValue; object?: KubeObject };
   /**
    * A controller's own answer to the first mark, written in the marking row (as the server's field manager): what it
-   * would otherwise write in the very next commit, read back from the mark it has just made.
+   * would otherwise write in the very next commit, read back from the mark it has just made. It may replace the
+   * mark's top-level fields (metadata, status), not edit what they hold: that is shared with the stored object.
    */
   alsoOnMark?: (marked: KubeObject) => void;
 }
@@ -444,8 +448,13 @@ export class GenericStore {
 
   delete(ctx: OpContext, name: string, opts: DeleteOptions = {}): DeleteResult {
     const { rt } = ctx;
-    const current = opts.current?.key === this.key(ctx, name) ? opts.current : this.getRaw(ctx, name);
-    const obj = fromStorage(rt, decodeStored(current));
+    const held = opts.current?.row.key === this.key(ctx, name) ? opts.current : undefined;
+    const current = held?.row ?? this.getRaw(ctx, name);
+    // The stored object, parsed once: `before` stays as stored (index writers compare it with the mark), and the
+    // delete changes `obj`, whose metadata is its own; the strategies' prepareForDelete and alsoOnMark replace
+    // status and metadata rather than edit them.
+    const before = held?.object ?? fromStorage(rt, decodeStored(current));
+    const obj: KubeObject = { ...before, metadata: { ...before.metadata } };
     const meta = obj.metadata!;
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== meta.uid) {
@@ -489,7 +498,6 @@ export class GenericStore {
         }
       }
       if (opts.dryRun) return { removed: false, object: obj };
-      const before = fromStorage(rt, decodeStored(current));
       const ops: WriteOp[] = [
         { type: 'update', key: current.key, value: encodeStored(toStorage(rt, obj)), expectedRevision: current.revision },
       ];
@@ -498,11 +506,12 @@ export class GenericStore {
       else if (wasDeleting) ops.push({ type: 'update', key: marker, value: '{}' });
       ops.push(...this.indexOps(current.key, before, obj));
       if (opts.batch) {
-        opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
+        opts.batch.add(ops, (result) => (obj.metadata!.resourceVersion = String(result.revision)));
         return { removed: false, object: obj };
       }
       const [result] = this.commitOrConflict(ctx, name, ops);
-      meta.resourceVersion = String(result.revision);
+      // obj.metadata, not meta: prepareForDelete and alsoOnMark may have replaced it.
+      obj.metadata!.resourceVersion = String(result.revision);
       return { removed: false, object: obj };
     }
     if (opts.dryRun) return { removed: true, object: obj };
@@ -511,7 +520,7 @@ export class GenericStore {
     if (meta.deletionTimestamp && this.store.get(marker)) ops.push({ type: 'delete', key: marker });
     ops.push(...this.indexOps(current.key, obj, undefined));
     if (opts.batch) {
-      opts.batch.add(ops, (result) => (meta.resourceVersion = String(result.revision)));
+      opts.batch.add(ops, (result) => (obj.metadata!.resourceVersion = String(result.revision)));
       return { removed: true, object: obj };
     }
     const [result] = this.commitOrConflict(ctx, name, ops);

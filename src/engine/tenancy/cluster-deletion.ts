@@ -5,7 +5,7 @@
  * itself go, together with the server's own bookkeeping keys for the cluster, in the same commit. An empty
  * workspace is therefore removed in one transaction and leaves no row behind.
  */
-import { WriteBatch, type GenericStore } from '../registry/generic-store.js';
+import { fromStorage, WriteBatch, type GenericStore } from '../registry/generic-store.js';
 import { deletionMarkerPrefix } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
@@ -128,8 +128,10 @@ export class ClusterContentDeleter {
         continue;
       }
       try {
-        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(kv, batch) : undefined;
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current: kv, alsoOnMark }).removed) remaining++;
+        // A child workspace is parsed once, here: marking its cluster reads it, and the delete is handed it.
+        const current = { row: kv, object: rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined };
+        const alsoOnMark = current.object ? this.markChildCluster(current.object as Workspace, batch) : undefined;
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark }).removed) remaining++;
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
@@ -143,17 +145,17 @@ export class ClusterContentDeleter {
    * (watchers of the workspace see one MODIFIED instead of two). Returns the change to the workspace's mark, or
    * undefined to leave the child to the workspace controller (already marked, its cluster elsewhere or not its own).
    */
-  private markChildCluster(kv: KeyValue, batch: WriteBatch): ((marked: KubeObject) => void) | undefined {
-    const ws = decodeStored(kv) as Workspace;
+  private markChildCluster(ws: Workspace, batch: WriteBatch): ((marked: KubeObject) => void) | undefined {
     if (ws.metadata?.deletionTimestamp) return undefined;
     const child = ws.spec?.cluster;
     const lcRow = child ? this.store.get(logicalClusterKey(child)) : undefined;
     if (!lcRow || !ws.metadata?.uid) return undefined;
-    const lc = decodeStored(lcRow);
+    const lc = fromStorage(this.logicalClusterType, decodeStored(lcRow));
     if ((lc.spec as { owner?: { uid?: string } } | undefined)?.owner?.uid !== ws.metadata.uid) return undefined;
     let terminators = (lc.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     if (!lc.metadata?.deletionTimestamp) {
-      const marked = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current: lcRow }).object;
+      const current = { row: lcRow, object: lc };
+      const marked = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current }).object;
       terminators = (marked.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     }
     return (marked) => void showDeleting(marked as Workspace, terminators);

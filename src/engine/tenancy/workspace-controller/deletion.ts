@@ -28,7 +28,8 @@ export function deletionStep(state: WorkspaceState): StepResult | Promise<StepRe
     const batch = new WriteBatch();
     let current = lc;
     if (!lc.metadata?.deletionTimestamp) {
-      current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster', { batch }).object as LogicalClusterView;
+      const held = { row: lcRow!, object: lc };
+      current = generic.delete({ rt: types.logicalClusters, cluster: cluster!, namespace: '' }, 'cluster', { batch, current: held }).object as LogicalClusterView;
     }
     const next: Workspace = { ...ws };
     if (showDeleting(next, current.status?.terminators ?? [])) {
