@@ -74,6 +74,8 @@ interface Http1Response {
  * response not yet at the head of its connection, or with output node still holds): the same test node's own
  * response applies before it writes to the socket. Writing one pre-framed buffer spares, per watcher and turn, node's
  * four-part chunk (size, CRLF, bytes, CRLF), its cork until the next tick and the gathering write that follows.
+ * These are node's private fields: watch-response.test.ts checks each against what node does with a real response,
+ * and that this path is taken and sends node's very bytes; a field that is missing leaves the write to node.
  */
 function directSocket(raw: ServerResponse): Http1Response['socket'] | undefined {
   const res = raw as unknown as Http1Response;
