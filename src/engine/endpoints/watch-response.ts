@@ -19,30 +19,7 @@ export const maxUnreadWatchBytes = 16 * 1024 * 1024;
 
 /** Watch responses with queued frames, written out together once the current turn's callbacks are done. */
 let due: WatchResponse[] = [];
-let flushScheduled = false;
-/** performance.now() before which the next round of writes waits (see flushDue). */
-let nextFlushAt = 0;
-
-/**
- * A round of writes that took at least this long makes the next round wait as long as it took: at most half the
- * event loop goes to watch writes once a fan-out is that large, and the events of that time share each stream's
- * next write. A socket write costs about the same for one event as for several (its TLS record and system call are
- * most of it), so when commits come faster than one round of writes reaches every watcher, writing every turn only
- * multiplies writes; small fan-outs (every test, most servers) are written each turn as before.
- */
-export const pacedFlushMs = 2;
-
-function scheduleFlush(): void {
-  if (flushScheduled) return;
-  flushScheduled = true;
-  const wait = nextFlushAt - performance.now();
-  if (wait >= 1) setTimeout(flushDue, wait);
-  else setImmediate(flushDue);
-}
-
 function flushDue(): void {
-  flushScheduled = false;
-  const started = performance.now();
   const now = due;
   due = [];
   for (const response of now) {
@@ -55,8 +32,6 @@ function flushDue(): void {
   }
   lastJoined = undefined;
   lastFramed = undefined;
-  const ended = performance.now();
-  nextFlushAt = ended - started >= pacedFlushMs ? ended + (ended - started) : 0;
 }
 
 /**
@@ -203,7 +178,7 @@ export class WatchResponse implements WatchSink {
   private queue(frame: Buffer): void {
     if (this.closed) return;
     if (this.queued.length === 0) {
-      scheduleFlush();
+      if (due.length === 0) setImmediate(flushDue);
       due.push(this);
     }
     this.queued.push(frame);
