@@ -124,7 +124,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
       return;
     }
     const before =
-      event.type === 'MODIFIED' && event.prevValue !== undefined ? predicate.matches(previousObject(event, event.prevValue)) : event.type === 'MODIFIED' && now;
+      event.type === 'MODIFIED' && event.prevValue !== undefined
+        ? predicate.matches(previousObject(event, event.prevValue))
+        : event.type === 'MODIFIED' && now;
     if (now && before) emit('MODIFIED', convert(json));
     else if (now) emit('ADDED', convert(json));
     // kube's cacher: the object as this watcher last saw it, at the event's revision; the new content is not its.
