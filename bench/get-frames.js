@@ -3,21 +3,24 @@
 // bench/lib/server-hook.js) under the same wrk load, one after the other, and their frames printed side by side in
 // sampled µs per GET (self time), largest difference first. The sampler counts wall time on a busy box: read the
 // differences, not the absolutes.
-//   node bench/get-frames.js [--duration S] [--top N] [--h2]
+// --watch: the watch benchmark's load instead (bench/watch.js: --watchers HTTPS watchers in bench/watch-client.js, a
+// writer at --rate writes/s, the bare side sent the very object kcpt delivers), frames in sampled µs per write.
+//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --watch [--watchers N] [--rate R]]
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { client, ensureNamespace, startHooked } from './lib/kcpt.js';
+import { client, ensureNamespace, startHooked, watchCapArgs } from './lib/kcpt.js';
 import { findWrk, runH2, runWrk } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { summarise } from './profile.js';
+import { kcptWatchPath, prepareWatchObjects, startWatchers, watchWrites, writeSteadily } from './watch.js';
 import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' } } });
 const durationS = Number(values.duration);
-if (!findWrk()) throw new Error('wrk is needed');
+if (!values.watch && !findWrk()) throw new Error('wrk is needed');
 const tmp = tempDir();
 
 async function hookable(spawnArgs, hookFile) {
@@ -47,9 +50,65 @@ async function profiled(server, url, headers, name) {
   return { summary: summarise(JSON.parse(readFileSync(file, 'utf8'))), requests, rps: r.rps };
 }
 
-const server = await startHooked();
+/** Both sides under the watch benchmark's load, profiled for the writes of the window: per-write rows. */
+async function watchProfiled(ctx, server, side, name) {
+  const watchers = Number(values.watchers);
+  const rate = Number(values.rate);
+  const { url, token, path: p, write, close } = watchWrites(ctx, side, name, ctx.delivered, side === 'kcpt' ? await kcptWatchPath(ctx.c) : undefined);
+  const clients = startWatchers({ url, path: p, token, watchers, timeoutMs: (durationS * 30 + 90) * 1000 });
+  await clients.ready();
+  await writeSteadily({ rate, seconds: 1, write: (i, ts) => write(1_000_000 + i, ts) });
+  const file = path.join(tmp, `${name}.cpuprofile`);
+  await server.hook('profile-start');
+  const wr = await writeSteadily({ rate, seconds: durationS, write });
+  await server.hook(`profile-stop ${file}`);
+  const res = await clients.stop(wr.n + rate);
+  close();
+  return { summary: summarise(JSON.parse(readFileSync(file, 'utf8'))), requests: wr.n, rps: wr.achievedRate, bytesPerEvent: res.bytesPerEvent, p99: res.p99 };
+}
+
+function printSideBySide(k, b, unit) {
+  const perReq = (s, n) => new Map([...s.byFrame].map(([f, ms]) => [f, (ms * 1000) / n]));
+  const kf = perReq(k.summary, k.requests);
+  const bf = perReq(b.summary, b.requests);
+  const frames = new Set([...kf.keys(), ...bf.keys()]);
+  const rows = [...frames].map((f) => [f, kf.get(f) ?? 0, bf.get(f) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
+  console.log(`   kcpt    raw   diff  frame (self, sampled µs per ${unit})`);
+  const print = ([f, kv, bv]) => console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${f}`);
+  rows.slice(0, Number(values.top)).forEach(print);
+  console.log('-- where kcpt spends less --');
+  rows.slice(-10).reverse().forEach(print);
+  const km = perReq({ byFrame: k.summary.byModule }, k.requests);
+  const bm = perReq({ byFrame: b.summary.byModule }, b.requests);
+  console.log('-- by module --');
+  const mods = [...new Set([...km.keys(), ...bm.keys()])].map((m) => [m, km.get(m) ?? 0, bm.get(m) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
+  for (const [m, kv, bv] of mods.slice(0, 30)) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${m}`);
+}
+
+const server = await startHooked(values.watch ? { extraArgs: watchCapArgs(Number(values.watchers)) } : {});
 const c = client(server.url, { token: server.token });
 const base = '/clusters/root/api/v1/namespaces';
+if (values.watch) {
+  const pad = 560;
+  const delivered = await prepareWatchObjects(c, pad);
+  const objFile = path.join(tmp, 'obj.json');
+  writeFileSync(objFile, JSON.stringify(delivered));
+  const raw = await hookable([path.join(benchDir, 'raw-server.js'), server.certDir, objFile, '0'], path.join(tmp, 'raw-hook'));
+  const ctx = { c, server, rawServer: raw, calibration: { pad }, delivered };
+  try {
+    const k = await watchProfiled(ctx, server, 'kcpt', 'kcpt');
+    const b = await watchProfiled(ctx, raw, 'raw', 'raw');
+    const line = (x) => `${x.rps.toFixed(0)} writes/s, ${((x.summary.total * 1000) / x.requests).toFixed(0)} sampled µs/write, ${x.bytesPerEvent.toFixed(0)} B/event, p99 ${x.p99.toFixed(1)} ms`;
+    console.log(`kcpt ${line(k)}; raw ${line(b)} (${values.watchers} watchers)`);
+    printSideBySide(k, b, 'write');
+  } finally {
+    c.close();
+    await raw.stop();
+    await server.stop();
+    removeDir(tmp);
+  }
+  process.exit(0);
+}
 await ensureNamespace(c, 'default');
 const created = await c.request('POST', `${base}/default/configmaps`, configMap('bench-get', 'default', 560));
 const objFile = path.join(tmp, 'obj.json');
@@ -59,19 +118,8 @@ const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/
 try {
   const k = await profiled(server, `${server.url}${base}/default/configmaps/bench-get`, headers, 'kcpt');
   const b = await profiled(raw, `${raw.url}/obj`, headers, 'raw');
-  const perReq = (s, n) => new Map([...s.byFrame].map(([f, ms]) => [f, (ms * 1000) / n]));
-  const kf = perReq(k.summary, k.requests);
-  const bf = perReq(b.summary, b.requests);
-  const frames = new Set([...kf.keys(), ...bf.keys()]);
-  const rows = [...frames].map((f) => [f, kf.get(f) ?? 0, bf.get(f) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
   console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/GET; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/GET (status ${created.status})`);
-  console.log('   kcpt    raw   diff  frame (self, sampled µs per GET)');
-  for (const [f, kv, bv] of rows.slice(0, Number(values.top))) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${f}`);
-  const km = perReq({ byFrame: k.summary.byModule }, k.requests);
-  const bm = perReq({ byFrame: b.summary.byModule }, b.requests);
-  console.log('-- by module --');
-  const mods = [...new Set([...km.keys(), ...bm.keys()])].map((m) => [m, km.get(m) ?? 0, bm.get(m) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
-  for (const [m, kv, bv] of mods.slice(0, 30)) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${m}`);
+  printSideBySide(k, b, 'GET');
 } finally {
   await raw.stop();
   await server.stop();

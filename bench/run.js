@@ -205,6 +205,7 @@ const details = rows
       parts.push(`kcpt max ${fmtMs(e.kcptMax)}, missed events ${e.missing}, writer achieved ${fmtRate(e.achievedRate)}`);
       parts.push(
         `server CPU per write incl. ${ctx.watch.watchers}-way fan-out: kcpt ${fmtNum(e.kcptCpuUsPerWrite)} us, raw ${fmtNum(e.rawCpuUsPerWrite)} us`,
+        `bytes per event delivered: kcpt ${fmtNum(e.kcptBytesPerEvent)}, raw ${fmtNum(e.rawBytesPerEvent)}`,
       );
     }
     if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);

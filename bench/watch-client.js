@@ -17,6 +17,8 @@ const epochMs = () => performance.timeOrigin + performance.now();
 const latencies = [];
 const counts = new Array(cfg.watchers).fill(0);
 let parseErrors = 0;
+/** Body bytes received (chunk framing aside), so a run shows both sides delivered the same bytes per event. */
+let bytes = 0;
 let badEvents = 0;
 let opened = 0;
 const requests = [];
@@ -53,6 +55,7 @@ function openWatcher(idx) {
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
         const now = epochMs();
+        bytes += chunk.length;
         buf += chunk;
         let nl;
         while ((nl = buf.indexOf('\n')) >= 0) {
@@ -102,6 +105,7 @@ function finish(expected, timedOut = false) {
     p99: pct(99),
     p999: pct(99.9),
     max: latencies.at(-1),
+    bytesPerEvent: latencies.length ? bytes / latencies.length : NaN,
     parseErrors,
     badEvents,
     timedOut,

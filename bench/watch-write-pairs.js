@@ -6,7 +6,10 @@
 // read in a child process, so the CPU measured (process.cpuUsage) is the server side's. The modes alternate, --rounds
 // times each, each --turns turns of one ~1 KB event per watcher, the sockets drained between runs; prints medians.
 //
-//   node bench/watch-write-pairs.js [--watchers 1000] [--turns 100] [--rounds 6]
+// --per-write 1,2,4,8 instead compares pre-framed writes carrying that many events each (a write every n-th turn),
+// still per event delivered: what coalescing a stream's events into fewer writes would save.
+//
+//   node bench/watch-write-pairs.js [--watchers 1000] [--turns 100] [--rounds 6] [--per-write 1,2,4,8]
 import https from 'node:https';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { median, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { watchers: { type: 'string' }, turns: { type: 'string' }, rounds: { type: 'string' } } });
+const { values } = parseArgs({ options: { watchers: { type: 'string' }, turns: { type: 'string' }, rounds: { type: 'string' }, 'per-write': { type: 'string' } } });
 const watchers = Number(values.watchers ?? 1000);
 const turns = Number(values.turns ?? 100);
 const rounds = Number(values.rounds ?? 6);
@@ -42,15 +45,27 @@ while (responses.length < watchers) await sleep(50);
 
 const line = Buffer.from(`{"type":"ADDED","object":${JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', data: { pad: 'x'.repeat(900) } })}}\n`);
 const crlf = Buffer.from('\r\n');
-const modes = {
-  'res.write': () => {
+const framedChunk = (bytes) => Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`, 'latin1'), bytes, crlf]);
+const modes = {};
+/** Events each write of a mode carries (1 unless --per-write): a run delivers only whole writes' events. */
+const eventsPerWrite = {};
+if (values['per-write']) {
+  for (const n of values['per-write'].split(',').map(Number)) {
+    const framed = framedChunk(Buffer.concat(Array(n).fill(line)));
+    eventsPerWrite[`${n} per write`] = n;
+    modes[`${n} per write`] = (turn) => {
+      if (turn % n === n - 1) for (const res of responses) res.socket.write(framed);
+    };
+  }
+} else {
+  modes['res.write'] = () => {
     for (const res of responses) res.write(line);
-  },
-  'framed socket.write': () => {
-    const framed = Buffer.concat([Buffer.from(`${line.length.toString(16)}\r\n`, 'latin1'), line, crlf]);
+  };
+  modes['framed socket.write'] = () => {
+    const framed = framedChunk(line);
     for (const res of responses) res.socket.write(framed);
-  },
-};
+  };
+}
 const cpuUs = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
@@ -61,11 +76,12 @@ for (let round = 0; round < rounds; round++) {
   for (const mode of order) {
     const before = cpuUs();
     for (let t = 0; t < turns; t++) {
-      modes[mode]();
+      modes[mode](t);
       await new Promise((resolve) => setImmediate(resolve));
     }
     while (responses.some((res) => res.socket.writableLength > 0)) await sleep(5);
-    perDelivery[mode].push((cpuUs() - before) / (turns * watchers));
+    const n = eventsPerWrite[mode] ?? 1;
+    perDelivery[mode].push((cpuUs() - before) / (Math.floor(turns / n) * n * watchers));
   }
 }
 const summary = Object.fromEntries(Object.entries(perDelivery).map(([m, xs]) => [m, { medianUs: +median(xs).toFixed(2), runsUs: xs.map((x) => +x.toFixed(2)) }]));

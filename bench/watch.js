@@ -3,7 +3,8 @@
 //    steady rate, embedding its send time in data.ts; each watcher parses every event on arrival and records
 //    arrival - ts. That is "request sent -> event parsed", an upper bound on commit -> event.
 //    Baseline: the same harness against bench/raw-server.js, which commits each write to better-sqlite3
-//    (WAL, NORMAL) and writes one JSON line to every open stream: the floor of HTTPS fan-out in Node.
+//    (WAL, NORMAL) and writes one JSON line to every open stream: the floor of HTTPS fan-out in Node. Its writer posts
+//    the object as kcpt delivers it (managedFields and all), so both sides send the same bytes per event.
 import { spawn } from 'node:child_process';
 import https from 'node:https';
 import path from 'node:path';
@@ -120,30 +121,32 @@ export function writer(baseUrl, token) {
   return { send, close: () => agent.destroy() };
 }
 
+/**
+ * The watch path and the writes of one side. Both sides deliver the same bytes per event: the bare fan-out's writer
+ * posts `delivered` (the object as kcpt's watchers receive it: uid, creationTimestamp, the cluster annotation and
+ * managedFields included) with only its name and data.ts changed, and the bare server adds its resourceVersion.
+ */
+export function watchWrites(ctx, side, tag, delivered, watchPath) {
+  const pad = ctx.calibration.pad;
+  if (side === 'kcpt') {
+    const w = writer(ctx.server.url, ctx.server.token);
+    const write = (i, ts) =>
+      i % 2 === 0
+        ? w.send('POST', CM_PATH, configMap(`w-${tag}-${i}`, NS, pad, { ts: String(ts) }))
+        : w.send('PATCH', `${CM_PATH}/upd-${i % UPDATE_OBJECTS}`, { data: { ts: String(ts) } }, 'application/merge-patch+json');
+    return { url: ctx.server.url, token: ctx.server.token, path: watchPath, write, close: () => w.close() };
+  }
+  const w = writer(ctx.rawServer.url);
+  const body = (name, ts) => ({ ...delivered, metadata: { ...delivered.metadata, name }, data: { ...delivered.data, ts: String(ts) } });
+  const write = (i, ts) => w.send('POST', '/write', body(i % 2 === 0 ? `w-${tag}-${i}` : `upd-${i % UPDATE_OBJECTS}`, ts));
+  return { url: ctx.rawServer.url, token: undefined, path: '/watch', write, close: () => w.close() };
+}
+
 async function oneRun(ctx, side, runIdx, rate) {
   const { seconds, watchers } = ctx.watch;
-  const pad = ctx.calibration.pad;
-  let watchPath;
-  let write;
-  let w;
-  if (side === 'kcpt') {
-    const { server, c } = ctx;
-    const list = await c.json('GET', CM_PATH);
-    watchPath = `${CM_PATH}?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
-    w = writer(server.url, server.token);
-    write = (i, ts) =>
-      i % 2 === 0
-        ? w.send('POST', CM_PATH, configMap(`w-${rate}-${runIdx}-${i}`, NS, pad, { ts: String(ts) }))
-        : w.send('PATCH', `${CM_PATH}/upd-${i % UPDATE_OBJECTS}`, { data: { ts: String(ts) } }, 'application/merge-patch+json');
-  } else {
-    watchPath = '/watch';
-    w = writer(ctx.rawServer.url);
-    write = (i, ts) =>
-      w.send('POST', '/write', configMap(i % 2 === 0 ? `w-${rate}-${runIdx}-${i}` : `upd-${i % UPDATE_OBJECTS}`, NS, pad, { ts: String(ts) }));
-  }
-  const url = side === 'kcpt' ? ctx.server.url : ctx.rawServer.url;
-  const token = side === 'kcpt' ? ctx.server.token : undefined;
-  const clients = startWatchers({ url, path: watchPath, token, watchers, timeoutMs: (seconds * 30 + 60) * 1000 });
+  const watchPath = side === 'kcpt' ? await kcptWatchPath(ctx.c) : undefined;
+  const { url, token, path: p, write, close } = watchWrites(ctx, side, `${rate}-${runIdx}`, ctx.deliveredObject, watchPath);
+  const clients = startWatchers({ url, path: p, token, watchers, timeoutMs: (seconds * 30 + 60) * 1000 });
   await clients.ready();
   await sleep(200);
   const pid = side === 'kcpt' ? ctx.server.child.pid : ctx.rawServer.child.pid;
@@ -154,21 +157,36 @@ async function oneRun(ctx, side, runIdx, rate) {
   res.expected = wr.n * watchers;
   if (res.timedOut) log(`  ${side}: the watch client's backstop ended the run before the last write (the box is overloaded)`);
   const cpuUsPerWrite = ((procCpuMs(pid) - cpu0) * 1000) / wr.n;
-  w.close();
+  close();
   return { ...res, writes: wr.n, writeFailures: wr.failures, achievedRate: wr.achievedRate, cpuUsPerWrite };
 }
 
-export async function run(ctx) {
-  const { c } = ctx;
+/**
+ * The namespace and the objects the writer updates, made once per server; returns the object kcpt's watchers receive
+ * for such an update (what the bare side must send too).
+ */
+export async function prepareWatchObjects(c, pad) {
   await ensureNamespace(c, NS);
   await parallel(
     Array.from({ length: UPDATE_OBJECTS }, (_, i) => `upd-${i}`),
     8,
     async (name) => {
-      const res = await c.request('POST', CM_PATH, configMap(name, NS, ctx.calibration.pad, { ts: '0' }));
+      const res = await c.request('POST', CM_PATH, configMap(name, NS, pad, { ts: '0' }));
       if (res.status !== 201 && res.status !== 409) throw new Error(`create ${name}: HTTP ${res.status}`);
     },
   );
+  return c.json('GET', `${CM_PATH}/upd-0`);
+}
+
+/** The kcpt side's watch path: from the namespace's current resourceVersion on. */
+export async function kcptWatchPath(c) {
+  const list = await c.json('GET', CM_PATH);
+  return `${CM_PATH}?watch=true&resourceVersion=${list.metadata.resourceVersion}`;
+}
+
+export async function run(ctx) {
+  const { c } = ctx;
+  ctx.deliveredObject = await prepareWatchObjects(c, ctx.calibration.pad);
   const objFile = path.join(ctx.tmp, 'watch-object.json');
   writeFileSync(objFile, JSON.stringify(configMap('x', NS, ctx.calibration.pad)));
   ctx.rawServer = await startRawServer({ certDir: ctx.server.certDir, objFile });
@@ -189,7 +207,7 @@ async function atRate(ctx, rate) {
     r.push(await oneRun(ctx, 'raw', i, rate));
     k.push(await oneRun(ctx, 'kcpt', i, rate));
     const f = (x) =>
-      `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events, ${x.achievedRate.toFixed(0)} writes/s${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
+      `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events of ${x.bytesPerEvent.toFixed(0)} B, ${x.achievedRate.toFixed(0)} writes/s, ${x.cpuUsPerWrite.toFixed(0)} µs CPU/write${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
     log(`  run ${i + 1}: raw ${f(r.at(-1))}; kcpt ${f(k.at(-1))}`);
   }
   const missing = k.reduce((a, x) => a + (x.expected - x.events), 0);
@@ -206,6 +224,8 @@ async function atRate(ctx, rate) {
     achievedRate: median(k.map((x) => x.achievedRate)),
     kcptCpuUsPerWrite: median(k.map((x) => x.cpuUsPerWrite)),
     rawCpuUsPerWrite: median(r.map((x) => x.cpuUsPerWrite)),
+    kcptBytesPerEvent: median(k.map((x) => x.bytesPerEvent)),
+    rawBytesPerEvent: median(r.map((x) => x.bytesPerEvent)),
   };
   return [
     {

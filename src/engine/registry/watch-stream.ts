@@ -118,14 +118,14 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
       emit(event.type, convert(json));
       return;
     }
-    const now = predicate.matches(JSON.parse(json) as KubeObject);
+    const now = predicate.matches(eventObject(event));
     if (event.type === 'DELETED') {
       if (now) emit('DELETED', convert(json));
       return;
     }
     const before =
       event.type === 'MODIFIED' && event.prevValue !== undefined
-        ? predicate.matches(JSON.parse(event.prevValue) as KubeObject)
+        ? predicate.matches(previousObject(event, event.prevValue))
         : event.type === 'MODIFIED' && now;
     if (now && before) emit('MODIFIED', convert(json));
     else if (now) emit('ADDED', convert(json));
@@ -163,6 +163,31 @@ function eventJson(event: StoreEvent): string {
     lastEvent = event;
   }
   return lastEventJson;
+}
+
+/**
+ * The event's object (and its previous content) parsed once per event for every watcher whose selector must look at
+ * it, not once per such watcher: predicates only read the object they are given (label and field selectors, a
+ * virtual workspace's filter), so the watchers of one commit can share one parse. Same reasoning as eventJson.
+ */
+let parsedFor: StoreEvent | undefined;
+let parsed: KubeObject | undefined;
+function eventObject(event: StoreEvent): KubeObject {
+  if (event !== parsedFor || parsed === undefined) {
+    parsed = JSON.parse(eventJson(event)) as KubeObject;
+    parsedFor = event;
+  }
+  return parsed;
+}
+
+let previousFor: StoreEvent | undefined;
+let previous: KubeObject | undefined;
+function previousObject(event: StoreEvent, prevValue: string): KubeObject {
+  if (event !== previousFor || previous === undefined) {
+    previous = JSON.parse(prevValue) as KubeObject;
+    previousFor = event;
+  }
+  return previous;
 }
 
 export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WriteAuthority } from '../admission/write-authority.js';
+import { configMaps, namespaces } from '../builtin/core/resources.js';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite-store.js';
+import { GenericStore } from './generic-store.js';
+import { buildPredicate } from './predicates.js';
+import type { KubeObject } from './types.js';
+import { serveWatch, type WatchEventType, type WatchSink } from './watch-stream.js';
+
+interface Seen {
+  type: WatchEventType;
+  name: string;
+  tier: string | undefined;
+  resourceVersion: string;
+}
+
+function recordingSink(): WatchSink & { seen: Seen[] } {
+  const seen: Seen[] = [];
+  return {
+    seen,
+    send(type, json) {
+      const obj = JSON.parse(json) as KubeObject;
+      seen.push({ type, name: obj.metadata!.name!, tier: obj.metadata?.labels?.tier, resourceVersion: obj.metadata!.resourceVersion! });
+      return true;
+    },
+    end() {},
+    onClose() {},
+  };
+}
+
+describe('watches with selectors on the same commits', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let generic: GenericStore;
+  const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
+
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
+    store = openSqliteStore(path.join(dir, 'kcpt.db'));
+    generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
+    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+  });
+  afterEach(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives each watcher the events its own selector decides, transitions included, however many watchers share a commit', async () => {
+    const watch = async (labelSelector?: string, fieldSelector?: string) => {
+      const sink = recordingSink();
+      await serveWatch(
+        store,
+        {
+          rt: configMaps,
+          cluster: 'c1',
+          namespace: 'ns',
+          predicate: buildPredicate(configMaps, labelSelector, fieldSelector),
+          resourceVersion: String(store.currentRevision()),
+          allowWatchBookmarks: false,
+        },
+        sink,
+      );
+      return sink;
+    };
+    // Interleaved, so each commit reaches watchers with different selectors one after another.
+    const front = await watch('tier=front');
+    const all = await watch();
+    const back = await watch('tier=back');
+    const named = await watch(undefined, 'metadata.name=b');
+    const frontAgain = await watch('tier in (front)');
+    const notFront = await watch('tier!=front');
+
+    const a = generic.create(ctx, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { tier: 'front' } } });
+    generic.create(ctx, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', labels: { tier: 'back' } } });
+    const moved = generic.update(ctx, 'a', { ...a, metadata: { ...a.metadata, labels: { tier: 'back' } } });
+    generic.delete(ctx, 'b');
+
+    const movedRv = moved.metadata!.resourceVersion!;
+    expect(front.seen).toEqual([
+      { type: 'ADDED', name: 'a', tier: 'front', resourceVersion: a.metadata!.resourceVersion },
+      // kube's cacher: the object as this watcher last saw it (still front), at the revision that moved it out.
+      { type: 'DELETED', name: 'a', tier: 'front', resourceVersion: movedRv },
+    ]);
+    expect(frontAgain.seen).toEqual(front.seen);
+    expect(back.seen.map((e) => [e.type, e.name, e.tier])).toEqual([
+      ['ADDED', 'b', 'back'],
+      ['ADDED', 'a', 'back'],
+      ['DELETED', 'b', 'back'],
+    ]);
+    expect(notFront.seen.map((e) => [e.type, e.name, e.tier])).toEqual(back.seen.map((e) => [e.type, e.name, e.tier]));
+    expect(named.seen.map((e) => [e.type, e.name])).toEqual([
+      ['ADDED', 'b'],
+      ['DELETED', 'b'],
+    ]);
+    expect(all.seen.map((e) => [e.type, e.name, e.tier])).toEqual([
+      ['ADDED', 'a', 'front'],
+      ['ADDED', 'b', 'back'],
+      ['MODIFIED', 'a', 'back'],
+      ['DELETED', 'b', 'back'],
+    ]);
+  });
+});
