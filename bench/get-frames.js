@@ -2,20 +2,22 @@
 // Where kcpt's GET spends more than the bare TLS server's: both profiled (V8 sampler, load window only, through
 // bench/lib/server-hook.js) under the same wrk load, one after the other, and their frames printed side by side in
 // sampled µs per GET (self time), largest difference first. The sampler counts wall time on a busy box: read the
-// differences, not the absolutes.
-//   node bench/get-frames.js [--duration S] [--top N] [--h2]
+// differences, not the absolutes. With --create, the CREATE row instead: kcpt's POST of a ~1 KB ConfigMap with a
+// unique name against the bare server's POST /write (parse, one SQLite transaction, answer), 8 connections, wrk.
+//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --create]
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { client, ensureNamespace, startHooked } from './lib/kcpt.js';
-import { findWrk, runH2, runWrk } from './lib/load.js';
+import { findWrk, runH2, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { summarise } from './profile.js';
 import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, create: { type: 'boolean', default: false } } });
+const op = values.create ? 'CREATE' : 'GET';
 const durationS = Number(values.duration);
 if (!findWrk()) throw new Error('wrk is needed');
 const tmp = tempDir();
@@ -36,8 +38,15 @@ async function hookable(spawnArgs, hookFile) {
   return { child, url: `https://127.0.0.1:${port}`, hook, stop: async () => { child.kill('SIGTERM'); await waitExit(child, 5000); } };
 }
 
+let passes = 0;
 async function profiled(server, url, headers, name) {
-  const load = (d) => (values.h2 ? runH2({ url, connections: 1, streams: 8, durationS: d, headers }) : runWrk({ url, connections: 8, durationS: d, headers }));
+  const post = (d) => {
+    const { origin, pathname } = new URL(url);
+    const template = JSON.stringify(configMap('%s', 'bench-create', 560));
+    const script = wrkPostScript({ path: pathname, bodyTemplate: template, namePrefix: `f${passes++}-`, headers });
+    return runWrk({ url: `${origin}${pathname}`, connections: 8, durationS: d, script });
+  };
+  const load = (d) => (values.create ? post(d) : values.h2 ? runH2({ url, connections: 1, streams: 8, durationS: d, headers }) : runWrk({ url, connections: 8, durationS: d, headers }));
   await load(2);
   const file = path.join(tmp, `${name}.cpuprofile`);
   await server.hook('profile-start');
@@ -57,15 +66,16 @@ writeFileSync(objFile, (await c.request('GET', `${base}/default/configmaps/bench
 const raw = await hookable([path.join(benchDir, 'raw-server.js'), server.certDir, objFile, '0'], path.join(tmp, 'raw-hook'));
 const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
 try {
-  const k = await profiled(server, `${server.url}${base}/default/configmaps/bench-get`, headers, 'kcpt');
-  const b = await profiled(raw, `${raw.url}/obj`, headers, 'raw');
+  if (values.create) await ensureNamespace(c, 'bench-create');
+  const k = await profiled(server, `${server.url}${base}/${values.create ? 'bench-create/configmaps' : 'default/configmaps/bench-get'}`, headers, 'kcpt');
+  const b = await profiled(raw, `${raw.url}/${values.create ? 'write' : 'obj'}`, headers, 'raw');
   const perReq = (s, n) => new Map([...s.byFrame].map(([f, ms]) => [f, (ms * 1000) / n]));
   const kf = perReq(k.summary, k.requests);
   const bf = perReq(b.summary, b.requests);
   const frames = new Set([...kf.keys(), ...bf.keys()]);
   const rows = [...frames].map((f) => [f, kf.get(f) ?? 0, bf.get(f) ?? 0]).sort((x, y) => (y[1] - y[2]) - (x[1] - x[2]));
-  console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/GET; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/GET (status ${created.status})`);
-  console.log('   kcpt    raw   diff  frame (self, sampled µs per GET)');
+  console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/${op}; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/${op} (status ${created.status})`);
+  console.log(`   kcpt    raw   diff  frame (self, sampled µs per ${op})`);
   for (const [f, kv, bv] of rows.slice(0, Number(values.top))) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${f}`);
   const km = perReq({ byFrame: k.summary.byModule }, k.requests);
   const bm = perReq({ byFrame: b.summary.byModule }, b.requests);
