@@ -68,21 +68,14 @@ export function reservedChange(
 ): { key: string; tier: Tier } | undefined {
   const a = after ?? {};
   const b = before ?? {};
-  const needs = (key: string) => {
-    if (skip(key)) return undefined;
+  const keys = new Set([...Object.keys(b), ...Object.keys(a)]);
+  for (const key of keys) {
+    const had = Object.hasOwn(b, key);
+    const has = Object.hasOwn(a, key);
+    if (had === has && (!has || a[key] === b[key])) continue;
+    if (skip(key)) continue;
     const tier = tierOfKey(key);
-    return tierRank[tier] > tierRank[clearance] ? { key, tier } : undefined;
-  };
-  // The old keys first (changed or removed), then the added ones: every request pays this, so no merged key set.
-  for (const key of Object.keys(b)) {
-    if (Object.hasOwn(a, key) && a[key] === b[key]) continue;
-    const found = needs(key);
-    if (found) return found;
-  }
-  for (const key of Object.keys(a)) {
-    if (Object.hasOwn(b, key)) continue;
-    const found = needs(key);
-    if (found) return found;
+    if (tierRank[tier] > tierRank[clearance]) return { key, tier };
   }
   return undefined;
 }
