@@ -50,7 +50,7 @@ describe('pruneUnknownFields', () => {
         },
       },
     };
-    const obj = {
+    const obj: Record<string, unknown> = {
       apiVersion: 'v1',
       kind: 'Root',
       scalar: 'plain',
