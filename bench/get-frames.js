@@ -2,23 +2,25 @@
 // Where kcpt's GET spends more than the bare TLS server's: both profiled (V8 sampler, load window only, through
 // bench/lib/server-hook.js) under the same wrk load, one after the other, and their frames printed side by side in
 // sampled µs per GET (self time), largest difference first. The sampler counts wall time on a busy box: read the
-// differences, not the absolutes.
+// differences, not the absolutes. With --create, the CREATE row instead: kcpt's POST of a ~1 KB ConfigMap with a
+// unique name against the bare server's POST /write (parse, one SQLite transaction, answer), 8 connections, wrk.
 // --watch: the watch benchmark's load instead (bench/watch.js: --watchers HTTPS watchers in bench/watch-client.js, a
 // writer at --rate writes/s, the bare side sent the very object kcpt delivers), frames in sampled µs per write.
-//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --watch [--watchers N] [--rate R]]
+//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --create | --watch [--watchers N] [--rate R]]
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { client, ensureNamespace, startHooked, watchCapArgs } from './lib/kcpt.js';
-import { findWrk, runH2, runWrk } from './lib/load.js';
+import { findWrk, runH2, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { summarise } from './profile.js';
 import { kcptWatchPath, prepareWatchObjects, startWatchers, watchWrites, writeSteadily } from './watch.js';
 import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' } } });
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, create: { type: 'boolean', default: false } } });
+const op = values.create ? 'CREATE' : 'GET';
 const durationS = Number(values.duration);
 if (!values.watch && !findWrk()) throw new Error('wrk is needed');
 const tmp = tempDir();
@@ -39,8 +41,15 @@ async function hookable(spawnArgs, hookFile) {
   return { child, url: `https://127.0.0.1:${port}`, hook, stop: async () => { child.kill('SIGTERM'); await waitExit(child, 5000); } };
 }
 
+let passes = 0;
 async function profiled(server, url, headers, name) {
-  const load = (d) => (values.h2 ? runH2({ url, connections: 1, streams: 8, durationS: d, headers }) : runWrk({ url, connections: 8, durationS: d, headers }));
+  const post = (d) => {
+    const { origin, pathname } = new URL(url);
+    const template = JSON.stringify(configMap('%s', 'bench-create', 560));
+    const script = wrkPostScript({ path: pathname, bodyTemplate: template, namePrefix: `f${passes++}-`, headers });
+    return runWrk({ url: `${origin}${pathname}`, connections: 8, durationS: d, script });
+  };
+  const load = (d) => (values.create ? post(d) : values.h2 ? runH2({ url, connections: 1, streams: 8, durationS: d, headers }) : runWrk({ url, connections: 8, durationS: d, headers }));
   await load(2);
   const file = path.join(tmp, `${name}.cpuprofile`);
   await server.hook('profile-start');
@@ -116,10 +125,11 @@ writeFileSync(objFile, (await c.request('GET', `${base}/default/configmaps/bench
 const raw = await hookable([path.join(benchDir, 'raw-server.js'), server.certDir, objFile, '0'], path.join(tmp, 'raw-hook'));
 const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
 try {
-  const k = await profiled(server, `${server.url}${base}/default/configmaps/bench-get`, headers, 'kcpt');
-  const b = await profiled(raw, `${raw.url}/obj`, headers, 'raw');
-  console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/GET; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/GET (status ${created.status})`);
-  printSideBySide(k, b, 'GET');
+  if (values.create) await ensureNamespace(c, 'bench-create');
+  const k = await profiled(server, `${server.url}${base}/${values.create ? 'bench-create/configmaps' : 'default/configmaps/bench-get'}`, headers, 'kcpt');
+  const b = await profiled(raw, `${raw.url}/${values.create ? 'write' : 'obj'}`, headers, 'raw');
+  console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/${op}; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/${op} (status ${created.status})`);
+  printSideBySide(k, b, op);
 } finally {
   await raw.stop();
   await server.stop();

@@ -14,7 +14,7 @@ import { GenericStore, type OpContext } from '../registry/generic-store.js';
 import type { KubeObject, ResourceType, StrategyContext, WriteGrant } from '../registry/types.js';
 import { createMemoryStore } from '../storage/index.js';
 import { tenancyResourceType } from '../tenancy/crds.js';
-import { annotationTier, labelTier } from './reserved-metadata.js';
+import { annotationTier, labelTier, reservedChange } from './reserved-metadata.js';
 import { WriteAuthority } from './write-authority.js';
 
 type Who = 'tenant' | 'kcpAdmin' | 'shardAdmin' | 'system';
@@ -346,5 +346,22 @@ describe('reserved metadata keys (kcp’s tiers)', () => {
     expect(['kcp.io/cluster', 'authorization.kcp.io/required-groups', 'extra.apis.kcp.io/x', 'mykcp.io/x', 'example.com/kcp.io', 'peers.kcpt.dev/x', 'kcpt.dev/x'].map(annotationTier)).toEqual(Array(7).fill('tenant'));
     expect(['tenancy.kcp.io/phase', 'kcp.io/cluster', 'internal.apis.kcp.io/other', 'internal.kcpt.dev/apis'].map(labelTier)).toEqual(Array(4).fill('system'));
     expect(['internal.apis.kcp.io/export', 'claimed.internal.apis.kcp.io/abc', 'app.kubernetes.io/name', 'peers.kcpt.dev/wildcard'].map(labelTier)).toEqual(Array(4).fill('tenant'));
+  });
+
+  it('finds a reserved key added, changed or removed, never one kept as it was, the old object’s keys first', () => {
+    const change = (after?: Record<string, string>, before?: Record<string, string>, skip?: (key: string) => boolean) =>
+      reservedChange(after, before, annotationTier, 'tenant', skip);
+    const system = (key: string) => ({ key, tier: 'system' });
+    expect(change({ 'kcp.io/path': 'root:a', a: '1' })).toEqual(system('kcp.io/path'));
+    expect(change({ 'kcp.io/path': 'root:b' }, { 'kcp.io/path': 'root:a' })).toEqual(system('kcp.io/path'));
+    expect(change({}, { 'kcp.io/path': 'root:a' })).toEqual(system('kcp.io/path'));
+    expect(change(undefined, { 'kcp.io/path': 'root:a' })).toEqual(system('kcp.io/path'));
+    expect(change({ 'kcp.io/path': 'root:a', a: '2' }, { 'kcp.io/path': 'root:a', a: '1' })).toBeUndefined();
+    expect(change({ 'kcp.io/path': 'root:b' }, {}, (key) => key === 'kcp.io/path')).toBeUndefined();
+    // A tenant key is nobody's concern; `constructor` is a key like any other, not an inherited member.
+    expect(change({ constructor: 'x', 'example.com/a': 'b' }, { toString: 'y' })).toBeUndefined();
+    // Several at once: a removed or changed key of the old object is the one named, before any added key.
+    expect(change({ 'new.kcp.io/added': '1', 'kcp.io/path': 'root:b' }, { 'kcp.io/path': 'root:a' })).toEqual(system('kcp.io/path'));
+    expect(change({ 'new.kcp.io/added': '1' }, { 'internal.kcpt.dev/old': '1' })).toEqual(system('internal.kcpt.dev/old'));
   });
 });

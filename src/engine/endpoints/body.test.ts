@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeKube } from '../builtin/protobuf-test-support.js';
-import { deleteOptionsBody } from './body.js';
+import { MAX_NESTING_DEPTH } from '../machinery/nesting-depth.js';
+import { deleteOptionsBody, parseJson } from './body.js';
 import { parseDeleteOptions } from './query.js';
 
 const protobuf = 'application/vnd.kubernetes.protobuf';
@@ -26,5 +27,28 @@ describe('deleteOptionsBody', () => {
     expect(await deleteOptionsBody('application/json', json)).toStrictEqual({ contentType: 'application/json', body: json });
     const configMap = encodeKube('v1', 'ConfigMap', 'core.v1.ConfigMap', { data: { a: 'b' } });
     await expect(deleteOptionsBody(protobuf, configMap)).rejects.toThrow('the request body must be a DeleteOptions object, not ConfigMap');
+  });
+});
+
+describe('parseJson', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const refusal = (text: string) => {
+    try {
+      parseJson(text);
+      return 'accepted';
+    } catch (err) {
+      return `${(err as { code?: number }).code} ${(err as Error).message}`;
+    }
+  };
+
+  // The shortest text past the limit is exactly two brackets per level: the walk a short body skips cannot miss it.
+  it('refuses the shortest body nested one level too deep, and takes one at the limit', () => {
+    expect(nested(MAX_NESTING_DEPTH + 1)).toHaveLength(2 * (MAX_NESTING_DEPTH + 1));
+    expect(refusal(nested(MAX_NESTING_DEPTH + 1))).toBe(`400 the request body is not valid JSON: exceeded max depth of ${MAX_NESTING_DEPTH} nested objects or arrays`);
+    expect(refusal(` ${nested(MAX_NESTING_DEPTH + 1)} `)).toMatch(/^400 .*exceeded max depth/);
+    expect(refusal(`{"a":${'{"b":'.repeat(MAX_NESTING_DEPTH)}1${'}'.repeat(MAX_NESTING_DEPTH + 1)}`)).toMatch(/^400 .*exceeded max depth/);
+    expect(refusal(nested(MAX_NESTING_DEPTH))).toBe('accepted');
+    expect(parseJson('{"a":[1,{"b":null}]}')).toStrictEqual({ a: [1, { b: null }] });
+    expect(refusal('{"a":')).toMatch(/^400 the request body is not valid JSON: /);
   });
 });

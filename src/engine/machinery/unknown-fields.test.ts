@@ -37,4 +37,28 @@ describe('pruneUnknownFields', () => {
       free: { whatever: { deep: true } },
     });
   });
+
+  it('reports fields at any depth with their whole path, through maps of objects, and never an inherited name', () => {
+    const nested = {
+      Leaf: { type: 'object', properties: { keep: { type: 'string' } } },
+      Root: {
+        type: 'object',
+        properties: {
+          byName: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Leaf' } },
+          list: { type: 'array', items: { type: 'object', properties: { inner: { $ref: '#/components/schemas/Leaf' } } } },
+          scalar: { type: 'string' },
+        },
+      },
+    };
+    const obj: Record<string, unknown> = {
+      apiVersion: 'v1',
+      kind: 'Root',
+      scalar: 'plain',
+      byName: { one: { keep: 'k', drop: 1 }, two: 'not an object' },
+      list: [{ inner: { keep: 'k' } }, { inner: { keep: 'k', constructor: 'x' }, toString: 'y' }],
+    };
+    expect(pruneUnknownFields(obj, nested.Root, nested)).toEqual(['byName.one.drop', 'list[1].inner.constructor', 'list[1].toString']);
+    expect(obj.byName).toEqual({ one: { keep: 'k' }, two: 'not an object' });
+    expect(obj.list).toEqual([{ inner: { keep: 'k' } }, { inner: { keep: 'k' } }]);
+  });
 });

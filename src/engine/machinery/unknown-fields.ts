@@ -49,23 +49,26 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
   const record = value as Record<string, unknown>;
   const properties = (schema.properties as Record<string, SchemaNode> | undefined) ?? (resource && !preserve ? {} : undefined);
   const additional = schema.additionalProperties;
+  // A child's path is built only for a value walked into or reported: most values are scalars, found nowhere.
   if (properties) {
     for (const key of Object.keys(record)) {
-      const child = path ? `${path}.${key}` : key;
       if (resource && (key === 'apiVersion' || key === 'kind')) continue;
+      const item = record[key];
       if (resource && key === 'metadata') {
-        pruneMetadata(record[key], resolve(ownValue(properties, 'metadata'), schemas), child, schemas, found);
+        pruneMetadata(item, resolve(ownValue(properties, 'metadata'), schemas), childPath(path, key), schemas, found);
         continue;
       }
       // Own properties only: a schema declares `constructor` only if it says so.
       const prop = ownValue(properties, key);
       if (prop) {
+        if (item === null || typeof item !== 'object') continue;
         const resolved = resolve(prop, schemas);
-        walk(record[key], resolved, child, schemas, found, embedded(resolved));
+        walk(item, resolved, childPath(path, key), schemas, found, embedded(resolved));
       } else if (additional && typeof additional === 'object') {
-        walk(record[key], resolve(additional as SchemaNode, schemas), child, schemas, found);
+        if (item === null || typeof item !== 'object') continue;
+        walk(item, resolve(additional as SchemaNode, schemas), childPath(path, key), schemas, found);
       } else if (additional !== true && !preserve) {
-        found.push(child);
+        found.push(childPath(path, key));
         delete record[key];
       }
     }
@@ -73,7 +76,10 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
   }
   if (additional && typeof additional === 'object') {
     const child = resolve(additional as SchemaNode, schemas);
-    for (const key of Object.keys(record)) walk(record[key], child, path ? `${path}.${key}` : key, schemas, found, embedded(child));
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (item !== null && typeof item === 'object') walk(item, child, childPath(path, key), schemas, found, embedded(child));
+    }
   }
 }
 
@@ -94,6 +100,10 @@ function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: str
     found.push(`${path}.${key}`);
     delete record[key];
   }
+}
+
+function childPath(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
 }
 
 function embedded(schema: SchemaNode | undefined): boolean {

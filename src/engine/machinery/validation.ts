@@ -258,6 +258,8 @@ export interface ObjectMetaValidationOptions {
   nameValidation: NameValidation;
   /** generateName is validated on create only (names are immutable afterwards). */
   isCreate: boolean;
+  /** The caller already found no metadataTypeErrors (the generic store checks them first, on every write). */
+  typesChecked?: boolean;
 }
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -293,8 +295,10 @@ export function metadataTypeErrors(meta: ObjectMeta): FieldError[] {
 
 /** ValidateObjectMetaAccessor: expects name generation to have happened already. */
 export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaValidationOptions): FieldError[] {
-  const typeErrors = metadataTypeErrors(meta);
-  if (typeErrors.length > 0) return typeErrors;
+  if (!opts.typesChecked) {
+    const typeErrors = metadataTypeErrors(meta);
+    if (typeErrors.length > 0) return typeErrors;
+  }
   const errs: FieldError[] = [];
   if (opts.isCreate && meta.generateName) {
     for (const msg of validateName(opts.nameValidation, meta.generateName, true)) {

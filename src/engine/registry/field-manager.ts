@@ -4,13 +4,12 @@
  * configuration and owns exactly its fields (`operation: Apply`), both in `metadata.managedFields`. The SSA
  * algorithms live in machinery/ssa; this module adds kube's request-level rules around them.
  */
-import { LRUCache } from 'lru-cache';
 import { compareValues } from '../machinery/ssa/compare.js';
 import { FieldSet, type Path } from '../machinery/ssa/fieldset.js';
 import { applyConfig, Managers, recordUpdate, type ManagedFieldsEntry } from '../machinery/ssa/apply.js';
 import { toFieldSet } from '../machinery/ssa/to-field-set.js';
 import { typeFromOpenAPI, withObjectMeta, type TypeInfo } from '../machinery/ssa/type-info.js';
-import { canonicalJSON } from '../machinery/canonical-json.js';
+import { canonical, canonicalJSON } from '../machinery/canonical-json.js';
 import { nowTimestamp } from './object-rules.js';
 import { schemasOf } from './schemas.js';
 import { clusterAnnotation } from './stored-object.js';
@@ -36,8 +35,12 @@ const CACHED_CREATE_SHAPES = 256;
 
 export class FieldManager {
   private readonly types = new WeakMap<ResourceType, TypeInfo>();
-  /** Per type: shape of a created object (+ manager, subresource) → its managedFields, minus the time. */
-  private readonly createShapes = new WeakMap<ResourceType, LRUCache<string, readonly ManagedFieldsEntry[]>>();
+  /**
+   * Per type: shape of a created object (+ manager, subresource) → its managedFields, minus the time. First in,
+   * first out (as the row cache): a hit on every create is one Map lookup, where lru-cache's get cost as much as
+   * computing the shape.
+   */
+  private readonly createShapes = new WeakMap<ResourceType, Map<string, readonly ManagedFieldsEntry[]>>();
   /** Per type: update results by shape of change (update-fields.ts). */
   private readonly updates = new UpdateFieldsCache();
 
@@ -102,14 +105,13 @@ export class FieldManager {
    */
   private recordCreate(rt: ResourceType, obj: KubeObject, write: WriteFields): void {
     let shapes = this.createShapes.get(rt);
-    if (!shapes) this.createShapes.set(rt, (shapes = new LRUCache({ max: CACHED_CREATE_SHAPES })));
-    const view = comparable(obj);
-    const key = `${write.manager}\u0000${write.subresource ?? ''}\u0000${shapeOf(view)}`;
+    if (!shapes) this.createShapes.set(rt, (shapes = new Map()));
+    const key = `${write.manager}\u0000${write.subresource ?? ''}\u0000${comparableShape(obj)}`;
     let entries = shapes.get(key);
     if (!entries) {
       const managers = recordUpdate({
         old: undefined,
-        updated: view,
+        updated: comparable(obj),
         managers: new Managers(),
         manager: write.manager,
         apiVersion: apiVersionOf(rt),
@@ -118,7 +120,10 @@ export class FieldManager {
         typeInfo: this.typeInfo(rt),
         ignore: resetFieldsFilter(rt, write.subresource),
       });
-      entries = deepFreeze(managers.encode());
+      // Keys in canonical order, `time` (last) included: each create's copy below stays in that order, so storage's
+      // canonical serialization takes the entries as they are instead of sorting a copy of each.
+      entries = deepFreeze(managers.encode().map((e) => canonical({ ...e, time: '' }) as ManagedFieldsEntry));
+      if (shapes.size >= CACHED_CREATE_SHAPES) shapes.delete(shapes.keys().next().value!);
       shapes.set(key, entries);
     }
     const now = nowTimestamp();
@@ -193,6 +198,34 @@ function shapeOf(value: unknown): string {
   if (value === null || typeof value !== 'object') return value === undefined ? 'u' : '0';
   let out = '{';
   for (const key of Object.keys(value)) out += `${JSON.stringify(key)}:${shapeOf((value as Obj)[key])},`;
+  return `${out}}`;
+}
+
+/** `shapeOf(comparable(obj))`, without building the comparable view (a copy of the object and its metadata). */
+function comparableShape(obj: KubeObject): string {
+  const meta = obj.metadata as Obj | undefined;
+  if (!meta) return shapeOf(obj);
+  let out = '{';
+  for (const key of Object.keys(obj)) {
+    const value = key === 'metadata' ? metadataShape(meta) : shapeOf((obj as Obj)[key]);
+    out += `${JSON.stringify(key)}:${value},`;
+  }
+  return `${out}}`;
+}
+
+function metadataShape(meta: Obj): string {
+  let out = '{';
+  for (const key of Object.keys(meta)) {
+    if (key === 'managedFields') continue;
+    const value = meta[key];
+    if (key === 'annotations' && value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, clusterAnnotation)) {
+      let annotations = '{';
+      for (const name of Object.keys(value)) if (name !== clusterAnnotation) annotations += `${JSON.stringify(name)}:${shapeOf((value as Obj)[name])},`;
+      if (annotations !== '{') out += `${JSON.stringify(key)}:${annotations}},`;
+      continue;
+    }
+    out += `${JSON.stringify(key)}:${shapeOf(value)},`;
+  }
   return `${out}}`;
 }
 

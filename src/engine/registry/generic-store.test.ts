@@ -124,6 +124,45 @@ describe('GenericStore field ownership', () => {
   });
 });
 
+describe('GenericStore field ownership of creates (computed once per shape)', () => {
+  type Entry = { manager: string; time: string; fieldsV1: Record<string, unknown> };
+  const entryOf = (obj: KubeObject) => (obj.metadata!.managedFields as Entry[])[0]!;
+
+  it('gives each create the fields of its own object, whatever shapes came before', () => {
+    const { generic, ctx } = setup();
+    const create = (name: string, metadata: Record<string, unknown>) =>
+      entryOf(generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name, ...metadata }, spec: { a: 1 } }, { fieldManager: 'maker' })).fieldsV1;
+    const bare = { 'f:spec': { '.': {}, 'f:a': {} } };
+    // The server's kcp.io/cluster annotation is nobody's field: an object with no other annotation owns none.
+    expect(create('a', {})).toEqual(bare);
+    expect(create('b', { annotations: { note: 'x' } })).toEqual({ ...bare, 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } } });
+    expect(create('c', { annotations: { 'kcp.io/cluster': 'spoofed' } })).toEqual(bare);
+    expect(create('d', {})).toEqual(bare);
+    expect(create('e', { labels: { app: 'x' }, annotations: { note: 'y' } })).toEqual({
+      ...bare,
+      'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} }, 'f:labels': { '.': {}, 'f:app': {} } },
+    });
+    // managedFields a client sends are not a field of the object: the shape is that of the rest.
+    expect(create('f', { managedFields: undefined, annotations: { note: 'z' } })).toEqual({ ...bare, 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } } });
+  });
+
+  it('stamps each create with its own time, its entry keyed as storage keeps it (what a GET answers)', () => {
+    vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
+    try {
+      const { generic, ctx } = setup();
+      const first = generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'a' }, spec: { a: 1 } });
+      vi.setSystemTime(new Date('2026-03-01T10:00:05Z'));
+      const second = generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'b' }, spec: { a: 2 } });
+      expect([entryOf(first).time, entryOf(second).time]).toEqual(['2026-03-01T10:00:00Z', '2026-03-01T10:00:05Z']);
+      expect(Object.keys(entryOf(second))).toEqual(['apiVersion', 'fieldsType', 'fieldsV1', 'manager', 'operation', 'time']);
+      expect(generic.get(ctx, 'b').metadata!.managedFields).toEqual(second.metadata!.managedFields);
+      expect(Object.keys(entryOf(generic.get(ctx, 'b')))).toEqual(Object.keys(entryOf(second)));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('GenericStore.foldIntoCreatesOf', () => {
   it('folds the follow-up update into the create: one commit, ADDED then MODIFIED, index keys of the final state', () => {
     const store = createMemoryStore();

@@ -573,6 +573,7 @@ export class GenericStore {
       namespaced: rt.namespaced,
       nameValidation: rt.strategy.nameValidation ?? 'subdomain',
       isCreate: old === undefined,
+      typesChecked: true,
     });
     if (old) {
       const added = (obj.metadata?.finalizers ?? []).filter((f) => !(old.metadata?.finalizers ?? []).includes(f));
