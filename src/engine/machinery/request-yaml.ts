@@ -17,9 +17,21 @@ export const MAX_YAML_NESTING_DEPTH = 500;
  * The most aliases may add to a document in all, counted as nodes plus the characters of strings: 3 MiB, the
  * request body limit, so a decoded YAML body is never bigger than a JSON body kcpt accepts. js-yaml shares an
  * anchored value between its aliases rather than copying it, but every later walk (validation, canonical JSON,
- * storage) expands it: a 200-byte "billion laughs" document would be 10^9 nodes there.
+ * storage) expands it: a 200-byte "billion laughs" document would be 10^9 nodes there. (kube's ratio rule below
+ * counts nodes only: a 1 MiB string aliased 999 times passes it.)
  */
 export const MAX_YAML_ALIAS_EXPANSION = 3 * 1024 * 1024;
+
+/**
+ * The share of a document's nodes that may come from aliases, as kube's YAML reader (go-yaml v2's decoder, under
+ * sigs.k8s.io/yaml) allows it: anything up to 1,000 nodes or 100 aliased ones, then 99 % up to 400,000 nodes,
+ * falling to 10 % at 4,000,000.
+ */
+function allowedAliasRatio(nodes: number): number {
+  if (nodes <= 400_000) return 0.99;
+  if (nodes >= 4_000_000) return 0.1;
+  return 0.99 - (0.89 * (nodes - 400_000)) / 3_600_000;
+}
 
 /** A body that is not acceptable YAML; `message` says why and where, for the caller's Status. */
 export class YamlBodyError extends Error {
@@ -43,7 +55,7 @@ export interface ReadYamlOptions {
  * integers, `1e3` a number, `~` null. A second document is an error, as before.
  */
 export function readRequestYaml(text: string, options: ReadYamlOptions): unknown {
-  const bound = new AliasBound();
+  const aliases = new AliasBound();
   let value: unknown;
   try {
     value = jsyaml.load(text, {
@@ -52,13 +64,15 @@ export function readRequestYaml(text: string, options: ReadYamlOptions): unknown
       // js-yaml counts nodes, the scalar inside the innermost collection too, and reads a scalar in block context
       // twice (as a possible key): + 2 keeps 500 collections of any shape, as the yaml library's bound did.
       maxDepth: MAX_YAML_NESTING_DEPTH + 2,
-      listener: (event: jsyaml.EventType, state: jsyaml.State) => bound.onEvent(event, state),
+      listener: (event: jsyaml.EventType, state: jsyaml.State) => aliases.onEvent(event, state),
     } as jsyaml.LoadOptions);
   } catch (err) {
     if (err instanceof jsyaml.YAMLException) throw fromYamlException(err);
     throw err;
   }
-  return value === undefined ? null : value;
+  if (value === undefined) return null;
+  // One object in two places would be changed in both by whatever edits one (pruning, defaulting): copied apart.
+  return aliases.sharedCollections ? unshared(value) : value;
 }
 
 function fromYamlException(err: jsyaml.YAMLException): YamlBodyError {
@@ -73,19 +87,23 @@ function fromYamlException(err: jsyaml.YAMLException): YamlBodyError {
 }
 
 /**
- * Counts, while js-yaml composes, how much the document would grow if every alias were copied out: each node's
- * expanded size is recorded when it closes, an alias adds the size of what it names, and the count stops the parse
- * as soon as the aliases have added more than MAX_YAML_ALIAS_EXPANSION. Plain integers: nothing is expanded to count.
+ * Counts, while js-yaml composes, what the document would be if every alias were copied out: each node's expanded
+ * size is recorded when it closes, an alias adds the size of what it names, and the parse stops as soon as the
+ * aliases break kube's ratio or MAX_YAML_ALIAS_EXPANSION. Plain integers: nothing is expanded to count.
  */
 class AliasBound {
-  /** The running total at each open node, innermost last. */
-  private readonly starts: number[] = [];
-  /** Expanded size of every node closed so far. */
-  private total = 0;
-  /** The part of `total` that aliases added. */
-  private added = 0;
-  /** Expanded sizes of anchored collections, for the aliases that name them. */
-  private readonly anchored = new WeakMap<object, number>();
+  /** Whether an alias named a collection (the value then holds one object in several places). */
+  sharedCollections = false;
+  /** The running totals at each open node, innermost last. */
+  private readonly starts: Array<[nodes: number, size: number]> = [];
+  /** Expanded nodes closed so far, and the part of them aliases added. */
+  private nodes = 0;
+  private aliasedNodes = 0;
+  /** Expanded size (nodes plus characters of strings) closed so far, and the part aliases added. */
+  private size = 0;
+  private aliasedSize = 0;
+  /** Expanded nodes and size of anchored collections, for the aliases that name them. */
+  private readonly anchored = new WeakMap<object, [nodes: number, size: number]>();
   /** Whether the last event opened a node (so a node closing now has no children). */
   private justOpened = false;
   /** The value of the node that closed last. */
@@ -93,11 +111,11 @@ class AliasBound {
 
   onEvent(event: jsyaml.EventType, state: jsyaml.State): void {
     if (event === 'open') {
-      this.starts.push(this.total);
+      this.starts.push([this.nodes, this.size]);
       this.justOpened = true;
       return;
     }
-    const start = this.starts.pop() ?? 0;
+    const [startNodes, startSize] = this.starts.pop() ?? [0, 0];
     const childless = this.justOpened;
     this.justOpened = false;
     // Fields js-yaml's State has but its types leave out.
@@ -106,43 +124,96 @@ class AliasBound {
     this.lastClosed = result;
     if (childless && kind === null && tag === null && result !== null && result !== undefined) {
       // An alias: the one node with a value that closes with no children, no kind and no tag.
-      const size = typeof result === 'object' ? (this.anchored.get(result) ?? expandedSize(result)) : scalarSize(result);
-      this.total += size;
-      this.added += size;
-      if (this.added > MAX_YAML_ALIAS_EXPANSION) {
-        throw new YamlBodyError(
-          `its aliases (*name) expand it by more than ${MAX_YAML_ALIAS_EXPANSION} nodes and characters, more than a body may hold; write the repeated parts out`,
-        );
-      }
+      this.alias(result);
       return;
     }
     // In block context js-yaml reads a scalar, flow collection or alias once more inside a node of its own (as a
     // possible mapping key) and hands the value up: that outer node is the same value, not counted again.
-    if (!passedThrough) this.total += scalarSize(result);
-    if (anchor !== null && result !== null && typeof result === 'object') this.anchored.set(result, this.total - start);
+    if (!passedThrough) {
+      this.nodes += 1;
+      this.size += sizeOf(result);
+    }
+    if (anchor !== null && result !== null && typeof result === 'object') {
+      this.anchored.set(result, [this.nodes - startNodes, this.size - startSize]);
+    }
+  }
+
+  private alias(target: unknown): void {
+    let nodes = 1;
+    let size = sizeOf(target);
+    if (typeof target === 'object') {
+      this.sharedCollections = true;
+      [nodes, size] = this.anchored.get(target as object) ?? expandedSize(target);
+    }
+    this.nodes += nodes;
+    this.aliasedNodes += nodes;
+    this.size += size;
+    this.aliasedSize += size;
+    if (this.aliasedSize > MAX_YAML_ALIAS_EXPANSION) {
+      throw new YamlBodyError(
+        `its aliases (*name) expand it by more than ${MAX_YAML_ALIAS_EXPANSION} nodes and characters, more than a body may hold; write the repeated parts out`,
+      );
+    }
+    // The nodes still open are counted too, as kube's decoder has counted them on the way in.
+    const all = this.nodes + this.starts.length;
+    if (this.aliasedNodes > 100 && all > 1000 && this.aliasedNodes / all > allowedAliasRatio(all)) {
+      throw new YamlBodyError(
+        `document contains excessive aliasing: ${this.aliasedNodes} of its ${all} nodes come from aliases (*name); write the repeated parts out`,
+      );
+    }
   }
 }
 
-/** A node counts 1, a string also its length; a collection's children are counted as they close. */
-function scalarSize(value: unknown): number {
+/** A node's own size: 1, and a string's length (a collection's children are counted as they close). */
+function sizeOf(value: unknown): number {
   return typeof value === 'string' ? 1 + value.length : 1;
 }
 
-/** A composed value's expanded size, walked without recursion and stopped once past the bound. */
-function expandedSize(value: unknown): number {
+/**
+ * A composed value's expanded nodes and size (for an alias whose anchor was not seen closing), walked without
+ * recursion and stopped once past the bound.
+ */
+function expandedSize(value: unknown): [nodes: number, size: number] {
+  let nodes = 0;
   let size = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0 && size <= MAX_YAML_ALIAS_EXPANSION) {
     const node = stack.pop();
-    size += scalarSize(node);
+    nodes += 1;
+    size += sizeOf(node);
     if (node !== null && typeof node === 'object') {
       for (const [key, child] of Object.entries(node)) {
-        if (!Array.isArray(node)) size += scalarSize(key);
+        if (!Array.isArray(node)) {
+          nodes += 1;
+          size += sizeOf(key);
+        }
         stack.push(child);
       }
     }
   }
-  return size;
+  return [nodes, size];
+}
+
+/** A deep copy in which no object appears twice, made without recursion (the bounds above keep it small). */
+function unshared(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const fresh = (node: object): unknown[] | Record<string, unknown> => (Array.isArray(node) ? [] : {});
+  const root = fresh(value);
+  const stack: Array<[from: object, to: unknown[] | Record<string, unknown>]> = [[value, root]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop()!;
+    for (const [key, child] of Object.entries(from)) {
+      let copy = child;
+      if (child !== null && typeof child === 'object') {
+        copy = fresh(child);
+        stack.push([child, copy as unknown[] | Record<string, unknown>]);
+      }
+      // A `__proto__` key stays a key, as js-yaml made it.
+      if (key === '__proto__') Object.defineProperty(to, key, { value: copy, enumerable: true, writable: true, configurable: true });
+      else (to as Record<string, unknown>)[key] = copy;
+    }
+  }
+  return root;
 }
 
 // Scalars as YAML 1.2's core schema resolves them, with the yaml library's patterns (js-yaml's own int also reads
