@@ -3,17 +3,20 @@
 // 2026-11-29 (`old`: the yaml library's lexer for the depth pre-check, then its composer; for an apply under Strict
 // or Warn a second composition for duplicate keys) against src/engine/machinery/request-yaml.ts (`new`: js-yaml in
 // one pass with its depth and alias bounds). Both sides also run the decoded-depth walk every body gets. The sides
-// alternate (old, new, then new, old, …) --rounds times; prints each side's median and range in ms per shape.
+// alternate (old, new, then new, old, …) --rounds times; prints each side's median and range of CPU ms (the
+// process's user+sys, which a shared box's load disturbs less than wall time; wall ms with --wall) per shape, and
+// `bare`: js-yaml's own load with its core schema and nothing else (what the schema and the bounds add to it).
 // Run it through tsx (it imports the TypeScript source):
 //
-//   npx tsx bench/yaml-body-pairs.js [--rounds 4] [--only block,flow-seqs,...] [--mb 2]
+//   npx tsx bench/yaml-body-pairs.js [--rounds 4] [--only block,flow-seqs,...] [--mb 2] [--no-old: new and bare only]
 import { parseArgs } from 'node:util';
+import { CORE_SCHEMA, load } from 'js-yaml';
 import { Lexer, Parser, parse, parseDocument } from 'yaml';
 import { nestingTooDeep } from '../src/engine/machinery/nesting-depth.ts';
 import { readRequestYaml } from '../src/engine/machinery/request-yaml.ts';
 import { median } from './lib/util.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string' }, only: { type: 'string' }, mb: { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string' }, only: { type: 'string' }, mb: { type: 'string' }, 'no-old': { type: 'boolean' }, wall: { type: 'boolean' } } });
 const rounds = Number(values.rounds ?? 4);
 const bytes = Number(values.mb ?? 2) * 1024 * 1024;
 
@@ -74,18 +77,24 @@ const sides = {
     parseDocument(text);
     return nestingTooDeep(doc.toJS({ maxAliasCount: 100 })) ? 'refused' : 'ok';
   },
+  'bare create': (text) => {
+    load(text, { schema: CORE_SCHEMA, json: true, maxDepth: 1e9 });
+    return 'ok';
+  },
   'new apply': (text) => nestingTooDeep(readRequestYaml(text, { duplicateKeys: 'refuse' })) ? 'refused' : 'ok',
 };
 
 function time(side, text) {
   const start = performance.now();
+  const cpu = process.cpuUsage();
   let outcome;
   try {
     outcome = sides[side](text);
   } catch (err) {
     outcome = `refused (${String(err.message).split('\n')[0].slice(0, 60)})`;
   }
-  return { ms: performance.now() - start, outcome };
+  const used = process.cpuUsage(cpu);
+  return { ms: values.wall ? performance.now() - start : (used.user + used.system) / 1000, outcome };
 }
 
 const only = values.only ? values.only.split(',') : Object.keys(shapes);
@@ -94,18 +103,22 @@ for (const name of only) {
   const text = shapes[name]();
   const kinds = name === 'block' || name === 'flow-maps' ? ['create', 'apply'] : ['create'];
   for (const kind of kinds) {
-    const ms = { old: [], new: [] };
+    const ms = { old: [], new: [], bare: [] };
     const outcomes = {};
+    const bare = kind === 'create' && !['deep-999', 'brackets-3mb', 'laughs'].includes(name);
     for (let r = 0; r < rounds; r++) {
-      for (const side of r % 2 === 0 ? ['old', 'new'] : ['new', 'old']) {
+      const pair = values['no-old'] ? ['new'] : r % 2 === 0 ? ['old', 'new'] : ['new', 'old'];
+      for (const side of bare ? (r % 2 === 0 ? [...pair, 'bare'] : ['bare', ...pair]) : pair) {
         const t = time(`${side} ${kind}`, text);
         ms[side].push(t.ms);
         outcomes[side] = t.outcome;
       }
     }
+    const old = values['no-old'] ? '' : `old ${fmt(ms.old)}   `;
+    const ratio = values['no-old'] ? '' : `${(median(ms.old) / median(ms.new)).toFixed(1)}x   `;
     console.log(
-      `${`${name} ${kind}`.padEnd(20)} ${(text.length / 1024).toFixed(0).padStart(5)} KiB   old ${fmt(ms.old)}   new ${fmt(ms.new)}   ` +
-        `${(median(ms.old) / median(ms.new)).toFixed(1)}x   [${outcomes.old} / ${outcomes.new}]`,
+      `${`${name} ${kind}`.padEnd(20)} ${(text.length / 1024).toFixed(0).padStart(5)} KiB   ${old}new ${fmt(ms.new)}   ${ratio}` +
+        `${bare ? `bare js-yaml ${fmt(ms.bare)}   ` : ''}[${values['no-old'] ? '' : `${outcomes.old} / `}${outcomes.new}]`,
     );
   }
 }

@@ -94,8 +94,9 @@ function fromYamlException(err: jsyaml.YAMLException): YamlBodyError {
 class AliasBound {
   /** Whether an alias named a collection (the value then holds one object in several places). */
   sharedCollections = false;
-  /** The running totals at each open node, innermost last. */
-  private readonly starts: Array<[nodes: number, size: number]> = [];
+  /** The running totals at each open node, innermost last (two arrays of numbers: no allocation per node). */
+  private readonly startNodes: number[] = [];
+  private readonly startSizes: number[] = [];
   /** Expanded nodes closed so far, and the part of them aliases added. */
   private nodes = 0;
   private aliasedNodes = 0;
@@ -111,11 +112,13 @@ class AliasBound {
 
   onEvent(event: jsyaml.EventType, state: jsyaml.State): void {
     if (event === 'open') {
-      this.starts.push([this.nodes, this.size]);
+      this.startNodes.push(this.nodes);
+      this.startSizes.push(this.size);
       this.justOpened = true;
       return;
     }
-    const [startNodes, startSize] = this.starts.pop() ?? [0, 0];
+    const startNodes = this.startNodes.pop() ?? 0;
+    const startSize = this.startSizes.pop() ?? 0;
     const childless = this.justOpened;
     this.justOpened = false;
     // Fields js-yaml's State has but its types leave out.
@@ -155,7 +158,7 @@ class AliasBound {
       );
     }
     // The nodes still open are counted too, as kube's decoder has counted them on the way in.
-    const all = this.nodes + this.starts.length;
+    const all = this.nodes + this.startNodes.length;
     if (this.aliasedNodes > 100 && all > 1000 && this.aliasedNodes / all > allowedAliasRatio(all)) {
       throw new YamlBodyError(
         `document contains excessive aliasing: ${this.aliasedNodes} of its ${all} nodes come from aliases (*name); write the repeated parts out`,
@@ -232,9 +235,15 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const TAG = 'tag:yaml.org,2002:';
 
+/** Whether a plain scalar could be a number: most are words, and this spares them the patterns below. */
+function numberLike(data: string): boolean {
+  const c = data.charCodeAt(0);
+  return (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e; // 0-9 + - .
+}
+
 const nullType = new jsyaml.Type(`${TAG}null`, {
   kind: 'scalar',
-  resolve: (data: string | null) => data === null || NULL.test(data),
+  resolve: (data: string | null) => data === null || (data.length <= 4 && NULL.test(data)),
   construct: () => null,
 });
 
@@ -242,7 +251,7 @@ const boolType = new jsyaml.Type(`${TAG}bool`, {
   kind: 'scalar',
   // A second argument (the tag) means the tag was written out.
   resolve: ((data: string | null, explicit?: string) =>
-    data !== null && (BOOL.test(data) || (explicit !== undefined && BOOL_1_1.test(data)))) as (data: unknown) => boolean,
+    data !== null && data.length <= 5 && (BOOL.test(data) || (explicit !== undefined && BOOL_1_1.test(data)))) as (data: unknown) => boolean,
   construct: (data: string) => BOOL.test(data) ? data[0] === 't' || data[0] === 'T' : /^(?:y|yes|on)$/i.test(data),
 });
 
@@ -254,7 +263,7 @@ function intOf(data: string): number {
 
 const intType = new jsyaml.Type(`${TAG}int`, {
   kind: 'scalar',
-  resolve: (data: string | null) => data !== null && (INT.test(data) || HEX.test(data) || OCT.test(data)),
+  resolve: (data: string | null) => data !== null && numberLike(data) && (INT.test(data) || HEX.test(data) || OCT.test(data)),
   construct: intOf,
 });
 
@@ -269,6 +278,7 @@ const floatType = new jsyaml.Type(`${TAG}float`, {
   // Under an explicit `!!float`, an integer's text is a float too (`!!float 3` is 3, as in kube).
   resolve: ((data: string | null, explicit?: string) =>
     data !== null &&
+    numberLike(data) &&
     (FLOAT.test(data) || FLOAT_EXP.test(data) || INF_NAN.test(data) || (explicit !== undefined && (INT.test(data) || HEX.test(data) || OCT.test(data))))) as (
     data: unknown,
   ) => boolean,
