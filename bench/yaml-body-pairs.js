@@ -15,33 +15,21 @@ import { Lexer, Parser, parse, parseDocument } from 'yaml';
 import { nestingTooDeep } from '../src/engine/machinery/nesting-depth.ts';
 import { readRequestYaml } from '../src/engine/machinery/request-yaml.ts';
 import { median } from './lib/util.js';
+import { blockConfigMap, fillTo, flowMaps } from './lib/yaml-bodies.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string' }, only: { type: 'string' }, mb: { type: 'string' }, 'no-old': { type: 'boolean' }, wall: { type: 'boolean' } } });
 const rounds = Number(values.rounds ?? 4);
 const bytes = Number(values.mb ?? 2) * 1024 * 1024;
 
-/** Lines of `make(i)` until the text reaches `bytes`, after `head`, joined by `sep`, closed by `tail`. */
-function fill(head, make, sep, tail = '') {
-  const parts = [];
-  let size = head.length;
-  for (let i = 0; size < bytes; i++) {
-    const part = make(i);
-    parts.push(part);
-    size += part.length + sep.length;
-  }
-  return head + parts.join(sep) + tail;
-}
-
-const value = (i) => `value ${i} ${'abcdefghij'.repeat(8)}`;
 const shapes = {
   // A ConfigMap as a person writes one: block style, ~100-byte values.
-  block: () => fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n', (i) => `  key-${i}: "${value(i)}"`, '\n', '\n'),
+  block: () => blockConfigMap(bytes),
   // A custom resource's list of rows as flow sequences.
-  'flow-seqs': () => fill('apiVersion: example.com/v1\nkind: Table\nmetadata: {name: big}\nspec:\n  rows: [', (i) => `[${i}, ${i + 1}, ${i + 2}, abc, def, 1.5, true]`, ', ', ']\n'),
+  'flow-seqs': () => fillTo(bytes, 'apiVersion: example.com/v1\nkind: Table\nmetadata: {name: big}\nspec:\n  rows: [', (i) => `[${i}, ${i + 1}, ${i + 2}, abc, def, 1.5, true]`, ', ', ']\n'),
   // Many small flow maps.
-  'flow-maps': () => fill('apiVersion: example.com/v1\nkind: Things\nmetadata: {name: big}\nspec:\n  items: [', (i) => `{a: ${i}, b: x}`, ', ', ']\n'),
+  'flow-maps': () => flowMaps(bytes),
   // A block list of small maps (env-like).
-  'block-maps': () => fill('apiVersion: example.com/v1\nkind: Things\nmetadata:\n  name: big\nspec:\n  env:\n', (i) => `  - name: VAR_${i}\n    value: "${i}"`, '\n', '\n'),
+  'block-maps': () => fillTo(bytes, 'apiVersion: example.com/v1\nkind: Things\nmetadata:\n  name: big\nspec:\n  env:\n', (i) => `  - name: VAR_${i}\n    value: "${i}"`, '\n', '\n'),
   // What is refused: 999 levels, a 3 MB wall of brackets, a billion laughs.
   'deep-999': () => `${'- '.repeat(999)}x`,
   'brackets-3mb': () => '['.repeat(3 * 1024 * 1024 - 1),

@@ -9,42 +9,22 @@ import https from 'node:https';
 import { parseArgs } from 'node:util';
 import { removeDir } from './lib/util.js';
 import { runJs, startKcpt } from './lib/kcpt.js';
+import { blockConfigMap, blockConfigMapData, flowMaps } from './lib/yaml-bodies.js';
 
 const { values } = parseArgs({ options: { old: { type: 'string' }, rounds: { type: 'string' }, mb: { type: 'string' } } });
 if (!values.old) throw new Error('--old <bin/run.js of the checkout to compare with> is required');
 const rounds = Number(values.rounds ?? 2);
 const bytes = Number(values.mb ?? 2) * 1024 * 1024;
 
-function fill(head, make, sep, tail) {
-  const parts = [];
-  let size = head.length;
-  for (let i = 0; size < bytes; i++) {
-    const part = make(i);
-    parts.push(part);
-    size += part.length + sep.length;
-  }
-  return head + parts.join(sep) + tail;
-}
-
-/** The block ConfigMap's data as an object, to the same size. */
-function blockData() {
-  const data = {};
-  for (let i = 0, size = 0; size < bytes; i++) {
-    data[`key-${i}`] = `value ${i} ${'abcdefghij'.repeat(8)}`;
-    size += 100 + String(i).length * 2;
-  }
-  return data;
-}
-
 const cms = '/clusters/root/api/v1/namespaces/default/configmaps';
 const bodies = [
-  // Block style, ~100-byte values: decoded, then refused as larger than an object may be when stored (1.5 MiB).
+  // Block style, ~100-byte values: decoded, then refused (422: a ConfigMap's data is at most 1 MiB).
   {
     name: 'create, block ConfigMap',
     method: 'POST',
     path: cms,
     type: 'application/yaml',
-    body: fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big-block\ndata:\n', (i) => `  key-${i}: "value ${i} ${'abcdefghij'.repeat(8)}"`, '\n', '\n'),
+    body: blockConfigMap(bytes, 'big-block'),
   },
   // The same object as JSON: what the rest of the request costs (the same code on both sides).
   {
@@ -52,22 +32,22 @@ const bodies = [
     method: 'POST',
     path: cms,
     type: 'application/json',
-    body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-json' }, data: blockData() }),
+    body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big-json' }, data: blockConfigMapData(bytes) }),
   },
   {
     name: 'apply, block ConfigMap',
     method: 'PATCH',
     path: `${cms}/big-apply?fieldManager=bench&fieldValidation=Strict`,
     type: 'application/apply-patch+yaml',
-    body: fill('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big-apply\ndata:\n', (i) => `  key-${i}: "value ${i} ${'abcdefghij'.repeat(8)}"`, '\n', '\n'),
+    body: blockConfigMap(bytes, 'big-apply'),
   },
-  // Small flow maps: decoded, then refused by validation (a ConfigMap has no `items`).
+  // Small flow maps: decoded, then stored without them (a ConfigMap has no `items`: an unknown field, dropped).
   {
     name: 'create, flow maps',
     method: 'POST',
     path: cms,
     type: 'application/yaml',
-    body: fill('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big-flow}\nitems: [', (i) => `{a: ${i}, b: x}`, ', ', ']\n'),
+    body: flowMaps(bytes, 'big-flow', 'ConfigMap', 'v1'),
   },
 ];
 
