@@ -31,7 +31,7 @@ describe('bad request bodies', () => {
     await expectStatus(collection, { method: 'POST', headers: json, body: '{"apiVersion":' }, 400, 'BadRequest', /not valid JSON/);
     await expectStatus(collection, { method: 'POST', headers: json, body: '[1,2]' }, 400, 'BadRequest', /must be a JSON or YAML object/);
     const bomb = 'a: &a ["x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';
-    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: bomb }, 400, 'BadRequest', /not valid YAML/);
+    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'application/yaml' }, body: bomb }, 400, 'BadRequest', /not valid YAML: document contains excessive aliasing/);
     await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'application/vnd.kubernetes.protobuf' }, body: Buffer.from('k8s\0\x0a\xff\xff\xff') }, 400, 'BadRequest', /protobuf/);
     await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'text/html' }, body: '<p>' }, 415, 'UnsupportedMediaType', /accepted media types include/);
     await expectStatus(
@@ -154,5 +154,72 @@ describe('defects the fuzzer found (test/reliability/fuzz.test.ts)', () => {
     await expectStatus(`${collection}/%`, {}, 400, 'BadRequest', /invalid path/);
     await expectStatus(`${collection}/%2e%2e`, { method: 'DELETE' }, 400, 'BadRequest', /invalid path segment/);
     await expectStatus('/clusters/root/api/v1/namespaces/default//configmaps', { method: 'DELETE' }, 400, 'BadRequest', /invalid path segment/);
+  });
+});
+
+describe('YAML bodies (read by src/engine/machinery/request-yaml.ts)', () => {
+  const yaml = { 'content-type': 'application/yaml' };
+  const apply = { 'content-type': 'application/apply-patch+yaml' };
+  const json = { 'content-type': 'application/json' };
+  const laughs = () => {
+    const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: laughs}', 'l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
+    for (let i = 1; i < 10; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]`);
+    return lines.join('\n');
+  };
+  const excessive = /document contains excessive aliasing: \d+ of its \d+ nodes come from aliases \(\*name\); write the repeated parts out$/;
+  const tooLarge = /its aliases \(\*name\) expand it by more than 3145728 nodes and characters/;
+
+  it('a billion laughs, or a 1 MiB string aliased three times, is a 400 on create, apply and delete; the server answers the next request', async () => {
+    await expectStatus(collection, { method: 'POST', headers: yaml, body: laughs() }, 400, 'BadRequest', new RegExp(`^the request body is not valid YAML: ${excessive.source}`));
+    const big = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strings}\nx: &s ${'x'.repeat(1024 * 1024)}\ndata: {a: *s, b: *s, c: *s}\n`;
+    await expectStatus(collection, { method: 'POST', headers: yaml, body: big }, 400, 'BadRequest', tooLarge);
+    await expectStatus(`${collection}/laughs?fieldManager=t`, { method: 'PATCH', headers: apply, body: laughs() }, 400, 'BadRequest', new RegExp(`^error decoding YAML: ${excessive.source}`));
+    await apiRequest(e2e.server, collection, { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'laugh-target' } }) });
+    const body = `${laughs().split('\n').slice(3).join('\n')}\npropagationPolicy: Foreground\n`;
+    await expectStatus(`${collection}/laugh-target`, { method: 'DELETE', headers: { ...yaml, 'content-length': String(Buffer.byteLength(body)) }, body }, 400, 'BadRequest', new RegExp(`^the DeleteOptions in the request body are not valid: ${excessive.source}`));
+    expect((await apiRequest(e2e.server, `${collection}/laugh-target`)).status).toBe(200);
+    expect((await apiRequest(e2e.server, '/readyz')).status).toBe(200);
+  });
+
+  it('ordinary anchors and aliases are read into the object', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: anchored\n  labels: &l {app: web, tier: front}\n  annotations: *l\ndata: {a: &v shared, b: *v}\n';
+    const created = await apiRequest(e2e.server, collection, { method: 'POST', headers: yaml, body });
+    expect(created.status).toBe(201);
+    expect(created.json().metadata.labels).toEqual({ app: 'web', tier: 'front' });
+    expect(created.json().metadata.annotations).toMatchObject({ app: 'web', tier: 'front' });
+    expect(created.json().data).toEqual({ a: 'shared', b: 'shared' });
+  });
+
+  it('scalars read as before: yes, on and timestamps stay strings, quoted text is text, !!binary is its base64', async () => {
+    const body = [
+      'apiVersion: v1', 'kind: ConfigMap', 'metadata: {name: scalars}', 'data:',
+      '  yes: yes', '  on: on', '  when: 2001-12-14t21:59:43.10-05:00', '  day: 2002-12-14', '  hex: "0x1f"', '  tilde: "~"', '  plain: hello world',
+      'binaryData:', '  blob: !!binary |', '    aGVs', '    bG8=',
+    ].join('\n');
+    const created = await apiRequest(e2e.server, collection, { method: 'POST', headers: yaml, body });
+    expect(created.status).toBe(201);
+    expect(created.json().data).toEqual({ yes: 'yes', on: 'on', when: '2001-12-14t21:59:43.10-05:00', day: '2002-12-14', hex: '0x1f', tilde: '~', plain: 'hello world' });
+    expect(created.json().binaryData).toEqual({ blob: Buffer.from('hello').toString('base64') });
+    // Unquoted, 0x1f is the number 31 and ~ is null, as YAML 1.2 reads them: not strings, so a ConfigMap refuses them.
+    await expectStatus(collection, { method: 'POST', headers: yaml, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hex}\ndata: {hex: 0x1f}' }, 422, 'Invalid', /data\[hex\]: Invalid value: 31: must be a string/);
+  });
+
+  it('duplicate keys: the last wins on create; an apply refuses them under Strict and warns under Warn; DeleteOptions refuse them', async () => {
+    const body = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  b: "2"\n  a: "3"\n`;
+    const created = await apiRequest(e2e.server, collection, { method: 'POST', headers: yaml, body: body('dup-create') });
+    expect([created.status, created.json().data]).toEqual([201, { a: '3', b: '2' }]);
+    await expectStatus(`${collection}/dup-apply?fieldManager=t&fieldValidation=Strict`, { method: 'PATCH', headers: apply, body: body('dup-apply') }, 400, 'BadRequest', /^error strict decoding YAML: Map keys must be unique at line 8, column 3$/);
+    const warned = await apiRequest(e2e.server, `${collection}/dup-apply?fieldManager=t&fieldValidation=Warn`, { method: 'PATCH', headers: apply, body: body('dup-apply') });
+    expect([warned.status, warned.json().data]).toEqual([201, { a: '3', b: '2' }]);
+    expect(String(warned.headers.warning)).toMatch(/error strict decoding YAML: Map keys must be unique at line 8, column 3/);
+    const del = 'propagationPolicy: Background\npropagationPolicy: Orphan\n';
+    await expectStatus(`${collection}/dup-create`, { method: 'DELETE', headers: { ...yaml, 'content-length': String(del.length) }, body: del }, 400, 'BadRequest', /^the DeleteOptions in the request body are not valid: Map keys must be unique at line 2, column 1$/);
+  });
+
+  it('a second document, or broken YAML, is a 400 that says where', async () => {
+    await expectStatus(collection, { method: 'POST', headers: yaml, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\n' }, 400, 'BadRequest', /^the request body is not valid YAML: it holds more than one document \(separated by ---\); send one object per request$/);
+    await expectStatus(collection, { method: 'POST', headers: yaml, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n' }, 400, 'BadRequest', /^the request body is not valid YAML: .* at line \d+, column \d+$/);
+    await expectStatus(`${collection}/broken?fieldManager=t`, { method: 'PATCH', headers: apply, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  labels: a: b\n' }, 400, 'BadRequest', /^error decoding YAML: bad indentation of a mapping entry at line 5, column 12$/);
+    expect((await apiRequest(e2e.server, `${collection}/one`)).status).toBe(404);
   });
 });

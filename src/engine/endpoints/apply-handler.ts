@@ -3,8 +3,8 @@
  * not exist (201), otherwise merges the configuration as its field manager (200). Request-level checks and their
  * messages are kube-apiserver's.
  */
-import { nestingTooDeep, yamlTooDeep } from '../machinery/nesting-depth.js';
-import { parseDocument } from 'yaml';
+import { nestingTooDeep } from '../machinery/nesting-depth.js';
+import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { ApplyConflictError, UndeclaredFieldsError } from '../machinery/ssa/apply.js';
 import { conflictStatus } from '../machinery/ssa/conflict-status.js';
 import { badRequest, fieldErrors, invalid, notFound } from '../machinery/status.js';
@@ -97,19 +97,31 @@ function jsonConfig(text: string): unknown {
   }
 }
 
-/** YAML text: duplicate keys fail under Strict and warn under Warn, as kube's decoder does. */
+/**
+ * YAML text: duplicate keys fail under Strict and warn under Warn, as kube's decoder does (the last one wins when
+ * they do not fail). A malformed document is reported as such before its duplicate keys are.
+ */
 function yamlConfig(text: string, validation: string, warnings: string[]): unknown {
-  const yamlDepth = yamlTooDeep(text);
-  if (yamlDepth) throw badRequest(`error decoding YAML: ${yamlDepth}`);
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length > 0) throw badRequest(`error decoding YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-  const duplicates = parseDocument(text).errors.filter((e) => e.code === 'DUPLICATE_KEY');
-  if (duplicates.length > 0 && validation !== 'Ignore') {
-    const message = `error strict decoding YAML: ${duplicates[0]!.message.split('\n')[0]}`;
+  if (validation === 'Ignore') return decodeYaml(text, 'last-wins');
+  try {
+    return decodeYaml(text, 'refuse');
+  } catch (err) {
+    if (!(err instanceof YamlBodyError && err.duplicateKey)) throw err;
+    const value = decodeYaml(text, 'last-wins');
+    const message = `error strict decoding YAML: ${err.message}`;
     if (validation === 'Strict') throw badRequest(message);
     warnings.push(message);
+    return value;
   }
-  return doc.toJS({ maxAliasCount: 100 }) as unknown;
+}
+
+function decodeYaml(text: string, duplicateKeys: 'last-wins' | 'refuse'): unknown {
+  try {
+    return readRequestYaml(text, { duplicateKeys });
+  } catch (err) {
+    if (err instanceof YamlBodyError && !(duplicateKeys === 'refuse' && err.duplicateKey)) throw badRequest(`error decoding YAML: ${err.message}`);
+    throw err;
+  }
 }
 
 function checkConfig(rt: ResourceType, config: KubeObject, urlName: string): void {

@@ -2,8 +2,8 @@
  * Request bodies: JSON, YAML and Kubernetes protobuf for create/update; the patch types for PATCH. Anything else
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
-import { parse as parseYaml } from 'yaml';
-import { MAX_NESTING_DEPTH, nestingTooDeep, yamlTooDeep } from '../machinery/nesting-depth.js';
+import { MAX_NESTING_DEPTH, nestingTooDeep } from '../machinery/nesting-depth.js';
+import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
 import type { KubeObject } from '../registry/types.js';
 
@@ -78,14 +78,12 @@ export function notTooDeep(value: unknown, format: string): unknown {
 }
 
 export function parseYamlText(text: string): unknown {
-  const tooDeep = yamlTooDeep(text);
-  if (tooDeep) throw badRequest(`the request body is not valid YAML: ${tooDeep}`);
   let value: unknown;
   try {
-    // Aliases are capped so a "billion laughs" document fails fast instead of expanding in memory.
-    value = parseYaml(text, { maxAliasCount: 100, uniqueKeys: false });
+    value = readRequestYaml(text, { duplicateKeys: 'last-wins' });
   } catch (err) {
-    throw badRequest(`the request body is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    if (err instanceof YamlBodyError) throw badRequest(`the request body is not valid YAML: ${err.message}`);
+    throw err;
   }
   return notTooDeep(value, 'YAML');
 }

@@ -1,6 +1,5 @@
 /** Query parameters shared by the verbs, validated with kube's messages. */
-import { parse as parseYaml } from 'yaml';
-import { yamlTooDeep } from '../machinery/nesting-depth.js';
+import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { badRequest, fieldErrors, invalid } from '../machinery/status.js';
 import type { DeleteOptions } from '../registry/generic-store.js';
 import { isWatchQuery, queryBool, queryInt64, queryString } from '../machinery/query-params.js';
@@ -121,12 +120,11 @@ function deleteOptionsFromBody(contentType: string | undefined, body: Buffer): S
   const type = mediaType(contentType);
   let parsed: unknown;
   const text = body.toString('utf8');
-  const tooDeep = type.includes('yaml') ? yamlTooDeep(text) : undefined;
-  if (tooDeep) throw badRequest(`the DeleteOptions in the request body are not valid: ${tooDeep}`);
   try {
-    parsed = type.includes('yaml') ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
+    parsed = type.includes('yaml') ? readRequestYaml(text, { duplicateKeys: 'refuse' }) : JSON.parse(text);
   } catch (err) {
-    throw badRequest(`the DeleteOptions in the request body are not valid: ${(err as Error).message}`);
+    if (!(err instanceof YamlBodyError || err instanceof SyntaxError)) throw err;
+    throw badRequest(`the DeleteOptions in the request body are not valid: ${err.message}`);
   }
   if (parsed !== null && (typeof parsed !== 'object' || Array.isArray(parsed))) {
     throw badRequest('the request body must be a DeleteOptions object');
