@@ -51,6 +51,8 @@ export class ValueCodec {
   private readonly byId = new Map<string, Indexed>();
   /** Newest reference per prefix, longest prefix first. */
   private readonly writers: Indexed[] = [];
+  /** encodePieces: each parts array's encoded parts, against the reference they were encoded with. */
+  private readonly partBodies = new WeakMap<readonly string[], { ref: Indexed; bodies: string[] | undefined }>();
 
   constructor(references: readonly ValueReference[]) {
     const newest = new Map<string, Indexed>();
@@ -72,54 +74,42 @@ export class ValueCodec {
   }
 
   encode(key: string, value: string): string {
-    const ref = this.writers.length > 0 ? this.writers.find((r) => key.startsWith(r.prefix)) : undefined;
-    if (!ref || value.includes(COPY)) return value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
-    const { text, grams } = ref;
-    let out = `${ENCODED}${ref.idChar}`;
-    let literalFrom = 0;
-    let i = 0;
-    // Where the reference most likely continues: just after the last copy, skipping as many characters as the
-    // literal since then (a name or uid in place of the sample's).
-    let copiedTo = 0;
-    const last = value.length - GRAM;
-    while (i <= last) {
-      const expected = copiedTo + (i - literalFrom);
-      let bestAt = expected;
-      let bestLength = expected < text.length ? matchLength(value, i, text, expected) : 0;
-      // Other places are looked up only where JSON tokens start: copies begin there in practice (after a uid,
-      // a name, a timestamp), and skipping the middle of literals makes encoding several times cheaper.
-      if (bestLength < GOOD_ENOUGH && isTokenStart(value.charCodeAt(i))) {
-        const candidates = grams.get(gramHash(value, i));
-        if (candidates) {
-          for (const at of candidates) {
-            if (at === expected) continue;
-            const length = matchLength(value, i, text, at);
-            if (length > bestLength) {
-              bestLength = length;
-              bestAt = at;
-            }
-          }
-        }
-      }
-      if (bestLength < MIN_COPY) {
-        i++;
-        continue;
-      }
-      out += value.slice(literalFrom, i);
-      // A copy's length fits two digits; a longer match becomes several copies.
-      for (let left = bestLength, at = bestAt; left > 0; ) {
-        const n = Math.min(left, MAX_REFERENCE_LENGTH);
-        out += COPY + digits(at) + digits(n);
-        at += n;
-        left -= n;
-      }
-      i += bestLength;
-      literalFrom = i;
-      copiedTo = bestAt + bestLength;
-    }
-    out += value.slice(literalFrom);
+    const ref = this.writerFor(key);
+    if (!ref || value.includes(COPY)) return plain(value);
+    const out = `${ENCODED}${ref.idChar}${encodeBody(ref, value, false)}`;
     // Not worth it (or nothing matched): keep the value readable as it is.
-    return out.length < value.length ? out : value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
+    return out.length < value.length ? out : plain(value);
+  }
+
+  /**
+   * encode() of `value` = parts[0] + fills[0] + parts[1] + … + parts[n], where `parts` is one array the caller hands
+   * again and again (an object template's constant text) and only `fills` change (names, uids, times): each part is
+   * encoded once per array and kept; a value then costs its fills' length. Decodes to `value` like encode()'s form
+   * (copies never span a fill, which differs from the reference there anyway); a few bytes longer at most, where a
+   * part starts inside a token.
+   */
+  encodePieces(key: string, value: string, parts: readonly string[], fills: readonly string[]): string {
+    const ref = this.writerFor(key);
+    if (!ref || parts.length !== fills.length + 1) return this.encode(key, value);
+    let known = this.partBodies.get(parts);
+    if (known === undefined || known.ref !== ref) {
+      const usable = !parts.some((part) => part.includes(COPY));
+      known = { ref, bodies: usable ? parts.map((part) => encodeBody(ref, part, true)) : undefined };
+      this.partBodies.set(parts, known);
+    }
+    const bodies = known.bodies;
+    if (!bodies) return this.encode(key, value);
+    let out = `${ENCODED}${ref.idChar}${bodies[0]!}`;
+    for (let i = 0; i < fills.length; i++) {
+      const fill = fills[i]!;
+      if (fill.includes(COPY)) return this.encode(key, value);
+      out += fill + bodies[i + 1]!;
+    }
+    return out.length < value.length ? out : plain(value);
+  }
+
+  private writerFor(key: string): Indexed | undefined {
+    return this.writers.length > 0 ? this.writers.find((r) => key.startsWith(r.prefix)) : undefined;
   }
 
   decode(stored: string): string {
@@ -139,6 +129,62 @@ export class ValueCodec {
     }
     return out + stored.slice(from);
   }
+}
+
+/** A value stored as it is (escaped when it starts like an encoded one). */
+function plain(value: string): string {
+  return value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
+}
+
+/**
+ * `value` as literal characters and copies of `ref`'s text. `alone`: the value is a piece of a larger one, so its
+ * first position is searched like a token start (what precedes it is not known).
+ */
+function encodeBody(ref: Indexed, value: string, alone: boolean): string {
+  const { text, grams } = ref;
+  let out = '';
+  let literalFrom = 0;
+  let i = 0;
+  // Where the reference most likely continues: just after the last copy, skipping as many characters as the
+  // literal since then (a name or uid in place of the sample's).
+  let copiedTo = 0;
+  const last = value.length - GRAM;
+  while (i <= last) {
+    const expected = copiedTo + (i - literalFrom);
+    let bestAt = expected;
+    let bestLength = expected < text.length ? matchLength(value, i, text, expected) : 0;
+    // Other places are looked up only where JSON tokens start: copies begin there in practice (after a uid,
+    // a name, a timestamp), and skipping the middle of literals makes encoding several times cheaper.
+    if (bestLength < GOOD_ENOUGH && (isTokenStart(value.charCodeAt(i)) || (alone && i === 0))) {
+      const candidates = grams.get(gramHash(value, i));
+      if (candidates) {
+        for (const at of candidates) {
+          if (at === expected) continue;
+          const length = matchLength(value, i, text, at);
+          if (length > bestLength) {
+            bestLength = length;
+            bestAt = at;
+          }
+        }
+      }
+    }
+    if (bestLength < MIN_COPY) {
+      i++;
+      continue;
+    }
+    out += value.slice(literalFrom, i);
+    // A copy's length fits two digits; a longer match becomes several copies.
+    for (let left = bestLength, at = bestAt; left > 0; ) {
+      const n = Math.min(left, MAX_REFERENCE_LENGTH);
+      out += COPY + digits(at) + digits(n);
+      at += n;
+      left -= n;
+    }
+    i += bestLength;
+    literalFrom = i;
+    copiedTo = bestAt + bestLength;
+  }
+  return out + value.slice(literalFrom);
 }
 
 /**

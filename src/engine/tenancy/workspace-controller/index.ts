@@ -41,6 +41,15 @@ function needsLook(ws: Workspace): boolean {
 }
 
 /**
+ * Whether a stored Workspace is Ready and not being deleted, when its text alone can tell (false: parse it). Stored
+ * JSON has its keys sorted and the Workspace schema prunes unknown ones, so the text ends with `status`, and with
+ * `status.phase` unless `terminators` follow it; a label named `phase` sits in `metadata`, never at the end.
+ */
+function isReadyText(text: string): boolean {
+  return text.endsWith(',"phase":"Ready"}}') && !text.includes('"deletionTimestamp"');
+}
+
+/**
  * The commit that first marks a LogicalCluster deleted: the workspace controller wrote its workspace's Deleting
  * phase in that very commit (or a user deleted the cluster of a live workspace, which shows nothing of it).
  */
@@ -66,6 +75,9 @@ export function workspaceController(deps: WorkspaceControllerDeps): Controller {
           feed.add(`lg|${rest.split('/')[0]}`);
           return;
         }
+        // Ready and not being deleted (needsLook's false), read from the text: every created workspace has such a
+        // MODIFIED, and its parse was ~2 % of a workspace's creation CPU.
+        if (e.type === 'MODIFIED' && isReadyText(e.value)) return;
         // A new workspace is always Scheduling (status comes from its defaults): no need to parse it.
         if (e.type === 'ADDED' || needsLook(JSON.parse(e.value) as Workspace)) feed.add(`ws|${rest}`);
       });
