@@ -15,7 +15,7 @@ import { deletionMarkerPrefix } from '../../registry/object-rules.js';
 import { decodeStored } from '../../registry/stored-object.js';
 import { hasKeys, type StoreEvent } from '../../storage/store.js';
 import { logicalClustersPrefix, workspaceKey, workspacesPrefix } from '../cluster-paths.js';
-import { hostedPendingPrefix, isReady, pendingPrefix } from '../pending-markers.js';
+import { hostedPendingPrefix, isReady, isReadyText, pendingPrefix } from '../pending-markers.js';
 import type { Workspace } from '../workspace-resource.js';
 import type { LogicalClusterView } from '../workspace-progress.js';
 import { deletionStep } from './deletion.js';
@@ -38,15 +38,6 @@ const workspaceSteps: readonly ReconcileStep<WorkspaceState>[] = [deletionStep, 
 function needsLook(ws: Workspace): boolean {
   if (!ws.metadata?.deletionTimestamp) return !isReady(ws);
   return ws.status?.phase !== 'Deleting' && ws.status?.phase !== 'Terminating';
-}
-
-/**
- * Whether a stored Workspace is Ready and not being deleted, when its text alone can tell (false: parse it). Stored
- * JSON has its keys sorted and the Workspace schema prunes unknown ones, so the text ends with `status`, and with
- * `status.phase` unless `terminators` follow it; a label named `phase` sits in `metadata`, never at the end.
- */
-function isReadyText(text: string): boolean {
-  return text.endsWith(',"phase":"Ready"}}') && !text.includes('"deletionTimestamp"');
 }
 
 /**
