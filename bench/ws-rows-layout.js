@@ -85,8 +85,8 @@ function open(dir, name, layout = {}) {
       events.push([r, k, 0, '', null, 0, r, ts]);
     }
     if (layout.multiRow) {
-      insertObjects.run(...objects.flat());
-      insertEvents.run(...events.flat());
+      insertObjects.run(objects.flat());
+      insertEvents.run(events.flat());
       return;
     }
     for (const row of objects) insertObject.run(...row);
