@@ -155,8 +155,8 @@ function plain(value: string): string {
 /**
  * A template's parts encoded one by one (undefined: a part holds a copy marker). Each part is looked for where the
  * previous one left off in the reference plus the fill between them (this call's fills: uids, times and cluster
- * names have one length, names nearly so), as encode() does across a literal: without it, a part that starts
- * inside a token finds no copy and a LogicalCluster stored ~40 % more bytes.
+ * names have one length, names nearly so), as encode() does across a literal. Which fills are worth searching is
+ * decided here too, from this first call's fills (literal fills and no joins: a LogicalCluster stored 424 B, not 292).
  */
 function encodeParts(ref: Indexed, parts: readonly string[], fills: readonly string[]): EncodedParts | undefined {
   if (parts.some((part) => part.includes(COPY))) return undefined;
