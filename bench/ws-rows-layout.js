@@ -10,9 +10,15 @@
 //   grouped:  today's keys, --group workspaces per transaction (what a group commit would write)
 //   both:     cluster-first keys and --group workspaces per transaction
 //   ordered:  today's keys and transactions, cluster names that grow (a serial part first, then random), so new
-//             keys land at the end of each resource's range instead of anywhere in it
+//             keys land at the end of each resource's range instead of anywhere in it (the store's names since
+//             2026-11-29)
+//   With --statements, variants of `ordered` (the store's layout) instead, for the cost of each statement and index:
+//   multirow:   one INSERT for the commit's eight object rows and one for its eight events (statements per commit 16 → 2)
+//   worowid:    `objects` WITHOUT ROWID (one B-tree holding key and row, not a rowid table plus its key index)
+//   noindex:    no `events_key` index (what the index costs; the store needs it: watch resumes, values of later events)
+//   oneevent:   one event row per commit holding its eight events (what fewer event rows are worth at most)
 //
-//   node bench/ws-rows-layout.js [--prefill 10000] [--count 6000] [--block 250] [--group 16]
+//   node bench/ws-rows-layout.js [--prefill 10000] [--count 6000] [--block 250] [--group 16] [--statements]
 //
 // Prints, per layout: CPU µs per workspace (process user+sys while that layout's blocks ran) and WAL pages per
 // workspace (pages written, counted with automatic checkpoints left on, from the WAL's frame counter).
@@ -22,17 +28,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { prefill: { type: 'string' }, count: { type: 'string' }, block: { type: 'string' }, group: { type: 'string' } } });
+const { values } = parseArgs({ options: { prefill: { type: 'string' }, count: { type: 'string' }, block: { type: 'string' }, group: { type: 'string' }, statements: { type: 'boolean' } } });
 const prefill = Number(values.prefill ?? 10000);
 const count = Number(values.count ?? 6000);
 const block = Number(values.block ?? 250);
 const group = Number(values.group ?? 16);
 
-const SCHEMA = `
-  CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
+const schema = ({ withoutRowid = false, eventIndex = true } = {}) => `
+  CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL)${withoutRowid ? ' WITHOUT ROWID' : ''};
   CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
     prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-  CREATE INDEX events_key ON events (key);
+  ${eventIndex ? 'CREATE INDEX events_key ON events (key);' : ''}
 `;
 
 /** A workspace's rows: [resource prefix, namespace or '', name, value length] (stored values after the codec). */
@@ -46,7 +52,7 @@ const ROWS = [
 ];
 const filler = (n) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
 
-function open(dir, name) {
+function open(dir, name, layout = {}) {
   const db = new Database(path.join(dir, `${name}.db`));
   db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('auto_vacuum = INCREMENTAL');
@@ -55,9 +61,12 @@ function open(dir, name) {
   db.pragma('wal_autocheckpoint = 8000');
   db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   db.pragma(`cache_size = ${-16 * 1024}`);
-  db.exec(SCHEMA);
+  db.exec(schema(layout));
   const insertObject = db.prepare('INSERT INTO objects (key, revision, create_revision, value) VALUES (?, ?, ?, ?)');
   const insertEvent = db.prepare('INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const rowsOf = (n, columns) => Array.from({ length: n }, () => `(${Array(columns).fill('?').join(', ')})`).join(', ');
+  const insertObjects = db.prepare(`INSERT INTO objects (key, revision, create_revision, value) VALUES ${rowsOf(1 + ROWS.length, 4)}`);
+  const insertEvents = db.prepare(`INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES ${rowsOf(2 + ROWS.length, 8)}`);
   let revision = 0;
   /** One workspace: the Workspace in root (created then modified: two events), its six objects in its cluster. */
   let serial = 0;
@@ -67,15 +76,23 @@ function open(dir, name) {
     const key = (prefix, ns, name) => (clusterFirst ? `/${cluster}/${prefix}/${ns ? `${ns}/` : ''}${name}` : `/registry/${prefix}/${cluster}/${ns ? `${ns}/` : ''}${name}`);
     const wsKey = clusterFirst ? `/root/tenancy.kcp.io/workspaces/w-${cluster}` : `/registry/tenancy.kcp.io/workspaces/root/w-${cluster}`;
     const created = ++revision;
-    insertObject.run(wsKey, ++revision, created, filler(300));
-    insertEvent.run(created, wsKey, 0, '', null, 0, created, ts);
-    insertEvent.run(revision, wsKey, 1, '', filler(250), created, created, ts);
+    const objects = [[wsKey, ++revision, created, filler(300)]];
+    const events = [[created, wsKey, 0, '', null, 0, created, ts], [revision, wsKey, 1, '', filler(250), created, created, ts]];
     for (const [prefix, ns, name, size] of ROWS) {
       const k = key(prefix, ns, name);
       const r = ++revision;
-      insertObject.run(k, r, r, filler(size));
-      insertEvent.run(r, k, 0, '', null, 0, r, ts);
+      objects.push([k, r, r, filler(size)]);
+      events.push([r, k, 0, '', null, 0, r, ts]);
     }
+    if (layout.multiRow) {
+      insertObjects.run(objects.flat());
+      insertEvents.run(events.flat());
+      return;
+    }
+    for (const row of objects) insertObject.run(...row);
+    // One row for all: the first event's columns, the others' keys, types and previous values in its value.
+    if (layout.oneEvent) insertEvent.run(created, wsKey, 0, JSON.stringify(events.slice(1).map((e) => [e[1], e[2], e[4]])), events[1][4], 0, created, ts);
+    else for (const row of events) insertEvent.run(...row);
   };
   const commit = db.transaction((n, clusterFirst, ordered) => {
     for (let i = 0; i < n; i++) writeWorkspace(clusterFirst, ordered);
@@ -85,13 +102,24 @@ function open(dir, name) {
 
 const dir = tempDir('kcpt-ws-rows-');
 try {
-  const layouts = [
-    { name: 'today', perCommit: 1, clusterFirst: false },
-    { name: 'cluster', perCommit: 1, clusterFirst: true },
-    { name: 'grouped', perCommit: group, clusterFirst: false },
-    { name: 'both', perCommit: group, clusterFirst: true },
-    { name: 'ordered', perCommit: 1, clusterFirst: false, ordered: true },
-  ].map((l) => ({ ...l, ...open(dir, l.name), cpuUs: 0, done: 0, pages: 0 }));
+  const ordered = { perCommit: 1, clusterFirst: false, ordered: true };
+  const layouts = (
+    values.statements
+      ? [
+          { name: 'ordered', ...ordered },
+          { name: 'multirow', ...ordered, multiRow: true },
+          { name: 'worowid', ...ordered, withoutRowid: true },
+          { name: 'noindex', ...ordered, eventIndex: false },
+          { name: 'oneevent', ...ordered, oneEvent: true },
+        ]
+      : [
+          { name: 'today', perCommit: 1, clusterFirst: false },
+          { name: 'cluster', perCommit: 1, clusterFirst: true },
+          { name: 'grouped', perCommit: group, clusterFirst: false },
+          { name: 'both', perCommit: group, clusterFirst: true },
+          { name: 'ordered', ...ordered },
+        ]
+  ).map((l) => ({ ...l, ...open(dir, l.name, l), cpuUs: 0, done: 0, pages: 0 }));
   for (const l of layouts) for (let i = 0; i < prefill; i += 100) l.commit(100, l.clusterFirst, l.ordered);
   // The WAL frame counter: a checkpoint's `log` column (frames in the WAL) read without checkpointing anything.
   const walFrames = (l) => l.db.pragma('wal_checkpoint(PASSIVE)')[0].log;

@@ -11,6 +11,15 @@ export const pendingPrefix = '/kcpt/pending/workspaces/';
 export const isReady = (ws: KubeObject) => (ws.status as { phase?: string } | undefined)?.phase === 'Ready';
 
 /**
+ * Whether a stored Workspace is Ready and not being deleted, when its text alone can tell (false: parse it). Stored
+ * JSON has its keys sorted and the Workspace schema prunes unknown ones, so the text ends with `status`, and with
+ * `status.phase` unless `terminators` follow it; a label named `phase` sits in `metadata`, never at the end.
+ */
+export function isReadyText(text: string): boolean {
+  return text.endsWith(',"phase":"Ready"}}') && !text.includes('"deletionTimestamp"');
+}
+
+/**
  * Marker keys for workspaces not Ready yet, written in the same commit as the workspace, so a restart resumes
  * them without listing every workspace. Workspaces being deleted need none: the generic store's deletion marker
  * (written with the deletionTimestamp) already names them.

@@ -15,7 +15,7 @@ import { deletionMarkerPrefix } from '../../registry/object-rules.js';
 import { decodeStored } from '../../registry/stored-object.js';
 import { hasKeys, type StoreEvent } from '../../storage/store.js';
 import { logicalClustersPrefix, workspaceKey, workspacesPrefix } from '../cluster-paths.js';
-import { hostedPendingPrefix, isReady, pendingPrefix } from '../pending-markers.js';
+import { hostedPendingPrefix, isReady, isReadyText, pendingPrefix } from '../pending-markers.js';
 import type { Workspace } from '../workspace-resource.js';
 import type { LogicalClusterView } from '../workspace-progress.js';
 import { deletionStep } from './deletion.js';
@@ -66,6 +66,9 @@ export function workspaceController(deps: WorkspaceControllerDeps): Controller {
           feed.add(`lg|${rest.split('/')[0]}`);
           return;
         }
+        // Ready and not being deleted (needsLook's false), read from the text: every created workspace has such a
+        // MODIFIED, and its parse was ~2 % of a workspace's creation CPU.
+        if (e.type === 'MODIFIED' && isReadyText(e.value)) return;
         // A new workspace is always Scheduling (status comes from its defaults): no need to parse it.
         if (e.type === 'ADDED' || needsLook(JSON.parse(e.value) as Workspace)) feed.add(`ws|${rest}`);
       });
