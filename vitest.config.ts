@@ -4,12 +4,15 @@ import E2eSequencer from './test/helpers/e2e-sequencer.js';
 import { etcdBinary, etcdVersion } from './test/helpers/etcd-binary.js';
 
 /**
- * The tiers (docs/testing.md), run one after the other (`sequence.groupOrder`), fastest first:
+ * The tiers (docs/testing.md): unit first and alone (`sequence.groupOrder` 0), then the others side by side in one
+ * queue of workers (groupOrder 1):
  *   unit         beside their modules, no server of any kind; `npm run test:unit`
  *   integration  kcpt/testing's in-process control plane, client libraries, the etcd store against a real etcd
  *   e2e          a real `kcpt start` (the project's shared server unless a file needs its own), the real kubectl,
  *                client peers and the reliability smokes; then the same server on etcd (e2e-etcd) and as a sharded
  *                cluster (e2e-sharded) for the files whose behaviour storage or sharding can change.
+ * Integration shares the e2e tiers' queue rather than running as a step of its own: its files need nothing the e2e
+ * files do, and as a step its last file (the etcd store's contract, one long file) ran on otherwise idle workers.
  */
 
 /**
@@ -151,6 +154,7 @@ export default defineConfig({
           exclude: ['**/node_modules/**', ...unlessEtcd],
           maxWorkers: e2eWorkers,
           isolate: false,
+          // With the e2e projects (one group has one worker count: e2eWorkers).
           sequence: { groupOrder: 1 },
         },
       },
@@ -170,7 +174,7 @@ export default defineConfig({
           globalSetup: ['./test/helpers/shared-server-setup.ts'],
           maxWorkers: e2eWorkers,
           isolate: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
         },
       },
       ...(withEtcd
@@ -186,7 +190,7 @@ export default defineConfig({
                 globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
                 maxWorkers: e2eWorkers,
                 isolate: false,
-                sequence: { groupOrder: 2 },
+                sequence: { groupOrder: 1 },
               },
             },
             {
@@ -207,7 +211,7 @@ export default defineConfig({
                 globalSetup: ['./test/helpers/etcd-project-setup.ts', './test/helpers/shared-server-setup.ts'],
                 maxWorkers: e2eWorkers,
                 isolate: false,
-                sequence: { groupOrder: 2 },
+                sequence: { groupOrder: 1 },
               },
             },
           ]

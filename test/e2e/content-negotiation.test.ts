@@ -11,13 +11,14 @@ import { crdManifest } from '../helpers/custom-resources.js';
 import { apiRequest } from '../helpers/http.js';
 import { cleanupTempFiles, inCluster, tempFile, uniqueClusterName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { e2eServer } from '../helpers/shared-server.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await e2eServer();
 }, 90_000);
 afterAll(async () => {
   await server?.stop();

@@ -3,22 +3,20 @@
  * of a workspace type the user may see but not use, /openapi/v2, and the Content-Type of every kind of response.
  * One server; each test in workspaces of its own.
  */
-import { writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest, type HttpAnswer } from '../helpers/http.js';
 import { cleanupTempFiles, kubectl, kubectlBinaries, tempFile, uniqueClusterName, uniqueName } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { e2eServer } from '../helpers/shared-server.js';
+import { users } from '../helpers/users.js';
 import { eventually } from '../helpers/eventually.js';
 
-const USER_TOKEN = 'parity-user-token';
+// The shared server's token users (test/helpers/users.ts); this one has rights only in the workspaces a test grants.
+const user = users.user1;
 let server: TestServer;
 beforeAll(async () => {
-  const tokens = join(tmpdir(), `kcpt-parity-tokens-${process.pid}.csv`);
-  await writeFile(tokens, `${USER_TOKEN},pat,2001,\n`);
-  server = await startServer({ extraArgs: ['--token-auth-file', tokens] });
+  server = await e2eServer();
 }, 90_000);
 afterAll(async () => {
   await server?.stop();
@@ -126,20 +124,20 @@ describe('a workspace type the user may see but not use', () => {
       ok(send(`/clusters/${cluster}/apis/${rbac}/v1/clusterrolebindings`, 'POST', {
         apiVersion: `${rbac}/v1`,
         kind: 'ClusterRoleBinding',
-        metadata: { name: `pat-${role}` },
+        metadata: { name: `${user.name}-${role}` },
         roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: role },
-        subjects: [{ apiGroup: rbac, kind: 'User', name: 'pat' }],
+        subjects: [{ apiGroup: rbac, kind: 'User', name: user.name }],
       }));
     await bind(provider, 'list-types');
     await bind(home, 'cluster-admin');
-    const listed = await ok(apiRequest(server, `/clusters/${provider}/apis/tenancy.kcp.io/v1alpha1/workspacetypes`, { token: USER_TOKEN }));
+    const listed = await ok(apiRequest(server, `/clusters/${provider}/apis/tenancy.kcp.io/v1alpha1/workspacetypes`, { token: user.token }));
     expect(listed.items.map((t: any) => t.metadata.name)).toContain(typeName);
     const res = await send(`/clusters/${home}/apis/tenancy.kcp.io/v1alpha1/workspaces`, 'POST', {
       apiVersion: 'tenancy.kcp.io/v1alpha1',
       kind: 'Workspace',
       metadata: { name: 'r1' },
       spec: { type: { name: typeName, path: provider } },
-    }, USER_TOKEN);
+    }, user.token);
     expect(res.status).toBe(403);
     expect(res.json()).toMatchObject({
       kind: 'Status',

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, apiRequest } from '../helpers/http.js';
 import { readKubeconfig } from '../helpers/http.js';
 import { cleanupTempFiles, uniqueName } from '../helpers/kubectl.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
+import { e2eServer } from '../helpers/shared-server.js';
 import { eventually } from '../helpers/eventually.js';
 
 // A CommonJS package without types of its own for the backends; its API is dynamic (built from the spec).
@@ -19,7 +20,7 @@ const Request = require('kubernetes-client/backends/request') as any;
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await e2eServer();
 }, 90_000);
 afterAll(async () => {
   await server?.stop();

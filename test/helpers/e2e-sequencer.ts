@@ -1,17 +1,18 @@
 /**
- * The order in which vitest queues test files. The three e2e projects share one queue of four workers; vitest's
- * own order runs them by project name, and within a project by the last run's durations (a fresh clone has none:
- * then by file size). A run then ends the way the last project ends: in a fresh-clone run the sharded project's
- * private clusters started last, with three workers idle.
+ * The order in which vitest queues test files. The integration project and the three e2e projects share one queue
+ * of four workers; vitest's own order runs them by project name, and within a project by the last run's durations
+ * (a fresh clone has none: then by file size). A run then ends the way the last project ends: in a fresh-clone run
+ * the sharded project's private clusters started last, with three workers idle.
  *
- * So: the sharded project first, then etcd, then the plain e2e project, whose many short files fill the end; and in
- * each project the files known to take longest (they wait: soaks, peers, private servers and clusters) first,
- * then vitest's order. A file missing from the lists below only loses its head start.
+ * So: the sharded project first, then etcd, then integration (a few files, the etcd store's contract long), then the
+ * plain e2e project, whose many short files fill the end; and in each project the files known to take longest
+ * (they wait: soaks, peers, private servers and clusters) first, then vitest's order. A file missing from the lists
+ * below only loses its head start.
  */
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const projectOrder = ['e2e-sharded', 'e2e-etcd', 'e2e'];
+const projectOrder = ['e2e-sharded', 'e2e-etcd', 'integration', 'e2e'];
 
 /** Per project, the longest files of a fresh-clone run, longest first. */
 const longestFirst: Record<string, string[]> = {
@@ -32,6 +33,12 @@ const longestFirst: Record<string, string[]> = {
     'test/e2e/garbage-collection.test.ts',
     'test/e2e/crds-lifecycle.test.ts',
     'test/e2e/client-node.test.ts',
+  ],
+  integration: [
+    'src/engine/storage/etcd-store.test.ts',
+    'test/testing-library/widgets.test.ts',
+    'test/testing-library/control-plane.test.ts',
+    'src/engine/storage/etcd-failover.test.ts',
   ],
   e2e: [
     'test/peers/python/python.test.ts',

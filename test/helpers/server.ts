@@ -3,13 +3,14 @@
  * KUBECACHEDIR, for e2e suites that drive it with the real kubectl and @kubernetes/client-node.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { startLocalEtcd, type LocalEtcd } from '../../src/engine/storage/etcd-launcher.js';
+import { clusterShardNames } from '../../src/cli/start/flags.js';
 import { seedRootDirectory } from '../../src/testing/key-cache.js';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,7 +38,9 @@ export interface StartServerOptions {
   /**
    * Let the server generate its CA, serving certificate and service-account key. By default a fresh root directory
    * gets copies of the per-user test keys kcpt/testing keeps (src/testing/key-cache.ts): generating them is most of
-   * a server's start-up CPU, and no e2e test depends on a server's keys being its own.
+   * a server's start-up CPU, and no e2e test depends on a server's keys being its own. A sharded start's members
+   * (each shard's directory and the front-proxy's) get the same copies, the CA included: what `--shards` would make
+   * for each of them is an RSA key and a certificate (~0.5 s of CPU per member).
    */
   freshKeys?: boolean;
   /** Also append everything the server prints to this file (a shared server's output, read from other processes). */
@@ -116,6 +119,21 @@ function portIsFree(port: number): Promise<boolean> {
 const readyLine = /export KUBECONFIG=("?)([^"\s]+)\1/;
 const keptOutputChars = 256 * 1024;
 
+/**
+ * The test keys in the directories `kcpt start --shards <count>` gives its members (src/cli/start/dev-cluster.ts:
+ * shards/<name>/ and front-proxy/), which keep what they find there: the CA is the one seeded into the root
+ * directory, so every member still serves a certificate the deployment's CA signed.
+ */
+export async function seedMemberDirectories(rootDir: string, count: number): Promise<void> {
+  const members = [...clusterShardNames(count).map((name) => join(rootDir, 'shards', name)), join(rootDir, 'front-proxy')];
+  await Promise.all(
+    members.map(async (dir) => {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await seedRootDirectory(dir);
+    }),
+  );
+}
+
 export async function startServer(opts: StartServerOptions = {}): Promise<TestServer> {
   const entry = join(repoRoot, 'dist', 'src', 'cli', 'start', 'fast-path.js');
   if (!existsSync(entry)) {
@@ -129,7 +147,9 @@ export async function startServer(opts: StartServerOptions = {}): Promise<TestSe
   const port = shardCount > 0 ? await freePortRange(shardCount + 1) : await freePort();
   const rootDir = opts.rootDir ?? (await mkdtemp(join(tmpdir(), 'kcpt-e2e-root-')));
   // A sharded cluster's shards make their root directories themselves (and must share one CA: `--shards` makes it).
-  if (opts.rootDir === undefined && !opts.freshKeys) await seedRootDirectory(rootDir);
+  if (opts.rootDir === undefined && !opts.freshKeys && (await seedRootDirectory(rootDir)) && shardCount > 0) {
+    await seedMemberDirectories(rootDir, shardCount);
+  }
   const homeDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-home-'));
   const cacheDir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-kubecache-'));
   const args = ['bin/run.js', 'start', '--root-directory', rootDir, '--secure-port', String(port)];

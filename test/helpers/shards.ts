@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { CA_CERT_FILE, CA_KEY_FILE, ensureServingCertificates } from '../../src/engine/auth/certificates.js';
+import { seedRootDirectory } from '../../src/testing/key-cache.js';
 import { startServer, type StartServerOptions, type TestServer } from './server.js';
 
 export interface SharedPki {
@@ -19,18 +20,25 @@ export interface SharedPki {
   remove(): Promise<void>;
 }
 
-/** Creates one CA for a deployment, in a fresh temporary directory. */
+/**
+ * One CA for a deployment, in a fresh temporary directory: the test keys kcpt/testing keeps (src/testing/key-cache.ts),
+ * whose serving certificate and service-account key every member's directory gets too, as startServer gives a
+ * single server (no e2e test depends on a member's keys being its own; generating them costs ~0.5 s of CPU per
+ * member). Where that cache cannot be used, a CA generated here, and each member makes its own keys.
+ */
 export async function prepareSharedPki(): Promise<SharedPki> {
   const dir = await mkdtemp(join(tmpdir(), 'kcpt-e2e-pki-'));
-  // The CA kcpt generates for itself (a serving certificate comes with it, unused here).
-  await ensureServingCertificates(dir, { hosts: [] });
+  const seeded = await seedRootDirectory(dir);
+  // Else the CA kcpt generates for itself (a serving certificate comes with it, unused here).
+  if (!seeded) await ensureServingCertificates(dir, { hosts: [] });
   return {
     dir,
     caCertFile: join(dir, CA_CERT_FILE),
     async rootDirectory(name) {
       const root = join(dir, name);
       await mkdir(root, { recursive: true, mode: 0o700 });
-      await Promise.all([CA_CERT_FILE, CA_KEY_FILE].map((f) => copyFile(join(dir, f), join(root, f))));
+      if (seeded) await seedRootDirectory(root);
+      else await Promise.all([CA_CERT_FILE, CA_KEY_FILE].map((f) => copyFile(join(dir, f), join(root, f))));
       return root;
     },
     remove: () => rm(dir, { recursive: true, force: true }),
