@@ -57,9 +57,25 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
   const releaseLock = acquireRootLock(root);
   const children: ShardProcess[] = [];
   let stopping = false;
-  let proxy: { close(): Promise<void> } | undefined;
+  let proxyStarting: Promise<{ close(): Promise<void> }> | undefined;
+  // Signals are taken from the first moment: a SIGTERM while the shards start (a script that saw the proxy's
+  // /readyz, say) would otherwise end this process by default and leave every shard running without its parent.
+  let signalled: string | undefined;
+  let interrupt!: (err: StartInterrupted) => void;
+  const interrupted = new Promise<never>((_, reject) => (interrupt = reject));
+  interrupted.catch(() => {});
+  const takeSignal = (signal: string) => {
+    signalled ??= signal;
+    interrupt(new StartInterrupted(signal));
+  };
+  const onSigint = () => takeSignal('SIGINT');
+  const onSigterm = () => takeSignal('SIGTERM');
+  process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigterm);
+  const step = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
   const stopAll = async () => {
     stopping = true;
+    const proxy = await proxyStarting?.catch(() => undefined);
     await proxy?.close();
     await Promise.all(children.map((c) => stopChild(c.child)));
     removeServerRecord(root, process.pid);
@@ -103,12 +119,12 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
     };
     // Root first: the others register with it, through a kubeconfig with its shard-admin (system:masters).
     const rootShard = launch(ROOT_SHARD, 0);
-    const rootKubeconfig = await waitReady(rootShard);
+    const rootKubeconfig = await step(waitReady(rootShard));
     await writeShardKubeconfig(rootKubeconfig, path.join(root, SHARD_KUBECONFIG));
-    await Promise.all(names.slice(1).map((name, i) => waitReady(launch(name, i + 1))));
+    await step(Promise.all(names.slice(1).map((name, i) => waitReady(launch(name, i + 1)))));
 
     const { startFrontProxy } = await import('../../engine/front-proxy/server.js');
-    const running = await startFrontProxy({
+    const starting = startFrontProxy({
       rootKubeconfig,
       rootDirectory: memberDirectory(root, 'front-proxy'),
       securePort: ports[0]!,
@@ -122,8 +138,10 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
       },
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    proxy = running;
-    await running.synced();
+    proxyStarting = starting;
+    const running = await step(starting);
+    await step(running.synced());
+    if (signalled) throw new StartInterrupted(signalled);
     await writeServerRecord({
       pid: process.pid,
       url: running.url,
@@ -136,17 +154,22 @@ export async function runDevCluster(values: StartFlagValues, options: ServerOpti
     out.log(`kcpt is ready at ${running.url} (front-proxy over ${count} shard${count === 1 ? '' : 's'}: ${children.map((c) => `${c.name} ${c.url}`).join(', ')}; started in ${Date.now() - started} ms). Point kubectl at it with:`);
     out.log(`  export KUBECONFIG=${running.kubeconfigPath}`);
   } catch (err) {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+    if (err instanceof StartInterrupted) process.stderr.write(`received ${err.signal} while starting, stopping the front-proxy and ${children.length} shards\n`);
     await stopAll();
+    if (err instanceof StartInterrupted) return;
     throw err;
   }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.stderr.write(`received ${signal}, shutting down the front-proxy and ${children.length} shards\n`);
-      stopAll().then(resolve, resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  const signal = await interrupted.catch((err: StartInterrupted) => err.signal);
+  process.stderr.write(`received ${signal}, shutting down the front-proxy and ${children.length} shards\n`);
+  await stopAll();
+}
+
+class StartInterrupted extends Error {
+  constructor(readonly signal: string) {
+    super(`received ${signal} while starting`);
+  }
 }
 
 /** A member's directory with the deployment's CA in it (kept if present: it is the same CA from the last start). */
@@ -207,7 +230,8 @@ async function writeShardKubeconfig(rootKubeconfig: string, file: string): Promi
 
 function startShard(name: string, argv: string[], out: StartOutput, stopping: () => boolean): ShardProcess {
   const child = spawn(process.execPath, [kcptEntry(), 'start', ...argv], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin is a pipe the shard watches: when it ends, this process is gone (even by SIGKILL) and the shard stops.
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', [CLUSTER_MEMBER_ENV]: '1' },
   });
   const port = argv[argv.indexOf('--secure-port') + 1];

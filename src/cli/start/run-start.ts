@@ -1,6 +1,7 @@
 /** Starts the engine, prints the ready line, and serves until SIGINT/SIGTERM. Shared by oclif and the fast path. */
 import { existsSync } from 'node:fs';
 import type { ServerOptions } from '../../engine/server/index.js';
+import { CLUSTER_MEMBER_ENV } from '../server/known-servers.js';
 import { removeServerRecord, writeServerRecord } from '../server/server-record.js';
 
 /** Set by `kcpt start --detach` for its background child: the log file its output goes to. */
@@ -42,12 +43,22 @@ export async function runStart(options: ServerOptions, out: StartOutput): Promis
   out.log(`kcpt is ready at ${server.url} (started in ${Date.now() - started} ms). Point kubectl at it with:`);
   out.log(`  export KUBECONFIG=${server.kubeconfigPath}`);
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      process.stderr.write(`received ${signal}, shutting down\n`);
+    let stopping = false;
+    const stop = (reason: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`${reason}, shutting down\n`);
       removeServerRecord(server.rootDirectory, process.pid);
       server.close().then(resolve, resolve);
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('received SIGINT'));
+    process.once('SIGTERM', () => stop('received SIGTERM'));
+    // A shard of `kcpt start --shards` has its parent's pipe on stdin: its end means the parent is gone, even killed
+    // with no chance to stop its shards, and the shard stops as on SIGTERM instead of running on unreachable.
+    if (process.env[CLUSTER_MEMBER_ENV]) {
+      process.stdin.once('end', () => stop('the cluster process that started this shard is gone'));
+      process.stdin.once('error', () => stop('the cluster process that started this shard is gone'));
+      process.stdin.resume();
+    }
   });
 }
