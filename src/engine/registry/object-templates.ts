@@ -140,18 +140,16 @@ export class ObjectTemplates {
     const time = nowTimestamp();
     const uid = randomUUID();
     let value = template.parts[0]!;
-    const fills: string[] = new Array(template.holes.length);
     for (let i = 0; i < template.holes.length; i++) {
       const hole = template.holes[i]!;
-      const fill = hole.kind === 'slot' ? jsonText(req.slots![hole.name]!) : hole.kind === 'cluster' ? cluster : hole.kind === 'uid' ? uid : time;
-      fills[i] = fill;
-      value += fill + template.parts[i + 1]!;
+      if (hole.kind === 'slot') value += jsonText(req.slots![hole.name]!);
+      else value += hole.kind === 'cluster' ? cluster : hole.kind === 'uid' ? uid : time;
+      value += template.parts[i + 1]!;
     }
     const key = objectKey(rt, cluster, namespace, name);
     const stored = JSON.parse(value) as KubeObject;
     if (rt.resource === 'namespaces' && rt.group === '') batch.namespaces.add(`${cluster}/${name}`);
-    // The parts go with the value: the store can compress the constant text once per template, not per write.
-    batch.add([{ type: 'create', key, value, pieces: { parts: template.parts, fills } }, ...this.generic.indexOps(key, undefined, stored)], () => {});
+    batch.add([{ type: 'create', key, value }, ...this.generic.indexOps(key, undefined, stored)], () => {});
   }
 
   private templateFor(req: TemplateCreate): Template | null {

@@ -294,8 +294,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
         if (op.firstValue !== undefined) revision++;
         // The primary key finds an existing key; no read first.
         try {
-          const stored = op.pieces ? codec.encodePieces(op.key, op.value, op.pieces.parts, op.pieces.fills) : codec.encode(op.key, op.value);
-          s.insertObject.run(op.key, revision, created, stored);
+          s.insertObject.run(op.key, revision, created, codec.encode(op.key, op.value));
         } catch (error) {
           if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
             throw new KeyExistsError(`key ${op.key} already exists`, op.key);

@@ -63,12 +63,6 @@ export interface ListResult {
  * prefix shows today's rows. For the server's own bookkeeping keys that are only ever read as they are now (a
  * workspace's pending marker, the access-subjects index): an event row per write would be disk and CPU for nobody.
  */
-/** A value given as its constant parts and the strings between them (WriteOp `pieces`). */
-export interface ValuePieces {
-  parts: readonly string[];
-  fills: readonly string[];
-}
-
 export type WriteOp =
   | {
       type: 'create';
@@ -81,11 +75,6 @@ export type WriteOp =
        * split from a row that grows right after its insert). The result's revision is the MODIFIED one.
        */
       firstValue?: string;
-      /**
-       * `value` is `parts[0] + fills[0] + parts[1] + … + parts[n]`, with `parts` the same array on every write of
-       * that shape (an object template): a store that compresses values encodes the parts once (value-codec.ts).
-       */
-      pieces?: ValuePieces;
     }
   | { type: 'update'; key: string; value: string; expectedRevision?: number; unlogged?: boolean }
   | { type: 'delete'; key: string; expectedRevision?: number; unlogged?: boolean };

@@ -97,38 +97,4 @@ describe('value codec', () => {
     expect(rows).toHaveLength(MAX_REFERENCES);
     expect(codecAll.encode(`/p${MAX_REFERENCES + 1}/x`, sample)).toBe(sample);
   });
-
-  describe('a value given as a template\'s constant parts and its fills', () => {
-    // The sample cut where a template's holes are: cluster, times, uid.
-    const parts = sample.split(/0000000000000000|2000-01-01T00:00:00Z|00000000-0000-0000-0000-000000000000/);
-    const fill = (fills: string[]) => parts.reduce((value, part, i) => value + (i === 0 ? '' : fills[i - 1]) + part, '');
-    const fills = ['2x8k1q0v9m3fgh7a', '2026-11-24T01:45:16Z', '2026-11-24T01:45:16Z', 'f34dd323-31a6-4f7d-aa0e-d63ac766cdce'];
-
-    it('decodes to the value, within a few bytes of what encoding the whole value stores', () => {
-      const value = fill(fills);
-      const stored = codec.encodePieces(`${namespaces}c/default`, value, parts, fills);
-      expect(codec.decode(stored)).toBe(value);
-      expect(stored.length).toBeLessThan(value.length / 3);
-      expect(stored.length).toBeLessThanOrEqual(codec.encode(`${namespaces}c/default`, value).length + 5 * parts.length);
-    });
-
-    it('encodes the parts once per parts array: a later value costs only its fills', () => {
-      const value = fill(fills);
-      const first = codec.encodePieces(`${namespaces}c/a`, value, parts, fills);
-      const other = ['zzzzzzzzzzzzzzzz', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z', '11111111-2222-3333-4444-555555555555'];
-      const second = codec.encodePieces(`${namespaces}c/b`, fill(other), parts, other);
-      expect(codec.decode(second)).toBe(fill(other));
-      // Same parts, same encoded text around the fills.
-      expect(second.length).toBe(first.length);
-    });
-
-    it('falls back to encoding the whole value when a fill or a part holds a copy marker, or no reference applies', () => {
-      const marked = [...fills.slice(0, 3), 'a\x02b'];
-      expect(codec.decode(codec.encodePieces(`${namespaces}c/n`, fill(marked), parts, marked))).toBe(fill(marked));
-      const markedParts = [...parts.slice(0, -1), `${parts[parts.length - 1]}\x02`];
-      const value = markedParts.reduce((v, part, i) => v + (i === 0 ? '' : fills[i - 1]) + part, '');
-      expect(codec.decode(codec.encodePieces(`${namespaces}c/n`, value, markedParts, fills))).toBe(value);
-      expect(codec.encodePieces('/registry/core/configmaps/c/ns/x', fill(fills), parts, fills)).toBe(fill(fills));
-    });
-  });
 });

@@ -51,8 +51,6 @@ export class ValueCodec {
   private readonly byId = new Map<string, Indexed>();
   /** Newest reference per prefix, longest prefix first. */
   private readonly writers: Indexed[] = [];
-  /** encodePieces: each parts array's encoded parts, against the reference they were encoded with. */
-  private readonly partBodies = new WeakMap<readonly string[], { ref: Indexed; bodies: EncodedParts | undefined }>();
 
   constructor(references: readonly ValueReference[]) {
     const newest = new Map<string, Indexed>();
@@ -74,58 +72,54 @@ export class ValueCodec {
   }
 
   encode(key: string, value: string): string {
-    const ref = this.writerFor(key);
-    if (!ref || value.includes(COPY)) return plain(value);
-    const out = `${ENCODED}${ref.idChar}${encodeBody(ref, value, 0, false).body}`;
-    // Not worth it (or nothing matched): keep the value readable as it is.
-    return out.length < value.length ? out : plain(value);
-  }
-
-  /**
-   * encode() of `value` = parts[0] + fills[0] + parts[1] + … + parts[n], where `parts` is one array the caller hands
-   * again and again (an object template's constant text) and only `fills` change (names, uids, times): each part is
-   * encoded once per array and kept; a value then costs the encoding of its fills. Decodes to `value` like
-   * encode()'s form; a few bytes longer at most (a copy never spans a fill's edge).
-   */
-  encodePieces(key: string, value: string, parts: readonly string[], fills: readonly string[]): string {
-    const ref = this.writerFor(key);
-    if (!ref || parts.length !== fills.length + 1) return this.encode(key, value);
-    let known = this.partBodies.get(parts);
-    if (known === undefined || known.ref !== ref) {
-      known = { ref, bodies: encodeParts(ref, parts, fills) };
-      this.partBodies.set(parts, known);
-    }
-    const encoded = known.bodies;
-    if (!encoded) return this.encode(key, value);
-    const { text } = ref;
-    // Small pieces, each joined to the one before when a copy continues a copy (see joinCopies).
-    const pieces: string[] = [encoded.bodies[0]!];
-    const append = (body: string) => {
-      if (body.length === 0) return;
-      const last = pieces.length - 1;
-      const joined = joinCopies(pieces[last]!, body);
-      if (joined.length === pieces[last]!.length + body.length) pieces.push(body);
-      else pieces[last] = joined;
-    };
-    for (let i = 0; i < fills.length; i++) {
-      const fill = fills[i]!;
-      if (fill.includes(COPY)) return this.encode(key, value);
-      // A fill that continues the copy before it (a path's `root:`, a time's century) joins it; one that held text
-      // of the reference on the first write (an owner, a group, a URL's host) is searched like a value.
-      const before = lastCopyEnd(pieces[pieces.length - 1]!);
-      if (encoded.searchFill[i]) append(encodeBody(ref, fill, before ?? encoded.nexts[i]!, true, before !== undefined).body);
-      else {
-        const n = before === undefined ? 0 : Math.min(matchLength(fill, 0, text, before), MAX_REFERENCE_LENGTH);
-        append(n > 0 ? COPY + digits(before!) + digits(n) + fill.slice(n) : fill);
+    const ref = this.writers.length > 0 ? this.writers.find((r) => key.startsWith(r.prefix)) : undefined;
+    if (!ref || value.includes(COPY)) return value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
+    const { text, grams } = ref;
+    let out = `${ENCODED}${ref.idChar}`;
+    let literalFrom = 0;
+    let i = 0;
+    // Where the reference most likely continues: just after the last copy, skipping as many characters as the
+    // literal since then (a name or uid in place of the sample's).
+    let copiedTo = 0;
+    const last = value.length - GRAM;
+    while (i <= last) {
+      const expected = copiedTo + (i - literalFrom);
+      let bestAt = expected;
+      let bestLength = expected < text.length ? matchLength(value, i, text, expected) : 0;
+      // Other places are looked up only where JSON tokens start: copies begin there in practice (after a uid,
+      // a name, a timestamp), and skipping the middle of literals makes encoding several times cheaper.
+      if (bestLength < GOOD_ENOUGH && isTokenStart(value.charCodeAt(i))) {
+        const candidates = grams.get(gramHash(value, i));
+        if (candidates) {
+          for (const at of candidates) {
+            if (at === expected) continue;
+            const length = matchLength(value, i, text, at);
+            if (length > bestLength) {
+              bestLength = length;
+              bestAt = at;
+            }
+          }
+        }
       }
-      append(encoded.bodies[i + 1]!);
+      if (bestLength < MIN_COPY) {
+        i++;
+        continue;
+      }
+      out += value.slice(literalFrom, i);
+      // A copy's length fits two digits; a longer match becomes several copies.
+      for (let left = bestLength, at = bestAt; left > 0; ) {
+        const n = Math.min(left, MAX_REFERENCE_LENGTH);
+        out += COPY + digits(at) + digits(n);
+        at += n;
+        left -= n;
+      }
+      i += bestLength;
+      literalFrom = i;
+      copiedTo = bestAt + bestLength;
     }
-    const out = `${ENCODED}${ref.idChar}${pieces.join('')}`;
-    return out.length < value.length ? out : plain(value);
-  }
-
-  private writerFor(key: string): Indexed | undefined {
-    return this.writers.length > 0 ? this.writers.find((r) => key.startsWith(r.prefix)) : undefined;
+    out += value.slice(literalFrom);
+    // Not worth it (or nothing matched): keep the value readable as it is.
+    return out.length < value.length ? out : value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
   }
 
   decode(stored: string): string {
@@ -145,114 +139,6 @@ export class ValueCodec {
     }
     return out + stored.slice(from);
   }
-}
-
-/** A value stored as it is (escaped when it starts like an encoded one). */
-function plain(value: string): string {
-  return value.charCodeAt(0) === 1 ? `${ENCODED}${ESCAPE}${value}` : value;
-}
-
-/**
- * A template's parts encoded one by one (undefined: a part holds a copy marker). Each part is looked for where the
- * previous one left off in the reference plus the fill between them (this call's fills: uids, times and cluster
- * names have one length, names nearly so), as encode() does across a literal. Which fills are worth searching is
- * decided here too, from this first call's fills (literal fills and no joins: a LogicalCluster stored 424 B, not 292).
- */
-function encodeParts(ref: Indexed, parts: readonly string[], fills: readonly string[]): EncodedParts | undefined {
-  if (parts.some((part) => part.includes(COPY))) return undefined;
-  const bodies: string[] = [];
-  const nexts: number[] = [];
-  const searchFill: boolean[] = [];
-  let expected = 0;
-  for (let k = 0; k < parts.length; k++) {
-    const encoded = encodeBody(ref, parts[k]!, expected, k > 0);
-    bodies.push(encoded.body);
-    nexts.push(encoded.next);
-    const fill = fills[k];
-    if (fill === undefined) break;
-    // Whether this fill had reference text past a continued start (uids, times, cluster names do not).
-    const before = lastCopyEnd(encoded.body);
-    const fillBody = encodeBody(ref, fill, before ?? encoded.next, true, before !== undefined).body;
-    searchFill.push(fillBody.indexOf(COPY, before !== undefined && fillBody.charCodeAt(0) === 2 ? 5 : 0) !== -1);
-    expected = encoded.next + fill.length;
-  }
-  return { bodies, nexts, searchFill };
-}
-
-/** A template's parts as encodeParts left them: each part's body and where the reference continues after it. */
-interface EncodedParts {
-  bodies: string[];
-  nexts: number[];
-  /** Per fill: encode it (it held reference text on the first write), or take it literally after a continued start. */
-  searchFill: boolean[];
-}
-
-/**
- * `value` as literal characters and copies of `ref`'s text, starting where the reference is expected to continue
- * (`expectedAt`); `next` is where it would continue after the value. `alone`: the value is a piece of a larger one,
- * so its first position is searched like a token start.
- */
-function encodeBody(ref: Indexed, value: string, expectedAt: number, alone: boolean, extending = false): { body: string; next: number } {
-  const { text, grams } = ref;
-  let out = '';
-  let literalFrom = 0;
-  let i = 0;
-  // Where the reference most likely continues: just after the last copy, skipping as many characters as the
-  // literal since then (a name or uid in place of the sample's).
-  let copiedTo = expectedAt;
-  const last = value.length - GRAM;
-  while (i <= last) {
-    const expected = copiedTo + (i - literalFrom);
-    let bestAt = expected;
-    let bestLength = expected < text.length ? matchLength(value, i, text, expected) : 0;
-    // Other places are looked up only where JSON tokens start: copies begin there in practice (after a uid,
-    // a name, a timestamp), and skipping the middle of literals makes encoding several times cheaper.
-    if (bestLength < GOOD_ENOUGH && (isTokenStart(value.charCodeAt(i)) || (alone && i === 0))) {
-      const candidates = grams.get(gramHash(value, i));
-      if (candidates) {
-        for (const at of candidates) {
-          if (at === expected) continue;
-          const length = matchLength(value, i, text, at);
-          if (length > bestLength) {
-            bestLength = length;
-            bestAt = at;
-          }
-        }
-      }
-    }
-    // `extending`: a copy at the start that continues the one before the value is joined to it, so costs nothing.
-    const free = extending && i === 0 && bestAt === expectedAt;
-    if (bestLength < (free ? 1 : MIN_COPY)) {
-      i++;
-      continue;
-    }
-    out += value.slice(literalFrom, i);
-    // A copy's length fits two digits; a longer match becomes several copies.
-    for (let left = bestLength, at = bestAt; left > 0; ) {
-      const n = Math.min(left, MAX_REFERENCE_LENGTH);
-      out += COPY + digits(at) + digits(n);
-      at += n;
-      left -= n;
-    }
-    i += bestLength;
-    literalFrom = i;
-    copiedTo = bestAt + bestLength;
-  }
-  return { body: out + value.slice(literalFrom), next: copiedTo + (value.length - literalFrom) };
-}
-
-/** Where in the reference the stored body's last copy ends, if it ends with a copy (\x02 never appears otherwise). */
-function lastCopyEnd(body: string): number | undefined {
-  const at = body.length - 5;
-  return at >= 0 && body.charCodeAt(at) === 2 ? undigit(body, at + 1) + undigit(body, at + 3) : undefined;
-}
-
-/** a + b, a copy ending a and a copy starting b merged into one when they are adjacent in the reference. */
-function joinCopies(a: string, b: string): string {
-  const end = lastCopyEnd(a);
-  if (end === undefined || b.charCodeAt(0) !== 2 || undigit(b, 1) !== end) return a + b;
-  const length = undigit(a, a.length - 2) + undigit(b, 3);
-  return length > MAX_REFERENCE_LENGTH ? a + b : a.slice(0, -2) + digits(length) + b.slice(5);
 }
 
 /**
