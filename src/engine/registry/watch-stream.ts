@@ -125,7 +125,7 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     }
     const before =
       event.type === 'MODIFIED' && event.prevValue !== undefined
-        ? predicate.matches(previousObject(event, event.prevValue))
+        ? predicate.matches(previousObject(event))
         : event.type === 'MODIFIED' && now;
     if (now && before) emit('MODIFIED', convert(json));
     else if (now) emit('ADDED', convert(json));
@@ -170,24 +170,20 @@ function eventJson(event: StoreEvent): string {
  * it, not once per such watcher: predicates only read the object they are given (label and field selectors, a
  * virtual workspace's filter), so the watchers of one commit can share one parse. Same reasoning as eventJson.
  */
-let parsedFor: StoreEvent | undefined;
-let parsed: KubeObject | undefined;
-function eventObject(event: StoreEvent): KubeObject {
-  if (event !== parsedFor || parsed === undefined) {
-    parsed = JSON.parse(eventJson(event)) as KubeObject;
-    parsedFor = event;
-  }
-  return parsed;
-}
+const eventObject = parsedOncePerEvent((event) => eventJson(event));
+const previousObject = parsedOncePerEvent((event) => event.prevValue!);
 
-let previousFor: StoreEvent | undefined;
-let previous: KubeObject | undefined;
-function previousObject(event: StoreEvent, prevValue: string): KubeObject {
-  if (event !== previousFor || previous === undefined) {
-    previous = JSON.parse(prevValue) as KubeObject;
-    previousFor = event;
-  }
-  return previous;
+/** A parse of one text of the event, kept for the next watcher of the same event. */
+function parsedOncePerEvent(textOf: (event: StoreEvent) => string): (event: StoreEvent) => KubeObject {
+  let parsedFor: StoreEvent | undefined;
+  let parsed: KubeObject | undefined;
+  return (event) => {
+    if (event !== parsedFor || parsed === undefined) {
+      parsed = JSON.parse(textOf(event)) as KubeObject;
+      parsedFor = event;
+    }
+    return parsed;
+  };
 }
 
 export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {
