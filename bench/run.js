@@ -7,7 +7,10 @@
 //                     on PATH; `envtest`, a Go operator's envtest suite on kcpt, only when `go` is on PATH)
 //                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
 //                     state is generated once through the API, ~10-20 min, and cached under /tmp)
-//   --runs N          measured runs per side (default 3; medians are reported)
+//   --runs N          measured runs per side (default 3; medians are reported), but for GET (below)
+//   --get-rounds N    GET rows: interleaved rounds, each running every side once (bare, kcp-admin, RBAC-bound user),
+//                     the order reversed every other round; the verdict is the median per-round ratio (default 8)
+//   --get-seconds S   seconds per side and round for GET (default 3)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
@@ -42,6 +45,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '4' },
+    'get-rounds': { type: 'string', default: '8' },
+    'get-seconds': { type: 'string', default: '3' },
     'node-load': { type: 'boolean', default: false },
     'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
@@ -98,6 +103,8 @@ const ctx = {
   useWrk,
   runs: Math.max(1, Number(opts.runs)),
   durationS: Math.max(1, Number(opts.duration)),
+  getRounds: Math.max(1, Number(opts['get-rounds'])),
+  getSeconds: Math.max(1, Number(opts['get-seconds'])),
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
   watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers) },
@@ -209,6 +216,7 @@ const details = rows
       );
     }
     if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);
+    if (r.runs?.ratios) parts.push(`per-round ratios [${r.runs.ratios.map((x) => `${fmtNum(x * 100)} %`).join(', ')}], median ${fmtNum(r.ratio * 100)} %${Number.isFinite(e.cpuRatio) ? ` (CPU-normalised median ${fmtNum(e.cpuRatio * 100)} %)` : ''}`);
     if (r.runs) parts.push(`runs kcpt [${r.runs.kcpt.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}] base [${r.runs.baseline.map((x) => fmtNum(x, r.unit === 'ms' ? 1 : 0)).join(', ')}]`);
     return parts.length ? `  ${r.name}: ${parts.join('; ')}` : undefined;
   })
