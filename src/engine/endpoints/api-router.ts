@@ -35,7 +35,7 @@ import { isHealthPath, isPublicPath, refuseUnroutedMethod, serverVersion } from 
 import { healthAnswer, healthChecks, type HealthChecks } from './health.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { renderObject, renderOptions } from './render.js';
-import type { KubeObject, WriteGrant } from '../registry/types.js';
+import type { KubeObject, ResourceType, WriteGrant } from '../registry/types.js';
 import type { Authenticator, UserInfo } from '../auth/user.js';
 import { handleResourceRequest, resourceNotFound } from './resource-handler.js';
 import type { ApiRequest, ResourceServices } from './request.js';
@@ -80,33 +80,59 @@ export interface RouterServices extends ResourceServices {
   prepareAuthorization?(cluster: string | undefined, user: UserInfo, info: RequestInfo): Promise<void> | undefined;
 }
 
-export async function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/**
+ * Routes one request. Nothing is awaited unless a step really waits (a token checked asynchronously, another shard's
+ * policy, a virtual workspace, a home, a body): a GET is answered within this call, with no promise per request. A
+ * refusal is thrown or rejected; fastify answers both with the same Status.
+ */
+export function routeRequest(svc: RouterServices, request: FastifyRequest, reply: FastifyReply): unknown {
   const url = requestTarget(request.url);
-  const query = url.searchParams;
   const virtual = parseVirtualWorkspacePath(url.pathname);
-  if (virtual) {
-    // /services/<workspace>/<name>/clusters/…: a virtual workspace maps it onto a cluster of its own choosing.
-    const info = parseRequestInfo(request.method, virtual.remainder, query);
-    svc.metrics?.noteRequest(request, info);
-    const user = await authenticate(svc, request, url.pathname);
-    refuseUnroutedMethod(request.method);
-    gateImpersonation(request, user);
-    // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
-    const target = await svc.virtualWorkspaces?.resolve(virtual, info, user);
-    if (!target) throw resourceNotFound();
-    // The index decides who may see what itself, from the identity as authenticated.
-    if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
-    const identity = identityInCluster(user, target.resolved.cluster);
-    const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
-    if (target.scope) {
-      const scoped = scopedServices(served, target.scope);
-      return serveResolved(scoped, request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)), target.grant);
-    }
-    return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
-  }
-  let info = parseRequestInfo(request.method, url.pathname, query);
+  if (virtual) return routeVirtual(svc, request, reply, url, virtual);
+  const info = parseRequestInfo(request.method, url.pathname, url.searchParams);
   const gated = authenticate(svc, request, info.path);
-  const authenticated = gated instanceof Promise ? await gated : gated;
+  if (gated instanceof Promise) return gated.then((user) => routeAuthenticated(svc, request, reply, url, info, user));
+  return routeAuthenticated(svc, request, reply, url, info, gated);
+}
+
+/** /services/<workspace>/<name>/clusters/…: a virtual workspace maps it onto a cluster of its own choosing. */
+async function routeVirtual(
+  svc: RouterServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: { pathname: string; searchParams: URLSearchParams },
+  virtual: NonNullable<ReturnType<typeof parseVirtualWorkspacePath>>,
+): Promise<unknown> {
+  const query = url.searchParams;
+  const info = parseRequestInfo(request.method, virtual.remainder, query);
+  svc.metrics?.noteRequest(request, info);
+  const user = await authenticate(svc, request, url.pathname);
+  refuseUnroutedMethod(request.method);
+  gateImpersonation(request, user);
+  // Each virtual workspace authorizes its requests itself (kcp: the virtual workspace's own authorizer).
+  const target = await svc.virtualWorkspaces?.resolve(virtual, info, user);
+  if (!target) throw resourceNotFound();
+  // The index decides who may see what itself, from the identity as authenticated.
+  if (target.handle) return target.handle(apiRequest(request, info, query, user, undefined, emptyCatalog), reply, svc);
+  const identity = identityInCluster(user, target.resolved.cluster);
+  const served = target.watchRemoval ? { ...svc, watchRemoval: target.watchRemoval } : svc;
+  if (target.scope) {
+    const scoped = scopedServices(served, target.scope);
+    return serveResolved(scoped, request, reply, info, query, identity, target.resolved, both(target.filter, scopePredicate(target.scope)), target.grant);
+  }
+  return serveResolved(served, request, reply, info, query, identity, target.resolved, target.filter, target.grant);
+}
+
+function routeAuthenticated(
+  svc: RouterServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: { pathname: string; searchParams: URLSearchParams },
+  parsed: RequestInfo,
+  authenticated: UserInfo,
+): unknown {
+  const query = url.searchParams;
+  let info = parsed;
   refuseUnroutedMethod(request.method);
   const asked = impersonationHeaders(request.raw.rawHeaders);
   if (asked) checkImpersonationPrivilege(authenticated.groups, asked);
@@ -125,9 +151,22 @@ export async function routeRequest(svc: RouterServices, request: FastifyRequest,
     return sendBody(reply, answer.code, answer.headers['content-type']!, answer.body);
   }
   const resolved = svc.clusters.resolve(info.cluster, authenticated, info);
-  // Nothing to await on the common path (no other shard's export involved): no extra turn per request.
+  // Nothing to await on the common path (no other shard's export involved).
   const preparing = svc.prepareAuthorization?.(resolved.cluster, authenticated, info);
-  if (preparing) await preparing;
+  if (preparing) return preparing.then(() => routeAuthorized(svc, request, reply, asked, info, query, authenticated, resolved));
+  return routeAuthorized(svc, request, reply, asked, info, query, authenticated, resolved);
+}
+
+function routeAuthorized(
+  svc: RouterServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asked: ImpersonationRequest | undefined,
+  info: RequestInfo,
+  query: URLSearchParams,
+  authenticated: UserInfo,
+  resolved: ResolvedCluster,
+): unknown {
   const user = authorizeRequest(svc, asked, info, authenticated, resolved.cluster);
   // The shard's metrics count every tenant's requests (their groups and resources are label values): they are served
   // only under root's policy (the bare URL, /clusters/root, root's own service accounts), never because a user is
@@ -214,7 +253,7 @@ function homeClusterOf(user: UserInfo): string | undefined {
 }
 
 /** Serves a request whose logical cluster (and API set) is known: OpenAPI, discovery, or a resource. */
-async function serveResolved(
+function serveResolved(
   svc: RouterServices,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -224,7 +263,7 @@ async function serveResolved(
   resolved: ResolvedCluster,
   filter?: (obj: KubeObject) => boolean,
   grant?: WriteGrant,
-): Promise<unknown> {
+): unknown {
   if (info.path === '/openapi/v2') return svc.openapi.serveV2(resolved.catalog, request, reply);
   if (info.path.startsWith('/openapi/v2/')) throw resourceNotFound();
   if (info.path === '/openapi/v3' || info.path.startsWith('/openapi/v3/')) {
@@ -243,16 +282,27 @@ async function serveResolved(
   }
   if (isHomeRequest(info, resolved.cluster) && svc.homes) {
     const rt = resolved.catalog.find(info.group, info.version, info.resource);
-    if (rt) {
-      // Those who may have no home are refused even where one exists (made before they were refused).
-      if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
-      const home = await svc.homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
-      return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
-    }
+    if (rt) return serveHome(svc, svc.homes, request, reply, info, user, rt);
   }
   const req = apiRequest(request, info, query, user, resolved.cluster, resolved.catalog, filter);
   if (grant) req.grant = grant;
   return handleResourceRequest(svc, req, reply);
+}
+
+/** The caller's home workspace (`~` in root), made first when there is none and they may have one. */
+async function serveHome(
+  svc: RouterServices,
+  homes: NonNullable<RouterServices['homes']>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  info: RequestInfo,
+  user: UserInfo,
+  rt: ResourceType,
+): Promise<unknown> {
+  // Those who may have no home are refused even where one exists (made before they were refused).
+  if (!mayHaveHome(user)) mayCreateHome(svc.authorizer, user, info);
+  const home = await homes.get(user, () => mayCreateHome(svc.authorizer, user, info));
+  return sendAnswer(reply, 200, renderObject(rt, home, renderOptions(rt, negotiationRequest(request))));
 }
 
 const emptyCatalog = new StaticCatalog([], 'empty');

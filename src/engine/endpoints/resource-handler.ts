@@ -44,7 +44,12 @@ export function resourceNotFound(): StatusError {
   return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
 }
 
-export async function handleResourceRequest(svc: ResourceServices, req: ApiRequest, reply: FastifyReply): Promise<unknown> {
+/**
+ * Checks the request against its resource type, then serves it. A GET of one object awaits nothing: it is answered
+ * in this call with no promise (fastify takes the sent reply as it is); every other verb goes on in serveResource.
+ * A refusal is thrown either way, and fastify turns a thrown Status and a rejected one into the same answer.
+ */
+export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, reply: FastifyReply): unknown {
   const { info } = req;
   const rt = req.catalog.find(info.group, info.version, info.resource);
   if (!rt) throw resourceNotFound();
@@ -81,6 +86,21 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
     ...(req.deepReview ? { deepReview: true } : {}),
     ...(req.grant ? { grant: req.grant } : {}),
   };
+  if (verb === 'get' && sub !== 'scale' && sub !== 'token' && !rt.virtualCreate) {
+    const render = renderOptions(rt, req);
+    // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
+    if (!rt.convert) {
+      const kv = svc.generic.getRaw(ctx, info.name);
+      return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+    }
+    return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+  }
+  return serveResource(svc, req, reply, rt, ctx);
+}
+
+async function serveResource(svc: ResourceServices, req: ApiRequest, reply: FastifyReply, rt: ResourceType, ctx: OpContext): Promise<unknown> {
+  const { info } = req;
+  const { verb, subresource: sub } = info;
   // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
   if (sub === 'scale' || sub === 'token') {
     const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
@@ -102,14 +122,6 @@ export async function handleResourceRequest(svc: ResourceServices, req: ApiReque
   }
 
   switch (verb) {
-    case 'get': {
-      // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
-      if (!rt.convert) {
-        const kv = svc.generic.getRaw(ctx, info.name);
-        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
-      }
-      return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
-    }
     case 'list': {
       const options = parseListOptions(req.query);
       const page = await listObjects(svc.store, rt, req.cluster, ctx.namespace, withFilter(predicateFor(rt, options), req.filter), options);

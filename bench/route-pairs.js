@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// kcpt's own code per GET, without fastify, Node's HTTP or TLS: the router (authentication, request info, cluster
+// resolution, authorization, the store's point read, negotiation, rendering) called directly with a stub request
+// and reply, for this checkout and another one, both assembled in ONE process from their TypeScript source, batches
+// alternating (who goes first alternating too). What get-pipeline-pairs.js measures through fastify's inject, whose
+// own machinery (~100 µs a GET) buries a lever of 1 µs. Run it through tsx:
+//
+//   npx tsx bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader]
+//
+// --user reader: the GET as a user whose only rights are workspace access and a Role allowing get on configmaps
+// (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET of each
+// side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper.
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { comparePairs } from './lib/pipeline-pairs.js';
+import { removeDir, repoDir } from './lib/util.js';
+import { configMap } from './lib/payload.js';
+
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' } } });
+if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
+if (!['admin', 'reader'].includes(values.user)) throw new Error('--user is admin or reader');
+const pairs = Number(values.pairs ?? 40);
+const batch = Number(values.batch ?? 2000);
+const CM = '/clusters/root/api/v1/namespaces/default/configmaps';
+const READER_TOKEN = 'route-pairs-reader-token';
+const dirs = [];
+
+/** The reply methods the router's answers use; records what a client would get. */
+function stubReply() {
+  return {
+    statusCode: 200,
+    headers: {},
+    sent: false,
+    payload: undefined,
+    raw: {},
+    code(c) { this.statusCode = c; return this; },
+    header(k, v) { this.headers[k.toLowerCase()] = v; return this; },
+    hasHeader(k) { return k.toLowerCase() in this.headers; },
+    getHeader(k) { return this.headers[k.toLowerCase()]; },
+    serializer() { return this; },
+    type(t) { return this.header('content-type', t); },
+    send(p) { this.sent = true; this.payload = p; return this; },
+    then(fulfilled) { fulfilled(); },
+  };
+}
+
+async function side(dir) {
+  // A tree compiled to JavaScript (no esbuild keepNames, as the engine bundle: tsx wraps every inner function in a
+  // `__name()` call) is loaded as such.
+  const ext = existsSync(path.join(dir, 'src', 'engine', 'server', 'options.ts')) ? '.ts' : '.js';
+  const load = (file) => import(pathToFileURL(path.join(dir, 'src', 'engine', file.replace(/\.ts$/, ext))).href);
+  const [{ completeOptions }, { Lifecycle }, { openFoundation }, { ServerAddress }, { assembleServer }, { serverApp }, { serverComponents }, { routeRequest }] = await Promise.all([
+    load('server/options.ts'),
+    load('server/lifecycle.ts'),
+    load('server/foundation.ts'),
+    load('server/address.ts'),
+    load('server/assembly.ts'),
+    load('server/http-app.ts'),
+    load('server/controllers.ts'),
+    load('endpoints/api-router.ts'),
+  ]);
+  const root = mkdtempSync(path.join(os.tmpdir(), 'kcpt-route-pairs-'));
+  dirs.push(root);
+  const tokenFile = path.join(root, 'tokens.csv');
+  (await import('node:fs')).writeFileSync(tokenFile, `${READER_TOKEN},route-reader,route-reader-uid,"route-readers"\n`);
+  const config = completeOptions({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {}, tokenAuthFile: tokenFile });
+  const lifecycle = new Lifecycle();
+  const foundation = await openFoundation(config, lifecycle);
+  const server = assembleServer(config, foundation, new ServerAddress());
+  const app = serverApp(server);
+  await lifecycle.start(serverComponents(server, app));
+  server.readiness.ready = true;
+  const admin = { authorization: `Bearer ${foundation.tokens.kcpAdmin}`, accept: 'application/json' };
+  const inject = async (method, url, payload) => {
+    const res = await app.inject({ method, url, headers: { ...admin, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+    if (res.statusCode !== 201) throw new Error(`${dir}: POST ${url}: HTTP ${res.statusCode} ${res.body}`);
+  };
+  await inject('POST', CM, configMap('bench-get', 'default', 700));
+  const rbac = '/clusters/root/apis/rbac.authorization.k8s.io/v1';
+  await inject('POST', `${rbac}/clusterrolebindings`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'route-reader-access' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:kcp:workspace:access' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'route-reader' }] });
+  await inject('POST', `${rbac}/namespaces/default/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'route-reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
+  await inject('POST', `${rbac}/namespaces/default/rolebindings`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'route-reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'route-reader' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'route-reader' }] });
+  const headers = values.user === 'reader' ? { ...admin, authorization: `Bearer ${READER_TOKEN}` } : admin;
+  const rawHeaders = Object.entries(headers).flat();
+  const services = server.services;
+  const get = async () => {
+    const request = { method: 'GET', url: `${CM}/bench-get`, headers, raw: { rawHeaders, headers }, body: undefined };
+    const reply = stubReply();
+    const out = routeRequest(services, request, reply);
+    if (out && typeof out.then === 'function') await out;
+    if (reply.statusCode !== 200 || !reply.sent) throw new Error(`${dir}: GET: ${reply.statusCode}`);
+  };
+  return { get, close: () => lifecycle.stop() };
+}
+
+const self = await side(path.resolve(values.self ?? repoDir));
+const other = await side(path.resolve(values.other));
+try {
+  await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
+} finally {
+  await self.close();
+  await other.close();
+  for (const d of dirs) removeDir(d);
+}
