@@ -9,7 +9,6 @@ import {
   adminTokenEntries,
   loadOrCreateAdminTokens,
   StaticTokenAuthenticator,
-  unionTokenAuthenticator,
   type AdminTokens,
 } from './token-store.js';
 
@@ -181,15 +180,6 @@ describe('StaticTokenAuthenticator', () => {
     // A remembered token still gets a copy the caller may change.
     auth.authenticate('t1')!.groups.push('system:masters');
     expect(auth.authenticate('t1')!.groups).toEqual(['system:authenticated']);
-  });
-
-  it('combines authenticators in order', () => {
-    const a = new StaticTokenAuthenticator(parseTokenAuthFile('t,first,1\n'));
-    const b = new StaticTokenAuthenticator(parseTokenAuthFile('t,second,2\nu,other,3\n'));
-    const union = unionTokenAuthenticator(a, b);
-    expect(union.authenticate('t')!.username).toBe('first');
-    expect(union.authenticate('u')!.username).toBe('other');
-    expect(union.authenticate('v')).toBeUndefined();
   });
 });
 

@@ -229,19 +229,6 @@ export class StaticTokenAuthenticator implements TokenAuthenticator {
   }
 }
 
-/** Tries each authenticator in order, like kube's authenticator union. */
-export function unionTokenAuthenticator(...authenticators: TokenAuthenticator[]): TokenAuthenticator {
-  return {
-    authenticate(token) {
-      for (const a of authenticators) {
-        const user = a.authenticate(token);
-        if (user) return user;
-      }
-      return undefined;
-    },
-  };
-}
-
 /** kube's AuthenticatedGroupAdder: every authenticated user is in system:authenticated unless it says otherwise. */
 function withAuthenticatedGroup(user: UserInfo): UserInfo {
   const groups = user.groups.filter((g, i, all) => all.indexOf(g) === i);
