@@ -98,6 +98,7 @@ function ratioRow({ name, baselineName, min, k, r, ratios, rawCpuLabel }) {
     kcpt: median(k.map((x) => x.rps)),
     baseline: median(r.map((x) => x.rps)),
     ratio: ratios.median,
+    note: `kcpt/base: median of ${ratios.rates.length} per-round ratios, ${ratios.rates.filter((x) => x >= min).length} of them >= ${min * 100} %`,
     baselineName,
     target: { kind: 'ratio', min },
     runs: { kcpt: k.map((x) => x.rps), baseline: r.map((x) => x.rps), ratios: ratios.rates },

@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // kcpt's own code per GET, without fastify, Node's HTTP or TLS: the router (authentication, request info, cluster
 // resolution, authorization, the store's point read, negotiation, rendering) called directly with a stub request
-// and reply, for this checkout and another one, both assembled in ONE process from their TypeScript source, batches
-// alternating (who goes first alternating too). What get-pipeline-pairs.js measures through fastify's inject, whose
-// own machinery (~100 µs a GET) buries a lever of 1 µs. Run it through tsx:
+// and reply, for this checkout and another one, both in ONE process, batches alternating (who goes first
+// alternating too). get-pipeline-pairs.js measures the same through fastify's inject, whose own machinery (~100 µs a
+// GET) buries a lever of 1 µs. Each tree's src/ is first compiled to JavaScript file by file (esbuild, as
+// scripts/compile.mjs; no keepNames, as the engine bundle: tsx would wrap every inner function in a `__name()` call,
+// ~10 % of this path).
 //
-//   npx tsx bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader]
+//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader]
 //
-// --user reader: the GET as a user whose only rights are workspace access and a Role allowing get on configmaps
-// (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET of each
-// side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper.
-import { existsSync, mkdtempSync } from 'node:fs';
+// --user reader: the GET as a --token-auth-file user whose only rights are workspace access and a Role allowing get
+// on configmaps (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET
+// of each side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper. --other . gives
+// the noise floor (A/A).
+import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -47,25 +50,36 @@ function stubReply() {
   };
 }
 
+/** `dir`'s src/ compiled into a temporary tree beside a link to this checkout's node_modules. */
+async function compiled(dir) {
+  const { build } = await import('esbuild');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'kcpt-route-pairs-src-'));
+  dirs.push(out);
+  const files = readdirSync(path.join(dir, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.d\.ts$/.test(e.name) && !/\.test\.tsx?$/.test(e.name))
+    .map((e) => path.join(e.parentPath ?? e.path, e.name));
+  await build({ entryPoints: files, outdir: out, outbase: dir, bundle: false, format: 'esm', platform: 'node', target: 'es2022', jsx: 'automatic', logLevel: 'warning' });
+  symlinkSync(path.join(repoDir, 'node_modules'), path.join(out, 'node_modules'));
+  return out;
+}
+
 async function side(dir) {
-  // A tree compiled to JavaScript (no esbuild keepNames, as the engine bundle: tsx wraps every inner function in a
-  // `__name()` call) is loaded as such.
-  const ext = existsSync(path.join(dir, 'src', 'engine', 'server', 'options.ts')) ? '.ts' : '.js';
-  const load = (file) => import(pathToFileURL(path.join(dir, 'src', 'engine', file.replace(/\.ts$/, ext))).href);
+  const tree = await compiled(dir);
+  const load = (file) => import(pathToFileURL(path.join(tree, 'src', 'engine', file)).href);
   const [{ completeOptions }, { Lifecycle }, { openFoundation }, { ServerAddress }, { assembleServer }, { serverApp }, { serverComponents }, { routeRequest }] = await Promise.all([
-    load('server/options.ts'),
-    load('server/lifecycle.ts'),
-    load('server/foundation.ts'),
-    load('server/address.ts'),
-    load('server/assembly.ts'),
-    load('server/http-app.ts'),
-    load('server/controllers.ts'),
-    load('endpoints/api-router.ts'),
+    load('server/options.js'),
+    load('server/lifecycle.js'),
+    load('server/foundation.js'),
+    load('server/address.js'),
+    load('server/assembly.js'),
+    load('server/http-app.js'),
+    load('server/controllers.js'),
+    load('endpoints/api-router.js'),
   ]);
   const root = mkdtempSync(path.join(os.tmpdir(), 'kcpt-route-pairs-'));
   dirs.push(root);
   const tokenFile = path.join(root, 'tokens.csv');
-  (await import('node:fs')).writeFileSync(tokenFile, `${READER_TOKEN},route-reader,route-reader-uid,"route-readers"\n`);
+  writeFileSync(tokenFile, `${READER_TOKEN},route-reader,route-reader-uid,"route-readers"\n`);
   const config = completeOptions({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {}, tokenAuthFile: tokenFile });
   const lifecycle = new Lifecycle();
   const foundation = await openFoundation(config, lifecycle);
