@@ -6,7 +6,9 @@
 // unique name against the bare server's POST /write (parse, one SQLite transaction, answer), 8 connections, wrk.
 // --watch: the watch benchmark's load instead (bench/watch.js: --watchers HTTPS watchers in bench/watch-client.js, a
 // writer at --rate writes/s, the bare side sent the very object kcpt delivers), frames in sampled µs per write.
-//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --create | --watch [--watchers N] [--rate R]]
+// --reader: kcpt's GETs as bench/get.js's RBAC-bound user (a --token-auth-file user with workspace access and a Role
+// allowing get on configmaps) instead of kcp-admin.
+//   node bench/get-frames.js [--duration S] [--top N] [--h2 | --create | --watch [--watchers N] [--rate R]] [--reader]
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -15,11 +17,12 @@ import { pathToFileURL } from 'node:url';
 import { client, ensureNamespace, startHooked, watchCapArgs } from './lib/kcpt.js';
 import { findWrk, runH2, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
+import { grantReader, READER, writeTokenFile } from './get.js';
 import { summarise } from './profile.js';
 import { kcptWatchPath, prepareWatchObjects, startWatchers, watchWrites, writeSteadily } from './watch.js';
 import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, create: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, create: { type: 'boolean', default: false }, reader: { type: 'boolean', default: false } } });
 const op = values.create ? 'CREATE' : 'GET';
 const durationS = Number(values.duration);
 if (!values.watch && !findWrk()) throw new Error('wrk is needed');
@@ -94,7 +97,7 @@ function printSideBySide(k, b, unit) {
   for (const [m, kv, bv] of mods.slice(0, 30)) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${m}`);
 }
 
-const server = await startHooked(values.watch ? { extraArgs: watchCapArgs(Number(values.watchers)) } : {});
+const server = await startHooked(values.watch ? { extraArgs: watchCapArgs(Number(values.watchers)) } : values.reader ? { extraArgs: ['--token-auth-file', writeTokenFile(tmp)] } : {});
 const c = client(server.url, { token: server.token });
 const base = '/clusters/root/api/v1/namespaces';
 if (values.watch) {
@@ -124,9 +127,11 @@ const objFile = path.join(tmp, 'obj.json');
 writeFileSync(objFile, (await c.request('GET', `${base}/default/configmaps/bench-get`)).body);
 const raw = await hookable([path.join(benchDir, 'raw-server.js'), server.certDir, objFile, '0'], path.join(tmp, 'raw-hook'));
 const headers = { Authorization: `Bearer ${server.token}`, Accept: 'application/json' };
+if (values.reader) await grantReader(c);
+const kcptHeaders = values.reader ? { ...headers, Authorization: `Bearer ${READER.token}` } : headers;
 try {
   if (values.create) await ensureNamespace(c, 'bench-create');
-  const k = await profiled(server, `${server.url}${base}/${values.create ? 'bench-create/configmaps' : 'default/configmaps/bench-get'}`, headers, 'kcpt');
+  const k = await profiled(server, `${server.url}${base}/${values.create ? 'bench-create/configmaps' : 'default/configmaps/bench-get'}`, kcptHeaders, 'kcpt');
   const b = await profiled(raw, `${raw.url}/${values.create ? 'write' : 'obj'}`, headers, 'raw');
   console.log(`kcpt ${k.rps.toFixed(0)}/s, ${((k.summary.total * 1000) / k.requests).toFixed(1)} sampled µs/${op}; raw ${b.rps.toFixed(0)}/s, ${((b.summary.total * 1000) / b.requests).toFixed(1)} µs/${op} (status ${created.status})`);
   printSideBySide(k, b, op);

@@ -14,7 +14,7 @@ import { startRawServer } from './lib/raw.js';
 import { log, median, withServerCpu } from './lib/util.js';
 
 const CM_PATH = '/clusters/root/api/v1/namespaces/default/configmaps';
-const READER = { token: 'bench-reader-token', name: 'bench-reader' };
+export const READER = { token: 'bench-reader-token', name: 'bench-reader' };
 
 /** The token file kcpt starts with: one user that RBAC alone lets read the benchmark ConfigMap. */
 export function writeTokenFile(dir) {
@@ -24,7 +24,7 @@ export function writeTokenFile(dir) {
 }
 
 /** Workspace access via a ClusterRoleBinding, get on configmaps via a Role and RoleBinding in `default`. */
-async function grantReader(c) {
+export async function grantReader(c) {
   const rbac = '/clusters/root/apis/rbac.authorization.k8s.io/v1';
   const objects = [
     [`${rbac}/clusterrolebindings`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'bench-reader-access' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:kcp:workspace:access' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER.name }] }],
