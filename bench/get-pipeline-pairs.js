@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { comparePairs } from './lib/pipeline-pairs.js';
+import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
@@ -30,26 +30,10 @@ const CM = '/clusters/root/api/v1/namespaces/default/configmaps';
 const dirs = [];
 
 async function side(dir) {
-  const load = (file) => import(pathToFileURL(path.join(dir, 'src', 'engine', file)).href);
-  const [{ completeOptions }, { Lifecycle }, { openFoundation }, { ServerAddress }, { assembleServer }, { serverApp }, { serverComponents }] = await Promise.all([
-    load('server/options.ts'),
-    load('server/lifecycle.ts'),
-    load('server/foundation.ts'),
-    load('server/address.ts'),
-    load('server/assembly.ts'),
-    load('server/http-app.ts'),
-    load('server/controllers.ts'),
-  ]);
   const root = mkdtempSync(path.join(os.tmpdir(), 'kcpt-get-pairs-'));
   dirs.push(root);
-  const config = completeOptions({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {} });
-  const lifecycle = new Lifecycle();
-  const foundation = await openFoundation(config, lifecycle);
-  const server = assembleServer(config, foundation, new ServerAddress());
-  const app = serverApp(server);
-  await lifecycle.start(serverComponents(server, app));
-  server.readiness.ready = true;
-  const headers = { authorization: `Bearer ${foundation.tokens.kcpAdmin}`, accept };
+  const { app, adminToken, stop } = await assembleTree((file) => import(pathToFileURL(path.join(dir, 'src', 'engine', `${file}.ts`)).href), root);
+  const headers = { authorization: `Bearer ${adminToken}`, accept };
   const body = JSON.stringify(configMap('bench-get', 'default', 700));
   const created = await app.inject({ method: 'POST', url: CM, headers: { ...headers, 'content-type': 'application/json' }, payload: body });
   if (created.statusCode !== 201) throw new Error(`${dir}: create: HTTP ${created.statusCode} ${created.body}`);
@@ -64,7 +48,7 @@ async function side(dir) {
     const res = await app.inject({ method: 'POST', url: CM, headers: createHeaders, payload: template.replace('%s', `cm-${n++}`) });
     if (res.statusCode !== 201) throw new Error(`${dir}: CREATE: HTTP ${res.statusCode} ${res.body}`);
   };
-  return { get, create, close: () => lifecycle.stop() };
+  return { get, create, close: stop };
 }
 
 const self = await side(path.resolve(values.self ?? repoDir));

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { comparePairs } from './lib/pipeline-pairs.js';
+import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
@@ -65,29 +65,14 @@ async function compiled(dir) {
 
 async function side(dir) {
   const tree = await compiled(dir);
-  const load = (file) => import(pathToFileURL(path.join(tree, 'src', 'engine', file)).href);
-  const [{ completeOptions }, { Lifecycle }, { openFoundation }, { ServerAddress }, { assembleServer }, { serverApp }, { serverComponents }, { routeRequest }] = await Promise.all([
-    load('server/options.js'),
-    load('server/lifecycle.js'),
-    load('server/foundation.js'),
-    load('server/address.js'),
-    load('server/assembly.js'),
-    load('server/http-app.js'),
-    load('server/controllers.js'),
-    load('endpoints/api-router.js'),
-  ]);
+  const load = (file) => import(pathToFileURL(path.join(tree, 'src', 'engine', `${file}.js`)).href);
+  const { routeRequest } = await load('endpoints/api-router');
   const root = mkdtempSync(path.join(os.tmpdir(), 'kcpt-route-pairs-'));
   dirs.push(root);
   const tokenFile = path.join(root, 'tokens.csv');
   writeFileSync(tokenFile, `${READER_TOKEN},route-reader,route-reader-uid,"route-readers"\n`);
-  const config = completeOptions({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {}, tokenAuthFile: tokenFile });
-  const lifecycle = new Lifecycle();
-  const foundation = await openFoundation(config, lifecycle);
-  const server = assembleServer(config, foundation, new ServerAddress());
-  const app = serverApp(server);
-  await lifecycle.start(serverComponents(server, app));
-  server.readiness.ready = true;
-  const admin = { authorization: `Bearer ${foundation.tokens.kcpAdmin}`, accept: 'application/json' };
+  const { app, server, adminToken, stop } = await assembleTree(load, root, { tokenAuthFile: tokenFile });
+  const admin = { authorization: `Bearer ${adminToken}`, accept: 'application/json' };
   const inject = async (method, url, payload) => {
     const res = await app.inject({ method, url, headers: { ...admin, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
     if (res.statusCode !== 201) throw new Error(`${dir}: POST ${url}: HTTP ${res.statusCode} ${res.body}`);
@@ -107,7 +92,7 @@ async function side(dir) {
     if (out && typeof out.then === 'function') await out;
     if (reply.statusCode !== 200 || !reply.sent) throw new Error(`${dir}: GET: ${reply.statusCode}`);
   };
-  return { get, close: () => lifecycle.stop() };
+  return { get, close: stop };
 }
 
 const self = await side(path.resolve(values.self ?? repoDir));

@@ -47,3 +47,21 @@ export async function comparePairs({ self, other, run, pairs, batch, label, extr
     }),
   );
 }
+
+/**
+ * A whole kcpt server assembled in this process from one tree's modules, not listening (`load(file)` imports a module
+ * of that tree's src/engine, named without its extension), on the root directory `root`; `options` adds to its start
+ * options. Resolves fastify's app, the server's parts, the kcp-admin token and `stop()`.
+ */
+export async function assembleTree(load, root, options = {}) {
+  const files = ['server/options', 'server/lifecycle', 'server/foundation', 'server/address', 'server/assembly', 'server/http-app', 'server/controllers'];
+  const [{ completeOptions }, { Lifecycle }, { openFoundation }, { ServerAddress }, { assembleServer }, { serverApp }, { serverComponents }] = await Promise.all(files.map(load));
+  const config = completeOptions({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {}, ...options });
+  const lifecycle = new Lifecycle();
+  const foundation = await openFoundation(config, lifecycle);
+  const server = assembleServer(config, foundation, new ServerAddress());
+  const app = serverApp(server);
+  await lifecycle.start(serverComponents(server, app));
+  server.readiness.ready = true;
+  return { app, server, adminToken: foundation.tokens.kcpAdmin, stop: () => lifecycle.stop() };
+}
