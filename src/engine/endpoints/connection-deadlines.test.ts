@@ -1,5 +1,7 @@
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadline } from './connection-deadlines.js';
+import { Deadline, installConnectionDeadlines } from './connection-deadlines.js';
 
 const HEADER = 32_000;
 const IDLE = 90_000;
@@ -79,3 +81,41 @@ describe('connection deadline', () => {
     expect(expired).not.toHaveBeenCalled();
   });
 });
+
+describe('HTTP/2 session deadlines on a real server', () => {
+  it('keeps a session open while a stream is in progress, then closes it once idle after its last stream', async () => {
+    const server = http2.createServer();
+    // Plain HTTP/2 (no TLS): sessions and streams are timed the same way as over TLS.
+    installConnectionDeadlines(server as unknown as http2.Http2SecureServer, { headerTimeoutMs: 200, idleTimeoutMs: 300 });
+    server.on('stream', (stream, headers) => {
+      const wait = Number(headers['x-wait'] ?? 0);
+      setTimeout(() => {
+        stream.respond({ ':status': 200 });
+        stream.end('ok');
+      }, wait);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const get = (wait: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = client.request({ ':path': '/', 'x-wait': String(wait) });
+        req.on('response', (h) => resolve(h[':status'] as number));
+        req.on('error', reject);
+        req.resume();
+        req.end();
+      });
+    const closed = new Promise<number>((resolve) => client.once('close', () => resolve(performance.now())));
+    try {
+      // Each answer takes longer than both deadlines: the streams in progress hold the session open.
+      expect(await get(500)).toBe(200);
+      expect(await get(500)).toBe(200);
+      const idleFrom = performance.now();
+      // Every stream's end was counted: the session is closed once idle, not kept open by a stream counted as active.
+      expect(await closed).toBeGreaterThanOrEqual(idleFrom);
+    } finally {
+      client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 15_000);
+});
+

@@ -77,7 +77,8 @@ export function installConnectionDeadlines(server: http2.Http2SecureServer, opti
     const deadline = new Deadline(idleMs, () => session.destroy(), headerMs);
     session.on('stream', (stream: http2.ServerHttp2Stream) => {
       deadline.started();
-      stream.once('close', () => deadline.finished());
+      // A stream emits 'close' once: `on` spares every HTTP/2 request a once-wrapper and its removal.
+      stream.on('close', () => deadline.finished());
     });
     session.once('close', () => deadline.stop());
   });
