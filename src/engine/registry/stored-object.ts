@@ -4,7 +4,6 @@
  * apiVersion/kind so that reads can splice the revision in without parsing the whole object.
  */
 import { canonicalView } from '../machinery/canonical-json.js';
-import { setOwnValue } from '../machinery/own-properties.js';
 import type { KeyValue } from '../storage/store.js';
 import type { KubeObject, ResourceType } from './types.js';
 
@@ -34,30 +33,13 @@ export function listPrefix(rt: ResourceType, cluster: string | undefined, namesp
  * left the keys in (kube gets the same from its typed structs).
  */
 export function encodeStored(obj: KubeObject): string {
-  const metadata = obj.metadata ?? {};
-  if (typeof metadata !== 'object' || Array.isArray(metadata)) return encodeStoredAsViews(obj);
-  // One sorted copy of metadata (its keys are seldom in order: the server adds uid, timestamps, managedFields) and
-  // one top-level object, both built in place: no rest copies, no spread, no key/view pairs sorted with a comparator.
-  const meta: Record<string, unknown> = {};
-  const metaKeys = Object.keys(metadata).sort();
-  for (const key of metaKeys) {
-    const value = (metadata as Record<string, unknown>)[key];
-    if (value !== undefined && key !== 'resourceVersion') setOwnValue(meta, key, canonicalView(value));
-  }
-  const out: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta };
-  const keys = Object.keys(obj).sort();
-  for (const key of keys) {
-    if (key === 'apiVersion' || key === 'kind' || key === 'metadata') continue;
-    const value = (obj as Record<string, unknown>)[key];
-    if (value !== undefined) setOwnValue(out, key, canonicalView(value));
-  }
-  return JSON.stringify(out);
-}
-
-/** encodeStored for an object whose metadata is not a map (refused by validation; kept as it always was stored). */
-function encodeStoredAsViews(obj: KubeObject): string {
   const { apiVersion, kind, metadata, ...rest } = obj;
-  return JSON.stringify({ apiVersion, kind, metadata: canonicalView(metadata), ...(canonicalView(rest) as object) });
+  let meta = canonicalView(metadata ?? {}) as Record<string, unknown>;
+  if (meta.resourceVersion !== undefined) {
+    const { resourceVersion: _rv, ...withoutVersion } = meta;
+    meta = withoutVersion;
+  }
+  return JSON.stringify({ apiVersion, kind, metadata: meta, ...(canonicalView(rest) as object) });
 }
 
 export { jsonEqual } from '../machinery/canonical-json.js';
