@@ -28,6 +28,11 @@ describe('bad request bodies', () => {
     const before = await configmapCount();
     const json = { 'content-type': 'application/json' };
     await expectStatus(collection, { method: 'POST', headers: json, body: 'x'.repeat(4 * 1024 * 1024) }, 413, 'RequestEntityTooLarge', /limit is 3145728/);
+    // The same limit whichever way the body's type is found: with parameters, upper-cased, a patch type, any other.
+    for (const type of ['application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'text/html']) {
+      await expectStatus(collection, { method: 'POST', headers: { 'content-type': type }, body: 'x'.repeat(4 * 1024 * 1024) }, 413, 'RequestEntityTooLarge', /limit is 3145728/);
+    }
+    await expectStatus(collection, { method: 'POST', headers: { 'content-type': 'Application/Json; charset=utf-8' }, body: '{"apiVersion":' }, 400, 'BadRequest', /not valid JSON/);
     await expectStatus(collection, { method: 'POST', headers: json, body: '{"apiVersion":' }, 400, 'BadRequest', /not valid JSON/);
     await expectStatus(collection, { method: 'POST', headers: json, body: '[1,2]' }, 400, 'BadRequest', /must be a JSON or YAML object/);
     const bomb = 'a: &a ["x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n';

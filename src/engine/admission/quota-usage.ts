@@ -2,7 +2,8 @@
  * Reading ResourceQuotas and measuring what they count, straight from storage: the quotas of one namespace are one
  * index range read (`/registry/core/resourcequotas/<cluster>/<namespace>/`), and an object count is one index range
  * count of the resource's objects in that namespace. Shared by quota admission and the quota controller, so both
- * always agree on a number. Nothing is cached: namespaces without quotas cost one empty index range count per create.
+ * always agree on a number. Nothing is cached here: a namespace without quotas costs one empty index range count per
+ * create, which the SQLite store answers from its empty-prefix memory (storage/empty-prefixes.ts) after the first.
  */
 import { record } from '../machinery/field-values.js';
 import { countedResource, formatCount, hasScopes, isIgnoredByQuota, resourceList, type ResourceList } from '../machinery/quota-names.js';

@@ -68,7 +68,8 @@ export function reservedChange(
 ): { key: string; tier: Tier } | undefined {
   const a = after ?? {};
   const b = before ?? {};
-  const keys = new Set([...Object.keys(b), ...Object.keys(a)]);
+  // A create (nothing before) changes exactly the keys it has: no set of both sides to build.
+  const keys = before === undefined ? Object.keys(a) : new Set([...Object.keys(b), ...Object.keys(a)]);
   for (const key of keys) {
     const had = Object.hasOwn(b, key);
     const has = Object.hasOwn(a, key);

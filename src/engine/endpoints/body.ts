@@ -10,6 +10,8 @@ import type { KubeObject } from '../registry/types.js';
 export const objectMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 export function mediaType(contentType: string | undefined): string {
+  // The header nearly every body comes with is its own media type: nothing to split, trim or lower-case.
+  if (contentType === 'application/json') return contentType;
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 

@@ -175,8 +175,12 @@ export function writeFieldManager(
   const problems = validateFieldManager(sent);
   if (problems.length > 0) throw invalid({ group: 'meta.k8s.io', kind: options }, '', problems);
   if (sent) return sent;
+  const agent = (userAgent ?? '').split('/')[0]!;
+  // The common agent (`kubectl`, `Go-http-client`, …): printable ASCII that fits, taken as it is; anything else is
+  // cut character by character below.
+  if (agent.length <= FIELD_MANAGER_MAX_LENGTH && isPrintableAscii(agent)) return agent;
   let fromAgent = '';
-  for (const ch of (userAgent ?? '').split('/')[0]!) {
+  for (const ch of agent) {
     if (!isPrintable(ch)) continue;
     if (Buffer.byteLength(fromAgent + ch) > FIELD_MANAGER_MAX_LENGTH) break;
     fromAgent += ch;
@@ -196,6 +200,15 @@ function validateFieldManager(manager: string) {
     position += Buffer.byteLength(ch);
   }
   return problems;
+}
+
+/** Every character in U+0020–U+007E: what isPrintable accepts of ASCII (its byte length is its length). */
+function isPrintableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
 }
 
 function isPrintable(ch: string): boolean {

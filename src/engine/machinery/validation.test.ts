@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invalid } from './status.js';
+import { fieldErrors, invalid } from './status.js';
 import {
   isConfigMapKey,
   isDNS1035Label,
@@ -9,6 +9,8 @@ import {
   isValidLabelValue,
   isValidPathSegmentName,
   TOTAL_ANNOTATION_SIZE_LIMIT,
+  validateAnnotations,
+  validateLabels,
   validateName,
   validateObjectMeta,
   validateObjectMetaUpdate,
@@ -225,5 +227,62 @@ describe('validateObjectMetaUpdate', () => {
       'metadata.uid: Invalid value: "u2": field is immutable',
       'metadata.creationTimestamp: Invalid value: "": field is immutable',
     ]);
+  });
+});
+
+describe('the name matchers against kube\'s regexes', () => {
+  // Every string of up to 4 characters over an alphabet of the characters the formats treat differently (both
+  // cases, digits, the three punctuation marks, the separators, and non-ASCII letters, one of which lower-cases to
+  // ASCII): a matcher that differs from its regex anywhere differs on one of them.
+  const alphabet = ['a', 'Z', '0', '-', '.', '_', '/', ' ', 'é', '\u212A'];
+  const strings = [''];
+  for (let len = 1, level = ['']; len <= 4; len++) {
+    level = level.flatMap((s) => alphabet.map((c) => s + c));
+    strings.push(...level);
+  }
+  const anchored = (fmt: string) => new RegExp(`^${fmt}$`);
+  const label = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+  const qualified = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+  const cases: [string, (s: string) => string[], RegExp][] = [
+    ['DNS-1123 label', isDNS1123Label, anchored(label)],
+    ['DNS-1123 subdomain', isDNS1123Subdomain, anchored(`${label}(\\.${label})*`)],
+    ['DNS-1035 label', isDNS1035Label, anchored('[a-z]([-a-z0-9]*[a-z0-9])?')],
+    ['label value', isValidLabelValue, anchored(`(${qualified})?`)],
+    ['config map key', (s) => isConfigMapKey(s).filter((m) => !m.startsWith('must not')), anchored('[-._a-zA-Z0-9]+')],
+  ];
+  for (const [name, check, re] of cases) {
+    it(`accepts exactly what the ${name} regex accepts`, () => {
+      const differ = strings.filter((s) => (check(s).length === 0) !== re.test(s));
+      expect(differ).toEqual([]);
+    });
+  }
+
+  it('accepts exactly the qualified names whose prefix is a subdomain and whose name matches', () => {
+    const name = anchored(qualified);
+    const subdomain = anchored(`${label}(\\.${label})*`);
+    const reference = (s: string) => {
+      const parts = s.split('/');
+      if (parts.length === 1) return name.test(s);
+      return parts.length === 2 && subdomain.test(parts[0]!) && name.test(parts[1]!);
+    };
+    expect(strings.filter((s) => (isQualifiedName(s).length === 0) !== reference(s))).toEqual([]);
+  });
+
+  it('gives labels and annotations the errors of the message-building checks, key by key', () => {
+    const keys = [...strings.filter((s) => s.length <= 2), 'a/b', 'a.b/c', 'a..b/c', 'A/b', 'a/B', '-/a', 'a_/b', 'a/b/c', 'a.0/Z_z', `${'a'.repeat(253)}/b`, `${'a'.repeat(254)}/b`, 'a'.repeat(63), 'a'.repeat(64), `p/${'a'.repeat(63)}`, `p/${'a'.repeat(64)}`, 'é'.repeat(32), 'Example.COM/Name', 'example.com/Name', '\u212Aa/b'];
+    const values = ['', 'a', 'a-b', '-a', 'a'.repeat(63), 'a'.repeat(64), 'é', 'a b'];
+    const [actual, expected]: unknown[][] = [[], []];
+    for (const k of keys) {
+      for (const v of values) {
+        actual.push(validateLabels({ [k]: v }, 'metadata.labels'));
+        expected.push([
+          ...isQualifiedName(k).map((m) => fieldErrors.invalid('metadata.labels', k, m)),
+          ...isValidLabelValue(v).map((m) => fieldErrors.invalid('metadata.labels', v, m)),
+        ]);
+      }
+      actual.push(validateAnnotations({ [k]: 'v' }, 'metadata.annotations'));
+      expected.push(isQualifiedName(k.toLowerCase()).map((m) => fieldErrors.invalid('metadata.annotations', k, m)));
+    }
+    expect(actual).toEqual(expected);
   });
 });

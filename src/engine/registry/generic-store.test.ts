@@ -146,6 +146,20 @@ describe('GenericStore field ownership of creates (computed once per shape)', ()
     expect(create('f', { managedFields: undefined, annotations: { note: 'z' } })).toEqual({ ...bare, 'f:metadata': { 'f:annotations': { '.': {}, 'f:note': {} } } });
   });
 
+  it('tells apart shapes whose keys hold the characters the shape key is written with', () => {
+    const { generic, ctx } = setup();
+    const owned = (name: string, spec: Record<string, unknown>) =>
+      Object.keys((entryOf(generic.create(ctx, { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name }, spec }, { fieldManager: 'maker' })).fieldsV1['f:spec'] as object)).sort();
+    // Each pair reads alike to a shape key that does not delimit its keys: written bare (`a0b0`), or with a colon
+    // and a comma (`a:0,b:0,`), or a map's brackets inside a key.
+    expect(owned('a', { a: 1, b: 1 })).toEqual(['.', 'f:a', 'f:b']);
+    expect(owned('b', { a0b: 1 })).toEqual(['.', 'f:a0b']);
+    expect(owned('c', { 'a:0,b': 1 })).toEqual(['.', 'f:a:0,b']);
+    expect(owned('d', { x: { y: 1 } })).toEqual(['.', 'f:x']);
+    expect(owned('e', { 'x{y0}': 1 })).toEqual(['.', 'f:x{y0}']);
+    expect(owned('f', { '1:a01:b': 1 })).toEqual(['.', 'f:1:a01:b']);
+  });
+
   it('stamps each create with its own time, its entry keyed as storage keeps it (what a GET answers)', () => {
     vi.useFakeTimers({ now: new Date('2026-03-01T10:00:00Z'), toFake: ['Date'] });
     try {

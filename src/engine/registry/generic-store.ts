@@ -242,7 +242,10 @@ export class GenericStore {
     delete meta.deletionGracePeriodSeconds;
     if (rt.strategy.tracksGeneration) meta.generation = 1;
     else delete meta.generation;
-    meta.annotations = { ...(meta.annotations ?? {}), [clusterAnnotation]: ctx.cluster };
+    // A copy, then the key set (a literal with a spread and a computed key costs more); a sent value keeps its place.
+    const annotations: Record<string, string> = meta.annotations ? { ...meta.annotations } : {};
+    annotations[clusterAnnotation] = ctx.cluster;
+    meta.annotations = annotations;
     if (rt.strategy.hasStatusSubresource && rt.strategy.tracksGeneration && !opts.withStatus) delete obj.status;
     rt.strategy.defaults?.(obj, ctx);
     // Ownership is recorded for what the client sent (after defaulting), before the strategy adds server state.
@@ -253,7 +256,9 @@ export class GenericStore {
     this.validate(ctx, obj, undefined);
     if (refusal) throw refusal;
     if (rt.namespaced && !opts.batch?.namespaces.has(`${ctx.cluster}/${ctx.namespace}`)) this.checkNamespaceAcceptsContent(ctx);
-    const admitted = this.extensions.admission?.validateCreate({ ...ctx, object: obj, dryRun: Boolean(opts.dryRun) }) ?? [];
+    // What admission reads, named (a spread of the whole request context cost more than the rest of the call).
+    const attributes = { rt, cluster: ctx.cluster, namespace: ctx.namespace, user: ctx.user, object: obj, dryRun: Boolean(opts.dryRun) };
+    const admitted = this.extensions.admission?.validateCreate(attributes) ?? [];
     if (opts.dryRun) {
       delete meta.resourceVersion;
       return { object: obj };

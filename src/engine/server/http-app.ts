@@ -7,6 +7,7 @@ import type http from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
+import { objectMediaTypes } from '../endpoints/body.js';
 import { sendClientError } from '../endpoints/client-errors.js';
 import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
 import { installRequestAdmission } from '../endpoints/request-admission.js';
@@ -14,6 +15,7 @@ import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js
 import type { RequestMetrics } from '../endpoints/metrics.js';
 import { sendStatusError, toStatusError } from '../endpoints/responses.js';
 import { registerSnapshotRoutes } from '../endpoints/snapshot-routes.js';
+import { supportedPatchTypes } from '../machinery/patch/applyPatch.js';
 import { badRequest, internalError, methodNotAllowed, requestEntityTooLarge, unsupportedMediaType } from '../machinery/status.js';
 import { listenProxySocket, type ProxySocket } from '../shards/proxy-socket.js';
 import type { ServerParts } from './assembly.js';
@@ -110,7 +112,12 @@ function buildHttpApp(
   }) as unknown as FastifyInstance;
   // Every body arrives as bytes; the handlers decode JSON, YAML, protobuf and patches themselves.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxRequestBodyBytes }, (_req, body, done) => done(null, body));
+  const asBytes = { parseAs: 'buffer' as const, bodyLimit: maxRequestBodyBytes };
+  const keepBytes = (_req: unknown, body: Buffer, done: (err: null, body: Buffer) => void) => done(null, body);
+  // The types clients send are registered by name as well, with the same parser: fastify remembers the parser of a
+  // Content-Type registered by name, but looks the catch-all up anew (parsing the header) on every request.
+  app.addContentTypeParser([...objectMediaTypes, ...supportedPatchTypes], asBytes, keepBytes);
+  app.addContentTypeParser('*', asBytes, keepBytes);
   // One onSend and one onResponse hook for everything done around an answer: each hook is work on every request.
   app.addHook('onSend', (request, reply, payload, done) => {
     // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.

@@ -118,6 +118,48 @@ describe('sqlite store: the read cache', () => {
     expect(store.get(cm('c1', 'big'))?.value.length).toBe(10_000);
     store.close();
   });
+
+  it('counts a prefix it found empty again after anything is created under it, however deep, whatever rolled back', () => {
+    const store = openSqliteStore(freshPath());
+    const quotas = '/registry/core/resourcequotas/c1/ns/';
+    expect(store.count(quotas)).toBe(0);
+    expect(store.count(quotas)).toBe(0);
+    // A create elsewhere leaves it empty; one under it, logged or unlogged, at any depth, is counted at once.
+    store.commit([{ type: 'create', key: '/registry/core/resourcequotas/c1/ns2/q', value: 'x' }]);
+    expect(store.count(quotas)).toBe(0);
+    store.commit([{ type: 'create', key: `${quotas}q1`, value: 'x' }]);
+    expect(store.count(quotas)).toBe(1);
+    expect(store.count('/registry/core/')).toBe(2);
+    expect(store.count('/deep/')).toBe(0);
+    store.commit([{ type: 'create', key: '/deep/a/b/c', value: 'x', unlogged: true }]);
+    expect(store.count('/deep/')).toBe(1);
+    // Emptied again, then filled inside a group that rolls back: still empty, and a later create is seen.
+    store.commit([{ type: 'delete', key: `${quotas}q1` }]);
+    expect(store.count(quotas)).toBe(0);
+    expect(() =>
+      store.group(() => {
+        store.commit([{ type: 'create', key: `${quotas}q2`, value: 'x' }]);
+        expect(store.count(quotas)).toBe(1);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(store.count(quotas)).toBe(0);
+    store.group(() => {
+      expect(store.count(quotas)).toBe(0);
+      store.commit([{ type: 'create', key: `${quotas}q3`, value: 'x' }]);
+    });
+    expect(store.count(quotas)).toBe(1);
+    // Emptied inside a group that rolls back: what the group saw is not what was committed.
+    expect(() =>
+      store.group(() => {
+        store.commit([{ type: 'delete', key: `${quotas}q3` }]);
+        expect(store.count(quotas)).toBe(0);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(store.count(quotas)).toBe(1);
+    store.close();
+  });
 });
 
 describe('sqlite store on disk', () => {

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { collectChanges, pageList, type CurrentRows, type LoggedEvent } from './history.js';
 import { assertRevision, COMPACT_BATCH_ROWS, COMPACT_MAX_ROWS_PER_CALL, KEEP_NEWEST_REVISIONS, prefixEnd } from './keys.js';
 import { readEventPages, type ValueSource } from './sqlite-log.js';
+import { EmptyPrefixes } from './empty-prefixes.js';
 import { RowCache } from './row-cache.js';
 import { openValueCodec, type ValueCodec, type WantedReference } from './value-codec.js';
 import {
@@ -100,6 +101,8 @@ const VACUUM_THRESHOLD_PAGES = 1024;
 const VACUUM_PAGES_PER_CALL = 256;
 const READ_CACHE_BYTES = 4 * 1024 * 1024;
 const READ_CACHE_MAX_ROW_BYTES = 64 * 1024;
+/** Empty prefixes remembered (a namespace's quota prefix each: ~100 bytes apiece). */
+const EMPTY_PREFIXES_KEPT = 8192;
 
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path, {
@@ -145,6 +148,8 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
    * a key uncached. This connection is the file's only writer (exclusive lock), so nothing else can make it stale.
    */
   private readonly readCache?: RowCache;
+  /** Prefixes count() found empty, under the same rules as readCache (see empty-prefixes.ts). */
+  private readonly emptyPrefixes?: EmptyPrefixes;
 
   constructor(
     private readonly db: Database.Database,
@@ -155,6 +160,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     const cacheBytes = options.readCacheBytes ?? READ_CACHE_BYTES;
     if (cacheBytes > 0 && options.exclusive !== false) {
       this.readCache = new RowCache(cacheBytes, READ_CACHE_MAX_ROW_BYTES);
+      this.emptyPrefixes = new EmptyPrefixes(EMPTY_PREFIXES_KEPT);
     }
     this.hub = new WatchHub(options.onListenerError);
     this.logScanLimit = options.logScanLimit ?? 500;
@@ -214,8 +220,11 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
 
   count(prefix: string): number {
     this.assertOpen();
+    if (this.emptyPrefixes?.has(prefix)) return 0;
     const end = prefixEnd(prefix);
-    return end === undefined ? this.statements.countFromOpen.get(prefix)! : this.statements.countFrom.get(prefix, end)!;
+    const count = end === undefined ? this.statements.countFromOpen.get(prefix)! : this.statements.countFrom.get(prefix, end)!;
+    if (count === 0 && !this.inGroup) this.emptyPrefixes?.remember(prefix);
+    return count;
   }
 
   commit(ops: WriteOp[]): WriteResult[] {
@@ -284,6 +293,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     let revision = this.revision;
     for (const op of ops) {
       this.readCache?.delete(op.key);
+      if (op.type === 'create') this.emptyPrefixes?.forgetUnder(op.key);
       if (op.unlogged) {
         results.push(this.writeUnlogged(op, revision));
         continue;
@@ -420,6 +430,7 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
     this.closed = true;
     this.hub.clear();
     this.readCache?.clear();
+    this.emptyPrefixes?.clear();
     try {
       if (!this.db.memory) this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {

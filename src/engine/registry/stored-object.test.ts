@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { canonical } from '../machinery/canonical-json.js';
+import { decodeStored, encodeStored, spliceResourceVersion } from './stored-object.js';
+import type { KubeObject } from './types.js';
+
+/** What storage has always held: apiVersion, kind, metadata (without resourceVersion), then the rest, every map sorted. */
+function reference(obj: KubeObject): string {
+  const { apiVersion, kind, metadata, ...rest } = obj;
+  const meta = canonical(metadata ?? {}) as Record<string, unknown> | unknown[] | string;
+  if (meta && typeof meta === 'object' && !Array.isArray(meta)) delete meta.resourceVersion;
+  return JSON.stringify({ apiVersion, kind, metadata: meta, ...(canonical(rest) as object) });
+}
+
+describe('encodeStored', () => {
+  const created: KubeObject = {
+    data: { 'z.yaml': 'z', 'a.yaml': 'a' },
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: {
+      name: 'cm',
+      namespace: 'default',
+      labels: { tier: 'backend', app: 'x' },
+      uid: 'u-1',
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      annotations: { 'kcp.io/cluster': 'root' },
+      managedFields: [{ manager: 'm', operation: 'Update', apiVersion: 'v1', time: 't', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:z.yaml': {}, '.': {} } } }],
+      resourceVersion: '42',
+    },
+  };
+
+  it('writes apiVersion, kind and metadata first, every map sorted, without the resourceVersion', () => {
+    const text = encodeStored(created);
+    expect(text).toBe(reference(created));
+    expect(text.startsWith('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":')).toBe(true);
+    expect(text).not.toContain('resourceVersion');
+    expect(text.indexOf('"a.yaml"')).toBeLessThan(text.indexOf('"z.yaml"'));
+    // What reads do with it: the revision spliced in is the object's resourceVersion again.
+    expect(decodeStored({ value: text, revision: 42 }).metadata).toEqual(created.metadata);
+    expect(JSON.parse(spliceResourceVersion(text, 42)).metadata.resourceVersion).toBe('42');
+  });
+
+  it('stores the same bytes as the sorted-copy encoding for objects of every form', () => {
+    const weird = JSON.parse('{"__proto__":{"b":1,"a":2},"metadata":{"__proto__":"x","name":"n"},"kind":"K"}') as KubeObject;
+    const cases: KubeObject[] = [
+      created,
+      { apiVersion: 'v1', kind: 'ConfigMap' },
+      { kind: 'Thing', metadata: {}, spec: { list: [{ b: 1, a: { d: 1, c: [3, { f: 1, e: 2 }] } }], empty: {} } },
+      { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'n', labels: undefined, generation: 3 }, spec: undefined, status: { z: null, a: true } },
+      { apiVersion: undefined, kind: 'Thing', metadata: null as unknown as undefined, spec: { x: 1 } },
+      { apiVersion: 'v1', kind: 'Thing', metadata: ['not', 'a', 'map'] as unknown as undefined, spec: { b: 1, a: 2 } },
+      { apiVersion: 'v1', kind: 'Thing', metadata: 'text' as unknown as undefined },
+      { apiVersion: 'v1', kind: 'Thing', metadata: { resourceVersion: '7' } },
+      { apiVersion: 'v1', kind: 'Thing', metadata: { name: 'ü', annotations: { 'é': '\u2028', 'B': 'b', 'a': 'a' } }, '10': 1, '9': 2, Z: 3 } as KubeObject,
+      weird,
+    ];
+    for (const obj of cases) expect(encodeStored(obj), JSON.stringify(obj)).toBe(reference(obj));
+    // A key named __proto__ is data, kept where it was sent, never the prototype.
+    expect(JSON.parse(encodeStored(weird))).toEqual(JSON.parse('{"kind":"K","metadata":{"__proto__":"x","name":"n"},"__proto__":{"a":2,"b":1}}'));
+  });
+
+  it('leaves the object it encodes as it was', () => {
+    const obj = structuredClone(created);
+    encodeStored(obj);
+    expect(obj).toEqual(created);
+    expect(Object.keys(obj.metadata!)).toEqual(Object.keys(created.metadata!));
+  });
+});
