@@ -12,15 +12,17 @@ import { writeFileSync } from 'node:fs';
 import { ensureNamespace, parallel } from './lib/kcpt.js';
 import { configMap } from './lib/payload.js';
 import { startRawServer } from './lib/raw.js';
+import { sampleTcpQueues } from './lib/tcp-queues.js';
 import { benchDir, epochMs, log, median, procCpuMs, sleep, trackChild } from './lib/util.js';
 
 const NS = 'bench-watch';
 const CM_PATH = `/clusters/root/api/v1/namespaces/${NS}/configmaps`;
 const UPDATE_OBJECTS = 50;
 
-export function startWatchers(cfg) {
+/** One watch-client process: its "ready" line, then on stop(expected) its JSON line of results. */
+function watchClientProcess(cfg) {
   const child = trackChild(
-    spawn(process.execPath, [path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    spawn(process.execPath, [...(cfg.nodeArgs ?? []), path.join(benchDir, 'watch-client.js'), JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'inherit'] }),
   );
   let out = '';
   const lines = [];
@@ -54,10 +56,66 @@ export function startWatchers(cfg) {
       take();
     });
   return {
-    ready: () => nextLine(30_000),
+    ready: () => nextLine(60_000),
     stop: async (expected) => {
       child.stdin.write(`stop ${expected}\n`);
-      return JSON.parse(await nextLine(30_000));
+      return JSON.parse(await nextLine(60_000));
+    },
+  };
+}
+
+/**
+ * `cfg.watchers` watchers of `cfg.url` + `cfg.path`, shared among `cfg.processes` watch-client processes (default 1),
+ * and, from ready() to stop(), the kernel's queues of their connections (bench/lib/tcp-queues.js). stop(expected)
+ * gives the latency percentiles over every event of every process and where the bytes waited.
+ */
+export function startWatchers(cfg) {
+  const n = Math.max(1, Math.min(cfg.processes ?? 1, cfg.watchers));
+  const procs = Array.from({ length: n }, (_, i) => {
+    const first = Math.floor((cfg.watchers * i) / n);
+    const watchers = Math.floor((cfg.watchers * (i + 1)) / n) - first;
+    return watchClientProcess({ ...cfg, first, watchers });
+  });
+  let queues;
+  return {
+    ready: async () => {
+      await Promise.all(procs.map((p) => p.ready()));
+      queues = sampleTcpQueues(Number(new URL(cfg.url).port));
+    },
+    stop: async (expected) => {
+      const parts = await Promise.all(procs.map((p) => p.stop(expected)));
+      const tcp = queues?.stop();
+      const latencies = new Float64Array(parts.reduce((a, p) => a + p.latencies.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        latencies.set(p.latencies, at);
+        at += p.latencies.length;
+      }
+      latencies.sort();
+      const pct = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((q / 100) * latencies.length) - 1)] : NaN);
+      const sum = (k) => parts.reduce((a, p) => a + p[k], 0);
+      return {
+        events: latencies.length,
+        expected: sum('expected'),
+        minPerWatcher: Math.min(...parts.map((p) => p.minPerWatcher)),
+        maxPerWatcher: Math.max(...parts.map((p) => p.maxPerWatcher)),
+        p50: pct(50),
+        p90: pct(90),
+        p99: pct(99),
+        p999: pct(99.9),
+        max: latencies.length ? latencies[latencies.length - 1] : NaN,
+        bytesPerEvent: latencies.length ? sum('bytes') / latencies.length : NaN,
+        eventsPerRead: sum('reads') ? latencies.length / sum('reads') : NaN,
+        parseErrors: sum('parseErrors'),
+        outOfOrder: sum('outOfOrder'),
+        badEvents: sum('badEvents'),
+        timedOut: parts.some((p) => p.timedOut),
+        clientCpuMs: sum('cpuMs'),
+        clientCpuSystemMs: sum('cpuSystemMs'),
+        clientLoopDelayP99Ms: Math.max(...parts.map((p) => p.loopDelayP99Ms)),
+        clientLoopDelayMaxMs: Math.max(...parts.map((p) => p.loopDelayMaxMs)),
+        tcp,
+      };
     },
   };
 }
@@ -146,7 +204,7 @@ async function oneRun(ctx, side, runIdx, rate) {
   const { seconds, watchers } = ctx.watch;
   const watchPath = side === 'kcpt' ? await kcptWatchPath(ctx.c) : undefined;
   const { url, token, path: p, write, close } = watchWrites(ctx, side, `${rate}-${runIdx}`, ctx.deliveredObject, watchPath);
-  const clients = startWatchers({ url, path: p, token, watchers, timeoutMs: (seconds * 30 + 60) * 1000 });
+  const clients = startWatchers({ url, path: p, token, watchers, processes: ctx.watch.processes, timeoutMs: (seconds * 30 + 60) * 1000 });
   await clients.ready();
   await sleep(200);
   const pid = side === 'kcpt' ? ctx.server.child.pid : ctx.rawServer.child.pid;
@@ -199,6 +257,18 @@ export async function run(ctx) {
   return rows;
 }
 
+/** One run's figures: latency, completeness, the writer's rate, both processes' CPU and where bytes waited. */
+export function describeRun(x) {
+  const kb = (b) => `${(b / 1024).toFixed(0)} KiB`;
+  const q = x.tcp ? `; queued (mean/max): readers' rx ${kb(x.tcp.clientRx.mean)}/${kb(x.tcp.clientRx.max)}, server's tx ${kb(x.tcp.serverTx.mean)}/${kb(x.tcp.serverTx.max)}, writes unread ${kb(x.tcp.serverRx.mean)}/${kb(x.tcp.serverRx.max)}` : '';
+  const bad = x.parseErrors || x.outOfOrder || x.badEvents ? `, BAD: ${x.parseErrors} malformed, ${x.outOfOrder} out of order, ${x.badEvents} ERROR events` : '';
+  return (
+    `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events of ${x.bytesPerEvent.toFixed(0)} B${bad}, ${x.achievedRate.toFixed(0)} writes/s, ` +
+    `server ${x.cpuUsPerWrite.toFixed(0)} µs CPU/write, watchers ${((x.clientCpuMs * 1000) / Math.max(1, x.events)).toFixed(1)} µs CPU/event (${((x.clientCpuSystemMs * 1000) / Math.max(1, x.events)).toFixed(1)} system), ${x.eventsPerRead.toFixed(2)} events/read, ` +
+    `watchers' loop delay p99 ${x.clientLoopDelayP99Ms.toFixed(1)} ms${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''}${q})`
+  );
+}
+
 async function atRate(ctx, rate) {
   const k = [];
   const r = [];
@@ -206,9 +276,8 @@ async function atRate(ctx, rate) {
   for (let i = 0; i < ctx.watchRuns; i++) {
     r.push(await oneRun(ctx, 'raw', i, rate));
     k.push(await oneRun(ctx, 'kcpt', i, rate));
-    const f = (x) =>
-      `p50 ${x.p50.toFixed(2)} / p99 ${x.p99.toFixed(2)} ms (${x.events}/${x.expected} events of ${x.bytesPerEvent.toFixed(0)} B, ${x.achievedRate.toFixed(0)} writes/s, ${x.cpuUsPerWrite.toFixed(0)} µs CPU/write${x.writeFailures ? `, ${x.writeFailures} failed writes` : ''})`;
-    log(`  run ${i + 1}: raw ${f(r.at(-1))}; kcpt ${f(k.at(-1))}`);
+    log(`  run ${i + 1}: raw ${describeRun(r.at(-1))}`);
+    log(`         kcpt ${describeRun(k.at(-1))}`);
   }
   const missing = k.reduce((a, x) => a + (x.expected - x.events), 0);
   if (missing) log(`  WARNING: kcpt watchers missed ${missing} events`);
