@@ -208,6 +208,7 @@ const details = rows
       parts.push(
         `server CPU per write incl. ${ctx.watch.watchers}-way fan-out: kcpt ${fmtNum(e.kcptCpuUsPerWrite)} us, raw ${fmtNum(e.rawCpuUsPerWrite)} us`,
         `bytes per event delivered: kcpt ${fmtNum(e.kcptBytesPerEvent)}, raw ${fmtNum(e.rawBytesPerEvent)}`,
+        `writes answered p99: kcpt ${fmtMs(e.kcptAnswerP99)}, raw ${fmtMs(e.rawAnswerP99)}`,
       );
     }
     if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);
