@@ -279,6 +279,8 @@ async function atRate(ctx, rate) {
   }
   const missing = k.reduce((a, x) => a + (x.expected - x.events), 0);
   if (missing) log(`  WARNING: kcpt watchers missed ${missing} events`);
+  const broken = k.reduce((a, x) => a + x.parseErrors + x.outOfOrder + x.badEvents, 0);
+  if (broken) log(`  WARNING: kcpt watchers got ${broken} malformed, out-of-order or ERROR events`);
   const label = `${ctx.watch.watchers} watchers, ${rate} writes/s`;
   const extra = {
     kcptP50: median(k.map((x) => x.p50)),
@@ -317,6 +319,7 @@ async function atRate(ctx, rate) {
       baselineName: 'raw fastify fan-out',
       target: { kind: 'over', max: 5 },
       noVerdict,
+      ...(broken ? { failed: `${broken} events malformed, out of order or ERROR` } : {}),
       runs: { kcpt: k.map((x) => x.p99), baseline: r.map((x) => x.p99) },
       extra,
     },
