@@ -1,7 +1,7 @@
 // 4. Watch delivery latency: 1,000 concurrent HTTPS watchers (--watchers) on the ConfigMaps of one namespace
 //    (?watch=true&resourceVersion=<rv>); a writer then alternates creates (POST) and updates (merge PATCH) at a
-//    steady rate, embedding its send time in data.ts; each watcher parses every event on arrival and records
-//    arrival - ts. That is "request sent -> event parsed", an upper bound on commit -> event.
+//    steady rate, embedding its send time in data.ts; each watcher checks every event on arrival (bench/watch-client.js)
+//    and records arrival - ts. That is "request sent -> event read", an upper bound on commit -> event.
 //    Baseline: the same harness against bench/raw-server.js, which commits each write to better-sqlite3
 //    (WAL, NORMAL) and writes one JSON line to every open stream: the floor of HTTPS fan-out in Node. Its writer posts
 //    the object as kcpt delivers it (managedFields and all), so both sides send the same bytes per event.
