@@ -25,7 +25,8 @@ const app = Fastify({
   logger: false,
   bodyLimit: 3 * 1024 * 1024,
   http2: true,
-  https: { key: readFileSync(path.join(certDir, 'apiserver.key')), cert: readFileSync(path.join(certDir, 'apiserver.crt')), allowHTTP1: true },
+  // Nagle off on every connection, as kcpt's listener has it (src/engine/server/http-app.ts's httpsOptions).
+  https: { key: readFileSync(path.join(certDir, 'apiserver.key')), cert: readFileSync(path.join(certDir, 'apiserver.crt')), allowHTTP1: true, noDelay: true },
 });
 
 const dbDir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-raw-'));

@@ -16,6 +16,7 @@
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
 //   --watch-seconds S seconds of writing per watch run (default 4)
 //   --watchers N      concurrent watchers (default 1000)
+//   --watch-processes P  watch-client processes the watchers are shared among (default 1)
 //   --ws-count N      workspaces for the memory / disk / restart figures (default 10000; the targets are at 100000)
 //   --ws-rate-count N workspaces per creation-rate run, flat and tree (default 2000)
 //   --ws-delete-count N  size of the tree deleted at the end (default 2000; the target is for 10000)
@@ -51,6 +52,7 @@ const { values: opts } = parseArgs({
     'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
     watchers: { type: 'string', default: '1000' },
+    'watch-processes': { type: 'string', default: '1' },
     'ws-count': { type: 'string', default: '10000' },
     'ws-rate-count': { type: 'string', default: '2000' },
     'ws-delete-count': { type: 'string', default: '2000' },
@@ -107,7 +109,7 @@ const ctx = {
   getSeconds: Math.max(1, Number(opts['get-seconds'])),
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
-  watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers) },
+  watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers), processes: Number(opts['watch-processes']) },
   tmp: tempDir(),
   calibration: { pad: 560, body: undefined },
   rawClient: (url) => client(url, { maxSockets: 2 }),
@@ -213,6 +215,7 @@ const details = rows
       parts.push(
         `server CPU per write incl. ${ctx.watch.watchers}-way fan-out: kcpt ${fmtNum(e.kcptCpuUsPerWrite)} us, raw ${fmtNum(e.rawCpuUsPerWrite)} us`,
         `bytes per event delivered: kcpt ${fmtNum(e.kcptBytesPerEvent)}, raw ${fmtNum(e.rawBytesPerEvent)}`,
+        `writes answered p99: kcpt ${fmtMs(e.kcptAnswerP99)}, raw ${fmtMs(e.rawAnswerP99)}`,
       );
     }
     if (e.lineMs !== undefined) parts.push(`ready line ${fmtMs(e.lineMs)}; node -e 0 ${fmtMs(e.nodeOnlyMs)}`);

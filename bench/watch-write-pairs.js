@@ -8,8 +8,11 @@
 //
 // --per-write 1,2,4,8 instead compares pre-framed writes carrying that many events each (a write every n-th turn),
 // still per event delivered: what coalescing a stream's events into fewer writes would save.
+// --nagle instead compares the pre-framed write with Nagle's algorithm on and off on the same sockets (setNoDelay
+// before each run), the turns --every ms apart (default 10: 100 writes/s) so that a write can find its previous one
+// unacknowledged, as a watch stream does.
 //
-//   node bench/watch-write-pairs.js [--watchers 1000] [--turns 100] [--rounds 6] [--per-write 1,2,4,8]
+//   node bench/watch-write-pairs.js [--watchers 1000] [--turns 100] [--rounds 6] [--per-write 1,2,4,8 | --nagle [--every 10]]
 import https from 'node:https';
 import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
@@ -17,7 +20,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { median, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { watchers: { type: 'string' }, turns: { type: 'string' }, rounds: { type: 'string' }, 'per-write': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { watchers: { type: 'string' }, turns: { type: 'string' }, rounds: { type: 'string' }, 'per-write': { type: 'string' }, nagle: { type: 'boolean' }, every: { type: 'string' } },
+});
+const everyMs = values.nagle ? Number(values.every ?? 10) : 0;
 const watchers = Number(values.watchers ?? 1000);
 const turns = Number(values.turns ?? 100);
 const rounds = Number(values.rounds ?? 6);
@@ -57,6 +63,14 @@ if (values['per-write']) {
       if (turn % n === n - 1) for (const res of responses) res.socket.write(framed);
     };
   }
+} else if (values.nagle) {
+  const framed = framedChunk(line);
+  for (const [mode, noDelay] of [['Nagle on', false], ['Nagle off', true]]) {
+    modes[mode] = (turn) => {
+      if (turn === 0) for (const res of responses) res.socket.setNoDelay(noDelay);
+      for (const res of responses) res.socket.write(framed);
+    };
+  }
 } else {
   modes['res.write'] = () => {
     for (const res of responses) res.write(line);
@@ -77,7 +91,7 @@ for (let round = 0; round < rounds; round++) {
     const before = cpuUs();
     for (let t = 0; t < turns; t++) {
       modes[mode](t);
-      await new Promise((resolve) => setImmediate(resolve));
+      await (everyMs ? sleep(everyMs) : new Promise((resolve) => setImmediate(resolve)));
     }
     while (responses.some((res) => res.socket.writableLength > 0)) await sleep(5);
     const n = eventsPerWrite[mode] ?? 1;

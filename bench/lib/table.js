@@ -1,6 +1,7 @@
 // The summary table every benchmark row ends up in: `benchmark | kcpt | baseline | kcp published | kcpt/base | target |
 // result` (kcp's figure from bench/lib/kcp-published.js).
 // Row: {name, unit: 'rate'|'ms'|'bytes', kcpt, baseline, baselineName?, target: {kind, min?, max?}, note?, failed?,
+//   noVerdict? (why the run cannot decide an 'over' target: its result is 'n/a' and the reason goes to the note),
 //   cpuUs?: {kcpt, baseline}} (server CPU per operation, µs; read from extra.kcptCpuUs / rawCpuUs when absent),
 //   ratio? (the kcpt/baseline the verdict takes, e.g. the median of per-round ratios; kcpt / baseline when absent).
 //   target kinds: 'ratio' (kcpt/baseline >= min), 'min' (kcpt >= min), 'max' (kcpt <= max), 'over' (kcpt - baseline
@@ -26,7 +27,7 @@ export function verdict(row) {
     return {
       ratio: `+${fmtValue(row, over)}`,
       target: `<= baseline + ${fmtValue(row, t.max)}`,
-      status: Number.isFinite(over) && over <= t.max ? 'PASS' : 'MISS',
+      status: row.noVerdict ? 'n/a' : Number.isFinite(over) && over <= t.max ? 'PASS' : 'MISS',
     };
   }
   if (t.kind === 'info-ratio') return { ratio: `${fmtNum(ratio * 100)} %`, target: '(info)', status: '-' };
@@ -65,7 +66,7 @@ export function tableLines(rows) {
       cpu: fmtCpu(row),
       target: v.target,
       status: v.status,
-      note: row.failed ? `${row.note ? `${row.note}; ` : ''}${row.failed}` : (row.note ?? ''),
+      note: row.failed ? `${row.note ? `${row.note}; ` : ''}${row.failed}` : row.noVerdict ? `not a verdict: ${row.noVerdict}` : (row.note ?? ''),
     };
   });
   const cols = [

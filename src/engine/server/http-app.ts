@@ -78,6 +78,16 @@ export function listener(app: FastifyInstance, server: ServerParts): Component {
   };
 }
 
+/**
+ * The TLS listener's options: HTTP/2 with HTTP/1.1 beside it, kube's HTTP/2 limit of concurrent streams per
+ * connection, and Nagle's algorithm off on every connection. Node's HTTP/2 server leaves it on (its https server and
+ * Go's net, kube-apiserver's, turn it off): a watch stream's event written while the previous one is not yet
+ * acknowledged then waits for the client's delayed ACK, up to ~40 ms on Linux (measured in docs/benchmarks.md).
+ */
+export function httpsOptions(tls: { key: string; cert: string }) {
+  return { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS }, noDelay: true };
+}
+
 function buildHttpApp(
   tls: { key: string; cert: string },
   verbosity: number,
@@ -90,8 +100,7 @@ function buildHttpApp(
     // HTTP/2 where the client offers it (kubectl and client-go do, over ALPN): one connection carries every request
     // and watch of a client, as with kube-apiserver; HTTP/1.1 clients (client-node, curl --http1.1) are served too.
     http2: true,
-    // kube's HTTP/2 limit of concurrent streams per connection.
-    https: { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS } },
+    https: httpsOptions(tls),
     http2SessionTimeout: IDLE_TIMEOUT_MS,
     bodyLimit: maxRequestBodyBytes,
     logger: false,
