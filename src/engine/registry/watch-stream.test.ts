@@ -31,23 +31,24 @@ function recordingSink(): WatchSink & { seen: Seen[] } {
   };
 }
 
+/** Each test's own store, with namespace `ns` in cluster c1. */
+let dir: string;
+let store: SqliteStore;
+let generic: GenericStore;
+const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
+  store = openSqliteStore(path.join(dir, 'kcpt.db'));
+  generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
+  generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
 describe('watches with selectors on the same commits', () => {
-  let dir: string;
-  let store: SqliteStore;
-  let generic: GenericStore;
-  const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
-
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
-    store = openSqliteStore(path.join(dir, 'kcpt.db'));
-    generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
-    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
-  });
-  afterEach(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('gives each watcher the events its own selector decides, transitions included, however many watchers share a commit', async () => {
     const watch = async (labelSelector?: string, fieldSelector?: string) => {
       const sink = recordingSink();
@@ -105,10 +106,6 @@ describe('watches with selectors on the same commits', () => {
 });
 
 describe('a watch of a type stored as it reads (freshAsStored)', () => {
-  let dir: string;
-  let store: SqliteStore;
-  let generic: GenericStore;
-  const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
   const configMap = (name: string, tier: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { tier } } });
   /** A conversion that leaves a mark, so each event shows whether it was converted. */
   const convert = (json: string) => {
@@ -131,17 +128,6 @@ describe('a watch of a type stored as it reads (freshAsStored)', () => {
     await serveWatch(store, { rt: configMaps, cluster: 'c1', namespace: 'ns', predicate, resourceVersion, allowWatchBookmarks: false, convert, freshAsStored: true }, sink);
     return seen;
   };
-
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
-    store = openSqliteStore(path.join(dir, 'kcpt.db'));
-    generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
-    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
-  });
-  afterEach(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('sends what is written after it began as stored, and converts what may be older: replayed events, a deletion’s last value, a selector’s DELETED', async () => {
     const from = String(store.currentRevision());
