@@ -8,6 +8,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { apiRequest, openWatch } from '../helpers/http.js';
 import { expectError } from '../helpers/suite.js';
 import { removeFirst, lifecycleWorld } from './lifecycle-fixtures.js';
 import { condition, create, eventually, getJson, useTenancyServer, waitForPhase, workspaceByApi, workspaceType, type Json } from './tenancy-fixtures.js';
@@ -210,4 +211,50 @@ describe('a terminator', () => {
     await inside(['patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', removeFirst('terminators')]);
     await k(['wait', '--for=delete', `workspace/${ws.metadata.name}`, '--timeout=60s']);
   });
+});
+
+describe('a live watch of workspaces', () => {
+  // Workspaces written by this server go to live watches as stored, without the custom-resource read (prune,
+  // defaults) that a resumed watch, a LIST or a GET applies: each step of a workspace's life must store what that read
+  // gives back, or the two watches below differ.
+  it('shows every workspace as a watch resumed over the same history does, through creation, initializers, updates, terminators and deletion', async () => {
+    const path = `/clusters/${orgPath}/apis/tenancy.kcp.io/v1alpha1/workspaces`;
+    const from = (await apiRequest(e2e.server, path)).json().metadata.resourceVersion as string;
+    const live = await openWatch(e2e.server, `${path}?watch=true&resourceVersion=${from}`);
+    try {
+      const plain = await workspaceByApi(e2e, orgPath, uniqueName('ws'));
+      await k(['label', 'ws', plain.metadata.name, 'team=blue']);
+      await k(['annotate', 'ws', plain.metadata.name, 'note=kept']);
+
+      const initialized = await workspaceIn('Initializing', initA);
+      const vwInit = await publishedUrl(initA, 'initializingworkspaces');
+      await e2e.atUrl(`${vwInit}/clusters/${initialized.spec.cluster}`)([
+        'patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', removeFirst('initializers'),
+      ]);
+      await waitForPhase(k, initialized.metadata.name);
+
+      const held = await workspaceByApi(e2e, orgPath, uniqueName('ws'), ofOrg(term));
+      await k(['delete', 'workspace', held.metadata.name, '--wait=false']);
+      await waitForPhase(k, held.metadata.name, 'Terminating');
+      const vwTerm = await publishedUrl(term, 'terminatingworkspaces');
+      await e2e.atUrl(`${vwTerm}/clusters/${held.spec.cluster}`)([
+        'patch', 'logicalcluster', 'cluster', '--subresource=status', '--type=json', '-p', removeFirst('terminators'),
+      ]);
+      await k(['wait', '--for=delete', `workspace/${held.metadata.name}`, '--timeout=60s']);
+      await k(['delete', 'workspace', plain.metadata.name, '--wait=true', '--timeout=60s']);
+
+      const resumed = await openWatch(e2e.server, `${path}?watch=true&resourceVersion=${from}&timeoutSeconds=2`);
+      await resumed.ended;
+      const replayed = resumed.events;
+      const phases = (name: string) => replayed.filter((e) => e.object.metadata.name === name).map((e) => `${e.type} ${e.object.status?.phase}`);
+      // The history covers what it says it does.
+      expect(phases(initialized.metadata.name)).toEqual(expect.arrayContaining(['ADDED Scheduling', 'MODIFIED Initializing', 'MODIFIED Ready']));
+      expect(phases(held.metadata.name)).toEqual(expect.arrayContaining(['ADDED Scheduling', 'MODIFIED Ready', 'MODIFIED Terminating', 'DELETED Deleting']));
+      expect(replayed.some((e) => e.type === 'MODIFIED' && e.object.metadata.labels?.team === 'blue')).toBe(true);
+      await eventually('the live watch at the resumed one’s last event', async () => live.events.length >= replayed.length || undefined);
+      expect(live.events.slice(0, replayed.length)).toEqual(replayed);
+    } finally {
+      live.close();
+    }
+  }, 120_000);
 });

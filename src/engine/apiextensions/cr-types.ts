@@ -92,7 +92,7 @@ function schemaOf(crd: CustomResourceDefinition, versionName: string): JSONSchem
  * version they were stored in, converted, then defaulted with the served version's schema, so objects stored before
  * a default (or through another version) read like new ones.
  */
-function storageConversion(crd: CustomResourceDefinition, served: string, storage: string): NonNullable<ResourceType['convert']> {
+function storageConversion(crd: CustomResourceDefinition, served: string, storage: string, storedAsRead: boolean): NonNullable<ResourceType['convert']> {
   const group = crd.spec.group;
   const servedAPIVersion = `${group}/${served}`;
   const storedAPIVersion = `${group}/${storage}`;
@@ -107,6 +107,7 @@ function storageConversion(crd: CustomResourceDefinition, served: string, storag
     return pruned || converted || defaulted;
   };
   return {
+    storedAsRead: storedAsRead && served === storage,
     toStorage: (obj) => (obj.apiVersion === storedAPIVersion ? obj : { ...obj, apiVersion: storedAPIVersion }),
     fromStorage: (obj) => {
       read(obj);
@@ -120,8 +121,11 @@ function storageConversion(crd: CustomResourceDefinition, served: string, storag
   };
 }
 
-/** The ResourceTypes an Established CRD serves (none when it is not Established). */
-export function customResourceTypes(crd: CustomResourceDefinition): ResourceType[] {
+/**
+ * The ResourceTypes an Established CRD serves (none when it is not Established). `storedAsRead`: only for a CRD of
+ * kcpt's own whose every writer stores objects as a read gives them back (see ResourceType.convert).
+ */
+export function customResourceTypes(crd: CustomResourceDefinition, opts: { storedAsRead?: boolean } = {}): ResourceType[] {
   const names = crd.status?.acceptedNames;
   if (!names?.plural || !names.kind) return [];
   const group = crd.spec.group;
@@ -158,7 +162,7 @@ export function customResourceTypes(crd: CustomResourceDefinition): ResourceType
       schemas: { [schemaName]: publishedSchema(schema, { group, version: version.name, kind }) },
       isCustomResource: true,
     };
-    rt.convert = storageConversion(crd, version.name, storage);
+    rt.convert = storageConversion(crd, version.name, storage, opts.storedAsRead === true);
     types.push(rt);
   }
   return types;

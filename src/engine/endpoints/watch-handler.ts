@@ -51,6 +51,7 @@ export async function streamWatch(
         timeoutSeconds,
         minRequestTimeoutSeconds: svc.minRequestTimeoutSeconds,
         convert: rt.convert ? convertText(rt.convert) : undefined,
+        freshAsStored: rt.convert?.storedAsRead === true,
       },
       // Ended from outside (type removed, shutdown), the sink's send says so and serveWatch stops.
       sink,

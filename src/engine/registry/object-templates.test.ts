@@ -19,13 +19,15 @@ function comparable(value: string): string {
 function setup() {
   // An index writer that records what it was shown, as the owner index or access-subjects writers would.
   const seen: string[] = [];
+  const shown = new Map<string, KubeObject | undefined>();
   const indexWriter = (key: string, _before: KubeObject | undefined, after: KubeObject | undefined): WriteOp[] => {
     seen.push(`${key} ${after?.metadata?.name}`);
+    shown.set(key, after);
     return key.includes('clusterrolebindings') ? [{ type: 'create', key: `/kcpt/test-index${key}`, value: '' }] : [];
   };
   const store = createMemoryStore();
   const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), indexWriters: [indexWriter] });
-  return { store, generic, templates: new ObjectTemplates(generic), seen };
+  return { store, generic, templates: new ObjectTemplates(generic), seen, shown };
 }
 
 function written(batch: WriteBatch): string[] {
@@ -68,7 +70,7 @@ describe('ObjectTemplates', () => {
   for (const [what, rt, namespace, build, variables] of cases) {
     it(`writes ${what} exactly as the pipeline does`, () => {
       for (const user of ['alice', 'bob "the" \\admin\\', 'ünïcode']) {
-        const { generic, templates, seen } = setup();
+        const { generic, templates, seen, shown } = setup();
         const object = build(user);
         const viaPipeline = new WriteBatch();
         if (namespace) generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { batch: viaPipeline });
@@ -90,6 +92,8 @@ describe('ObjectTemplates', () => {
           expect(written(viaTemplate)).toEqual(written(viaPipeline));
           expect(seen.splice(0)).toEqual(pipelineSeen);
           expect(realCreates).toBe(0);
+          // Index writers see each object exactly as its stored text reads (built from a parsed sample, not parsed).
+          for (const op of viaTemplate.ops) if (op.type === 'create' && op.key.startsWith('/registry/')) expect(shown.get(op.key)).toEqual(JSON.parse(op.value));
           const objectOp = viaTemplate.ops.find((op) => op.key.startsWith(`/registry/${rt.storagePrefix}/`)) as { value: string };
           expect((JSON.parse(objectOp.value) as KubeObject).metadata?.annotations?.['kcp.io/cluster']).toBe('c1');
         }

@@ -151,6 +151,13 @@ export interface ResourceType {
     fromStorage(obj: KubeObject): KubeObject;
     /** fromStorage on stored JSON text, returning JSON text: the same string when nothing changes (saves a stringify). */
     fromStorageText?(json: string): string;
+    /**
+     * Every writer of the type stores what fromStorage gives back (kcpt's own custom resources served in their
+     * storage version: the schema is kcpt's, requests are pruned and defaulted, and its controllers write only
+     * fields the schema has), so what the current server writes reads back as stored and its watchers can skip the
+     * conversion. Objects stored by an earlier build (a schema that has changed since) are converted as ever.
+     */
+    storedAsRead?: boolean;
   };
   /**
    * Non-stored, create-only kinds (SelfSubjectAccessReview, TokenReview, …): computes the response object.

@@ -49,7 +49,8 @@ export class UpdateFieldsCache {
   ): ManagedFieldsEntry[] {
     const { sent, live, now } = change;
     const sentKey = entriesKey(sent);
-    const liveKey = entriesKey(live);
+    // A settled write hands the live list on as the one it sends (the scheduler's Ready update): one key for both.
+    const liveKey = live === sent ? sentKey : entriesKey(live);
     if (sentKey === undefined || liveKey === undefined) return compute(sent, live, now);
     let cache = this.byType.get(rt);
     if (!cache) this.byType.set(rt, (cache = new LRUCache({ max: CACHED_UPDATE_SHAPES })));

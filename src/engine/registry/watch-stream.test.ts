@@ -31,23 +31,24 @@ function recordingSink(): WatchSink & { seen: Seen[] } {
   };
 }
 
+/** Each test's own store, with namespace `ns` in cluster c1. */
+let dir: string;
+let store: SqliteStore;
+let generic: GenericStore;
+const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
+  store = openSqliteStore(path.join(dir, 'kcpt.db'));
+  generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
+  generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
 describe('watches with selectors on the same commits', () => {
-  let dir: string;
-  let store: SqliteStore;
-  let generic: GenericStore;
-  const ctx = { rt: configMaps, cluster: 'c1', namespace: 'ns' };
-
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-watch-stream-'));
-    store = openSqliteStore(path.join(dir, 'kcpt.db'));
-    generic = new GenericStore(store, namespaces, { authority: new WriteAuthority() });
-    generic.create({ rt: namespaces, cluster: 'c1', namespace: '' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ns' } });
-  });
-  afterEach(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('gives each watcher the events its own selector decides, transitions included, however many watchers share a commit', async () => {
     const watch = async (labelSelector?: string, fieldSelector?: string) => {
       const sink = recordingSink();
@@ -101,5 +102,51 @@ describe('watches with selectors on the same commits', () => {
       ['MODIFIED', 'a', 'back'],
       ['DELETED', 'b', 'back'],
     ]);
+  });
+});
+
+describe('a watch of a type stored as it reads (freshAsStored)', () => {
+  const configMap = (name: string, tier: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { tier } } });
+  /** A conversion that leaves a mark, so each event shows whether it was converted. */
+  const convert = (json: string) => {
+    const obj = JSON.parse(json) as KubeObject;
+    obj.metadata!.annotations = { ...obj.metadata!.annotations, converted: 'yes' };
+    return JSON.stringify(obj);
+  };
+  const watch = async (resourceVersion: string, labelSelector?: string) => {
+    const seen: string[] = [];
+    const sink: WatchSink = {
+      send(type, json) {
+        const obj = JSON.parse(json) as KubeObject;
+        seen.push(`${type} ${obj.metadata!.name} ${obj.metadata!.labels!.tier}${obj.metadata!.annotations?.converted ? ' converted' : ''}`);
+        return true;
+      },
+      end() {},
+      onClose() {},
+    };
+    const predicate = buildPredicate(configMaps, labelSelector, undefined);
+    await serveWatch(store, { rt: configMaps, cluster: 'c1', namespace: 'ns', predicate, resourceVersion, allowWatchBookmarks: false, convert, freshAsStored: true }, sink);
+    return seen;
+  };
+
+  it('sends what is written after it began as stored, and converts what may be older: replayed events, a deletion’s last value, a selector’s DELETED', async () => {
+    const from = String(store.currentRevision());
+    const old = generic.create(ctx, configMap('old', 'front'));
+    generic.create(ctx, configMap('gone', 'back'));
+    const all = await watch(from);
+    const front = await watch(from, 'tier=front');
+
+    generic.update(ctx, 'old', { ...old, metadata: { ...old.metadata, labels: { tier: 'back' } } });
+    generic.create(ctx, configMap('new', 'front'));
+    generic.delete(ctx, 'gone');
+
+    expect(all).toEqual([
+      'ADDED old front converted',
+      'ADDED gone back converted',
+      'MODIFIED old back',
+      'ADDED new front',
+      'DELETED gone back converted',
+    ]);
+    expect(front).toEqual(['ADDED old front converted', 'DELETED old front converted', 'ADDED new front']);
   });
 });

@@ -39,6 +39,12 @@ export interface WatchRequest {
   minRequestTimeoutSeconds?: number;
   /** Rewrites a stored object's JSON for the served version (identity for most types). */
   convert?: (json: string) => string;
+  /**
+   * The type's objects as written by this server read back as stored (ResourceType.convert.storedAsRead): an ADDED or
+   * MODIFIED committed after the watch began is sent without `convert`. Its value was written then, by the current
+   * build; a DELETED's value and anything replayed or listed may be older and are converted.
+   */
+  freshAsStored?: boolean;
   bookmarkIntervalMs?: number;
 }
 
@@ -47,6 +53,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   // Wildcard watches decide per event whether its cluster serves the type right now: CRDs come and go.
   const { prefix, admits } = readScope(rt, req.cluster, req.namespace, false);
   const convert = req.convert ?? ((json: string) => json);
+  const writtenFrom = req.freshAsStored ? store.currentRevision() : Infinity;
+  /** The text of an event's own value: written at its revision. */
+  const convertOwn = (event: StoreEvent, json: string) => (event.revision > writtenFrom && event.type !== 'DELETED' ? json : convert(json));
   let closed = false;
   let handle: WatchHandle | undefined;
   const timers: NodeJS.Timeout[] = [];
@@ -115,7 +124,7 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
     if (admits && !admits(event.key)) return;
     const json = eventJson(event);
     if (predicate.matchesEverything) {
-      emit(event.type, convert(json));
+      emit(event.type, convertOwn(event, json));
       return;
     }
     const now = predicate.matches(eventObject(event));
@@ -127,8 +136,8 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
       event.type === 'MODIFIED' && event.prevValue !== undefined
         ? predicate.matches(previousObject(event))
         : event.type === 'MODIFIED' && now;
-    if (now && before) emit('MODIFIED', convert(json));
-    else if (now) emit('ADDED', convert(json));
+    if (now && before) emit('MODIFIED', convertOwn(event, json));
+    else if (now) emit('ADDED', convertOwn(event, json));
     // kube's cacher: the object as this watcher last saw it, at the event's revision; the new content is not its.
     else if (before) emit('DELETED', convert(spliceResourceVersion(event.prevValue!, event.revision)));
   }

@@ -13,10 +13,11 @@
  */
 import { alreadyExists, badRequest, notFound, StatusError } from '../machinery/status.js';
 import { clusterOfKey, encodeStored } from '../registry/stored-object.js';
-import type { KubeObject, StrategyContext } from '../registry/types.js';
-import { deletionMarkerKey, type GenericStore } from '../registry/generic-store.js';
+import type { KubeObject, ResourceType, StrategyContext } from '../registry/types.js';
+import { deletionMarkerKey, fromStorage, type GenericStore } from '../registry/generic-store.js';
 import type { Store, WriteOp } from '../storage/store.js';
 import { logicalClusterKey, logicalClustersPrefix, workspaceKey, workspacesPrefix } from '../tenancy/cluster-paths.js';
+import { tenancyResourceType } from '../tenancy/crds.js';
 import { isValidPath, joinPath, newClusterName, PATH_ANNOTATION, splitPath } from '../machinery/kcp-names.js';
 import { WORKSPACES } from './export.js';
 import { parseSnapshot, SnapshotFormatError, type Snapshot } from './format.js';
@@ -140,13 +141,24 @@ function sortForRestore(objects: RelocatedObject[], topKey: string): RelocatedOb
   return objects.map((o) => ({ o, r: rank(o) })).sort((a, b) => a.r - b.r).map(({ o }) => o);
 }
 
+let workspaceType: ResourceType | undefined;
+
+/**
+ * What is stored for a restored object. A Workspace is stored as a read gives it back (pruned and defaulted with this
+ * build's schema, whatever the file holds): its type promises that to live watches (ResourceType.convert.storedAsRead).
+ */
+function storedText(o: RelocatedObject): string {
+  if (!o.key.startsWith(workspacesPrefix)) return encodeStored(o.object);
+  return encodeStored(fromStorage((workspaceType ??= tenancyResourceType('workspaces')), o.object));
+}
+
 /** One commit per object (index writers read what earlier ones wrote), all in one group where the store has them. */
 function write(deps: SubtreeRestoreDeps, objects: RelocatedObject[]): void {
   const { store, generic } = deps;
   const written: RelocatedObject[] = [];
   const writeAll = () => {
     for (const o of objects) {
-      const ops: WriteOp[] = [{ type: 'create', key: o.key, value: encodeStored(o.object) }, ...generic.indexOps(o.key, undefined, o.object)];
+      const ops: WriteOp[] = [{ type: 'create', key: o.key, value: storedText(o) }, ...generic.indexOps(o.key, undefined, o.object)];
       // An object caught mid-deletion keeps being deleted: controllers find it by its marker, as after a restart.
       if (o.object.metadata?.deletionTimestamp) ops.push({ type: 'create', key: deletionMarkerKey(o.key), value: '{}' });
       try {

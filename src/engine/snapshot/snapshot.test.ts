@@ -240,6 +240,25 @@ describe('workspace subtrees', () => {
     expect(() => restoreSubtree({ store, generic, resolvePath }, text(exportStore(store)), 'root:y')).toThrow('this is a whole-store snapshot');
   });
 
+  it('stores a restored Workspace as a read returns it: fields its schema lacks dropped, its defaults set', () => {
+    const store = createMemoryStore();
+    seedTree(store);
+    const snapshot = exportSubtree({ store, resolvePath }, 'root:snap');
+    // A file from another build (or edited by hand): a field this build's schema does not have, no status.
+    const edited = snapshot.entries.map((e) => {
+      if (!e.key.startsWith('/registry/tenancy.kcp.io/workspaces/')) return e;
+      const ws = JSON.parse(e.value) as Record<string, any>;
+      return { ...e, value: encodeStored({ ...ws, spec: { ...ws.spec, retired: 'field' }, status: undefined } as KubeObject) };
+    });
+    const generic = new GenericStore(store, namespaceType, { authority: new WriteAuthority() });
+    const result = restoreSubtree({ store, generic, resolvePath, externalUrl: () => 'https://new:2' }, text({ ...snapshot, entries: edited }), 'root:copy');
+    for (const key of ['/registry/tenancy.kcp.io/workspaces/root/copy', `/registry/tenancy.kcp.io/workspaces/${result.clusters[C1]}/a`]) {
+      const ws = parsed(store, key);
+      expect(ws.spec.retired).toBeUndefined();
+      expect(ws.status).toEqual({ phase: 'Scheduling' });
+    }
+  });
+
   for (const backend of ['memory', 'sqlite'] as const) {
     it(`a restore that fails half-way leaves nothing behind (${backend})`, () => {
       const source = createMemoryStore();

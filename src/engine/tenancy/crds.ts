@@ -160,10 +160,13 @@ const definitions: Record<'workspaces' | 'workspacetypes' | 'shards', Definition
   },
 };
 
-/** The served type of one tenancy kind, before tenancy admission is wrapped around its strategy. */
-export function tenancyResourceType(kind: keyof typeof definitions): ResourceType {
+/**
+ * The served type of one tenancy kind, before tenancy admission is wrapped around its strategy. `storedAsRead`: see
+ * ResourceType.convert (only for a kind whose writers are known to store what a read returns).
+ */
+export function tenancyResourceType(kind: keyof typeof definitions, opts: { storedAsRead?: boolean } = {}): ResourceType {
   const d = definitions[kind];
   const crd = systemCRD({ ...d, versions: [{ name: 'v1alpha1', schema: d.schema, columns: d.columns }] });
-  const [rt] = customResourceTypes(crd);
+  const [rt] = customResourceTypes(crd, opts);
   return rt!;
 }
