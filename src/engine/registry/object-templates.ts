@@ -10,7 +10,6 @@
  * Only for a cluster the batch itself brings to life: admission there has nothing to refuse (no quota, no object
  * cap before the LogicalCluster exists) and no namespace can be terminating.
  */
-import { deepFreeze } from '../machinery/deep-freeze.js';
 import { setOwnValue } from '../machinery/own-properties.js';
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -29,20 +28,6 @@ type Hole = { kind: 'cluster' | 'uid' | 'time' } | { kind: 'slot'; name: string 
 
 interface Template {
   /** Literal text around the holes: parts.length === holes.length + 1. */
-  parts: string[];
-  holes: Hole[];
-  /**
-   * The stored object parsed once, with stand-ins in its holes (deep-frozen), and the string leaves holding them: a
-   * create hands the index writers a copy of it made only along those paths instead of parsing the filled text (that
-   * parse was ~4 % of a workspace's creation CPU). Undefined when a stand-in sits in a key: the text is parsed.
-   */
-  sample?: KubeObject;
-  leaves?: HoledLeaf[];
-}
-
-/** A string of the sample that holds stand-ins: where it is, and its text around them. */
-interface HoledLeaf {
-  path: ReadonlyArray<string | number>;
   parts: string[];
   holes: Hole[];
 }
@@ -162,9 +147,7 @@ export class ObjectTemplates {
       value += template.parts[i + 1]!;
     }
     const key = objectKey(rt, cluster, namespace, name);
-    const stored = template.sample
-      ? filledSample(template.sample, template.leaves!, (hole) => (hole.kind === 'slot' ? req.slots![hole.name]! : hole.kind === 'cluster' ? cluster : hole.kind === 'uid' ? uid : time))
-      : (JSON.parse(value) as KubeObject);
+    const stored = JSON.parse(value) as KubeObject;
     if (rt.resource === 'namespaces' && rt.group === '') batch.namespaces.add(`${cluster}/${name}`);
     batch.add([{ type: 'create', key, value }, ...this.generic.indexOps(key, undefined, stored)], () => {});
   }
@@ -243,78 +226,25 @@ export class ObjectTemplates {
       [SAMPLE_TIME, { kind: 'time' }],
       ...[...slotNames].map((name): [string, Hole] => [samples[name]!, { kind: 'slot', name }]),
     ];
-    const { parts, holes } = splitAt(text, markers);
+    const parts: string[] = [];
+    const holes: Hole[] = [];
+    let from = 0;
+    for (;;) {
+      let next: { at: number; marker: string; hole: Hole } | undefined;
+      for (const [marker, hole] of markers) {
+        const at = text.indexOf(marker, from);
+        if (at >= 0 && (!next || at < next.at)) next = { at, marker, hole };
+      }
+      if (!next) break;
+      parts.push(text.slice(from, next.at));
+      holes.push(next.hole);
+      from = next.at + next.marker.length;
+    }
+    parts.push(text.slice(from));
     // Every slot must land in a plain JSON string (its text unescaped), never in a managedFields key or a name.
     if (holes.filter((h) => h.kind === 'slot').length !== slotNames.size) return null;
-    const sample = JSON.parse(text) as KubeObject;
-    const leaves: HoledLeaf[] = [];
-    if (!holedLeaves(sample, [], markers, leaves)) return { parts, holes };
-    return { parts, holes, sample: deepFreeze(sample), leaves };
+    return { parts, holes };
   }
-}
-
-/** `text` cut at every occurrence of the markers: the text around them and which hole each one is. */
-function splitAt(text: string, markers: ReadonlyArray<[string, Hole]>): { parts: string[]; holes: Hole[] } {
-  const parts: string[] = [];
-  const holes: Hole[] = [];
-  let from = 0;
-  for (;;) {
-    let next: { at: number; marker: string; hole: Hole } | undefined;
-    for (const [marker, hole] of markers) {
-      const at = text.indexOf(marker, from);
-      if (at >= 0 && (!next || at < next.at)) next = { at, marker, hole };
-    }
-    if (!next) break;
-    parts.push(text.slice(from, next.at));
-    holes.push(next.hole);
-    from = next.at + next.marker.length;
-  }
-  parts.push(text.slice(from));
-  return { parts, holes };
-}
-
-/** Collects the string leaves of `value` that hold markers; false when a marker sits in a key. */
-function holedLeaves(value: unknown, path: Array<string | number>, markers: ReadonlyArray<[string, Hole]>, into: HoledLeaf[]): boolean {
-  if (typeof value === 'string') {
-    const { parts, holes } = splitAt(value, markers);
-    if (holes.length > 0) into.push({ path: [...path], parts, holes });
-    return true;
-  }
-  if (Array.isArray(value)) return value.every((v, i) => holedLeaves(v, [...path, i], markers, into));
-  if (!value || typeof value !== 'object') return true;
-  for (const [key, v] of Object.entries(value)) {
-    if (markers.some(([marker]) => key.includes(marker))) return false;
-    if (!holedLeaves(v, [...path, key], markers, into)) return false;
-  }
-  return true;
-}
-
-/**
- * The frozen `sample` with each holed leaf filled: the maps and lists on the way to a leaf are copied (once each),
- * everything else is shared, frozen, with the sample. Equal to parsing the filled text.
- */
-function filledSample(sample: KubeObject, leaves: readonly HoledLeaf[], valueOf: (hole: Hole) => string): KubeObject {
-  const copies = new Set<object>();
-  const copyOf = (value: object): Record<string | number, unknown> => {
-    const copy = (Array.isArray(value) ? value.slice() : { ...value }) as Record<string | number, unknown>;
-    copies.add(copy);
-    return copy;
-  };
-  const root = copyOf(sample);
-  for (const leaf of leaves) {
-    let at = root;
-    const last = leaf.path.length - 1;
-    for (let i = 0; i < last; i++) {
-      const step = leaf.path[i]!;
-      let child = at[step] as Record<string | number, unknown>;
-      if (!copies.has(child)) setOwnValue(at, String(step), (child = copyOf(child)));
-      at = child;
-    }
-    let text = leaf.parts[0]!;
-    for (let i = 0; i < leaf.holes.length; i++) text += valueOf(leaf.holes[i]!) + leaf.parts[i + 1]!;
-    setOwnValue(at, String(leaf.path[last]!), text);
-  }
-  return root as KubeObject;
 }
 
 /** Characters JSON.stringify writes escaped: quote, backslash, controls, lone surrogates (checked as any surrogate). */
