@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // In-process A/B of tree deletion: this checkout's server and another checkout's (`--other DIR`, its TypeScript
-// sources run through tsx) started side by side in ONE process (each its own root directory and SQLite file), so both
-// see the same moment of a shared box's load. Each measurement builds a fan-out-7 tree of --count workspaces under one
-// top workspace on one side (not measured), collects garbage, then deletes the top and polls it until it is gone
-// (the top goes last: its LogicalCluster waits for every child); the process's CPU over that window, per workspace,
-// is the side's figure. Sides alternate who goes first; prints each pair and the median ratio (this / other).
+// sources run through tsx) started side by side in ONE process (each its own root directory and SQLite file). Each
+// round builds a fan-out-7 tree of --count workspaces under one top workspace on each side (not measured), waits for
+// the process to be idle, then deletes the top and polls it until it is gone (the top goes last: its LogicalCluster
+// waits for every child).
 //
-//   node --expose-gc --import tsx bench/ws-delete-pairs.js --other /path/to/other/checkout [--count 700] [--pairs 8]
+//   node --expose-gc --import tsx bench/ws-delete-pairs.js --other /path/to/other/checkout [--count 700] [--pairs 8] [--together]
 //
-// The process's CPU includes the idle side's timers and the poll (one GET every 25 ms): the same on both sides.
+// Default: the sides delete one after the other (who goes first alternates), each measured as the process's CPU over
+// its window, per workspace (it includes the idle side's timers and the poll, one GET every 25 ms: the same on both).
+// --together: both trees are deleted at the same time, interleaved on the one event loop, under V8's sampling
+// profiler; each sample is the side's whose sources (src/ under its checkout) are nearest the top of its stack, so
+// both sides see exactly the same moments of the box's load. Samples of neither (the garbage collector, the
+// client, node's HTTP internals) are reported apart, not split.
 import https from 'node:https';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,12 +23,25 @@ import { client } from './lib/kcpt.js';
 import { createWorkspaces, singleTopPlan, WS_API } from './lib/workspace-driver.js';
 import { median, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, count: { type: 'string' }, pairs: { type: 'string' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, count: { type: 'string' }, pairs: { type: 'string' }, together: { type: 'boolean' } } });
 if (!values.other) throw new Error('--other DIR: the checkout to compare with');
 const count = Number(values.count ?? 700);
 const pairs = Number(values.pairs ?? 8);
+const SAMPLING_US = 200;
+
+/** Waits until the process is idle (under 5 % of a core for 300 ms: the creation's follow-up work done), after a GC. */
+async function settle() {
+  for (let i = 0; i < 40; i++) {
+    globalThis.gc?.();
+    const t = process.cpuUsage();
+    await sleep(300);
+    const d = process.cpuUsage(t);
+    if (d.user + d.system < 15_000) return;
+  }
+}
 
 async function side(name, dir) {
+  const sources = pathToFileURL(path.join(dir, 'src')).href + '/';
   const { startServer } = await import(pathToFileURL(path.join(dir, 'src', 'index.ts')).href);
   const root = tempDir(`kcpt-del-pairs-${name}-`);
   const server = await startServer({ rootDirectory: root, securePort: 0, bindAddress: '127.0.0.1', storage: '', log: () => {} });
@@ -35,19 +53,29 @@ async function side(name, dir) {
   let round = 0;
   return {
     name,
-    /** Builds a tree, deletes it; returns server CPU µs per workspace and the deletion's wall seconds. */
-    async measure() {
+    sources,
+    /** Builds a tree (not measured); returns the top's name. */
+    async build() {
       const top = `d${name.toLowerCase()}${round++}x`;
       await createWorkspaces({ ...ctx, prefix: top, plan: singleTopPlan(count, 7) });
-      globalThis.gc?.();
-      await sleep(200);
+      return `${top}0`;
+    },
+    /** Deletes the tree under `top` and waits until it is gone; returns the wall seconds. */
+    async remove(top) {
       const t0 = performance.now();
-      const cpu = process.cpuUsage();
-      const res = await c.request('DELETE', `/clusters/root${WS_API}/${top}0`);
+      const res = await c.request('DELETE', `/clusters/root${WS_API}/${top}`);
       if (res.status >= 300) throw new Error(`${name}: delete: HTTP ${res.status}`);
-      while ((await c.request('GET', `/clusters/root${WS_API}/${top}0`)).status !== 404) await sleep(25);
+      while ((await c.request('GET', `/clusters/root${WS_API}/${top}`)).status !== 404) await sleep(25);
+      return (performance.now() - t0) / 1000;
+    },
+    /** Builds a tree, deletes it; returns the process's CPU µs per workspace and the deletion's wall seconds. */
+    async measure() {
+      const top = await this.build();
+      await settle();
+      const cpu = process.cpuUsage();
+      const seconds = await this.remove(top);
       const d = process.cpuUsage(cpu);
-      return { usPerWs: (d.user + d.system) / count, seconds: (performance.now() - t0) / 1000 };
+      return { usPerWs: (d.user + d.system) / count, seconds };
     },
     async close() {
       c.close();
@@ -58,30 +86,73 @@ async function side(name, dir) {
   };
 }
 
+/** Sampled ms of each side's sources in a profile, and of neither. */
+function attribute(profile, sides, interval) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const owner = new Map();
+  const ownerOf = (id) => {
+    if (owner.has(id)) return owner.get(id);
+    const url = byId.get(id).callFrame.url;
+    const found = sides.find((s) => url.startsWith(s.sources));
+    const up = parent.get(id);
+    const result = found ? found.name : up === undefined ? 'neither' : ownerOf(up);
+    owner.set(id, result);
+    return result;
+  };
+  const ms = { neither: 0, gc: 0 };
+  for (const s of sides) ms[s.name] = 0;
+  // Samples counted at the interval, not their time deltas: under load a delta also holds the time the thread was
+  // descheduled, which would go to whichever side happened to be running.
+  for (let i = 0; i < profile.samples.length; i++) {
+    const dt = interval / 1000;
+    const node = byId.get(profile.samples[i]);
+    if (node.callFrame.functionName === '(garbage collector)') ms.gc += dt;
+    else if (node.callFrame.functionName !== '(idle)') ms[ownerOf(node.id)] += dt;
+  }
+  return ms;
+}
+
 const self = await side('A', repoDir);
 const other = await side('B', path.resolve(values.other));
+const session = new Session();
+session.connect();
 try {
-  // Warm-up: both sides' JIT.
-  await self.measure();
-  await other.measure();
-  const ratios = [];
   const mine = [];
   const theirs = [];
+  const ratios = [];
+  const round = async (i) => {
+    if (!values.together) {
+      const order = i % 2 === 0 ? [self, other] : [other, self];
+      const got = {};
+      for (const s of order) got[s.name] = await s.measure();
+      return { a: got.A.usPerWs, b: got.B.usPerWs, note: `${order.map((s) => (s === self ? 'this' : 'other')).join(',')}; ${got.A.seconds.toFixed(2)} s, ${got.B.seconds.toFixed(2)} s` };
+    }
+    const tops = { A: await self.build(), B: await other.build() };
+    await settle();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: SAMPLING_US });
+    await session.post('Profiler.start');
+    const seconds = await Promise.all([self.remove(tops.A), other.remove(tops.B)]);
+    const { profile } = await session.post('Profiler.stop');
+    await session.post('Profiler.disable');
+    const ms = attribute(profile, [self, other], SAMPLING_US);
+    return { a: (ms.A * 1000) / count, b: (ms.B * 1000) / count, note: `together; ${seconds.map((x) => x.toFixed(2)).join(' s, ')} s; GC ${ms.gc.toFixed(0)} ms, neither ${ms.neither.toFixed(0)} ms` };
+  };
+  await round(0); // warm-up: both sides' JIT
   for (let i = 0; i < pairs; i++) {
-    const order = i % 2 === 0 ? [self, other] : [other, self];
-    const got = {};
-    for (const s of order) got[s.name] = await s.measure();
-    mine.push(got.A.usPerWs);
-    theirs.push(got.B.usPerWs);
-    ratios.push(got.A.usPerWs / got.B.usPerWs);
-    console.log(
-      `pair ${i + 1} (${order.map((s) => (s === self ? 'this' : 'other')).join(',')}): this ${got.A.usPerWs.toFixed(0)} µs/ws (${got.A.seconds.toFixed(2)} s), other ${got.B.usPerWs.toFixed(0)} µs/ws (${got.B.seconds.toFixed(2)} s), ratio ${ratios[i].toFixed(3)}, load ${os.loadavg()[0].toFixed(1)}`,
-    );
+    const { a, b, note } = await round(i);
+    mine.push(a);
+    theirs.push(b);
+    ratios.push(a / b);
+    console.log(`pair ${i + 1}: this ${a.toFixed(0)} µs/ws, other ${b.toFixed(0)} µs/ws, ratio ${(a / b).toFixed(3)} (${note}), load ${os.loadavg()[0].toFixed(1)}`);
   }
   console.log(
     JSON.stringify({
       count,
       pairs,
+      together: Boolean(values.together),
       thisMedian: Math.round(median(mine)),
       otherMedian: Math.round(median(theirs)),
       medianRatio: Number(median(ratios).toFixed(3)),
@@ -91,6 +162,7 @@ try {
     }),
   );
 } finally {
+  session.disconnect();
   await self.close();
   await other.close();
 }
