@@ -6,6 +6,11 @@
 // waits for every child).
 //
 //   node --expose-gc --import tsx bench/ws-delete-pairs.js --other /path/to/other/checkout [--count 700] [--pairs 8] [--together]
+//   node bench/ws-delete-pairs.js --servers --other /path/to/other/checkout [--count 1500] [--pairs 4]
+//
+// --servers: no server in this process; each pair runs both checkouts' `bench/workspaces.js --delete-only` (a fresh
+// server each, its CPU from /proc) at the same moment, so both see the same load. On the shared box of 2026-11-29
+// this was the steadier of the three (A/A 0.99–1.06 against 0.81–1.34 for --together; docs/benchmarks.md, perf-del5).
 //
 // Default: the sides delete one after the other (who goes first alternates), each measured as the process's CPU over
 // its window, per workspace (it includes the idle side's timers and the poll, one GET every 25 ms: the same on both).
@@ -13,19 +18,20 @@
 // profiler; each sample is the side's whose sources (src/ under its checkout) are nearest the top of its stack, so
 // both sides see exactly the same moments of the box's load. Samples of neither (the garbage collector, the
 // client, node's HTTP internals) are reported apart, not split.
+import { execFile } from 'node:child_process';
 import https from 'node:https';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { client } from './lib/kcpt.js';
 import { createWorkspaces, singleTopPlan, WS_API } from './lib/workspace-driver.js';
 import { median, removeDir, repoDir, sleep, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, count: { type: 'string' }, pairs: { type: 'string' }, together: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, count: { type: 'string' }, pairs: { type: 'string' }, together: { type: 'boolean' }, servers: { type: 'boolean' } } });
 if (!values.other) throw new Error('--other DIR: the checkout to compare with');
-const count = Number(values.count ?? 700);
+const count = Number(values.count ?? (values.servers ? 1500 : 700));
 const pairs = Number(values.pairs ?? 8);
 const SAMPLING_US = 200;
 
@@ -114,6 +120,51 @@ function attribute(profile, sides, interval) {
   return ms;
 }
 
+/** --servers: both checkouts' whole-server deletion benchmark at once, per pair; µs per workspace of each. */
+async function serverPairs() {
+  const run = (dir) =>
+    promisify(execFile)(process.execPath, [path.join(dir, 'bench', 'workspaces.js'), '--delete-only', '--delete-count', String(count), '--runs', '1'], { cwd: dir, maxBuffer: 1 << 24 }).then(({ stdout, stderr }) => {
+      const out = `${stdout}\n${stderr}`;
+      const line = out.split('\n').find((l) => l.startsWith('delete-only:'));
+      const m = line && /([\d.]+) s \/ ([\d,]+) us CPU per ws \/ (\d+) rows left/.exec(line);
+      if (!m) throw new Error(`no delete-only figure from ${dir}:\n${out.slice(-500)}`);
+      return { seconds: Number(m[1]), usPerWs: Number(m[2].replace(/,/g, '')), rowsLeft: Number(m[3]) };
+    });
+  const mine = [];
+  const theirs = [];
+  const ratios = [];
+  for (let i = 0; i < pairs; i++) {
+    const [a, b] = await Promise.all([run(repoDir), run(path.resolve(values.other))]);
+    mine.push(a.usPerWs);
+    theirs.push(b.usPerWs);
+    ratios.push(a.usPerWs / b.usPerWs);
+    console.log(`pair ${i + 1}: this ${a.usPerWs} µs/ws (${a.seconds} s, ${a.rowsLeft} rows left), other ${b.usPerWs} µs/ws (${b.seconds} s, ${b.rowsLeft} rows left), ratio ${ratios[i].toFixed(3)}, load ${os.loadavg()[0].toFixed(1)}`);
+  }
+  return { mine, theirs, ratios };
+}
+
+function report(mine, theirs, ratios) {
+  console.log(
+    JSON.stringify({
+      count,
+      pairs,
+      mode: values.servers ? 'servers' : values.together ? 'together' : 'alternating',
+      thisMedian: Math.round(median(mine)),
+      otherMedian: Math.round(median(theirs)),
+      medianRatio: Number(median(ratios).toFixed(3)),
+      thisCheaper: ratios.filter((r) => r < 1).length,
+      thisRange: [Math.round(Math.min(...mine)), Math.round(Math.max(...mine))],
+      otherRange: [Math.round(Math.min(...theirs)), Math.round(Math.max(...theirs))],
+    }),
+  );
+}
+
+if (values.servers) {
+  const { mine, theirs, ratios } = await serverPairs();
+  report(mine, theirs, ratios);
+  process.exit(0);
+}
+
 const self = await side('A', repoDir);
 const other = await side('B', path.resolve(values.other));
 const session = new Session();
@@ -148,19 +199,7 @@ try {
     ratios.push(a / b);
     console.log(`pair ${i + 1}: this ${a.toFixed(0)} µs/ws, other ${b.toFixed(0)} µs/ws, ratio ${(a / b).toFixed(3)} (${note}), load ${os.loadavg()[0].toFixed(1)}`);
   }
-  console.log(
-    JSON.stringify({
-      count,
-      pairs,
-      together: Boolean(values.together),
-      thisMedian: Math.round(median(mine)),
-      otherMedian: Math.round(median(theirs)),
-      medianRatio: Number(median(ratios).toFixed(3)),
-      thisCheaper: ratios.filter((r) => r < 1).length,
-      thisRange: [Math.round(Math.min(...mine)), Math.round(Math.max(...mine))],
-      otherRange: [Math.round(Math.min(...theirs)), Math.round(Math.max(...theirs))],
-    }),
-  );
+  report(mine, theirs, ratios);
 } finally {
   session.disconnect();
   await self.close();
