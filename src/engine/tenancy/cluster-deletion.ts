@@ -137,7 +137,7 @@ export class ClusterContentDeleter {
       const namespace = slash >= 0 ? rest.slice(0, slash) : '';
       const name = rest.slice(slash + 1);
       const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
-      if (object && (object.metadata?.finalizers ?? []).length === 0) {
+      if (final && (object!.metadata?.finalizers ?? []).length === 0) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
         continue;
       }
