@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// In-process A/B of tree deletion: this checkout's server and another checkout's (`--other DIR`, its TypeScript
-// sources run through tsx) started side by side in ONE process (each its own root directory and SQLite file). Each
-// round builds a fan-out-7 tree of --count workspaces under one top workspace on each side (not measured), waits for
-// the process to be idle, then deletes the top and polls it until it is gone (the top goes last: its LogicalCluster
-// waits for every child).
+// A/B of a tree deletion's server CPU per workspace, this checkout against another (`--other DIR`). By default
+// in-process: both servers started side by side in ONE process (the other's TypeScript sources run through tsx, each
+// its own root directory and SQLite file); each round builds a fan-out-7 tree of --count workspaces under one top
+// workspace on each side (not measured), waits for the process to be idle, then deletes the top and polls it until
+// it is gone (the top goes last: its LogicalCluster waits for every child).
 //
 //   node --expose-gc --import tsx bench/ws-delete-pairs.js --other /path/to/other/checkout [--count 700] [--pairs 8] [--together]
 //   node bench/ws-delete-pairs.js --servers --other /path/to/other/checkout [--count 1500] [--pairs 4]
 //
 // --servers: no server in this process; each pair runs both checkouts' `bench/workspaces.js --delete-only` (a fresh
 // server each, its CPU from /proc) at the same moment, so both see the same load. On the shared box of 2026-11-29
-// this was the steadier of the three (A/A 0.99–1.06 against 0.81–1.34 for --together; docs/benchmarks.md, perf-del5).
+// this was the steadier of the three (A/A 0.82–1.19 against 0.81–1.34 for --together, but a lever's pairs all on
+// one side of 1 far more often; docs/benchmarks.md, perf-del5). Who is spawned first alternates.
 //
 // Default: the sides delete one after the other (who goes first alternates), each measured as the process's CPU over
 // its window, per workspace (it includes the idle side's timers and the poll, one GET every 25 ms: the same on both).
@@ -134,11 +135,15 @@ async function serverPairs() {
   const theirs = [];
   const ratios = [];
   for (let i = 0; i < pairs; i++) {
-    const [a, b] = await Promise.all([run(repoDir), run(path.resolve(values.other))]);
+    // Who is spawned first alternates: in A/A pairs the first-spawned side paid 0–19 % more (docs/benchmarks.md).
+    const [a, b] =
+      i % 2 === 0
+        ? await Promise.all([run(repoDir), run(path.resolve(values.other))])
+        : (await Promise.all([run(path.resolve(values.other)), run(repoDir)])).reverse();
     mine.push(a.usPerWs);
     theirs.push(b.usPerWs);
     ratios.push(a.usPerWs / b.usPerWs);
-    console.log(`pair ${i + 1}: this ${a.usPerWs} µs/ws (${a.seconds} s, ${a.rowsLeft} rows left), other ${b.usPerWs} µs/ws (${b.seconds} s, ${b.rowsLeft} rows left), ratio ${ratios[i].toFixed(3)}, load ${os.loadavg()[0].toFixed(1)}`);
+    console.log(`pair ${i + 1} (${i % 2 === 0 ? 'this' : 'other'} spawned first): this ${a.usPerWs} µs/ws (${a.seconds} s, ${a.rowsLeft} rows left), other ${b.usPerWs} µs/ws (${b.seconds} s, ${b.rowsLeft} rows left), ratio ${ratios[i].toFixed(3)}, load ${os.loadavg()[0].toFixed(1)}`);
   }
   return { mine, theirs, ratios };
 }
