@@ -107,6 +107,38 @@ describe('a finalizer of a user deep in the tree', () => {
   });
 });
 
+describe('the objects a workspace keeps until its last pass', () => {
+  it('a ServiceAccount with a finalizer holds the workspace; the others go with their DELETED, also to a watch resumed from before', async () => {
+    const name = uniqueName('lastpass');
+    const ws = await createWorkspace(k, name);
+    const inside = e2e.at(`root:${name}`);
+    await inside(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'held', namespace: 'default', finalizers: ['example.com/hold'] } }) });
+    await inside(['create', 'serviceaccount', 'plain', '-n', 'default']);
+    const saPath = `/clusters/root:${name}/api/v1/namespaces/default/serviceaccounts`;
+    const before = JSON.parse((await inside(['get', '--raw', saPath])).stdout).metadata.resourceVersion as string;
+
+    await k(['delete', 'workspace', name, '--wait=false']);
+    await waitForPhase(k, name, 'Deleting');
+    const resumed = async () => {
+      const out = await inside(['get', '--raw', `${saPath}?watch=1&resourceVersion=${before}&timeoutSeconds=2`]);
+      return out.stdout.trim().split('\n').map((line) => JSON.parse(line) as Json).map((e) => [e.type, e.object.metadata.name, Boolean(e.object.metadata.deletionTimestamp)]);
+    };
+    // The held one is marked, never removed early; the ones without a finalizer are gone, each with its DELETED.
+    await expect.poll(resumed, { timeout: 20_000 }).toEqual([
+      ['DELETED', 'default', false],
+      ['MODIFIED', 'held', true],
+      ['DELETED', 'plain', false],
+    ]);
+    expect((await getJson(inside, ['serviceaccount', 'held', '-n', 'default'])).metadata.finalizers).toEqual(['example.com/hold']);
+    expect((await getJson(k, ['ws', name])).status.phase).toBe('Deleting');
+
+    await inside(['patch', 'serviceaccount', 'held', '-n', 'default', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    await k(['wait', '--for=delete', `workspace/${name}`, '--timeout=60s']);
+    await expectPathGone(`root:${name}`);
+    expect(await leftovers([ws.spec.cluster as string])).toEqual({});
+  });
+});
+
 describe('workspaces that never became Ready', () => {
   it('an Initializing one and an unschedulable one are deleted all the same', async () => {
     const type = uniqueName('waits');

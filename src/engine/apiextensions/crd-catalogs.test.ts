@@ -81,6 +81,34 @@ describe('CRDCatalogs', () => {
     expect(catalogs.catalogFor('a').find('example.com', 'v1', 'gadgets')).toBeDefined();
   });
 
+  it('keeps a cluster cached across LogicalCluster updates that leave its API set alone, and forgets it when it changes', () => {
+    const { raw, lists, catalogs } = setup();
+    const lcKey = '/registry/core.kcp.io/logicalclusters/a/cluster';
+    const lc = (apis: string, extra: Record<string, string> = {}, deleting = false) =>
+      JSON.stringify({
+        apiVersion: 'core.kcp.io/v1alpha1',
+        kind: 'LogicalCluster',
+        metadata: { annotations: { 'internal.kcpt.dev/apis': apis, ...extra }, ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}), name: 'cluster' },
+        status: { phase: deleting ? 'Deleting' : 'Ready' },
+      });
+    raw.commit([{ type: 'create', key: lcKey, value: lc('tenancy.kcp.io') }]);
+    catalogs.catalogFor('a');
+    const listsOfA = () => lists.filter((p) => p === `${prefix}a/`).length;
+    expect(listsOfA()).toBe(1);
+    // Marked deleted: the annotations' text is unchanged.
+    raw.commit([{ type: 'update', key: lcKey, value: lc('tenancy.kcp.io', {}, true) }]);
+    catalogs.catalogFor('a');
+    expect(listsOfA()).toBe(1);
+    // Another annotation changes, the API set does not (the texts differ: parsed and compared).
+    raw.commit([{ type: 'update', key: lcKey, value: lc('tenancy.kcp.io', { 'x.example.com/note': 'a "quoted} value' }, true) }]);
+    catalogs.catalogFor('a');
+    expect(listsOfA()).toBe(1);
+    // The API set changes: the cluster is read again.
+    raw.commit([{ type: 'update', key: lcKey, value: lc('', { 'x.example.com/note': 'a "quoted} value' }, true) }]);
+    catalogs.catalogFor('a');
+    expect(listsOfA()).toBe(2);
+  });
+
   it('the wildcard sees every cluster’s CRDs, and a change anywhere is visible to it', () => {
     const { raw, catalogs } = setup();
     expect(catalogs.catalogFor('*').find('example.com', 'v1', 'things')).toBeDefined();

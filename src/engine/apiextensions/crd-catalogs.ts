@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ResourceType } from '../registry/types.js';
+import { annotationsText } from '../registry/stored-object.js';
 import type { Store, WatchHandle } from '../storage/store.js';
 import { customResourceTypes } from './cr-types.js';
 import { CRD_GROUP, isEstablished, type CustomResourceDefinition } from './crd.js';
@@ -104,7 +105,7 @@ export class CRDCatalogs {
     // may have changed (not on every status or finalizer update: a cluster being deleted would rebuild for nothing).
     this.lcWatch = this.store.watch(logicalClustersPrefix, from, (events) => {
       for (const e of events) {
-        if (e.type === 'MODIFIED' && e.prevValue !== undefined && apisOf(e.value) === apisOf(e.prevValue)) continue;
+        if (e.type === 'MODIFIED' && e.prevValue !== undefined && sameApis(e.value, e.prevValue)) continue;
         this.clusters.delete(e.key.slice(logicalClustersPrefix.length).split('/')[0]!);
       }
     });
@@ -318,6 +319,16 @@ export class CRDCatalogs {
     const boundPart = bound ? `+bound-${bound.hash}` : '';
     return new StaticCatalog(this.merge(base, [...custom, ...(bound?.types ?? [])]), `${base.revision}+wildcard-${hash.digest('hex').slice(0, 24)}${boundPart}`);
   }
+}
+
+/**
+ * Whether two stored LogicalClusters carry the same API-set annotation. Unchanged annotations (the text compared,
+ * unparsed) are the usual case: a cluster being deleted has two updates that touch only its deletion state.
+ */
+function sameApis(value: string, prevValue: string): boolean {
+  const annotations = annotationsText(value);
+  if (annotations !== undefined && annotations === annotationsText(prevValue)) return true;
+  return apisOf(value) === apisOf(prevValue);
 }
 
 /** A stored LogicalCluster's API-set annotation. */

@@ -18,6 +18,8 @@ import type { APIBinding, APIExport, APIResourceSchema } from './types.js';
 
 const CACHED_CLUSTERS = 1024;
 const CACHED_SCHEMAS = 512;
+/** What the hash of an empty binding set digests to (the same as hashing nothing). */
+const NOTHING_BOUND_HASH = createHash('sha256').digest('hex').slice(0, 24);
 
 /** One bound resource of a cluster. */
 export interface BoundAPI {
@@ -247,6 +249,12 @@ export class BoundAPIs {
     let entry = this.clusters.get(cluster);
     if (entry) return entry;
     const bindings = this.store.list(`${BINDINGS_PREFIX}${cluster}/`).items.map((kv) => JSON.parse(kv.value) as APIBinding);
+    if (bindings.length === 0) {
+      // Most clusters bind nothing: no hash to compute.
+      entry = { bindings, apis: [], hash: NOTHING_BOUND_HASH, incomplete: false, missing: new Set() };
+      this.clusters.set(cluster, entry);
+      return entry;
+    }
     const apis: BoundAPI[] = [];
     const hash = createHash('sha256');
     let incomplete = false;

@@ -55,6 +55,29 @@ export function metadataBodyAt(stored: string): number {
   return at === -1 ? -1 : at + METADATA_MARKER.length;
 }
 
+const ANNOTATIONS_MARKER = '"annotations":{';
+
+/**
+ * The JSON text of a stored object's `metadata.annotations` (`{…}`), read without parsing: canonical JSON sorts it
+ * first in metadata. Undefined when metadata does not start with it (no annotations, or text not in canonical
+ * order): the caller parses then. Equal texts mean equal annotations.
+ */
+export function annotationsText(stored: string): string | undefined {
+  const body = metadataBodyAt(stored);
+  if (body === -1 || !stored.startsWith(ANNOTATIONS_MARKER, body)) return undefined;
+  const open = body + ANNOTATIONS_MARKER.length - 1;
+  let depth = 0;
+  for (let i = open; i < stored.length; i++) {
+    const c = stored.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escaped characters.
+      for (i++; i < stored.length && stored.charCodeAt(i) !== 0x22; i++) if (stored.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return stored.slice(open, i + 1);
+  }
+  return undefined;
+}
+
 /** The stored JSON with `metadata.resourceVersion` set to `revision`, without parsing it. */
 export function spliceResourceVersion(stored: string, revision: number): string {
   const insertAt = metadataBodyAt(stored);

@@ -333,18 +333,19 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
         );
       }
       revision++;
+      // Decoded once: the event and the result share it.
+      const previous = decode(existing.value);
       if (op.type === 'update') {
         s.insertEvent.run(revision, op.key, MODIFIED, '', existing.value, existing.revision, existing.createRevision, ts);
         s.updateObject.run(revision, codec.encode(op.key, op.value), op.key);
-        events.push({ type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: decode(existing.value) });
+        events.push({ type: 'MODIFIED', key: op.key, revision, value: op.value, prevValue: previous });
       } else {
         // A delete logs the last value (watchers and past-revision LISTs need it); prev_value stays NULL.
         s.insertEvent.run(revision, op.key, DELETED, existing.value, null, existing.revision, existing.createRevision, ts);
         s.deleteObject.run(op.key);
-        const last = decode(existing.value);
-        events.push({ type: 'DELETED', key: op.key, revision, value: last, prevValue: last });
+        events.push({ type: 'DELETED', key: op.key, revision, value: previous, prevValue: previous });
       }
-      results.push({ key: op.key, revision, prev: { ...existing, value: decode(existing.value) } });
+      results.push({ key: op.key, revision, prev: { ...existing, value: previous } });
     }
     return { results, events };
   }

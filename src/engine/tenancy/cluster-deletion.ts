@@ -50,6 +50,8 @@ export interface DeletionProgress {
 }
 
 export class ClusterContentDeleter {
+  private readonly storedTypesOf = new WeakMap<ClusterCatalog, ResourceType[]>();
+
   constructor(
     private readonly store: Store,
     private readonly generic: GenericStore,
@@ -82,7 +84,7 @@ export class ClusterContentDeleter {
       return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
-    for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, rt.storagePrefix === 'core/namespaces');
+    for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, true);
     if (remaining > 0) {
       this.generic.commitBatch(batch);
       return { remaining, heldByOthers: remaining, done: false };
@@ -99,22 +101,33 @@ export class ClusterContentDeleter {
   }
 
   private deletableTypes(cluster: string): ResourceType[] {
+    const stored = this.storedTypes(this.catalogFor(cluster));
+    return this.occupied ? stored.filter((rt) => this.occupied!.mayHaveObjects(rt.storagePrefix)) : stored;
+  }
+
+  /** A catalog's types with objects of their own in storage, one per storage prefix (catalogs are shared). */
+  private storedTypes(catalog: ClusterCatalog): ResourceType[] {
+    let out = this.storedTypesOf.get(catalog);
+    if (out) return out;
     const seen = new Set<string>();
-    const out: ResourceType[] = [];
-    for (const rt of this.catalogFor(cluster).resourceTypes()) {
+    out = [];
+    for (const rt of catalog.resourceTypes()) {
       if (rt.virtualCreate || rt.storagePrefix === this.logicalClusterType.storagePrefix || seen.has(rt.storagePrefix)) continue;
       seen.add(rt.storagePrefix);
-      if (this.occupied && !this.occupied.mayHaveObjects(rt.storagePrefix)) continue;
       out.push(rt);
     }
+    this.storedTypesOf.set(catalog, out);
     return out;
   }
 
   /**
-   * Deletes every object of one type in the cluster; returns how many stay (finalizers). Namespaces whose content
-   * is already gone skip their `kubernetes` finalizer: this deleter did that finalizer's work.
+   * Deletes every object of one type in the cluster; returns how many stay (finalizers). `final`: the pass that
+   * removes the cluster (nothing else is left in it), where an object without finalizers goes as a plain delete of
+   * its row with its index writers' ops, which is all the generic delete would write for it with background
+   * propagation from this system deleter (no authority or admission applies; its deletion marker, if any, goes with
+   * the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work.
    */
-  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, skipNamespaceFinalizer = false): number {
+  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, final = false): number {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
     for (const kv of this.store.list(prefix).items) {
@@ -123,14 +136,15 @@ export class ClusterContentDeleter {
       const slash = rt.namespaced ? rest.indexOf('/') : -1;
       const namespace = slash >= 0 ? rest.slice(0, slash) : '';
       const name = rest.slice(slash + 1);
-      if (skipNamespaceFinalizer && ((JSON.parse(kv.value) as KubeObject).metadata?.finalizers ?? []).length === 0) {
-        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
+      const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
+      if (final && (object!.metadata?.finalizers ?? []).length === 0) {
+        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
         continue;
       }
       try {
-        // A child workspace is parsed once, here: marking its cluster reads it, and the delete is handed it.
-        const current = { row: kv, object: rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined };
-        const alsoOnMark = current.object ? this.markChildCluster(current.object as Workspace, batch) : undefined;
+        // A row is parsed once, here: marking a child workspace's cluster reads it, and the delete is handed it.
+        const current = { row: kv, object };
+        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch) : undefined;
         if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark }).removed) remaining++;
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
