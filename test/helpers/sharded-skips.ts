@@ -26,5 +26,7 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
     'an Initializing one and an unschedulable one are deleted all the same': 'counts leftovers with a wildcard /clusters/* request',
     'holds every level in Deleting; the objects around it go, each with its DELETED, also to a watch resumed from before':
       "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
+    'a ServiceAccount with a finalizer holds the workspace; the others go with their DELETED, also to a watch resumed from before':
+      "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
   },
 };
