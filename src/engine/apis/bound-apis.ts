@@ -249,14 +249,8 @@ export class BoundAPIs {
     let entry = this.clusters.get(cluster);
     if (entry) return entry;
     const bindings = this.store.list(`${BINDINGS_PREFIX}${cluster}/`).items.map((kv) => JSON.parse(kv.value) as APIBinding);
-    if (bindings.length === 0) {
-      // Most clusters bind nothing: no hash to compute.
-      entry = { bindings, apis: [], hash: NOTHING_BOUND_HASH, incomplete: false, missing: new Set() };
-      this.clusters.set(cluster, entry);
-      return entry;
-    }
     const apis: BoundAPI[] = [];
-    const hash = createHash('sha256');
+    const hashed: string[] = [];
     let incomplete = false;
     const missing = new Set<string>();
     for (const binding of bindings) {
@@ -269,7 +263,7 @@ export class BoundAPIs {
           missing.add(`${bound.resource}.${bound.group}`);
         }
         if (!schema || apis.some((a) => a.group === bound.group && a.resource === bound.resource)) continue;
-        hash.update(`${bound.schema.UID}|${bound.schema.identityHash};`);
+        hashed.push(`${bound.schema.UID}|${bound.schema.identityHash};`);
         apis.push({
           binding: binding.metadata!.name!,
           group: bound.group,
@@ -280,7 +274,9 @@ export class BoundAPIs {
         });
       }
     }
-    entry = { bindings, apis, hash: hash.digest('hex').slice(0, 24), incomplete, missing };
+    // Most clusters bind nothing: their hash is the constant one, no digest to compute.
+    const hash = hashed.length === 0 ? NOTHING_BOUND_HASH : createHash('sha256').update(hashed.join('')).digest('hex').slice(0, 24);
+    entry = { bindings, apis, hash, incomplete, missing };
     this.clusters.set(cluster, entry);
     return entry;
   }

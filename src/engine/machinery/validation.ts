@@ -76,19 +76,15 @@ function matchesConfigMapKey(value: string): boolean {
 }
 
 /**
- * Whether isQualifiedName(key) finds nothing, decided without building its message list: the matchers accept
- * ASCII only, so a key's length is its byte length. A key refused here is explained by isQualifiedName.
+ * Whether isQualifiedName(key) finds nothing, decided without splitting or building messages (the common case of
+ * every label, annotation and finalizer written): the matchers accept ASCII only, so a key's length is its byte
+ * length. A key refused here goes the long way, which explains why.
  */
 function isValidQualifiedName(key: string): boolean {
   const slash = key.indexOf('/');
   if (slash === -1) return key.length <= QUALIFIED_NAME_MAX_LENGTH && matchesQualifiedName(key);
   if (key.indexOf('/', slash + 1) !== -1 || slash > DNS1123_SUBDOMAIN_MAX_LENGTH) return false;
   return key.length - slash - 1 <= QUALIFIED_NAME_MAX_LENGTH && matchesDNSSubdomain(key, 0, slash) && matchesQualifiedName(key, slash + 1);
-}
-
-/** Whether isValidLabelValue(value) finds nothing (as isValidQualifiedName, for label values). */
-function isValidLabelValueFast(value: string): boolean {
-  return value.length === 0 || (value.length <= LABEL_VALUE_MAX_LENGTH && matchesQualifiedName(value));
 }
 
 const QUALIFIED_NAME_ERR =
@@ -169,6 +165,7 @@ export function isValidPathSegmentPrefix(name: string): string[] {
 
 /** Label keys, annotation keys (lower-cased first), finalizers: `[dns-subdomain/]name`. */
 export function isQualifiedName(value: string): string[] {
+  if (isValidQualifiedName(value)) return [];
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -194,6 +191,8 @@ export function isQualifiedName(value: string): string[] {
 }
 
 export function isValidLabelValue(value: string): string[] {
+  // As isValidQualifiedName: the common valid value decided before any message is built.
+  if (value.length === 0 || (value.length <= LABEL_VALUE_MAX_LENGTH && matchesQualifiedName(value))) return [];
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
   if (value.length > 0 && !matchesQualifiedName(value)) {
@@ -246,7 +245,6 @@ export function validateName(kind: NameValidation, name: string, prefix: boolean
 export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
-    if (typeof v === 'string' && isValidQualifiedName(k) && isValidLabelValueFast(v)) continue;
     for (const msg of isQualifiedName(k)) errs.push(fieldErrors.invalid(path, k, msg));
     for (const msg of isValidLabelValue(String(v))) errs.push(fieldErrors.invalid(path, v, msg));
   }
@@ -257,9 +255,8 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
   const errs: FieldError[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) {
-    // Annotation keys are qualified names where case does not matter. A key accepted as it is is accepted
-    // lower-cased too (an ASCII prefix that matches is lower-case already); any other goes the long way.
-    if (!isValidQualifiedName(k)) for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid(path, k, msg));
+    // Annotation keys are qualified names where case does not matter.
+    for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldErrors.invalid(path, k, msg));
     total += byteLength(k) + byteLength(String(v));
   }
   if (total > TOTAL_ANNOTATION_SIZE_LIMIT) errs.push(fieldErrors.tooLong(path, TOTAL_ANNOTATION_SIZE_LIMIT));
