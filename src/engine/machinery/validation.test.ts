@@ -15,6 +15,7 @@ import {
   validateObjectMeta,
   validateObjectMetaUpdate,
 } from './validation.js';
+import { rng } from '../../../test/helpers/seeded-random.js';
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -284,5 +285,86 @@ describe('the name matchers against kube\'s regexes', () => {
       expected.push(isQualifiedName(k.toLowerCase()).map((m) => fieldErrors.invalid('metadata.annotations', k, m)));
     }
     expect(actual).toEqual(expected);
+  });
+});
+
+describe('the valid-name fast paths against kube\'s full rules, on generated strings', () => {
+  // kube's rules as apimachinery's pkg/util/validation writes them: Go's len() (UTF-8 bytes) for the limits, the
+  // anchored regexes for the formats. isQualifiedName and isValidLabelValue answer a valid string before any message
+  // is built; a string that fast path takes and the full rule refuses would store a key kube refuses. The strings
+  // are long (every length limit, each side of it) and hostile (non-ASCII, astral and lone surrogates, NUL and a
+  // trailing newline, which a regex `$` in multiline mode would let through, upper case in prefixes, extra slashes).
+  const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+  const label = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+  const qualifiedRe = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+  const subdomainRe = new RegExp(`^${label}(\\.${label})*$`);
+  const kube = {
+    subdomain: (s: string) => bytes(s) <= 253 && subdomainRe.test(s),
+    label: (s: string) => bytes(s) <= 63 && new RegExp(`^${label}$`).test(s),
+    dns1035: (s: string) => bytes(s) <= 63 && /^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(s),
+    qualifiedName(s: string): boolean {
+      const parts = s.split('/');
+      if (parts.length > 2) return false;
+      const name = parts[parts.length - 1]!;
+      if (parts.length === 2 && (parts[0]!.length === 0 || !kube.subdomain(parts[0]!))) return false;
+      return name.length > 0 && bytes(name) <= 63 && qualifiedRe.test(name);
+    },
+    labelValue: (s: string) => bytes(s) <= 63 && (s === '' || qualifiedRe.test(s)),
+    configMapKey: (s: string) => bytes(s) <= 253 && /^[-._a-zA-Z0-9]+$/.test(s) && s !== '.' && !s.startsWith('..'),
+  };
+  const good = 'abcxyz019';
+  const goodName = 'aZ09-_.';
+  const hostile = ['A', 'Z', '-', '.', '_', '/', ' ', '\u0000', '\n', 'é', '\u212A', '\u{1F600}', '\uD800', '\uDC00', ':', '%'];
+  const lengths = [0, 1, 2, 3, 62, 63, 64, 65, 126, 252, 253, 254, 255];
+
+  function generate(random: () => number): string {
+    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const run = (alphabet: string, length: number) => {
+      let out = '';
+      for (let i = 0; i < length; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+      // Mostly valid, with dots between labels, and now and then one hostile character anywhere.
+      if (length > 2 && random() < 0.3) out = out.slice(0, 1 + Math.floor(random() * (length - 2))) + '.' + out.slice(1 + Math.floor(random() * (length - 2)) + 1);
+      if (length > 0 && random() < 0.35) {
+        const at = pick([0, length - 1, Math.floor(random() * length)]);
+        out = out.slice(0, at) + pick(hostile) + out.slice(at + 1);
+      }
+      return out;
+    };
+    const name = run(goodName, pick(lengths.filter((n) => n <= 126)));
+    const slashes = random() < 0.5 ? 1 : random() < 0.8 ? 0 : 2;
+    if (slashes === 0) return name;
+    const prefix = run(good + (random() < 0.1 ? 'Q' : '-'), pick(lengths));
+    return slashes === 1 ? `${prefix}/${name}` : `${prefix}/${name}/${run(goodName, pick([0, 1, 5]))}`;
+  }
+
+  const seed = 20261129;
+  const random = rng(seed);
+  const strings = Array.from({ length: 60_000 }, () => generate(random));
+
+  const cases: [string, (s: string) => string[], (s: string) => boolean][] = [
+    ['qualified name (label and annotation keys, finalizers)', isQualifiedName, kube.qualifiedName],
+    ['label value', isValidLabelValue, kube.labelValue],
+    ['DNS-1123 subdomain', isDNS1123Subdomain, kube.subdomain],
+    ['DNS-1123 label', isDNS1123Label, kube.label],
+    ['DNS-1035 label', isDNS1035Label, kube.dns1035],
+    ['ConfigMap key', isConfigMapKey, kube.configMapKey],
+  ];
+  for (const [name, check, reference] of cases) {
+    it(`${name}: valid exactly when kube's rule says so (seed ${seed})`, () => {
+      const differ = strings.filter((s) => (check(s).length === 0) !== reference(s)).map((s) => JSON.stringify(s));
+      expect(differ.slice(0, 5)).toEqual([]);
+      // The generator reaches both sides of every rule, so a rule accepting (or refusing) everything fails too.
+      expect(strings.filter((s) => reference(s)).length).toBeGreaterThan(200);
+      expect(strings.filter((s) => !reference(s)).length).toBeGreaterThan(500);
+    });
+  }
+
+  it('the strings reach each length limit from both sides, with and without a prefix', () => {
+    const valid = (s: string) => kube.qualifiedName(s);
+    const nameOf = (s: string) => s.slice(s.indexOf('/') + 1);
+    expect(strings.some((s) => valid(s) && nameOf(s).length === 63)).toBe(true);
+    expect(strings.some((s) => !s.includes('/') && /^[A-Za-z0-9][-A-Za-z0-9_.]*[A-Za-z0-9]$/.test(s) && s.length === 64)).toBe(true);
+    expect(strings.some((s) => valid(s) && s.indexOf('/') === 253)).toBe(true);
+    expect(strings.some((s) => s.indexOf('/') === 254 && subdomainRe.test(s.slice(0, 254)) && qualifiedRe.test(nameOf(s)))).toBe(true);
   });
 });
