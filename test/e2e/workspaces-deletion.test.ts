@@ -130,9 +130,33 @@ describe('the objects a workspace keeps until its last pass', () => {
       ['DELETED', 'plain', false],
     ]);
     expect((await getJson(inside, ['serviceaccount', 'held', '-n', 'default'])).metadata.finalizers).toEqual(['example.com/hold']);
+    // Its namespace, a protected one, stays marked around it (the system's deletion of the cluster may mark it).
+    expect((await getJson(inside, ['namespace', 'default'])).status.phase).toBe('Terminating');
     expect((await getJson(k, ['ws', name])).status.phase).toBe('Deleting');
 
     await inside(['patch', 'serviceaccount', 'held', '-n', 'default', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    await k(['wait', '--for=delete', `workspace/${name}`, '--timeout=60s']);
+    await expectPathGone(`root:${name}`);
+    expect(await leftovers([ws.spec.cluster as string])).toEqual({});
+  });
+
+  it('a namespace whose ServiceAccount is held stays, marked, until the ServiceAccount goes: nothing outlives its namespace', async () => {
+    const name = uniqueName('lastns');
+    const ws = await createWorkspace(k, name);
+    const inside = e2e.at(`root:${name}`);
+    await inside(['create', 'namespace', 'team']);
+    await inside(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'held', namespace: 'team', finalizers: ['example.com/hold'] } }) });
+
+    await k(['delete', 'workspace', name, '--wait=false']);
+    await waitForPhase(k, name, 'Deleting');
+    await expect.poll(async () => Boolean((await getJson(inside, ['serviceaccount', 'held', '-n', 'team'])).metadata.deletionTimestamp), { timeout: 20_000 }).toBe(true);
+    // The final pass has run (the held ServiceAccount is marked); the namespace it lives in is Terminating, not gone,
+    // and the empty one beside it is gone.
+    const team = await getJson(inside, ['namespace', 'team']);
+    expect([Boolean(team.metadata.deletionTimestamp), team.status.phase]).toEqual([true, 'Terminating']);
+    await expect.poll(async () => (await inside(['get', 'namespace', 'default'], { reject: false })).stderr, { timeout: 20_000 }).toContain('NotFound');
+
+    await inside(['patch', 'serviceaccount', 'held', '-n', 'team', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     await k(['wait', '--for=delete', `workspace/${name}`, '--timeout=60s']);
     await expectPathGone(`root:${name}`);
     expect(await leftovers([ws.spec.cluster as string])).toEqual({});

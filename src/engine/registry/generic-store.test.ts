@@ -231,6 +231,17 @@ describe('GenericStore object size limit', () => {
   });
 });
 
+describe('GenericStore.delete of a protected namespace', () => {
+  it('refuses everyone but the removal of the whole logical cluster, which marks it while something stays in it', () => {
+    const generic = new GenericStore(createMemoryStore(), namespaces, { authority: new WriteAuthority() });
+    const nsCtx: OpContext = { rt: namespaces, cluster: 'c1', namespace: '' };
+    generic.create(nsCtx, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' }, spec: { finalizers: ['kubernetes'] } });
+    expect(refusal(() => generic.delete(nsCtx, 'default'))).toBe('403 namespaces "default" is forbidden: this namespace may not be deleted');
+    const marked = generic.delete(nsCtx, 'default', { clusterDeletion: true });
+    expect([marked.removed, Boolean(marked.object.metadata!.deletionTimestamp), (marked.object.status as { phase?: string }).phase]).toEqual([false, true, 'Terminating']);
+  });
+});
+
 describe('GenericStore create in a namespace', () => {
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } });
 

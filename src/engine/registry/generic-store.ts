@@ -134,6 +134,11 @@ export interface DeleteOptions {
    * mark's top-level fields (metadata, status), not edit what they hold: that is shared with the stored object.
    */
   alsoOnMark?: (marked: KubeObject) => void;
+  /**
+   * The delete is the system's removal of the whole logical cluster (tenancy's cluster deleter, never a request): a
+   * protected namespace (`default`, `kube-system`, …) that still holds something may then be marked as any other.
+   */
+  clusterDeletion?: boolean;
 }
 
 export type DeleteResult = { removed: true; object: KubeObject } | { removed: false; object: KubeObject };
@@ -475,7 +480,7 @@ export class GenericStore {
     const refusal = this.authority.reviewDelete({ group: rt.group, resource: rt.resource, cluster: ctx.cluster, ctx, object: obj });
     if (refusal) throw refusal;
     rt.strategy.admitDelete?.(obj, ctx);
-    if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name)) {
+    if (rt.resource === 'namespaces' && ctx.rt.group === '' && protectedNamespaces.has(name) && !opts.clusterDeletion) {
       throw forbidden(namespacesType, name, 'this namespace may not be deleted');
     }
     // With a collector running, the propagation policy becomes a GC finalizer; a repeated DELETE may swap it.

@@ -30,8 +30,9 @@ export const clusterBookkeepingPrefixes = (cluster: string) => [
  * Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). ServiceAccounts go
  * with their namespaces: the serviceaccounts controller recreates a deleted `default` in a namespace still there.
  */
+const NAMESPACES = 'core/namespaces';
 const keptUntilLast = new Set([
-  'core/namespaces',
+  NAMESPACES,
   'core/serviceaccounts',
   'rbac.authorization.k8s.io/clusterroles',
   'rbac.authorization.k8s.io/clusterrolebindings',
@@ -83,8 +84,16 @@ export class ClusterContentDeleter {
       this.generic.commitBatch(batch);
       return { remaining, heldByOthers, done: false };
     }
-    // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
-    for (const rt of last) remaining += this.deleteAll(rt, cluster, batch, true);
+    // Nothing holds the cluster any more: its ServiceAccounts and RBAC go now, then its namespaces and the cluster. A
+    // namespace something still stays in (a ServiceAccount held by a finalizer) is marked and kept, as kube's
+    // namespace controller keeps it: no object outlives its namespace.
+    const heldIn = new Set<string>();
+    let namespaces: ResourceType | undefined;
+    for (const rt of last) {
+      if (rt.storagePrefix === NAMESPACES) namespaces = rt;
+      else remaining += this.deleteAll(rt, cluster, batch, { final: true, heldIn });
+    }
+    if (namespaces) remaining += this.deleteAll(namespaces, cluster, batch, { final: true, keep: heldIn });
     if (remaining > 0) {
       this.generic.commitBatch(batch);
       return { remaining, heldByOthers: remaining, done: false };
@@ -125,9 +134,16 @@ export class ClusterContentDeleter {
    * removes the cluster (nothing else is left in it), where an object without finalizers goes as a plain delete of
    * its row with its index writers' ops, which is all the generic delete would write for it with background
    * propagation from this system deleter (no authority or admission applies; its deletion marker, if any, goes with
-   * the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work.
+   * the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work,
+   * except those named in `keep`, which still hold something and are deleted the generic way (marked). `heldIn`
+   * collects the namespace of every object that stays.
    */
-  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, final = false): number {
+  private deleteAll(
+    rt: ResourceType,
+    cluster: string,
+    batch: WriteBatch,
+    { final = false, keep, heldIn }: { final?: boolean; keep?: ReadonlySet<string>; heldIn?: Set<string> } = {},
+  ): number {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
     for (const kv of this.store.list(prefix).items) {
@@ -137,7 +153,7 @@ export class ClusterContentDeleter {
       const namespace = slash >= 0 ? rest.slice(0, slash) : '';
       const name = rest.slice(slash + 1);
       const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
-      if (final && (object!.metadata?.finalizers ?? []).length === 0) {
+      if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
         continue;
       }
@@ -145,7 +161,10 @@ export class ClusterContentDeleter {
         // A row is parsed once, here: marking a child workspace's cluster reads it, and the delete is handed it.
         const current = { row: kv, object };
         const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch) : undefined;
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark }).removed) remaining++;
+        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark, clusterDeletion: true }).removed) {
+          remaining++;
+          heldIn?.add(namespace);
+        }
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
