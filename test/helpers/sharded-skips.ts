@@ -28,5 +28,7 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
       "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
     'a ServiceAccount with a finalizer holds the workspace; the others go with their DELETED, also to a watch resumed from before':
       "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
+    'a namespace whose ServiceAccount is held stays, marked, until the ServiceAccount goes: nothing outlives its namespace':
+      "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
   },
 };
