@@ -26,11 +26,12 @@ export const clusterBookkeepingPrefixes = (cluster: string) => [
   `/kcpt/pending/workspaces/${cluster}/`,
 ];
 
+const NAMESPACES = 'core/namespaces';
+
 /**
  * Resources kept until the end so the workspace stays debuggable (kcp keeps cluster RBAC too). ServiceAccounts go
  * with their namespaces: the serviceaccounts controller recreates a deleted `default` in a namespace still there.
  */
-const NAMESPACES = 'core/namespaces';
 const keptUntilLast = new Set([
   NAMESPACES,
   'core/serviceaccounts',
@@ -163,7 +164,7 @@ export class ClusterContentDeleter {
         const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch) : undefined;
         if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark, clusterDeletion: true }).removed) {
           remaining++;
-          heldIn?.add(namespace);
+          if (namespace) heldIn?.add(namespace);
         }
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
