@@ -99,7 +99,7 @@ function yamlBomb(r: Random): FuzzCase {
     category: 'yaml-bomb',
     method: pick(r, ['POST', 'PUT']),
     path: r() < 0.5 ? seedCms : `${seedCm(r)}`,
-    headers: { 'content-type': pick(r, ['application/yaml', 'application/x-yaml', 'text/yaml']) },
+    headers: { 'content-type': pick(r, ['application/yaml', 'application/yaml; charset=utf-8', 'APPLICATION/YAML']) },
     body,
     mustFail: true,
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeKube } from '../builtin/protobuf-test-support.js';
 import { MAX_NESTING_DEPTH } from '../machinery/nesting-depth.js';
-import { deleteOptionsBody, parseJson } from './body.js';
+import { decodeObjectBody, deleteOptionsBody, parseJson } from './body.js';
 import { parseDeleteOptions } from './query.js';
 
 const protobuf = 'application/vnd.kubernetes.protobuf';
@@ -50,5 +50,24 @@ describe('parseJson', () => {
     expect(refusal(nested(MAX_NESTING_DEPTH))).toBe('accepted');
     expect(parseJson('{"a":[1,{"b":null}]}')).toStrictEqual({ a: [1, { b: null }] });
     expect(refusal('{"a":')).toMatch(/^400 the request body is not valid JSON: /);
+  });
+});
+
+describe('decodeObjectBody media types', () => {
+  const yaml = Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n');
+  const outcome = (type: string) =>
+    decodeObjectBody(type, yaml).then(
+      (obj) => String(obj.kind),
+      (err: { code?: number; message: string }) => `${err.code} ${err.message}`,
+    );
+
+  // kube-apiserver reads YAML only as application/yaml (any case, with parameters); a client written against kcpt
+  // must not come to depend on a spelling kube refuses.
+  it('reads YAML as application/yaml and refuses the spellings kube refuses with 415', async () => {
+    expect(await outcome('application/yaml')).toBe('ConfigMap');
+    expect(await outcome('Application/YAML; charset=utf-8')).toBe('ConfigMap');
+    for (const type of ['text/yaml', 'application/x-yaml']) {
+      expect(await outcome(type)).toMatch(/^415 .*accepted media types include: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf/);
+    }
   });
 });

@@ -24,9 +24,8 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
     case 'application/json':
     case '':
       return asObject(parseJson(raw.toString('utf8')));
+    // kube-apiserver's only YAML media type: `text/yaml` or `application/x-yaml` are 415 there, so they are here.
     case 'application/yaml':
-    case 'application/x-yaml':
-    case 'text/yaml':
       return asObject(parseYamlText(raw.toString('utf8')));
     case 'application/vnd.kubernetes.protobuf': {
       // Loaded on first use: most clients send JSON, and the decoder's schemas cost start-up time.
