@@ -31,9 +31,10 @@ export function impersonationHeaders(rawHeaders: readonly string[]): Impersonati
     if (first !== 0x69 && first !== 0x49) continue;
     const name = rawHeaders[i]!.toLowerCase();
     const value = rawHeaders[i + 1]!;
-    if (name === 'impersonate-user') req.user = value;
+    // A repeated User or Uid header: the first counts, as kube reads them (Go's Header.Get).
+    if (name === 'impersonate-user') req.user ??= value;
     else if (name === 'impersonate-group') req.groups.push(value);
-    else if (name === 'impersonate-uid') req.uid = value;
+    else if (name === 'impersonate-uid') req.uid ??= value;
     else if (name.startsWith(EXTRA_PREFIX)) {
       let key = name.slice(EXTRA_PREFIX.length);
       try {
