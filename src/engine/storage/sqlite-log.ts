@@ -11,7 +11,8 @@
  * - few revisions: walk the log by revision (rowid range) and filter keys — cost ∝ revisions walked;
  * - many revisions: find the prefix's revisions in the changes index and its current rows (no values read; see
  *   prefixRevisions), then fetch only those rows — cost ∝ events and objects of that prefix, so a 30-second-old
- *   resume of one workspace's ConfigMaps does not read every other workspace's writes.
+ *   resume of one workspace's ConfigMaps does not read every other workspace's writes. A prefix holding more
+ *   current rows than there are revisions to walk (a resource across every cluster) is walked after all.
  */
 import type { LoggedEvent } from './history.js';
 import { prefixEnd } from './keys.js';
@@ -83,7 +84,9 @@ export function* readEventPages(
   };
   if (after >= upTo) return;
   const end = prefixEnd(prefix);
-  if (upTo - after <= scanLimit) {
+  // A prefix with more current rows than there are revisions to walk (a whole resource across clusters) is walked.
+  const found = upTo - after <= scanLimit ? undefined : prefixRevisions(statements, prefix, end, after, upTo, upTo - after);
+  if (!found) {
     // Each page is its own query (no open cursor): a listener may write to the database between pages.
     for (let cursor = after; cursor < upTo; ) {
       const rows =
@@ -97,7 +100,7 @@ export function* readEventPages(
     }
     return;
   }
-  const revisions = [...prefixRevisions(statements, prefix, end, after, upTo)].sort((a, b) => a - b);
+  const revisions = [...found].sort((a, b) => a - b);
   for (let i = 0; i < revisions.length; i += LOG_PAGE) {
     const chunk = revisions.slice(i, i + LOG_PAGE);
     // A candidate may be another key's event (below): only the prefix's own are kept.
@@ -113,16 +116,25 @@ export function* readEventPages(
  * The current rows also hold unlogged keys, whose create_revision is whatever event preceded them: such a
  * revision is a candidate only, hence the caller's filter.
  */
-function prefixRevisions(statements: Statements, prefix: string, end: string | undefined, after: number, upTo: number): Set<number> {
+function prefixRevisions(
+  statements: Statements,
+  prefix: string,
+  end: string | undefined,
+  after: number,
+  upTo: number,
+  /** Undefined (walk the log instead) once the prefix has more current rows than this. */
+  maxRows: number,
+): Set<number> | undefined {
+  const current =
+    end === undefined ? statements.currentOfPrefixOpen.all(prefix, maxRows + 1) : statements.currentOfPrefix.all(prefix, end, maxRows + 1);
+  if (current.length > maxRows) return undefined;
   const found = new Set<number>();
+  for (const created of current) if (created > after && created <= upTo) found.add(created);
   const changes =
     end === undefined ? statements.changesOfPrefixOpen.all(prefix, after, upTo) : statements.changesOfPrefix.all(prefix, end, after, upTo);
   for (const [revision, created] of changes) {
     if (revision <= upTo) found.add(revision);
     if (created > after) found.add(created);
   }
-  const created =
-    end === undefined ? statements.createdInPrefixOpen.all(prefix, after, upTo) : statements.createdInPrefix.all(prefix, end, after, upTo);
-  for (const revision of created) found.add(revision);
   return found;
 }

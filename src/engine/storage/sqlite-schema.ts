@@ -197,8 +197,8 @@ export interface Statements {
   scanEventsOpen: Stmt<[number, number, string, number], EventRow>;
   changesOfPrefix: Stmt<[string, string, number, number], RevisionPair>;
   changesOfPrefixOpen: Stmt<[string, number, number], RevisionPair>;
-  createdInPrefix: Stmt<[string, string, number, number], number>;
-  createdInPrefixOpen: Stmt<[string, number, number], number>;
+  currentOfPrefix: Stmt<[string, string, number], number>;
+  currentOfPrefixOpen: Stmt<[string, number], number>;
   eventsByRevision: Stmt<[string], EventRow>;
   nextEventOfKey: Stmt<[string, number, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>;
   firstEventTsAtOrAfter: Stmt<[number], number>;
@@ -262,15 +262,9 @@ export function prepareStatements(db: Database.Database): Statements {
         `SELECT revision, create_revision FROM events INDEXED BY events_changes WHERE key >= ? AND ${CHANGE} AND revision > ? AND create_revision <= ?`,
       )
       .raw(),
-    // The ADDED of each current generation of a prefix created in (after, upTo].
-    createdInPrefix: db
-      .prepare<[string, string, number, number], number>(
-        'SELECT create_revision FROM objects WHERE key >= ? AND key < ? AND create_revision > ? AND create_revision <= ?',
-      )
-      .pluck(),
-    createdInPrefixOpen: db
-      .prepare<[string, number, number], number>('SELECT create_revision FROM objects WHERE key >= ? AND create_revision > ? AND create_revision <= ?')
-      .pluck(),
+    // The ADDED of each current generation of a prefix (its create_revision), up to a number of rows.
+    currentOfPrefix: db.prepare<[string, string, number], number>('SELECT create_revision FROM objects WHERE key >= ? AND key < ? LIMIT ?').pluck(),
+    currentOfPrefixOpen: db.prepare<[string, number], number>('SELECT create_revision FROM objects WHERE key >= ? LIMIT ?').pluck(),
     eventsByRevision: db.prepare<[string], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE revision IN (SELECT value FROM json_each(?)) ORDER BY revision`,
     ),
