@@ -13,8 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
 import { assembleTree } from './lib/pipeline-pairs.js';
+import { openRawTable } from './lib/raw-table.js';
 import { configMap } from './lib/payload.js';
 import { removeDir, repoDir } from './lib/util.js';
 
@@ -40,15 +40,9 @@ let db;
 let create;
 let stop = async () => {};
 if (values.bare) {
-  // bench/raw-server.js's table, pragmas and statement.
-  db = new Database(path.join(root, 'raw.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE TABLE objects (cluster TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-    revision INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (cluster, resource, namespace, name))`);
-  const upsert = db.prepare(
-    'INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (cluster, resource, namespace, name) DO UPDATE SET revision = excluded.revision, value = excluded.value',
-  );
+  const raw = openRawTable(path.join(root, 'raw.db'));
+  db = raw.db;
+  const upsert = raw.upsert;
   let revision = 0;
   create = async (name) => {
     const o = JSON.parse(template.replace('%s', name));

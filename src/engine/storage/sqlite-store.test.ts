@@ -15,6 +15,14 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 let files = 0;
 const freshPath = () => join(directory, `store-${++files}.db`);
 const fresh = (options?: SqliteStoreOptions) => () => openSqliteStore(freshPath(), options);
+/** The tables of schemas 1 and 2 as kcpt wrote them, with the log's key index over every event. */
+const OLD_TABLES = `
+  CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
+  CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
+    prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
+  CREATE INDEX events_key ON events (key);
+  CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+`;
 
 runStoreContract('sqlite', fresh());
 // Same cases with every log read forced through the key index instead of the revision walk.
@@ -332,14 +340,7 @@ describe('sqlite store: each version stored once, values compressed against refe
   it('reads a schema-1 file (every event with its value) and logs new events the new way', () => {
     const path = freshPath();
     const old = new Database(path);
-    old.exec(`
-      CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
-      CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
-        prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-      CREATE INDEX events_key ON events (key);
-      CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
-      PRAGMA user_version = 1;
-    `);
+    old.exec(`${OLD_TABLES} PRAGMA user_version = 1;`);
     const a = cm('c1', 'a');
     old.prepare('INSERT INTO events VALUES (1, ?, 0, ?, NULL, 0, 1, 1)').run(a, 'a1');
     old.prepare('INSERT INTO events VALUES (2, ?, 1, ?, ?, 1, 1, 2)').run(a, 'a2', 'a1');
@@ -487,12 +488,7 @@ describe('sqlite store: the changes index (events after a generation\'s first) f
     const old = new Database(path);
     // The schema-2 file as main wrote it before this index: every event in events_key, ADDED and MODIFIED rows
     // logged without their value from revision 1 on (inline_values_up_to 0).
-    old.exec(`
-      CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
-      CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
-        prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-      CREATE INDEX events_key ON events (key);
-      CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+    old.exec(`${OLD_TABLES}
       CREATE TABLE value_references (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, text TEXT NOT NULL);
       INSERT INTO meta VALUES ('inline_values_up_to', 0);
       PRAGMA user_version = 2;
