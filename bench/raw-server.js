@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import Fastify from 'fastify';
-import Database from 'better-sqlite3';
 import { rawRowValue } from './lib/payload.js';
+import { openRawTable } from './lib/raw-table.js';
 
 const [certDir, objFile, portArg] = process.argv.slice(2);
 const obj = JSON.parse(readFileSync(objFile, 'utf8'));
@@ -30,14 +30,7 @@ const app = Fastify({
 });
 
 const dbDir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-raw-'));
-const db = new Database(path.join(dbDir, 'raw.db'));
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.exec(`CREATE TABLE objects (cluster TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-  revision INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (cluster, resource, namespace, name))`);
-const upsert = db.prepare(
-  'INSERT INTO objects VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (cluster, resource, namespace, name) DO UPDATE SET revision = excluded.revision, value = excluded.value',
-);
+const { db, upsert } = openRawTable(path.join(dbDir, 'raw.db'));
 let revision = 0;
 const watchers = new Set();
 

@@ -15,7 +15,8 @@
 //   With --statements, variants of `ordered` (the store's layout) instead, for the cost of each statement and index:
 //   multirow:   one INSERT for the commit's eight object rows and one for its eight events (statements per commit 16 → 2)
 //   worowid:    `objects` WITHOUT ROWID (one B-tree holding key and row, not a rowid table plus its key index)
-//   noindex:    no `events_key` index (what the index costs; the store needs it: watch resumes, values of later events)
+//   allkeys:    the log's key index over every event (`events_key`, schema 2) instead of the changes only (`events_changes`)
+//   noindex:    no key index on the log (what the index costs; the store needs it: watch resumes, values of later events)
 //   oneevent:   one event row per commit holding its eight events (what fewer event rows are worth at most)
 //
 //   node bench/ws-rows-layout.js [--prefill 10000] [--count 6000] [--block 250] [--group 16] [--statements]
@@ -34,11 +35,12 @@ const count = Number(values.count ?? 6000);
 const block = Number(values.block ?? 250);
 const group = Number(values.group ?? 16);
 
-const schema = ({ withoutRowid = false, eventIndex = true } = {}) => `
+const schema = ({ withoutRowid = false, eventIndex = 'changes' } = {}) => `
   CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL)${withoutRowid ? ' WITHOUT ROWID' : ''};
   CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
     prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-  ${eventIndex ? 'CREATE INDEX events_key ON events (key);' : ''}
+  ${eventIndex === 'changes' ? 'CREATE INDEX events_changes ON events (key, create_revision) WHERE create_revision < revision;' : ''}
+  ${eventIndex === 'all' ? 'CREATE INDEX events_key ON events (key);' : ''}
 `;
 
 /** A workspace's rows: [resource prefix, namespace or '', name, value length] (stored values after the codec). */
@@ -109,6 +111,7 @@ try {
           { name: 'ordered', ...ordered },
           { name: 'multirow', ...ordered, multiRow: true },
           { name: 'worowid', ...ordered, withoutRowid: true },
+          { name: 'allkeys', ...ordered, eventIndex: 'all' },
           { name: 'noindex', ...ordered, eventIndex: false },
           { name: 'oneevent', ...ordered, oneEvent: true },
         ]

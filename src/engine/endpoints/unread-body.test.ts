@@ -45,6 +45,21 @@ describe('the unread-body cutoff', () => {
     expect(closed).toBe(false);
   });
 
+  it('answers an injected request whose body was read as any other (no close, no error from the fake socket)', async () => {
+    const logged: string[] = [];
+    const injected = Fastify({ logger: { level: 'error', stream: { write: (line: string) => void logged.push(line) } } });
+    installUnreadBodyCutoff(injected);
+    injected.post('/echo', async (request) => request.body);
+    const res = await injected.inject({ method: 'POST', url: '/echo', payload: { a: 1 } });
+    // fastify logs what its onResponse hooks throw once the answer is out.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ a: 1 });
+    expect(res.headers.connection).not.toBe('close');
+    expect(logged).toEqual([]);
+    await injected.close();
+  });
+
   it('still closes the connection of a request whose body is still arriving when it is answered', async () => {
     const { text, closed } = await exchange(port, 'POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\npartial', 3000);
     expect(text).toMatch(/^HTTP\/1\.1 401/);

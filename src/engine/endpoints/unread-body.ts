@@ -15,8 +15,9 @@ export function bodyStillArriving(request: FastifyRequest): boolean {
   const raw = request.raw as RawRequest;
   const stream = raw.stream;
   // A request framed without a body has none to wait for, although an answer written synchronously from its headers
-  // (nothing awaited on the way) comes before Node marks it complete.
-  if (!stream) return !raw.complete && hasBody(raw.headers);
+  // (nothing awaited on the way) comes before Node marks it complete. A body read to its end has nothing left to
+  // arrive either (fastify's inject: its requests never read as `complete`, and its socket cannot be paused).
+  if (!stream) return !raw.complete && !raw.readableEnded && hasBody(raw.headers);
   if (stream.destroyed || stream.endAfterHeaders) return false;
   try {
     return !stream.state.remoteClose;

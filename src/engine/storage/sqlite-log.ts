@@ -9,9 +9,10 @@
  *
  * Two plans, picked by how much of the log lies after the revision:
  * - few revisions: walk the log by revision (rowid range) and filter keys — cost ∝ revisions walked;
- * - many revisions: find the prefix's revisions in the key index (covering, no values read), then fetch only
- *   those rows — cost ∝ events of that prefix, so a 30-second-old resume of one workspace's ConfigMaps does
- *   not read every other workspace's writes.
+ * - many revisions: find the prefix's revisions in the changes index and its current rows (no values read; see
+ *   prefixRevisions), then fetch only those rows — cost ∝ events and objects of that prefix, so a 30-second-old
+ *   resume of one workspace's ConfigMaps does not read every other workspace's writes. A prefix holding more
+ *   current rows than there are revisions to walk (a resource across every cluster) is walked after all.
  */
 import type { LoggedEvent } from './history.js';
 import { prefixEnd } from './keys.js';
@@ -56,7 +57,7 @@ function fillValues(rows: EventRow[], source: ValueSource): void {
     if (row.type !== DELETED && row.revision > source.inlineUpTo) {
       let value = before.has(row.key) ? before.get(row.key) : undefined;
       if (value === undefined) {
-        const next = source.statements.nextEventOfKey.get(row.key, row.revision);
+        const next = source.statements.nextEventOfKey.get(row.key, row.createRevision, row.revision);
         value = next ? (next.type === DELETED ? next.value : (next.prevValue ?? undefined)) : source.current(row.key);
       }
       if (value === undefined) throw new Error(`event log row ${row.revision} for ${row.key}: its value is neither logged later nor current`);
@@ -83,7 +84,9 @@ export function* readEventPages(
   };
   if (after >= upTo) return;
   const end = prefixEnd(prefix);
-  if (upTo - after <= scanLimit) {
+  // A prefix with more current rows than there are revisions to walk (a whole resource across clusters) is walked.
+  const found = upTo - after <= scanLimit ? undefined : prefixRevisions(statements, prefix, end, after, upTo, upTo - after);
+  if (!found) {
     // Each page is its own query (no open cursor): a listener may write to the database between pages.
     for (let cursor = after; cursor < upTo; ) {
       const rows =
@@ -97,13 +100,41 @@ export function* readEventPages(
     }
     return;
   }
-  const revisions =
-    end === undefined
-      ? statements.eventRevisionsOpen.all(prefix, after, upTo)
-      : statements.eventRevisions.all(prefix, end, after, upTo);
-  revisions.sort((a, b) => a - b);
+  const revisions = [...found].sort((a, b) => a - b);
   for (let i = 0; i < revisions.length; i += LOG_PAGE) {
     const chunk = revisions.slice(i, i + LOG_PAGE);
-    yield page(statements.eventsByRevision.all(JSON.stringify(chunk)));
+    // A candidate may be another key's event (below): only the prefix's own are kept.
+    const rows = statements.eventsByRevision.all(JSON.stringify(chunk)).filter((row) => row.key >= prefix && (end === undefined || row.key < end));
+    if (rows.length > 0) yield page(rows);
   }
+}
+
+/**
+ * The revisions in (after, upTo] of the prefix's events, and possibly some of other keys' (the caller filters them).
+ * The changes index holds every MODIFIED and DELETED; an ADDED is found as the create_revision of its generation:
+ * of the generation's later events (a generation ended by a delete has its DELETED logged) or of its current row.
+ * The current rows also hold unlogged keys, whose create_revision is whatever event preceded them: such a
+ * revision is a candidate only, hence the caller's filter.
+ */
+function prefixRevisions(
+  statements: Statements,
+  prefix: string,
+  end: string | undefined,
+  after: number,
+  upTo: number,
+  /** Undefined (walk the log instead) once the prefix has more current rows than this. */
+  maxRows: number,
+): Set<number> | undefined {
+  const current =
+    end === undefined ? statements.currentOfPrefixOpen.all(prefix, maxRows + 1) : statements.currentOfPrefix.all(prefix, end, maxRows + 1);
+  if (current.length > maxRows) return undefined;
+  const found = new Set<number>();
+  for (const created of current) if (created > after && created <= upTo) found.add(created);
+  const changes =
+    end === undefined ? statements.changesOfPrefixOpen.all(prefix, after, upTo) : statements.changesOfPrefix.all(prefix, end, after, upTo);
+  for (const [revision, created] of changes) {
+    if (revision <= upTo) found.add(revision);
+    if (created > after) found.add(created);
+  }
+  return found;
 }

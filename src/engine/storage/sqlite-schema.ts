@@ -29,9 +29,10 @@ export const DELETED = 2;
  * 1: every event row carries its value. 2: ADDED and MODIFIED rows logged after the `inline_values_up_to` meta
  * revision leave `value` empty: that version's bytes are stored once, in the key's next event (its prev_value, or
  * the value of a DELETED) or, while it is current, in `objects` (see sqlite-log.ts); and values may be stored
- * compressed against a `value_references` text (value-codec.ts).
+ * compressed against a `value_references` text (value-codec.ts). 3: the log's key index holds only the events after
+ * a generation's first (`events_changes`, below) instead of every event (`events_key`).
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 /** Meta row: events at or below this revision carry their value inline (logged by schema 1). */
 export const INLINE_VALUES_UP_TO = 'inline_values_up_to';
 
@@ -56,8 +57,12 @@ const SCHEMA = `
     create_revision INTEGER NOT NULL,
     ts INTEGER NOT NULL
   );
-  -- (key, rowid) = (key, revision): lets a narrow prefix find its events without reading the whole log.
-  CREATE INDEX IF NOT EXISTS events_key ON events (key);
+  -- Lets a narrow prefix find its events without reading the whole log (sqlite-log.ts). Only the events after the
+  -- first of a key's generation (MODIFIED, DELETED: create_revision < revision; an ADDED is logged at its
+  -- create_revision): a create then writes no index page, and the ADDED events a prefix needs are found from the
+  -- generation's later events or its current row, which both carry create_revision. (key, create_revision, rowid)
+  -- also finds the event after any version of a key in one seek.
+  CREATE INDEX IF NOT EXISTS events_changes ON events (key, create_revision) WHERE create_revision < revision;
   CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
   -- Texts values under a key prefix are compressed against (value-codec.ts). Rows are never changed or removed:
   -- stored values name them by id.
@@ -112,9 +117,13 @@ export function openDatabase(path: string, tuning: SqliteTuning): Database.Datab
     db.exec(SCHEMA);
     if (version < SCHEMA_VERSION) {
       db.transaction(() => {
-        // A schema-1 log keeps its inline values; only events logged from now on store each version once.
-        const last = (db.prepare('SELECT max(revision) FROM events').pluck().get() as number | null) ?? 0;
-        db.prepare('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)').run(INLINE_VALUES_UP_TO, version === 0 ? 0 : last);
+        if (version < 2) {
+          // A schema-1 log keeps its inline values; only events logged from now on store each version once.
+          const last = (db.prepare('SELECT max(revision) FROM events').pluck().get() as number | null) ?? 0;
+          db.prepare('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)').run(INLINE_VALUES_UP_TO, version === 0 ? 0 : last);
+        }
+        // The schema above built events_changes beside it; nothing reads the index of every event any more.
+        db.exec('DROP INDEX IF EXISTS events_key');
         db.pragma(`user_version = ${SCHEMA_VERSION}`);
       }).immediate();
     }
@@ -153,6 +162,11 @@ export interface EventRow {
   ts: number;
 }
 
+/** [revision, create_revision] of a logged change (changesOfPrefix). */
+export type RevisionPair = [revision: number, createRevision: number];
+
+/** events_changes' condition, repeated in each query that reads it (SQLite uses a partial index only then). */
+const CHANGE = 'create_revision < revision';
 const OBJECT_COLUMNS = 'key, value, revision, create_revision AS createRevision';
 const OBJECT_TUPLE = 'key, value, revision, create_revision';
 const EVENT_COLUMNS =
@@ -181,10 +195,12 @@ export interface Statements {
   insertEvent: Stmt<[number, string, number, string, string | null, number, number, number]>;
   scanEvents: Stmt<[number, number, string, string, number], EventRow>;
   scanEventsOpen: Stmt<[number, number, string, number], EventRow>;
-  eventRevisions: Stmt<[string, string, number, number], number>;
-  eventRevisionsOpen: Stmt<[string, number, number], number>;
+  changesOfPrefix: Stmt<[string, string, number, number], RevisionPair>;
+  changesOfPrefixOpen: Stmt<[string, number, number], RevisionPair>;
+  currentOfPrefix: Stmt<[string, string, number], number>;
+  currentOfPrefixOpen: Stmt<[string, number], number>;
   eventsByRevision: Stmt<[string], EventRow>;
-  nextEventOfKey: Stmt<[string, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>;
+  nextEventOfKey: Stmt<[string, number, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>;
   firstEventTsAtOrAfter: Stmt<[number], number>;
   lastEvent: Stmt<[], { revision: number; ts: number }>;
   maxRevision: Stmt<[], number | null>;
@@ -234,23 +250,28 @@ export function prepareStatements(db: Database.Database): Statements {
     scanEventsOpen: db.prepare<[number, number, string, number], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events NOT INDEXED WHERE revision > ? AND revision <= ? AND key >= ? ORDER BY revision LIMIT ?`,
     ),
-    // Finding a narrow prefix's events through the key index (covering: reads no values).
-    eventRevisions: db
-      .prepare<[string, string, number, number], number>(
-        'SELECT revision FROM events INDEXED BY events_key WHERE key >= ? AND key < ? AND revision > ? AND revision <= ?',
+    // Finding a narrow prefix's events through the changes index (covering: reads no rows): the revisions of its
+    // changes after `after`, each with its generation's create revision (the generation's ADDED; sqlite-log.ts).
+    changesOfPrefix: db
+      .prepare<[string, string, number, number], RevisionPair>(
+        `SELECT revision, create_revision FROM events INDEXED BY events_changes WHERE key >= ? AND key < ? AND ${CHANGE} AND revision > ? AND create_revision <= ?`,
       )
-      .pluck(),
-    eventRevisionsOpen: db
-      .prepare<[string, number, number], number>(
-        'SELECT revision FROM events INDEXED BY events_key WHERE key >= ? AND revision > ? AND revision <= ?',
+      .raw(),
+    changesOfPrefixOpen: db
+      .prepare<[string, number, number], RevisionPair>(
+        `SELECT revision, create_revision FROM events INDEXED BY events_changes WHERE key >= ? AND ${CHANGE} AND revision > ? AND create_revision <= ?`,
       )
-      .pluck(),
+      .raw(),
+    // The ADDED of each current generation of a prefix (its create_revision), up to a number of rows.
+    currentOfPrefix: db.prepare<[string, string, number], number>('SELECT create_revision FROM objects WHERE key >= ? AND key < ? LIMIT ?').pluck(),
+    currentOfPrefixOpen: db.prepare<[string, number], number>('SELECT create_revision FROM objects WHERE key >= ? LIMIT ?').pluck(),
     eventsByRevision: db.prepare<[string], EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE revision IN (SELECT value FROM json_each(?)) ORDER BY revision`,
     ),
-    // Where a version logged without its value lives: the key's next event (covering index seek on key, rowid).
-    nextEventOfKey: db.prepare<[string, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>(
-      'SELECT type, value, prev_value AS prevValue FROM events INDEXED BY events_key WHERE key = ? AND revision > ? ORDER BY revision LIMIT 1',
+    // Where a version logged without its value lives: the next event of its generation (one seek on key,
+    // create_revision, rowid; a generation's events after its first are all in the changes index).
+    nextEventOfKey: db.prepare<[string, number, number], Pick<EventRow, 'type' | 'value' | 'prevValue'>>(
+      `SELECT type, value, prev_value AS prevValue FROM events INDEXED BY events_changes WHERE key = ? AND create_revision = ? AND ${CHANGE} AND revision > ? ORDER BY revision LIMIT 1`,
     ),
     firstEventTsAtOrAfter: db
       .prepare<[number], number>('SELECT ts FROM events WHERE revision >= ? ORDER BY revision LIMIT 1')

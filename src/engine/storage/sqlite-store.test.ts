@@ -15,6 +15,14 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 let files = 0;
 const freshPath = () => join(directory, `store-${++files}.db`);
 const fresh = (options?: SqliteStoreOptions) => () => openSqliteStore(freshPath(), options);
+/** The tables of schemas 1 and 2 as kcpt wrote them, with the log's key index over every event. */
+const OLD_TABLES = `
+  CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
+  CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
+    prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
+  CREATE INDEX events_key ON events (key);
+  CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
+`;
 
 runStoreContract('sqlite', fresh());
 // Same cases with every log read forced through the key index instead of the revision walk.
@@ -332,14 +340,7 @@ describe('sqlite store: each version stored once, values compressed against refe
   it('reads a schema-1 file (every event with its value) and logs new events the new way', () => {
     const path = freshPath();
     const old = new Database(path);
-    old.exec(`
-      CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL);
-      CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
-        prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-      CREATE INDEX events_key ON events (key);
-      CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
-      PRAGMA user_version = 1;
-    `);
+    old.exec(`${OLD_TABLES} PRAGMA user_version = 1;`);
     const a = cm('c1', 'a');
     old.prepare('INSERT INTO events VALUES (1, ?, 0, ?, NULL, 0, 1, 1)').run(a, 'a1');
     old.prepare('INSERT INTO events VALUES (2, ?, 1, ?, ?, 1, 1, 2)').run(a, 'a2', 'a1');
@@ -381,6 +382,157 @@ describe('sqlite store: each version stored once, values compressed against refe
       expect(third.get(cm('c1', 'x'))?.value).toBe(doc('x', 2));
     } finally {
       third.close();
+    }
+  });
+});
+
+describe('sqlite store: the changes index (events after a generation\'s first) finds what the log walk finds', () => {
+  type Seen = [string, string, number, string, string | undefined];
+  const replay = (path: string, logScanLimit: number, prefix: string, after: number): Seen[] => {
+    const store = openSqliteStore(path, { logScanLimit });
+    try {
+      const seen: Seen[] = [];
+      store.watch(prefix, after, (events) => seen.push(...events.map((e): Seen => [e.type, e.key, e.revision, e.value, e.prevValue])));
+      return seen;
+    } finally {
+      store.close();
+    }
+  };
+  const pastList = (path: string, logScanLimit: number, prefix: string, revision: number) => {
+    const store = openSqliteStore(path, { logScanLimit });
+    try {
+      return store.list(prefix, { revision }).items;
+    } finally {
+      store.close();
+    }
+  };
+
+  it('replays and lists the past of every prefix the same way through either plan', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const marker = (cluster: string, name: string) => `/registry/core/configmaps/${cluster}/default/~marker-${name}`;
+    // A seeded walk over creates (some with a first value), updates, deletes and re-creates in three clusters, one a
+    // prefix of another's name (c1 and c10), with unlogged rows in between: an unlogged row takes the revision of the
+    // event before it, here other clusters' events, which the index plan must not hand out as the prefix's.
+    let seed = 7;
+    const random = (n: number) => {
+      // mulberry32
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    const clusters = ['c1', 'c10', 'c2'];
+    for (let i = 0; i < 400; i++) {
+      const cluster = clusters[random(3)]!;
+      const key = cm(cluster, `k${random(6)}`);
+      const now = store.get(key);
+      if (!now) {
+        const firstValue = random(4) === 0 ? `${key} first ${i}` : undefined;
+        store.commit([{ type: 'create', key, value: `${key} v${i}`, ...(firstValue ? { firstValue } : {}) }]);
+      } else if (random(3) === 0) store.commit([{ type: 'delete', key }]);
+      else store.commit([{ type: 'update', key, value: `${key} v${i}` }]);
+      if (random(5) === 0) {
+        const other = marker(clusters[random(3)]!, `m${random(4)}`);
+        store.commit([store.get(other) ? { type: 'delete', key: other, unlogged: true } : { type: 'create', key: other, value: '', unlogged: true }]);
+      }
+    }
+    const head = store.currentRevision();
+    store.close();
+
+    for (const prefix of [inCluster('c1'), inCluster('c10'), inCluster('c2'), '/registry/core/configmaps/', cm('c1', 'k1')]) {
+      for (const after of [0, 1, 37, 150, 260, head - 5, head]) {
+        const walked = replay(path, 1_000_000, prefix, after);
+        expect(replay(path, 0, prefix, after), `${prefix} after ${after}`).toEqual(walked);
+        if (after > 0) expect(pastList(path, 0, prefix, after), `${prefix} at ${after}`).toEqual(pastList(path, 1_000_000, prefix, after));
+      }
+    }
+    // The walk is right by construction; the replay from 0 holds one ADDED per generation, including the current ones.
+    const all = replay(path, 0, '/registry/', 0);
+    expect(all.length).toBe(head);
+    expect(all.filter((e) => e[0] === 'ADDED').length).toBeGreaterThan(20);
+    // Some current keys were created by their last event (their ADDED is found only through the current row).
+    const last = new Map(all.map((e) => [e[1], e[0]]));
+    expect([...last.values()].filter((type) => type === 'ADDED').length).toBeGreaterThan(0);
+  });
+
+  it('leaves out what a group has not yet published, and writes no index entry for an ADDED', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path, { logScanLimit: 0 });
+    try {
+      store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+      store.commit([{ type: 'update', key: cm('c1', 'a'), value: 'a2' }]);
+      store.group(() => {
+        store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }]);
+        store.commit([{ type: 'delete', key: cm('c1', 'a') }]);
+        const seen: StoreEvent[] = [];
+        store.watch(inCluster('c1'), 0, (events) => seen.push(...events)).cancel();
+        expect(seen.map((e) => [e.type, e.key, e.revision])).toEqual([
+          ['ADDED', cm('c1', 'a'), 1],
+          ['MODIFIED', cm('c1', 'a'), 2],
+        ]);
+      });
+    } finally {
+      store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare('SELECT revision FROM events INDEXED BY events_changes WHERE create_revision < revision ORDER BY revision').pluck().all()).toEqual([2, 4]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('opens a schema-2 file (an index of every event) and keeps its values and history', () => {
+    const path = freshPath();
+    const old = new Database(path);
+    // The schema-2 file as main wrote it before this index: every event in events_key, ADDED and MODIFIED rows
+    // logged without their value from revision 1 on (inline_values_up_to 0).
+    old.exec(`${OLD_TABLES}
+      CREATE TABLE value_references (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, text TEXT NOT NULL);
+      INSERT INTO meta VALUES ('inline_values_up_to', 0);
+      PRAGMA user_version = 2;
+    `);
+    const a = cm('c1', 'a');
+    const b = cm('c1', 'b');
+    old.prepare("INSERT INTO events VALUES (1, ?, 0, '', NULL, 0, 1, 1)").run(a);
+    old.prepare("INSERT INTO events VALUES (2, ?, 0, '', NULL, 0, 2, 2)").run(b);
+    old.prepare("INSERT INTO events VALUES (3, ?, 1, '', 'a1', 1, 1, 3)").run(a);
+    old.prepare("INSERT INTO events VALUES (4, ?, 2, 'b1', NULL, 2, 2, 4)").run(b);
+    old.prepare('INSERT INTO objects VALUES (?, 3, 1, ?)').run(a, 'a2');
+    old.close();
+
+    const store = openSqliteStore(path, { logScanLimit: 0 });
+    try {
+      store.commit([{ type: 'update', key: a, value: 'a3' }]);
+      store.commit([{ type: 'create', key: b, value: 'b2' }]);
+      const expected = [
+        ['ADDED', 1, 'a1', undefined],
+        ['ADDED', 2, 'b1', undefined],
+        ['MODIFIED', 3, 'a2', 'a1'],
+        ['DELETED', 4, 'b1', 'b1'],
+        ['MODIFIED', 5, 'a3', 'a2'],
+        ['ADDED', 6, 'b2', undefined],
+      ];
+      for (const after of [0, 2]) {
+        const replayed: StoreEvent[] = [];
+        store.watch(inCluster('c1'), after, (events) => replayed.push(...events));
+        expect(replayed.map((e) => [e.type, e.revision, e.value, e.prevValue])).toEqual(expected.filter((e) => (e[1] as number) > after));
+      }
+      expect(store.list(inCluster('c1'), { revision: 2 }).items.map((kv) => [kv.key, kv.value])).toEqual([
+        [a, 'a1'],
+        [b, 'b1'],
+      ]);
+    } finally {
+      store.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").pluck().all()).toEqual(['events_changes']);
+      expect(db.prepare("SELECT value FROM meta WHERE name = 'inline_values_up_to'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
     }
   });
 });

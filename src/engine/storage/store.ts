@@ -62,6 +62,7 @@ export interface ListResult {
  * revision of the commit's last logged event before it), so no watch ever sees it and a past-revision read of its
  * prefix shows today's rows. For the server's own bookkeeping keys that are only ever read as they are now (a
  * workspace's pending marker, the access-subjects index): an event row per write would be disk and CPU for nobody.
+ * A key is written one way only, always logged or always unlogged (a logged key's history must end in its events).
  */
 export type WriteOp =
   | {
