@@ -62,6 +62,14 @@ function loadH2(ctx, url, headers) {
 }
 
 /**
+ * Connections each side is warmed up with, one second each. Node deoptimises its own stream code on a server's first
+ * new connections and re-optimises it on a background thread (~0.4–1.6 s of compiling per connection, kcpt's more
+ * than the bare server's) until the third or fourth; a round's load opens a new connection, so a single warm-up left
+ * the first rounds measuring that for both sides.
+ */
+const WARMUP_CONNECTIONS = 3;
+
+/**
  * Every side once per round, for `getSeconds` each, the order reversed every other round (A B C, C B A, …) so no side
  * always runs right after another's load; warmed up first. The ratios are taken within a round (the same minute of
  * a shared box, whose bare server alone moved 1.5–1.8× between runs minutes apart) and the verdict is their median,
@@ -69,7 +77,7 @@ function loadH2(ctx, url, headers) {
  */
 async function interleavedRounds(ctx, label, sides) {
   const names = Object.keys(sides);
-  for (const name of names) await sides[name].load(2);
+  for (const name of names) for (let i = 0; i < WARMUP_CONNECTIONS; i++) await sides[name].load(1);
   const out = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < ctx.getRounds; i++) {
     const order = i % 2 === 0 ? names : [...names].reverse();
