@@ -140,11 +140,16 @@ export async function run(ctx) {
     // reader is compared with both the bare server (the GET goal) and kcp-admin (what RBAC costs) minute by minute.
     await grantReader(ctx.c);
     const readerHeaders = { ...headers, Authorization: `Bearer ${READER.token}` };
+    const adminSide = { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, headers) };
+    // --get-aa: the same GET as kcp-admin once more, on kcp-admin's other side from the reader (bare, again, admin,
+    // reader), so the A/A pair stands as close in time as the reader and kcp-admin do, in both orders.
     const h1 = await interleavedRounds(ctx, 'HTTP/1.1', {
       bare: { pid: raw.child.pid, load: (durationS) => load({ ...ctx, durationS }, rawUrl, headers) },
-      admin: { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, headers) },
+      ...(ctx.getAA ? { again: adminSide } : {}),
+      admin: adminSide,
       reader: { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, readerHeaders) },
     });
+    if (ctx.getAA) roundRatios('A/A control, kcp-admin / kcp-admin (no verdict)', h1.again, h1.admin);
     const h1Row = ratioRow({
       name: 'GET 1 KB ConfigMap, HTTP/1.1, 8 conns',
       baselineName: 'raw fastify HTTPS, same bytes',
