@@ -62,6 +62,14 @@ function loadH2(ctx, url, headers) {
 }
 
 /**
+ * Connections each side is warmed up with, one second each. Node deoptimises its own stream code on a server's first
+ * new connections and re-optimises it on a background thread (~0.4–1.6 s of compiling per connection, kcpt's more
+ * than the bare server's) until the third or fourth; a round's load opens a new connection, so a single warm-up left
+ * the first rounds measuring that for both sides.
+ */
+const WARMUP_CONNECTIONS = 3;
+
+/**
  * Every side once per round, for `getSeconds` each, the order reversed every other round (A B C, C B A, …) so no side
  * always runs right after another's load; warmed up first. The ratios are taken within a round (the same minute of
  * a shared box, whose bare server alone moved 1.5–1.8× between runs minutes apart) and the verdict is their median,
@@ -69,7 +77,7 @@ function loadH2(ctx, url, headers) {
  */
 async function interleavedRounds(ctx, label, sides) {
   const names = Object.keys(sides);
-  for (const name of names) await sides[name].load(2);
+  for (const name of names) for (let i = 0; i < WARMUP_CONNECTIONS; i++) await sides[name].load(1);
   const out = Object.fromEntries(names.map((n) => [n, []]));
   for (let i = 0; i < ctx.getRounds; i++) {
     const order = i % 2 === 0 ? names : [...names].reverse();
@@ -132,11 +140,16 @@ export async function run(ctx) {
     // reader is compared with both the bare server (the GET goal) and kcp-admin (what RBAC costs) minute by minute.
     await grantReader(ctx.c);
     const readerHeaders = { ...headers, Authorization: `Bearer ${READER.token}` };
+    const adminSide = { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, headers) };
+    // --get-aa: the same GET as kcp-admin once more, on kcp-admin's other side from the reader (bare, again, admin,
+    // reader), so the A/A pair stands as close in time as the reader and kcp-admin do, in both orders.
     const h1 = await interleavedRounds(ctx, 'HTTP/1.1', {
       bare: { pid: raw.child.pid, load: (durationS) => load({ ...ctx, durationS }, rawUrl, headers) },
-      admin: { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, headers) },
+      ...(ctx.getAA ? { again: adminSide } : {}),
+      admin: adminSide,
       reader: { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, readerHeaders) },
     });
+    if (ctx.getAA) roundRatios('A/A control, kcp-admin / kcp-admin (no verdict)', h1.again, h1.admin);
     const h1Row = ratioRow({
       name: 'GET 1 KB ConfigMap, HTTP/1.1, 8 conns',
       baselineName: 'raw fastify HTTPS, same bytes',

@@ -11,6 +11,9 @@
 //   --get-rounds N    GET rows: interleaved rounds, each running every side once (bare, kcp-admin, RBAC-bound user),
 //                     the order reversed every other round; the verdict is the median per-round ratio (default 8)
 //   --get-seconds S   seconds per side and round for GET (default 3)
+//   --get-aa          GET: kcp-admin a second time in the HTTP/1.1 rounds (bare, again, admin, reader), its per-round
+//                     ratio to the first printed: an A/A control, the spread the RBAC-bound row's ratio has with
+//                     nothing different; no verdict (kcp-admin is then two windows from the bare server, not one)
 //   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
@@ -48,6 +51,7 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '4' },
     'get-rounds': { type: 'string', default: '8' },
     'get-seconds': { type: 'string', default: '3' },
+    'get-aa': { type: 'boolean', default: false },
     'node-load': { type: 'boolean', default: false },
     'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
@@ -107,6 +111,7 @@ const ctx = {
   durationS: Math.max(1, Number(opts.duration)),
   getRounds: Math.max(1, Number(opts['get-rounds'])),
   getSeconds: Math.max(1, Number(opts['get-seconds'])),
+  getAA: opts['get-aa'],
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
   watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers), processes: Number(opts['watch-processes']) },

@@ -6,6 +6,9 @@
 //   profile-stop <path> stops it and writes the .cpuprofile to <path>
 //   heap-snapshot <path> full GCs, then writes a V8 heap snapshot to <path> (what stays resident, and why)
 //   heap-spaces         V8's heap spaces (size committed, used, available) after full GCs
+//   alloc-start         starts V8's sampling heap profiler on every allocation, collected ones included (what a
+//                       request allocates, not what stays)
+//   alloc-stop <path>   stops it and writes the .heapprofile to <path>
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
@@ -41,6 +44,19 @@ async function handle(command) {
   }
   if (verb === 'profile-stop') {
     const { profile } = await post('Profiler.stop');
+    writeFileSync(arg, JSON.stringify(profile));
+    session.disconnect();
+    return { written: arg };
+  }
+  if (verb === 'alloc-start') {
+    session ??= new Session();
+    session.connect();
+    await post('HeapProfiler.enable');
+    await post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return { started: true };
+  }
+  if (verb === 'alloc-stop') {
+    const { profile } = await post('HeapProfiler.stopSampling');
     writeFileSync(arg, JSON.stringify(profile));
     session.disconnect();
     return { written: arg };

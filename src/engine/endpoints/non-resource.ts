@@ -16,9 +16,13 @@ export const serverVersion = {
 
 export const healthPaths = new Set(['/healthz', '/livez', '/readyz']);
 
+/** `/healthz/`, `/livez/`, `/readyz/`: built once, as every request's path is tested against them. */
+const healthPrefixes = [...healthPaths].map((p) => `${p}/`);
+
 export function isHealthPath(path: string): boolean {
   if (healthPaths.has(path)) return true;
-  return [...healthPaths].some((p) => path.startsWith(`${p}/`));
+  for (const prefix of healthPrefixes) if (path.startsWith(prefix)) return true;
+  return false;
 }
 
 /** Paths anyone may read without credentials (kube's system:public-info-viewer). */

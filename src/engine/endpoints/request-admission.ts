@@ -1,9 +1,11 @@
 /**
  * What every request passes before fastify reads its body, in this order: the request gate (who is asking), the
- * in-flight limit (whether there is room for them) and the request deadline (until when). One onRequest hook and
- * one 'close' listener per request rather than one of each per step: each hook and listener is work on every GET.
+ * in-flight limit (whether there is room for them) and the request deadline (until when); and what is done once it
+ * is answered (`answered`: metrics, the request log). One onRequest hook and one 'close' listener per request rather
+ * than one of each per step, and no onResponse hook (fastify then adds a 'finish' and an 'error' listener of its own
+ * to every response, a closure and two clock reads): each hook and listener is work on every GET.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, UserInfo } from '../auth/user.js';
 import { inflightLimiter, isLongRunning, REFUSED, type InflightLimits } from './inflight-limit.js';
 import { armRequestDeadline } from './request-deadline.js';
@@ -14,25 +16,36 @@ export interface AdmissionOptions {
   inflight: InflightLimits;
   /** kube's --request-timeout in ms (0: none). */
   requestTimeoutMs: number;
+  /**
+   * Called once per request the hook saw, refused ones included, when its response is done or its client went away
+   * (the response's 'close'), with the milliseconds since the request arrived.
+   */
+  answered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void;
 }
 
 export function installRequestAdmission(app: FastifyInstance, options: AdmissionOptions): void {
   const limiter = inflightLimiter(options.inflight, authenticatedUser);
-  const { authenticator, requestTimeoutMs } = options;
+  const { authenticator, requestTimeoutMs, answered } = options;
   app.addHook('onRequest', (request, reply, done) => {
+    const arrived = answered ? performance.now() : 0;
+    let release: (() => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    // 'close' fires once the response is done or the client went away (for HTTP/2 and HTTP/1.1 alike): the slot is
+    // given back, the timer cleared, the answer reported. Listened to before the gate, so refusals are reported too.
+    if (answered || limiter || requestTimeoutMs > 0) {
+      reply.raw.on('close', () => {
+        release?.();
+        if (timer) clearTimeout(timer);
+        answered?.(request, reply, performance.now() - arrived);
+      });
+    }
     const admit = () => {
       const { method, url } = request.raw;
       const longRunning = isLongRunning(method ?? 'GET', url ?? '');
-      const release = limiter?.admit(request, reply, longRunning);
-      if (release === REFUSED) return;
-      const timer = requestTimeoutMs > 0 && !longRunning ? armRequestDeadline(request, reply, requestTimeoutMs) : undefined;
-      // 'close' fires once the response is done or the client went away: the slot is given back, the timer cleared.
-      if (release || timer) {
-        reply.raw.on('close', () => {
-          release?.();
-          if (timer) clearTimeout(timer);
-        });
-      }
+      const slot = limiter?.admit(request, reply, longRunning);
+      if (slot === REFUSED) return;
+      release = slot;
+      if (requestTimeoutMs > 0 && !longRunning) timer = armRequestDeadline(request, reply, requestTimeoutMs);
       done();
     };
     let gated: UserInfo | Promise<UserInfo>;

@@ -70,12 +70,12 @@ export function cutOffUnreadBody(request: FastifyRequest, reply: FastifyReply): 
   }
 }
 
-/** Once an answer is out (an onResponse step): a body still arriving is abandoned. */
+/** Once an answer is out (the server's request-admission 'close' listener): a body still arriving is abandoned. */
 export function abandonUnreadBody(request: FastifyRequest): void {
   if (bodyStillArriving(request)) abandonBody(request);
 }
 
-/** After every answer: a body still arriving is abandoned. (The server runs both steps in its own hooks, http-app.ts.) */
+/** After every answer: a body still arriving is abandoned. (The server runs both steps in its own hook and listener, http-app.ts.) */
 export function installUnreadBodyCutoff(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     cutOffUnreadBody(request, reply);

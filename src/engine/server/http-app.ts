@@ -12,7 +12,6 @@ import { sendClientError } from '../endpoints/client-errors.js';
 import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
 import { installRequestAdmission } from '../endpoints/request-admission.js';
 import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js';
-import type { RequestMetrics } from '../endpoints/metrics.js';
 import { sendStatusError, toStatusError } from '../endpoints/responses.js';
 import { registerSnapshotRoutes } from '../endpoints/snapshot-routes.js';
 import { supportedPatchTypes } from '../machinery/patch/applyPatch.js';
@@ -30,9 +29,20 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
 /** The app with its hooks and routes, not listening yet. */
 export function serverApp(server: ServerParts): FastifyInstance {
   const { config, foundation, store, services } = server;
-  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.verbosity, config.log, services.metrics!);
+  const app = buildHttpApp({ key: foundation.certs.keyPem, cert: foundation.certs.certPem }, config.log);
   // Before any body is read: who is asking, whether there is room for them, and until when.
-  installRequestAdmission(app, { authenticator: server.authenticator, inflight: config.inflight, requestTimeoutMs: config.requestTimeoutMs });
+  const metrics = services.metrics!;
+  installRequestAdmission(app, {
+    authenticator: server.authenticator,
+    inflight: config.inflight,
+    requestTimeoutMs: config.requestTimeoutMs,
+    // Once answered: kube's request metrics, the request log, and a body still arriving abandoned (unread-body.ts).
+    answered: (request, reply, elapsedMs) => {
+      metrics.observe(request, reply.statusCode, elapsedMs / 1000);
+      if (config.verbosity > 0) config.log(`${request.method} ${request.url} ${reply.statusCode} ${elapsedMs.toFixed(1)}ms`);
+      abandonUnreadBody(request);
+    },
+  });
   // The proxy socket is served by fastify's own handler (taken before connection deadlines add their listener).
   proxyHandlers.set(app, requestHandlerOf(app));
   installConnectionDeadlines(app.server as unknown as Http2SecureServer);
@@ -88,12 +98,7 @@ export function httpsOptions(tls: { key: string; cert: string }) {
   return { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS }, noDelay: true };
 }
 
-function buildHttpApp(
-  tls: { key: string; cert: string },
-  verbosity: number,
-  log: (line: string) => void,
-  metrics: RequestMetrics,
-): FastifyInstance {
+function buildHttpApp(tls: { key: string; cert: string }, log: (line: string) => void): FastifyInstance {
   // Typed as fastify's HTTP/1 instance: the handlers use only what Node's HTTP/1 and HTTP/2 compatibility
   // request/response objects share (headers, rawHeaders, writeHead/write/end, 'close').
   const app = Fastify({
@@ -127,18 +132,13 @@ function buildHttpApp(
   // Content-Type registered by name, but looks the catch-all up anew (parsing the header) on every request.
   app.addContentTypeParser([...objectMediaTypes, ...supportedPatchTypes], asBytes, keepBytes);
   app.addContentTypeParser('*', asBytes, keepBytes);
-  // One onSend and one onResponse hook for everything done around an answer: each hook is work on every request.
+  // One onSend hook for everything done to an answer before it goes out (each hook is work on every request); what
+  // is done once it is out runs in the request admission's 'close' listener (serverApp).
   app.addHook('onSend', (request, reply, payload, done) => {
     // kube-apiserver's WithCacheControl: answers that set no caching policy of their own are never cached.
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-cache, private');
     cutOffUnreadBody(request, reply);
     done(null, payload);
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    metrics.observe(request, reply.statusCode, reply.elapsedTime / 1000);
-    if (verbosity > 0) log(`${request.method} ${request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
-    abandonUnreadBody(request);
-    done();
   });
   app.setErrorHandler((err, _request, reply) => {
     try {

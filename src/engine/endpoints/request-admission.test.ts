@@ -1,0 +1,98 @@
+import http from 'node:http';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { installRequestAdmission } from './request-admission.js';
+import { sendStatusError, toStatusError } from './responses.js';
+
+type Answered = { url: string; code: number; elapsedMs: number };
+
+/** An app behind the admission hook whose `answered` reports are collected; each user's token is their name. */
+async function admitted(app: FastifyInstance, reports: Answered[]) {
+  installRequestAdmission(app, {
+    authenticator: { authenticate: (name) => (name === 'nobody' ? undefined : { username: name, groups: [] }) },
+    inflight: { readOnly: 0, mutating: 0, watchesPerUser: 1 },
+    requestTimeoutMs: 60_000,
+    answered: (request, reply, elapsedMs) => reports.push({ url: request.url, code: reply.statusCode, elapsedMs }),
+  });
+  app.setErrorHandler((err, _request, reply) => sendStatusError(reply, toStatusError(err)));
+  const ends: Array<() => void> = [];
+  app.get('/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    return { ok: true };
+  });
+  app.get('/watch', (_request, reply) => {
+    reply.raw.writeHead(200, { 'content-type': 'application/json' });
+    reply.raw.write('\n');
+    ends.push(() => reply.raw.end());
+    return reply;
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { port: (app.server.address() as AddressInfo).port, endWatches: () => ends.splice(0).forEach((end) => end()) };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+describe('what the admission hook reports once a request is answered', () => {
+  let app: FastifyInstance | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('reports every request once, refusals included, with its code and time (HTTP/1.1)', async () => {
+    const reports: Answered[] = [];
+    app = Fastify();
+    const { port, endWatches } = await admitted(app, reports);
+    const get = (path: string, token?: string) =>
+      new Promise<number>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+    expect(await get('/slow', 'alice')).toBe(200);
+    expect(await get('/slow', 'nobody')).toBe(401);
+    expect(await get('/watch?watch=true', 'alice')).toBe(200);
+    expect(await get('/watch?watch=true', 'alice')).toBe(429);
+    await until(() => reports.length === 3);
+    // The open watch is not answered yet; it is once it ends.
+    expect(reports.map((r) => [r.url, r.code])).toEqual([
+      ['/slow', 200],
+      ['/slow', 401],
+      ['/watch?watch=true', 429],
+    ]);
+    expect(reports[0]!.elapsedMs).toBeGreaterThanOrEqual(35);
+    endWatches();
+    await until(() => reports.length === 4);
+    expect(reports.at(-1)).toMatchObject({ url: '/watch?watch=true', code: 200 });
+  });
+
+  it('reports an HTTP/2 answer once, and a stream the client cancels before its answer', async () => {
+    const reports: Answered[] = [];
+    app = Fastify({ http2: true }) as unknown as FastifyInstance;
+    const { port } = await admitted(app, reports);
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = session.request({ ':path': '/slow', authorization: 'Bearer alice' });
+        stream.on('response', (headers) => resolve(Number(headers[':status'])));
+        stream.on('error', reject);
+        stream.resume();
+      });
+      expect(status).toBe(200);
+      const cancelled = session.request({ ':path': '/slow', authorization: 'Bearer bob' });
+      cancelled.on('error', () => {});
+      setTimeout(() => cancelled.close(http2.constants.NGHTTP2_CANCEL), 5);
+      await until(() => reports.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the cancelled handler finishes after 40 ms
+      expect(reports.map((r) => r.url)).toEqual(['/slow', '/slow']);
+      expect(reports[0]!.code).toBe(200);
+    } finally {
+      session.close();
+    }
+  });
+});
