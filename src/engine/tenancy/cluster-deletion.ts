@@ -6,7 +6,7 @@
  * workspace is therefore removed in one transaction and leaves no row behind.
  */
 import { fromStorage, WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import { deletionMarkerPrefix } from '../registry/object-rules.js';
+import { deletionMarkerPrefix, removeRow } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -197,7 +197,7 @@ export class ClusterContentDeleter {
     const prefixes = [...clusterBookkeepingPrefixes(cluster), ...types.map((rt) => `${deletionMarkerPrefix(rt.storagePrefix)}${cluster}/`)];
     const ops: WriteOp[] = [];
     for (const prefix of prefixes) {
-      for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push({ type: 'delete', key: kv.key });
+      for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push(removeRow(kv));
     }
     if (ops.length > 0) batch.add(ops, () => {});
   }
