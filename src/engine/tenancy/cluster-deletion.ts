@@ -17,7 +17,7 @@ import { showDeleting } from './workspace-deleting.js';
 import type { Workspace } from './workspace-resource.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
 import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
-import { decodeStored } from '../registry/stored-object.js';
+import { decodeStored, keyNamespaceAndName } from '../registry/stored-object.js';
 
 /** Server bookkeeping keyed by cluster (owner index, absent-owner markers, pending-work markers). */
 export const clusterBookkeepingPrefixes = (cluster: string) => [
@@ -131,11 +131,8 @@ export class ClusterContentDeleter {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
     for (const kv of this.store.list(prefix).items) {
-      // Namespace and name are the key's last segments (objectKey): no need to parse what delete() reads anyway.
-      const rest = kv.key.slice(prefix.length);
-      const slash = rt.namespaced ? rest.indexOf('/') : -1;
-      const namespace = slash >= 0 ? rest.slice(0, slash) : '';
-      const name = rest.slice(slash + 1);
+      // Namespace and name from the key: no need to parse what delete() reads anyway.
+      const { namespace, name } = keyNamespaceAndName(rt, kv.key);
       const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
