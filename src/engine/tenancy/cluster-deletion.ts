@@ -49,8 +49,17 @@ export interface DeletionProgress {
   done: boolean;
 }
 
+/** Marked children kept for their own pass (see `marks`): past this many, new marks are not kept. */
+const MARKS_KEPT = 4096;
+
 export class ClusterContentDeleter {
   private readonly storedTypesOf = new WeakMap<ClusterCatalog, ResourceType[]>();
+  /**
+   * The child LogicalClusters and Workspaces a committed pass marked, by key, as stored (their resourceVersion is the
+   * mark's revision): the child's own pass reads both rows again one commit later, and `storedObject` hands it these
+   * instead of parsing them, while the row is still at that revision. Each is taken once.
+   */
+  private readonly marks = new Map<string, KubeObject>();
 
   constructor(
     private readonly store: Store,
@@ -63,6 +72,14 @@ export class ClusterContentDeleter {
     private readonly workspaceType?: ResourceType,
   ) {}
 
+  /** The object stored in `row`: the one a pass of this deleter marked while the row is still that mark, else parsed. */
+  storedObject(row: KeyValue): KubeObject {
+    const marked = this.marks.get(row.key);
+    if (marked === undefined) return decodeStored(row);
+    this.marks.delete(row.key);
+    return marked.metadata?.resourceVersion === String(row.revision) ? marked : decodeStored(row);
+  }
+
   /** One pass: delete what can go; finish the cluster when nothing is left. `lc` is decoded from `lcRow`. */
   run(cluster: string, lcRow: KeyValue, lc: KubeObject): DeletionProgress {
     const batch = new WriteBatch();
@@ -70,17 +87,20 @@ export class ClusterContentDeleter {
     let remaining = 0;
     let heldByOthers = 0;
     const last: ResourceType[] = [];
+    const marked = new Map<string, KubeObject>();
     for (const rt of types) {
       if (keptUntilLast.has(rt.storagePrefix)) {
         last.push(rt);
         continue;
       }
-      const left = this.deleteAll(rt, cluster, batch);
+      const left = this.deleteAll(rt, cluster, batch, false, marked);
       remaining += left;
       if (rt.storagePrefix !== this.workspaceType?.storagePrefix) heldByOthers += left;
     }
     if (remaining > 0) {
       this.generic.commitBatch(batch);
+      // Committed: the marks are what the rows hold now (a failed commit throws before this).
+      for (const [key, object] of marked) if (this.marks.size < MARKS_KEPT) this.marks.set(key, object);
       return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
@@ -127,7 +147,7 @@ export class ClusterContentDeleter {
    * propagation from this system deleter (no authority or admission applies; its deletion marker, if any, goes with
    * the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work.
    */
-  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, final = false): number {
+  private deleteAll(rt: ResourceType, cluster: string, batch: WriteBatch, final = false, marked?: Map<string, KubeObject>): number {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
     for (const kv of this.store.list(prefix).items) {
@@ -141,8 +161,10 @@ export class ClusterContentDeleter {
       try {
         // A row is parsed once, here: marking a child workspace's cluster reads it, and the delete is handed it.
         const current = { row: kv, object };
-        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch) : undefined;
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark }).removed) remaining++;
+        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch, marked) : undefined;
+        const result = this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark });
+        if (!result.removed) remaining++;
+        if (alsoOnMark && !result.removed) marked?.set(kv.key, result.object);
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
       }
@@ -156,7 +178,7 @@ export class ClusterContentDeleter {
    * (watchers of the workspace see one MODIFIED instead of two). Returns the change to the workspace's mark, or
    * undefined to leave the child to the workspace controller (already marked, its cluster elsewhere or not its own).
    */
-  private markChildCluster(ws: Workspace, batch: WriteBatch): ((marked: KubeObject) => void) | undefined {
+  private markChildCluster(ws: Workspace, batch: WriteBatch, marked?: Map<string, KubeObject>): ((marked: KubeObject) => void) | undefined {
     if (ws.metadata?.deletionTimestamp) return undefined;
     const child = ws.spec?.cluster;
     const lcRow = child ? this.store.get(logicalClusterKey(child)) : undefined;
@@ -166,8 +188,9 @@ export class ClusterContentDeleter {
     let terminators = (lc.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     if (!lc.metadata?.deletionTimestamp) {
       const current = { row: lcRow, object: lc };
-      const marked = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current }).object;
-      terminators = (marked.status as { terminators?: string[] } | undefined)?.terminators ?? [];
+      const mark = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current }).object;
+      marked?.set(lcRow.key, mark);
+      terminators = (mark.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     }
     return (marked) => void showDeleting(marked as Workspace, terminators);
   }
@@ -182,7 +205,7 @@ export class ClusterContentDeleter {
     if (!this.workspaceType || !owner?.cluster || !owner.name) return;
     const kv = this.store.get(workspaceKey(owner.cluster, owner.name));
     if (!kv) return;
-    const ws = decodeStored(kv);
+    const ws = this.storedObject(kv);
     const finalizers = ws.metadata?.finalizers ?? [];
     if (ws.metadata?.uid !== owner.uid || !ws.metadata?.deletionTimestamp || !finalizers.includes(LOGICAL_CLUSTER_FINALIZER)) return;
     this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
