@@ -49,7 +49,7 @@ export interface DeletionProgress {
   done: boolean;
 }
 
-/** Marked children kept for their own pass (see `marks`): past this many, new marks are not kept. */
+/** Marked children kept for their own pass (see `marks`); past this many the oldest goes. */
 const MARKS_KEPT = 4096;
 
 export class ClusterContentDeleter {
@@ -57,7 +57,7 @@ export class ClusterContentDeleter {
   /**
    * The child LogicalClusters and Workspaces a committed pass marked, by key, as stored (their resourceVersion is the
    * mark's revision): the child's own pass reads both rows again one commit later, and `storedObject` hands it these
-   * instead of parsing them, while the row is still at that revision. Each is taken once.
+   * instead of parsing them, while the row is still at that revision. Each is taken once; at most MARKS_KEPT.
    */
   private readonly marks = new Map<string, KubeObject>();
 
@@ -80,6 +80,12 @@ export class ClusterContentDeleter {
     return marked.metadata?.resourceVersion === String(row.revision) ? marked : decodeStored(row);
   }
 
+  /** Oldest first out: a child held for good (a finalizer nobody removes) must not keep the others' marks out. */
+  private keepMark(key: string, object: KubeObject): void {
+    if (this.marks.size >= MARKS_KEPT) this.marks.delete(this.marks.keys().next().value!);
+    this.marks.set(key, object);
+  }
+
   /** One pass: delete what can go; finish the cluster when nothing is left. `lc` is decoded from `lcRow`. */
   run(cluster: string, lcRow: KeyValue, lc: KubeObject): DeletionProgress {
     const batch = new WriteBatch();
@@ -100,7 +106,7 @@ export class ClusterContentDeleter {
     if (remaining > 0) {
       this.generic.commitBatch(batch);
       // Committed: the marks are what the rows hold now (a failed commit throws before this).
-      for (const [key, object] of marked) if (this.marks.size < MARKS_KEPT) this.marks.set(key, object);
+      for (const [key, object] of marked) this.keepMark(key, object);
       return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its namespaces (their content is gone), RBAC and the cluster go now.
