@@ -6,7 +6,7 @@
 import { StatusError } from '../machinery/status.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import { deletionMarkerPrefix, type GenericStore, type OpContext } from '../registry/generic-store.js';
-import { decodeStored } from '../registry/stored-object.js';
+import { decodeStored, keyNamespaceAndName } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import type { Store } from '../storage/store.js';
 import { defineController, type Controller } from './controller.js';
@@ -69,10 +69,9 @@ function deleteContent(deps: NamespaceControllerDeps, cluster: string, namespace
     seen.add(rt.storagePrefix);
     const ctx: OpContext = { rt, cluster, namespace };
     for (const kv of store.list(`/registry/${rt.storagePrefix}/${cluster}/${namespace}/`).items) {
-      const obj = JSON.parse(kv.value) as KubeObject;
-      const name = obj.metadata?.name ?? '';
+      // Named by its key and handed the listed row: delete() parses it, once.
       try {
-        const result = generic.delete(ctx, name, { propagationPolicy: 'Background' });
+        const result = generic.delete(ctx, keyNamespaceAndName(rt, kv.key).name, { propagationPolicy: 'Background', current: { row: kv } });
         if (!result.removed) {
           count++;
           for (const f of result.object.metadata?.finalizers ?? []) finalizers.add(f);

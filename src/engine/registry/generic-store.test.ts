@@ -1,13 +1,17 @@
 /** Generic-store rules that hold for every kind, checked on a small custom resource type in a memory store. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { customResourceTypes } from '../apiextensions/cr-types.js';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import { configMaps, namespaces } from '../builtin/core/resources.js';
-import { createMemoryStore } from '../storage/index.js';
+import { createMemoryStore, openSqliteStore } from '../storage/index.js';
+import { hasKeys } from '../storage/store.js';
 import { GenericStore, WriteBatch, type OpContext } from './generic-store.js';
 import { FieldManager } from './field-manager.js';
 import { rng } from '../../../test/helpers/seeded-random.js';
-import { spliceResourceVersion } from './stored-object.js';
+import { decodeStored, spliceResourceVersion } from './stored-object.js';
 import { WriteAuthority } from '../admission/write-authority.js';
 import { tenancyResourceType } from '../tenancy/crds.js';
 import type { KubeObject } from './types.js';
@@ -385,4 +389,55 @@ describe('GenericStore.update settled (a settler updating the object its create 
     expect(refusal(() => generic.update(ctx, 'w', bad, { batch, current: { row, object }, settled: true }))).toMatch(/^422 /);
     expect(batch.size).toBe(0);
   });
+});
+
+describe('deletion markers', () => {
+  const held = (name: string, finalizers: string[]) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name, finalizers }, spec: {} });
+  /** Each store kind the server runs on: what a watch of everything sees live and resumed from 0 must agree. */
+  const stores = {
+    memory: () => createMemoryStore(),
+    sqlite: () => openSqliteStore(join(mkdtempSync(join(tmpdir(), 'kcpt-markers-')), 'kcpt.db')),
+  };
+  for (const [kind, open] of Object.entries(stores)) {
+    it(`${kind}: tell the garbage collector (an event) only of objects holding its finalizers, and a resumed watch sees what a live one saw`, () => {
+      const store = open();
+      const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), garbageCollection: true });
+      const ctx: OpContext = { rt: thing, cluster: 'c1', namespace: '' };
+      const live: string[] = [];
+      store.watch('/', 0, (events) => live.push(...events.map((e) => `${e.type} ${e.key} ${e.revision} ${e.value}`)));
+      const markerEvents = () => live.filter((e) => e.includes('/kcpt/deleting/')).map((e) => e.split(' ').slice(0, 2).join(' '));
+      const markerOf = (name: string) => `/kcpt/deleting/${thing.storagePrefix}/c1/${name}`;
+      generic.create(ctx, held('quiet', ['example.com/hold']));
+      generic.create(ctx, held('fg', ['example.com/hold']));
+      generic.create(ctx, held('later', ['example.com/hold']));
+      // Held by another finalizer, deleted in the background: a marker a restart finds, no event.
+      generic.delete(ctx, 'quiet', { propagationPolicy: 'Background' });
+      generic.delete(ctx, 'later');
+      expect(store.get(markerOf('quiet'))).toBeDefined();
+      expect(markerEvents()).toEqual([]);
+      // In the foreground: the collector must act, so it hears of it.
+      generic.delete(ctx, 'fg', { propagationPolicy: 'Foreground' });
+      expect(markerEvents()).toEqual([`ADDED ${markerOf('fg')}`]);
+      // An object already marked quietly that a DELETE gives a GC finalizer: its marker is rewritten with an event.
+      generic.delete(ctx, 'later', { propagationPolicy: 'Orphan' });
+      expect(markerEvents()).toEqual([`ADDED ${markerOf('fg')}`, `MODIFIED ${markerOf('later')}`]);
+      // Finalizers released: each marker goes as it was written (the rewritten one with an event, the quiet one without).
+      for (const name of ['quiet', 'fg', 'later']) {
+        const row = store.get(`/registry/${thing.storagePrefix}/c1/${name}`)!;
+        generic.releaseFinalizer(ctx, row, decodeStored(row), 'example.com/hold');
+      }
+      for (const name of ['fg', 'later']) {
+        const row = store.get(`/registry/${thing.storagePrefix}/c1/${name}`)!;
+        const obj = decodeStored(row);
+        generic.releaseFinalizer(ctx, row, obj, obj.metadata!.finalizers![0]!);
+      }
+      expect(hasKeys(store, '/kcpt/deleting/')).toBe(false);
+      expect(hasKeys(store, `/registry/${thing.storagePrefix}/`)).toBe(false);
+      expect(markerEvents()).toEqual([`ADDED ${markerOf('fg')}`, `MODIFIED ${markerOf('later')}`, `DELETED ${markerOf('fg')}`, `DELETED ${markerOf('later')}`]);
+      const resumed: string[] = [];
+      store.watch('/', 0, (events) => resumed.push(...events.map((e) => `${e.type} ${e.key} ${e.revision} ${e.value}`))).cancel();
+      expect(resumed).toEqual(live);
+      store.close();
+    });
+  }
 });

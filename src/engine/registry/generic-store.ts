@@ -31,10 +31,12 @@ import {
 } from '../storage/store.js';
 import {
   checkTypeMeta,
+  createDeletionMarker,
   deletionMarkerKey,
   fromStorage,
   nowTimestamp,
   protectedNamespaces,
+  removeRow,
   specChanged,
   toStorage,
 } from './object-rules.js';
@@ -394,7 +396,8 @@ export class GenericStore {
     const finished = objMeta.deletionTimestamp && this.blockers(rt, obj).length === 0;
     if (finished) {
       ops.push({ type: 'delete', key });
-      if (this.store.get(deletionMarkerKey(key))) ops.push({ type: 'delete', key: deletionMarkerKey(key) });
+      const marker = this.store.get(deletionMarkerKey(key));
+      if (marker) ops.push(removeRow(marker));
     }
     if (!(opts.batch && key === this.settling)) ops.push(...this.indexOps(key, old, finished ? undefined : obj));
     if (opts.batch) {
@@ -441,8 +444,8 @@ export class GenericStore {
       return false;
     }
     const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
-    const marker = deletionMarkerKey(current.key);
-    if (this.store.get(marker)) ops.push({ type: 'delete', key: marker });
+    const marker = this.store.get(deletionMarkerKey(current.key));
+    if (marker) ops.push(removeRow(marker));
     ops.push(...this.indexOps(current.key, obj, undefined));
     if (opts.batch) opts.batch.add(ops, () => {});
     else this.commitOrConflict(ctx, meta.name!, ops);
@@ -512,7 +515,7 @@ export class GenericStore {
         { type: 'update', key: current.key, value: encodeStored(toStorage(rt, obj)), expectedRevision: current.revision },
       ];
       // A new marker, or a touched one when the GC finalizers changed, tells controllers to look again.
-      if (!this.store.get(marker)) ops.push({ type: 'create', key: marker, value: '{}' });
+      if (!this.store.get(marker)) ops.push(createDeletionMarker(marker, meta.finalizers ?? []));
       else if (wasDeleting) ops.push({ type: 'update', key: marker, value: '{}' });
       ops.push(...this.indexOps(current.key, before, obj));
       if (opts.batch) {
@@ -527,7 +530,8 @@ export class GenericStore {
     if (opts.dryRun) return { removed: true, object: obj };
     // Also reached by an object already being deleted whose only finalizer was a GC one this DELETE dropped.
     const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
-    if (meta.deletionTimestamp && this.store.get(marker)) ops.push({ type: 'delete', key: marker });
+    const markerRow = meta.deletionTimestamp ? this.store.get(marker) : undefined;
+    if (markerRow) ops.push(removeRow(markerRow));
     ops.push(...this.indexOps(current.key, obj, undefined));
     if (opts.batch) {
       opts.batch.add(ops, (result) => (obj.metadata!.resourceVersion = String(result.revision)));

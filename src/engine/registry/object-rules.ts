@@ -3,6 +3,8 @@
  * storage-shape conversion, and the markers that let controllers find pending deletions after a restart.
  */
 import { badRequest } from '../machinery/status.js';
+import type { KeyValue, WriteOp } from '../storage/store.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './gc-finalizers.js';
 import { jsonEqual } from './stored-object.js';
 import { apiVersionOf, type KubeObject, type ResourceType } from './types.js';
 
@@ -40,6 +42,26 @@ export function deletionMarkerKey(objKey: string): string {
 
 export function deletionMarkerPrefix(storagePrefix: string): string {
   return `/kcpt/deleting/${storagePrefix}/`;
+}
+
+/**
+ * The value of a marker written without an event. Markers are watched by the garbage collector alone, which acts
+ * only on objects holding one of its finalizers; every other object's marker (each Workspace and LogicalCluster of a
+ * tree deletion) is only ever listed after a restart, so it is written and removed unlogged. A marker written with
+ * an event (or rewritten with one, which gives it another value) is removed with one: the log keeps an event's
+ * value in the key's next event, which an unlogged removal would not write.
+ */
+const UNLOGGED_MARKER = '{"unlogged":true}';
+
+/** The op creating the deletion marker of an object marked with these finalizers. */
+export function createDeletionMarker(marker: string, finalizers: readonly string[]): WriteOp {
+  const watched = finalizers.includes(ORPHAN_FINALIZER) || finalizers.includes(FOREGROUND_FINALIZER);
+  return watched ? { type: 'create', key: marker, value: '{}' } : { type: 'create', key: marker, value: UNLOGGED_MARKER, unlogged: true };
+}
+
+/** The op removing a stored row, unlogged when it is a marker written unlogged. */
+export function removeRow(row: KeyValue): WriteOp {
+  return row.value === UNLOGGED_MARKER ? { type: 'delete', key: row.key, unlogged: true } : { type: 'delete', key: row.key };
 }
 
 export function checkTypeMeta(rt: ResourceType, obj: KubeObject): void {

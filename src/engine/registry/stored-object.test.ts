@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonical } from '../machinery/canonical-json.js';
-import { annotationsText, decodeStored, encodeStored, spliceResourceVersion } from './stored-object.js';
-import type { KubeObject } from './types.js';
+import { annotationsText, decodeStored, encodeStored, keyNamespaceAndName, objectKey, spliceResourceVersion } from './stored-object.js';
+import type { KubeObject, ResourceType } from './types.js';
 
 /** What storage has always held: apiVersion, kind, metadata (without resourceVersion), then the rest, every map sorted. */
 function reference(obj: KubeObject): string {
@@ -83,5 +83,16 @@ describe('annotationsText', () => {
     // Not canonical (annotations after another key): not read from the text.
     expect(annotationsText('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"n","annotations":{"a":"1"}}}')).toBeUndefined();
     expect(annotationsText('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"a":"1"')).toBeUndefined();
+  });
+});
+
+describe('keyNamespaceAndName', () => {
+  it('reads back what objectKey wrote, for namespaced and cluster-scoped types, whatever the cluster or prefix', () => {
+    const namespaced = { namespaced: true, storagePrefix: 'core/configmaps' } as ResourceType;
+    const clusterScoped = { namespaced: false, storagePrefix: 'example.com/things' } as ResourceType;
+    for (const cluster of ['root', '2x7k9', 'a-b']) {
+      expect(keyNamespaceAndName(namespaced, objectKey(namespaced, cluster, 'kube-system', 'cm.v1'))).toEqual({ namespace: 'kube-system', name: 'cm.v1' });
+      expect(keyNamespaceAndName(clusterScoped, objectKey(clusterScoped, cluster, '', 'thing'))).toEqual({ namespace: '', name: 'thing' });
+    }
   });
 });

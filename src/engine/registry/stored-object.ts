@@ -16,6 +16,13 @@ export function objectKey(rt: ResourceType, cluster: string, namespace: string, 
     : `/registry/${rt.storagePrefix}/${cluster}/${name}`;
 }
 
+/** The namespace ('' for a cluster-scoped type) and name an object's storage key ends in (see objectKey). */
+export function keyNamespaceAndName(rt: ResourceType, key: string): { namespace: string; name: string } {
+  const last = key.lastIndexOf('/');
+  const name = key.slice(last + 1);
+  return { namespace: rt.namespaced ? key.slice(key.lastIndexOf('/', last - 1) + 1, last) : '', name };
+}
+
 /**
  * Key prefix for a LIST: one namespace, one cluster, or (cluster `*`) every cluster. Always ends in `/` so that
  * cluster `c1` never matches `c10`.

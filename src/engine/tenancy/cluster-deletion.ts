@@ -6,7 +6,7 @@
  * workspace is therefore removed in one transaction and leaves no row behind.
  */
 import { fromStorage, WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import { deletionMarkerPrefix } from '../registry/object-rules.js';
+import { deletionMarkerPrefix, removeRow } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -17,7 +17,7 @@ import { showDeleting } from './workspace-deleting.js';
 import type { Workspace } from './workspace-resource.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
 import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
-import { decodeStored } from '../registry/stored-object.js';
+import { decodeStored, keyNamespaceAndName } from '../registry/stored-object.js';
 
 /** Server bookkeeping keyed by cluster (owner index, absent-owner markers, pending-work markers). */
 export const clusterBookkeepingPrefixes = (cluster: string) => [
@@ -51,8 +51,17 @@ export interface DeletionProgress {
   done: boolean;
 }
 
+/** Marked children kept for their own pass (see `marks`); past this many the oldest goes. */
+const MARKS_KEPT = 4096;
+
 export class ClusterContentDeleter {
   private readonly storedTypesOf = new WeakMap<ClusterCatalog, ResourceType[]>();
+  /**
+   * The child LogicalClusters and Workspaces a committed pass marked, by key, as stored (their resourceVersion is the
+   * mark's revision): the child's own pass reads both rows again one commit later, and `storedObject` hands it these
+   * instead of parsing them, while the row is still at that revision. Each is taken once; at most MARKS_KEPT.
+   */
+  private readonly marks = new Map<string, KubeObject>();
 
   constructor(
     private readonly store: Store,
@@ -65,6 +74,20 @@ export class ClusterContentDeleter {
     private readonly workspaceType?: ResourceType,
   ) {}
 
+  /** The object stored in `row`: the one a pass of this deleter marked while the row is still that mark, else parsed. */
+  storedObject(row: KeyValue): KubeObject {
+    const marked = this.marks.get(row.key);
+    if (marked === undefined) return decodeStored(row);
+    this.marks.delete(row.key);
+    return marked.metadata?.resourceVersion === String(row.revision) ? marked : decodeStored(row);
+  }
+
+  /** Oldest first out: a child held for good (a finalizer nobody removes) must not keep the others' marks out. */
+  private keepMark(key: string, object: KubeObject): void {
+    if (this.marks.size >= MARKS_KEPT) this.marks.delete(this.marks.keys().next().value!);
+    this.marks.set(key, object);
+  }
+
   /** One pass: delete what can go; finish the cluster when nothing is left. `lc` is decoded from `lcRow`. */
   run(cluster: string, lcRow: KeyValue, lc: KubeObject): DeletionProgress {
     const batch = new WriteBatch();
@@ -72,17 +95,20 @@ export class ClusterContentDeleter {
     let remaining = 0;
     let heldByOthers = 0;
     const last: ResourceType[] = [];
+    const marked = new Map<string, KubeObject>();
     for (const rt of types) {
       if (keptUntilLast.has(rt.storagePrefix)) {
         last.push(rt);
         continue;
       }
-      const left = this.deleteAll(rt, cluster, batch);
+      const left = this.deleteAll(rt, cluster, batch, { marked });
       remaining += left;
       if (rt.storagePrefix !== this.workspaceType?.storagePrefix) heldByOthers += left;
     }
     if (remaining > 0) {
       this.generic.commitBatch(batch);
+      // Committed: the marks are what the rows hold now (a failed commit throws before this).
+      for (const [key, object] of marked) this.keepMark(key, object);
       return { remaining, heldByOthers, done: false };
     }
     // Nothing holds the cluster any more: its ServiceAccounts and RBAC go now, then its namespaces and the cluster. A
@@ -143,16 +169,18 @@ export class ClusterContentDeleter {
     rt: ResourceType,
     cluster: string,
     batch: WriteBatch,
-    { final = false, keep, heldIn }: { final?: boolean; keep?: ReadonlySet<string>; heldIn?: Set<string> } = {},
+    {
+      final = false,
+      keep,
+      heldIn,
+      marked,
+    }: { final?: boolean; keep?: ReadonlySet<string>; heldIn?: Set<string>; marked?: Map<string, KubeObject> } = {},
   ): number {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
     for (const kv of this.store.list(prefix).items) {
-      // Namespace and name are the key's last segments (objectKey): no need to parse what delete() reads anyway.
-      const rest = kv.key.slice(prefix.length);
-      const slash = rt.namespaced ? rest.indexOf('/') : -1;
-      const namespace = slash >= 0 ? rest.slice(0, slash) : '';
-      const name = rest.slice(slash + 1);
+      // Namespace and name from the key: no need to parse what delete() reads anyway.
+      const { namespace, name } = keyNamespaceAndName(rt, kv.key);
       const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
@@ -161,10 +189,12 @@ export class ClusterContentDeleter {
       try {
         // A row is parsed once, here: marking a child workspace's cluster reads it, and the delete is handed it.
         const current = { row: kv, object };
-        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch) : undefined;
-        if (!this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark, clusterDeletion: true }).removed) {
+        const alsoOnMark = rt === this.workspaceType ? this.markChildCluster(object as Workspace, batch, marked) : undefined;
+        const result = this.generic.delete({ rt, cluster, namespace }, name, { propagationPolicy: 'Background', batch, current, alsoOnMark, clusterDeletion: true });
+        if (!result.removed) {
           remaining++;
           if (namespace) heldIn?.add(namespace);
+          if (alsoOnMark) marked?.set(kv.key, result.object);
         }
       } catch (err) {
         if (!(err instanceof StatusError && err.code === 404)) throw err;
@@ -179,7 +209,7 @@ export class ClusterContentDeleter {
    * (watchers of the workspace see one MODIFIED instead of two). Returns the change to the workspace's mark, or
    * undefined to leave the child to the workspace controller (already marked, its cluster elsewhere or not its own).
    */
-  private markChildCluster(ws: Workspace, batch: WriteBatch): ((marked: KubeObject) => void) | undefined {
+  private markChildCluster(ws: Workspace, batch: WriteBatch, marked?: Map<string, KubeObject>): ((marked: KubeObject) => void) | undefined {
     if (ws.metadata?.deletionTimestamp) return undefined;
     const child = ws.spec?.cluster;
     const lcRow = child ? this.store.get(logicalClusterKey(child)) : undefined;
@@ -189,8 +219,9 @@ export class ClusterContentDeleter {
     let terminators = (lc.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     if (!lc.metadata?.deletionTimestamp) {
       const current = { row: lcRow, object: lc };
-      const marked = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current }).object;
-      terminators = (marked.status as { terminators?: string[] } | undefined)?.terminators ?? [];
+      const mark = this.generic.delete({ rt: this.logicalClusterType, cluster: child!, namespace: '' }, 'cluster', { batch, current }).object;
+      marked?.set(lcRow.key, mark);
+      terminators = (mark.status as { terminators?: string[] } | undefined)?.terminators ?? [];
     }
     return (marked) => void showDeleting(marked as Workspace, terminators);
   }
@@ -205,7 +236,7 @@ export class ClusterContentDeleter {
     if (!this.workspaceType || !owner?.cluster || !owner.name) return;
     const kv = this.store.get(workspaceKey(owner.cluster, owner.name));
     if (!kv) return;
-    const ws = decodeStored(kv);
+    const ws = this.storedObject(kv);
     const finalizers = ws.metadata?.finalizers ?? [];
     if (ws.metadata?.uid !== owner.uid || !ws.metadata?.deletionTimestamp || !finalizers.includes(LOGICAL_CLUSTER_FINALIZER)) return;
     this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
@@ -217,7 +248,7 @@ export class ClusterContentDeleter {
     const prefixes = [...clusterBookkeepingPrefixes(cluster), ...types.map((rt) => `${deletionMarkerPrefix(rt.storagePrefix)}${cluster}/`)];
     const ops: WriteOp[] = [];
     for (const prefix of prefixes) {
-      for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push({ type: 'delete', key: kv.key });
+      for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push(removeRow(kv));
     }
     if (ops.length > 0) batch.add(ops, () => {});
   }

@@ -1,0 +1,66 @@
+/** The cluster deleter's marks of child workspaces, handed to the child's own pass only while they are what is stored. */
+import { describe, expect, it } from 'vitest';
+import { WriteAuthority } from '../admission/write-authority.js';
+import { namespaces } from '../builtin/core/resources.js';
+import { logicalClusters } from '../builtin/kcp-core/resources.js';
+import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
+import { StaticCatalog } from '../registry/catalog.js';
+import { GenericStore } from '../registry/generic-store.js';
+import { decodeStored } from '../registry/stored-object.js';
+import { createMemoryStore } from '../storage/index.js';
+import { ClusterContentDeleter } from './cluster-deletion.js';
+import { logicalClusterKey, workspaceKey } from './cluster-paths.js';
+import { tenancyResourceType } from './crds.js';
+import { LOGICAL_CLUSTER_DELETION_FINALIZER } from './workspace-scheduler.js';
+
+const workspaces = tenancyResourceType('workspaces');
+
+/** A parent cluster `p` being deleted, with one child workspace `w` whose LogicalCluster `c` is hosted here. */
+function tree() {
+  const store = createMemoryStore();
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), garbageCollection: true });
+  const lcCtx = (cluster: string) => ({ rt: logicalClusters, cluster, namespace: '' });
+  const lc = (owner?: object) => ({
+    apiVersion: 'core.kcp.io/v1alpha1',
+    kind: 'LogicalCluster',
+    metadata: { name: 'cluster', finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER] },
+    spec: owner ? { owner } : {},
+  });
+  generic.create(lcCtx('p'), lc());
+  const ws = generic.create(
+    { rt: workspaces, cluster: 'p', namespace: '' },
+    { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'w', finalizers: [LOGICAL_CLUSTER_FINALIZER] }, spec: { cluster: 'c' } },
+  );
+  generic.create(lcCtx('c'), lc({ apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', cluster: 'p', name: 'w', uid: ws.metadata!.uid }));
+  generic.delete(lcCtx('p'), 'cluster');
+  const deleter = new ClusterContentDeleter(store, generic, () => new StaticCatalog([workspaces, logicalClusters], 'test'), logicalClusters, undefined, workspaces);
+  const parent = store.get(logicalClusterKey('p'))!;
+  const progress = deleter.run('p', parent, decodeStored(parent));
+  return { store, generic, deleter, progress };
+}
+
+describe('ClusterContentDeleter.storedObject', () => {
+  it('hands the child’s pass the LogicalCluster and Workspace its parent’s pass marked, as stored', () => {
+    const { store, deleter, progress } = tree();
+    expect(progress).toMatchObject({ remaining: 1, done: false });
+    for (const key of [logicalClusterKey('c'), workspaceKey('p', 'w')]) {
+      const row = store.get(key)!;
+      const handed = deleter.storedObject(row);
+      expect(handed.metadata?.deletionTimestamp).toBeDefined();
+      expect(JSON.parse(JSON.stringify(handed))).toEqual(decodeStored(row));
+    }
+  });
+
+  it('parses the row once it changed after the mark (and a kept mark is taken once)', () => {
+    const { store, generic, deleter } = tree();
+    const row = store.get(logicalClusterKey('c'))!;
+    const changed = { ...decodeStored(row) };
+    changed.metadata = { ...changed.metadata, labels: { changed: 'yes' } };
+    generic.update({ rt: logicalClusters, cluster: 'c', namespace: '' }, 'cluster', changed);
+    const now = store.get(logicalClusterKey('c'))!;
+    expect(deleter.storedObject(now).metadata?.labels).toEqual({ changed: 'yes' });
+    const ws = store.get(workspaceKey('p', 'w'))!;
+    const first = deleter.storedObject(ws);
+    expect(deleter.storedObject(ws)).not.toBe(first);
+  });
+});
