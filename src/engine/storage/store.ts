@@ -62,7 +62,9 @@ export interface ListResult {
  * revision of the commit's last logged event before it), so no watch ever sees it and a past-revision read of its
  * prefix shows today's rows. For the server's own bookkeeping keys that are only ever read as they are now (a
  * workspace's pending marker, the access-subjects index): an event row per write would be disk and CPU for nobody.
- * A key is written one way only, always logged or always unlogged (a logged key's history must end in its events).
+ * Once a generation of a key (create to delete) has a logged write, its later writes are logged too: the log keeps
+ * a version's value in the generation's next event, which an unlogged write would not add. (Deletion markers start
+ * unlogged and turn logged when the garbage collector must hear of them; object-rules.ts.)
  */
 export type WriteOp =
   | {
