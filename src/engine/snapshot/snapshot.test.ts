@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinResourceTypes } from '../builtin/index.js';
 import { StatusError } from '../machinery/status.js';
@@ -9,6 +10,7 @@ import { encodeStored } from '../registry/stored-object.js';
 import type { KubeObject } from '../registry/types.js';
 import { createMemoryStore } from '../storage/memory-store.js';
 import { checkStoreFile, writeStoreFile } from '../storage/sqlite-files.js';
+import { SCHEMA_VERSION } from '../storage/sqlite-schema.js';
 import { openSqliteStore } from '../storage/sqlite-store.js';
 import { CompactedError, type Store } from '../storage/store.js';
 import { exportStore, exportSubtree } from './export.js';
@@ -157,6 +159,17 @@ describe('whole-store files', () => {
     writeFileSync(notSqlite, 'hello, I am not a database, but I am long enough to have a header'.repeat(10));
     expect(() => checkStoreFile(notSqlite)).toThrow(/is not a (readable )?SQLite database/);
     expect(() => checkStoreFile(tempPath('missing.db'))).toThrow('does not exist');
+  });
+
+  it('refuses a store written by a newer kcpt before restoring it (its `kcpt start` would refuse it)', () => {
+    const path = tempPath('newer.db');
+    openSqliteStore(path).close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => checkStoreFile(path)).toThrow(
+      `${path} was written by a newer kcpt (schema ${SCHEMA_VERSION + 1}, this build knows ${SCHEMA_VERSION}): restore it with that kcpt or a newer one`,
+    );
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { loadDriver, openDatabase, prepareStatements } from './sqlite-schema.js';
+import { loadDriver, newerSchemaMessage, openDatabase, prepareStatements, SCHEMA_VERSION } from './sqlite-schema.js';
 import { COMPACTED } from './sqlite-store.js';
 import type { KeyValue } from './store.js';
 
@@ -44,6 +44,9 @@ export function checkStoreFile(path: string): StoreFileSummary {
     }
     const missing = REQUIRED_TABLES.filter((t) => !tables.includes(t));
     if (missing.length > 0) throw new Error(`${path} is a SQLite database but not a kcpt store (no ${missing.join(', ')} table)`);
+    // Refused here rather than by the `kcpt start` after the restore, which would find it unreadable.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new Error(`${newerSchemaMessage(path, version)}: restore it with that kcpt or a newer one`);
     const check = db.pragma('quick_check', { simple: true }) as string;
     if (check !== 'ok') throw new Error(`${path} is damaged (SQLite quick_check: ${check})`);
     const maxEvent = (db.prepare('SELECT max(revision) FROM events').pluck().get() as number | null) ?? 0;

@@ -32,7 +32,7 @@ export const DELETED = 2;
  * compressed against a `value_references` text (value-codec.ts). 3: the log's key index holds only the events after
  * a generation's first (`events_changes`, below) instead of every event (`events_key`).
  */
-const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 3;
 /** Meta row: events at or below this revision carry their value inline (logged by schema 1). */
 export const INLINE_VALUES_UP_TO = 'inline_values_up_to';
 
@@ -85,6 +85,11 @@ export function loadDriver(): typeof Database {
   }
 }
 
+/** What opening (or restoring) a file of a schema this build does not know says. */
+export function newerSchemaMessage(path: string, version: number): string {
+  return `${path} was written by a newer kcpt (schema ${version}, this build knows ${SCHEMA_VERSION})`;
+}
+
 export function openDatabase(path: string, tuning: SqliteTuning): Database.Database {
   const inMemory = path === ':memory:' || path === '';
   if (!inMemory) {
@@ -111,9 +116,7 @@ export function openDatabase(path: string, tuning: SqliteTuning): Database.Datab
     db.pragma(`cache_size = ${-Math.max(1024, Math.floor(tuning.cacheSizeKiB))}`);
     db.pragma('temp_store = MEMORY');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > SCHEMA_VERSION) {
-      throw new Error(`${path} was written by a newer kcpt (schema ${version}, this build knows ${SCHEMA_VERSION})`);
-    }
+    if (version > SCHEMA_VERSION) throw new Error(newerSchemaMessage(path, version));
     db.exec(SCHEMA);
     if (version < SCHEMA_VERSION) {
       db.transaction(() => {

@@ -7,8 +7,10 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runStoreContract } from './contract.js';
 import { cm, inCluster } from './contract-support.js';
+import { ADDED, DELETED, MODIFIED, SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 import { KeyExistsError, type StoreEvent } from './store.js';
+import { deletionMarkerKey, removeRow } from '../registry/object-rules.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kcpt-sqlite-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -23,6 +25,31 @@ const OLD_TABLES = `
   CREATE INDEX events_key ON events (key);
   CREATE TABLE meta (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);
 `;
+
+/** An event row as schemas 1 and 2 stored it: revision, key, type, value, prev_value, prev_revision, create_revision. */
+type OldEvent = [number, string, number, string, string | null, number, number];
+
+/**
+ * A schema-2 file as the build before the changes index wrote it: every event in events_key, ADDED and MODIFIED
+ * rows logged without their value from revision 1 on (inline_values_up_to 0); `sql` runs last.
+ */
+function writeSchema2File(path: string, rows: { events: OldEvent[]; objects: [key: string, revision: number, createRevision: number, value: string][]; sql?: string }): void {
+  const old = new Database(path);
+  try {
+    old.exec(`${OLD_TABLES}
+      CREATE TABLE value_references (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, text TEXT NOT NULL);
+      INSERT INTO meta VALUES ('inline_values_up_to', 0);
+      PRAGMA user_version = 2;
+    `);
+    const event = old.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    for (const row of rows.events) event.run(...row, row[0]);
+    const object = old.prepare('INSERT INTO objects VALUES (?, ?, ?, ?)');
+    for (const row of rows.objects) object.run(...row);
+    if (rows.sql) old.exec(rows.sql);
+  } finally {
+    old.close();
+  }
+}
 
 runStoreContract('sqlite', fresh());
 // Same cases with every log read forced through the key index instead of the revision walk.
@@ -483,24 +510,25 @@ describe('sqlite store: the changes index (events after a generation\'s first) f
     }
   });
 
-  it('opens a schema-2 file (an index of every event) and keeps its values and history', () => {
+  // A kill -9 of the first start of a build with this schema can leave the index built (CREATE INDEX commits on its
+  // own) and the migration's transaction undone: the next start finishes it.
+  it.each([
+    ['as the previous build left it', ''],
+    ['as a kill during its migration left it', 'CREATE INDEX events_changes ON events (key, create_revision) WHERE create_revision < revision;'],
+  ])('opens a schema-2 file (an index of every event) %s and keeps its values and history', (_, interrupted) => {
     const path = freshPath();
-    const old = new Database(path);
-    // The schema-2 file as main wrote it before this index: every event in events_key, ADDED and MODIFIED rows
-    // logged without their value from revision 1 on (inline_values_up_to 0).
-    old.exec(`${OLD_TABLES}
-      CREATE TABLE value_references (id INTEGER PRIMARY KEY, prefix TEXT NOT NULL, text TEXT NOT NULL);
-      INSERT INTO meta VALUES ('inline_values_up_to', 0);
-      PRAGMA user_version = 2;
-    `);
     const a = cm('c1', 'a');
     const b = cm('c1', 'b');
-    old.prepare("INSERT INTO events VALUES (1, ?, 0, '', NULL, 0, 1, 1)").run(a);
-    old.prepare("INSERT INTO events VALUES (2, ?, 0, '', NULL, 0, 2, 2)").run(b);
-    old.prepare("INSERT INTO events VALUES (3, ?, 1, '', 'a1', 1, 1, 3)").run(a);
-    old.prepare("INSERT INTO events VALUES (4, ?, 2, 'b1', NULL, 2, 2, 4)").run(b);
-    old.prepare('INSERT INTO objects VALUES (?, 3, 1, ?)').run(a, 'a2');
-    old.close();
+    writeSchema2File(path, {
+      events: [
+        [1, a, ADDED, '', null, 0, 1],
+        [2, b, ADDED, '', null, 0, 2],
+        [3, a, MODIFIED, '', 'a1', 1, 1],
+        [4, b, DELETED, 'b1', null, 2, 2],
+      ],
+      objects: [[a, 3, 1, 'a2']],
+      sql: interrupted,
+    });
 
     const store = openSqliteStore(path, { logScanLimit: 0 });
     try {
@@ -534,5 +562,55 @@ describe('sqlite store: the changes index (events after a generation\'s first) f
     } finally {
       db.close();
     }
+  });
+
+  it('removes with an event a deletion marker a schema-2 build logged, so the marker prefix replays as before', () => {
+    // The previous build logged every marker ('{}'); this one writes the markers no collector watches unlogged and
+    // removes a row unlogged only when it was written so (object-rules.ts). An old marker removed without an event
+    // would leave its ADDED with no later event holding its value: the replay below would throw.
+    const path = freshPath();
+    const object = cm('c1', 'held');
+    const marker = deletionMarkerKey(object);
+    writeSchema2File(path, {
+      events: [
+        [1, object, ADDED, '', null, 0, 1],
+        [2, object, MODIFIED, '', '{"v":1}', 1, 1],
+        [3, marker, ADDED, '', null, 0, 3],
+      ],
+      objects: [
+        [object, 2, 1, '{"v":2,"deleting":true}'],
+        [marker, 3, 3, '{}'],
+      ],
+    });
+    const store = openSqliteStore(path, { logScanLimit: 0 });
+    try {
+      store.commit([{ type: 'delete', key: object }, removeRow(store.get(marker)!)]);
+      for (const after of [0, 2]) {
+        const replayed: StoreEvent[] = [];
+        store.watch('/kcpt/deleting/', after, (events) => replayed.push(...events));
+        expect(replayed.map((e) => [e.type, e.revision, e.value])).toEqual([
+          ['ADDED', 3, '{}'],
+          ['DELETED', 5, '{}'],
+        ]);
+      }
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses a file of a newer schema, saying so, and leaves it as it was', () => {
+    const path = freshPath();
+    writeSchema2File(path, { events: [[1, cm('c1', 'a'), ADDED, 'a1', null, 0, 1]], objects: [[cm('c1', 'a'), 1, 1, 'a1']], sql: `PRAGMA user_version = ${SCHEMA_VERSION + 1};` });
+    const contents = () => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return [db.pragma('user_version', { simple: true }), db.prepare('SELECT name, sql FROM sqlite_master ORDER BY name').all(), db.prepare('SELECT * FROM events').all(), db.prepare('SELECT * FROM objects').all()];
+      } finally {
+        db.close();
+      }
+    };
+    const before = contents();
+    expect(() => openSqliteStore(path)).toThrow(`${path} was written by a newer kcpt (schema ${SCHEMA_VERSION + 1}, this build knows ${SCHEMA_VERSION})`);
+    expect(contents()).toEqual(before);
   });
 });
