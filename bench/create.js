@@ -52,9 +52,12 @@ export async function run(ctx) {
       { label: 'CREATE x8', rounds: ctx.createRounds, seconds: ctx.createSeconds, unit: 'create' },
       {
         bare: { pid: rawServer.child.pid, load: loadOf(rawServer.url, '/write') },
+        // --create-aa: kcpt once more, on kcpt's other side from the bare server (bare, again, kcpt, and reversed).
+        ...(ctx.createAA ? { again: { pid: server.child.pid, load: loadOf(server.url, CM_PATH) } } : {}),
         kcpt: { pid: server.child.pid, load: loadOf(server.url, CM_PATH) },
       },
     );
+    if (ctx.createAA) roundRatios('A/A control, kcpt / kcpt (no verdict)', rounds.again, rounds.kcpt);
   } finally {
     await rawServer.stop();
   }

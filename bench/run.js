@@ -17,6 +17,8 @@
 //   --create-rounds N CREATE x8 row: interleaved rounds of the bare server and kcpt, the order reversed every other
 //                     round; the verdict is the median per-round ratio (default 8)
 //   --create-seconds S  seconds per side and round for CREATE x8 (default 3)
+//   --create-aa       CREATE x8: kcpt a second time in the rounds (bare, again, kcpt), its per-round ratio to the first
+//                     printed: an A/A control, the spread the row's ratio has with nothing different; no verdict
 //   --duration S      seconds per load run, but for the GET and CREATE x8 rounds (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
@@ -57,6 +59,7 @@ const { values: opts } = parseArgs({
     'get-aa': { type: 'boolean', default: false },
     'create-rounds': { type: 'string', default: '8' },
     'create-seconds': { type: 'string', default: '3' },
+    'create-aa': { type: 'boolean', default: false },
     'node-load': { type: 'boolean', default: false },
     'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
@@ -119,6 +122,7 @@ const ctx = {
   getAA: opts['get-aa'],
   createRounds: Math.max(1, Number(opts['create-rounds'])),
   createSeconds: Math.max(1, Number(opts['create-seconds'])),
+  createAA: opts['create-aa'],
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
   watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers), processes: Number(opts['watch-processes']) },
