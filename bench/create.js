@@ -1,14 +1,18 @@
-// 3. CREATE ~1 KB ConfigMaps by POST over HTTPS, sequentially (1 connection) and with 8 concurrent connections,
-//    vs the bare floor of the same request: raw fastify over TLS that parses the same body and commits it to SQLite,
-//    one transaction per request (WAL, synchronous=NORMAL; bench/raw-server.js POST /write), same generator, runs
-//    interleaved. Also (info): raw better-sqlite3 inserts in-process, one autocommit transaction per row
-//    (baseline B.1 (a) in docs/benchmarks.md), i.e. the storage alone without HTTPS.
+// 3. CREATE ~1 KB ConfigMaps by POST over HTTPS with 8 concurrent connections vs the bare floor of the same request:
+//    raw fastify over TLS that parses the same body and commits it to SQLite, one transaction per request (WAL,
+//    synchronous=NORMAL; bench/raw-server.js POST /write), same generator, same body, same connections. The two sides
+//    run in interleaved rounds (--create-rounds, --create-seconds each; the order reversed every other round) and the
+//    verdict is the median of the per-round ratios, each round printed with both sides' server CPU per CREATE.
+//    Also (info): sequential CREATEs (1 connection) against raw better-sqlite3 inserts in-process, one autocommit
+//    transaction per row (baseline B.1 (a) in docs/benchmarks.md), i.e. the storage alone without HTTPS, interleaved
+//    in --runs runs.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureNamespace } from './lib/kcpt.js';
 import { startRawServer } from './lib/raw.js';
 import { runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
+import { interleavedRounds, ratioRow, roundRatios } from './lib/rounds.js';
 import { benchDir, log, median, runNodeJson, withServerCpu } from './lib/util.js';
 
 const NS = 'bench-create';
@@ -37,48 +41,44 @@ export async function run(ctx) {
   writeFileSync(objFile, '{}');
   const rawServer = await startRawServer({ certDir: server.certDir, objFile });
 
+  // Every load gets name prefixes of its own: kcpt answers a repeated name 409 (the bare server upserts).
+  let loads = 0;
+  const loadOf = (base, urlPath) => (durationS) => post(base, urlPath, 8, `c8-${loads++}-`, durationS);
   const raw = [];
   const seq = [];
-  const conc = [];
-  const floor = [];
+  let rounds;
   try {
-    await post(server.url, CM_PATH, 8, 'warm-', 2);
-    await post(rawServer.url, '/write', 8, 'warm-', 2);
-    for (let i = 0; i < ctx.runs; i++) {
-      raw.push(await insert());
-      floor.push(await withServerCpu(rawServer.child.pid, () => post(rawServer.url, '/write', 8, `c8-${i}-`, ctx.durationS)));
-      seq.push(await withServerCpu(server.child.pid, () => post(server.url, CM_PATH, 1, `seq-${i}-`, ctx.durationS)));
-      conc.push(await withServerCpu(server.child.pid, () => post(server.url, CM_PATH, 8, `c8-${i}-`, ctx.durationS)));
-      log(
-        `  run ${i + 1}: raw insert ${raw.at(-1).rate.toFixed(0)}/s, raw HTTPS POST+insert x8 ${floor.at(-1).rps.toFixed(0)}/s, ` +
-          `kcpt POST x1 ${seq.at(-1).rps.toFixed(0)}/s, x8 ${conc.at(-1).rps.toFixed(0)}/s`,
-      );
-    }
+    rounds = await interleavedRounds(
+      { label: 'CREATE x8', rounds: ctx.createRounds, seconds: ctx.createSeconds, unit: 'create' },
+      {
+        bare: { pid: rawServer.child.pid, load: loadOf(rawServer.url, '/write') },
+        // --create-aa: kcpt once more, on kcpt's other side from the bare server (bare, again, kcpt, and reversed).
+        ...(ctx.createAA ? { again: { pid: server.child.pid, load: loadOf(server.url, CM_PATH) } } : {}),
+        kcpt: { pid: server.child.pid, load: loadOf(server.url, CM_PATH) },
+      },
+    );
+    if (ctx.createAA) roundRatios('A/A control, kcpt / kcpt (no verdict)', rounds.again, rounds.kcpt);
   } finally {
     await rawServer.stop();
   }
-  const bad = [...seq, ...conc].reduce((a, x) => a + x.non2xx + x.errors, 0);
-  if (bad) log(`  WARNING: kcpt answered ${bad} POSTs with errors (names must be unique; a 409 here is a bench bug)`);
-  const concRate = median(conc.map((x) => x.rps));
+  for (let i = 0; i < ctx.runs; i++) {
+    raw.push(await insert());
+    seq.push(await withServerCpu(server.child.pid, () => post(server.url, CM_PATH, 1, `seq-${i}-`, ctx.durationS)));
+    log(`  sequential run ${i + 1}: raw insert ${raw.at(-1).rate.toFixed(0)}/s, kcpt POST x1 ${seq.at(-1).rps.toFixed(0)}/s`);
+  }
+  const bad = seq.reduce((a, x) => a + x.non2xx + x.errors, 0);
+  if (bad) log(`  WARNING: kcpt answered ${bad} sequential POSTs with errors (names must be unique; a 409 here is a bench bug)`);
+  const concRow = ratioRow({
+    name: 'CREATE ConfigMap, 8 conns',
+    baselineName: 'raw fastify HTTPS: parse + SQLite commit',
+    min: 0.6,
+    k: rounds.kcpt,
+    r: rounds.bare,
+    ratios: roundRatios('kcpt / bare', rounds.kcpt, rounds.bare),
+    requests: 'POSTs (names must be unique; a 409 here is a bench bug)',
+  });
   return [
-    {
-      name: 'CREATE ConfigMap, 8 conns',
-      unit: 'rate',
-      kcpt: concRate,
-      baseline: median(floor.map((x) => x.rps)),
-      baselineName: 'raw fastify HTTPS: parse + SQLite commit',
-      target: { kind: 'ratio', min: 0.6 },
-      runs: { kcpt: conc.map((x) => x.rps), baseline: floor.map((x) => x.rps) },
-      extra: {
-        kcptP50: median(conc.map((x) => x.p50)),
-        kcptP99: median(conc.map((x) => x.p99)),
-        rawP50: median(floor.map((x) => x.p50)),
-        rawP99: median(floor.map((x) => x.p99)),
-        kcptCpuUs: median(conc.map((x) => x.cpuUsPerReq)),
-        rawCpuUs: median(floor.map((x) => x.cpuUsPerReq)),
-        errors: bad,
-      },
-    },
+    concRow,
     {
       name: '  (info) CREATE ConfigMap, sequential',
       unit: 'rate',

@@ -11,7 +11,8 @@ import path from 'node:path';
 import { configMap, DEFAULT_PAD, TARGET_BYTES } from './lib/payload.js';
 import { findH2load, runH2, runNodeLoad, runWrk } from './lib/load.js';
 import { startRawServer } from './lib/raw.js';
-import { log, median, withServerCpu } from './lib/util.js';
+import { interleavedRounds, ratioRow, roundRatios } from './lib/rounds.js';
+import { log } from './lib/util.js';
 
 const CM_PATH = '/clusters/root/api/v1/namespaces/default/configmaps';
 export const READER = { token: 'bench-reader-token', name: 'bench-reader' };
@@ -61,69 +62,6 @@ function loadH2(ctx, url, headers) {
   return runH2({ url, connections: 1, streams: 8, durationS: ctx.durationS, headers, useTool: ctx.useWrk });
 }
 
-/**
- * Connections each side is warmed up with, one second each. Node deoptimises its own stream code on a server's first
- * new connections and re-optimises it on a background thread (~0.4–1.6 s of compiling per connection, kcpt's more
- * than the bare server's) until the third or fourth; a round's load opens a new connection, so a single warm-up left
- * the first rounds measuring that for both sides.
- */
-const WARMUP_CONNECTIONS = 3;
-
-/**
- * Every side once per round, for `getSeconds` each, the order reversed every other round (A B C, C B A, …) so no side
- * always runs right after another's load; warmed up first. The ratios are taken within a round (the same minute of
- * a shared box, whose bare server alone moved 1.5–1.8× between runs minutes apart) and the verdict is their median,
- * so one noisy window moves one ratio, not the row. Resolves {[side]: results[]} in round order.
- */
-async function interleavedRounds(ctx, label, sides) {
-  const names = Object.keys(sides);
-  for (const name of names) for (let i = 0; i < WARMUP_CONNECTIONS; i++) await sides[name].load(1);
-  const out = Object.fromEntries(names.map((n) => [n, []]));
-  for (let i = 0; i < ctx.getRounds; i++) {
-    const order = i % 2 === 0 ? names : [...names].reverse();
-    for (const name of order) out[name].push(await withServerCpu(sides[name].pid, () => sides[name].load(ctx.getSeconds)));
-    log(`  ${label} round ${i + 1} (${order.join(', ')}): ${names.map((n) => `${n} ${out[n].at(-1).rps.toFixed(0)} req/s (${out[n].at(-1).cpuUsPerReq.toFixed(0)} us CPU)`).join(', ')}`);
-  }
-  return out;
-}
-
-/** Per-round ratios of rate `a` to rate `b` (and of b's CPU per request to a's), with their medians, printed. */
-function roundRatios(label, a, b) {
-  const rates = a.map((x, i) => x.rps / b[i].rps);
-  const cpu = a.map((x, i) => b[i].cpuUsPerReq / x.cpuUsPerReq);
-  const pct = (v) => `${(v * 100).toFixed(0)} %`;
-  log(`  ${label}: per-round rate ratios [${rates.map(pct).join(', ')}], median ${pct(median(rates))} (range ${pct(Math.min(...rates))}–${pct(Math.max(...rates))}); CPU-normalised [${cpu.map(pct).join(', ')}], median ${pct(median(cpu))}`);
-  return { rates, cpu, median: median(rates), cpuMedian: median(cpu) };
-}
-
-/** A summary row whose verdict is the median of the per-round ratios of side `k` to side `r`. */
-function ratioRow({ name, baselineName, min, k, r, ratios, rawCpuLabel }) {
-  const bad = k.reduce((a, x) => a + x.non2xx + x.errors, 0);
-  if (bad) log(`  WARNING: ${name}: ${bad} GETs answered with errors`);
-  return {
-    name,
-    unit: 'rate',
-    kcpt: median(k.map((x) => x.rps)),
-    baseline: median(r.map((x) => x.rps)),
-    ratio: ratios.median,
-    note: `kcpt/base: median of ${ratios.rates.length} per-round ratios, ${ratios.rates.filter((x) => x >= min).length} of them >= ${min * 100} %`,
-    baselineName,
-    target: { kind: 'ratio', min },
-    runs: { kcpt: k.map((x) => x.rps), baseline: r.map((x) => x.rps), ratios: ratios.rates },
-    extra: {
-      kcptP50: median(k.map((x) => x.p50)),
-      kcptP99: median(k.map((x) => x.p99)),
-      rawP50: median(r.map((x) => x.p50)),
-      rawP99: median(r.map((x) => x.p99)),
-      kcptCpuUs: median(k.map((x) => x.cpuUsPerReq)),
-      rawCpuUs: median(r.map((x) => x.cpuUsPerReq)),
-      cpuRatio: ratios.cpuMedian,
-      rawCpuLabel,
-      errors: bad,
-    },
-  };
-}
-
 export async function run(ctx) {
   const { server } = ctx;
   const { body } = ctx.calibration;
@@ -143,7 +81,7 @@ export async function run(ctx) {
     const adminSide = { pid: server.child.pid, load: (durationS) => load({ ...ctx, durationS }, kcptUrl, headers) };
     // --get-aa: the same GET as kcp-admin once more, on kcp-admin's other side from the reader (bare, again, admin,
     // reader), so the A/A pair stands as close in time as the reader and kcp-admin do, in both orders.
-    const h1 = await interleavedRounds(ctx, 'HTTP/1.1', {
+    const h1 = await interleavedRounds({ label: 'HTTP/1.1', rounds: ctx.getRounds, seconds: ctx.getSeconds }, {
       bare: { pid: raw.child.pid, load: (durationS) => load({ ...ctx, durationS }, rawUrl, headers) },
       ...(ctx.getAA ? { again: adminSide } : {}),
       admin: adminSide,
@@ -151,6 +89,7 @@ export async function run(ctx) {
     });
     if (ctx.getAA) roundRatios('A/A control, kcp-admin / kcp-admin (no verdict)', h1.again, h1.admin);
     const h1Row = ratioRow({
+      requests: 'GETs',
       name: 'GET 1 KB ConfigMap, HTTP/1.1, 8 conns',
       baselineName: 'raw fastify HTTPS, same bytes',
       min: 0.7,
@@ -160,6 +99,7 @@ export async function run(ctx) {
     });
     h1Row.extra.bytes = body.length;
     const readerBareRow = ratioRow({
+      requests: 'GETs',
       name: 'GET 1 KB ConfigMap as RBAC-bound user, HTTP/1.1',
       baselineName: 'raw fastify HTTPS, same bytes',
       min: 0.7,
@@ -168,6 +108,7 @@ export async function run(ctx) {
       ratios: roundRatios('RBAC-bound user / bare', h1.reader, h1.bare),
     });
     const readerAdminRow = ratioRow({
+      requests: 'GETs',
       name: 'GET 1 KB ConfigMap as RBAC-bound user',
       baselineName: 'same GET as kcp-admin',
       min: 0.85,
@@ -176,11 +117,12 @@ export async function run(ctx) {
       ratios: roundRatios('RBAC-bound user / kcp-admin', h1.reader, h1.admin),
       rawCpuLabel: 'kcp-admin',
     });
-    const h2 = await interleavedRounds(ctx, 'HTTP/2', {
+    const h2 = await interleavedRounds({ label: 'HTTP/2', rounds: ctx.getRounds, seconds: ctx.getSeconds }, {
       bare: { pid: raw.child.pid, load: (durationS) => loadH2({ ...ctx, durationS }, rawUrl, headers) },
       admin: { pid: server.child.pid, load: (durationS) => loadH2({ ...ctx, durationS }, kcptUrl, headers) },
     });
     const h2Row = ratioRow({
+      requests: 'GETs',
       name: 'GET 1 KB ConfigMap, HTTP/2, 8 streams',
       baselineName: `raw fastify HTTPS, same bytes${ctx.useWrk && findH2load() ? '' : ' (Node h2 generator)'}`,
       min: 0.7,

@@ -7,14 +7,19 @@
 //                     on PATH; `envtest`, a Go operator's envtest suite on kcpt, only when `go` is on PATH)
 //                     also `restart`: restart with --restart-workspaces / --restart-objects on disk (not in the default: the
 //                     state is generated once through the API, ~10-20 min, and cached under /tmp)
-//   --runs N          measured runs per side (default 3; medians are reported), but for GET (below)
+//   --runs N          measured runs per side (default 3; medians are reported), but for GET and CREATE x8 (below)
 //   --get-rounds N    GET rows: interleaved rounds, each running every side once (bare, kcp-admin, RBAC-bound user),
 //                     the order reversed every other round; the verdict is the median per-round ratio (default 8)
 //   --get-seconds S   seconds per side and round for GET (default 3)
 //   --get-aa          GET: kcp-admin a second time in the HTTP/1.1 rounds (bare, again, admin, reader), its per-round
 //                     ratio to the first printed: an A/A control, the spread the RBAC-bound row's ratio has with
 //                     nothing different; no verdict (kcp-admin is then two windows from the bare server, not one)
-//   --duration S      seconds per load run for GET/LIST/CREATE (default 4)
+//   --create-rounds N CREATE x8 row: interleaved rounds of the bare server and kcpt, the order reversed every other
+//                     round; the verdict is the median per-round ratio (default 8)
+//   --create-seconds S  seconds per side and round for CREATE x8 (default 3)
+//   --create-aa       CREATE x8: kcpt a second time in the rounds (bare, again, kcpt), its per-round ratio to the first
+//                     printed: an A/A control, the spread the row's ratio has with nothing different; no verdict
+//   --duration S      seconds per load run, but for the GET and CREATE x8 rounds (default 4)
 //   --node-load       use the in-process Node load generator even if wrk is installed
 //   --watch-rate R[,R2]  writes per second in the watch benchmark (default 100; a list runs each rate)
 //   --watch-seconds S seconds of writing per watch run (default 4)
@@ -52,6 +57,9 @@ const { values: opts } = parseArgs({
     'get-rounds': { type: 'string', default: '8' },
     'get-seconds': { type: 'string', default: '3' },
     'get-aa': { type: 'boolean', default: false },
+    'create-rounds': { type: 'string', default: '8' },
+    'create-seconds': { type: 'string', default: '3' },
+    'create-aa': { type: 'boolean', default: false },
     'node-load': { type: 'boolean', default: false },
     'watch-rate': { type: 'string', default: '100' },
     'watch-seconds': { type: 'string', default: '4' },
@@ -112,6 +120,9 @@ const ctx = {
   getRounds: Math.max(1, Number(opts['get-rounds'])),
   getSeconds: Math.max(1, Number(opts['get-seconds'])),
   getAA: opts['get-aa'],
+  createRounds: Math.max(1, Number(opts['create-rounds'])),
+  createSeconds: Math.max(1, Number(opts['create-seconds'])),
+  createAA: opts['create-aa'],
   watchRuns: Math.max(1, Number(opts.runs)),
   startRuns: Math.max(3, Number(opts.runs) + 2),
   watch: { rates: opts['watch-rate'].split(',').map(Number).filter((x) => x > 0), seconds: Number(opts['watch-seconds']), watchers: Number(opts.watchers), processes: Number(opts['watch-processes']) },
