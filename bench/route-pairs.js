@@ -13,16 +13,21 @@
 // on configmaps (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET
 // of each side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper. --other . gives
 // the noise floor (A/A).
+//
+// --alloc: bytes allocated per GET instead of time, exact (no sampling): each batch runs between two reads of V8's
+// used heap with no collection in between (a young generation larger than a batch allocates; a batch in which a
+// collection ran anyway is measured again). Needs `node --expose-gc --min-semi-space-size=64 bench/route-pairs.js --alloc`.
 import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false } } });
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 if (!['admin', 'reader'].includes(values.user)) throw new Error('--user is admin or reader');
 const pairs = Number(values.pairs ?? 40);
@@ -95,10 +100,37 @@ async function side(dir) {
   return { get, close: stop };
 }
 
+/** Bytes allocated per GET on each side, batches alternating; a batch that saw a collection is run again. */
+async function compareAllocation() {
+  if (!globalThis.gc) throw new Error('--alloc needs node --expose-gc --min-semi-space-size=64');
+  const young = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_used_size;
+  const perGet = async (s) => {
+    for (;;) {
+      globalThis.gc();
+      const before = getHeapStatistics().used_heap_size;
+      const youngBefore = young();
+      for (let i = 0; i < batch; i++) await s.get();
+      const after = getHeapStatistics().used_heap_size;
+      // A scavenge empties the young generation: its use only grows within a batch that saw none.
+      if (young() > youngBefore) return (after - before) / batch;
+    }
+  };
+  // Warm-up: the first batches also allocate what the compilers make (feedback, code) on the heap.
+  for (let w = 0; w < 5; w++) for (const s of [self, other]) for (let i = 0; i < batch; i++) await s.get();
+  const rows = { self: [], other: [] };
+  for (let p = 0; p < pairs; p++) {
+    const order = p % 2 ? ['other', 'self'] : ['self', 'other'];
+    for (const name of order) rows[name].push(await perGet(name === 'self' ? self : other));
+  }
+  const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+  console.log(JSON.stringify({ thisBytesPerGet: Math.round(median(rows.self)), otherBytesPerGet: Math.round(median(rows.other)), thisRange: [Math.round(Math.min(...rows.self)), Math.round(Math.max(...rows.self))], otherRange: [Math.round(Math.min(...rows.other)), Math.round(Math.max(...rows.other))] }));
+}
+
 const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
-  await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
+  if (values.alloc) await compareAllocation();
+  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
 } finally {
   await self.close();
   await other.close();

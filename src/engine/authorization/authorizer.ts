@@ -52,6 +52,9 @@ export interface Decision {
 }
 
 
+/** A user tied to no cluster (not a service account): shared, not an empty array per request. */
+const NO_ORIGINS: readonly string[] = [];
+
 /** Phases in which a workspace's content is served (Scheduling and Unavailable are not). */
 const SERVING_PHASES = new Set(['Initializing', 'Ready', 'Inactive', 'Terminating', 'Deleting']);
 
@@ -115,12 +118,15 @@ export class Authorizer {
     const entered = this.enter(cluster, user);
     if ('allowed' in entered) return entered;
     const cap = this.deps.maximalPolicy?.(entered.cluster, attrs);
-    const capAllows = (c: MaximalPolicyCap) =>
-      c.remote ? this.deps.remoteCapAllows?.(c, bindingSubject(entered.subject), attrs) === true : this.deps.rbac.allows(c.cluster, bindingSubject(entered.subject), attrs);
-    if (cap && !capAllows(cap)) {
+    if (cap && !this.capAllows(cap, entered.subject, attrs)) {
       return noOpinion(`API export cluster "${cap.cluster}": maximal permission policy does not allow it`);
     }
     return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);
+  }
+
+  /** Whether an export's maximal permission policy allows the subject's request (as the binding's subject). */
+  private capAllows(cap: MaximalPolicyCap, subject: Subject, attrs: RequestAttributes): boolean {
+    return cap.remote ? this.deps.remoteCapAllows?.(cap, bindingSubject(subject), attrs) === true : this.deps.rbac.allows(cap.cluster, bindingSubject(subject), attrs);
   }
 
   /**
@@ -137,7 +143,7 @@ export class Authorizer {
   private enter(cluster: string | undefined, user: UserInfo): Decision | { cluster: string; subject: Subject; via: string } {
     if (!cluster) return noOpinion('empty cluster name');
     const facts = this.deps.clusterFacts(cluster);
-    const origins = user.extra?.[CLUSTER_NAME_EXTRA] ?? [];
+    const origins = user.extra?.[CLUSTER_NAME_EXTRA] ?? NO_ORIGINS;
     const isServiceAccount = origins.length > 0;
     const clusterAdmin = !isServiceAccount && user.groups.includes(LOGICAL_CLUSTER_ADMIN_GROUP);
 

@@ -23,19 +23,21 @@ const EXTRA_PREFIX = 'impersonate-extra-';
 
 /** Reads the Impersonate-* headers from Node's raw header list (repeated headers stay separate); undefined: none. */
 export function impersonationHeaders(rawHeaders: readonly string[]): ImpersonationRequest | undefined {
-  const req: ImpersonationRequest = { groups: [], extra: {} };
-  let any = false;
+  // Built at the first Impersonate-* header: most requests carry none, and pay for no object.
+  let req: ImpersonationRequest | undefined;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     // Every header asked for here starts with "impersonate-": no lowercased copy of the others.
     const first = rawHeaders[i]!.charCodeAt(0);
     if (first !== 0x69 && first !== 0x49) continue;
     const name = rawHeaders[i]!.toLowerCase();
+    if (!name.startsWith('impersonate-')) continue;
     const value = rawHeaders[i + 1]!;
     // A repeated User or Uid header: the first counts, as kube reads them (Go's Header.Get).
-    if (name === 'impersonate-user') req.user ??= value;
-    else if (name === 'impersonate-group') req.groups.push(value);
-    else if (name === 'impersonate-uid') req.uid ??= value;
+    if (name === 'impersonate-user') (req ??= impersonationRequest()).user ??= value;
+    else if (name === 'impersonate-group') (req ??= impersonationRequest()).groups.push(value);
+    else if (name === 'impersonate-uid') (req ??= impersonationRequest()).uid ??= value;
     else if (name.startsWith(EXTRA_PREFIX)) {
+      req ??= impersonationRequest();
       let key = name.slice(EXTRA_PREFIX.length);
       try {
         key = decodeURIComponent(key);
@@ -45,10 +47,13 @@ export function impersonationHeaders(rawHeaders: readonly string[]): Impersonati
       const values = ownValue(req.extra, key);
       if (values) values.push(value);
       else setOwnValue(req.extra, key, [value]);
-    } else continue;
-    any = true;
+    }
   }
-  return any ? req : undefined;
+  return req;
+}
+
+function impersonationRequest(): ImpersonationRequest {
+  return { groups: [], extra: {} };
 }
 
 function attrs(verbTarget: Partial<RequestAttributes> & { resource: string; name: string }): RequestAttributes {

@@ -32,7 +32,7 @@ export class RbacEvaluator {
     const local = this.indexes.policy(cluster);
     const generation = this.indexes.bootstrapGeneration;
     let entries = local.userRules.get(subject.username);
-    const cached = entries?.find((e) => e.namespace === namespace && sameGroups(e.groups, subject.groups));
+    const cached = entries && cachedEntry(entries, namespace, subject.groups);
     if (cached && cached.generation === generation) return cached.rules;
     const rules = this.collect(local, subject, namespace);
     if (cached) {
@@ -80,6 +80,12 @@ export class RbacEvaluator {
     }
     return rules;
   }
+}
+
+/** The entry of `namespace` and `groups` (a loop: asked on every request, a find() closure per call was allocation). */
+function cachedEntry<E extends { namespace: string; groups: readonly string[] }>(entries: E[], namespace: string, groups: readonly string[]): E | undefined {
+  for (const e of entries) if (e.namespace === namespace && sameGroups(e.groups, groups)) return e;
+  return undefined;
 }
 
 function sameGroups(a: readonly string[], b: readonly string[]): boolean {

@@ -26,7 +26,7 @@ const reportedVerbs: Record<string, string> = {
 
 const DURATION_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
-type Labels = ReturnType<typeof labelsOf>;
+type Labels = Record<(typeof durationLabels)[number], string>;
 
 /** What the requests of one label set added up to: the counter per code and the duration histogram. */
 interface Series {
@@ -92,12 +92,15 @@ export class RequestMetrics {
   /** Called when a response is complete. */
   observe(request: FastifyRequest, code: number, seconds: number): void {
     const info = (request.raw as unknown as Record<symbol, RequestInfo | undefined>)[this.infoKey];
-    const labels = info ? labelsOf(info) : { verb: request.method.toUpperCase(), group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
-    const key = seriesKey(labels);
+    // The labels object is built only for a new series: the key alone finds an existing one.
+    const key = info ? seriesKeyOf(info) : seriesKey(nonResourceLabels(request.method.toUpperCase()));
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { labels, byCode: new Map(), buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+    if (!s) {
+      const labels = info ? labelsOf(info) : nonResourceLabels(request.method.toUpperCase());
+      this.series.set(key, (s = { labels, byCode: new Map(), buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 }));
+    }
     s.byCode.set(code, (s.byCode.get(code) ?? 0) + 1);
-    if (labels.verb === 'WATCH') return;
+    if (s.labels.verb === 'WATCH') return;
     let bucket = 0;
     while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
     s.buckets[bucket]! += 1;
@@ -116,13 +119,29 @@ function seriesKey(l: Labels): string {
   return `${l.verb}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}\0${l.component}`;
 }
 
-function labelsOf(info: RequestInfo) {
-  if (!info.isResourceRequest) {
-    return { verb: info.verb.toUpperCase(), group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
-  }
-  const scope = info.namespace ? 'namespace' : info.name ? 'resource' : 'cluster';
+/** seriesKey(labelsOf(info)) without building the labels. */
+function seriesKeyOf(info: RequestInfo): string {
+  if (!info.isResourceRequest) return `${info.verb.toUpperCase()}\0\0\0\0\0\0apiserver`;
+  return `${reportedVerb(info.verb)}\0${info.group}\0${info.version}\0${info.resource}\0${info.subresource}\0${scopeOf(info)}\0apiserver`;
+}
+
+function nonResourceLabels(verb: string): Labels {
+  return { verb, group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
+}
+
+function reportedVerb(verb: string): string {
+  return reportedVerbs[verb] ?? verb.toUpperCase();
+}
+
+function scopeOf(info: RequestInfo): string {
+  return info.namespace ? 'namespace' : info.name ? 'resource' : 'cluster';
+}
+
+function labelsOf(info: RequestInfo): Labels {
+  if (!info.isResourceRequest) return nonResourceLabels(info.verb.toUpperCase());
+  const scope = scopeOf(info);
   return {
-    verb: reportedVerbs[info.verb] ?? info.verb.toUpperCase(),
+    verb: reportedVerb(info.verb),
     group: info.group,
     version: info.version,
     resource: info.resource,

@@ -49,3 +49,38 @@ describe('requestTarget', () => {
     expect(requestTarget('/a/../b').pathname).toBe('/a/../b');
   });
 });
+
+describe('request info', () => {
+  const info = (method: string, path: string, query = '') => {
+    const { cluster, path: rest, isResourceRequest, verb, apiPrefix, group, version, namespace, resource, subresource, name } = parseRequestInfo(method, path, new URLSearchParams(query));
+    return { cluster: cluster.path, rest, isResourceRequest, verb, apiPrefix, group, version, namespace, resource, subresource, name };
+  };
+  const none = { isResourceRequest: false, apiPrefix: '', group: '', version: '', namespace: '', resource: '', subresource: '', name: '' };
+
+  it('reads discovery paths as non-resource requests', () => {
+    expect(info('GET', '/clusters/root/apis')).toEqual({ ...none, cluster: 'root', rest: '/apis', verb: 'get', apiPrefix: 'apis' });
+    expect(info('GET', '/apis/apps')).toEqual({ ...none, cluster: '', rest: '/apis/apps', verb: 'get', apiPrefix: 'apis', group: 'apps' });
+    expect(info('GET', '/apis/apps/v1')).toEqual({ ...none, cluster: '', rest: '/apis/apps/v1', verb: 'get', apiPrefix: 'apis', group: 'apps', version: 'v1' });
+    expect(info('GET', '/api')).toEqual({ ...none, cluster: '', rest: '/api', verb: 'get', apiPrefix: 'api' });
+    expect(info('GET', '/api/v1')).toEqual({ ...none, cluster: '', rest: '/api/v1', verb: 'get', apiPrefix: 'api', version: 'v1' });
+    expect(info('HEAD', '/healthz')).toEqual({ ...none, cluster: '', rest: '/healthz', verb: 'head' });
+  });
+
+  it('reads the resource, name, namespace and subresource of each path form', () => {
+    expect(info('GET', '/clusters/root/api/v1/namespaces/default/configmaps/cm')).toMatchObject({ isResourceRequest: true, verb: 'get', version: 'v1', namespace: 'default', resource: 'configmaps', name: 'cm', subresource: '' });
+    expect(info('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale')).toMatchObject({ verb: 'update', group: 'apps', namespace: 'ns', resource: 'deployments', name: 'd', subresource: 'scale' });
+    expect(info('PUT', '/api/v1/namespaces/ns/status')).toMatchObject({ verb: 'update', resource: 'namespaces', name: 'ns', subresource: 'status' });
+    expect(info('GET', '/api/v1/namespaces/ns')).toMatchObject({ verb: 'get', namespace: 'ns', resource: 'namespaces', name: 'ns' });
+    expect(info('GET', '/apis/g/v1/things/a/b/c')).toMatchObject({ verb: 'get', namespace: '', resource: 'things', name: 'a', subresource: 'b/c' });
+    expect(info('GET', '/api/v1/namespaces/ns/pods/p/x/y')).toMatchObject({ namespace: 'ns', resource: 'pods', name: 'p', subresource: 'x/y' });
+    expect(info('GET', '/api/v1/watch/namespaces/ns/configmaps')).toMatchObject({ verb: 'watch', namespace: 'ns', resource: 'configmaps', name: '' });
+    expect(info('GET', '/api/v1/configmaps', 'watch=true')).toMatchObject({ verb: 'watch', resource: 'configmaps' });
+    expect(info('DELETE', '/api/v1/namespaces/ns/configmaps')).toMatchObject({ verb: 'deletecollection' });
+  });
+
+  it('lowercases any method for a non-resource request, whatever its name', () => {
+    expect(info('OPTIONS', '/version').verb).toBe('options');
+    expect(info('PROPFIND', '/version').verb).toBe('propfind');
+    expect(info('constructor', '/version').verb).toBe('constructor');
+  });
+});

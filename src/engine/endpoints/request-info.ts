@@ -26,8 +26,6 @@ export interface RequestInfo {
   resource: string;
   subresource: string;
   name: string;
-  /** Remaining path segments after the API prefix (for discovery routing). */
-  parts: string[];
 }
 
 // A path segment of a workspace path: DNS-1123 label, or `system:` names, or `*`. kcp's regex for paths.
@@ -70,7 +68,7 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
     cluster,
     path: rest,
     isResourceRequest: false,
-    verb: method.toLowerCase(),
+    verb: lowerMethods.get(method) ?? method.toLowerCase(),
     apiPrefix: '',
     group: '',
     version: '',
@@ -78,57 +76,64 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
     resource: '',
     subresource: '',
     name: '',
-    parts: [],
   };
-  const decoded = pathSegments(rest);
-  if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
-  info.apiPrefix = decoded[0];
-  let parts = decoded.slice(1);
+  // One array of segments, read from index `at` on (every request parses its path: no copies of it).
+  const parts = pathSegments(rest);
+  if (parts[0] !== 'api' && parts[0] !== 'apis') return info;
+  info.apiPrefix = parts[0];
+  let at = 1;
   if (info.apiPrefix === 'apis') {
-    if (parts.length < 2) {
-      info.parts = parts;
-      if (parts.length === 1) info.group = parts[0];
+    if (parts.length - at < 2) {
+      if (parts.length - at === 1) info.group = parts[at]!;
       return info; // /apis or /apis/<group>: discovery
     }
-    info.group = parts[0];
-    info.version = parts[1];
-    parts = parts.slice(2);
+    info.group = parts[at]!;
+    info.version = parts[at + 1]!;
+    at += 2;
   } else {
-    if (parts.length < 1) return info; // /api: discovery
-    info.version = parts[0];
-    parts = parts.slice(1);
+    if (parts.length - at < 1) return info; // /api: discovery
+    info.version = parts[at]!;
+    at += 1;
   }
-  info.parts = parts;
-  if (parts.length === 0) return info; // /api/v1 or /apis/g/v: discovery
+  if (parts.length === at) return info; // /api/v1 or /apis/g/v: discovery
 
   info.isResourceRequest = true;
   // Deprecated `watch` path prefix: /api/v1/watch/namespaces/x/configmaps
   let watchPrefix = false;
-  if (parts[0] === 'watch') {
+  if (parts[at] === 'watch') {
     watchPrefix = true;
-    parts = parts.slice(1);
+    at += 1;
   }
-  if (parts[0] === 'namespaces' && parts.length >= 3) {
+  const left = parts.length - at;
+  if (parts[at] === 'namespaces' && left >= 3) {
     // /namespaces/<ns>/<resource>[/<name>[/<sub>]], except /namespaces/<name>/status|finalize
-    if (parts.length === 3 && namespaceSubresources.has(parts[2])) {
+    if (left === 3 && namespaceSubresources.has(parts[at + 2]!)) {
       info.resource = 'namespaces';
-      info.name = parts[1];
-      info.subresource = parts[2];
+      info.name = parts[at + 1]!;
+      info.subresource = parts[at + 2]!;
     } else {
-      info.namespace = parts[1];
-      info.resource = parts[2];
-      info.name = parts[3] ?? '';
-      info.subresource = parts.slice(4).join('/');
+      info.namespace = parts[at + 1]!;
+      info.resource = parts[at + 2]!;
+      info.name = parts[at + 3] ?? '';
+      info.subresource = joinedFrom(parts, at + 4);
     }
   } else {
-    info.resource = parts[0];
-    info.name = parts[1] ?? '';
-    info.subresource = parts.slice(2).join('/');
+    info.resource = parts[at]!;
+    info.name = parts[at + 1] ?? '';
+    info.subresource = joinedFrom(parts, at + 2);
     if (info.resource === 'namespaces' && info.name) info.namespace = info.name;
   }
   info.verb = resourceVerb(method, info.name, watchPrefix || isWatchQuery(query));
   return info;
 }
+
+/** The segments from `from` on joined by `/`; `''` (no array built) when there are none, as on most requests. */
+function joinedFrom(parts: string[], from: number): string {
+  return from >= parts.length ? '' : parts.slice(from).join('/');
+}
+
+/** The lowercase of the methods HTTP clients send, without a new string per request (a Map: any method may arrive). */
+const lowerMethods = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
 
 /**
  * The decoded segments of a path, refusing what could make one object's path name another: `.`/`..` (also spelt
