@@ -104,6 +104,23 @@ describe('granted by RBAC', () => {
     expect(no.stdout.trim()).toBe('no - access denied');
   });
 
+  // kube's request info names the namespace of /namespaces/<name>[/status|/finalize]: a Role inside it may grant
+  // reading that namespace and its status, and nothing of another namespace.
+  it('a Role in a namespace may grant reading that namespace and its status', async () => {
+    const k = e2e.at(ws);
+    await k(['create', 'namespace', 'self-read']);
+    await k(['create', 'clusterrolebinding', 'user-2-self-access', '--clusterrole=system:kcp:workspace:access', '--user=user-2']);
+    await k(['create', 'role', 'ns-reader', '-n', 'self-read', '--verb=get', '--resource=namespaces,namespaces/status']);
+    await k(['create', 'rolebinding', 'ns-reader', '-n', 'self-read', '--role=ns-reader', '--user=user-2']);
+    const read = async (path: string) => {
+      const out = await raw(u2.token, ws, path);
+      return out.exitCode === 0 ? (JSON.parse(out.stdout) as { metadata: { name: string } }).metadata.name : out.stderr.trim();
+    };
+    expect(await read('/api/v1/namespaces/self-read')).toBe('self-read');
+    expect(await read('/api/v1/namespaces/self-read/status')).toBe('self-read');
+    expect(await read('/api/v1/namespaces/team/status')).toMatch(/cannot get resource "namespaces\/status" in API group "" in the namespace "team"/);
+  });
+
   it('system:kcp:workspace:access plus view give read-only access to the workspace', async () => {
     const k = e2e.at(ws);
     await k(['create', 'clusterrolebinding', 'user-2-access', '--clusterrole=system:kcp:workspace:access', '--user=user-2']);

@@ -69,7 +69,8 @@ describe('request info', () => {
   it('reads the resource, name, namespace and subresource of each path form', () => {
     expect(info('GET', '/clusters/root/api/v1/namespaces/default/configmaps/cm')).toMatchObject({ isResourceRequest: true, verb: 'get', version: 'v1', namespace: 'default', resource: 'configmaps', name: 'cm', subresource: '' });
     expect(info('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale')).toMatchObject({ verb: 'update', group: 'apps', namespace: 'ns', resource: 'deployments', name: 'd', subresource: 'scale' });
-    expect(info('PUT', '/api/v1/namespaces/ns/status')).toMatchObject({ verb: 'update', resource: 'namespaces', name: 'ns', subresource: 'status' });
+    expect(info('PUT', '/api/v1/namespaces/ns/status')).toMatchObject({ verb: 'update', namespace: 'ns', resource: 'namespaces', name: 'ns', subresource: 'status' });
+    expect(info('PUT', '/api/v1/namespaces/ns/finalize')).toMatchObject({ verb: 'update', namespace: 'ns', resource: 'namespaces', name: 'ns', subresource: 'finalize' });
     expect(info('GET', '/api/v1/namespaces/ns')).toMatchObject({ verb: 'get', namespace: 'ns', resource: 'namespaces', name: 'ns' });
     expect(info('GET', '/apis/g/v1/things/a/b/c')).toMatchObject({ verb: 'get', namespace: '', resource: 'things', name: 'a', subresource: 'b/c' });
     expect(info('GET', '/api/v1/namespaces/ns/pods/p/x/y')).toMatchObject({ namespace: 'ns', resource: 'pods', name: 'p', subresource: 'x/y' });

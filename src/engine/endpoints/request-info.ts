@@ -108,7 +108,9 @@ export function parseRequestInfo(method: string, urlPath: string, query: URLSear
   if (parts[at] === 'namespaces' && left >= 3) {
     // /namespaces/<ns>/<resource>[/<name>[/<sub>]], except /namespaces/<name>/status|finalize
     if (left === 3 && namespaceSubresources.has(parts[at + 2]!)) {
+      // kube names the namespace too (a RoleBinding in it may grant its status), as for /namespaces/<name> below.
       info.resource = 'namespaces';
+      info.namespace = parts[at + 1]!;
       info.name = parts[at + 1]!;
       info.subresource = parts[at + 2]!;
     } else {
