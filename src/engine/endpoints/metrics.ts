@@ -72,12 +72,12 @@ export class RequestMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of series.values()) {
+        for (const [key, s] of series) {
           if (s.count === 0) continue;
           // prom-client's own record of a label set (what observe() keeps), in its place: it formats the series.
           const record = { labels: s.labels, bucketValues: {} as Record<number, number>, sum: s.sum, count: s.count };
           DURATION_BUCKETS.forEach((bound, i) => (record.bucketValues[bound] = s.buckets[i]!));
-          (this as unknown as { hashMap: Record<string, unknown> }).hashMap[seriesKey(s.labels)] = record;
+          (this as unknown as { hashMap: Record<string, unknown> }).hashMap[key] = record;
         }
       },
     });
@@ -93,7 +93,7 @@ export class RequestMetrics {
   observe(request: FastifyRequest, code: number, seconds: number): void {
     const info = (request.raw as unknown as Record<symbol, RequestInfo | undefined>)[this.infoKey];
     // The labels object is built only for a new series: the key alone finds an existing one.
-    const key = info ? seriesKeyOf(info) : seriesKey(nonResourceLabels(request.method.toUpperCase()));
+    const key = info ? seriesKeyOf(info) : seriesKey(request.method.toUpperCase(), '', '', '', '', '');
     let s = this.series.get(key);
     if (!s) {
       const labels = info ? labelsOf(info) : nonResourceLabels(request.method.toUpperCase());
@@ -114,15 +114,15 @@ export class RequestMetrics {
   }
 }
 
-/** One string per label set (label values never hold a NUL). */
-function seriesKey(l: Labels): string {
-  return `${l.verb}\0${l.group}\0${l.version}\0${l.resource}\0${l.subresource}\0${l.scope}\0${l.component}`;
+/** One string per label set (label values never hold a NUL; the component is always apiserver). */
+function seriesKey(verb: string, group: string, version: string, resource: string, subresource: string, scope: string): string {
+  return `${verb}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}`;
 }
 
-/** seriesKey(labelsOf(info)) without building the labels. */
+/** The series key of labelsOf(info), without building the labels. */
 function seriesKeyOf(info: RequestInfo): string {
-  if (!info.isResourceRequest) return `${info.verb.toUpperCase()}\0\0\0\0\0\0apiserver`;
-  return `${reportedVerb(info.verb)}\0${info.group}\0${info.version}\0${info.resource}\0${info.subresource}\0${scopeOf(info)}\0apiserver`;
+  if (!info.isResourceRequest) return seriesKey(info.verb.toUpperCase(), '', '', '', '', '');
+  return seriesKey(reportedVerb(info.verb), info.group, info.version, info.resource, info.subresource, scopeOf(info));
 }
 
 function nonResourceLabels(verb: string): Labels {
