@@ -7,14 +7,18 @@
 // scripts/compile.mjs; no keepNames, as the engine bundle: tsx would wrap every inner function in a `__name()` call,
 // ~10 % of this path).
 //
-//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader]
+//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader] [--op get|create]
 //
 // --user reader: the GET as a --token-auth-file user whose only rights are workspace access and a Role allowing get
 // on configmaps (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET
 // of each side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper. --other . gives
 // the noise floor (A/A).
 //
-// --alloc: bytes allocated per GET instead of time, exact (no sampling): each batch runs between two reads of V8's
+// --op create: the CREATE row's POST instead (a ~1 KB ConfigMap with a unique name, as JSON bytes): body decoding,
+// unknown fields, the whole create pipeline with admission, the SQLite commit, the in-process watchers, the answer's
+// text; no fastify, HTTP or TLS.
+//
+// --alloc: bytes allocated per GET (or CREATE) instead of time, exact (no sampling): each batch runs between two reads of V8's
 // used heap with no collection in between (a young generation larger than a batch allocates; a batch in which a
 // collection ran anyway is measured again). Needs `node --expose-gc --min-semi-space-size=64 bench/route-pairs.js --alloc`.
 import { mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -27,7 +31,8 @@ import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false }, op: { type: 'string', default: 'get' } } });
+if (!['get', 'create'].includes(values.op)) throw new Error('--op is get or create');
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 if (!['admin', 'reader'].includes(values.user)) throw new Error('--user is admin or reader');
 const pairs = Number(values.pairs ?? 40);
@@ -97,7 +102,19 @@ async function side(dir) {
     if (out && typeof out.then === 'function') await out;
     if (reply.statusCode !== 200 || !reply.sent) throw new Error(`${dir}: GET: ${reply.statusCode}`);
   };
-  return { get, close: stop };
+  // The CREATE row's body (bench/create.js), a fresh name per POST.
+  const postHeaders = { ...headers, 'content-type': 'application/json' };
+  const postRaw = { rawHeaders: Object.entries(postHeaders).flat(), headers: postHeaders };
+  const [before, after] = JSON.stringify(configMap('%s', 'default', 560)).split('%s');
+  let created = 0;
+  const create = async () => {
+    const request = { method: 'POST', url: CM, headers: postHeaders, raw: postRaw, body: Buffer.from(`${before}rp-${created++}${after}`) };
+    const reply = stubReply();
+    const out = routeRequest(services, request, reply);
+    if (out && typeof out.then === 'function') await out;
+    if (reply.statusCode !== 201 || !reply.sent) throw new Error(`${dir}: POST: ${reply.statusCode} ${reply.payload}`);
+  };
+  return { get: values.op === 'create' ? create : get, close: stop };
 }
 
 /** Bytes allocated per GET on each side, batches alternating; a batch that saw a collection is run again. */
@@ -123,14 +140,15 @@ async function compareAllocation() {
     for (const name of order) rows[name].push(await perGet(name === 'self' ? self : other));
   }
   const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-  console.log(JSON.stringify({ thisBytesPerGet: Math.round(median(rows.self)), otherBytesPerGet: Math.round(median(rows.other)), thisRange: [Math.round(Math.min(...rows.self)), Math.round(Math.max(...rows.self))], otherRange: [Math.round(Math.min(...rows.other)), Math.round(Math.max(...rows.other))] }));
+  const unit = values.op === 'create' ? 'Create' : 'Get';
+  console.log(JSON.stringify({ [`thisBytesPer${unit}`]: Math.round(median(rows.self)), [`otherBytesPer${unit}`]: Math.round(median(rows.other)), thisRange: [Math.round(Math.min(...rows.self)), Math.round(Math.max(...rows.self))], otherRange: [Math.round(Math.min(...rows.other)), Math.round(Math.max(...rows.other))] }));
 }
 
 const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
   if (values.alloc) await compareAllocation();
-  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
+  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: values.op === 'create' ? 'Create' : 'Get' });
 } finally {
   await self.close();
   await other.close();
