@@ -37,6 +37,7 @@ import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { ApiRequest, ResourceServices } from './request.js';
 import { addWarnings, sendAnswer, successStatus } from './responses.js';
+import { createTurn } from './create-turn.js';
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
@@ -129,6 +130,7 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
       return sendAnswer(reply, 200, renderList(rt, page, render));
     }
     case 'create': {
+      await createTurn();
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
