@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { benchDir, trackChild, waitExit } from './util.js';
 
-export async function startRawServer({ certDir, objFile }) {
-  const child = trackChild(
-    spawn(process.execPath, [path.join(benchDir, 'raw-server.js'), certDir, objFile, '0'], { stdio: ['ignore', 'pipe', 'inherit'] }),
-  );
+/** workspaces: {sampleFile, token} also serves the bare workspace routes (bench/lib/bare-workspaces.js). */
+export async function startRawServer({ certDir, objFile, workspaces }) {
+  const args = [path.join(benchDir, 'raw-server.js'), certDir, objFile, '0', ...(workspaces ? [workspaces.sampleFile, workspaces.token] : [])];
+  const child = trackChild(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   let onEarlyExit;
   const port = await new Promise((resolve, reject) => {
     let out = '';
