@@ -5,7 +5,7 @@ import { benchDir, trackChild, waitExit } from './util.js';
 
 /** workspaces: {sampleFile, token} also serves the bare workspace routes (bench/lib/bare-workspaces.js). */
 export async function startRawServer({ certDir, objFile, workspaces }) {
-  const args = [path.join(benchDir, 'raw-server.js'), certDir, objFile, '0', ...(workspaces ? [workspaces.sampleFile, workspaces.token] : [])];
+  const args = [...(process.env.KCPT_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(benchDir, 'raw-server.js'), certDir, objFile, '0', ...(workspaces ? [workspaces.sampleFile, workspaces.token] : [])];
   const child = trackChild(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] }));
   let onEarlyExit;
   const port = await new Promise((resolve, reject) => {
