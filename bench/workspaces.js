@@ -42,7 +42,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { client, startHooked, startKcpt } from './lib/kcpt.js';
-import { startRawServer } from './lib/raw.js';
+import { startBareWorkspaces, startRawServer } from './lib/raw.js';
 import { recordWorkspaceSample } from './lib/workspace-sample.js';
 import { timeProcess, timeStart } from './startup.js';
 import { collectionCount, collectionRv, createWorkspaces, flatPlan, openWatch, resumingWatch, singleTopPlan, treePlan, waitFor, WS_API } from './lib/workspace-driver.js';
@@ -151,29 +151,6 @@ async function rawWriteToWatch(certDir, n) {
     await raw.stop();
     removeDir(path.dirname(objFile));
   }
-}
-
-/** The bare workspace server's token (a static one, checked on every request as kcpt checks its tokens). */
-const BARE_TOKEN = 'bench-bare-workspaces';
-
-/**
- * Starts a bare workspace server (bench/raw-server.js serving bench/lib/bare-workspaces.js) with kcpt's serving
- * certificate from `certDir` and the workspace sample `sampleFile`; returns the driver's view of it ({url, token,
- * shardToken, child}: one token for both), a client as kcpt's gets, and stop().
- */
-async function startBareWorkspaces(certDir, sampleFile, o) {
-  const objFile = path.join(path.dirname(sampleFile), 'bare-obj.json');
-  writeFileSync(objFile, JSON.stringify({ metadata: { name: 'x' } }));
-  const raw = await startRawServer({ certDir, objFile, workspaces: { sampleFile, token: BARE_TOKEN } });
-  const c = client(raw.url, { token: BARE_TOKEN, maxSockets: o.concurrency + 4, http2: !o.http1 });
-  return {
-    server: { url: raw.url, token: BARE_TOKEN, shardToken: BARE_TOKEN, child: raw.child },
-    c,
-    async stop() {
-      c.close();
-      await raw.stop();
-    },
-  };
 }
 
 /** The served JSON of one Ready workspace's objects, for the raw-SQLite floor of the same rows. */
