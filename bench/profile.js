@@ -194,13 +194,11 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, 
   let bareServer;
   if (bare && kind === 'ws-delete') throw new Error('--bare profiles ws-create and ws-create-flat only (bench/workspaces.js times the bare deletion)');
   if (bare) {
-    // A kcpt started once for its serving certificate (the bare server uses kcpt's), then the sample's throwaway one.
-    const certs = await startKcpt({ rootDir: dir, timeoutMs: 60_000 });
-    await certs.stop();
+    // The sample's throwaway kcpt runs in `dir`, whose serving certificate the bare server then uses.
     const sampleFile = path.join(dir, 'workspace-sample.json');
-    await recordWorkspaceSample(sampleFile);
+    await recordWorkspaceSample(sampleFile, { rootDir: dir });
     const launch = hookLaunch(dir);
-    bareServer = await startBareWorkspaces(certs.certDir, sampleFile, { concurrency: 16, http1, nodeArgs: launch.nodeArgs, env: launch.env });
+    bareServer = await startBareWorkspaces(path.join(dir, 'root'), sampleFile, { concurrency: 16, http1, nodeArgs: launch.nodeArgs, env: launch.env });
     server = { ...bareServer.server, hook: hookOf(bareServer.server.child, launch.hookFile), stop: () => bareServer.stop() };
     c = bareServer.c;
   } else {

@@ -14,9 +14,13 @@ export const SAMPLE_NAME = 'q1000';
 const LC_API = '/apis/core.kcp.io/v1alpha1/logicalclusters';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
-/** Starts a throwaway kcpt, creates one workspace in root, and writes what it recorded to `file` (JSON). */
-export async function recordWorkspaceSample(file) {
-  const dir = tempDir('kcpt-bench-wssample-');
+/**
+ * Starts a throwaway kcpt, creates one workspace in root, and writes what it recorded to `file` (JSON). With
+ * `rootDir`, the kcpt runs there and the directory is kept (its `root/` holds the serving certificate a bare server
+ * can use); otherwise in a temp dir removed afterwards.
+ */
+export async function recordWorkspaceSample(file, { rootDir } = {}) {
+  const dir = rootDir ?? tempDir('kcpt-bench-wssample-');
   try {
     const s = await startKcpt({ rootDir: dir, timeoutMs: 120_000 });
     let answer;
@@ -69,6 +73,6 @@ export async function recordWorkspaceSample(file) {
     writeFileSync(file, JSON.stringify(sample));
     return sample;
   } finally {
-    removeDir(dir);
+    if (!rootDir) removeDir(dir);
   }
 }
