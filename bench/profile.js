@@ -99,7 +99,9 @@ export function frameName(f) {
     const source = entry.originalSource.replace(/^.*?\/(src|node_modules)\//, (_, dir) => (dir === 'src' ? 'src/' : 'npm:'));
     return { frame: `${name} ${source}:${entry.originalLine + 1}`, module: source.startsWith('npm:') ? source.split('/')[0] : source };
   }
-  const file = url ? url.replace(pathToFileURL(repoDir).href + '/', '') : '';
+  // Packages as the bundle's source map names them (npm:fastify/lib/…), so a bundled and an unbundled process's
+  // frames of one package compare (bench/get-frames.js).
+  const file = url ? url.replace(pathToFileURL(repoDir).href + '/', '').replace(/^.*\/node_modules\//, 'npm:').replace(/^node_modules\//, 'npm:') : '';
   return { frame: `${name} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim(), module: moduleOf(f) };
 }
 
@@ -186,7 +188,18 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
 }
 
 /** ws-create / ws-delete: the server profiles itself only while the measured phase runs. */
-async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, http1 = false, bare = false }) {
+async function profileWorkspaces(kind, { top, keep, ...options }) {
+  const { label, summary, file } = await profileWorkspacePhase(kind, options);
+  printSummary(label, summary, top);
+  if (keep) log(`  profile kept: ${file}`);
+  else removeDir(path.dirname(file));
+}
+
+/**
+ * One profiled workspace phase (see profileWorkspaces) on kcpt or, with `bare`, on the bare workspace server;
+ * resolves {label, summary, n (workspaces), file (the .cpuprofile, in a temp dir of its own)}.
+ */
+export async function profileWorkspacePhase(kind, { wsCount = 3000, warmup = 0, http1 = false, bare = false }) {
   const dir = tempDir('kcpt-bench-prof-');
   const file = path.join(dir, `${kind}.cpuprofile`);
   let server;
@@ -234,9 +247,7 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, 
     agent.destroy();
     await server.stop();
   }
-  printSummary(label, summarise(JSON.parse(readFileSync(file, 'utf8'))), top);
-  if (keep) log(`  profile kept: ${file}`);
-  else removeDir(dir);
+  return { label, summary: summarise(JSON.parse(readFileSync(file, 'utf8'))), n: wsCount, file };
 }
 
 export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false, bare = false, restartDir } = {}) {
