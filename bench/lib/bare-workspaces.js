@@ -113,7 +113,7 @@ export function registerWorkspaceFloor(app, { sampleFile, token, dbFile }) {
     dirty.add(w);
     w.pending.push(line);
   };
-  /** line() builds the line when a watcher (now or resuming) needs it, once. */
+  /** line() builds the line when a watcher (now or resuming) needs it, once. Revisions only grow from call to call. */
   const publish = (rev, kind, path, line) => {
     let text;
     const get = () => (text ??= line());
@@ -138,7 +138,17 @@ export function registerWorkspaceFloor(app, { sampleFile, token, dbFile }) {
       res.end(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: ${rv}","reason":"Expired","code":410}}\n`);
       return;
     }
-    for (const [r, k, p, line] of log) if (r > rv && k === kind && (path === '*' || p === path)) send(w, line());
+    // The log is in revision order: replay from the first entry after rv (a binary search, not a walk of the log).
+    let lo = 0;
+    for (let hi = log.length; lo < hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (log[mid][0] <= rv) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < log.length; i++) {
+      const [, k, p, line] = log[i];
+      if (k === kind && (path === '*' || p === path)) send(w, line());
+    }
     const key = `${kind} ${path}`;
     if (!watchers.has(key)) watchers.set(key, new Set());
     watchers.get(key).add(w);
