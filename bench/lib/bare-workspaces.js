@@ -104,7 +104,8 @@ export function registerWorkspaceFloor(app, { sampleFile, token, dbFile }) {
     const ws = dirty;
     dirty = new Set();
     for (const w of ws) {
-      w.res.write(w.pending.length === 1 ? w.pending[0] : w.pending.join(''));
+      // A watch the client closed since its lines were queued gets nothing.
+      if (!w.res.destroyed && !w.res.writableEnded) w.res.write(w.pending.length === 1 ? w.pending[0] : w.pending.join(''));
       w.pending = [];
     }
   };
