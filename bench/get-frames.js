@@ -8,7 +8,11 @@
 // writer at --rate writes/s, the bare side sent the very object kcpt delivers), frames in sampled µs per write.
 // --reader: kcpt's GETs as bench/get.js's RBAC-bound user (a --token-auth-file user with workspace access and a Role
 // allowing get on configmaps) instead of kcp-admin.
+// --workspaces: workspace creation instead (bench/profile.js's ws-create-flat, or ws-create with --tree: --ws-count
+// workspaces after --warmup untimed ones, 16 in flight, one HTTP/2 connection) on kcpt and on the bare workspace
+// server (bench/lib/bare-workspaces.js), frames in sampled µs per workspace.
 //   node bench/get-frames.js [--duration S] [--top N] [--h2 | --create | --watch [--watchers N] [--rate R]] [--reader]
+//   node bench/get-frames.js --workspaces [--tree] [--ws-count 2000] [--warmup 300] [--top N]
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -18,14 +22,14 @@ import { client, ensureNamespace, startHooked, watchCapArgs } from './lib/kcpt.j
 import { findWrk, runH2, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
 import { grantReader, READER, writeTokenFile } from './get.js';
-import { summarise } from './profile.js';
+import { profileWorkspacePhase, summarise } from './profile.js';
 import { kcptWatchPath, prepareWatchObjects, startWatchers, watchWrites, writeSteadily } from './watch.js';
 import { benchDir, removeDir, sleep, tempDir, trackChild, waitExit } from './lib/util.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, create: { type: 'boolean', default: false }, reader: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '6' }, top: { type: 'string', default: '40' }, h2: { type: 'boolean', default: false }, watch: { type: 'boolean', default: false }, watchers: { type: 'string', default: '1000' }, rate: { type: 'string', default: '100' }, create: { type: 'boolean', default: false }, reader: { type: 'boolean', default: false }, workspaces: { type: 'boolean', default: false }, tree: { type: 'boolean', default: false }, 'ws-count': { type: 'string', default: '2000' }, warmup: { type: 'string', default: '300' } } });
 const op = values.create ? 'CREATE' : 'GET';
 const durationS = Number(values.duration);
-if (!values.watch && !findWrk()) throw new Error('wrk is needed');
+if (!values.watch && !values.workspaces && !findWrk()) throw new Error('wrk is needed');
 const tmp = tempDir();
 
 async function hookable(spawnArgs, hookFile) {
@@ -97,6 +101,21 @@ function printSideBySide(k, b, unit) {
   for (const [m, kv, bv] of mods.slice(0, 30)) console.log(`${kv.toFixed(1).padStart(7)}${bv.toFixed(1).padStart(7)}${(kv - bv).toFixed(1).padStart(7)}  ${m}`);
 }
 
+if (values.workspaces) {
+  const kind = values.tree ? 'ws-create' : 'ws-create-flat';
+  const options = { wsCount: Number(values['ws-count']), warmup: Number(values.warmup) };
+  const sides = [];
+  for (const bare of [false, true]) {
+    const r = await profileWorkspacePhase(kind, { ...options, bare });
+    removeDir(path.dirname(r.file));
+    const busy = r.summary.total - (r.summary.byModule.find(([m]) => m === '(idle)')?.[1] ?? 0);
+    console.log(`${r.label}: ${((busy * 1000) / r.n).toFixed(0)} sampled busy µs per workspace`);
+    sides.push({ summary: r.summary, requests: r.n });
+  }
+  printSideBySide(sides[0], sides[1], 'workspace');
+  removeDir(tmp);
+  process.exit(0);
+}
 const server = await startHooked(values.watch ? { extraArgs: watchCapArgs(Number(values.watchers)) } : values.reader ? { extraArgs: ['--token-auth-file', writeTokenFile(tmp)] } : {});
 const c = client(server.url, { token: server.token });
 const base = '/clusters/root/api/v1/namespaces';

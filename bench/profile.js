@@ -8,7 +8,9 @@
 //    restart of the server kept in D (its root directory is D/root, as bench/million.js and --keep leave it), D kept)
 //   (ws-create: [--warmup N untimed flat ones first] [--http1: a pool of HTTP/1.1 connections, not one HTTP/2 one] --ws-count workspaces (default 3000) in a fan-out-7 tree under root, 16 in flight, each waited for
 //    until a watch sees it Ready; ws-create-flat: as many directly under root; ws-delete: such a tree under one top workspace, then the top deleted and waited
-//    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.)
+//    for. Both profile only that phase, through bench/lib/server-hook.js, not the start-up or the tree's creation.
+//    --bare: ws-create and ws-create-flat profile the bare workspace server instead (bench/lib/bare-workspaces.js,
+//    with the rows of one workspace of a throwaway kcpt), under the same driver, for a side-by-side reading.)
 //   (also reached with `npm run bench -- --profile`, which profiles get, list and create)
 //
 // Profiles are written to a temp dir and deleted unless --keep is given (then open them in Chrome DevTools).
@@ -18,7 +20,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SourceMap } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { client, ensureNamespace, parallel, startHooked, startKcpt } from './lib/kcpt.js';
+import { client, ensureNamespace, hookLaunch, hookOf, parallel, startHooked, startKcpt } from './lib/kcpt.js';
+import { startBareWorkspaces } from './lib/raw.js';
+import { recordWorkspaceSample } from './lib/workspace-sample.js';
 import { createWorkspaces, flatPlan, singleTopPlan, treePlan, WS_API } from './lib/workspace-driver.js';
 import { findWrk, runH2, runNodeLoad, runWrk, wrkPostScript } from './lib/load.js';
 import { configMap } from './lib/payload.js';
@@ -95,7 +99,9 @@ export function frameName(f) {
     const source = entry.originalSource.replace(/^.*?\/(src|node_modules)\//, (_, dir) => (dir === 'src' ? 'src/' : 'npm:'));
     return { frame: `${name} ${source}:${entry.originalLine + 1}`, module: source.startsWith('npm:') ? source.split('/')[0] : source };
   }
-  const file = url ? url.replace(pathToFileURL(repoDir).href + '/', '') : '';
+  // Packages as the bundle's source map names them (npm:fastify/lib/…), so a bundled and an unbundled process's
+  // frames of one package compare (bench/get-frames.js).
+  const file = url ? url.replace(pathToFileURL(repoDir).href + '/', '').replace(/^.*\/node_modules\//, 'npm:').replace(/^node_modules\//, 'npm:') : '';
   return { frame: `${name} ${file ? `${file}:${f.lineNumber + 1}` : ''}`.trim(), module: moduleOf(f) };
 }
 
@@ -182,12 +188,37 @@ async function drive(kind, server, { durationS, useWrk, pad }) {
 }
 
 /** ws-create / ws-delete: the server profiles itself only while the measured phase runs. */
-async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, http1 = false }) {
+async function profileWorkspaces(kind, { top, keep, ...options }) {
+  const { label, summary, file } = await profileWorkspacePhase(kind, options);
+  printSummary(label, summary, top);
+  if (keep) log(`  profile kept: ${file}`);
+  else removeDir(path.dirname(file));
+}
+
+/**
+ * One profiled workspace phase (see profileWorkspaces) on kcpt or, with `bare`, on the bare workspace server;
+ * resolves {label, summary, n (workspaces), file (the .cpuprofile, in a temp dir of its own)}.
+ */
+export async function profileWorkspacePhase(kind, { wsCount = 3000, warmup = 0, http1 = false, bare = false }) {
   const dir = tempDir('kcpt-bench-prof-');
   const file = path.join(dir, `${kind}.cpuprofile`);
-  const server = await startHooked({ rootDir: dir, timeoutMs: 60_000 });
-  // One HTTP/2 connection for every POST and watch, as bench/workspaces.js (and kubectl) talk; --http1 for the old pool.
-  const c = client(server.url, { token: server.token, maxSockets: 20, http2: !http1 });
+  let server;
+  let c;
+  let bareServer;
+  if (bare && kind === 'ws-delete') throw new Error('--bare profiles ws-create and ws-create-flat only (bench/workspaces.js times the bare deletion)');
+  if (bare) {
+    // The sample's throwaway kcpt runs in `dir`, whose serving certificate the bare server then uses.
+    const sampleFile = path.join(dir, 'workspace-sample.json');
+    await recordWorkspaceSample(sampleFile, { rootDir: dir });
+    const launch = hookLaunch(dir);
+    bareServer = await startBareWorkspaces(path.join(dir, 'root'), sampleFile, { concurrency: 16, http1, nodeArgs: launch.nodeArgs, env: launch.env });
+    server = { ...bareServer.server, hook: hookOf(bareServer.server.child, launch.hookFile), stop: () => bareServer.stop() };
+    c = bareServer.c;
+  } else {
+    server = await startHooked({ rootDir: dir, timeoutMs: 60_000 });
+    // One HTTP/2 connection for every POST and watch, as bench/workspaces.js (and kubectl) talk; --http1 for the old pool.
+    c = client(server.url, { token: server.token, maxSockets: 20, http2: !http1 });
+  }
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
   let label;
   try {
@@ -199,7 +230,7 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, 
       const plan = kind === 'ws-create' ? treePlan(wsCount, 7) : flatPlan(wsCount);
       const r = await createWorkspaces({ ...common, prefix: 'p', plan });
       await server.hook(`profile-stop ${file}`);
-      label = `${kind} (${wsCount} workspaces, ${r.rate.toFixed(0)} ws/s under the profiler)`;
+      label = `${bare ? 'bare workspace server, ' : ''}${kind} (${wsCount} workspaces, ${r.rate.toFixed(0)} ws/s under the profiler)`;
     } else {
       await createWorkspaces({ ...common, prefix: 'd', plan: singleTopPlan(wsCount, 7) });
       await server.hook('profile-start');
@@ -216,15 +247,13 @@ async function profileWorkspaces(kind, { wsCount = 3000, warmup = 0, top, keep, 
     agent.destroy();
     await server.stop();
   }
-  printSummary(label, summarise(JSON.parse(readFileSync(file, 'utf8'))), top);
-  if (keep) log(`  profile kept: ${file}`);
-  else removeDir(dir);
+  return { label, summary: summarise(JSON.parse(readFileSync(file, 'utf8'))), n: wsCount, file };
 }
 
-export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false, restartDir } = {}) {
+export async function profileAll({ kinds = ['get', 'list', 'create'], durationS = 4, useWrk = Boolean(findWrk()), pad = 560, top = 15, keep = false, wsCount, warmup, http1 = false, bare = false, restartDir } = {}) {
   for (const kind of kinds) {
     if (kind.startsWith('ws-')) {
-      await profileWorkspaces(kind, { wsCount, warmup, top, keep, http1 });
+      await profileWorkspaces(kind, { wsCount, warmup, top, keep, http1, bare });
       continue;
     }
     const dir = tempDir('kcpt-bench-prof-');
@@ -267,6 +296,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'ws-count': { type: 'string', default: '3000' },
       warmup: { type: 'string', default: '0' },
       http1: { type: 'boolean', default: false },
+      bare: { type: 'boolean', default: false },
       'root-dir': { type: 'string' },
     },
   });
@@ -280,6 +310,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     wsCount: Number(values['ws-count']),
     warmup: Number(values.warmup),
     http1: values.http1,
+    bare: values.bare,
     restartDir: values['root-dir'] && path.resolve(values['root-dir']),
   });
 }

@@ -10,7 +10,10 @@
 //                   no parse/stringify: the "HTTPS + splice the stored JSON" floor of the LIST benchmark
 // It serves HTTP/2 and HTTP/1.1 on one TLS port (ALPN), configured as kcpt's listener is, so either protocol's
 // figure has a floor of its own.
-// Usage: node bench/raw-server.js <certDir> <objJsonFile> [port]. Prints "listening <port>" when ready.
+// With a workspace sample and a token (bench/lib/workspace-sample.js), it also serves the bare workspace routes of
+// bench/lib/bare-workspaces.js (the floor of the workspace rows), in a second database file with kcpt's schema.
+// Usage: node bench/raw-server.js <certDir> <objJsonFile> [port [workspaceSampleFile token]]. Prints
+// "listening <port>" when ready.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,8 +21,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import Fastify from 'fastify';
 import { rawRowValue } from './lib/payload.js';
 import { openRawTable } from './lib/raw-table.js';
+import { registerWorkspaceFloor } from './lib/bare-workspaces.js';
 
-const [certDir, objFile, portArg] = process.argv.slice(2);
+const [certDir, objFile, portArg, workspaceSample, workspaceToken] = process.argv.slice(2);
 const obj = JSON.parse(readFileSync(objFile, 'utf8'));
 const app = Fastify({
   logger: false,
@@ -33,6 +37,7 @@ const dbDir = mkdtempSync(path.join(os.tmpdir(), 'kcpt-bench-raw-'));
 const { db, upsert } = openRawTable(path.join(dbDir, 'raw.db'));
 let revision = 0;
 const watchers = new Set();
+const workspaceFloor = workspaceSample && registerWorkspaceFloor(app, { sampleFile: workspaceSample, token: workspaceToken, dbFile: path.join(dbDir, 'workspaces.db') });
 
 app.get('/obj', async () => obj);
 
@@ -105,6 +110,7 @@ const shutdown = async () => {
   for (const w of watchers) w.end();
   await app.close();
   db.close();
+  workspaceFloor?.close();
   rmSync(dbDir, { recursive: true, force: true });
   process.exit(0);
 };

@@ -4,9 +4,15 @@
 //      a. create -> Ready latency: workspaces created one at a time in root, each POST timed until a watch on
 //         root's workspaces delivers it Ready;                              baseline: raw HTTPS write -> watch line
 //      b. creation rate, flat: --rate-count workspaces directly under root, --concurrency in flight (posted and
-//         not yet seen Ready);                                              baseline: the same rows in raw SQLite
+//         not yet seen Ready);                                              baseline: the bare workspace server
 //      c. creation rate, tree: --rate-count workspaces in a tree of fan-out --fanout under root (kcp's load test
-//         used depth 5 x fan-out 7), children posted as soon as their parent is Ready
+//         used depth 5 x fan-out 7), children posted as soon as their parent is Ready;   baseline: the same
+//         The bare workspace server (bench/raw-server.js with bench/lib/bare-workspaces.js: the same POST and token
+//         check, the rows of one kcpt workspace recorded by bench/lib/workspace-sample.js written in one transaction
+//         with kcpt's schema and pragmas, 201, the ADDED and Ready lines to the watch) is driven by the same driver
+//         code and client in the same run: kcpt flat, bare flat, bare tree, kcpt tree (after --latency-count
+//         untimed bare workspaces, as kcpt's latency phase warms kcpt); the raw-SQLite figure of the same rows is
+//         printed beside it
 //      d. more tree until --count workspaces exist; then every watch is closed, the server rests --rest seconds
 //         (default 30: V8's memory reducer returns the heap the burst grew) and GCs, and (RSS - RSS of the same
 //         server empty, also at rest) / count is the memory per workspace (the reading right after the burst is
@@ -15,7 +21,9 @@
 //    (restart -> /readyz, --runs times; baseline: the listen-and-exit floor), started once with the watch history
 //    compacted to nothing (--watch-history-retention 0s ...) and measured again, and finally started once more to
 //    build a --delete-count tree under one top workspace, delete the top and time until every Workspace and
-//    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key.
+//    LogicalCluster of the tree is gone (wildcard watches); the rows left behind are compared key by key. The same
+//    tree is then built on a fresh bare workspace server and deleted and waited for the same way (its floor: one
+//    transaction per workspace deleting its rows and logging their events, the DELETED lines after each commit).
 //
 //   node bench/workspaces.js [--count N] [--rate-count N] [--latency-count N] [--delete-count N] [--fanout F]
 //                            [--concurrency C] [--runs N] [--warmup N] [--rest S] [--wildcard-watch] [--http1] [--json FILE]
@@ -34,7 +42,8 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { client, startHooked, startKcpt } from './lib/kcpt.js';
-import { startRawServer } from './lib/raw.js';
+import { startBareWorkspaces, startRawServer } from './lib/raw.js';
+import { recordWorkspaceSample } from './lib/workspace-sample.js';
 import { timeProcess, timeStart } from './startup.js';
 import { collectionCount, collectionRv, createWorkspaces, flatPlan, openWatch, resumingWatch, singleTopPlan, treePlan, waitFor, WS_API } from './lib/workspace-driver.js';
 import { benchDir, fmtNum, log, median, percentile, procCpuMs, removeDir, runNodeJson, sleep, tempDir } from './lib/util.js';
@@ -215,7 +224,7 @@ async function deleteTree(server, c, admin, agent, prefix, n) {
  * created, the top deleted and timed until every Workspace and LogicalCluster of the tree is gone; then the keys
  * the tree left behind.
  */
-async function deletionPhase(dir, o, keysBefore, watchAgent, othersCount) {
+async function deletionPhase(dir, o, keysBefore, watchAgent, othersCount, sampleFile) {
   const fig = {};
   const server = await startMeasured(dir);
   const c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: !o.http1 });
@@ -246,7 +255,23 @@ async function deletionPhase(dir, o, keysBefore, watchAgent, othersCount) {
   fig.rowsLeftBehind = left.length;
   fig.rowsLeftSample = left.slice(0, 5);
   log(`  deleted the ${fmtNum(o.deleteCount)}-workspace tree in ${fig.deleteSeconds.toFixed(2)} s (server CPU ${fmtNum(fig.deleteCpuUsPerWs)} us per workspace); workspaces listed afterwards ${fmtNum(fig.wsLeft)} (before the tree ${fmtNum(othersCount)}); rows left behind: ${left.length}${left.length ? ` e.g. ${left.slice(0, 3).join(', ')}` : ''}`);
+  if (sampleFile) Object.assign(fig, await bareDeletion(path.join(dir, 'root'), sampleFile, o, watchAgent));
   return fig;
+}
+
+/** The same tree on a fresh bare workspace server, deleted and waited for as deletionPhase does kcpt's. */
+async function bareDeletion(certDir, sampleFile, o, watchAgent) {
+  const bare = await startBareWorkspaces(certDir, sampleFile, o);
+  try {
+    const common = { server: bare.server, c: bare.c, agent: watchAgent, basePath: 'root', concurrency: o.concurrency };
+    await createWorkspaces({ ...common, prefix: 'u', plan: flatPlan(o.latencyCount) });
+    const r = await createWorkspaces({ ...common, prefix: 'd', plan: singleTopPlan(o.deleteCount, o.fanout) });
+    const del = await deleteTree(bare.server, bare.c, bare.c, watchAgent, 'd', o.deleteCount);
+    log(`  bare server: the same tree created at ${fmtNum(r.rate)} ws/s, deleted in ${del.seconds.toFixed(2)} s (server CPU ${fmtNum(del.cpuUsPerWs)} us per workspace)`);
+    return { bareDeleteSeconds: del.seconds, bareDeleteCpuUsPerWs: del.cpuUsPerWs };
+  } finally {
+    await bare.stop();
+  }
 }
 
 /**
@@ -257,13 +282,16 @@ export async function runDeletionOnly(options = {}) {
   const o = { ...WORKSPACE_DEFAULTS, ...options };
   const runs = [];
   const watchAgent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
+  const sampleDir = tempDir('kcpt-bench-wssample-');
   try {
+    const sampleFile = path.join(sampleDir, 'workspace-sample.json');
+    await recordWorkspaceSample(sampleFile);
     for (let i = 0; i < (o.runs ?? 1); i++) {
       const dir = tempDir('kcpt-bench-wsdel-');
       try {
         const s = await startMeasured(dir);
         await s.stop();
-        const run = await deletionPhase(dir, o, dbStats(dir, { keys: true }).keySet, watchAgent, 0);
+        const run = await deletionPhase(dir, o, dbStats(dir, { keys: true }).keySet, watchAgent, 0, sampleFile);
         run.loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
         runs.push(run);
       } finally {
@@ -272,6 +300,7 @@ export async function runDeletionOnly(options = {}) {
     }
   } finally {
     watchAgent.destroy();
+    removeDir(sampleDir);
   }
   return { options: o, runs, deleteCpuUsPerWs: median(runs.map((r) => r.deleteCpuUsPerWs)), deleteSeconds: median(runs.map((r) => r.deleteSeconds)) };
 }
@@ -284,8 +313,12 @@ export async function runWorkspaces(options = {}) {
   const fig = { options: o, loadavgStart: os.loadavg().map((x) => x.toFixed(2)).join(' ') };
   let server;
   let c;
+  let bare;
   const rootPath = path.join(dir, 'root');
+  const sampleFile = path.join(dir, 'workspace-sample.json');
   try {
+    // The rows of one real workspace, for the bare workspace server (a throwaway kcpt, before the measured one).
+    await recordWorkspaceSample(sampleFile);
     // ---- one server: latency, rates, mass creation, memory ----
     server = await startMeasured(dir);
     c = client(server.url, { token: server.token, maxSockets: o.concurrency + 4, http2: !o.http1 });
@@ -314,18 +347,40 @@ export async function runWorkspaces(options = {}) {
       log(`  warm-up (${w.n}, untimed): ${fmtNum(w.rate)} ws/s`);
     }
 
-    // Server CPU per workspace is far less sensitive to other work on the box than workspaces/s.
-    const phase = async (label, prefix, plan) => {
-      const cpu0 = procCpuMs(server.child.pid);
-      const r = await createWorkspaces({ ...common, prefix, plan, concurrency: o.concurrency, wildcardWatch: o.wildcardWatch ?? false });
-      const cpuUs = ((procCpuMs(server.child.pid) - cpu0) * 1000) / r.n;
-      created.count += r.n;
-      const res = { rate: r.rate, seconds: r.seconds, n: r.n, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), cpuUs };
-      log(`  ${label} (${r.n}, ${o.concurrency} in flight): ${fmtNum(r.rate)} ws/s in ${r.seconds.toFixed(1)} s; create -> Ready p50 ${res.p50.toFixed(1)} ms, p99 ${res.p99.toFixed(1)} ms; server CPU ${fmtNum(cpuUs)} us per workspace`);
+    // The bare workspace server, warmed up by as many workspaces one at a time as kcpt's latency phase made.
+    bare = await startBareWorkspaces(server.certDir, sampleFile, o);
+    const bareCommon = { ...common, server: bare.server, c: bare.c };
+    const bareLat = await createWorkspaces({ ...bareCommon, prefix: 'l', plan: flatPlan(o.latencyCount), concurrency: 1 });
+    fig.bareLatency = { p50: pct(bareLat.latencies, 50), p99: pct(bareLat.latencies, 99) };
+    log(`  bare workspace server, create -> Ready one at a time (${bareLat.n}): p50 ${fig.bareLatency.p50.toFixed(2)} ms, p99 ${fig.bareLatency.p99.toFixed(2)} ms`);
+
+    // Server CPU per workspace is far less sensitive to other work on the box than workspaces/s; the client's (this
+    // process's) is printed too: it shares the two cores.
+    const phase = async (label, side, prefix, plan) => {
+      const cpu0 = procCpuMs(side.server.child.pid);
+      const client0 = process.cpuUsage();
+      const r = await createWorkspaces({ ...common, ...side, prefix, plan, concurrency: o.concurrency, wildcardWatch: o.wildcardWatch ?? false });
+      const cpuUs = ((procCpuMs(side.server.child.pid) - cpu0) * 1000) / r.n;
+      const clientCpu = process.cpuUsage(client0);
+      const clientUs = (clientCpu.user + clientCpu.system) / r.n;
+      const res = { rate: r.rate, seconds: r.seconds, n: r.n, p50: pct(r.latencies, 50), p99: pct(r.latencies, 99), cpuUs, clientUs };
+      log(`  ${label} (${r.n}, ${o.concurrency} in flight): ${fmtNum(r.rate)} ws/s in ${r.seconds.toFixed(1)} s; create -> Ready p50 ${res.p50.toFixed(1)} ms, p99 ${res.p99.toFixed(1)} ms; server CPU ${fmtNum(cpuUs)} us per workspace, client ${fmtNum(clientUs)} us`);
       return res;
     };
-    fig.flat = await phase('flat under root', 'f', flatPlan(o.rateCount));
-    fig.tree = await phase(`tree, fan-out ${o.fanout}`, 't', treePlan(o.rateCount, o.fanout));
+    const kcptSide = { server, c };
+    const bareSide = { server: bare.server, c: bare.c };
+    // kcpt, bare, bare, kcpt: neither side always runs first or after the other's load.
+    fig.flat = await phase('flat under root', kcptSide, 'f', flatPlan(o.rateCount));
+    created.count += fig.flat.n;
+    fig.bareFlat = await phase('bare server, flat under root', bareSide, 'f', flatPlan(o.rateCount));
+    fig.bareTree = await phase(`bare server, tree, fan-out ${o.fanout}`, bareSide, 't', treePlan(o.rateCount, o.fanout));
+    fig.tree = await phase(`tree, fan-out ${o.fanout}`, kcptSide, 't', treePlan(o.rateCount, o.fanout));
+    created.count += fig.tree.n;
+    await bare.stop();
+    bare = undefined;
+    for (const [label, k, b] of [['flat', fig.flat, fig.bareFlat], ['tree', fig.tree, fig.bareTree]]) {
+      log(`  ${label}: kcpt/bare rate ${fmtNum((k.rate / b.rate) * 100)} %, server CPU per workspace ${fmtNum(k.cpuUs / b.cpuUs, 2)}x the bare server's`);
+    }
 
     // the rows one workspace consists of, in raw SQLite (same run)
     const schedulingJson = JSON.stringify({ ...JSON.parse(JSON.stringify(await c.json('GET', `/clusters/root${WS_API}/f0`))), status: { phase: 'Scheduling' } });
@@ -413,13 +468,14 @@ export async function runWorkspaces(options = {}) {
     }
 
     // ---- deletion of a tree ----
-    Object.assign(fig, await deletionPhase(dir, o, fig.keysBefore, watchAgent, fig.count));
+    Object.assign(fig, await deletionPhase(dir, o, fig.keysBefore, watchAgent, fig.count, sampleFile));
     delete fig.keysBefore;
     fig.loadavgEnd = os.loadavg().map((x) => x.toFixed(2)).join(' ');
     return fig;
   } finally {
     c?.close();
     await server?.stop();
+    await bare?.stop();
     watchAgent.destroy();
     removeDir(dir);
   }
@@ -429,26 +485,8 @@ export async function runWorkspaces(options = {}) {
 export function workspaceRows(f) {
   const n = fmtNum(f.count);
   return [
-    {
-      name: `WS create, flat under root (${fmtNum(f.flat.n)})`,
-      unit: 'rate',
-      kcpt: f.flat.rate,
-      baseline: f.rawRate,
-      baselineName: 'same rows, raw SQLite',
-      target: { kind: 'min', min: 1500 },
-      cpuUs: { kcpt: f.flat.cpuUs, baseline: 1e6 / f.rawRate },
-      note: `p50 ${f.flat.p50.toFixed(1)} ms, p99 ${f.flat.p99.toFixed(1)} ms with ${f.options.concurrency} in flight; server CPU ${fmtNum(f.flat.cpuUs)} us/ws; ${transportOf(f.options)}`,
-    },
-    {
-      name: `WS create, tree fan-out ${f.options.fanout} (${fmtNum(f.tree.n)})`,
-      unit: 'rate',
-      kcpt: f.tree.rate,
-      baseline: f.rawRate,
-      baselineName: 'same rows, raw SQLite',
-      target: { kind: 'min', min: 1500 },
-      cpuUs: { kcpt: f.tree.cpuUs, baseline: 1e6 / f.rawRate },
-      note: `p50 ${f.tree.p50.toFixed(1)} ms, p99 ${f.tree.p99.toFixed(1)} ms; server CPU ${fmtNum(f.tree.cpuUs)} us/ws; ${transportOf(f.options)}`,
-    },
+    createRow(`WS create, flat under root (${fmtNum(f.flat.n)})`, f.flat, f.bareFlat, f),
+    createRow(`WS create, tree fan-out ${f.options.fanout} (${fmtNum(f.tree.n)})`, f.tree, f.bareTree, f),
     {
       name: 'WS create -> Ready p50 (one at a time)',
       unit: 'ms',
@@ -506,12 +544,12 @@ export function workspaceRows(f) {
       name: `WS delete a ${fmtNum(f.deleteCount)}-workspace tree`,
       unit: 'ms',
       kcpt: f.deleteSeconds * 1000,
-      baseline: NaN,
-      baselineName: '(kcp: ~1 h for 10k)',
+      baseline: f.bareDeleteSeconds * 1000,
+      baselineName: 'bare TLS server, same rows (kcp: ~1 h for 10k)',
       // 100,000 in <= 60 s: 0.6 ms per workspace of the tree
       target: { kind: 'max', max: 0.6 * f.deleteCount },
-      cpuUs: { kcpt: f.deleteCpuUsPerWs, baseline: NaN },
-      note: `rows left behind: ${f.rowsLeftBehind}; server CPU ${fmtNum(f.deleteCpuUsPerWs)} us/ws; target scaled from 100,000 in 60 s`,
+      cpuUs: { kcpt: f.deleteCpuUsPerWs, baseline: f.bareDeleteCpuUsPerWs },
+      note: `rows left behind: ${f.rowsLeftBehind}; server CPU ${fmtNum(f.deleteCpuUsPerWs)} us/ws${bareNote(f.bareDeleteSeconds * 1000, 0.6 * f.deleteCount, f.deleteCpuUsPerWs, f.bareDeleteCpuUsPerWs, 'the scaled target', 'ms')}; target scaled from 100,000 in 60 s`,
       ...(f.rowsLeftBehind > 0 ? { failed: `${f.rowsLeftBehind} rows left behind, e.g. ${f.rowsLeftSample.join(', ')}` } : {}),
     },
   ];
@@ -522,6 +560,30 @@ export async function run(ctx) {
   const rows = workspaceRows(fig);
   rows[0].extra = { figures: fig };
   return rows;
+}
+
+/**
+ * A creation-rate row: kcpt against the bare workspace server driven the same way in the same run (rate and server
+ * CPU per workspace); the goal's 1,500/s stays the verdict, and the note says whether the bare server reached it.
+ */
+function createRow(name, k, b, f) {
+  return {
+    name,
+    unit: 'rate',
+    kcpt: k.rate,
+    baseline: b.rate,
+    baselineName: 'bare TLS server, same driver',
+    target: { kind: 'min', min: 1500 },
+    cpuUs: { kcpt: k.cpuUs, baseline: b.cpuUs },
+    note: `p50 ${k.p50.toFixed(1)} ms, p99 ${k.p99.toFixed(1)} ms with ${f.options.concurrency} in flight${bareNote(b.rate, 1500, k.cpuUs, b.cpuUs, 'the goal', 'ws/s')}; client CPU ${fmtNum(k.clientUs)} / ${fmtNum(b.clientUs)} us/ws; raw SQLite, same rows ${fmtNum(f.rawRate)} ws/s; ${transportOf(f.options)}`,
+  };
+}
+
+/** What the bare server's figure says about the target, and kcpt's server CPU as a multiple of the bare server's. */
+function bareNote(bareValue, target, kcptCpu, bareCpu, targetName, unit) {
+  if (!Number.isFinite(bareValue)) return '';
+  const atTarget = unit === 'ms' ? bareValue <= target : bareValue >= target;
+  return `; the bare server ${atTarget ? 'meets' : 'misses'} ${targetName} itself (${fmtNum(bareValue)} ${unit}); kcpt's server CPU ${fmtNum(kcptCpu / bareCpu, 2)}x the bare server's`;
 }
 
 /** How the rate phases' client talked to kcpt, for the table's notes. */
@@ -554,7 +616,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   log(`kcpt workspace benchmark - ${new Date().toISOString()}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   if (values['delete-only']) {
     const fig = await runDeletionOnly({ deleteCount: num(values['delete-count'], d.deleteCount), fanout: num(values.fanout, d.fanout), concurrency: num(values.concurrency, d.concurrency), runs: num(values.runs, 1) });
-    log(`delete-only: ${fig.runs.map((r) => `${r.deleteSeconds.toFixed(2)} s / ${fmtNum(r.deleteCpuUsPerWs)} us CPU per ws / ${r.rowsLeftBehind} rows left (load ${r.loadavg})`).join('; ')}`);
+    log(`delete-only: ${fig.runs.map((r) => `${r.deleteSeconds.toFixed(2)} s / ${fmtNum(r.deleteCpuUsPerWs)} us CPU per ws / ${r.rowsLeftBehind} rows left, bare server ${r.bareDeleteSeconds.toFixed(2)} s / ${fmtNum(r.bareDeleteCpuUsPerWs)} us (load ${r.loadavg})`).join('; ')}`);
     if (values.json) writeFileSync(values.json, JSON.stringify(fig, null, 2));
     process.exit(fig.runs.some((r) => r.rowsLeftBehind > 0) ? 1 : 0);
   }

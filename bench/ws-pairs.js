@@ -7,6 +7,9 @@
 //
 //   node bench/ws-pairs.js [--count 1500]
 //   node bench/ws-pairs.js --pairs 3 --other /path/to/other/checkout [--count 1500]
+//   node bench/ws-pairs.js --pairs 3 --bare [--count 1500]   this checkout's kcpt against the bare workspace server
+//     (bench/lib/bare-workspaces.js: the least a server must do per workspace; the floor of bench/workspaces.js's rows)
+//     in alternating runs, each its own process; one run with --bare alone drives only the bare server
 //   --tree-first: the tree phase before the flat one (does the first phase pay the JIT's warm-up?)
 //   --http2: the client's requests and watches share one HTTP/2 connection (as client-go's); default HTTP/1.1
 //   --wildcard-watch: Ready seen by one watch of every workspace instead of one per parent (workspace-driver.js)
@@ -20,20 +23,22 @@ import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { client, startKcpt } from './lib/kcpt.js';
+import { startBareWorkspaces } from './lib/raw.js';
 import { createWorkspaces, flatPlan, treePlan } from './lib/workspace-driver.js';
+import { recordWorkspaceSample } from './lib/workspace-sample.js';
 import { procCpuMs, removeDir, tempDir } from './lib/util.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' }, http2: { type: 'boolean' }, together: { type: 'boolean' } } });
+const { values } = parseArgs({ options: { count: { type: 'string' }, pairs: { type: 'string' }, other: { type: 'string' }, bare: { type: 'boolean' }, 'wildcard-watch': { type: 'boolean' }, 'tree-first': { type: 'boolean' }, http2: { type: 'boolean' }, together: { type: 'boolean' } } });
 const count = Number(values.count ?? 1500);
 const self = fileURLToPath(import.meta.url);
 
 if (values.pairs) {
   const sides = [
-    { name: 'this', script: self },
-    { name: 'other', script: path.join(values.other, 'bench', 'ws-pairs.js') },
+    { name: 'this', script: self, flags: [] },
+    values.bare ? { name: 'bare', script: self, flags: ['--bare'] } : { name: 'other', script: path.join(values.other, 'bench', 'ws-pairs.js'), flags: [] },
   ];
   const flags = ['wildcard-watch', 'tree-first', 'http2'].filter((f) => values[f]).map((f) => `--${f}`);
-  const argsOf = (side) => [side.script, '--count', String(count), ...flags];
+  const argsOf = (side) => [side.script, '--count', String(count), ...flags, ...side.flags];
   const report = (side, pair, out) => console.log(JSON.stringify({ side: side.name, pair, ...JSON.parse(out.trim().split('\n').pop()) }));
   for (let i = 0; i < Number(values.pairs); i++) {
     if (values.together) {
@@ -48,9 +53,20 @@ if (values.pairs) {
   const dir = tempDir('kcpt-ws-pairs-');
   // KCPT_NODE_ARGS: extra node flags for the server (e.g. V8 heap settings), space-separated.
   const nodeArgs = (process.env.KCPT_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const server = await startKcpt({ rootDir: dir, timeoutMs: 120_000, nodeArgs });
+  let server;
+  let c;
+  if (values.bare) {
+    // The sample's throwaway kcpt runs in `dir`; the bare server uses its serving certificate.
+    const sampleFile = path.join(dir, 'workspace-sample.json');
+    await recordWorkspaceSample(sampleFile, { rootDir: dir });
+    const bare = await startBareWorkspaces(path.join(dir, 'root'), sampleFile, { concurrency: 16, http1: !values.http2 });
+    server = { ...bare.server, stop: () => bare.stop() };
+    c = bare.c;
+  } else {
+    server = await startKcpt({ rootDir: dir, timeoutMs: 120_000, nodeArgs });
+    c = client(server.url, { token: server.token, maxSockets: 20, http2: values.http2 ?? false });
+  }
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, rejectUnauthorized: false });
-  const c = client(server.url, { token: server.token, maxSockets: 20, http2: values.http2 ?? false });
   const common = { server, c, agent, basePath: 'root', concurrency: 16, wildcardWatch: values['wildcard-watch'] ?? false };
   const result = { load: os.loadavg()[0].toFixed(1) };
   try {

@@ -23,10 +23,10 @@
 //
 // Prints, per layout: CPU µs per workspace (process user+sys while that layout's blocks ran) and WAL pages per
 // workspace (pages written, counted with automatic checkpoints left on, from the WAL's frame counter).
-import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { openKcptSchema } from './lib/kcpt-schema.js';
 import { removeDir, tempDir } from './lib/util.js';
 
 const { values } = parseArgs({ options: { prefill: { type: 'string' }, count: { type: 'string' }, block: { type: 'string' }, group: { type: 'string' }, statements: { type: 'boolean' } } });
@@ -34,14 +34,6 @@ const prefill = Number(values.prefill ?? 10000);
 const count = Number(values.count ?? 6000);
 const block = Number(values.block ?? 250);
 const group = Number(values.group ?? 16);
-
-const schema = ({ withoutRowid = false, eventIndex = 'changes' } = {}) => `
-  CREATE TABLE objects (key TEXT PRIMARY KEY NOT NULL, revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, value TEXT NOT NULL)${withoutRowid ? ' WITHOUT ROWID' : ''};
-  CREATE TABLE events (revision INTEGER PRIMARY KEY, key TEXT NOT NULL, type INTEGER NOT NULL, value TEXT NOT NULL,
-    prev_value TEXT, prev_revision INTEGER NOT NULL, create_revision INTEGER NOT NULL, ts INTEGER NOT NULL);
-  ${eventIndex === 'changes' ? 'CREATE INDEX events_changes ON events (key, create_revision) WHERE create_revision < revision;' : ''}
-  ${eventIndex === 'all' ? 'CREATE INDEX events_key ON events (key);' : ''}
-`;
 
 /** A workspace's rows: [resource prefix, namespace or '', name, value length] (stored values after the codec). */
 const ROWS = [
@@ -55,17 +47,7 @@ const ROWS = [
 const filler = (n) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
 
 function open(dir, name, layout = {}) {
-  const db = new Database(path.join(dir, `${name}.db`));
-  db.pragma('locking_mode = EXCLUSIVE');
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('wal_autocheckpoint = 8000');
-  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  db.pragma(`cache_size = ${-16 * 1024}`);
-  db.exec(schema(layout));
-  const insertObject = db.prepare('INSERT INTO objects (key, revision, create_revision, value) VALUES (?, ?, ?, ?)');
-  const insertEvent = db.prepare('INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const { db, insertObject, insertEvent } = openKcptSchema(path.join(dir, `${name}.db`), layout);
   const rowsOf = (n, columns) => Array.from({ length: n }, () => `(${Array(columns).fill('?').join(', ')})`).join(', ');
   const insertObjects = db.prepare(`INSERT INTO objects (key, revision, create_revision, value) VALUES ${rowsOf(1 + ROWS.length, 4)}`);
   const insertEvents = db.prepare(`INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES ${rowsOf(2 + ROWS.length, 8)}`);

@@ -84,25 +84,28 @@ export async function startKcpt({ rootDir = tempDir(), storage, port, nodeArgs =
   };
 }
 
-/**
- * startKcpt with bench/lib/server-hook.js preloaded (and --expose-gc): the result has hook(command), which sends
- * the server a hook command (`gc`, `profile-start`, `profile-stop <file>`) and resolves with its answer.
- */
-export async function startHooked({ rootDir = tempDir(), nodeArgs = [], ...rest } = {}) {
+/** Node arguments and environment that preload bench/lib/server-hook.js into a server process (kcpt or the bare one). */
+export function hookLaunch(rootDir) {
   const hookFile = path.join(rootDir, `hook-${process.pid}-${Date.now()}`);
-  const server = await startKcpt({
-    rootDir,
-    nodeArgs: ['--expose-gc', '--import', pathToFileURL(path.join(benchDir, 'lib', 'server-hook.js')).href, ...nodeArgs],
+  return {
+    hookFile,
+    nodeArgs: ['--expose-gc', '--import', pathToFileURL(path.join(benchDir, 'lib', 'server-hook.js')).href],
     env: { KCPT_BENCH_HOOK_FILE: hookFile },
-    ...rest,
-  });
-  server.hook = async (command, timeoutMs = 120_000) => {
+  };
+}
+
+/**
+ * hook(command) of a process started with hookLaunch's arguments: sends it a hook command (`gc`, `profile-start`,
+ * `profile-stop <file>`) and resolves with its answer.
+ */
+export function hookOf(child, hookFile) {
+  return async (command, timeoutMs = 120_000) => {
     rmSync(`${hookFile}.out`, { force: true });
     writeFileSync(hookFile, command);
-    server.child.kill('SIGUSR2');
+    child.kill('SIGUSR2');
     const t0 = performance.now();
     while (!existsSync(`${hookFile}.out`)) {
-      if (performance.now() - t0 > timeoutMs) throw new Error(`kcpt did not answer the hook command ${command}`);
+      if (performance.now() - t0 > timeoutMs) throw new Error(`the server did not answer the hook command ${command}`);
       await sleep(20);
     }
     await sleep(5);
@@ -110,6 +113,15 @@ export async function startHooked({ rootDir = tempDir(), nodeArgs = [], ...rest 
     if (!answer.ok) throw new Error(`hook command ${command}: ${answer.error}`);
     return answer;
   };
+}
+
+/**
+ * startKcpt with bench/lib/server-hook.js preloaded (and --expose-gc): the result has hook(command) (hookOf).
+ */
+export async function startHooked({ rootDir = tempDir(), nodeArgs = [], ...rest } = {}) {
+  const launch = hookLaunch(rootDir);
+  const server = await startKcpt({ rootDir, nodeArgs: [...launch.nodeArgs, ...nodeArgs], env: launch.env, ...rest });
+  server.hook = hookOf(server.child, launch.hookFile);
   return server;
 }
 

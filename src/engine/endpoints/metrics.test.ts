@@ -19,6 +19,8 @@ describe('request metrics', () => {
     served(metrics, 'GET', `${cm}/b`, 200, 0.03);
     served(metrics, 'GET', `${cm}/c`, 404, 0.001);
     served(metrics, 'GET', cm, 200, 70);
+    served(metrics, 'POST', cm, 201, 0.004);
+    served(metrics, 'GET', '/clusters/root/api/v1/namespaces', 200, 0.004);
     served(metrics, 'GET', '/clusters/root/api/v1/configmaps?watch', 200, 12);
     served(metrics, 'GET', '/healthz', 200, 0.002);
     const text = await metrics.registry.metrics();
@@ -28,7 +30,10 @@ describe('request metrics', () => {
         .find((l) => l.startsWith(`${prefix}{`) && labels.every((x) => l.includes(x)))
         ?.split(' ')
         .at(-1);
-    expect(value('apiserver_request_total', ['verb="GET"', 'code="200"', 'resource="configmaps"', 'scope="namespace"'])).toBe('2');
+    expect(value('apiserver_request_total', ['verb="GET"', 'code="200"', 'resource="configmaps"', 'scope="resource"'])).toBe('2');
+    expect(text).not.toMatch(/apiserver_request_total\{verb="GET"[^}]*scope="namespace"/);
+    expect(value('apiserver_request_total', ['verb="POST"', 'code="201"', 'resource="configmaps"', 'scope="resource"'])).toBe('1');
+    expect(value('apiserver_request_total', ['verb="LIST"', 'code="200"', 'resource="namespaces"', 'scope="cluster"'])).toBe('1');
     expect(value('apiserver_request_total', ['verb="GET"', 'code="404"'])).toBe('1');
     expect(value('apiserver_request_total', ['verb="LIST"', 'code="200"', 'scope="namespace"'])).toBe('1');
     expect(value('apiserver_request_total', ['verb="WATCH"', 'code="200"'])).toBe('1');

@@ -133,8 +133,10 @@ function reportedVerb(verb: string): string {
   return reportedVerbs[verb] ?? verb.toUpperCase();
 }
 
+/** Current kube-apiserver's `CleanScope`: a named request or a create is one resource, wherever it lives. */
 function scopeOf(info: RequestInfo): string {
-  return info.namespace ? 'namespace' : info.name ? 'resource' : 'cluster';
+  if (info.name || info.verb === 'create') return 'resource';
+  return info.namespace ? 'namespace' : 'cluster';
 }
 
 function labelsOf(info: RequestInfo): Labels {
