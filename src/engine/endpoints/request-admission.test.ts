@@ -3,6 +3,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createTurn } from './create-turn.js';
 import { installRequestAdmission } from './request-admission.js';
 import { sendStatusError, toStatusError } from './responses.js';
 
@@ -69,6 +70,35 @@ describe('what the admission hook reports once a request is answered', () => {
     endWatches();
     await until(() => reports.length === 4);
     expect(reports.at(-1)).toMatchObject({ url: '/watch?watch=true', code: 200 });
+  });
+
+  it('counts the requests being served for create-turn.ts: not watches nor refusals, each given back once answered', async () => {
+    const reports: Answered[] = [];
+    app = Fastify();
+    const { port, endWatches } = await admitted(app, reports);
+    const get = (path: string, token: string) =>
+      new Promise<number>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+    // A watch stays open and a refusal is answered: neither is in flight as far as creates are concerned.
+    expect(await get('/watch?watch=true', 'alice')).toBe(200);
+    expect(await get('/slow', 'nobody')).toBe(401);
+    expect(createTurn()).toBeUndefined();
+    // Two requests being served: a create would wait for its turn's end.
+    const both = Promise.all([get('/slow', 'alice'), get('/slow', 'bob')]);
+    await until(() => createTurn() !== undefined);
+    const turn = createTurn();
+    expect(turn).toBeInstanceOf(Promise);
+    await turn;
+    expect(await both).toEqual([200, 200]);
+    await until(() => reports.filter((r) => r.url === '/slow').length === 3);
+    expect(createTurn()).toBeUndefined();
+    endWatches();
+    await until(() => reports.length === 4);
+    expect(createTurn()).toBeUndefined();
   });
 
   it('reports an HTTP/2 answer once, and a stream the client cancels before its answer', async () => {

@@ -10,6 +10,7 @@ import type { Authenticator, UserInfo } from '../auth/user.js';
 import { inflightLimiter, isLongRunning, REFUSED, type InflightLimits } from './inflight-limit.js';
 import { armRequestDeadline } from './request-deadline.js';
 import { authenticatedUser, gateRequest } from './request-gate.js';
+import { requestServed, requestStarted } from './create-turn.js';
 
 export interface AdmissionOptions {
   authenticator: Authenticator;
@@ -29,12 +30,20 @@ export function installRequestAdmission(app: FastifyInstance, options: Admission
   app.addHook('onRequest', (request, reply, done) => {
     const arrived = answered ? performance.now() : 0;
     let release: (() => void) | undefined;
+    let served = false;
+    let closed = false;
     let timer: NodeJS.Timeout | undefined;
     // 'close' fires once the response is done or the client went away (for HTTP/2 and HTTP/1.1 alike): the slot is
     // given back, the timer cleared, the answer reported. Listened to before the gate, so refusals are reported too.
-    if (answered || limiter || requestTimeoutMs > 0) {
+    const listening = Boolean(answered || limiter || requestTimeoutMs > 0);
+    if (listening) {
       reply.raw.on('close', () => {
+        closed = true;
         release?.();
+        if (served) {
+          served = false;
+          requestServed();
+        }
         if (timer) clearTimeout(timer);
         answered?.(request, reply, performance.now() - arrived);
       });
@@ -45,6 +54,11 @@ export function installRequestAdmission(app: FastifyInstance, options: Admission
       const slot = limiter?.admit(request, reply, longRunning);
       if (slot === REFUSED) return;
       release = slot;
+      // Whether other requests are in flight decides if a create waits for its turn's end (create-turn.ts).
+      if (listening && !longRunning && !closed) {
+        served = true;
+        requestStarted();
+      }
       if (requestTimeoutMs > 0 && !longRunning) timer = armRequestDeadline(request, reply, requestTimeoutMs);
       done();
     };

@@ -130,7 +130,8 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
       return sendAnswer(reply, 200, renderList(rt, page, render));
     }
     case 'create': {
-      await createTurn();
+      const turn = createTurn();
+      if (turn) await turn;
       const obj = await decodeObjectBody(req.contentType, req.body);
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
