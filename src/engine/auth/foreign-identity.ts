@@ -59,7 +59,7 @@ export function isInScope(user: Pick<Identity, 'extra'>, cluster: string | undef
 }
 
 /** `user` confined to `cluster` (kcp's impersonation scoping): elsewhere it is only an authenticated anonymous. */
-export function scopedToCluster<T extends Identity>(user: T, cluster: string): T {
+export function scopedToCluster<T extends Identity>(user: T, cluster: string): T & { extra: Record<string, string[]> } {
   const extra = { ...user.extra };
   extra[SCOPES_EXTRA] = [...(Object.hasOwn(extra, SCOPES_EXTRA) ? extra[SCOPES_EXTRA]! : []), `cluster:${cluster}`];
   return { ...user, extra };
