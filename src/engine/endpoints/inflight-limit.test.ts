@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { isLongRunning, isReadOnly } from './inflight-limit.js';
+import { budgetKey, isLongRunning, isReadOnly } from './inflight-limit.js';
 import { installRequestAdmission } from './request-admission.js';
 
 describe('which requests the in-flight limits count', () => {
@@ -68,5 +68,45 @@ describe('watches one user holds open', () => {
       for (const end of open) end();
       await app.close();
     }
+  });
+});
+
+describe('whose share a request counts against', () => {
+  // Every workspace has a system:serviceaccount:default:default: keyed by name alone, one tenant's account holding
+  // its watches (or half the read budget) left every other workspace's namesake none.
+  it('a service account is counted with its workspace, so a namesake elsewhere keeps its own watches', async () => {
+    const app = Fastify();
+    const open: Array<() => void> = [];
+    const sa = 'system:serviceaccount:default:default';
+    installRequestAdmission(app, {
+      // The token names the account's workspace.
+      authenticator: { authenticate: (cluster) => ({ username: sa, groups: [], extra: { 'authentication.kcp.io/cluster-name': [cluster] } }) },
+      inflight: { readOnly: 0, mutating: 0, watchesPerUser: 1 },
+      requestTimeoutMs: 0,
+    });
+    app.get('/w', (_request, reply) => {
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.write('\n');
+      open.push(() => reply.raw.end());
+      return reply;
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as AddressInfo).port;
+    const watch = (token: string) =>
+      new Promise<number>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path: '/w?watch=true', headers: { authorization: `Bearer ${token}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+    try {
+      expect(await watch('tenant-a')).toBe(200);
+      expect(await watch('tenant-a')).toBe(429);
+      expect(await watch('tenant-b')).toBe(200);
+    } finally {
+      for (const end of open) end();
+      await app.close();
+    }
+    expect(budgetKey({ username: 'alice', groups: [] })).toBe('alice');
   });
 });
