@@ -7,6 +7,7 @@ import AjvModule, { type ErrorObject } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
+import { re2Pattern } from './schema-pattern.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 export interface CompiledCRSchema {
@@ -29,7 +30,8 @@ type Ajv = InstanceType<typeof Ajv>;
 function makeAjv(): Ajv {
   // validateSchema off: schemas reach here only after the CRD's own validation (crd-validation.ts, structural.ts), and
   // checking them against JSON Schema's meta-schema meant compiling that first: ~150 ms of every start-up.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false });
+  // Patterns are Go's (RE2, linear time), never JavaScript's backtracking RegExp: schema-pattern.ts.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false, code: { regExp: re2Pattern } });
   const err = (dataCxt: DataCxt | undefined, keyword: string, params: KubeErrorParams, suffix = ''): ErrorObject => ({
     keyword,
     instancePath: (dataCxt?.instancePath ?? '') + suffix,
