@@ -68,8 +68,17 @@ describe('bad query parameters and paths', () => {
     await expectStatus('/clusters/Not_A_Cluster/api/v1/namespaces', {}, 400, 'BadRequest', /invalid cluster/);
   });
 
-  it('a watch from a revision far in the future ends with 504 Too large resource version', async () => {
-    await expectStatus(`${collection}?watch=true&resourceVersion=999999999`, {}, 504, 'Timeout', /Too large resource version: 999999999/);
+  it('a watch or list from a revision far in the future ends with 504 Too large resource version, retry after 1 s', async () => {
+    for (const query of ['watch=true&resourceVersion=999999999', 'resourceVersion=999999999&resourceVersionMatch=NotOlderThan']) {
+      // kube's NewTooLargeResourceVersionError from the watch cache: client-go waits Retry-After and asks again.
+      await expectStatus(`${collection}?${query}`, {}, 504, 'Timeout', /^Timeout: Too large resource version: 999999999, current: \d+$/);
+      const res = await apiRequest(e2e.server, `${collection}?${query}`);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.json().details).toEqual({
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      });
+    }
   });
 
   it('a patch type the server does not know is 415', async () => {

@@ -4,6 +4,7 @@
  * the autoscaling/v1 Scale shape), several versions with conversion None, unserved versions, and selectableFields.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from '../helpers/http.js';
 import { clusterArgs, kubectlBackground, matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
@@ -73,6 +74,14 @@ describe.each(matrixBinaries())('subresources and versions with kubectl $version
       spec: { replicas: 3 },
       status: { replicas: 2, selector: 'app=sc' },
     });
+    // The Scale has a table of its own (kube's scale columns), and PartialObjectMetadata is its metadata.
+    const table = parseTable((await k(['get', res, 'sc', '-n', ns, '--subresource=scale'])).stdout);
+    expect(table.header).toEqual(['NAME', 'DESIRED', 'AVAILABLE', 'AGE']);
+    expect(table.rows.map((r) => r.slice(0, 3))).toEqual([['sc', '3', '2']]);
+    const partial = await apiRequest(e2e.server, `/clusters/root/apis/${group}/v1/namespaces/${ns}/widgets/sc/scale`, {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
+    expect(partial.json()).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: scale.metadata });
     // The schema's maximum applies to scale writes too.
     const tooMany = await k(['scale', res, 'sc', '-n', ns, '--replicas=11'], { reject: false });
     expectError(tooMany, 'The Widget "sc" is invalid: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10');

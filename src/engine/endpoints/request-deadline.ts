@@ -12,7 +12,8 @@ import { abandonBody, bodyStillArriving } from './unread-body.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-export const REQUEST_TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
+/** kube's timeout filter's NewTimeoutError message (timeout() adds the `Timeout: ` prefix). */
+export const REQUEST_TIMEOUT_MESSAGE = 'request did not complete within the allotted timeout';
 
 /** Arms the deadline of a request that is not long-running; clear the timer once the response is done. */
 export function armRequestDeadline(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): NodeJS.Timeout {

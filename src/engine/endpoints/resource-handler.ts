@@ -102,9 +102,10 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
 async function serveResource(svc: ResourceServices, req: ApiRequest, reply: FastifyReply, rt: ResourceType, ctx: OpContext): Promise<unknown> {
   const { info } = req;
   const { verb, subresource: sub } = info;
-  // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
+  // Scale and TokenRequest are built-in kinds whatever resource they belong to. kube gives a custom resource's scale
+  // a table convertor of its own (Desired, Available, Age); TokenRequest has none.
   if (sub === 'scale' || sub === 'token') {
-    const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
+    const render = { format: negotiateOutput(req, sub === 'scale' ? BUILTIN_RESOURCE : { ...BUILTIN_RESOURCE, table: false }), query: req.query };
     if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply, render);
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
     const input = await decodeObjectBody(req.contentType, req.body);
