@@ -161,3 +161,40 @@ describe('several versions with conversion None', () => {
     );
   });
 });
+
+describe('deprecated versions', () => {
+  const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
+  const group = 'deprecated.example.com';
+  const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+
+  beforeAll(async () => {
+    await applyCRD(
+      k,
+      crdObject({
+        group, plural: 'gears', kind: 'Gear', scope: 'Cluster',
+        versions: [
+          { name: 'v1alpha1', served: true, storage: false, deprecated: true, schema: open },
+          { name: 'v1beta1', served: true, storage: false, deprecated: true, deprecationWarning: 'gears v1beta1 goes away in 2027', schema: open },
+          { name: 'v1', served: true, storage: true, schema: open },
+          { name: 'v2alpha1', served: true, storage: false, schema: open },
+        ],
+      }),
+    );
+  }, 90_000);
+
+  it('warn on every request to them, reads and deletes included, as kube’s CRD handler does', async () => {
+    // The default text points to the most preferred served version that is not deprecated (v1, not v2alpha1).
+    const alpha = 'Warning: deprecated.example.com/v1alpha1 Gear is deprecated; use deprecated.example.com/v1 Gear';
+    const gear = { apiVersion: `${group}/v1alpha1`, kind: 'Gear', metadata: { name: 'g1' } };
+    expect(lines((await withFile(k, ['create'], gear)).stderr)).toEqual([alpha]);
+    expect(lines((await k(['get', `gears.v1alpha1.${group}`])).stderr)).toEqual([alpha]);
+    expect(lines((await k(['get', `gears.v1alpha1.${group}`, 'g1', '-o', 'name'])).stderr)).toEqual([alpha]);
+    const missing = await k(['get', `gears.v1beta1.${group}`, 'nope'], { reject: false });
+    expect(lines(missing.stderr)).toEqual(['Warning: gears v1beta1 goes away in 2027', `Error from server (NotFound): gears.${group} "nope" not found`]);
+    const watch = await apiRequest(e2e.server, `/clusters/root/apis/${group}/v1beta1/gears?watch=true&timeoutSeconds=1`);
+    expect(watch.headers.warning).toBe('299 - "gears v1beta1 goes away in 2027"');
+    expect(lines((await k(['delete', `gears.v1alpha1.${group}`, 'g1'])).stderr)).toEqual([alpha]);
+    // Versions that are not deprecated say nothing.
+    expect((await k(['get', `gears.v1.${group}`])).stderr).not.toContain('Warning');
+  });
+});

@@ -12,6 +12,7 @@ import { compileCRSchema } from './cr-validator.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
+import { compareKubeVersions } from '../registry/catalog.js';
 import { printerForColumns } from './printer-columns.js';
 import { fieldSelectorsFor } from './selectable-fields.js';
 import type { JSONSchemaProps } from './types.js';
@@ -74,10 +75,23 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
     validate: (obj: KubeObject) => (compiled ??= compileCRSchema(schema)).validate(obj),
-    warnings: version.deprecated
-      ? () => [version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`]
-      : undefined,
   };
+}
+
+/**
+ * kube's warning for a deprecated version: its deprecationWarning, else defaultDeprecationWarning, which points to
+ * the most preferred served, non-deprecated version more preferred than this one.
+ */
+function deprecationWarning(crd: CustomResourceDefinition, version: CRDVersion): string {
+  if (version.deprecationWarning !== undefined) return version.deprecationWarning;
+  const { group } = crd.spec;
+  const kind = crd.spec.names.kind;
+  const message = `${group}/${version.name} ${kind} is deprecated`;
+  const newer = crd.spec.versions
+    .filter((v) => v.served && !v.deprecated && compareKubeVersions(v.name, version.name) < 0)
+    .map((v) => v.name)
+    .sort(compareKubeVersions);
+  return newer.length === 0 ? message : `${message}; use ${group}/${newer[0]} ${kind}`;
 }
 
 const PRESERVE_ALL: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -153,6 +167,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, opts: { store
         ...(scale ? { scale: { ...scale } } : {}),
       },
       strategy: strategyFor(crd, version),
+      ...(version.deprecated ? { requestWarnings: [deprecationWarning(crd, version)] } : {}),
       printer: printerForColumns(version.additionalPrinterColumns),
       fieldSelectors: fieldSelectorsFor(version.selectableFields),
       storagePrefix: `${group}/${names.plural}`,

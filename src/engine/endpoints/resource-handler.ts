@@ -53,6 +53,7 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
   const { info } = req;
   const rt = req.catalog.find(info.group, info.version, info.resource);
   if (!rt) throw resourceNotFound();
+  if (rt.requestWarnings) addWarnings(reply, rt.requestWarnings);
   if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw resourceNotFound();
   const verb = info.verb;
   if (req.cluster === undefined) {

@@ -111,6 +111,11 @@ export interface ResourceType {
     token?: boolean;
   };
   strategy: Strategy;
+  /**
+   * Warnings every request to this group/version/resource gets, whatever its verb or answer (kube's CRD handler:
+   * a deprecated custom resource version's deprecationWarning).
+   */
+  requestWarnings?: readonly string[];
   printer?: TablePrinter;
   /** Extra field selectors beyond metadata.name / metadata.namespace: label → value extractor. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
