@@ -151,12 +151,15 @@ export function parseResourceVersion(rv: string): number {
 /** The watch cache's resourceVersionTooHighRetrySeconds. */
 const WATCH_CACHE_RETRY_SECONDS = 1;
 
-/** kube waits up to ~3 s for the cache to reach a future revision, then answers 504 "Too large resource version". */
-export async function waitForRevision(store: Store, n: number, waitMs = 3000): Promise<void> {
+/**
+ * kube waits up to ~3 s for the cache to reach a future revision, then answers 504 "Too large resource version",
+ * asking the client to retry after `retryAfterSeconds` (client-go does, up to 10 times, when it is above 0).
+ */
+export async function waitForRevision(store: Store, n: number, retryAfterSeconds = WATCH_CACHE_RETRY_SECONDS, waitMs = 3000): Promise<void> {
   const deadline = Date.now() + waitMs;
   while (store.currentRevision() < n) {
     if (Date.now() >= deadline) {
-      throw tooLargeResourceVersion(n, store.currentRevision(), WATCH_CACHE_RETRY_SECONDS);
+      throw tooLargeResourceVersion(n, store.currentRevision(), retryAfterSeconds);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
