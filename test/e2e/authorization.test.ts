@@ -8,7 +8,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../helpers/kubectl.js';
 import { expectError, lines } from '../helpers/suite.js';
-import { create, createWorkspace, getJson, root, useTenancyServer, users, workspace, workspaceByApi, workspaceType } from './tenancy-fixtures.js';
+import { apiBinding } from './apis-fixtures.js';
+import { create, createWorkspace, getJson, root, useTenancyServer, users, workspace, workspaceByApi, workspaceType, type Json } from './tenancy-fixtures.js';
+import type { ClusterKubectl } from '../helpers/kubectl.js';
 
 const e2e = useTenancyServer();
 const admin = () => e2e.at('root');
@@ -185,5 +187,47 @@ describe('impersonation', () => {
       'no - access denied',
     );
     expect((await e2e.at(ws)(['auth', 'can-i', 'list', 'configmaps', '-n', 'team', '--as', 'user-2'])).stdout.trim()).toBe('yes');
+  });
+
+  // kcp scopes an impersonated identity to the workspace the impersonation was granted in (WithImpersonationScoping):
+  // every user administers their home and so may impersonate any non-kcp group there, which must not count in
+  // another tenant's workspace. Before the scope, user-1 bound user-2's team's export and used its type this way.
+  it('is scoped to the workspace it was granted in: a group impersonated at home is nobody in another tenant’s workspace', async () => {
+    const prov = uniqueName('prov');
+    await workspaceByApi(e2e, 'root', prov);
+    const p = e2e.at(`root:${prov}`);
+    const name = uniqueName('secret');
+    await create(p, { apiVersion: 'apis.kcp.io/v1alpha1', kind: 'APIExport', metadata: { name }, spec: {} });
+    await create(p, workspaceType(name, { extend: { with: [root('universal')] } }));
+    await create(p, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'team-2-only' },
+      rules: [
+        { apiGroups: ['apis.kcp.io'], resources: ['apiexports'], resourceNames: [name], verbs: ['bind'] },
+        { apiGroups: ['tenancy.kcp.io'], resources: ['workspacetypes'], resourceNames: [name], verbs: ['use', 'get'] },
+      ],
+    });
+    await p(['create', 'clusterrolebinding', 'team-2-only', '--clusterrole=team-2-only', `--group=${u2.groups[0]}`]);
+    const binding = (n: string): Json => apiBinding(n, name, { exportPath: `root:${prov}` });
+    const typed = (n: string): Json => workspace(n, { name, path: `root:${prov}` });
+
+    // user-1 at home, as themselves in user-2's group: refused as user-1 alone is.
+    await getJson(e2e.asUser(u1.token, 'root'), ['workspace', '~']);
+    const home1 = e2e.asUser(u1.token, `user:${u1.name}`);
+    const asTeam2: ClusterKubectl = (args, o) => home1([...args, '--as', u1.name, '--as-group', u2.groups[0]!], o);
+    for (const k of [home1, asTeam2]) {
+      expectError(
+        await create(k, binding(uniqueName('stolen')), { reject: false }),
+        new RegExp(`is forbidden: unable to create APIBinding: no permission to bind to export root:${prov}:${name}$`),
+      );
+      expectError(await create(k, typed(uniqueName('ws')), { reject: false }), new RegExp(`workspacetypes\\.tenancy\\.kcp\\.io "root:${prov}:${name}" not found$`));
+    }
+    // Impersonation still works where it was granted, and user-2, who is in the group, may do both.
+    expect(JSON.parse((await asTeam2(['auth', 'whoami', '-o', 'json'])).stdout).status.userInfo.extra['authentication.kcp.io/scopes']).toHaveLength(1);
+    await getJson(e2e.asUser(u2.token, 'root'), ['workspace', '~']);
+    const home2 = e2e.asUser(u2.token, `user:${u2.name}`);
+    await create(home2, binding(uniqueName('bound')));
+    await create(home2, typed(uniqueName('ws')));
   });
 });

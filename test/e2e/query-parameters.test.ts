@@ -129,6 +129,35 @@ describe('write options', () => {
     });
   });
 
+  // Audit of 2026-11-29: every write path with dryRun=All is answered as if done and leaves no trace a watcher could see.
+  it('dryRun=All on POST, PUT, apply, DELETE and delete-collection stores nothing and sends no watch event', async () => {
+    const cluster = await freshCluster();
+    const list = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    const kept = await createConfigMap(cluster, 'kept', { a: 'b' });
+    const watch = await openWatch(server, `${list}?watch=1&resourceVersion=${kept.metadata.resourceVersion}`);
+    try {
+      const dry = async (path: string, init: Parameters<typeof apiRequest>[2], status: number) => {
+        const res = await apiRequest(server, `${path}${path.includes('?') ? '&' : '?'}dryRun=All`, init);
+        expect(res.status).toBe(status);
+      };
+      await dry(list, { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' } }) }, 201);
+      await dry(`${list}/kept`, { method: 'PUT', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept' }, data: { a: 'changed' } }) }, 200);
+      const apply = { 'content-type': 'application/apply-patch+yaml' };
+      await dry(`${list}/applied?fieldManager=t`, { method: 'PATCH', headers: apply, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' } }) }, 201);
+      await dry(`${list}/kept`, { method: 'DELETE' }, 200);
+      await dry(list, { method: 'DELETE' }, 200);
+      await dry(`/clusters/${cluster}/api/v1/namespaces`, { method: 'POST', headers: json, body: JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dry' } }) }, 201);
+      await createConfigMap(cluster, 'real');
+      await eventually('the real create', () => watch.events.length > 0, 20_000, 50);
+      expect(watch.events.map((e) => `${e.type} ${e.object?.metadata?.name}`)).toEqual(['ADDED real']);
+    } finally {
+      watch.close();
+    }
+    const kept2 = await apiRequest(server, `${list}/kept`);
+    expect(kept2.json().data).toEqual({ a: 'b' });
+    for (const path of [`${list}/dry`, `${list}/applied`, `/clusters/${cluster}/api/v1/namespaces/dry`]) expect((await apiRequest(server, path)).status).toBe(404);
+  });
+
   it('DELETE reads its options from the query when there is no body (orphanDependents=True, gracePeriodSeconds=-1)', async () => {
     const cluster = await freshCluster();
     const list = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;

@@ -7,6 +7,10 @@ import AjvModule, { type ErrorObject } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
+import { re2Pattern } from './schema-pattern.js';
+import { jsonEqual } from '../machinery/canonical-json.js';
+import { goQuote } from '../machinery/query-params.js';
+import { stringFormatCheck } from './string-formats.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 export interface CompiledCRSchema {
@@ -15,7 +19,7 @@ export interface CompiledCRSchema {
 }
 
 interface KubeErrorParams {
-  kind: 'embeddedRequired' | 'intOrString' | 'duplicate' | 'duplicateMap';
+  kind: 'embeddedRequired' | 'intOrString' | 'duplicate' | 'duplicateMap' | 'format';
   field?: string;
   value?: unknown;
 }
@@ -29,7 +33,8 @@ type Ajv = InstanceType<typeof Ajv>;
 function makeAjv(): Ajv {
   // validateSchema off: schemas reach here only after the CRD's own validation (crd-validation.ts, structural.ts), and
   // checking them against JSON Schema's meta-schema meant compiling that first: ~150 ms of every start-up.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false });
+  // Patterns are Go's (RE2, linear time), never JavaScript's backtracking RegExp: schema-pattern.ts.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false, code: { regExp: re2Pattern } });
   const err = (dataCxt: DataCxt | undefined, keyword: string, params: KubeErrorParams, suffix = ''): ErrorObject => ({
     keyword,
     instancePath: (dataCxt?.instancePath ?? '') + suffix,
@@ -80,6 +85,14 @@ function makeAjv(): Ajv {
     }
     return listType.errors.length === 0;
   };
+  const format: KwFn = (schema, data, _p, dataCxt) => {
+    format.errors = [];
+    if (typeof data !== 'string' || typeof schema !== 'string') return true;
+    if (stringFormatCheck(schema)?.(data) !== false) return true;
+    format.errors = [err(dataCxt, 'x-kcpt-format', { kind: 'format', field: schema, value: data })];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'x-kcpt-format', errors: true, validate: format });
   ajv.addKeyword({ keyword: 'x-kubernetes-int-or-string', errors: true, validate: intOrString });
   ajv.addKeyword({ keyword: 'x-kubernetes-embedded-resource', errors: true, validate: embedded });
   ajv.addKeyword({ keyword: 'x-kubernetes-list-type', errors: true, validate: listType });
@@ -124,13 +137,16 @@ function toAjvSchema(s: unknown): unknown {
       case 'example':
       case 'description':
       case 'title':
-      case 'format':
       case 'externalDocs':
       case '$schema':
       case 'id':
       case '$ref':
       case 'exclusiveMaximum':
       case 'exclusiveMinimum':
+        break;
+      case 'format':
+        // Only the string formats kube checks (string-formats.ts); the others (int32, int64, …) are documentation.
+        if (typeof v === 'string' && stringFormatCheck(v)) out['x-kcpt-format'] = v;
         break;
       case 'nullable':
         if (v === true && typeof s.type === 'string') out.type = [s.type, 'null'];
@@ -178,6 +194,32 @@ export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSch
   cache.set(openAPIV3Schema, compiled);
   bySchemaText.set(text, compiled);
   return compiled;
+}
+
+/**
+ * kube's CRD validation ratcheting (on by default since 1.30): on an update, the schema is not applied to a subtree
+ * the update left as it was, so an object stored before a stricter schema (or a stricter kcpt) can still be written
+ * where it changes. Subtrees are matched through object fields only: an error under a list is dropped when the
+ * whole list is unchanged (kube also matches map-list items by key), one on a value the new object lacks is kept.
+ */
+export function ratchetUnchanged(errors: FieldError[], obj: unknown, old: unknown): FieldError[] {
+  if (old === undefined || errors.length === 0) return errors;
+  return errors.filter((e) => {
+    const bracket = e.field.indexOf('[');
+    const matched = bracket < 0 ? e.field : e.field.slice(0, bracket);
+    if (!matched) return true;
+    const now = valueAt(obj, matched);
+    return now === undefined || !jsonEqual(now, valueAt(old, matched));
+  });
+}
+
+function valueAt(data: unknown, fieldPath: string): unknown {
+  let cur = data;
+  for (const seg of fieldPath.split('.')) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = ownValue(cur, seg);
+  }
+  return cur;
 }
 
 function jsonType(v: unknown): string {
@@ -312,6 +354,10 @@ function translateErrors(errors: ErrorObject[], data: unknown): FieldError[] {
       }
       case 'x-kubernetes-embedded-resource':
         push(fieldErrors.required(path, 'must not be empty'));
+        break;
+      case 'x-kcpt-format':
+        // kube-openapi's errors.InvalidType with the schema's format as the type.
+        push(fieldErrors.typeInvalid(path, value, `${body} must be of type ${String(p.field)}: ${goQuote(String(value))}`));
         break;
       case 'x-kubernetes-list-type': {
         const kp = p as unknown as KubeErrorParams;

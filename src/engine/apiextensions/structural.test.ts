@@ -171,6 +171,15 @@ describe('validateStructuralSchema', () => {
     expect(errs[0]).toContain('.not.properties[a].pattern: Invalid value: "("');
   });
 
+  // kube compiles a schema's pattern with Go's regexp (RE2): JavaScript-only syntax is refused with Go's message.
+  it('patterns must be RE2: lookarounds, backreferences and repeats over 1000 are refused as Go refuses them', () => {
+    const go = (pattern: string) => check({ type: 'object', properties: { a: { type: 'string', pattern } } });
+    expect(go('^(?=a)a$')).toEqual([`${P}.properties[a].pattern: Invalid value: "^(?=a)a$": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax: \`(?=\``]);
+    expect(go('^(a)\\1$')[0]).toMatch(/error parsing regexp: invalid escape sequence: `\\1`$/);
+    expect(go('^a{1001}$')[0]).toMatch(/error parsing regexp: invalid repeat count: `\{1001\}`$/);
+    expect(go('^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$')).toEqual([]);
+  });
+
   it('embedded resources must be objects with properties or preserve-unknown-fields', () => {
     expect(check({ type: 'object', properties: { t: { type: 'string', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } })).toEqual([
       `${P}.properties[t].type: Invalid value: "string": must be object if x-kubernetes-embedded-resource is true`,

@@ -10,6 +10,7 @@ import { ownValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { compileCRSchema } from './cr-validator.js';
 import { prune } from './prune.js';
+import { patternSyntaxError } from './schema-pattern.js';
 import { child, index, isPlainObject, key, type JSONSchemaProps } from './types.js';
 
 type Level = 'root' | 'item' | 'field';
@@ -124,11 +125,8 @@ function valueValidation(v: JSONSchemaProps, structural: JSONSchemaProps | undef
   nested(v.oneOf, 'oneOf');
   if (isPlainObject(v.not)) nestedValueValidation(v.not as JSONSchemaProps, structural, false, child(p, 'not'), errs);
   if (typeof v.pattern === 'string' && v.pattern.length > 0) {
-    try {
-      new RegExp(v.pattern, 'u');
-    } catch (e) {
-      errs.push(fieldErrors.invalid(child(p, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${(e as Error).message}`));
-    }
+    const invalid = patternSyntaxError(v.pattern);
+    if (invalid !== undefined) errs.push(fieldErrors.invalid(child(p, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${invalid}`));
   }
 }
 

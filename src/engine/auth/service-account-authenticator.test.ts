@@ -14,7 +14,7 @@ import { createMemoryStore } from '../storage/index.js';
 import { openSqliteStore } from '../storage/sqlite-store.js';
 import type { Store } from '../storage/store.js';
 import { BearerTokenAuthenticator } from './bearer-authenticator.js';
-import { identityInCluster, isForeignIn } from './foreign-identity.js';
+import { identityInCluster, isForeignIn, isInScope, scopedToCluster } from './foreign-identity.js';
 import { ServiceAccountAuthenticator } from './service-account-authenticator.js';
 import { loadOrCreateServiceAccountKey } from './service-account-key.js';
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from './service-account-tokens.js';
@@ -174,5 +174,24 @@ describe('foreign identities', () => {
     const admin: { username: string; groups: string[]; extra?: Record<string, string[]> } = { username: 'kcp-admin', groups: ['system:kcp:admin', 'system:authenticated'] };
     expect(identityInCluster(admin, 'ws2')).toBe(admin);
     expect(isForeignIn(admin, 'ws2')).toBe(false);
+  });
+
+  // kcp's IsInScope: every scopes value must name the cluster among its `,`-separated alternatives.
+  it('scoped identities are themselves only inside every scope, and an authenticated anonymous elsewhere', () => {
+    const alice = { username: 'alice', groups: ['team-b', 'system:authenticated'] };
+    const scoped = scopedToCluster(alice, 'ws1');
+    expect(scoped.extra).toEqual({ 'authentication.kcp.io/scopes': ['cluster:ws1'] });
+    expect(identityInCluster(scoped, 'ws1')).toBe(scoped);
+    const nobody = { username: 'system:anonymous', groups: ['system:authenticated'] };
+    expect(identityInCluster(scoped, 'ws2')).toEqual(nobody);
+    expect(identityInCluster(scoped, undefined)).toEqual(nobody);
+    const either = { ...alice, extra: { 'authentication.kcp.io/scopes': ['cluster:ws1,cluster:ws2'] } };
+    expect(isInScope(either, 'ws2')).toBe(true);
+    expect(isInScope(scopedToCluster(either, 'ws1'), 'ws2')).toBe(false);
+    expect(isInScope({ extra: { 'authentication.kcp.io/scopes': [''] } }, 'ws1')).toBe(false);
+    expect(identityInCluster({ username: 'x', groups: [], extra: { 'authentication.kcp.io/scopes': ['cluster:a'] } }, 'b')).toEqual({
+      username: 'system:anonymous',
+      groups: ['system:unauthenticated'],
+    });
   });
 });

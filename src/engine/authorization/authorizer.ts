@@ -17,7 +17,7 @@
  * Decisions carry kcp's anonymised reasons (`access granted` / `access denied`); the detailed reason is kept for
  * tests and logs. Nothing here knows HTTP: the router, the reviews and admission all ask the same object.
  */
-import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
+import { CLUSTER_NAME_EXTRA, identityInCluster, isInScope } from '../auth/foreign-identity.js';
 import type { UserInfo } from '../auth/user.js';
 import type { RbacEvaluator, Subject } from './rbac-evaluator.js';
 import {
@@ -118,7 +118,8 @@ export class Authorizer {
     const entered = this.enter(cluster, user);
     if ('allowed' in entered) return entered;
     const cap = this.deps.maximalPolicy?.(entered.cluster, attrs);
-    if (cap && !this.capAllows(cap, entered.subject, attrs)) {
+    // An identity scoped to this cluster (impersonated here) is only an authenticated anonymous to the export's RBAC.
+    if (cap && !this.capAllows(cap, isInScope(user, cap.cluster) ? entered.subject : identityInCluster(user, cap.cluster), attrs)) {
       return noOpinion(`API export cluster "${cap.cluster}": maximal permission policy does not allow it`);
     }
     return this.deps.rbac.allows(entered.cluster, entered.subject, attrs) ? allow(`${entered.via}: RBAC`) : noOpinion(`${entered.via}: no RBAC rule`);

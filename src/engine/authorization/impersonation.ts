@@ -2,13 +2,17 @@
  * Impersonation (`kubectl --as/--as-group/--as-uid`, `Impersonate-*` headers) as kube's impersonation filter does
  * it: every piece of the requested identity needs the verb `impersonate` — `users` (or `serviceaccounts` in their
  * namespace for `system:serviceaccount:<ns>:<name>`), `groups`, `uids` and `userextras/<key>` — asked of the
- * acting user in the request's logical cluster. The request then runs as the impersonated user.
+ * acting user in the request's logical cluster. The request then runs as the impersonated user, scoped (as kcp's
+ * WithImpersonationScoping does) to that cluster: the grant to impersonate is local, so wherever the identity is
+ * asked about in another cluster (`bind` on another workspace's APIExport, `use` of its WorkspaceType, the owner
+ * a new workspace records) it is an authenticated anonymous user. Only `system:masters` impersonates unscoped.
  */
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { badRequest } from '../machinery/status.js';
 import type { UserInfo } from '../auth/user.js';
+import { scopedToCluster } from '../auth/foreign-identity.js';
 import type { Authorizer } from './authorizer.js';
-import { AUTHENTICATED_GROUP } from '../machinery/user-groups.js';
+import { AUTHENTICATED_GROUP, MASTERS_GROUP } from '../machinery/user-groups.js';
 import { forbiddenError } from './forbidden.js';
 import type { RequestAttributes } from './rules.js';
 
@@ -91,10 +95,11 @@ export function impersonate(authorizer: Authorizer, cluster: string | undefined,
   } else if (!groups.includes(AUTHENTICATED_GROUP)) {
     groups.push(AUTHENTICATED_GROUP);
   }
-  return {
+  const user: UserInfo = {
     username: req.user,
     groups,
     ...(req.uid !== undefined ? { uid: req.uid } : {}),
     ...(Object.keys(req.extra).length > 0 ? { extra: req.extra } : {}),
   };
+  return actor.groups.includes(MASTERS_GROUP) ? user : scopedToCluster(user, cluster ?? '');
 }

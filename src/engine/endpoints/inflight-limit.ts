@@ -13,6 +13,7 @@
  * tenant cannot take the watch fan-out from the others. system:masters (the shards' own clients) is not capped.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CLUSTER_NAME_EXTRA } from '../auth/foreign-identity.js';
 import { isWatchQuery } from '../machinery/query-params.js';
 import { tooManyRequests } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
@@ -66,13 +67,30 @@ export interface InflightLimiter {
   counts(): { readOnly: number; mutating: number; watches: number };
 }
 
+/** Who holds a share of the budgets: an authenticated user as the request gate knows them. */
+interface BudgetHolder {
+  username: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/**
+ * The holder a share is counted for. A service account's name is only unique in its workspace (every workspace has a
+ * `system:serviceaccount:default:default`), so its workspace is part of the key: keyed by name alone, one tenant's
+ * account holding its 500 watches left every other workspace's namesake none.
+ */
+export function budgetKey(user: BudgetHolder): string {
+  const origins = user.extra?.[CLUSTER_NAME_EXTRA];
+  return origins && origins.length > 0 ? `${user.username}\n${origins.join(',')}` : user.username;
+}
+
 /**
  * The limiter over `limits`, for requests whose user (the request gate's) `userOf` returns; undefined when every
  * budget is off.
  */
 export function inflightLimiter(
   limits: InflightLimits,
-  userOf: (request: FastifyRequest) => { username: string; groups?: string[] } | undefined = () => undefined,
+  userOf: (request: FastifyRequest) => BudgetHolder | undefined = () => undefined,
 ): InflightLimiter | undefined {
   const inflight = { readOnly: 0, mutating: 0, watches: 0 };
   const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>(), watches: new Map<string, number>() };
@@ -87,7 +105,7 @@ export function inflightLimiter(
       if (watch && caller?.groups?.includes('system:masters')) return undefined;
       const limit = watch ? limits.watchesPerUser : limits[kind as 'readOnly' | 'mutating'];
       if (limit <= 0) return undefined;
-      const user = caller?.username ?? '';
+      const user = caller ? budgetKey(caller) : '';
       const held = byUser[kind].get(user) ?? 0;
       if (watch ? held >= limit : inflight[kind] >= limit || held >= perUserShare(limit)) {
         sendStatusError(reply, tooManyRequests(watch ? TOO_MANY_WATCHES_MESSAGE : TOO_MANY_REQUESTS_MESSAGE, 1));

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, UserInfo } from '../auth/user.js';
 import { inflightLimiter, isLongRunning, REFUSED, type InflightLimits } from './inflight-limit.js';
-import { armRequestDeadline } from './request-deadline.js';
+import { armRequestDeadline, requestDeadlineMs } from './request-deadline.js';
 import { authenticatedUser, gateRequest } from './request-gate.js';
 import { requestServed, requestStarted } from './create-turn.js';
 
@@ -35,31 +35,47 @@ export function installRequestAdmission(app: FastifyInstance, options: Admission
     let timer: NodeJS.Timeout | undefined;
     // 'close' fires once the response is done or the client went away (for HTTP/2 and HTTP/1.1 alike): the slot is
     // given back, the timer cleared, the answer reported. Listened to before the gate, so refusals are reported too.
-    const listening = Boolean(answered || limiter || requestTimeoutMs > 0);
-    if (listening) {
-      reply.raw.on('close', () => {
-        closed = true;
-        release?.();
-        if (served) {
-          served = false;
-          requestServed();
-        }
-        if (timer) clearTimeout(timer);
-        answered?.(request, reply, performance.now() - arrived);
-      });
+    const onClose = () => {
+      closed = true;
+      release?.();
+      if (served) {
+        served = false;
+        requestServed();
+      }
+      if (timer) clearTimeout(timer);
+      answered?.(request, reply, performance.now() - arrived);
+    };
+    let listening = false;
+    if (answered || limiter || requestTimeoutMs > 0) {
+      reply.raw.on('close', onClose);
+      listening = true;
     }
     const admit = () => {
       const { method, url } = request.raw;
       const longRunning = isLongRunning(method ?? 'GET', url ?? '');
+      let deadlineMs = 0;
+      if (!longRunning) {
+        try {
+          deadlineMs = requestDeadlineMs(url ?? '', requestTimeoutMs);
+        } catch (err) {
+          return done(err as Error);
+        }
+      }
       const slot = limiter?.admit(request, reply, longRunning);
       if (slot === REFUSED) return;
       release = slot;
+      if (deadlineMs > 0) {
+        timer = armRequestDeadline(request, reply, deadlineMs);
+        if (!listening) {
+          reply.raw.on('close', onClose);
+          listening = true;
+        }
+      }
       // Whether other requests are in flight decides if a create waits for its turn's end (create-turn.ts).
       if (listening && !longRunning && !closed) {
         served = true;
         requestStarted();
       }
-      if (requestTimeoutMs > 0 && !longRunning) timer = armRequestDeadline(request, reply, requestTimeoutMs);
       done();
     };
     let gated: UserInfo | Promise<UserInfo>;

@@ -14,7 +14,7 @@ import {
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import { fromStorage, type DeleteOptions, type OpContext } from '../registry/generic-store.js';
-import { listObjects } from '../registry/list.js';
+import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
@@ -54,6 +54,7 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
   const { info } = req;
   const rt = req.catalog.find(info.group, info.version, info.resource);
   if (!rt) throw resourceNotFound();
+  if (rt.requestWarnings) addWarnings(reply, rt.requestWarnings);
   if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw resourceNotFound();
   const verb = info.verb;
   if (req.cluster === undefined) {
@@ -90,12 +91,22 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
   if (req.grant) ctx.grant = req.grant;
   if (verb === 'get' && sub !== 'scale' && sub !== 'token' && !rt.virtualCreate) {
     const render = renderOptions(rt, req);
-    // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
-    if (!rt.convert) {
-      const kv = svc.generic.getRaw(ctx, info.name);
-      return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+    const answer = () => {
+      // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
+      if (!rt.convert) {
+        const kv = svc.generic.getRaw(ctx, info.name);
+        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+      }
+      return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    };
+    // kube's cacher.Get: a resourceVersion asks for an answer at least that fresh (a malformed one is refused, as
+    // lists refuse it); one the store has not reached yet is waited for, then 504 Too large resource version.
+    const rv = req.query.get('resourceVersion');
+    if (rv && rv !== '0') {
+      const n = parseResourceVersion(rv);
+      if (n > svc.store.currentRevision()) return waitForRevision(svc.store, n).then(answer);
     }
-    return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    return answer();
   }
   return serveResource(svc, req, reply, rt, ctx);
 }
@@ -103,9 +114,10 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
 async function serveResource(svc: ResourceServices, req: ApiRequest, reply: FastifyReply, rt: ResourceType, ctx: OpContext): Promise<unknown> {
   const { info } = req;
   const { verb, subresource: sub } = info;
-  // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
+  // Scale and TokenRequest are built-in kinds whatever resource they belong to. kube gives a custom resource's scale
+  // a table convertor of its own (Desired, Available, Age); TokenRequest has none.
   if (sub === 'scale' || sub === 'token') {
-    const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
+    const render = { format: negotiateOutput(req, sub === 'scale' ? BUILTIN_RESOURCE : { ...BUILTIN_RESOURCE, table: false }), query: req.query };
     if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply, render);
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
     const input = await decodeObjectBody(req.contentType, req.body);
@@ -172,7 +184,7 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
       return sendAnswer(reply, 200, renderObject(rt, successStatus({ name: meta.name, group: rt.group, kind: rt.resource, uid: meta.uid }), render));
     }
     case 'deletecollection': {
-      const deleted = deleteCollection(svc, req, rt, ctx, await deleteOptions(req));
+      const deleted = await deleteCollection(svc, req, rt, ctx, await deleteOptions(req));
       return sendAnswer(reply, 200, renderObjectList(rt, deleted, String(svc.store.currentRevision()), render));
     }
     default:
@@ -256,7 +268,10 @@ async function deleteOptions(req: ApiRequest): Promise<DeleteOptions> {
   return parseDeleteOptions(req.query, contentType, body);
 }
 
-function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): KubeObject[] {
+/** Deletes a collection takes between turns of the event loop: one tenant's 100,000 objects must not hold the others. */
+const DELETES_PER_TURN = 256;
+
+async function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceType, ctx: OpContext, opts: DeleteOptions): Promise<KubeObject[]> {
   const predicate = predicateFor(rt, parseListOptions(req.query));
   const deleted: KubeObject[] = [];
   const prefixCtx = ctx;
@@ -270,7 +285,10 @@ function deleteCollection(svc: ResourceServices, req: ApiRequest, rt: ResourceTy
     if (!predicate.matches(obj)) continue;
     names.push({ namespace: obj.metadata?.namespace ?? '', name: obj.metadata!.name! });
   }
-  for (const { namespace, name } of names) {
+  for (let i = 0; i < names.length; i++) {
+    // Kube deletes a collection with parallel workers; here the other requests get their turn between batches.
+    if (i > 0 && i % DELETES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const { namespace, name } = names[i]!;
     try {
       const result = svc.generic.delete({ ...prefixCtx, namespace: rt.namespaced ? namespace : '' }, name, opts);
       deleted.push(result.object);
