@@ -118,6 +118,8 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
   if (rt.virtualCreate) {
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
     const input = await decodeObjectBody(req.contentType, req.body);
+    // A review is decoded like any create body: Go types first, then unknown fields.
+    addWarnings(reply, checkUnknownFields(rt, input, parseFieldValidation(req.query), 'body'));
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
     return sendAnswer(reply, 201, renderObject(rt, out, render));
   }
