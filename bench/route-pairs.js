@@ -7,8 +7,10 @@
 // scripts/compile.mjs; no keepNames, as the engine bundle: tsx would wrap every inner function in a `__name()` call,
 // ~10 % of this path).
 //
-//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader]
+//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader] [--op get|create]
 //
+// --op create: a POST of the CREATE row's ~1 KB ConfigMap (JSON body, a new name each time) instead of the GET: body
+// decoding, typed decode and unknown fields, admission, the store's write and the 201's rendering.
 // --user reader: the GET as a --token-auth-file user whose only rights are workspace access and a Role allowing get
 // on configmaps (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET
 // of each side, the median per-pair ratio (this / other) and in how many pairs this side was cheaper. --other . gives
@@ -27,9 +29,10 @@ import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false }, op: { type: 'string', default: 'get' } } });
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 if (!['admin', 'reader'].includes(values.user)) throw new Error('--user is admin or reader');
+if (!['get', 'create'].includes(values.op)) throw new Error('--op is get or create');
 const pairs = Number(values.pairs ?? 40);
 const batch = Number(values.batch ?? 2000);
 const CM = '/clusters/root/api/v1/namespaces/default/configmaps';
@@ -97,7 +100,18 @@ async function side(dir) {
     if (out && typeof out.then === 'function') await out;
     if (reply.statusCode !== 200 || !reply.sent) throw new Error(`${dir}: GET: ${reply.statusCode}`);
   };
-  return { get, close: stop };
+  let created = 0;
+  const createHeaders = { ...headers, 'content-type': 'application/json' };
+  const createRaw = Object.entries(createHeaders).flat();
+  const create = async () => {
+    const body = Buffer.from(JSON.stringify(configMap(`bench-create-${created++}`, 'default')));
+    const request = { method: 'POST', url: CM, headers: createHeaders, raw: { rawHeaders: createRaw, headers: createHeaders }, body };
+    const reply = stubReply();
+    const out = routeRequest(services, request, reply);
+    if (out && typeof out.then === 'function') await out;
+    if (reply.statusCode !== 201 || !reply.sent) throw new Error(`${dir}: POST: ${reply.statusCode} ${String(reply.payload)}`);
+  };
+  return { get: values.op === 'create' ? create : get, close: stop };
 }
 
 /** Bytes allocated per GET on each side, batches alternating; a batch that saw a collection is run again. */
@@ -130,7 +144,7 @@ const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
   if (values.alloc) await compareAllocation();
-  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: 'Get' });
+  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: values.op === 'create' ? 'Create' : 'Get' });
 } finally {
   await self.close();
   await other.close();
