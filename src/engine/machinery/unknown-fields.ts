@@ -89,7 +89,7 @@ function walk(
     const items = resolve(itemSchema, schemas);
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
-      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, elem + 1)) {
+      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1)) {
         if (state.fatal) return;
         continue;
       }
@@ -109,12 +109,12 @@ function walk(
       // Own properties only: a schema declares `constructor` only if it says so.
       const prop = ownValue(properties, key);
       // Inside a struct, a field's values are decoded in the context of this struct and the field's path.
-      const field = state.goTypes && prop ? (ctxField ? `${ctxField}.${key}` : key) : '';
-      if (state.goTypes && prop && !typed(item, prop, state, self, field, 0)) {
+      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0)) {
         if (state.fatal) return;
         continue;
       }
       if (resource && key === 'metadata') {
+        const field = state.goTypes && prop ? fieldPath(ctxField, key) : '';
         pruneMetadata(item, resolve(ownValue(properties, 'metadata'), schemas), childPath(path, key), state, self, field);
         if (state.fatal) return;
         continue;
@@ -122,6 +122,7 @@ function walk(
       if (prop) {
         if (item === null || typeof item !== 'object') continue;
         const resolved = resolve(prop, schemas);
+        const field = state.goTypes ? fieldPath(ctxField, key) : '';
         walk(item, resolved, childPath(path, key), state, embedded(resolved), self, field, goStructName(state, prop), 0);
         if (state.fatal) return;
       } else if (additional && typeof additional === 'object') {
@@ -140,7 +141,7 @@ function walk(
     const childStruct = goStructName(state, additional as SchemaNode);
     for (const key of Object.keys(record)) {
       const item = record[key];
-      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, elem + 1)) {
+      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1)) {
         if (state.fatal) return;
         continue;
       }
@@ -154,16 +155,44 @@ function walk(
 
 /**
  * Whether `item` decodes into the Go type of `node` (null always does, as a no-op); a mismatch is recorded in
- * `state` and the value is not walked further, as Go skips it.
+ * `state` and the value is not walked further, as Go skips it. `key` is the struct field being decoded, if any:
+ * the field path is only built for an error.
  */
-function typed(item: unknown, node: SchemaNode, state: WalkState, ctxStruct: string, ctxField: string, elem: number): boolean {
+function typed(
+  item: unknown,
+  node: SchemaNode,
+  state: WalkState,
+  ctxStruct: string,
+  ctxField: string,
+  key: string | undefined,
+  elem: number,
+): boolean {
   if (item === null || item === undefined) return true;
+  // The commonest value, a string where the schema says string, needs no shape lookup.
+  if (typeof item === 'string' && node.type === 'string' && node.format !== 'byte') return true;
   const shape = goShape(node, state.schemas);
-  // Fast path for the common scalars, which need no verdict object.
-  if (shape.kind === 'string' && typeof item === 'string') return true;
-  if (shape.kind === 'raw') return true;
-  const verdict = checkValue(item, shape, ctxStruct, ctxField, () =>
-    namedFieldType(ctxStruct, ctxField, elem) ?? goTypeName(node, state.schemas));
+  // The shapes that fit without a verdict (no closure, no field path): the walk's usual case.
+  switch (shape.kind) {
+    case 'raw':
+      return true;
+    case 'struct':
+    case 'map':
+      if (typeof item === 'object' && !Array.isArray(item)) return true;
+      break;
+    case 'slice':
+      if (Array.isArray(item)) return true;
+      break;
+    case 'string':
+      if (typeof item === 'string') return true;
+      break;
+    case 'bool':
+      if (typeof item === 'boolean') return true;
+      break;
+    default:
+  }
+  const field = key === undefined ? ctxField : fieldPath(ctxField, key);
+  const verdict = checkValue(item, shape, ctxStruct, field, () =>
+    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas));
   if (!verdict) return true;
   if (verdict.fatal) {
     state.error = verdict.error;
@@ -197,6 +226,11 @@ function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: str
     state.found.push(`${path}.${key}`);
     delete record[key];
   }
+}
+
+/** Go's error-context field path: JSON field names from the root, dotted, without map keys or indices. */
+function fieldPath(parent: string, key: string): string {
+  return parent ? `${parent}.${key}` : key;
 }
 
 function childPath(path: string, key: string): string {
