@@ -118,6 +118,28 @@ describe('decodeBuiltin: Go type errors', () => {
   });
 });
 
+describe('decodeBuiltin: resource.Quantity and intstr.IntOrString (custom unmarshalers, fatal)', () => {
+  const quota = (hard: unknown) => ({ spec: { hard: { cpu: hard } } });
+  it('Quantity takes a string or a number; anything else is ParseQuantity\'s error', () => {
+    expect(decode('ResourceQuota', quota('500m'))).toBeUndefined();
+    expect(decode('ResourceQuota', quota(2))).toBeUndefined();
+    const formatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    expect(decode('ResourceQuota', quota('lots'))).toBe(formatError);
+    expect(decode('ResourceQuota', quota(true))).toBe(formatError);
+    expect(decode('ResourceQuota', quota({}))).toBe(formatError);
+  });
+
+  it('IntOrString: a string or an int32; else the int32 decode error with the field context', () => {
+    const port = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
+    const own = { ...schemas, 'x.v1.Port': { type: 'object', properties: { target: port } }, 'x.v1.Svc': { type: 'object', properties: { port: { allOf: [{ $ref: '#/components/schemas/x.v1.Port' }] } } } };
+    const run = (target: unknown) => decodeBuiltin({ port: { target } }, own['x.v1.Svc'], own, 'Svc').decodeError;
+    expect(run('http')).toBeUndefined();
+    expect(run(8080)).toBeUndefined();
+    expect(run(1.5)).toBe('json: cannot unmarshal number 1.5 into Go struct field Port.port.target of type int32');
+    expect(run([])).toBe('json: cannot unmarshal array into Go struct field Port.port.target of type int32');
+  });
+});
+
 describe('goTimeParseError (time.Parse with RFC 3339)', () => {
   const rfc = '2006-01-02T15:04:05Z07:00';
   it.each([
