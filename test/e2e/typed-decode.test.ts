@@ -82,6 +82,17 @@ describe('wrongly typed bodies of built-in kinds (kubectl)', () => {
     expect(res.json().message).toBe(message);
   });
 
+  it('a review is decoded like any create body', async () => {
+    const res = await post(
+      '/clusters/root/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: 'u', resourceAttributes: 'pods' } }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.json().message).toBe(
+      `${cannot('SubjectAccessReview', 'v1')}json: cannot unmarshal string into Go struct field SubjectAccessReviewSpec.spec.resourceAttributes of type v1.ResourceAttributes`,
+    );
+  });
+
   it('replace -f - of an existing object with a wrongly typed body is refused and the object is unchanged', async () => {
     const good = { apiVersion: rbac, kind: 'Role', metadata: { name: 'kept', namespace: ns }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] };
     expect((await k(['create', '-f', '-'], JSON.stringify(good))).exitCode).toBe(0);
