@@ -12,7 +12,7 @@ import {
   StatusError,
   unsupportedMediaType,
 } from '../machinery/status.js';
-import { pruneUnknownFields } from '../machinery/unknown-fields.js';
+import { decodeBuiltin, pruneUnknownFields } from '../machinery/unknown-fields.js';
 import { fromStorage, type DeleteOptions, type OpContext } from '../registry/generic-store.js';
 import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
@@ -131,6 +131,8 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
   if (rt.virtualCreate) {
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on resources of kind "${rt.resource}"`);
     const input = await decodeObjectBody(req.contentType, req.body);
+    // A review is decoded like any create body: Go types first, then unknown fields.
+    addWarnings(reply, checkUnknownFields(rt, input, parseFieldValidation(req.query), 'body'));
     const out = await rt.virtualCreate({ ...input, apiVersion: input.apiVersion, kind: rt.kind }, { ...ctx, namespace: info.namespace });
     return sendAnswer(reply, 201, renderObject(rt, out, render));
   }
@@ -197,22 +199,38 @@ function predicateFor(rt: ResourceType, options: ListOptionsQuery) {
 }
 
 /**
- * Unknown fields (not in the kind's schema) are dropped; fieldValidation decides whether that is an error
- * (Strict), a warning (Warn, the default) or silent (Ignore), with kube's wording.
+ * The body as kube decodes it: a built-in kind's values must fit its Go types (the first misfit is a decode error,
+ * whatever fieldValidation says); unknown fields (not in the kind's schema) are dropped, and fieldValidation
+ * decides whether that is an error (Strict), a warning (Warn, the default) or silent (Ignore), with kube's wording.
+ * One walk does both.
  */
 export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
   const schemas = schemasOf(rt);
-  const schema = rt.openapiSchemaName ? schemas[rt.openapiSchemaName] : undefined;
+  const name = rt.openapiSchemaName;
+  const schema = name ? schemas[name] : undefined;
   if (!schema) return [];
-  const unknown = pruneUnknownFields(obj, schema, schemas);
+  let unknown: string[];
+  if (rt.isCustomResource) {
+    unknown = pruneUnknownFields(obj, schema, schemas);
+  } else {
+    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1));
+    if (decoded.decodeError !== undefined) throw decodeFailure(rt, obj, decoded.decodeError, source);
+    unknown = decoded.unknown;
+  }
   if (unknown.length === 0 || validation === 'Ignore') return [];
   const problems = unknown.map((path) => `unknown field "${path}"`);
   if (validation === 'Warn') return problems;
   const detail = `strict decoding error: ${problems.join(', ')}`;
-  if (source === 'patch') {
-    throw invalid(rt, obj.metadata?.name ?? '', [fieldErrors.invalid('patch', '', detail)]);
-  }
-  throw badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${detail}`);
+  throw decodeFailure(rt, obj, detail, source);
+}
+
+/**
+ * kube's answer when decoding fails: a request body is a 400 from transformDecodeError; a patched object that no
+ * longer decodes is the patch handler's 422 on the field `patch`.
+ */
+function decodeFailure(rt: ResourceType, obj: KubeObject, detail: string, source: 'body' | 'patch'): StatusError {
+  if (source === 'patch') return invalid(rt, obj.metadata?.name ?? '', [fieldErrors.invalid('patch', '', detail)]);
+  return badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: ${detail}`);
 }
 
 async function patchObject(

@@ -7,6 +7,7 @@ export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
 import { ownValue } from './own-properties.js';
+import { checkValue, goShape, goTypeName, namedFieldType } from './go-decode.js';
 
 const refPrefix = '#/components/schemas/';
 
@@ -32,18 +33,69 @@ function resolve(schema: SchemaNode | undefined, schemas: SchemaMap, depth = 0):
  * `kind` are always allowed and `metadata` is pruned to ObjectMeta.
  */
 export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | undefined, schemas: SchemaMap = {}): string[] {
-  const found: string[] = [];
-  walk(value, resolve(rootSchema, schemas), '', schemas, found, true);
-  return found;
+  const state: WalkState = { schemas, found: [], goTypes: false };
+  walk(value, resolve(rootSchema, schemas), '', state, true);
+  return state.found;
 }
 
-function walk(value: unknown, schema: SchemaNode | undefined, path: string, schemas: SchemaMap, found: string[], resource = false): void {
+/**
+ * The same walk for a built-in kind, which kube decodes into Go structs: besides the unknown fields, the error
+ * that decoding reports for the first wrongly typed value (see go-decode.ts), if any. `rootStruct` is the kind's Go
+ * struct name. When `decodeError` is set, the pruning may have stopped part-way: the object is to be refused.
+ */
+export function decodeBuiltin(
+  value: unknown,
+  rootSchema: SchemaNode,
+  schemas: SchemaMap,
+  rootStruct: string,
+): { unknown: string[]; decodeError?: string } {
+  const state: WalkState = { schemas, found: [], goTypes: true };
+  walk(value, resolve(rootSchema, schemas), '', state, true, rootStruct, '', rootStruct, 0);
+  return { unknown: state.found, decodeError: state.error };
+}
+
+interface WalkState {
+  schemas: SchemaMap;
+  found: string[];
+  /** Check values against their Go types (built-ins), not only field names. */
+  goTypes: boolean;
+  /** The decode error to report: the first remembered type error, unless a fatal one came later. */
+  error?: string;
+  fatal?: boolean;
+}
+
+/**
+ * One node. With `state.goTypes`, `ctxStruct`/`ctxField` are Go's error context for values met here (the innermost
+ * struct whose field holds this value, and the dotted field path), `self` this node's own Go struct name, and
+ * `elem` how many slice/map levels below that field the node sits.
+ */
+function walk(
+  value: unknown,
+  schema: SchemaNode | undefined,
+  path: string,
+  state: WalkState,
+  resource = false,
+  ctxStruct = '',
+  ctxField = '',
+  self = '',
+  elem = 0,
+): void {
   if (!schema || value === null || typeof value !== 'object') return;
+  const { schemas, found } = state;
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   if (preserve && !schema.properties && !resource) return;
   if (Array.isArray(value)) {
-    const items = resolve(schema.items as SchemaNode | undefined, schemas);
-    value.forEach((item, i) => walk(item, items, `${path}[${i}]`, schemas, found, embedded(items)));
+    const itemSchema = schema.items as SchemaNode | undefined;
+    const items = resolve(itemSchema, schemas);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1)) {
+        if (state.fatal) return;
+        continue;
+      }
+      walk(item, items, `${path}[${i}]`, state, embedded(items), ctxStruct, ctxField, goStructName(state, itemSchema), elem + 1);
+      if (state.fatal) return;
+    }
     return;
   }
   const record = value as Record<string, unknown>;
@@ -54,19 +106,28 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
     for (const key of Object.keys(record)) {
       if (resource && (key === 'apiVersion' || key === 'kind')) continue;
       const item = record[key];
-      if (resource && key === 'metadata') {
-        pruneMetadata(item, resolve(ownValue(properties, 'metadata'), schemas), childPath(path, key), schemas, found);
-        continue;
-      }
       // Own properties only: a schema declares `constructor` only if it says so.
       const prop = ownValue(properties, key);
+      // Inside a struct, a field's values are decoded in the context of this struct and the field's path.
+      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0)) {
+        if (state.fatal) return;
+        continue;
+      }
+      if (resource && key === 'metadata') {
+        const field = state.goTypes && prop ? fieldPath(ctxField, key) : '';
+        pruneMetadata(item, resolve(ownValue(properties, 'metadata'), schemas), childPath(path, key), state, self, field);
+        if (state.fatal) return;
+        continue;
+      }
       if (prop) {
         if (item === null || typeof item !== 'object') continue;
         const resolved = resolve(prop, schemas);
-        walk(item, resolved, childPath(path, key), schemas, found, embedded(resolved));
+        const field = state.goTypes ? fieldPath(ctxField, key) : '';
+        walk(item, resolved, childPath(path, key), state, embedded(resolved), self, field, goStructName(state, prop), 0);
+        if (state.fatal) return;
       } else if (additional && typeof additional === 'object') {
         if (item === null || typeof item !== 'object') continue;
-        walk(item, resolve(additional as SchemaNode, schemas), childPath(path, key), schemas, found);
+        walk(item, resolve(additional as SchemaNode, schemas), childPath(path, key), state);
       } else if (additional !== true && !preserve) {
         found.push(childPath(path, key));
         delete record[key];
@@ -76,30 +137,100 @@ function walk(value: unknown, schema: SchemaNode | undefined, path: string, sche
   }
   if (additional && typeof additional === 'object') {
     const child = resolve(additional as SchemaNode, schemas);
+    const isEmbedded = embedded(child);
+    const childStruct = goStructName(state, additional as SchemaNode);
     for (const key of Object.keys(record)) {
       const item = record[key];
-      if (item !== null && typeof item === 'object') walk(item, child, childPath(path, key), schemas, found, embedded(child));
+      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1)) {
+        if (state.fatal) return;
+        continue;
+      }
+      if (item !== null && typeof item === 'object') {
+        walk(item, child, childPath(path, key), state, isEmbedded, ctxStruct, ctxField, childStruct, elem + 1);
+        if (state.fatal) return;
+      }
     }
   }
+}
+
+/**
+ * Whether `item` decodes into the Go type of `node` (null always does, as a no-op); a mismatch is recorded in
+ * `state` and the value is not walked further, as Go skips it. `key` is the struct field being decoded, if any:
+ * the field path is only built for an error.
+ */
+function typed(
+  item: unknown,
+  node: SchemaNode,
+  state: WalkState,
+  ctxStruct: string,
+  ctxField: string,
+  key: string | undefined,
+  elem: number,
+): boolean {
+  if (item === null || item === undefined) return true;
+  // The commonest value, a string where the schema says string, needs no shape lookup.
+  if (typeof item === 'string' && node.type === 'string' && node.format !== 'byte') return true;
+  const shape = goShape(node, state.schemas);
+  // The shapes that fit without a verdict (no closure, no field path): the walk's usual case.
+  switch (shape.kind) {
+    case 'raw':
+      return true;
+    case 'struct':
+    case 'map':
+      if (typeof item === 'object' && !Array.isArray(item)) return true;
+      break;
+    case 'slice':
+      if (Array.isArray(item)) return true;
+      break;
+    case 'string':
+      if (typeof item === 'string') return true;
+      break;
+    case 'bool':
+      if (typeof item === 'boolean') return true;
+      break;
+    default:
+  }
+  const field = key === undefined ? ctxField : fieldPath(ctxField, key);
+  const verdict = checkValue(item, shape, ctxStruct, field, () =>
+    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas));
+  if (!verdict) return true;
+  if (verdict.fatal) {
+    state.error = verdict.error;
+    state.fatal = true;
+  } else {
+    state.error ??= verdict.error;
+  }
+  return false;
+}
+
+function goStructName(state: WalkState, node: SchemaNode | undefined): string {
+  if (!state.goTypes || !node) return '';
+  const shape = goShape(node, state.schemas);
+  return shape.kind === 'struct' ? shape.name : '';
 }
 
 /**
  * A resource's metadata: walked against the full ObjectMeta schema when the kind has one (built-ins), otherwise
  * (custom resources, whose schemas may only restrict name) kept to the ObjectMeta field names.
  */
-function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: string, schemas: SchemaMap, found: string[]): void {
+function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: string, state: WalkState, ctxStruct: string, ctxField: string): void {
   const properties = schema?.properties as Record<string, SchemaNode> | undefined;
   if (properties?.ownerReferences) {
-    walk(value, schema, path, schemas, found);
+    walk(value, schema, path, state, false, ctxStruct, ctxField, 'ObjectMeta', 0);
     return;
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     if (objectMetaFields.has(key)) continue;
-    found.push(`${path}.${key}`);
+    state.found.push(`${path}.${key}`);
     delete record[key];
   }
+}
+
+/** Go's error-context field path: JSON field names from the root, dotted, without map keys or indices. */
+function fieldPath(parent: string, key: string): string {
+  return parent ? `${parent}.${key}` : key;
 }
 
 function childPath(path: string, key: string): string {

@@ -6,7 +6,8 @@ import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js';
 import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf } from '../printing.js';
 import { record } from '../../machinery/field-values.js';
-import { decodedBase64Length, isConfigMapKey, keyPath } from '../value-rules.js';
+import { decodedBase64Length } from '../../machinery/go-decode.js';
+import { isConfigMapKey, keyPath } from '../value-rules.js';
 
 /** core.MaxSecretSize, shared by ConfigMaps and Secrets. */
 export const maxDataSize = 1024 * 1024;

@@ -62,4 +62,13 @@ describe('toFieldSet (the fields an applied configuration sets)', () => {
       '.spec.containers[name="c"].imag: field not declared in schema',
     ]);
   });
+
+  it('reports values of the wrong shape or scalar type as structured-merge-diff words them (null fits all)', () => {
+    expect(toFieldSet({ data: 'garbage' }, configMapType).undeclared).toEqual(['.data: expected map, got &{garbage}']);
+    expect(toFieldSet({ data: ['a', 1] }, configMapType).undeclared).toEqual(['.data: expected map, got &{[a 1]}']);
+    expect(toFieldSet({ data: { a: 5 } }, configMapType).undeclared).toEqual(['.data.a: expected string, got &value.valueUnstructured{Value:5}']);
+    expect(toFieldSet({ immutable: 'yes' }, configMapType).undeclared).toEqual(['.immutable: expected boolean, got &{yes}']);
+    expect(toFieldSet({ metadata: { finalizers: { a: 'b' } } }, configMapType).undeclared).toEqual(['.metadata.finalizers: expected list, got &{map[a:b]}']);
+    expect(toFieldSet({ data: null, immutable: null, metadata: { finalizers: null } }, configMapType).undeclared).toEqual([]);
+  });
 });

@@ -22,6 +22,8 @@ export interface TypeNode {
   mapType?: 'atomic' | 'granular';
   /** struct: fields beyond the declared ones are allowed (x-kubernetes-preserve-unknown-fields) and untyped. */
   open?: boolean;
+  /** scalar: the kind of value structured-merge-diff accepts; absent for untyped (int-or-string, unknown). */
+  scalar?: 'string' | 'numeric' | 'boolean';
 }
 
 export type TypeInfo = TypeNode | undefined;
@@ -112,6 +114,8 @@ export function typeFromOpenAPI(schema: Schema, components: Record<string, Schem
       const node: TypeNode = { kind: 'scalar' };
       memo.set(ref, node);
       Object.assign(node, fill(resolve(s), ctx));
+      // resource.Quantity is published as a string but structured-merge-diff types it untyped: `cpu: 1` applies.
+      if (ref.endsWith('.Quantity')) delete node.scalar;
       return node;
     }
     return fill(resolve(s), ctx);
@@ -160,6 +164,9 @@ export function typeFromOpenAPI(schema: Schema, components: Record<string, Schem
     if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-int-or-string']) {
       return s['x-kubernetes-int-or-string'] ? { kind: 'scalar' } : { kind: 'map' };
     }
+    if (type === 'string') return { kind: 'scalar', scalar: 'string' };
+    if (type === 'integer' || type === 'number') return { kind: 'scalar', scalar: 'numeric' };
+    if (type === 'boolean') return { kind: 'scalar', scalar: 'boolean' };
     return { kind: 'scalar' };
   }
 
