@@ -170,16 +170,19 @@ export function prepareSchema(schema: unknown): PreparedSchema {
       else fail('anyOf', {});
     }
     if (n.oneOf) {
-      // ajv's bookkeeping, kept exactly: a third passing branch after two makes it valid again.
+      // A second passing branch decides it: the branches after it are not walked (nor their errors kept).
       const before = errs.length;
       let valid = false;
-      n.oneOf.forEach((sub, i) => {
+      for (const sub of n.oneOf) {
         const b = errs.length;
         walk(sub, data, path, errs);
-        const subValid = errs.length === b;
-        if (i > 0 && subValid && valid) valid = false;
-        else if (subValid) valid = true;
-      });
+        if (errs.length !== b) continue;
+        if (valid) {
+          valid = false;
+          break;
+        }
+        valid = true;
+      }
       if (valid) errs.length = before;
       else fail('oneOf', {});
     }
@@ -214,11 +217,12 @@ export function prepareSchema(schema: unknown): PreparedSchema {
         const a = n.arr;
         if (a.maxItems !== undefined && data.length > a.maxItems) fail('maxItems', { limit: a.maxItems });
         if (a.minItems !== undefined && data.length < a.minItems) fail('minItems', { limit: a.minItems });
+        // ajv places items before uniqueItems.
+        if (a.items) for (let i = 0; i < data.length; i++) walk(a.items, data[i], `${path}/${i}`, errs);
         if (a.uniqueItems === true) {
           const dup = firstDuplicate(data, a.itemTypes);
           if (dup) fail('uniqueItems', dup);
         }
-        if (a.items) for (let i = 0; i < data.length; i++) walk(a.items, data[i], `${path}/${i}`, errs);
       } else if (n.typeInGroup === 'array') fail('type', { type: n.type });
     }
     if (n.obj) {
