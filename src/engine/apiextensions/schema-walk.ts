@@ -37,6 +37,8 @@ interface Node {
   anyOf?: Node[];
   oneOf?: Node[];
   allOf?: Node[];
+  /** Any of enum, not, anyOf, oneOf, allOf or the x-kubernetes-* keywords below. */
+  untyped: boolean;
   intOrString: boolean;
   nullableMarker: boolean;
   embedded: boolean;
@@ -50,8 +52,13 @@ interface Node {
     minProperties?: number;
     required?: string[];
     additionalProperties?: boolean | Node;
-    /** Declared properties with their position: errors come out in the schema's order, whatever the value's. */
+    /** Declared properties, in the schema's order: errors come out in it, whatever the value's. */
+    propKeys: string[];
+    propNodes: Node[];
+    /** Only for more than NARROW properties: a lookup with each property's position. */
     properties?: Map<string, { at: number; node: Node }>;
+    /** maxProperties, minProperties, additionalProperties (other than true) or patternProperties: the value's keys. */
+    needsKeys: boolean;
     patternProperties?: { pattern: string; node: Node }[];
   };
 }
@@ -63,6 +70,11 @@ const GROUP_KEYWORDS: Record<Group, string[]> = {
   object: ['maxProperties', 'minProperties', 'required', 'additionalProperties', 'properties', 'patternProperties'],
 };
 
+/** Up to this many declared properties, an object is checked by probing each (as ajv did); beyond, by its keys. */
+const NARROW = 32;
+const EMBEDDED_FIELDS = ['apiVersion', 'kind'];
+/** An own property with a value: JSON has no undefined, and `constructor` or `__proto__` is not inherited here. */
+const has = (o: Record<string, unknown>, k: string): boolean => o[k] !== undefined && Object.hasOwn(o, k);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 const used = (s: Record<string, unknown>, g: Group): boolean => GROUP_KEYWORDS[g].some((k) => s[k] !== undefined);
 const schemaTypes = (t: unknown): string[] => (Array.isArray(t) ? (t as string[]) : typeof t === 'string' && t !== '' ? [t] : []);
@@ -95,6 +107,7 @@ export function prepareSchema(schema: unknown): PreparedSchema {
       embedded: s['x-kubernetes-embedded-resource'] === true,
       listType: s['x-kubernetes-list-type'],
       listMapKeys: Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as string[]) : [],
+      untyped: false,
     };
     if (types.length === 1 && (types[0] === 'number' || types[0] === 'string' || types[0] === 'array' || types[0] === 'object') && used(s, types[0])) {
       n.typeInGroup = types[0];
@@ -102,6 +115,7 @@ export function prepareSchema(schema: unknown): PreparedSchema {
     if (Array.isArray(s.enum)) n.enum = s.enum;
     if (s.not !== undefined) n.not = prep(s.not);
     for (const j of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[j])) n[j] = (s[j] as unknown[]).map(prep);
+    n.untyped = !!(n.enum || n.not || n.anyOf || n.oneOf || n.allOf || n.intOrString || n.embedded || n.listType !== undefined);
     if (used(s, 'number')) {
       n.num = {
         maximum: num(s.maximum),
@@ -123,18 +137,19 @@ export function prepareSchema(schema: unknown): PreparedSchema {
       };
     }
     if (used(s, 'object')) {
-      const o: NonNullable<Node['obj']> = { maxProperties: num(s.maxProperties), minProperties: num(s.minProperties) };
+      const o: NonNullable<Node['obj']> = { maxProperties: num(s.maxProperties), minProperties: num(s.minProperties), propKeys: [], propNodes: [], needsKeys: false };
       if (Array.isArray(s.required)) o.required = s.required as string[];
       if (typeof s.additionalProperties === 'boolean') o.additionalProperties = s.additionalProperties;
       else if (isPlainObject(s.additionalProperties)) o.additionalProperties = prep(s.additionalProperties);
       if (isPlainObject(s.properties)) {
-        o.properties = new Map();
-        let at = 0;
-        for (const k of Object.keys(s.properties)) o.properties.set(k, { at: at++, node: prep(s.properties[k]) });
+        o.propKeys = Object.keys(s.properties);
+        o.propNodes = o.propKeys.map((k) => prep((s.properties as Record<string, unknown>)[k]));
+        if (o.propKeys.length > NARROW) o.properties = new Map(o.propKeys.map((k, at) => [k, { at, node: o.propNodes[at] }]));
       }
       if (isPlainObject(s.patternProperties)) {
         o.patternProperties = Object.keys(s.patternProperties).map((p) => ({ pattern: p, node: prep((s.patternProperties as Record<string, unknown>)[p]) }));
       }
+      o.needsKeys = o.maxProperties !== undefined || o.minProperties !== undefined || (o.additionalProperties !== undefined && o.additionalProperties !== true) || !!o.patternProperties;
       n.obj = o;
     }
     return n;
@@ -142,127 +157,140 @@ export function prepareSchema(schema: unknown): PreparedSchema {
 
   const root = prep(schema);
 
-  const walk = (n: Node, data: unknown, path: string, errs: SchemaError[]): void => {
-    const fail = (keyword: string, params: Record<string, unknown>, at = path) => errs.push({ keyword, instancePath: at, params });
-    if (n.types.length > 0 && n.typeInGroup === undefined && !n.types.some((t) => isType(data, t))) fail('type', { type: n.type });
+  /**
+   * `up`/`seg` locate the value (its container's place and its key or index; both undefined at the root): the JSON
+   * pointer is only built for an error, and a container's place only when it has children to walk.
+   */
+  const walk = (n: Node, data: unknown, up: At | undefined, seg: string | number | undefined, errs: SchemaError[]): void => {
+    if (n.types.length > 0 && n.typeInGroup === undefined && !isAnyType(data, n.types)) report(errs, 'type', up, seg, { type: n.type });
 
     // Untyped keywords, in ajv's order: enum, not, anyOf, oneOf, allOf, then the x-kubernetes-* ones.
-    if (n.enum && !n.enum.some((v) => (typeof v === 'object' && v !== null ? jsonEqual(data, v) : data === v))) fail('enum', { allowedValues: n.enum });
-    if (n.not) {
-      const before = errs.length;
-      walk(n.not, data, path, errs);
-      const valid = errs.length === before;
-      errs.length = before;
-      if (valid) fail('not', {});
-    }
-    if (n.anyOf) {
-      const before = errs.length;
-      let valid = false;
-      for (const sub of n.anyOf) {
-        const b = errs.length;
-        walk(sub, data, path, errs);
-        if (errs.length === b) {
+    if (n.untyped) {
+      if (n.enum && !inEnum(data, n.enum)) report(errs, 'enum', up, seg, { allowedValues: n.enum });
+      if (n.not) {
+        const before = errs.length;
+        walk(n.not, data, up, seg, errs);
+        const valid = errs.length === before;
+        errs.length = before;
+        if (valid) report(errs, 'not', up, seg, {});
+      }
+      if (n.anyOf) {
+        const before = errs.length;
+        let valid = false;
+        for (const sub of n.anyOf) {
+          const b = errs.length;
+          walk(sub, data, up, seg, errs);
+          if (errs.length === b) {
+            valid = true;
+            break;
+          }
+        }
+        if (valid) errs.length = before;
+        else report(errs, 'anyOf', up, seg, {});
+      }
+      if (n.oneOf) {
+        // A second passing branch decides it: the branches after it are not walked (nor their errors kept).
+        const before = errs.length;
+        let valid = false;
+        for (const sub of n.oneOf) {
+          const b = errs.length;
+          walk(sub, data, up, seg, errs);
+          if (errs.length !== b) continue;
+          if (valid) {
+            valid = false;
+            break;
+          }
           valid = true;
-          break;
+        }
+        if (valid) errs.length = before;
+        else report(errs, 'oneOf', up, seg, {});
+      }
+      if (n.allOf) for (const sub of n.allOf) walk(sub, data, up, seg, errs);
+      if (n.intOrString) {
+        const ok = (data === null && n.nullableMarker) || typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data));
+        if (!ok) report(errs, 'x-kubernetes-int-or-string', up, seg, { kind: 'intOrString', value: data });
+      }
+      if (n.embedded && isPlainObject(data)) {
+        for (const f of EMBEDDED_FIELDS) {
+          const v = ownValue(data, f);
+          if (typeof v !== 'string' || v === '') report(errs, 'x-kubernetes-embedded-resource', place(up, seg), f, { kind: 'embeddedRequired', field: f });
         }
       }
-      if (valid) errs.length = before;
-      else fail('anyOf', {});
+      if (n.listType !== undefined && Array.isArray(data)) listTypeDuplicates(n, data, place(up, seg), errs);
     }
-    if (n.oneOf) {
-      // A second passing branch decides it: the branches after it are not walked (nor their errors kept).
-      const before = errs.length;
-      let valid = false;
-      for (const sub of n.oneOf) {
-        const b = errs.length;
-        walk(sub, data, path, errs);
-        if (errs.length !== b) continue;
-        if (valid) {
-          valid = false;
-          break;
-        }
-        valid = true;
-      }
-      if (valid) errs.length = before;
-      else fail('oneOf', {});
-    }
-    if (n.allOf) for (const sub of n.allOf) walk(sub, data, path, errs);
-    if (n.intOrString) {
-      const ok = (data === null && n.nullableMarker) || typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data));
-      if (!ok) fail('x-kubernetes-int-or-string', { kind: 'intOrString', value: data });
-    }
-    if (n.embedded && isPlainObject(data)) {
-      for (const f of ['apiVersion', 'kind']) {
-        const v = ownValue(data, f);
-        if (typeof v !== 'string' || v === '') fail('x-kubernetes-embedded-resource', { kind: 'embeddedRequired', field: f }, `${path}/${f}`);
-      }
-    }
-    if (n.listType !== undefined && Array.isArray(data)) listTypeDuplicates(n, data, path, errs);
 
     if (n.num) {
-      if (typeof data === 'number') numberKeywords(n.num, data, fail);
-      else if (n.typeInGroup === 'number') fail('type', { type: n.type });
+      if (typeof data === 'number') numberKeywords(n.num, data, up, seg, errs);
+      else if (n.typeInGroup === 'number') report(errs, 'type', up, seg, { type: n.type });
     }
     if (n.str) {
       if (typeof data === 'string') {
         const { maxLength, minLength, pattern: p } = n.str;
         // ajv counts code points (a surrogate pair is one), as Go's utf8.RuneCountInString does for kube.
-        if (maxLength !== undefined && data.length > maxLength && codePoints(data) > maxLength) fail('maxLength', { limit: maxLength });
-        if (minLength !== undefined && codePoints(data) < minLength) fail('minLength', { limit: minLength });
-        if (p !== undefined && !pattern(p).test(data)) fail('pattern', { pattern: p });
-      } else if (n.typeInGroup === 'string') fail('type', { type: n.type });
+        if (maxLength !== undefined && data.length > maxLength && codePoints(data) > maxLength) report(errs, 'maxLength', up, seg, { limit: maxLength });
+        if (minLength !== undefined && codePoints(data) < minLength) report(errs, 'minLength', up, seg, { limit: minLength });
+        if (p !== undefined && !pattern(p).test(data)) report(errs, 'pattern', up, seg, { pattern: p });
+      } else if (n.typeInGroup === 'string') report(errs, 'type', up, seg, { type: n.type });
     }
     if (n.arr) {
       if (Array.isArray(data)) {
         const a = n.arr;
-        if (a.maxItems !== undefined && data.length > a.maxItems) fail('maxItems', { limit: a.maxItems });
-        if (a.minItems !== undefined && data.length < a.minItems) fail('minItems', { limit: a.minItems });
+        if (a.maxItems !== undefined && data.length > a.maxItems) report(errs, 'maxItems', up, seg, { limit: a.maxItems });
+        if (a.minItems !== undefined && data.length < a.minItems) report(errs, 'minItems', up, seg, { limit: a.minItems });
         // ajv places items before uniqueItems.
-        if (a.items) for (let i = 0; i < data.length; i++) walk(a.items, data[i], `${path}/${i}`, errs);
+        if (a.items && data.length > 0) {
+          const here = place(up, seg);
+          for (let i = 0; i < data.length; i++) walk(a.items, data[i], here, i, errs);
+        }
         if (a.uniqueItems === true) {
           const dup = firstDuplicate(data, a.itemTypes);
-          if (dup) fail('uniqueItems', dup);
+          if (dup) report(errs, 'uniqueItems', up, seg, dup);
         }
-      } else if (n.typeInGroup === 'array') fail('type', { type: n.type });
+      } else if (n.typeInGroup === 'array') report(errs, 'type', up, seg, { type: n.type });
     }
     if (n.obj) {
-      if (isPlainObject(data)) objectKeywords(n.obj, data, path, errs, fail);
-      else if (n.typeInGroup === 'object') fail('type', { type: n.type });
+      if (isPlainObject(data)) objectKeywords(n.obj, data, up, seg, errs);
+      else if (n.typeInGroup === 'object') report(errs, 'type', up, seg, { type: n.type });
     }
   };
 
-  const objectKeywords = (
-    o: NonNullable<Node['obj']>,
-    data: Record<string, unknown>,
-    path: string,
-    errs: SchemaError[],
-    fail: (keyword: string, params: Record<string, unknown>, at?: string) => void,
-  ): void => {
-    const keys = Object.keys(data);
-    if (o.maxProperties !== undefined && keys.length > o.maxProperties) fail('maxProperties', { limit: o.maxProperties });
-    if (o.minProperties !== undefined && keys.length < o.minProperties) fail('minProperties', { limit: o.minProperties });
-    if (o.required) for (const r of o.required) if (!Object.hasOwn(data, r)) fail('required', { missingProperty: r });
+  const objectKeywords = (o: NonNullable<Node['obj']>, data: Record<string, unknown>, up: At | undefined, seg: string | number | undefined, errs: SchemaError[]): void => {
+    // The value's keys are listed only for the keywords that need them, or to look a wide schema's properties up.
+    const keys = o.needsKeys || o.propKeys.length > NARROW ? Object.keys(data) : undefined;
+    if (o.maxProperties !== undefined && keys!.length > o.maxProperties) report(errs, 'maxProperties', up, seg, { limit: o.maxProperties });
+    if (o.minProperties !== undefined && keys!.length < o.minProperties) report(errs, 'minProperties', up, seg, { limit: o.minProperties });
+    if (o.required) for (const r of o.required) if (!has(data, r)) report(errs, 'required', up, seg, { missingProperty: r });
+    let here: At | undefined | null = null;
     const ap = o.additionalProperties;
-    if (ap === false || (ap !== undefined && ap !== true)) {
-      for (const k of keys) {
-        if (o.properties?.has(k) || o.patternProperties?.some((pp) => pattern(pp.pattern).test(k))) continue;
-        if (ap === false) fail('additionalProperties', { additionalProperty: k });
-        else walk(ap, data[k], `${path}/${pointerEscape(k)}`, errs);
+    if (ap !== undefined && ap !== true) {
+      for (const k of keys!) {
+        if ((o.properties ? o.properties.has(k) : o.propKeys.includes(k)) || o.patternProperties?.some((pp) => pattern(pp.pattern).test(k))) continue;
+        if (ap === false) report(errs, 'additionalProperties', up, seg, { additionalProperty: k });
+        else walk(ap, data[k], here === null ? (here = place(up, seg)) : here, k, errs);
       }
     }
-    if (o.properties) {
-      // The value's keys, not the schema's: a 12,000-property schema costs a small object nothing more.
+    const { propKeys, propNodes } = o;
+    if (o.properties === undefined || keys === undefined || propKeys.length <= keys.length * 4) {
+      // A schema no wider than a few times the object: its own order, as ajv reads it.
+      for (let i = 0; i < propKeys.length; i++) {
+        const k = propKeys[i];
+        const v = data[k];
+        if (v !== undefined && Object.hasOwn(data, k)) walk(propNodes[i], v, here === null ? (here = place(up, seg)) : here, k, errs);
+      }
+    } else {
+      // A wide schema: the object's keys, put in the schema's order (a 12,000-property schema costs a small object
+      // nothing more).
       const hits: { at: number; key: string; node: Node }[] = [];
       for (const k of keys) {
-        const p = o.properties.get(k);
+        const p = o.properties!.get(k);
         if (p) hits.push({ at: p.at, key: k, node: p.node });
       }
       if (hits.length > 1) hits.sort((a, b) => a.at - b.at);
-      for (const h of hits) walk(h.node, data[h.key], `${path}/${pointerEscape(h.key)}`, errs);
+      for (const h of hits) walk(h.node, data[h.key], here === null ? (here = place(up, seg)) : here, h.key, errs);
     }
     if (o.patternProperties) {
       for (const pp of o.patternProperties) {
-        for (const k of keys) if (pattern(pp.pattern).test(k)) walk(pp.node, data[k], `${path}/${pointerEscape(k)}`, errs);
+        for (const k of keys!) if (pattern(pp.pattern).test(k)) walk(pp.node, data[k], here === null ? (here = place(up, seg)) : here, k, errs);
       }
     }
   };
@@ -271,10 +299,39 @@ export function prepareSchema(schema: unknown): PreparedSchema {
     nodes,
     validate(data: unknown): SchemaError[] {
       const errs: SchemaError[] = [];
-      walk(root, data, '', errs);
+      walk(root, data, undefined, undefined, errs);
       return errs;
     },
   };
+}
+
+/** A value's place: its container's place and its key or index. */
+interface At {
+  up: At | undefined;
+  seg: string | number;
+}
+
+const place = (up: At | undefined, seg: string | number | undefined): At | undefined => (seg === undefined ? up : { up, seg });
+
+function report(errs: SchemaError[], keyword: string, up: At | undefined, seg: string | number | undefined, params: Record<string, unknown>): void {
+  errs.push({ keyword, instancePath: pointer(place(up, seg)), params });
+}
+
+/** The JSON pointer ajv writes as instancePath (`~` → `~0`, `/` → `~1` in keys). */
+function pointer(at: At | undefined): string {
+  let out = '';
+  for (let a = at; a; a = a.up) out = `/${typeof a.seg === 'number' ? a.seg : a.seg.replace(/~/g, '~0').replace(/\//g, '~1')}${out}`;
+  return out;
+}
+
+function isAnyType(v: unknown, types: string[]): boolean {
+  for (const t of types) if (isType(v, t)) return true;
+  return false;
+}
+
+function inEnum(v: unknown, values: unknown[]): boolean {
+  for (const e of values) if (typeof e === 'object' && e !== null ? jsonEqual(v, e) : v === e) return true;
+  return false;
 }
 
 function isType(v: unknown, t: string): boolean {
@@ -292,19 +349,15 @@ function isType(v: unknown, t: string): boolean {
   }
 }
 
-function numberKeywords(
-  k: NonNullable<Node['num']>,
-  v: number,
-  fail: (keyword: string, params: Record<string, unknown>) => void,
-): void {
-  if (k.maximum !== undefined && (v > k.maximum || Number.isNaN(v))) fail('maximum', { comparison: '<=', limit: k.maximum });
-  if (k.minimum !== undefined && (v < k.minimum || Number.isNaN(v))) fail('minimum', { comparison: '>=', limit: k.minimum });
-  if (k.exclusiveMaximum !== undefined && (v >= k.exclusiveMaximum || Number.isNaN(v))) fail('exclusiveMaximum', { comparison: '<', limit: k.exclusiveMaximum });
-  if (k.exclusiveMinimum !== undefined && (v <= k.exclusiveMinimum || Number.isNaN(v))) fail('exclusiveMinimum', { comparison: '>', limit: k.exclusiveMinimum });
+function numberKeywords(k: NonNullable<Node['num']>, v: number, up: At | undefined, seg: string | number | undefined, errs: SchemaError[]): void {
+  if (k.maximum !== undefined && (v > k.maximum || Number.isNaN(v))) report(errs, 'maximum', up, seg, { comparison: '<=', limit: k.maximum });
+  if (k.minimum !== undefined && (v < k.minimum || Number.isNaN(v))) report(errs, 'minimum', up, seg, { comparison: '>=', limit: k.minimum });
+  if (k.exclusiveMaximum !== undefined && (v >= k.exclusiveMaximum || Number.isNaN(v))) report(errs, 'exclusiveMaximum', up, seg, { comparison: '<', limit: k.exclusiveMaximum });
+  if (k.exclusiveMinimum !== undefined && (v <= k.exclusiveMinimum || Number.isNaN(v))) report(errs, 'exclusiveMinimum', up, seg, { comparison: '>', limit: k.exclusiveMinimum });
   if (k.multipleOf !== undefined) {
     // ajv's test, kept: the quotient must print as an integer (so 1e21 multiples fail, as they did).
     const r = v / k.multipleOf;
-    if (k.multipleOf === 0 || r !== parseInt(String(r), 10)) fail('multipleOf', { multipleOf: k.multipleOf });
+    if (k.multipleOf === 0 || r !== parseInt(String(r), 10)) report(errs, 'multipleOf', up, seg, { multipleOf: k.multipleOf });
   }
 }
 
@@ -318,11 +371,6 @@ function codePoints(s: string): number {
     }
   }
   return n;
-}
-
-/** JSON pointer escaping of one key, as ajv writes instancePath (`~` → `~0`, `/` → `~1`). */
-function pointerEscape(k: string): string {
-  return k.includes('~') || k.includes('/') ? k.replace(/~/g, '~0').replace(/\//g, '~1') : k;
 }
 
 /** uniqueItems (refused at CRD creation as quadratic; a CRD stored before that may hold it): ajv's two loops. */
@@ -346,22 +394,23 @@ function firstDuplicate(data: unknown[], itemTypes: string[]): { i: number; j: n
 }
 
 /** x-kubernetes-list-type set / map: every repeated item (or repeated key tuple) after its first. */
-function listTypeDuplicates(n: Node, data: unknown[], path: string, errs: SchemaError[]): void {
+function listTypeDuplicates(n: Node, data: unknown[], here: At | undefined, errs: SchemaError[]): void {
   const seen = new Set<string>();
   if (n.listType === 'set') {
     data.forEach((item, i) => {
       const k = JSON.stringify(item);
-      if (seen.has(k)) errs.push({ keyword: 'x-kubernetes-list-type', instancePath: `${path}/${i}`, params: { kind: 'duplicate', value: item } });
+      if (seen.has(k)) report(errs, 'x-kubernetes-list-type', here, i, { kind: 'duplicate', value: item });
       seen.add(k);
     });
   } else if (n.listType === 'map') {
     data.forEach((item, i) => {
       if (!isPlainObject(item)) return;
-      const sig = JSON.stringify(n.listMapKeys.map((k) => ownValue(item, k)));
+      let sig = '';
+      for (const k of n.listMapKeys) sig += `${JSON.stringify(ownValue(item, k)) ?? 'null'},`;
       if (seen.has(sig)) {
         const kv: Record<string, unknown> = {};
         for (const k of n.listMapKeys) if (Object.hasOwn(item, k)) setOwnValue(kv, k, item[k]);
-        errs.push({ keyword: 'x-kubernetes-list-type', instancePath: `${path}/${i}`, params: { kind: 'duplicateMap', value: kv } });
+        report(errs, 'x-kubernetes-list-type', here, i, { kind: 'duplicateMap', value: kv });
       }
       seen.add(sig);
     });

@@ -1,0 +1,82 @@
+/**
+ * The ajv compilation custom resources were validated with until the schema walker
+ * (src/engine/apiextensions/schema-walk.ts): the same options and x-kubernetes-* keywords, over the same draft-07
+ * normalisation and kube translation. Tests compare the walker with it; bench/crd-schema-pairs.js times both.
+ */
+import AjvModule, { type ErrorObject } from 'ajv';
+import { toDraft07Schema, translateErrors } from '../../src/engine/apiextensions/cr-validator.js';
+import { re2Pattern } from '../../src/engine/apiextensions/schema-pattern.js';
+import { isPlainObject, type JSONSchemaProps } from '../../src/engine/apiextensions/types.js';
+import { ownValue, setOwnValue } from '../../src/engine/machinery/own-properties.js';
+import type { FieldError } from '../../src/engine/machinery/status.js';
+
+const Ajv = AjvModule.default;
+type DataCxt = { instancePath: string };
+type KwFn = ((schema: unknown, data: unknown, parent?: unknown, dataCxt?: DataCxt) => boolean) & { errors?: ErrorObject[] };
+
+function makeOracle(): InstanceType<typeof Ajv> {
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false, code: { regExp: re2Pattern } });
+  const err = (d: DataCxt | undefined, keyword: string, params: Record<string, unknown>, suffix = ''): ErrorObject => ({
+    keyword,
+    instancePath: (d?.instancePath ?? '') + suffix,
+    schemaPath: '',
+    params,
+  });
+  const intOrString: KwFn = (schema, data, parent, d) => {
+    intOrString.errors = [];
+    if (schema !== true) return true;
+    if (data === null && (parent as Record<string, unknown> | undefined)?.['x-kcpt-nullable'] === true) return true;
+    if (typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data))) return true;
+    intOrString.errors = [err(d, 'x-kubernetes-int-or-string', { kind: 'intOrString', value: data })];
+    return false;
+  };
+  const embedded: KwFn = (schema, data, _p, d) => {
+    embedded.errors = [];
+    if (schema !== true || !isPlainObject(data)) return true;
+    for (const f of ['apiVersion', 'kind']) {
+      if (typeof data[f] !== 'string' || data[f] === '') embedded.errors.push(err(d, 'x-kubernetes-embedded-resource', { kind: 'embeddedRequired', field: f }, `/${f}`));
+    }
+    return embedded.errors.length === 0;
+  };
+  const listType: KwFn = (schema, data, parent, d) => {
+    listType.errors = [];
+    if (!Array.isArray(data)) return true;
+    const seen = new Set<string>();
+    if (schema === 'set') {
+      data.forEach((item, i) => {
+        const k = JSON.stringify(item);
+        if (seen.has(k)) listType.errors!.push(err(d, 'x-kubernetes-list-type', { kind: 'duplicate', value: item }, `/${i}`));
+        seen.add(k);
+      });
+    } else if (schema === 'map') {
+      const keys = ((parent as JSONSchemaProps)['x-kubernetes-list-map-keys'] ?? []) as string[];
+      data.forEach((item, i) => {
+        if (!isPlainObject(item)) return;
+        const kv: Record<string, unknown> = {};
+        for (const k of keys) if (Object.hasOwn(item, k)) setOwnValue(kv, k, item[k]);
+        const sig = JSON.stringify(keys.map((k) => ownValue(item, k)));
+        if (seen.has(sig)) listType.errors!.push(err(d, 'x-kubernetes-list-type', { kind: 'duplicateMap', value: kv }, `/${i}`));
+        seen.add(sig);
+      });
+    }
+    return listType.errors.length === 0;
+  };
+  ajv.addKeyword({ keyword: 'x-kubernetes-int-or-string', errors: true, validate: intOrString });
+  ajv.addKeyword({ keyword: 'x-kubernetes-embedded-resource', errors: true, validate: embedded });
+  ajv.addKeyword({ keyword: 'x-kubernetes-list-type', errors: true, validate: listType });
+  for (const k of ['x-kcpt-nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations']) {
+    ajv.addKeyword({ keyword: k });
+  }
+  return ajv;
+}
+
+let oracle: InstanceType<typeof Ajv> | undefined;
+
+/** The CR validator as ajv compiled it (cr-validator.ts until 2026-11-29): the walker's oracle, and its bench's `old`. */
+export function ajvCRValidator(schema: JSONSchemaProps): (obj: unknown) => FieldError[] {
+  const s = toDraft07Schema(schema) as object;
+  oracle ??= makeOracle();
+  const fn = oracle.compile(s);
+  oracle.removeSchema(s);
+  return (obj) => (fn(obj) ? [] : translateErrors(fn.errors ?? [], obj));
+}
