@@ -1,10 +1,10 @@
 /**
  * The ajv compilation custom resources were validated with until the schema walker
- * (src/engine/apiextensions/schema-walk.ts): the same options and x-kubernetes-* keywords, over the same draft-07
- * normalisation and kube translation. Tests compare the walker with it; bench/crd-schema-pairs.js times both.
+ * (src/engine/apiextensions/schema-walk.ts): the same options, x-kubernetes-* keywords and draft-07 normalisation,
+ * with cr-validator.ts's kube translation. Tests compare the walker with it; bench/crd-schema-pairs.js times both.
  */
 import AjvModule, { type ErrorObject } from 'ajv';
-import { toDraft07Schema, translateErrors } from '../../src/engine/apiextensions/cr-validator.js';
+import { translateErrors } from '../../src/engine/apiextensions/cr-validator.js';
 import { re2Pattern } from '../../src/engine/apiextensions/schema-pattern.js';
 import { isPlainObject, type JSONSchemaProps } from '../../src/engine/apiextensions/types.js';
 import { ownValue, setOwnValue } from '../../src/engine/machinery/own-properties.js';
@@ -68,6 +68,61 @@ function makeOracle(): InstanceType<typeof Ajv> {
     ajv.addKeyword({ keyword: k });
   }
   return ajv;
+}
+
+/** ajv's draft-07 terms for a kube schema: nullable as a type, boolean exclusive bounds as numeric ones. */
+function toDraft07Schema(s: unknown): unknown {
+  if (!isPlainObject(s)) return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    switch (k) {
+      case 'properties':
+      case 'patternProperties':
+      case 'definitions':
+        out[k] = isPlainObject(v) ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, toDraft07Schema(pv)])) : v;
+        break;
+      case 'items':
+      case 'additionalProperties':
+      case 'not':
+        out[k] = toDraft07Schema(v);
+        break;
+      case 'allOf':
+      case 'anyOf':
+      case 'oneOf':
+        out[k] = Array.isArray(v) ? v.map(toDraft07Schema) : v;
+        break;
+      case 'default':
+      case 'example':
+      case 'description':
+      case 'title':
+      case 'format':
+      case 'externalDocs':
+      case '$schema':
+      case 'id':
+      case '$ref':
+      case 'exclusiveMaximum':
+      case 'exclusiveMinimum':
+        break;
+      case 'nullable':
+        if (v === true && typeof s.type === 'string') out.type = [s.type, 'null'];
+        else if (v === true) out['x-kcpt-nullable'] = true;
+        break;
+      case 'type':
+        if (out.type === undefined) out.type = v;
+        break;
+      default:
+        out[k] = v;
+    }
+  }
+  if (s.exclusiveMaximum === true && typeof s.maximum === 'number') {
+    delete out.maximum;
+    out.exclusiveMaximum = s.maximum;
+  }
+  if (s.exclusiveMinimum === true && typeof s.minimum === 'number') {
+    delete out.minimum;
+    out.exclusiveMinimum = s.minimum;
+  }
+  return out;
 }
 
 let oracle: InstanceType<typeof Ajv> | undefined;

@@ -1,8 +1,8 @@
 /**
- * Custom resource validation against a CRD version's `openAPIV3Schema`. The schema is normalised to draft-07 terms
- * (nullable, boolean exclusive bounds) and then WALKED against each object (schema-walk.ts), as kube-apiserver's
- * kube-openapi validator walks it: no code is generated per schema, so a tenant's wide CRD costs one pass over its
- * nodes, not seconds of compilation that every other tenant's requests wait behind (docs/security.md, work budgets).
+ * Custom resource validation against a CRD version's `openAPIV3Schema`. The schema is WALKED against each object
+ * (schema-walk.ts), as kube-apiserver's kube-openapi validator walks it: no code is generated per schema, so a
+ * tenant's wide CRD costs one pass over its nodes, not the seconds of compilation (ajv, until 2026-11-29) that every
+ * other tenant's requests waited behind (docs/security.md, work budgets).
  * The walker reports ajv-shaped errors (keyword, instancePath, params), translated here into kube field errors worded
  * like kube-openapi's validator (`spec.replicas in body must be of type integer: "string"`).
  */
@@ -25,65 +25,10 @@ interface KubeErrorParams {
 /** Prepared once per schema object (a CRD version's schema, or a default's sub-schema in structural.ts). */
 const cache = new WeakMap<object, CompiledCRSchema>();
 
-/** Turn an OpenAPI v3 (kube flavoured) schema into draft-07 terms: nullable as a type, numeric exclusive bounds. */
-export function toDraft07Schema(s: unknown): unknown {
-  if (!isPlainObject(s)) return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    switch (k) {
-      case 'properties':
-      case 'patternProperties':
-      case 'definitions':
-        out[k] = isPlainObject(v) ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, toDraft07Schema(pv)])) : v;
-        break;
-      case 'items':
-      case 'additionalProperties':
-      case 'not':
-        out[k] = toDraft07Schema(v);
-        break;
-      case 'allOf':
-      case 'anyOf':
-      case 'oneOf':
-        out[k] = Array.isArray(v) ? v.map(toDraft07Schema) : v;
-        break;
-      case 'default':
-      case 'example':
-      case 'description':
-      case 'title':
-      case 'format':
-      case 'externalDocs':
-      case '$schema':
-      case 'id':
-      case '$ref':
-      case 'exclusiveMaximum':
-      case 'exclusiveMinimum':
-        break;
-      case 'nullable':
-        if (v === true && typeof s.type === 'string') out.type = [s.type, 'null'];
-        else if (v === true) out['x-kcpt-nullable'] = true;
-        break;
-      case 'type':
-        if (out.type === undefined) out.type = v;
-        break;
-      default:
-        out[k] = v;
-    }
-  }
-  if (s.exclusiveMaximum === true && typeof s.maximum === 'number') {
-    delete out.maximum;
-    out.exclusiveMaximum = s.maximum;
-  }
-  if (s.exclusiveMinimum === true && typeof s.minimum === 'number') {
-    delete out.minimum;
-    out.exclusiveMinimum = s.minimum;
-  }
-  return out;
-}
-
 export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSchema {
   const hit = cache.get(openAPIV3Schema);
   if (hit) return hit;
-  const prepared = prepareSchema(toDraft07Schema(openAPIV3Schema));
+  const prepared = prepareSchema(openAPIV3Schema);
   const compiled: CompiledCRSchema = {
     validate(obj: unknown): FieldError[] {
       const errors = prepared.validate(obj);

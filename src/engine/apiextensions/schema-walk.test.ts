@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ajvCRValidator as oracleValidator } from '../../../test/helpers/ajv-cr-oracle.js';
 import { rng } from '../../../test/helpers/seeded-random.js';
-import { compileCRSchema, toDraft07Schema } from './cr-validator.js';
+import { compileCRSchema } from './cr-validator.js';
 import { prepareSchema } from './schema-walk.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
@@ -200,7 +200,7 @@ describe('a 12,000-property schema', () => {
     // ajv builds each validator with `new Function(...)`: any code generation passes through this spy.
     globalThis.Function = new Proxy(FunctionCtor, { construct: (t, a) => (generated(), Reflect.construct(t, a)), apply: (t, th, a) => (generated(), Reflect.apply(t, th, a)) });
     try {
-      const prepared = prepareSchema(toDraft07Schema(schema));
+      const prepared = prepareSchema(schema);
       expect(prepared.nodes).toBe(WIDE + 2);
       const v = compileCRSchema(schema);
       expect(v.validate({ spec: { field7: 'ok', field11999: 'fine' } })).toEqual([]);

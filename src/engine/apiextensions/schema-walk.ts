@@ -1,6 +1,6 @@
 /**
- * Validates a value by walking a CRD schema (after cr-validator.ts's draft-07 normalisation), as kube-apiserver's
- * kube-openapi validator walks it: nothing is compiled. Preparing a schema is one pass over its nodes; validating a
+ * Validates a value by walking a CRD schema (kube's OpenAPI v3 flavour), as kube-apiserver's kube-openapi validator
+ * walks it: nothing is compiled. Preparing a schema is one pass over its nodes; validating a
  * value costs its size times the schema nodes it reaches. Code generation (ajv, before) cost ~0.4 ms per declared
  * property before the first object could be checked: a tenant's 12,000-property CRD held the event loop, and so
  * every tenant, for seconds (docs/benchmarks.md).
@@ -63,21 +63,22 @@ interface Node {
   };
 }
 
-const GROUP_KEYWORDS: Record<Group, string[]> = {
-  number: ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf'],
-  string: ['maxLength', 'minLength', 'pattern'],
-  array: ['maxItems', 'minItems', 'uniqueItems', 'items'],
-  object: ['maxProperties', 'minProperties', 'required', 'additionalProperties', 'properties', 'patternProperties'],
-};
-
 /** Up to this many declared properties, an object is checked by probing each (as ajv did); beyond, by its keys. */
 const NARROW = 32;
 const EMBEDDED_FIELDS = ['apiVersion', 'kind'];
 /** An own property with a value: JSON has no undefined, and `constructor` or `__proto__` is not inherited here. */
 const has = (o: Record<string, unknown>, k: string): boolean => o[k] !== undefined && Object.hasOwn(o, k);
 const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-const used = (s: Record<string, unknown>, g: Group): boolean => GROUP_KEYWORDS[g].some((k) => s[k] !== undefined);
-const schemaTypes = (t: unknown): string[] => (Array.isArray(t) ? (t as string[]) : typeof t === 'string' && t !== '' ? [t] : []);
+const EMPTY: Record<string, unknown> = {};
+/** `type` as ajv saw it (nullable made it [type, 'null']), and the type names to check (an empty type is none). */
+function normalType(s: Record<string, unknown>): { type: unknown; types: string[] } {
+  const t = s.type;
+  if (typeof t === 'string') {
+    if (s.nullable === true) return { type: [t, 'null'], types: [t, 'null'] };
+    return { type: t, types: t === '' ? [] : [t] };
+  }
+  return { type: t, types: Array.isArray(t) ? (t as string[]) : [] };
+}
 
 export interface PreparedSchema {
   validate(data: unknown): SchemaError[];
@@ -97,61 +98,78 @@ export function prepareSchema(schema: unknown): PreparedSchema {
 
   const prep = (raw: unknown): Node => {
     nodes++;
-    const s = isPlainObject(raw) ? raw : {};
-    const types = schemaTypes(s.type);
+    const s = isPlainObject(raw) ? raw : EMPTY;
+    const { type, types } = normalType(s);
     const n: Node = {
-      type: s.type,
+      type,
       types,
       intOrString: s['x-kubernetes-int-or-string'] === true,
-      nullableMarker: s['x-kcpt-nullable'] === true,
+      // nullable without a single type (int-or-string, preserve-unknown-fields) lets null through int-or-string.
+      nullableMarker: (s.nullable === true && typeof s.type !== 'string') || s['x-kcpt-nullable'] === true,
       embedded: s['x-kubernetes-embedded-resource'] === true,
       listType: s['x-kubernetes-list-type'],
       listMapKeys: Array.isArray(s['x-kubernetes-list-map-keys']) ? (s['x-kubernetes-list-map-keys'] as string[]) : [],
       untyped: false,
     };
-    if (types.length === 1 && (types[0] === 'number' || types[0] === 'string' || types[0] === 'array' || types[0] === 'object') && used(s, types[0])) {
-      n.typeInGroup = types[0];
-    }
     if (Array.isArray(s.enum)) n.enum = s.enum;
     if (s.not !== undefined) n.not = prep(s.not);
-    for (const j of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[j])) n[j] = (s[j] as unknown[]).map(prep);
+    if (Array.isArray(s.anyOf)) n.anyOf = s.anyOf.map(prep);
+    if (Array.isArray(s.oneOf)) n.oneOf = s.oneOf.map(prep);
+    if (Array.isArray(s.allOf)) n.allOf = s.allOf.map(prep);
     n.untyped = !!(n.enum || n.not || n.anyOf || n.oneOf || n.allOf || n.intOrString || n.embedded || n.listType !== undefined);
-    if (used(s, 'number')) {
+    // A keyword group is used when one of its keywords is present at all (ajv's rule, which decides where the type
+    // is checked). OpenAPI's boolean exclusive bounds turn their bound exclusive and are otherwise ignored.
+    if (s.maximum !== undefined || s.minimum !== undefined || s.multipleOf !== undefined) {
+      const exMax = s.exclusiveMaximum === true && typeof s.maximum === 'number';
+      const exMin = s.exclusiveMinimum === true && typeof s.minimum === 'number';
       n.num = {
-        maximum: num(s.maximum),
-        minimum: num(s.minimum),
-        exclusiveMaximum: num(s.exclusiveMaximum),
-        exclusiveMinimum: num(s.exclusiveMinimum),
+        maximum: exMax ? undefined : num(s.maximum),
+        minimum: exMin ? undefined : num(s.minimum),
+        exclusiveMaximum: exMax ? (s.maximum as number) : undefined,
+        exclusiveMinimum: exMin ? (s.minimum as number) : undefined,
         multipleOf: num(s.multipleOf),
       };
     }
-    if (used(s, 'string')) n.str = { maxLength: num(s.maxLength), minLength: num(s.minLength), pattern: typeof s.pattern === 'string' ? s.pattern : undefined };
-    if (used(s, 'array')) {
+    if (s.maxLength !== undefined || s.minLength !== undefined || s.pattern !== undefined) {
+      n.str = { maxLength: num(s.maxLength), minLength: num(s.minLength), pattern: typeof s.pattern === 'string' ? s.pattern : undefined };
+    }
+    if (s.maxItems !== undefined || s.minItems !== undefined || s.uniqueItems !== undefined || s.items !== undefined) {
       n.arr = {
         maxItems: num(s.maxItems),
         minItems: num(s.minItems),
         uniqueItems: s.uniqueItems,
         // A list of item schemas (a tuple) is refused at CRD creation and by kube's validator alike.
         items: isPlainObject(s.items) ? prep(s.items) : undefined,
-        itemTypes: isPlainObject(s.items) ? schemaTypes(s.items.type) : [],
+        itemTypes: isPlainObject(s.items) ? normalType(s.items).types : [],
       };
     }
-    if (used(s, 'object')) {
+    const objectUsed =
+      s.maxProperties !== undefined ||
+      s.minProperties !== undefined ||
+      s.required !== undefined ||
+      s.additionalProperties !== undefined ||
+      s.properties !== undefined ||
+      s.patternProperties !== undefined;
+    if (objectUsed) {
       const o: NonNullable<Node['obj']> = { maxProperties: num(s.maxProperties), minProperties: num(s.minProperties), propKeys: [], propNodes: [], needsKeys: false };
       if (Array.isArray(s.required)) o.required = s.required as string[];
       if (typeof s.additionalProperties === 'boolean') o.additionalProperties = s.additionalProperties;
       else if (isPlainObject(s.additionalProperties)) o.additionalProperties = prep(s.additionalProperties);
       if (isPlainObject(s.properties)) {
-        o.propKeys = Object.keys(s.properties);
-        o.propNodes = o.propKeys.map((k) => prep((s.properties as Record<string, unknown>)[k]));
+        const props = s.properties;
+        o.propKeys = Object.keys(props);
+        o.propNodes = o.propKeys.map((k) => prep(props[k]));
         if (o.propKeys.length > NARROW) o.properties = new Map(o.propKeys.map((k, at) => [k, { at, node: o.propNodes[at] }]));
       }
       if (isPlainObject(s.patternProperties)) {
-        o.patternProperties = Object.keys(s.patternProperties).map((p) => ({ pattern: p, node: prep((s.patternProperties as Record<string, unknown>)[p]) }));
+        const pp = s.patternProperties;
+        o.patternProperties = Object.keys(pp).map((p) => ({ pattern: p, node: prep(pp[p]) }));
       }
       o.needsKeys = o.maxProperties !== undefined || o.minProperties !== undefined || (o.additionalProperties !== undefined && o.additionalProperties !== true) || !!o.patternProperties;
       n.obj = o;
     }
+    const t = types.length === 1 ? types[0] : undefined;
+    if ((t === 'number' && n.num) || (t === 'string' && n.str) || (t === 'array' && n.arr) || (t === 'object' && n.obj)) n.typeInGroup = t;
     return n;
   };
 
