@@ -138,8 +138,8 @@ function genValue(r: R, s: JSONSchemaProps | undefined, depth = 0): unknown {
 
 // Compiling each schema with ajv is most of the test's time: many values per schema (SCHEMA_WALK_SEEDS=12000 for a
 // longer run).
-const SEEDS = Number(process.env.SCHEMA_WALK_SEEDS ?? 120);
-const VALUES = 30;
+const SEEDS = Number(process.env.SCHEMA_WALK_SEEDS ?? 100);
+const VALUES = 36;
 
 describe('schema walker against the ajv compilation it replaces', () => {
   it('gives the same field errors, in the same order, for random structural schemas and values', () => {
