@@ -24,6 +24,8 @@ const columns = [
 const schema: Json = structuredClone(widgetSchema);
 ((schema.properties as Json).spec as { properties: Json }).properties.ratio = { type: 'number' };
 ((schema.properties as Json).spec as { properties: Json }).properties.nothing = { type: 'string' };
+// What controller-gen writes for a metav1.Time field.
+((schema.properties as Json).spec as { properties: Json }).properties.lastRun = { type: 'string', format: 'date-time' };
 
 describe.each(matrixBinaries())('custom resources with kubectl $version', ({ version, path: binary }) => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, { ...opts, binary });
@@ -128,6 +130,12 @@ describe.each(matrixBinaries())('custom resources with kubectl $version', ({ ver
         ],
       },
     });
+    // A string format kube checks (a Go client could not decode this into metav1.Time); a valid one passes.
+    expectError(
+      await create(w('late', { color: 'red', lastRun: 'yesterday' }), { reject: false }),
+      'The Widget "late" is invalid: spec.lastRun: Invalid value: "yesterday": spec.lastRun in body must be of type date-time: "yesterday"',
+    );
+    expect((await create(w('on-time', { color: 'red', lastRun: '2026-11-29T19:00:00Z' }))).stdout).toBe(`widget.${group}/on-time created`);
     // int-or-string takes both shapes
     expect((await create(w('port-int', { color: 'red', port: 8080 }))).stdout).toBe(`widget.${group}/port-int created`);
     expect((await create(w('port-str', { color: 'red', port: 'http' }))).stdout).toBe(`widget.${group}/port-str created`);

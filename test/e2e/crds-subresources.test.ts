@@ -4,6 +4,7 @@
  * the autoscaling/v1 Scale shape), several versions with conversion None, unserved versions, and selectableFields.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from '../helpers/http.js';
 import { clusterArgs, kubectlBackground, matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
@@ -73,6 +74,14 @@ describe.each(matrixBinaries())('subresources and versions with kubectl $version
       spec: { replicas: 3 },
       status: { replicas: 2, selector: 'app=sc' },
     });
+    // The Scale has a table of its own (kube's scale columns), and PartialObjectMetadata is its metadata.
+    const table = parseTable((await k(['get', res, 'sc', '-n', ns, '--subresource=scale'])).stdout);
+    expect(table.header).toEqual(['NAME', 'DESIRED', 'AVAILABLE', 'AGE']);
+    expect(table.rows.map((r) => r.slice(0, 3))).toEqual([['sc', '3', '2']]);
+    const partial = await apiRequest(e2e.server, `/clusters/root/apis/${group}/v1/namespaces/${ns}/widgets/sc/scale`, {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
+    expect(partial.json()).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: scale.metadata });
     // The schema's maximum applies to scale writes too.
     const tooMany = await k(['scale', res, 'sc', '-n', ns, '--replicas=11'], { reject: false });
     expectError(tooMany, 'The Widget "sc" is invalid: spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10');
@@ -150,5 +159,42 @@ describe('several versions with conversion None', () => {
       await k(['get', '--raw', `/clusters/root/apis/${group}/v1alpha1/robots`], { reject: false }),
       'Error from server (NotFound): the server could not find the requested resource',
     );
+  });
+});
+
+describe('deprecated versions', () => {
+  const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
+  const group = 'deprecated.example.com';
+  const open = { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } };
+
+  beforeAll(async () => {
+    await applyCRD(
+      k,
+      crdObject({
+        group, plural: 'gears', kind: 'Gear', scope: 'Cluster',
+        versions: [
+          { name: 'v1alpha1', served: true, storage: false, deprecated: true, schema: open },
+          { name: 'v1beta1', served: true, storage: false, deprecated: true, deprecationWarning: 'gears v1beta1 goes away in 2027', schema: open },
+          { name: 'v1', served: true, storage: true, schema: open },
+          { name: 'v2alpha1', served: true, storage: false, schema: open },
+        ],
+      }),
+    );
+  }, 90_000);
+
+  it('warn on every request to them, reads and deletes included, as kube’s CRD handler does', async () => {
+    // The default text points to the most preferred served version that is not deprecated (v1, not v2alpha1).
+    const alpha = 'Warning: deprecated.example.com/v1alpha1 Gear is deprecated; use deprecated.example.com/v1 Gear';
+    const gear = { apiVersion: `${group}/v1alpha1`, kind: 'Gear', metadata: { name: 'g1' } };
+    expect(lines((await withFile(k, ['create'], gear)).stderr)).toEqual([alpha]);
+    expect(lines((await k(['get', `gears.v1alpha1.${group}`])).stderr)).toEqual([alpha]);
+    expect(lines((await k(['get', `gears.v1alpha1.${group}`, 'g1', '-o', 'name'])).stderr)).toEqual([alpha]);
+    const missing = await k(['get', `gears.v1beta1.${group}`, 'nope'], { reject: false });
+    expect(lines(missing.stderr)).toEqual(['Warning: gears v1beta1 goes away in 2027', `Error from server (NotFound): gears.${group} "nope" not found`]);
+    const watch = await apiRequest(e2e.server, `/clusters/root/apis/${group}/v1beta1/gears?watch=true&timeoutSeconds=1`);
+    expect(watch.headers.warning).toBe('299 - "gears v1beta1 goes away in 2027"');
+    expect(lines((await k(['delete', `gears.v1alpha1.${group}`, 'g1'])).stderr)).toEqual([alpha]);
+    // Versions that are not deprecated say nothing.
+    expect((await k(['get', `gears.v1.${group}`])).stderr).not.toContain('Warning');
   });
 });

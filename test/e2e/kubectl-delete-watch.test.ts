@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { clusterArgs, kubectlBackground, sleep, tempFile, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
+import { until } from '../helpers/eventually.js';
 import { words } from '../helpers/table.js';
 import { expectError, expectNotFound, lines, useE2EServer } from '../helpers/suite.js';
 
@@ -146,6 +147,31 @@ describe.each(e2e.clusters)('kubectl delete, wait and watch in $label', ({ name:
       // A namespace of the same name can be made again, empty.
       await k(['create', 'namespace', box]);
       expect(JSON.parse((await k(['get', 'secrets', '-n', box, '-o', 'json'])).stdout).items).toEqual([]);
+    });
+
+    it('a namespace held by finalizers says what remains, in kube’s words, until they are removed', async () => {
+      const box = uniqueName('held');
+      await k(['create', 'namespace', box]);
+      await createCmFrom('c1', { namespace: box, finalizers: ['example.com/hold'] });
+      await createCmFrom('c2', { namespace: box, finalizers: ['example.com/hold', 'example.com/audit'] });
+      await k(['create', 'secret', 'generic', 's1', '-n', box, '--from-literal=k=v']);
+      await k(['patch', 'secret', 's1', '-n', box, '--type', 'merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
+      expect((await k(['delete', 'namespace', box, '--wait=false'])).stdout).toBe(`namespace "${box}" deleted`);
+      const conditions = async () => {
+        const got = (await getJson(['namespace', box])) as { status: { conditions?: Array<{ type: string; status: string; message: string }> } };
+        return Object.fromEntries((got.status.conditions ?? []).map((c) => [c.type, `${c.status} ${c.message}`]));
+      };
+      let seen: Record<string, string> = {};
+      await until(async () => (seen = await conditions()).NamespaceFinalizersRemaining !== undefined, () => `conditions of ${box}: ${JSON.stringify(seen)}`);
+      expect(seen).toMatchObject({
+        NamespaceContentRemaining: 'True Some resources are remaining: configmaps. has 2 resource instances, secrets. has 1 resource instances',
+        NamespaceFinalizersRemaining:
+          'True Some content in the namespace has finalizers remaining: example.com/audit in 1 resource instances, example.com/hold in 3 resource instances',
+      });
+      for (const [kind, name] of [['cm', 'c1'], ['cm', 'c2'], ['secret', 's1']] as const) {
+        await k(['patch', kind, name, '-n', box, '--type', 'merge', '-p', '{"metadata":{"finalizers":null}}']);
+      }
+      await k(['wait', '--for=delete', `namespace/${box}`, '--timeout=30s']);
     });
 
     it('the default namespace may not be deleted', async () => {

@@ -6,6 +6,7 @@
 import AjvModule, { type ErrorObject } from 'ajv';
 import { translateErrors } from '../../src/engine/apiextensions/cr-validator.js';
 import { re2Pattern } from '../../src/engine/apiextensions/schema-pattern.js';
+import { stringFormatCheck } from '../../src/engine/apiextensions/string-formats.js';
 import { isPlainObject, type JSONSchemaProps } from '../../src/engine/apiextensions/types.js';
 import { ownValue, setOwnValue } from '../../src/engine/machinery/own-properties.js';
 import type { FieldError } from '../../src/engine/machinery/status.js';
@@ -61,6 +62,14 @@ function makeOracle(): InstanceType<typeof Ajv> {
     }
     return listType.errors.length === 0;
   };
+  const format: KwFn = (schema, data, _p, d) => {
+    format.errors = [];
+    if (typeof data !== 'string' || typeof schema !== 'string') return true;
+    if (stringFormatCheck(schema)?.(data) !== false) return true;
+    format.errors = [err(d, 'x-kcpt-format', { kind: 'format', field: schema, value: data })];
+    return false;
+  };
+  ajv.addKeyword({ keyword: 'x-kcpt-format', errors: true, validate: format });
   ajv.addKeyword({ keyword: 'x-kubernetes-int-or-string', errors: true, validate: intOrString });
   ajv.addKeyword({ keyword: 'x-kubernetes-embedded-resource', errors: true, validate: embedded });
   ajv.addKeyword({ keyword: 'x-kubernetes-list-type', errors: true, validate: listType });
@@ -95,13 +104,15 @@ function toDraft07Schema(s: unknown): unknown {
       case 'example':
       case 'description':
       case 'title':
-      case 'format':
       case 'externalDocs':
       case '$schema':
       case 'id':
       case '$ref':
       case 'exclusiveMaximum':
       case 'exclusiveMinimum':
+        break;
+      case 'format':
+        if (typeof v === 'string' && stringFormatCheck(v)) out['x-kcpt-format'] = v;
         break;
       case 'nullable':
         if (v === true && typeof s.type === 'string') out.type = [s.type, 'null'];

@@ -8,10 +8,11 @@ import { storageVersionHash, allVerbs } from '../builtin/define.js';
 import { StatusError } from '../machinery/status.js';
 import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
-import { compileCRSchema } from './cr-validator.js';
+import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
+import { compareKubeVersions } from '../registry/catalog.js';
 import { printerForColumns } from './printer-columns.js';
 import { fieldSelectorsFor } from './selectable-fields.js';
 import type { JSONSchemaProps } from './types.js';
@@ -73,11 +74,24 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     allowUnconditionalUpdate: false,
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
-    validate: (obj: KubeObject) => (compiled ??= compileCRSchema(schema)).validate(obj),
-    warnings: version.deprecated
-      ? () => [version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`]
-      : undefined,
+    validate: (obj: KubeObject, _ctx, old) => ratchetUnchanged((compiled ??= compileCRSchema(schema)).validate(obj), obj, old),
   };
+}
+
+/**
+ * kube's warning for a deprecated version: its deprecationWarning, else defaultDeprecationWarning, which points to
+ * the most preferred served, non-deprecated version more preferred than this one.
+ */
+function deprecationWarning(crd: CustomResourceDefinition, version: CRDVersion): string {
+  if (version.deprecationWarning !== undefined) return version.deprecationWarning;
+  const { group } = crd.spec;
+  const kind = crd.spec.names.kind;
+  const message = `${group}/${version.name} ${kind} is deprecated`;
+  const newer = crd.spec.versions
+    .filter((v) => v.served && !v.deprecated && compareKubeVersions(v.name, version.name) < 0)
+    .map((v) => v.name)
+    .sort(compareKubeVersions);
+  return newer.length === 0 ? message : `${message}; use ${group}/${newer[0]} ${kind}`;
 }
 
 const PRESERVE_ALL: JSONSchemaProps = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
@@ -153,6 +167,7 @@ export function customResourceTypes(crd: CustomResourceDefinition, opts: { store
         ...(scale ? { scale: { ...scale } } : {}),
       },
       strategy: strategyFor(crd, version),
+      ...(version.deprecated ? { requestWarnings: [deprecationWarning(crd, version)] } : {}),
       printer: printerForColumns(version.additionalPrinterColumns),
       fieldSelectors: fieldSelectorsFor(version.selectableFields),
       storagePrefix: `${group}/${names.plural}`,

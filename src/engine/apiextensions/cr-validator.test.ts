@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCRSchema } from './cr-validator.js';
+import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
 import type { JSONSchemaProps } from './types.js';
 
 const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
@@ -170,5 +170,82 @@ describe('pattern', () => {
   it('that is not RE2 (a CRD stored before patterns were checked as Go checks them) matches nothing', () => {
     const v = compileCRSchema({ type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)a$' } } });
     expect(render(v.validate({ s: 'a' }))).toEqual([`s: Invalid value: "a": s in body should match '^(?=a)a$'`]);
+  });
+});
+
+describe('string formats, as kube-openapi checks them', () => {
+  const formats = compileCRSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          when: { type: 'string', format: 'date-time' },
+          day: { type: 'string', format: 'date' },
+          every: { type: 'string', format: 'duration' },
+          blob: { type: 'string', format: 'byte' },
+          id: { type: 'string', format: 'uuid' },
+          addr: { type: 'string', format: 'ipv4' },
+          count: { type: 'integer', format: 'int32' },
+          site: { type: 'string', format: 'hostname-of-my-own' },
+          maybe: { type: 'string', format: 'date-time', nullable: true },
+        },
+      },
+    },
+  });
+
+  it('accepts what strfmt accepts', () => {
+    const ok = {
+      when: '2026-11-29T19:00:00Z', day: '2024-02-29', every: '5 minutes', blob: 'aGk=', id: 'b1f0c2a4-1234-4abc-8def-0123456789ab',
+      addr: '010.1.2.3', count: 99999999999, site: 'anything', maybe: null,
+    };
+    expect(render(formats.validate(cr(ok)))).toEqual([]);
+    for (const when of ['2026-11-29T19:00:00.123456+01:00', '2026-11-29t19:00:00z']) expect(render(formats.validate(cr({ when })))).toEqual([]);
+  });
+
+  it('refuses the rest with the format as the type, and the value quoted as Go does', () => {
+    const refused = render(formats.validate(cr({ when: 'yesterday', day: '2023-02-29', every: 'soon', blob: '!!', id: 'nope', addr: '1.2.3.256' })));
+    expect(refused).toEqual([
+      'spec.when: Invalid value: "yesterday": spec.when in body must be of type date-time: "yesterday"',
+      'spec.day: Invalid value: "2023-02-29": spec.day in body must be of type date: "2023-02-29"',
+      'spec.every: Invalid value: "soon": spec.every in body must be of type duration: "soon"',
+      'spec.blob: Invalid value: "!!": spec.blob in body must be of type byte: "!!"',
+      'spec.id: Invalid value: "nope": spec.id in body must be of type uuid: "nope"',
+      'spec.addr: Invalid value: "1.2.3.256": spec.addr in body must be of type ipv4: "1.2.3.256"',
+    ]);
+    // An empty string is no timestamp either (a Go client could not decode it into metav1.Time).
+    expect(render(formats.validate(cr({ when: '' })))).toEqual(['spec.when: Invalid value: "": spec.when in body must be of type date-time: ""']);
+    expect(render(formats.validate(cr({ when: '2026-11-29T24:00:00Z' })))).toHaveLength(1);
+  });
+});
+
+describe('ratcheting on update', () => {
+  const v = compileCRSchema({
+    type: 'object',
+    properties: { spec: { type: 'object', properties: { when: { type: 'string', format: 'date-time' }, size: { type: 'integer', maximum: 3 } } } },
+  });
+  const old = cr({ when: 'yesterday', size: 5 });
+
+  it('drops errors on values the update left as they were, and keeps those on values it changed', () => {
+    const unchanged = cr({ when: 'yesterday', size: 5, extra: 'x' });
+    expect(render(ratchetUnchanged(v.validate(unchanged), unchanged, old))).toEqual([]);
+    const changed = cr({ when: 'tomorrow', size: 5 });
+    expect(render(ratchetUnchanged(v.validate(changed), changed, old))).toEqual([
+      'spec.when: Invalid value: "tomorrow": spec.when in body must be of type date-time: "tomorrow"',
+    ]);
+    // Under a list, only when the whole list is unchanged.
+    const listed = compileCRSchema({
+      type: 'object',
+      properties: { status: { type: 'object', properties: { conditions: { type: 'array', items: { type: 'object', properties: { at: { type: 'string', format: 'date-time' } } } } } } },
+    });
+    const before = { ...cr({}), status: { conditions: [{ at: 'x' }] } };
+    const same = { ...cr({ size: 1 }), status: { conditions: [{ at: 'x' }] } };
+    expect(render(ratchetUnchanged(listed.validate(same), same, before))).toEqual([]);
+    const grown = { ...cr({}), status: { conditions: [{ at: 'x' }, { at: '2026-01-01T00:00:00Z' }] } };
+    expect(render(ratchetUnchanged(listed.validate(grown), grown, before))).toEqual([
+      'status.conditions[0].at: Invalid value: "x": status.conditions[0].at in body must be of type date-time: "x"',
+    ]);
+    // A create has nothing to ratchet against.
+    expect(render(ratchetUnchanged(v.validate(unchanged), unchanged, undefined))).toHaveLength(2);
   });
 });

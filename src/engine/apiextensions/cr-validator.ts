@@ -7,7 +7,9 @@
  * like kube-openapi's validator (`spec.replicas in body must be of type integer: "string"`).
  */
 import { fieldErrors, type FieldError } from '../machinery/status.js';
+import { jsonEqual } from '../machinery/canonical-json.js';
 import { ownValue } from '../machinery/own-properties.js';
+import { goQuote } from '../machinery/query-params.js';
 import { prepareSchema, type SchemaError } from './schema-walk.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
@@ -17,7 +19,7 @@ export interface CompiledCRSchema {
 }
 
 interface KubeErrorParams {
-  kind: 'embeddedRequired' | 'intOrString' | 'duplicate' | 'duplicateMap';
+  kind: 'embeddedRequired' | 'intOrString' | 'duplicate' | 'duplicateMap' | 'format';
   field?: string;
   value?: unknown;
 }
@@ -37,6 +39,32 @@ export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSch
   };
   cache.set(openAPIV3Schema, compiled);
   return compiled;
+}
+
+/**
+ * kube's CRD validation ratcheting (on by default since 1.30): on an update, the schema is not applied to a subtree
+ * the update left as it was, so an object stored before a stricter schema (or a stricter kcpt) can still be written
+ * where it changes. Subtrees are matched through object fields only: an error under a list is dropped when the
+ * whole list is unchanged (kube also matches map-list items by key), one on a value the new object lacks is kept.
+ */
+export function ratchetUnchanged(errors: FieldError[], obj: unknown, old: unknown): FieldError[] {
+  if (old === undefined || errors.length === 0) return errors;
+  return errors.filter((e) => {
+    const bracket = e.field.indexOf('[');
+    const matched = bracket < 0 ? e.field : e.field.slice(0, bracket);
+    if (!matched) return true;
+    const now = valueAt(obj, matched);
+    return now === undefined || !jsonEqual(now, valueAt(old, matched));
+  });
+}
+
+function valueAt(data: unknown, fieldPath: string): unknown {
+  let cur = data;
+  for (const seg of fieldPath.split('.')) {
+    if (!isPlainObject(cur)) return undefined;
+    cur = ownValue(cur, seg);
+  }
+  return cur;
 }
 
 function jsonType(v: unknown): string {
@@ -168,6 +196,10 @@ export function translateErrors(errors: SchemaError[], data: unknown): FieldErro
       }
       case 'x-kubernetes-embedded-resource':
         push(fieldErrors.required(path, 'must not be empty'));
+        break;
+      case 'x-kcpt-format':
+        // kube-openapi's errors.InvalidType with the schema's format as the type.
+        push(fieldErrors.typeInvalid(path, value, `${body} must be of type ${String(p.field)}: ${goQuote(String(value))}`));
         break;
       case 'x-kubernetes-list-type': {
         const kp = p as unknown as KubeErrorParams;

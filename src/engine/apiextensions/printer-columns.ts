@@ -26,6 +26,16 @@ export const DEFAULT_CRD_COLUMNS: readonly AdditionalPrinterColumn[] = [
   { name: 'Age', type: 'date', description: CREATION_TIMESTAMP_DESCRIPTION, jsonPath: '.metadata.creationTimestamp' },
 ];
 
+/**
+ * kube's getScaleColumnsForVersion: the columns of a custom resource's Scale (`kubectl get --subresource=scale`),
+ * read from the Scale itself. Both replica paths are required of a scale subresource, so both columns are always there.
+ */
+export const SCALE_COLUMNS: readonly AdditionalPrinterColumn[] = [
+  { name: 'Desired', type: 'integer', description: 'Number of desired replicas', jsonPath: '.spec.replicas' },
+  { name: 'Available', type: 'integer', description: 'Number of actual replicas', jsonPath: '.status.replicas' },
+  ...DEFAULT_CRD_COLUMNS,
+];
+
 const NAME_COLUMN: TableColumn = { name: 'Name', type: 'string', format: 'name', description: NAME_DESCRIPTION, priority: 0 };
 
 interface CompiledColumn {

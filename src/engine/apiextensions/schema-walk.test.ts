@@ -65,6 +65,7 @@ function genSchema(r: R, depth: number, root = false): JSONSchemaProps {
     if (chance(r, 0.3)) s.maxLength = pick(r, [0, 1, 2, 3]);
     if (chance(r, 0.3)) s.minLength = pick(r, [1, 2, 3]);
     if (chance(r, 0.3)) s.pattern = pick(r, PATTERNS);
+    if (chance(r, 0.2)) s.format = pick(r, ['date-time', 'uuid', 'ipv4', 'byte', 'int32', 'password']);
   }
   if (kind === 'integer' || kind === 'number') {
     if (chance(r, 0.3)) s.minimum = pick(r, [0, 1, 2.5, -3]);
@@ -115,7 +116,7 @@ function genValue(r: R, s: JSONSchemaProps | undefined, depth = 0): unknown {
   if (s.enum && chance(r, 0.5)) return pick(r, s.enum);
   if (s['x-kubernetes-int-or-string']) return pick(r, [1, 'a', 2.5, null, '']);
   switch (s.type) {
-    case 'string': return pick(r, ['', 'a', 'ab', 'abc', 'abcd', 'bb', '😀', '😀😀', '12', 'Zb']);
+    case 'string': return pick(r, ['', 'a', 'ab', 'abc', 'abcd', 'bb', '😀', '😀😀', '12', 'Zb', '2026-11-29T19:00:00Z', '10.0.0.1', 'YWJj', '0f8fad5b-d9cb-469f-a165-70867728950e']);
     case 'integer': return pick(r, [-3, 0, 1, 2, 3, 4, 6, 10, 11]);
     case 'number': return pick(r, [-3, 0, 0.5, 1, 2.5, 4, 10, 10.5]);
     case 'boolean': return chance(r, 0.5);

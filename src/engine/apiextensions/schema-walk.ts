@@ -13,6 +13,7 @@
 import { jsonEqual } from '../machinery/canonical-json.js';
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { re2Pattern } from './schema-pattern.js';
+import { stringFormatCheck } from './string-formats.js';
 import { isPlainObject } from './types.js';
 
 /** One validation failure, shaped as ajv's ErrorObject (keyword, JSON-pointer instancePath, keyword params). */
@@ -37,8 +38,11 @@ interface Node {
   anyOf?: Node[];
   oneOf?: Node[];
   allOf?: Node[];
-  /** Any of enum, not, anyOf, oneOf, allOf or the x-kubernetes-* keywords below. */
+  /** Any of enum, not, anyOf, oneOf, allOf, format or the x-kubernetes-* keywords below. */
   untyped: boolean;
+  /** A string format kube checks (string-formats.ts); the others (int32, int64, …) are documentation. */
+  format?: string;
+  formatCheck?: (s: string) => boolean;
   intOrString: boolean;
   nullableMarker: boolean;
   embedded: boolean;
@@ -112,11 +116,15 @@ export function prepareSchema(schema: unknown): PreparedSchema {
       untyped: false,
     };
     if (Array.isArray(s.enum)) n.enum = s.enum;
+    if (typeof s.format === 'string') {
+      n.formatCheck = stringFormatCheck(s.format);
+      if (n.formatCheck) n.format = s.format;
+    }
     if (s.not !== undefined) n.not = prep(s.not);
     if (Array.isArray(s.anyOf)) n.anyOf = s.anyOf.map(prep);
     if (Array.isArray(s.oneOf)) n.oneOf = s.oneOf.map(prep);
     if (Array.isArray(s.allOf)) n.allOf = s.allOf.map(prep);
-    n.untyped = !!(n.enum || n.not || n.anyOf || n.oneOf || n.allOf || n.intOrString || n.embedded || n.listType !== undefined);
+    n.untyped = !!(n.enum || n.not || n.anyOf || n.oneOf || n.allOf || n.formatCheck || n.intOrString || n.embedded || n.listType !== undefined);
     // A keyword group is used when one of its keywords is present at all (ajv's rule, which decides where the type
     // is checked). OpenAPI's boolean exclusive bounds turn their bound exclusive and are otherwise ignored.
     if (s.maximum !== undefined || s.minimum !== undefined || s.multipleOf !== undefined) {
@@ -182,7 +190,7 @@ export function prepareSchema(schema: unknown): PreparedSchema {
   const walk = (n: Node, data: unknown, up: At | undefined, seg: string | number | undefined, errs: SchemaError[]): void => {
     if (n.types.length > 0 && n.typeInGroup === undefined && !isAnyType(data, n.types)) report(errs, 'type', up, seg, { type: n.type });
 
-    // Untyped keywords, in ajv's order: enum, not, anyOf, oneOf, allOf, then the x-kubernetes-* ones.
+    // Untyped keywords, in ajv's order: enum, not, anyOf, oneOf, allOf, then format and the x-kubernetes-* ones.
     if (n.untyped) {
       if (n.enum && !inEnum(data, n.enum)) report(errs, 'enum', up, seg, { allowedValues: n.enum });
       if (n.not) {
@@ -224,6 +232,7 @@ export function prepareSchema(schema: unknown): PreparedSchema {
         else report(errs, 'oneOf', up, seg, {});
       }
       if (n.allOf) for (const sub of n.allOf) walk(sub, data, up, seg, errs);
+      if (n.formatCheck && typeof data === 'string' && !n.formatCheck(data)) report(errs, 'x-kcpt-format', up, seg, { kind: 'format', field: n.format, value: data });
       if (n.intOrString) {
         const ok = (data === null && n.nullableMarker) || typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data));
         if (!ok) report(errs, 'x-kubernetes-int-or-string', up, seg, { kind: 'intOrString', value: data });

@@ -50,8 +50,8 @@ function withHooks(rt: ResourceType, hooks: Hooks): ResourceType {
         base.prepareForUpdate?.(obj, old, ctx);
         hooks.prepareForUpdate?.(obj, old, ctx);
       },
-      validate(obj, ctx) {
-        return [...(base.validate?.(obj, ctx) ?? []), ...(hooks.validate?.(obj, ctx) ?? [])];
+      validate(obj, ctx, old) {
+        return [...(base.validate?.(obj, ctx, old) ?? []), ...(hooks.validate?.(obj, ctx, old) ?? [])];
       },
       validateUpdate(obj, old, ctx) {
         return [...(base.validateUpdate?.(obj, old, ctx) ?? []), ...(hooks.validateUpdate?.(obj, old, ctx) ?? [])];

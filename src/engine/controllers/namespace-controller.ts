@@ -58,12 +58,19 @@ export function namespaceController(deps: NamespaceControllerDeps): Controller {
   });
 }
 
+/** What is still in a namespace after a deletion pass: per `<resource>.<group>`, and per finalizer holding it. */
+interface Remaining {
+  count: number;
+  byResource: Map<string, number>;
+  byFinalizer: Map<string, number>;
+}
+
 /** Deletes every namespaced object in the namespace; returns what is still there (finalizers pending). */
-function deleteContent(deps: NamespaceControllerDeps, cluster: string, namespace: string): { count: number; finalizers: Set<string> } {
+function deleteContent(deps: NamespaceControllerDeps, cluster: string, namespace: string): Remaining {
   const { store, generic } = deps;
   const seen = new Set<string>();
-  let count = 0;
-  const finalizers = new Set<string>();
+  const remaining: Remaining = { count: 0, byResource: new Map(), byFinalizer: new Map() };
+  const add = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   for (const rt of deps.catalogFor(cluster).resourceTypes()) {
     if (!rt.namespaced || rt.virtualCreate || seen.has(rt.storagePrefix)) continue;
     seen.add(rt.storagePrefix);
@@ -73,8 +80,10 @@ function deleteContent(deps: NamespaceControllerDeps, cluster: string, namespace
       try {
         const result = generic.delete(ctx, keyNamespaceAndName(rt, kv.key).name, { propagationPolicy: 'Background', current: { row: kv } });
         if (!result.removed) {
-          count++;
-          for (const f of result.object.metadata?.finalizers ?? []) finalizers.add(f);
+          remaining.count++;
+          // kube names a group-resource `<resource>.<group>`: `configmaps.` for the core group.
+          add(remaining.byResource, `${rt.resource}.${rt.group}`);
+          for (const f of result.object.metadata?.finalizers ?? []) add(remaining.byFinalizer, f);
         }
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) continue;
@@ -82,22 +91,30 @@ function deleteContent(deps: NamespaceControllerDeps, cluster: string, namespace
       }
     }
   }
-  return { count, finalizers };
+  return remaining;
 }
 
-function setConditions(deps: NamespaceControllerDeps, ctx: OpContext, ns: KubeObject, remaining: { count: number; finalizers: Set<string> }): void {
+/** kube's namespaceConditionUpdater.ProcessContentTotals: `<what> has|in <n> resource instances`, sorted. */
+function remainingList(counts: Map<string, number>, verb: 'has' | 'in'): string {
+  return [...counts].map(([what, n]) => `${what} ${verb} ${n} resource instances`).sort().join(', ');
+}
+
+function setConditions(deps: NamespaceControllerDeps, ctx: OpContext, ns: KubeObject, remaining: Remaining): void {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const conditions = [
     { type: 'NamespaceDeletionDiscoveryFailure', status: 'False', lastTransitionTime: now, reason: 'ResourcesDiscovered', message: 'All resources successfully discovered' },
     { type: 'NamespaceDeletionGroupVersionParsingFailure', status: 'False', lastTransitionTime: now, reason: 'ParsedGroupVersions', message: 'All legacy kube types successfully parsed' },
     { type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: now, reason: 'ContentDeleted', message: 'All content successfully deleted, may be waiting on finalization' },
-    { type: 'NamespaceContentRemaining', status: 'True', lastTransitionTime: now, reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${remaining.count} object(s) waiting on finalizers` },
+    { type: 'NamespaceContentRemaining', status: 'True', lastTransitionTime: now, reason: 'SomeResourcesRemain', message: `Some resources are remaining: ${remainingList(remaining.byResource, 'has')}` },
     {
       type: 'NamespaceFinalizersRemaining',
-      status: remaining.finalizers.size > 0 ? 'True' : 'False',
+      status: remaining.byFinalizer.size > 0 ? 'True' : 'False',
       lastTransitionTime: now,
-      reason: remaining.finalizers.size > 0 ? 'SomeFinalizersRemain' : 'ContentHasNoFinalizers',
-      message: remaining.finalizers.size > 0 ? `Some content in the namespace has finalizers remaining: ${[...remaining.finalizers].sort().join(', ')}` : 'All content-preserving finalizers finished',
+      reason: remaining.byFinalizer.size > 0 ? 'SomeFinalizersRemain' : 'ContentHasNoFinalizers',
+      message:
+        remaining.byFinalizer.size > 0
+          ? `Some content in the namespace has finalizers remaining: ${remainingList(remaining.byFinalizer, 'in')}`
+          : 'All content-preserving finalizers finished',
     },
   ];
   const status = { ...((ns.status as object) ?? {}), conditions };

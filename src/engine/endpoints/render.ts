@@ -12,7 +12,7 @@ import { protobufWatchFrame } from '../machinery/protobuf/encode.js';
 import { buildTable, defaultPrinter, parseIncludeObject, type TableVersion } from '../machinery/table.js';
 import type { ListPage } from '../registry/list.js';
 import { jsonListBody, withoutTypeMeta } from './list-body.js';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../registry/types.js';
+import { apiVersionOf, type KubeObject, type ResourceType, type TablePrinter } from '../registry/types.js';
 import { StatusError } from '../machinery/status.js';
 import {
   BUILTIN_RESOURCE,
@@ -58,7 +58,7 @@ export function watchRenderOptions(rt: ResourceType, req: NegotiationRequest & {
 }
 
 function tableOf(
-  rt: ResourceType,
+  printer: TablePrinter,
   objects: KubeObject[],
   opts: RenderOptions,
   version: TableVersion,
@@ -66,7 +66,7 @@ function tableOf(
   withColumns: boolean,
 ) {
   return buildTable({
-    printer: rt.printer ?? defaultPrinter(),
+    printer,
     objects,
     now: Date.now(),
     includeObject: parseIncludeObject(opts.query),
@@ -112,6 +112,18 @@ export function toYaml(value: unknown): string {
  * deletion that removed the object).
  */
 export function renderObject(rt: ResourceType, obj: KubeObject | string, opts: RenderOptions): Answer {
+  return renderConverted(obj, opts, rt.printer ?? defaultPrinter(), goTypeName(rt, false));
+}
+
+/**
+ * A subresource's object of another kind (a custom resource's autoscaling/v1 Scale), converted as asked with that
+ * kind's own printer: kube gives the scale subresource a request scope and table convertor of its own.
+ */
+export function renderSubresourceObject(obj: KubeObject, opts: RenderOptions, printer: TablePrinter, goType: string): Answer {
+  return renderConverted(obj, opts, printer, goType);
+}
+
+function renderConverted(obj: KubeObject | string, opts: RenderOptions, printer: TablePrinter, goType: string): Answer {
   const { format } = opts;
   const convert = format.convert;
   if (!convert) return encodeAnswer(obj, format);
@@ -119,13 +131,11 @@ export function renderObject(rt: ResourceType, obj: KubeObject | string, opts: R
   if (parsed.kind === 'Status' && parsed.apiVersion === 'v1') return encodeAnswer(parsed, format);
   switch (convert.kind) {
     case 'Table':
-      return encodeAnswer(tableOf(rt, [parsed], opts, convert.version, { resourceVersion: parsed.metadata?.resourceVersion ?? '' }, true), format);
+      return encodeAnswer(tableOf(printer, [parsed], opts, convert.version, { resourceVersion: parsed.metadata?.resourceVersion ?? '' }, true), format);
     case 'PartialObjectMetadata':
       return encodeAnswer(partialMetadata(parsed, convert.version), format);
     default:
-      throw notAcceptableConversion(
-        `you requested PartialObjectMetadataList, but the requested object is not a list (${goTypeName(rt, false)})`,
-      );
+      throw notAcceptableConversion(`you requested PartialObjectMetadataList, but the requested object is not a list (${goType})`);
   }
 }
 
@@ -167,7 +177,7 @@ function renderListItems(
   const { format } = opts;
   const parsed = () => objects ?? list.items.map((t) => JSON.parse(t) as KubeObject);
   const convert = format.convert;
-  if (convert?.kind === 'Table') return encodeAnswer(tableOf(rt, parsed(), opts, convert.version, listMeta, true), format);
+  if (convert?.kind === 'Table') return encodeAnswer(tableOf(rt.printer ?? defaultPrinter(), parsed(), opts, convert.version, listMeta, true), format);
   if (convert?.kind === 'PartialObjectMetadata') {
     throw notAcceptableConversion(`you requested PartialObjectMetadata, but the requested object is a list (${goTypeName(rt, true)})`);
   }
@@ -248,7 +258,7 @@ export class WatchEventWriter {
     if (convert.kind === 'Table') {
       if (type === 'BOOKMARK') return json;
       const obj = JSON.parse(json) as KubeObject;
-      const table = tableOf(this.rt, [obj], this.opts, convert.version, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, this.first);
+      const table = tableOf(this.rt.printer ?? defaultPrinter(), [obj], this.opts, convert.version, { resourceVersion: obj.metadata?.resourceVersion ?? '' }, this.first);
       this.first = false;
       return table as unknown as KubeObject;
     }

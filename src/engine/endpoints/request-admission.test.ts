@@ -22,6 +22,10 @@ async function admitted(app: FastifyInstance, reports: Answered[]) {
     await new Promise((resolve) => setTimeout(resolve, 40));
     return { ok: true };
   });
+  app.get('/hang', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 5000).unref());
+    return { ok: true };
+  });
   app.get('/watch', (_request, reply) => {
     reply.raw.writeHead(200, { 'content-type': 'application/json' });
     reply.raw.write('\n');
@@ -94,5 +98,41 @@ describe('what the admission hook reports once a request is answered', () => {
     } finally {
       session.close();
     }
+  });
+
+  it("takes the client's ?timeout= as kube's WithRequestDeadline does: shorter deadlines, 400 for what Go cannot parse", async () => {
+    const reports: Answered[] = [];
+    app = Fastify();
+    const { port, endWatches } = await admitted(app, reports);
+    const get = (path: string) =>
+      new Promise<{ code: number; body: string }>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port, path, headers: { authorization: 'Bearer alice' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    const bad = await get('/slow?timeout=abc');
+    expect(bad.code).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({
+      reason: 'BadRequest',
+      message: 'invalid timeout specified in the request URL - time: invalid duration "abc"',
+    });
+    expect((await get('/slow?timeout=10')).body).toContain('invalid timeout specified in the request URL - time: missing unit in duration \\"10\\"');
+    // A request that outlives the client's timeout (well below the server's 60 s) is answered 504 at it.
+    const late = await get('/hang?timeout=50ms');
+    expect(late.code).toBe(504);
+    expect(JSON.parse(late.body)).toMatchObject({ reason: 'Timeout', message: 'Timeout: request did not complete within the allotted timeout' });
+    // 0s (and anything not above 0) means the server's own deadline; long-running requests ignore the parameter.
+    expect((await get('/slow?timeout=0s')).code).toBe(200);
+    expect((await get('/slow?timeout=-1s')).code).toBe(200);
+    const watchCode = await new Promise<number>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, path: '/watch?watch=true&timeout=abc', headers: { authorization: 'Bearer alice' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+    endWatches();
+    expect(watchCode).toBe(200);
   });
 });

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, UserInfo } from '../auth/user.js';
 import { inflightLimiter, isLongRunning, REFUSED, type InflightLimits } from './inflight-limit.js';
-import { armRequestDeadline } from './request-deadline.js';
+import { armRequestDeadline, requestDeadlineMs } from './request-deadline.js';
 import { authenticatedUser, gateRequest } from './request-gate.js';
 
 export interface AdmissionOptions {
@@ -32,20 +32,34 @@ export function installRequestAdmission(app: FastifyInstance, options: Admission
     let timer: NodeJS.Timeout | undefined;
     // 'close' fires once the response is done or the client went away (for HTTP/2 and HTTP/1.1 alike): the slot is
     // given back, the timer cleared, the answer reported. Listened to before the gate, so refusals are reported too.
+    const onClose = () => {
+      release?.();
+      if (timer) clearTimeout(timer);
+      answered?.(request, reply, performance.now() - arrived);
+    };
+    let listening = false;
     if (answered || limiter || requestTimeoutMs > 0) {
-      reply.raw.on('close', () => {
-        release?.();
-        if (timer) clearTimeout(timer);
-        answered?.(request, reply, performance.now() - arrived);
-      });
+      reply.raw.on('close', onClose);
+      listening = true;
     }
     const admit = () => {
       const { method, url } = request.raw;
       const longRunning = isLongRunning(method ?? 'GET', url ?? '');
+      let deadlineMs = 0;
+      if (!longRunning) {
+        try {
+          deadlineMs = requestDeadlineMs(url ?? '', requestTimeoutMs);
+        } catch (err) {
+          return done(err as Error);
+        }
+      }
       const slot = limiter?.admit(request, reply, longRunning);
       if (slot === REFUSED) return;
       release = slot;
-      if (requestTimeoutMs > 0 && !longRunning) timer = armRequestDeadline(request, reply, requestTimeoutMs);
+      if (deadlineMs > 0) {
+        timer = armRequestDeadline(request, reply, deadlineMs);
+        if (!listening) reply.raw.on('close', onClose);
+      }
       done();
     };
     let gated: UserInfo | Promise<UserInfo>;

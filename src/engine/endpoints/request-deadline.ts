@@ -6,13 +6,39 @@
  * `--min-request-timeout` instead (watch-stream.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { timeout } from '../machinery/status.js';
+import { GoDurationError, parseGoDuration } from '../machinery/go-duration.js';
+import { badRequest, timeout } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
 import { abandonBody, bodyStillArriving } from './unread-body.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
-export const REQUEST_TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
+/** kube's timeout filter's NewTimeoutError message (timeout() adds the `Timeout: ` prefix). */
+export const REQUEST_TIMEOUT_MESSAGE = 'request did not complete within the allotted timeout';
+
+/** Node's timers hold at most 2^31-1 ms (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The time a request that is not long-running has, in ms (0: no limit): kube's WithRequestDeadline takes the
+ * client's `?timeout=` (a Go duration; client-go sends its own timeout there, kubectl its --request-timeout) when it
+ * is above 0 and shorter than the server's. A value Go cannot parse is 400.
+ */
+export function requestDeadlineMs(url: string, serverTimeoutMs: number): number {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes('timeout=', q)) return serverTimeoutMs;
+  const value = new URLSearchParams(url.slice(q + 1)).get('timeout');
+  if (!value) return serverTimeoutMs;
+  let userMs: number;
+  try {
+    userMs = Number(parseGoDuration(value)) / 1e6;
+  } catch (err) {
+    if (err instanceof GoDurationError) throw badRequest(`invalid timeout specified in the request URL - ${err.message}`);
+    throw err;
+  }
+  if (userMs <= 0 || userMs > MAX_TIMER_MS) return serverTimeoutMs;
+  return serverTimeoutMs > 0 ? Math.min(serverTimeoutMs, Math.ceil(userMs)) : Math.ceil(userMs);
+}
 
 /** Arms the deadline of a request that is not long-running; clear the timer once the response is done. */
 export function armRequestDeadline(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): NodeJS.Timeout {

@@ -14,7 +14,7 @@ import {
 } from '../machinery/status.js';
 import { pruneUnknownFields } from '../machinery/unknown-fields.js';
 import { fromStorage, type DeleteOptions, type OpContext } from '../registry/generic-store.js';
-import { listObjects } from '../registry/list.js';
+import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
@@ -53,6 +53,7 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
   const { info } = req;
   const rt = req.catalog.find(info.group, info.version, info.resource);
   if (!rt) throw resourceNotFound();
+  if (rt.requestWarnings) addWarnings(reply, rt.requestWarnings);
   if (!rt.namespaced && info.namespace && info.resource !== 'namespaces') throw resourceNotFound();
   const verb = info.verb;
   if (req.cluster === undefined) {
@@ -89,12 +90,22 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
   if (req.grant) ctx.grant = req.grant;
   if (verb === 'get' && sub !== 'scale' && sub !== 'token' && !rt.virtualCreate) {
     const render = renderOptions(rt, req);
-    // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
-    if (!rt.convert) {
-      const kv = svc.generic.getRaw(ctx, info.name);
-      return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+    const answer = () => {
+      // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
+      if (!rt.convert) {
+        const kv = svc.generic.getRaw(ctx, info.name);
+        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+      }
+      return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    };
+    // kube's cacher.Get: a resourceVersion asks for an answer at least that fresh (a malformed one is refused, as
+    // lists refuse it); one the store has not reached yet is waited for, then 504 Too large resource version.
+    const rv = req.query.get('resourceVersion');
+    if (rv && rv !== '0') {
+      const n = parseResourceVersion(rv);
+      if (n > svc.store.currentRevision()) return waitForRevision(svc.store, n).then(answer);
     }
-    return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
+    return answer();
   }
   return serveResource(svc, req, reply, rt, ctx);
 }
@@ -102,9 +113,10 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
 async function serveResource(svc: ResourceServices, req: ApiRequest, reply: FastifyReply, rt: ResourceType, ctx: OpContext): Promise<unknown> {
   const { info } = req;
   const { verb, subresource: sub } = info;
-  // Scale and TokenRequest are built-in kinds whatever resource they belong to (kube: no Table for either).
+  // Scale and TokenRequest are built-in kinds whatever resource they belong to. kube gives a custom resource's scale
+  // a table convertor of its own (Desired, Available, Age); TokenRequest has none.
   if (sub === 'scale' || sub === 'token') {
-    const render = { format: negotiateOutput(req, { ...BUILTIN_RESOURCE, table: false }), query: req.query };
+    const render = { format: negotiateOutput(req, sub === 'scale' ? BUILTIN_RESOURCE : { ...BUILTIN_RESOURCE, table: false }), query: req.query };
     if (sub === 'scale') return handleScaleRequest(svc, req, rt, ctx, reply, render);
     if (verb !== 'create') throw methodNotAllowed(`${verb} is not supported on the token subresource`);
     const input = await decodeObjectBody(req.contentType, req.body);

@@ -69,12 +69,16 @@ export function toStatusError(err: unknown): StatusError {
 }
 
 /** `Warning: 299 - "text"`, one header value per warning, as kube sends them. */
-export function addWarnings(reply: FastifyReply, warnings: string[]): void {
+export function addWarnings(reply: FastifyReply, warnings: readonly string[]): void {
   if (warnings.length === 0) return;
-  reply.header(
-    'warning',
-    warnings.map((w) => `299 - ${JSON.stringify(w)}`),
-  );
+  // Added to those already on the reply, each text once (kube's warning recorder drops repeats).
+  const before = reply.getHeader('warning');
+  const values = before === undefined ? [] : Array.isArray(before) ? before.map(String) : [String(before)];
+  for (const w of warnings) {
+    const value = `299 - ${JSON.stringify(w)}`;
+    if (!values.includes(value)) values.push(value);
+  }
+  reply.header('warning', values);
 }
 
 export function successStatus(details: Record<string, unknown>) {

@@ -31,8 +31,10 @@ export async function streamWatch(
   const rv = options.resourceVersion;
   validateListOptions({ ...options, watch: true });
   if (rv && rv !== '0') {
-    // Like kube's watch cache: wait briefly for a revision from the future, then answer 504 "Too large".
-    await waitForRevision(svc.store, parseResourceVersion(rv));
+    // Wait briefly for a revision from the future, then answer 504 "Too large". kube opens such a watch and waits
+    // on (an initial-events watch gets the 504 Status as an ERROR event): no Retry-After here, so that an informer
+    // holding revisions of an earlier memory store relists at once instead of client-go retrying for ~40 s.
+    await waitForRevision(svc.store, parseResourceVersion(rv), 0);
   }
   const sink = new WatchResponse(reply, writer, svc.watches);
   const stopFollowingType = svc.watchRemoval?.(req.cluster ?? '*', rt, sink.end);

@@ -99,9 +99,13 @@ export class WatchResponse implements WatchSink {
     private readonly writer: Pick<WatchEventWriter, 'contentType' | 'event'>,
     watches?: Set<() => void>,
   ) {
+    // The reply's headers stay behind with fastify once hijacked: its warnings go out with the stream's head.
+    const warning = reply.getHeader('warning');
     reply.hijack();
     this.raw = reply.raw;
-    this.raw.writeHead(200, { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' });
+    const head: Record<string, string | string[]> = { 'content-type': writer.contentType, 'cache-control': 'no-cache, private' };
+    if (warning !== undefined) head.warning = warning as string | string[];
+    this.raw.writeHead(200, head);
     this.raw.flushHeaders();
     // Frames still queued when the client goes away have nowhere to go.
     this.raw.on('close', () => {

@@ -56,6 +56,13 @@ describe('continue tokens', () => {
     expect(failure(b64('5'))).toBe(
       'invalid continue token: continue key is not valid: json: cannot unmarshal number into Go value of type storage.continueToken',
     );
+    // Go's scanner and type names: a cut-off token, a bool, a JSON null (Go's zero token, then its empty version).
+    expect(failure(b64('{"v":"meta.k8s.io/v1","rv":5'))).toBe('invalid continue token: continue key is not valid: unexpected end of JSON input');
+    expect(failure(b64('{"v" "x"}'))).toBe("invalid continue token: continue key is not valid: invalid character '\"' after object key");
+    expect(failure(b64('{"v":true}'))).toBe(
+      'invalid continue token: continue key is not valid: json: cannot unmarshal bool into Go struct field continueToken.v of type string',
+    );
+    expect(failure(b64('null'))).toBe('invalid continue token: continue key is not valid: server does not recognize this encoded version ');
     expect(failure(b64('{"v":"meta.k8s.io/v1","rv":"5","start":"a"}'))).toBe(
       'invalid continue token: continue key is not valid: json: cannot unmarshal string into Go struct field continueToken.rv of type int64',
     );

@@ -4,6 +4,7 @@
  * opaque, but matching the format keeps tokens readable with the usual tools and errors worded as kube words them.
  */
 import { badRequest, gone, type StatusError } from './status.js';
+import { goJsonKind, goJsonSyntaxError } from './go-json-syntax.js';
 
 export interface ContinueToken {
   /** The revision of the snapshot the first page was read at. */
@@ -30,11 +31,11 @@ function invalidToken(detail: string): StatusError {
 }
 
 /** base64.RawURLEncoding.DecodeString: no padding, URL alphabet; errors name the offending byte. */
-function decodeBase64(token: string): string {
+function decodeBase64(token: string): Buffer {
   const bad = token.search(/[^A-Za-z0-9_-]/);
   if (bad >= 0) throw invalidToken(`${INVALID}: illegal base64 data at input byte ${bad}`);
   if (token.length % 4 === 1) throw invalidToken(`${INVALID}: illegal base64 data at input byte ${token.length - 1}`);
-  return Buffer.from(token, 'base64url').toString('utf8');
+  return Buffer.from(token, 'base64url');
 }
 
 /** Go's path.Clean for a rooted path. */
@@ -48,35 +49,25 @@ function cleanRooted(p: string): string {
   return `/${out.join('/')}`;
 }
 
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  return typeof v === 'object' ? 'object' : typeof v;
-}
-
 /**
  * Decode `?continue=`. Malformed tokens are 400 BadRequest `invalid continue token: continue key is not valid…`,
  * as the etcd3 store reports them. Traversal outside the list prefix (`../`) is rejected as kube does.
  */
 export function decodeContinue(token: string): ContinueToken {
-  const text = decodeBase64(token);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    const first = text.trimStart()[0];
-    throw invalidToken(
-      `${INVALID}: ${first === undefined ? 'unexpected end of JSON input' : `invalid character '${first}' looking for beginning of value`}`,
-    );
+  const bytes = decodeBase64(token);
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax) throw invalidToken(`${INVALID}: ${syntax}`);
+  const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+  const kind = goJsonKind(parsed);
+  if (kind !== 'object' && kind !== 'null') {
+    throw invalidToken(`${INVALID}: json: cannot unmarshal ${kind} into Go value of type storage.continueToken`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw invalidToken(`${INVALID}: json: cannot unmarshal ${typeName(parsed)} into Go value of type storage.continueToken`);
-  }
-  const obj = parsed as Record<string, unknown>;
+  // JSON null leaves Go's struct at its zero value (then refused for its empty version).
+  const obj = (parsed ?? {}) as Record<string, unknown>;
   const expect = (field: string, type: 'string' | 'int64', ok: boolean) => {
     if (!ok) {
       throw invalidToken(
-        `${INVALID}: json: cannot unmarshal ${typeName(obj[field])} into Go struct field continueToken.${field} of type ${type}`,
+        `${INVALID}: json: cannot unmarshal ${goJsonKind(obj[field])} into Go struct field continueToken.${field} of type ${type}`,
       );
     }
   };

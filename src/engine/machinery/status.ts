@@ -151,8 +151,26 @@ export function serviceUnavailable(message: string, retryAfterSeconds?: number):
   return new StatusError(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-export function timeout(message: string, causes?: StatusCause[]): StatusError {
-  return new StatusError(504, 'Timeout', message, causes ? { causes } : undefined);
+/**
+ * kube's NewTimeoutError: the message prefixed `Timeout: `, and a retry delay (when above 0) in
+ * details.retryAfterSeconds and the Retry-After header, which client-go waits out and then sends the request again.
+ */
+export function timeout(message: string, retryAfterSeconds = 0, causes?: StatusCause[]): StatusError {
+  const details: StatusDetails = {};
+  if (causes) details.causes = causes;
+  if (retryAfterSeconds > 0) details.retryAfterSeconds = retryAfterSeconds;
+  const headers = retryAfterSeconds > 0 ? { 'Retry-After': String(retryAfterSeconds) } : undefined;
+  return new StatusError(504, 'Timeout', `Timeout: ${message}`, details, headers);
+}
+
+/**
+ * storage.NewTooLargeResourceVersionError: a read for a revision the store has not reached. kube's watch cache,
+ * having waited for it, asks the client to retry after 1 s; etcd's answer for an exact revision carries no delay.
+ */
+export function tooLargeResourceVersion(requested: number, current: number, retryAfterSeconds: number): StatusError {
+  return timeout(`Too large resource version: ${requested}, current: ${current}`, retryAfterSeconds, [
+    { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
+  ]);
 }
 
 /** A field-level validation problem, rendered like k8s.io/apimachinery/pkg/util/validation/field. */

@@ -601,7 +601,7 @@ export class GenericStore {
       }
       errors.push(...(rt.strategy.validateUpdate?.(obj, old, ctx) ?? []));
     }
-    errors.push(...(rt.strategy.validate?.(obj, ctx) ?? []));
+    errors.push(...(rt.strategy.validate?.(obj, ctx, old) ?? []));
     if (errors.length > 0) throw invalid(rt, obj.metadata?.name ?? obj.metadata?.generateName ?? '', errors);
     rt.strategy.admit?.(obj, old, ctx);
   }

@@ -4,7 +4,7 @@
  * plain JSON list never parses objects it does not have to.
  */
 import { decodeContinue, encodeContinue } from '../machinery/continue-token.js';
-import { badRequest, gone, timeout } from '../machinery/status.js';
+import { badRequest, gone, tooLargeResourceVersion } from '../machinery/status.js';
 import { CompactedError, FutureRevisionError, type KeyValue, type Store } from '../storage/store.js';
 import { validateListOptions } from './list-options.js';
 import type { ListPredicate } from './predicates.js';
@@ -148,14 +148,18 @@ export function parseResourceVersion(rv: string): number {
   return Number(rv);
 }
 
-/** kube waits up to ~3 s for the cache to reach a future revision, then answers 504 "Too large resource version". */
-export async function waitForRevision(store: Store, n: number, waitMs = 3000): Promise<void> {
+/** The watch cache's resourceVersionTooHighRetrySeconds. */
+const WATCH_CACHE_RETRY_SECONDS = 1;
+
+/**
+ * kube waits up to ~3 s for the cache to reach a future revision, then answers 504 "Too large resource version",
+ * asking the client to retry after `retryAfterSeconds` (client-go does, up to 10 times, when it is above 0).
+ */
+export async function waitForRevision(store: Store, n: number, retryAfterSeconds = WATCH_CACHE_RETRY_SECONDS, waitMs = 3000): Promise<void> {
   const deadline = Date.now() + waitMs;
   while (store.currentRevision() < n) {
     if (Date.now() >= deadline) {
-      throw timeout(`Too large resource version: ${n}, current: ${store.currentRevision()}`, [
-        { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
-      ]);
+      throw tooLargeResourceVersion(n, store.currentRevision(), retryAfterSeconds);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -170,9 +174,7 @@ function translateRevisionError(err: unknown, continuing: boolean): unknown {
       : gone('The resourceVersion for the provided list is too old.');
   }
   if (err instanceof FutureRevisionError) {
-    return timeout(`Too large resource version: ${err.requested}, current: ${err.current}`, [
-      { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' },
-    ]);
+    return tooLargeResourceVersion(err.requested, err.current, 0);
   }
   return err;
 }

@@ -53,7 +53,8 @@ export interface Strategy {
   defaults?(obj: KubeObject, ctx: StrategyContext): void;
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
-  validate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
+  /** `old`: the stored object, on an update (custom resources ratchet schema errors on values left unchanged). */
+  validate?(obj: KubeObject, ctx: StrategyContext, old?: KubeObject): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
   /**
    * Validating admission, after schema validation as in kube-apiserver: rules that need other objects (workspace
@@ -111,6 +112,11 @@ export interface ResourceType {
     token?: boolean;
   };
   strategy: Strategy;
+  /**
+   * Warnings every request to this group/version/resource gets, whatever its verb or answer (kube's CRD handler:
+   * a deprecated custom resource version's deprecationWarning).
+   */
+  requestWarnings?: readonly string[];
   printer?: TablePrinter;
   /** Extra field selectors beyond metadata.name / metadata.namespace: label → value extractor. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;

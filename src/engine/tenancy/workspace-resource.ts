@@ -243,8 +243,8 @@ export function workspaceResourceType(deps: TenancyAdmissionDeps): ResourceType 
         // (422 from validate), not admission's to trip over (it was a 500 for `spec: "x"`).
         if (admissible(obj as Workspace)) admitCreate(obj as Workspace, ctx);
       },
-      validate(obj, ctx) {
-        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
+      validate(obj, ctx, old) {
+        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx, old) ?? [])];
         const name = obj.metadata?.name ?? '';
         if (name && !nameRe.test(name)) {
           errs.push(fieldErrors.invalid('metadata.name', name, `metadata.name in body should match '${NAME_PATTERN}'`));

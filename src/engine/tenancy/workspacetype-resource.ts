@@ -18,8 +18,8 @@ export function workspaceTypeResourceType(): ResourceType {
     ...base,
     strategy: {
       ...base.strategy,
-      validate(obj, ctx) {
-        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx) ?? [])];
+      validate(obj, ctx, old) {
+        const errs: FieldError[] = [...(base.strategy.validate?.(obj, ctx, old) ?? [])];
         const name = obj.metadata?.name ?? '';
         if (reserved.includes(name)) {
           errs.push(fieldErrors.invalid('metadata.name', name, `metadata.name in body should not be any of [${reserved.join(' ')}]`));

@@ -264,7 +264,8 @@ export class WorkspaceIndex {
     const join = parseIndexJoin(req.headers);
     const options = parseListOptions(req.query);
     const { resourceVersion: rv, sendInitialEvents, allowWatchBookmarks: bookmarks } = options;
-    if (rv && rv !== '0') await waitForRevision(store, parseResourceVersion(rv));
+    // As the resources' watches: a future revision is 504 without Retry-After (watch-handler.ts says why).
+    if (rv && rv !== '0') await waitForRevision(store, parseResourceVersion(rv), 0);
     if (sendInitialEvents && !(rv === undefined || rv === '' || rv === '0')) {
       throw badRequest('sendInitialEvents is only supported with resourceVersion "" or "0" on the workspace index');
     }

@@ -31,8 +31,11 @@ function isZeroTime(t: unknown): boolean {
   return t === undefined || t === null || t === '';
 }
 
-/** legacyValidateEvent: what every Event write must satisfy, whichever API it came through. */
-export function validateEventLegacy(obj: KubeObject): FieldError[] {
+/**
+ * legacyValidateEvent: what every Event write must satisfy, whichever API it came through. The reporting
+ * controller is reported under the request's field name: core/v1 calls it `reportingComponent`.
+ */
+export function validateEventLegacy(obj: KubeObject, reportingControllerField: 'reportingController' | 'reportingComponent'): FieldError[] {
   const errs: FieldError[] = [];
   const namespace = obj.metadata?.namespace ?? '';
   const involvedNamespace = str(record(obj.involvedObject).namespace);
@@ -48,8 +51,8 @@ export function validateEventLegacy(obj: KubeObject): FieldError[] {
   } else {
     if (involvedNamespace === '' && namespace !== 'default' && namespace !== 'kube-system') errs.push(mismatch());
     const controller = str(obj.reportingComponent);
-    if (controller === '') errs.push(fieldErrors.required('reportingController'));
-    for (const msg of isQualifiedName(controller)) errs.push(fieldErrors.invalid('reportingController', controller, msg));
+    if (controller === '') errs.push(fieldErrors.required(reportingControllerField));
+    for (const msg of isQualifiedName(controller)) errs.push(fieldErrors.invalid(reportingControllerField, controller, msg));
     const instance = str(obj.reportingInstance);
     if (instance === '') errs.push(fieldErrors.required('reportingInstance'));
     if (instance.length > 128) errs.push(fieldErrors.invalid('reportingInstance', '', 'can have at most 128 characters'));

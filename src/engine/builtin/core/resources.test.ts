@@ -135,6 +135,23 @@ describe('secrets', () => {
     );
   });
 
+  it('refuse a docker config that is not a JSON object with json.Unmarshal’s words, never quoting the contents', () => {
+    const refusal = (type: string, key: string, contents: string) =>
+      runCreate(secrets, { metadata: { name: 's' }, type, data: { [key]: b64(contents) } }).errors;
+    const redacted = (key: string, why: string) => [`data[${key}]: Invalid value: "<secret contents redacted>": ${why}`];
+    expect(refusal('kubernetes.io/dockerconfigjson', '.dockerconfigjson', '{"auths":{"r":{"password":"hunter2"}}')).toEqual(
+      redacted('.dockerconfigjson', 'unexpected end of JSON input'),
+    );
+    expect(refusal('kubernetes.io/dockerconfigjson', '.dockerconfigjson', '{"auths": hunter2}')).toEqual(
+      redacted('.dockerconfigjson', "invalid character 'h' looking for beginning of value"),
+    );
+    expect(refusal('kubernetes.io/dockercfg', '.dockercfg', '["hunter2"]')).toEqual(
+      redacted('.dockercfg', 'json: cannot unmarshal array into Go value of type map[string]interface {}'),
+    );
+    // JSON null unmarshals into a nil map: no error.
+    expect(refusal('kubernetes.io/dockerconfigjson', '.dockerconfigjson', 'null')).toEqual([]);
+  });
+
   it('reject data that is not base64', () => {
     const { errors } = runCreate(secrets, { metadata: { name: 's' }, data: { a: 'not base64!' } });
     expect(errors).toEqual(['data[a]: Invalid value: "<secret contents redacted>": illegal base64 data at input byte 3']);

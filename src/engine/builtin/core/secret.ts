@@ -8,6 +8,7 @@ import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js
 import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
 import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf } from '../printing.js';
 import { record, str } from '../../machinery/field-values.js';
+import { goJsonKind, goJsonSyntaxError } from '../../machinery/go-json-syntax.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
 import { fieldImmutable, isConfigMapKey, keyPath } from '../value-rules.js';
 
@@ -46,17 +47,16 @@ function hasKey(obj: KubeObject, key: string): boolean {
   return key in record(obj.data);
 }
 
-/** Go's json.Unmarshal into map[string]interface{}: the value must be a JSON object. */
+/**
+ * Go's json.Unmarshal into map[string]interface{}: a JSON object (or null), with encoding/json's own error text, never
+ * V8's, which would quote the redacted contents back.
+ */
 function jsonObjectProblem(bytes: Buffer): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      return 'json: cannot unmarshal into Go value of type map[string]interface {}';
-    }
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const syntax = goJsonSyntaxError(bytes);
+  if (syntax) return syntax;
+  const kind = goJsonKind(JSON.parse(bytes.toString('utf8')));
+  if (kind === 'object' || kind === 'null') return undefined;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
 }
 
 function validateTypeRequirements(obj: KubeObject): FieldError[] {

@@ -92,6 +92,14 @@ describe('event validation', () => {
     ]);
   });
 
+  it('a new-style event (eventTime set) names its missing reporter in the API’s own field', () => {
+    const { reportingController: _, ...unreported } = newStyle;
+    const required = (field: string) => [`${field}: Required value`, `${field}: Invalid value: "": name part must be non-empty`];
+    expect(runCreate(eventsV1Events, unreported).errors.slice(0, 2)).toEqual(required('reportingController'));
+    const core = toCoreEvent(unreported);
+    expect(runCreate(coreEvents, core).errors.slice(0, 2)).toEqual(required('reportingComponent'));
+  });
+
   it('events.k8s.io/v1 also requires eventTime, a known type and no deprecated fields on create', () => {
     expect(runCreate(eventsV1Events, newStyle).errors).toEqual([]);
     const { errors } = runCreate(eventsV1Events, {

@@ -104,7 +104,7 @@ export const coreEventStrategy: Strategy = {
   allowUnconditionalUpdate: true,
   // Legacy events never had their names checked beyond fitting in a URL path segment.
   nameValidation: 'path-segment',
-  validate: (obj) => validateEventLegacy(obj),
+  validate: (obj) => validateEventLegacy(obj, 'reportingComponent'),
 };
 
 /**
@@ -121,7 +121,7 @@ export const eventsV1Strategy: Strategy = {
   },
   validate(obj) {
     const core = asCoreEvent(obj);
-    const errs = validateEventLegacy(core);
+    const errs = validateEventLegacy(core, 'reportingController');
     if (creating.has(obj)) errs.push(...validateEventStrictCreate(core));
     return errs;
   },

@@ -16,7 +16,7 @@ import (
 	"kcpt/peers/kcptest"
 )
 
-// widgetCRD installs a namespaced Widget CRD with a status subresource in the workspace of cfg, in an API group of
+// widgetCRD installs a namespaced Widget CRD with status and scale subresources in the workspace of cfg, in an API group of
 // its own (CRDs are cluster-scoped: tests sharing root must not share a group), and waits until it is Established.
 func widgetCRD(t *testing.T, cfg *rest.Config) schema.GroupVersionResource {
 	t.Helper()
@@ -29,16 +29,21 @@ func widgetCRD(t *testing.T, cfg *rest.Config) schema.GroupVersionResource {
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList", ShortNames: []string{"wdg"}},
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
 				Name: "v1", Served: true, Storage: true,
-				Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+				Subresources: &apiextensionsv1.CustomResourceSubresources{
+					Status: &apiextensionsv1.CustomResourceSubresourceStatus{},
+					Scale:  &apiextensionsv1.CustomResourceSubresourceScale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas"},
+				},
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
 					Type: "object",
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{
 						"spec": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"size":  {Type: "integer", Minimum: ptrFloat(0)},
-							"color": {Type: "string"},
+							"size":     {Type: "integer", Minimum: ptrFloat(0)},
+							"color":    {Type: "string"},
+							"replicas": {Type: "integer"},
 						}},
 						"status": {Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
-							"ready": {Type: "boolean"},
+							"ready":    {Type: "boolean"},
+							"replicas": {Type: "integer"},
 						}},
 					},
 				}},
