@@ -1,16 +1,16 @@
 /**
- * Custom resource validation against a CRD version's `openAPIV3Schema`, with ajv doing the JSON-schema work and
- * the `x-kubernetes-*` vocabulary registered as keywords. ajv errors are translated into kube field errors worded
+ * Custom resource validation against a CRD version's `openAPIV3Schema`. The schema is WALKED against each object
+ * (schema-walk.ts), as kube-apiserver's kube-openapi validator walks it: no code is generated per schema, so a
+ * tenant's wide CRD costs one pass over its nodes, not the seconds of compilation (ajv, until 2026-11-29) that every
+ * other tenant's requests waited behind (docs/security.md, work budgets).
+ * The walker reports ajv-shaped errors (keyword, instancePath, params), translated here into kube field errors worded
  * like kube-openapi's validator (`spec.replicas in body must be of type integer: "string"`).
  */
-import AjvModule, { type ErrorObject } from 'ajv';
-import { LRUCache } from 'lru-cache';
-import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
-import { re2Pattern } from './schema-pattern.js';
 import { jsonEqual } from '../machinery/canonical-json.js';
+import { ownValue } from '../machinery/own-properties.js';
 import { goQuote } from '../machinery/query-params.js';
-import { stringFormatCheck } from './string-formats.js';
+import { prepareSchema, type SchemaError } from './schema-walk.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 export interface CompiledCRSchema {
@@ -24,175 +24,20 @@ interface KubeErrorParams {
   value?: unknown;
 }
 
-type DataCxt = { instancePath: string };
-
-// ajv is CommonJS; under Node16 ESM interop the class is the module's `default`.
-const Ajv = AjvModule.default;
-type Ajv = InstanceType<typeof Ajv>;
-
-function makeAjv(): Ajv {
-  // validateSchema off: schemas reach here only after the CRD's own validation (crd-validation.ts, structural.ts), and
-  // checking them against JSON Schema's meta-schema meant compiling that first: ~150 ms of every start-up.
-  // Patterns are Go's (RE2, linear time), never JavaScript's backtracking RegExp: schema-pattern.ts.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, addUsedSchema: false, validateSchema: false, code: { regExp: re2Pattern } });
-  const err = (dataCxt: DataCxt | undefined, keyword: string, params: KubeErrorParams, suffix = ''): ErrorObject => ({
-    keyword,
-    instancePath: (dataCxt?.instancePath ?? '') + suffix,
-    schemaPath: '',
-    params: params as unknown as Record<string, unknown>,
-  });
-  type KwFn = ((schema: unknown, data: unknown, parent?: unknown, dataCxt?: DataCxt) => boolean) & { errors?: ErrorObject[] };
-
-  const intOrString: KwFn = (schema, data, parent, dataCxt) => {
-    intOrString.errors = [];
-    if (schema !== true) return true;
-    if (data === null && (parent as Record<string, unknown> | undefined)?.['x-kcpt-nullable'] === true) return true;
-    if (typeof data === 'string' || (typeof data === 'number' && Number.isInteger(data))) return true;
-    intOrString.errors = [err(dataCxt, 'x-kubernetes-int-or-string', { kind: 'intOrString', value: data })];
-    return false;
-  };
-  const embedded: KwFn = (schema, data, _p, dataCxt) => {
-    embedded.errors = [];
-    if (schema !== true || !isPlainObject(data)) return true;
-    for (const f of ['apiVersion', 'kind']) {
-      if (typeof data[f] !== 'string' || data[f] === '') {
-        embedded.errors.push(err(dataCxt, 'x-kubernetes-embedded-resource', { kind: 'embeddedRequired', field: f }, `/${f}`));
-      }
-    }
-    return embedded.errors.length === 0;
-  };
-  const listType: KwFn = (schema, data, parent, dataCxt) => {
-    listType.errors = [];
-    if (!Array.isArray(data)) return true;
-    if (schema === 'set') {
-      const seen = new Set<string>();
-      data.forEach((item, i) => {
-        const k = JSON.stringify(item);
-        if (seen.has(k)) listType.errors!.push(err(dataCxt, 'x-kubernetes-list-type', { kind: 'duplicate', value: item }, `/${i}`));
-        seen.add(k);
-      });
-    } else if (schema === 'map') {
-      const keys = ((parent as JSONSchemaProps)['x-kubernetes-list-map-keys'] ?? []) as string[];
-      const seen = new Set<string>();
-      data.forEach((item, i) => {
-        if (!isPlainObject(item)) return;
-        const kv: Record<string, unknown> = {};
-        for (const k of keys) if (Object.hasOwn(item, k)) setOwnValue(kv, k, item[k]);
-        const sig = JSON.stringify(keys.map((k) => ownValue(item, k)));
-        if (seen.has(sig)) listType.errors!.push(err(dataCxt, 'x-kubernetes-list-type', { kind: 'duplicateMap', value: kv }, `/${i}`));
-        seen.add(sig);
-      });
-    }
-    return listType.errors.length === 0;
-  };
-  const format: KwFn = (schema, data, _p, dataCxt) => {
-    format.errors = [];
-    if (typeof data !== 'string' || typeof schema !== 'string') return true;
-    if (stringFormatCheck(schema)?.(data) !== false) return true;
-    format.errors = [err(dataCxt, 'x-kcpt-format', { kind: 'format', field: schema, value: data })];
-    return false;
-  };
-  ajv.addKeyword({ keyword: 'x-kcpt-format', errors: true, validate: format });
-  ajv.addKeyword({ keyword: 'x-kubernetes-int-or-string', errors: true, validate: intOrString });
-  ajv.addKeyword({ keyword: 'x-kubernetes-embedded-resource', errors: true, validate: embedded });
-  ajv.addKeyword({ keyword: 'x-kubernetes-list-type', errors: true, validate: listType });
-  for (const k of ['x-kcpt-nullable', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type', 'x-kubernetes-validations']) {
-    ajv.addKeyword({ keyword: k });
-  }
-  return ajv;
-}
-
-let sharedAjv: Ajv | undefined;
+/** Prepared once per schema object (a CRD version's schema, or a default's sub-schema in structural.ts). */
 const cache = new WeakMap<object, CompiledCRSchema>();
-/**
- * The same schema in many workspaces (a test suite installs its CRD in a workspace per test; a bound API repeats
- * in every consumer) arrives as a different object each time: compiled validators are also shared by the schema's
- * text, which costs a JSON.stringify instead of an ajv compilation (~15 ms for a small schema). Bounded by the
- * total length of the texts kept.
- */
-const bySchemaText = new LRUCache<string, CompiledCRSchema>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_v, key) => Math.max(1, key.length) });
-
-/** Turn an OpenAPI v3 (kube flavoured) schema into one ajv's draft-07 engine understands. */
-function toAjvSchema(s: unknown): unknown {
-  if (!isPlainObject(s)) return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    switch (k) {
-      case 'properties':
-      case 'patternProperties':
-      case 'definitions':
-        out[k] = isPlainObject(v) ? Object.fromEntries(Object.entries(v).map(([pk, pv]) => [pk, toAjvSchema(pv)])) : v;
-        break;
-      case 'items':
-      case 'additionalProperties':
-      case 'not':
-        out[k] = toAjvSchema(v);
-        break;
-      case 'allOf':
-      case 'anyOf':
-      case 'oneOf':
-        out[k] = Array.isArray(v) ? v.map(toAjvSchema) : v;
-        break;
-      case 'default':
-      case 'example':
-      case 'description':
-      case 'title':
-      case 'externalDocs':
-      case '$schema':
-      case 'id':
-      case '$ref':
-      case 'exclusiveMaximum':
-      case 'exclusiveMinimum':
-        break;
-      case 'format':
-        // Only the string formats kube checks (string-formats.ts); the others (int32, int64, …) are documentation.
-        if (typeof v === 'string' && stringFormatCheck(v)) out['x-kcpt-format'] = v;
-        break;
-      case 'nullable':
-        if (v === true && typeof s.type === 'string') out.type = [s.type, 'null'];
-        else if (v === true) out['x-kcpt-nullable'] = true;
-        break;
-      case 'type':
-        if (out.type === undefined) out.type = v;
-        break;
-      default:
-        out[k] = v;
-    }
-  }
-  if (s.exclusiveMaximum === true && typeof s.maximum === 'number') {
-    delete out.maximum;
-    out.exclusiveMaximum = s.maximum;
-  }
-  if (s.exclusiveMinimum === true && typeof s.minimum === 'number') {
-    delete out.minimum;
-    out.exclusiveMinimum = s.minimum;
-  }
-  return out;
-}
 
 export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSchema {
   const hit = cache.get(openAPIV3Schema);
   if (hit) return hit;
-  const text = JSON.stringify(openAPIV3Schema);
-  const same = bySchemaText.get(text);
-  if (same) {
-    cache.set(openAPIV3Schema, same);
-    return same;
-  }
-  sharedAjv ??= makeAjv();
-  const ajvSchema = toAjvSchema(openAPIV3Schema) as object;
-  const fn = sharedAjv.compile(ajvSchema);
-  // ajv keeps every compiled schema in its own cache; ours is the WeakMap, so drop ajv's entry (no leak as CRDs change).
-  sharedAjv.removeSchema(ajvSchema);
+  const prepared = prepareSchema(openAPIV3Schema);
   const compiled: CompiledCRSchema = {
     validate(obj: unknown): FieldError[] {
-      // ajv never mutates data unless useDefaults/removeAdditional/coerceTypes are on; they are off.
-      if (fn(obj)) return [];
-      return translateErrors(fn.errors ?? [], obj);
+      const errors = prepared.validate(obj);
+      return errors.length === 0 ? [] : translateErrors(errors, obj);
     },
   };
   cache.set(openAPIV3Schema, compiled);
-  bySchemaText.set(text, compiled);
   return compiled;
 }
 
@@ -255,7 +100,7 @@ function goMapString(kv: Record<string, unknown>): string {
   return `map[string]interface {}{${parts.join(', ')}}`;
 }
 
-function translateErrors(errors: ErrorObject[], data: unknown): FieldError[] {
+export function translateErrors(errors: SchemaError[], data: unknown): FieldError[] {
   const out: FieldError[] = [];
   const seen = new Set<string>();
   const push = (e: FieldError): void => {
@@ -285,9 +130,6 @@ function translateErrors(errors: ErrorObject[], data: unknown): FieldError[] {
       }
       case 'enum':
         push(fieldErrors.notSupported(path, value, ((p.allowedValues as unknown[]) ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))));
-        break;
-      case 'const':
-        push(fieldErrors.notSupported(path, value, [typeof p.allowedValue === 'string' ? p.allowedValue : JSON.stringify(p.allowedValue)]));
         break;
       case 'minimum':
         push(fieldErrors.invalid(path, value, `${body} should be greater than or equal to ${p.limit}`));
@@ -366,10 +208,6 @@ function translateErrors(errors: ErrorObject[], data: unknown): FieldError[] {
         } else push(fieldErrors.duplicate(path, kp.value));
         break;
       }
-      case 'if':
-      case 'then':
-      case 'else':
-        break;
       default:
         push(fieldErrors.invalid(path, value, `${body} ${e.message ?? 'is invalid'}`));
     }

@@ -67,8 +67,11 @@ const normalisers = {
 };
 
 function identical(versions: readonly CRDVersionFields[], normalise: (v: CRDVersionFields) => string | null): boolean {
-  const first = normalise(versions[0] ?? {});
-  return versions.every((v) => normalise(v) === first);
+  // One version is identical to itself: no canonical text of its schema (a tenant's 0.8 MB schema cost ~60 ms of
+  // the event loop here, twice over, on every CRD write).
+  if (versions.length <= 1) return true;
+  const first = normalise(versions[0]);
+  return versions.slice(1).every((v) => normalise(v) === first);
 }
 
 const openAPIV3Schema = (schema: unknown) => (isPlainObject(schema) ? schema.openAPIV3Schema : undefined);
