@@ -7,6 +7,7 @@
  * Paths are plain dotted paths (`.spec.replicas`), read and written like unstructured.NestedInt64 /
  * SetNestedField: no brackets, no escapes.
  */
+import { jsonValueName, unmarshalTypeError } from '../machinery/go-decode.js';
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import type { KubeObject, ScaleSubresource } from '../registry/types.js';
 import { StatusError, badRequest, fieldErrors, internalError, type FieldError } from '../machinery/status.js';
@@ -110,24 +111,19 @@ export function scaleForUpdate(obj: KubeObject, spec: ScaleSubresource): KubeObj
  * Go's decoding of the request body into autoscaling/v1 Scale: the fields kube reads must have their Go types,
  * else 400 `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal …`.
  */
-function decodeError(what: string, field: string, goType: string): StatusError {
-  return badRequest(`Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${what} into Go struct field ${field} of type ${goType}`);
-}
-
-function jsonKind(v: unknown): string {
-  if (typeof v === 'number') return `number ${v}`;
-  if (Array.isArray(v)) return 'array';
-  return typeof v === 'object' ? 'object' : typeof v;
+function decodeError(value: unknown, struct: string, field: string, goType: string): StatusError {
+  const what = jsonValueName(value, goType === 'int32');
+  return badRequest(`Scale in version "v1" cannot be handled as a Scale: ${unmarshalTypeError(what, struct, field, goType)}`);
 }
 
 function decodedReplicas(scale: KubeObject): number {
   const specValue = scale.spec;
   if (specValue === undefined || specValue === null) return 0;
-  if (!isPlainObject(specValue)) throw decodeError(jsonKind(specValue), 'Scale.spec', 'v1.ScaleSpec');
+  if (!isPlainObject(specValue)) throw decodeError(specValue, 'Scale', 'spec', 'v1.ScaleSpec');
   const r = specValue.replicas;
   if (r === undefined || r === null) return 0;
   if (typeof r !== 'number' || !Number.isInteger(r) || r < -2147483648 || r > MAX_INT32) {
-    throw decodeError(jsonKind(r), 'ScaleSpec.spec.replicas', 'int32');
+    throw decodeError(r, 'ScaleSpec', 'spec.replicas', 'int32');
   }
   return r;
 }
@@ -135,10 +131,10 @@ function decodedReplicas(scale: KubeObject): number {
 function metaString(scale: KubeObject, field: 'name' | 'namespace' | 'resourceVersion'): string {
   const meta: unknown = scale.metadata;
   if (meta === undefined || meta === null) return '';
-  if (!isPlainObject(meta)) throw decodeError(jsonKind(meta), 'Scale.metadata', 'v1.ObjectMeta');
+  if (!isPlainObject(meta)) throw decodeError(meta, 'Scale', 'metadata', 'v1.ObjectMeta');
   const v = meta[field];
   if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw decodeError(jsonKind(v), `ObjectMeta.metadata.${field}`, 'string');
+  if (typeof v !== 'string') throw decodeError(v, 'ObjectMeta', `metadata.${field}`, 'string');
   return v;
 }
 

@@ -1,4 +1,5 @@
 /** Query parameters shared by the verbs, validated with kube's messages. */
+import { jsonValueName, unmarshalTypeError } from '../machinery/go-decode.js';
 import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { badRequest, fieldErrors, invalid } from '../machinery/status.js';
 import type { DeleteOptions } from '../registry/generic-store.js';
@@ -133,7 +134,7 @@ function deleteOptionsFromBody(contentType: string | undefined, body: Buffer): S
   const field = <T>(name: string, goType: string, ok: (v: unknown) => boolean): T | undefined => {
     if (!Object.hasOwn(o, name) || o[name] === null) return undefined;
     if (!ok(o[name])) {
-      throw badRequest(`json: cannot unmarshal ${jsonTypeOf(o[name])} into Go struct field DeleteOptions.${name} of type ${goType}`);
+      throw badRequest(unmarshalTypeError(jsonValueName(o[name]), 'DeleteOptions', name, goType));
     }
     return o[name] as T;
   };
@@ -151,12 +152,6 @@ function deleteOptionsFromBody(contentType: string | undefined, body: Buffer): S
         }
       : undefined,
   };
-}
-
-function jsonTypeOf(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'object') return 'object';
-  return typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
 /** Longest fieldManager kube accepts. */

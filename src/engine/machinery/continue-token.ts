@@ -4,7 +4,8 @@
  * opaque, but matching the format keeps tokens readable with the usual tools and errors worded as kube words them.
  */
 import { badRequest, gone, type StatusError } from './status.js';
-import { goJsonKind, goJsonSyntaxError } from './go-json-syntax.js';
+import { jsonValueName, unmarshalTypeError } from './go-decode.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
 
 export interface ContinueToken {
   /** The revision of the snapshot the first page was read at. */
@@ -58,17 +59,15 @@ export function decodeContinue(token: string): ContinueToken {
   const syntax = goJsonSyntaxError(bytes);
   if (syntax) throw invalidToken(`${INVALID}: ${syntax}`);
   const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-  const kind = goJsonKind(parsed);
+  const kind = jsonValueName(parsed);
   if (kind !== 'object' && kind !== 'null') {
-    throw invalidToken(`${INVALID}: json: cannot unmarshal ${kind} into Go value of type storage.continueToken`);
+    throw invalidToken(`${INVALID}: ${unmarshalTypeError(kind, '', '', 'storage.continueToken')}`);
   }
   // JSON null leaves Go's struct at its zero value (then refused for its empty version).
   const obj = (parsed ?? {}) as Record<string, unknown>;
   const expect = (field: string, type: 'string' | 'int64', ok: boolean) => {
     if (!ok) {
-      throw invalidToken(
-        `${INVALID}: json: cannot unmarshal ${goJsonKind(obj[field])} into Go struct field continueToken.${field} of type ${type}`,
-      );
+      throw invalidToken(`${INVALID}: ${unmarshalTypeError(jsonValueName(obj[field]), 'continueToken', field, type)}`);
     }
   };
   const { v = '', rv = 0, start = '' } = obj;

@@ -158,6 +158,7 @@ export function namedFieldType(struct: string, field: string, elem: number): str
 export function jsonValueName(value: unknown, intTarget = false): string {
   if (typeof value === 'number') return intTarget ? `number ${goNumberText(value)}` : 'number';
   if (typeof value === 'boolean') return 'bool';
+  if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : 'string';
 }
@@ -167,6 +168,7 @@ function goNumberText(n: number): string {
   return String(n);
 }
 
+/** encoding/json's UnmarshalTypeError text; without a struct and field, the value itself was of the wrong type. */
 export function unmarshalTypeError(value: string, struct: string, field: string, type: string): string {
   if (!struct && !field) return `json: cannot unmarshal ${value} into Go value of type ${type}`;
   return `json: cannot unmarshal ${value} into Go struct field ${struct}.${field} of type ${type}`;

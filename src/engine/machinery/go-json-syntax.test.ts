@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { goJsonKind, goJsonSyntaxError } from './go-json-syntax.js';
+import { jsonValueName } from './go-decode.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
 
 const problem = (text: string) => goJsonSyntaxError(Buffer.from(text, 'utf8'));
 
@@ -37,6 +38,6 @@ describe("Go's encoding/json syntax errors", () => {
   });
 
   it("names a decoded value's kind as UnmarshalTypeError does", () => {
-    expect([[], null, 1, 'x', true, {}].map(goJsonKind)).toEqual(['array', 'null', 'number', 'string', 'bool', 'object']);
+    expect([[], null, 1, 'x', true, {}].map((v) => jsonValueName(v))).toEqual(['array', 'null', 'number', 'string', 'bool', 'object']);
   });
 });

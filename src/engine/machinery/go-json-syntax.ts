@@ -205,19 +205,3 @@ export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
     throw err;
   }
 }
-
-/** encoding/json's names for a decoded JSON value's kind, as its UnmarshalTypeError prints them. */
-export function goJsonKind(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'number':
-      return 'number';
-    case 'string':
-      return 'string';
-    case 'boolean':
-      return 'bool';
-    default:
-      return 'object';
-  }
-}

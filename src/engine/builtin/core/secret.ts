@@ -8,7 +8,8 @@ import type { KubeObject, Strategy, TablePrinter } from '../../registry/types.js
 import { maxDataSize, notMaps, validateBase64Map, validateImmutableContents } from './configmap.js';
 import { ageColumn, ageOf, column, keyCount, nameColumn, nameOf } from '../printing.js';
 import { record, str } from '../../machinery/field-values.js';
-import { goJsonKind, goJsonSyntaxError } from '../../machinery/go-json-syntax.js';
+import { jsonValueName, unmarshalTypeError } from '../../machinery/go-decode.js';
+import { goJsonSyntaxError } from '../../machinery/go-json-syntax.js';
 import { tlsKeyPairProblem } from './secret-tls.js';
 import { fieldImmutable, isConfigMapKey, keyPath } from '../value-rules.js';
 
@@ -54,9 +55,9 @@ function hasKey(obj: KubeObject, key: string): boolean {
 function jsonObjectProblem(bytes: Buffer): string | undefined {
   const syntax = goJsonSyntaxError(bytes);
   if (syntax) return syntax;
-  const kind = goJsonKind(JSON.parse(bytes.toString('utf8')));
+  const kind = jsonValueName(JSON.parse(bytes.toString('utf8')));
   if (kind === 'object' || kind === 'null') return undefined;
-  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+  return unmarshalTypeError(kind, '', '', 'map[string]interface {}');
 }
 
 function validateTypeRequirements(obj: KubeObject): FieldError[] {
