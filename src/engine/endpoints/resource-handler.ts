@@ -37,7 +37,7 @@ import { handleScaleRequest } from './scale-handler.js';
 import { streamWatch } from './watch-handler.js';
 import type { ApiRequest, ResourceServices } from './request.js';
 import { addWarnings, sendAnswer, successStatus } from './responses.js';
-import { createTurn } from './create-turn.js';
+import { createTurn, writeInTurn } from './create-turn.js';
 
 const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
@@ -150,7 +150,8 @@ async function serveResource(svc: ResourceServices, req: ApiRequest, reply: Fast
       await rt.strategy.admitAhead?.(obj, ctx);
       const fieldWarnings = checkUnknownFields(rt, obj, parseFieldValidation(req.query), 'body');
       const fieldManager = writeFieldManager(req.query, req.userAgent, 'CreateOptions');
-      const { object: created, stored } = svc.generic.createStored(ctx, obj, { dryRun: parseDryRun(req.query), fieldManager, ownsInput: true });
+      const dryRun = parseDryRun(req.query);
+      const { object: created, stored } = await writeInTurn(svc.store, () => svc.generic.createStored(ctx, obj, { dryRun, fieldManager, ownsInput: true }));
       addWarnings(reply, [...fieldWarnings, ...(rt.strategy.warnings?.(created) ?? [])]);
       // Plain JSON is answered with the stored bytes, as a GET would be: the object is not serialized a second time.
       const answer = stored !== undefined && !rt.convert && render.format.format === 'json' && !render.format.convert

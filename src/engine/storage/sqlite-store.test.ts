@@ -102,6 +102,28 @@ describe('sqlite store: commits grouped into one transaction', () => {
     ]);
     store.close();
   });
+  it('refuses a commit inside a group whose transaction SQLite has rolled back, so nothing in it is durable alone', () => {
+    const path = freshPath();
+    const store = openSqliteStore(path);
+    const seen: StoreEvent[] = [];
+    store.watch(inCluster('c1'), 0, (events) => seen.push(...events));
+    // What SQLite does by itself on a full disk or an I/O error in the middle of a transaction.
+    const db = (store as unknown as { db: Database.Database }).db;
+    expect(() =>
+      store.group(() => {
+        store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+        db.exec('ROLLBACK');
+        expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }])).toThrow(/rolled back/);
+      }),
+    ).toThrow();
+    expect(seen).toEqual([]);
+    store.close();
+    const reopened = openSqliteStore(path);
+    expect(reopened.get(cm('c1', 'a'))).toBeUndefined();
+    expect(reopened.get(cm('c1', 'b'))).toBeUndefined();
+    expect(reopened.currentRevision()).toBe(0);
+    reopened.close();
+  });
 });
 
 describe('sqlite store: the read cache', () => {

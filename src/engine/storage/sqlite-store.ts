@@ -230,6 +230,9 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
   commit(ops: WriteOp[]): WriteResult[] {
     this.assertOpen();
     if (ops.length === 0) return [];
+    // SQLite rolls a whole transaction back on some errors (a full disk, an I/O error): a commit after that inside
+    // the group would otherwise be durable on its own while the group it belongs to is reported as failed.
+    if (this.inGroup && !this.db.inTransaction) throw new Error("the group's transaction was rolled back by an earlier error");
     const ts = (this.lastTs = Math.max(this.lastTs, Date.now()));
     // IMMEDIATE: take the write lock up front instead of upgrading a read lock mid-transaction (inside a group
     // this is a savepoint).
