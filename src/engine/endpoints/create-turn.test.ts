@@ -6,7 +6,7 @@ import { StatusError } from '../machinery/status.js';
 import { createMemoryStore } from '../storage/memory-store.js';
 import { openSqliteStore } from '../storage/sqlite-store.js';
 import type { Store, StoreEvent } from '../storage/store.js';
-import { createTurn, requestServed, requestStarted, writeInTurn } from './create-turn.js';
+import { createTurn, requestServed, requestStarted, turnCommits, writeInTurn } from './create-turn.js';
 
 /** Runs `fn` inside an I/O callback (as a request's handler runs) and resolves once `until` is called. */
 function inIoCallback(fn: (until: () => void) => void): Promise<void> {
@@ -128,6 +128,7 @@ describe('writeInTurn: the writes of one turn\'s creates in one transaction', ()
     });
     const commit = (name: string) => () => store.commit([{ type: 'create', key: key(name), value: name }])[0]!.revision;
     let outcomes: PromiseSettledResult<unknown>[] = [];
+    const before = { ...turnCommits };
     await inIoCallback((until) => {
       const creates = [
         createIn(store, log, 'a', commit('a')),
@@ -149,6 +150,7 @@ describe('writeInTurn: the writes of one turn\'s creates in one transaction', ()
     expect(outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<unknown>).value)).toEqual([1, 2, 3]);
     // One delivery: the three commits became durable together, and no answer (not even the refusal) went before it.
     expect(log).toEqual(['watch 3', 'answer a', 'refusal a again', 'answer b', 'answer c']);
+    expect(turnCommits).toEqual({ transactions: before.transactions + 1, writes: before.writes + 4 });
     expect(heard[0]!.map((e) => [e.type, e.key, e.revision])).toEqual([
       ['ADDED', key('a'), 1],
       ['ADDED', key('b'), 2],

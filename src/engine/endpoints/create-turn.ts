@@ -26,6 +26,9 @@ interface GatheredWrite {
 /** Requests of this process being served (watches and other long-running requests aside): only a hint. */
 let serving = 0;
 
+/** This process's transactions that committed several creates' writes together, and the writes they held (/metrics). */
+export const turnCommits = { transactions: 0, writes: 0 };
+
 /** A request (not a long-running one) began being served; requestServed() once it is answered or abandoned. */
 export function requestStarted(): void {
   serving++;
@@ -116,6 +119,8 @@ function commitTogether(store: Store, writes: GatheredWrite[]): void {
     });
     return;
   }
+  turnCommits.transactions++;
+  turnCommits.writes += writes.length;
   writes.forEach((w, i) => {
     const outcome = outcomes[i]!;
     if (outcome.ok) w.resolve(outcome.value);

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { turnCommits } from './create-turn.js';
 import { RequestMetrics } from './metrics.js';
 import { parseRequestInfo } from './request-info.js';
 
@@ -46,6 +47,9 @@ describe('request metrics', () => {
     expect(value('apiserver_request_duration_seconds_bucket', ['le="60"', 'verb="LIST"'])).toBe('0');
     expect(value('apiserver_request_duration_seconds_bucket', ['le="+Inf"', 'verb="LIST"'])).toBe('1');
     expect(text).not.toMatch(/apiserver_request_duration_seconds_count\{[^}]*verb="WATCH"/);
+    // Creates committed together in one transaction (this process's figures).
+    expect(text).toContain(`kcpt_create_turn_transactions_total ${turnCommits.transactions}\n`);
+    expect(text).toContain(`kcpt_create_turn_writes_total ${turnCommits.writes}\n`);
     // Read again: the series are rebuilt from the counts, not added up twice.
     const again = await metrics.registry.metrics();
     const apiserverLines = (t: string) => t.split('\n').filter((l) => l.startsWith('apiserver_'));

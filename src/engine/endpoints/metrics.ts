@@ -2,11 +2,13 @@
  * `/metrics`, Prometheus text format, with kube-apiserver's request series: `apiserver_request_total` by verb,
  * group, version, resource, subresource, scope, component and code, and `apiserver_request_duration_seconds`
  * (watches excluded, as kube does: their duration is how long the client watched), plus the Node process
- * metrics. One registry per server, so servers started in one process (tests) do not share counters.
+ * metrics, and how many creates were committed together (create-turn.ts: this process's figures). One registry per
+ * server, so servers started in one process (tests) do not share request counters.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { RequestInfo } from './request-info.js';
+import { turnCommits } from './create-turn.js';
 import { sendBody } from './responses.js';
 
 const labelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const;
@@ -79,6 +81,24 @@ export class RequestMetrics {
           DURATION_BUCKETS.forEach((bound, i) => (record.bucketValues[bound] = s.buckets[i]!));
           (this as unknown as { hashMap: Record<string, unknown> }).hashMap[key] = record;
         }
+      },
+    });
+    new Counter({
+      name: 'kcpt_create_turn_transactions_total',
+      help: 'Storage transactions that committed the writes of several creates of one event-loop turn together.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(turnCommits.transactions);
+      },
+    });
+    new Counter({
+      name: 'kcpt_create_turn_writes_total',
+      help: 'Creates whose write ran inside such a transaction (a refused one too).',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(turnCommits.writes);
       },
     });
     collectDefaultMetrics({ register: this.registry });
