@@ -20,14 +20,18 @@ async function create(order: string[], name: string): Promise<void> {
   order.push(name);
 }
 
-describe('createTurn, with other requests in flight', () => {
-  // The create's own request and three others.
+/** In the describe block it is called in: the create's own request and three others in flight in every test. */
+function withRequestsInFlight(): void {
   beforeEach(() => {
     for (let i = 0; i < 4; i++) requestStarted();
   });
   afterEach(() => {
     for (let i = 0; i < 4; i++) requestServed();
   });
+}
+
+describe('createTurn, with other requests in flight', () => {
+  withRequestsInFlight();
 
   it('holds creates until the check phase of their turn, then lets them run back to back in the order they came', async () => {
     const order: string[] = [];
@@ -111,12 +115,7 @@ async function createIn(store: Store, log: string[], name: string, write: () => 
 }
 
 describe('writeInTurn: the writes of one turn\'s creates in one transaction', () => {
-  beforeEach(() => {
-    for (let i = 0; i < 4; i++) requestStarted();
-  });
-  afterEach(() => {
-    for (let i = 0; i < 4; i++) requestServed();
-  });
+  withRequestsInFlight();
 
   it('commits them together, a refused one alone left out, watchers told in revision order before any answer', async () => {
     const store = freshStore();

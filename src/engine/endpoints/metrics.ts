@@ -83,24 +83,21 @@ export class RequestMetrics {
         }
       },
     });
-    new Counter({
-      name: 'kcpt_create_turn_transactions_total',
-      help: 'Storage transactions that committed the writes of several creates of one event-loop turn together.',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(turnCommits.transactions);
-      },
-    });
-    new Counter({
-      name: 'kcpt_create_turn_writes_total',
-      help: 'Creates whose write ran inside such a transaction (a refused one too).',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(turnCommits.writes);
-      },
-    });
+    const turnSeries = [
+      ['transactions', 'Storage transactions that committed the writes of several creates of one event-loop turn together.'],
+      ['writes', 'Creates whose write ran inside such a transaction (a refused one too).'],
+    ] as const;
+    for (const [figure, help] of turnSeries) {
+      new Counter({
+        name: `kcpt_create_turn_${figure}_total`,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(turnCommits[figure]);
+        },
+      });
+    }
     collectDefaultMetrics({ register: this.registry });
   }
 
