@@ -14,6 +14,7 @@ import {
   type ClusterKubectl,
 } from '../helpers/kubectl.js';
 import { createLogicalCluster } from '../helpers/api-setup.js';
+import { apiRequest } from '../helpers/http.js';
 import { escapeRegExp, expectError, useE2EServer } from '../helpers/suite.js';
 import { yaml } from './crds-fixtures.js';
 
@@ -146,6 +147,27 @@ describe('the object count limit across a restart', () => {
     expect((await k(['create', 'configmap', 'after'])).stdout).toBe('configmap/after created');
     expectError(await k(['create', 'configmap', 'after-2'], { reject: false }), refusedConfigMap('after-2', cluster, 4, 4));
   }, 120_000);
+
+  it('creates sent at once stop exactly at the cap (each admitted against those before it in its turn), the rest refused with kcp’s 403', async () => {
+    const cluster = uniqueClusterName();
+    await createLogicalCluster(e2e.server, cluster);
+    await annotate(cluster, '6');
+    const collection = `/clusters/${cluster}/api/v1/namespaces/default/configmaps`;
+    const body = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => apiRequest(e2e.server, collection, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(`burst-${i}`) })),
+    );
+    const created = answers.filter((a) => a.status === 201).length;
+    expect(created).toBeGreaterThan(0);
+    for (const refused of answers.filter((a) => a.status !== 201)) {
+      expect(refused.status).toBe(403);
+      expect(refused.json().message).toContain(full(cluster, 6, 6));
+    }
+    const listed = (await apiRequest(e2e.server, collection)).json().items as Array<{ metadata: { name: string } }>;
+    expect(listed.filter((cm) => cm.metadata.name.startsWith('burst-'))).toHaveLength(created);
+    // Full, by the count kept in storage: the next create is refused at 6/6.
+    expectError(await e2e.k(cluster)(['create', 'configmap', 'one-more'], { reject: false }), refusedConfigMap('one-more', cluster, 6, 6));
+  });
 
   it('the server starts with a full root (its bootstrap does not create what already exists)', async () => {
     await annotate('root', '1');
