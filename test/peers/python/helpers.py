@@ -26,6 +26,24 @@ def eventually(check, *, what: str, timeout: float = 30.0, interval: float = 0.2
     raise AssertionError(f"timed out after {timeout} s waiting for {what}" + (f" (last error: {last_error})" if last_error else ""))
 
 
+def install_crd(api_client, crd: dict) -> str:
+    """Creates the CRD (already there is fine) and waits until it is Established; its name."""
+    ext = client.ApiextensionsV1Api(api_client)
+    name = crd["metadata"]["name"]
+    try:
+        ext.create_custom_resource_definition(crd)
+    except client.ApiException as e:
+        if e.status != 409:
+            raise
+
+    def established():
+        got = ext.read_custom_resource_definition(name)
+        return any(c.type == "Established" and c.status == "True" for c in (got.status.conditions or []))
+
+    eventually(established, what=f"CRD {name} Established")
+    return name
+
+
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 

@@ -4,7 +4,7 @@ while the other runs, and resumes when it has gone and removed itself."""
 import pytest
 from kubernetes import client
 
-from helpers import eventually, kopf_run
+from helpers import eventually, install_crd, kopf_run
 
 pytestmark = pytest.mark.watch
 
@@ -35,18 +35,7 @@ PEERING_CRD = {
 
 @pytest.fixture(scope="session")
 def peering_crd(api_client):
-    ext = client.ApiextensionsV1Api(api_client)
-    try:
-        ext.create_custom_resource_definition(PEERING_CRD)
-    except client.ApiException as e:
-        if e.status != 409:
-            raise
-
-    def established():
-        crd = ext.read_custom_resource_definition("kopfpeerings.kopf.dev")
-        return any(c.type == "Established" and c.status == "True" for c in (crd.status.conditions or []))
-
-    eventually(established, what="CRD kopfpeerings.kopf.dev Established")
+    return install_crd(api_client, PEERING_CRD)
 
 
 def test_the_lower_priority_operator_pauses_while_the_other_runs(api_client, target, namespace, gadget_crd, peering_crd, tmp_path):
