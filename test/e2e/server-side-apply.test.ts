@@ -233,6 +233,12 @@ describe.each(e2e.clusters)('server-side apply in $label', ({ name: cluster }) =
       // Alice moves to another port: her old item goes.
       await apply('alice', [{ port: 81 }]);
       expect((await getJson(['gadget', name, '-n', ns])).spec.listeners).toEqual([{ port: 81, protocol: 'TCP' }]);
+      // An applied configuration may not repeat an item (the defaulted key counts), nor change what is stored.
+      expectError(
+        await apply('alice', [{ port: 81, host: 'x' }, { port: 81, protocol: 'TCP', host: 'y' }], false),
+        `Error from server (BadRequest): failed to create typed patch object (${ns}/${name}; ssa.example.com/v1, Kind=Gadget): .spec.listeners: duplicate entries for key [port=81,protocol="TCP"]`,
+      );
+      expect((await getJson(['gadget', name, '-n', ns])).spec.listeners).toEqual([{ port: 81, protocol: 'TCP' }]);
     });
 
     it('status patches are recorded under the status subresource and leave spec ownership alone', async () => {
