@@ -35,7 +35,7 @@ describe('decodeBuiltin: Go type errors', () => {
     // A null struct element, or a null field, stays as sent (its Go encoding depends on the struct).
     const r = role({ rules: [{ verbs: ['get', null], apiGroups: null }, null] });
     expect(decode('Role', r)).toBeUndefined();
-    expect(r.rules).toEqual([{ verbs: ['get', ''], apiGroups: null }, null]);
+    expect((r as Record<string, unknown>).rules).toEqual([{ verbs: ['get', ''], apiGroups: null }, null]);
   });
 
   it('a slice given a string: the field of the kind struct, typed []v1.PolicyRule', () => {
