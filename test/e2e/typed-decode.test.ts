@@ -148,5 +148,8 @@ describe('wrongly typed bodies of built-in kinds (kubectl)', () => {
     const got = JSON.parse((await k(['get', 'configmap', 'nulls', '-n', ns, '-o', 'json'])).stdout);
     expect(got.data).toEqual({ greeting: '', other: 'set' });
     expect(got.metadata.labels).toEqual({ tier: '' });
+    // The same through server-side apply (kube converts the merged object into the Go type).
+    expect((await k(['apply', '--server-side', '-f', '-'], cm.replace('name: nulls', 'name: nulls-applied'))).stdout).toBe('configmap/nulls-applied serverside-applied');
+    expect(JSON.parse((await k(['get', 'configmap', 'nulls-applied', '-n', ns, '-o', 'json'])).stdout).data).toEqual({ greeting: '', other: 'set' });
   });
 });
