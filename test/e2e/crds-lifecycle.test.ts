@@ -1,13 +1,13 @@
 /**
  * CRD lifecycle with the real kubectl (1.32 and 1.33): apply and wait for Established, `get crd`, kube's conditions,
  * name conflicts between CRDs of one group, discovery (api-resources, legacy documents, categories), and deletion
- * (objects first, names free again, no creates while terminating).
+ * (objects first, names free again, no creates while terminating), and validation ratcheting when a schema gets stricter.
  */
 import { describe, expect, it } from 'vitest';
 import { matrixBinaries, uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { expectError, lines, useE2EServer } from '../helpers/suite.js';
 import { parseTable } from '../helpers/table.js';
-import { applyCRD, conditions, crdObject, widget, withFile, yaml } from './crds-fixtures.js';
+import { applyCRD, conditions, crdObject, widget, withFile, yaml, type Json } from './crds-fixtures.js';
 import { tempFile } from '../helpers/kubectl.js';
 
 const e2e = useE2EServer();
@@ -140,5 +140,44 @@ describe.each(matrixBinaries())('CRD lifecycle with kubectl $version', ({ versio
       `Error from server (BadRequest): Unable to find "${group}/v1, Resource=regions" that match label selector "", field selector "metadata.namespace=default": field label not supported: metadata.namespace`,
     );
     await k(['delete', 'crd', `regions.${group}`]);
+  });
+  it('a stricter schema ratchets: objects stored before it can still be changed where they are valid', async () => {
+    const listenersSchema = (strict: boolean): Json => ({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            owner: { type: 'string', ...(strict ? { format: 'email' } : {}) },
+            listeners: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port'],
+              items: { type: 'object', required: ['port'], properties: { port: { type: 'integer' }, host: { type: 'string', ...(strict ? { format: 'hostname' } : {}) } } },
+            },
+          },
+        },
+      },
+    });
+    const crd = (schema: Json) => crdObject({ group, plural: 'gateways', kind: 'Gateway', schema });
+    await applyCRD(k, crd(listenersSchema(false)));
+    const name = uniqueName('gw');
+    const gw = (spec: Json) => ({ apiVersion: `${group}/v1`, kind: 'Gateway', metadata: { name, namespace: 'default' }, spec });
+    await withFile(k, ['create'], gw({ owner: 'ops team', listeners: [{ port: 80, host: 'web_1' }] }));
+    // The CRD gains formats the stored object does not meet.
+    await applyCRD(k, crd(listenersSchema(true)));
+    // A listener added beside the unchanged one, and the list reordered: the old item is matched by its key.
+    const added = await k(['patch', 'gateway', name, '--type=merge', '-p', JSON.stringify({ spec: { listeners: [{ port: 443, host: 'secure.example' }, { port: 80, host: 'web_1' }] } })]);
+    expect(added.stdout).toBe(`gateway.${group}/${name} patched`);
+    // What the update changes is checked.
+    expectError(
+      await k(['patch', 'gateway', name, '--type=merge', '-p', JSON.stringify({ spec: { owner: 'still not an email' } })], { reject: false }),
+      `The Gateway "${name}" is invalid: spec.owner: Invalid value: "still not an email": spec.owner in body must be of type email: "still not an email"`,
+    );
+    expectError(
+      await k(['patch', 'gateway', name, '--type=merge', '-p', JSON.stringify({ spec: { listeners: [{ port: 443, host: 'secure.example' }, { port: 80, host: 'web_2' }] } })], { reject: false }),
+      `The Gateway "${name}" is invalid: spec.listeners[1].host: Invalid value: "web_2": spec.listeners[1].host in body must be of type hostname: "web_2"`,
+    );
+    await k(['delete', 'crd', `gateways.${group}`]);
   });
 });

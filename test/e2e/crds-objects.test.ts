@@ -26,6 +26,8 @@ const schema: Json = structuredClone(widgetSchema);
 ((schema.properties as Json).spec as { properties: Json }).properties.nothing = { type: 'string' };
 // What controller-gen writes for a metav1.Time field.
 ((schema.properties as Json).spec as { properties: Json }).properties.lastRun = { type: 'string', format: 'date-time' };
+// What `+kubebuilder:validation:Format=email` writes.
+((schema.properties as Json).spec as { properties: Json }).properties.owner = { type: 'string', format: 'email' };
 
 describe.each(matrixBinaries())('custom resources with kubectl $version', ({ version, path: binary }) => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, { ...opts, binary });
@@ -136,6 +138,11 @@ describe.each(matrixBinaries())('custom resources with kubectl $version', ({ ver
       'The Widget "late" is invalid: spec.lastRun: Invalid value: "yesterday": spec.lastRun in body must be of type date-time: "yesterday"',
     );
     expect((await create(w('on-time', { color: 'red', lastRun: '2026-11-29T19:00:00Z' }))).stdout).toBe(`widget.${group}/on-time created`);
+    expectError(
+      await create(w('owned', { color: 'red', owner: 'ops at example.com' }), { reject: false }),
+      'The Widget "owned" is invalid: spec.owner: Invalid value: "ops at example.com": spec.owner in body must be of type email: "ops at example.com"',
+    );
+    expect((await create(w('owned', { color: 'red', owner: 'Ops <ops@example.com>' }))).stdout).toBe(`widget.${group}/owned created`);
     // int-or-string takes both shapes
     expect((await create(w('port-int', { color: 'red', port: 8080 }))).stdout).toBe(`widget.${group}/port-int created`);
     expect((await create(w('port-str', { color: 'red', port: 'http' }))).stdout).toBe(`widget.${group}/port-str created`);

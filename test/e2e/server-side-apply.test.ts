@@ -54,6 +54,17 @@ spec:
                   properties:
                     name: {type: string}
                     port: {type: integer}
+              listeners:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string, default: TCP}
+                    host: {type: string}
           status:
             type: object
             properties:
@@ -205,6 +216,29 @@ describe.each(e2e.clusters)('server-side apply in $label', ({ name: cluster }) =
       ]);
       await k(['apply', '--server-side', '--field-manager=a', '-f', '-'], { input: gadget(name, {}) });
       expect((await getJson(['gadget', name, '-n', ns])).spec.ports).toEqual([{ name: 'metrics', port: 9090 }]);
+    });
+
+    it('a map-list item that omits a defaulted key field is keyed with the default, as the server stores it', async () => {
+      const name = uniqueName('g');
+      const apply = (manager: string, listeners: unknown[], reject = true) =>
+        k(['apply', '--server-side', `--field-manager=${manager}`, '-f', '-'], { input: gadget(name, { listeners }), reject });
+      await apply('alice', [{ port: 80, host: 'a' }]);
+      const created = await getJson(['gadget', name, '-n', ns]);
+      expect(created.spec.listeners).toEqual([{ port: 80, protocol: 'TCP', host: 'a' }]);
+      expect(managers(created)['alice/Apply']).toEqual({ 'f:spec': { 'f:listeners': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:host': {}, 'f:port': {} } } } });
+      // Re-applying changes the stored item (it was refused as a duplicate of it), and another manager conflicts on it.
+      await apply('alice', [{ port: 80, host: 'a2' }]);
+      expect((await getJson(['gadget', name, '-n', ns])).spec.listeners).toEqual([{ port: 80, protocol: 'TCP', host: 'a2' }]);
+      expectError(await apply('bob', [{ port: 80, protocol: 'TCP', host: 'b' }], false), conflictFirstLine('alice', '.spec.listeners[port=80,protocol="TCP"].host'));
+      // Alice moves to another port: her old item goes.
+      await apply('alice', [{ port: 81 }]);
+      expect((await getJson(['gadget', name, '-n', ns])).spec.listeners).toEqual([{ port: 81, protocol: 'TCP' }]);
+      // An applied configuration may not repeat an item (the defaulted key counts), nor change what is stored.
+      expectError(
+        await apply('alice', [{ port: 81, host: 'x' }, { port: 81, protocol: 'TCP', host: 'y' }], false),
+        `Error from server (BadRequest): failed to create typed patch object (${ns}/${name}; ssa.example.com/v1, Kind=Gadget): .spec.listeners: duplicate entries for key [port=81,protocol="TCP"]`,
+      );
+      expect((await getJson(['gadget', name, '-n', ns])).spec.listeners).toEqual([{ port: 81, protocol: 'TCP' }]);
     });
 
     it('status patches are recorded under the status subresource and leave spec ownership alone', async () => {

@@ -132,4 +132,24 @@ describe('wrongly typed bodies of built-in kinds (kubectl)', () => {
       `Error from server (BadRequest): failed to create typed patch object (${ns}/ssa; rbac.authorization.k8s.io/v1, Kind=RoleBinding): .subjects: expected list, got &{mallory}`,
     );
   });
+  it('a null value in a map or list of strings is stored as "", as Go decodes and encodes it (what a template with an unset value renders)', async () => {
+    const cm = [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      `  name: nulls`,
+      `  namespace: ${ns}`,
+      '  labels: {tier: null}',
+      'data:',
+      '  greeting: null',
+      '  other: set',
+    ].join('\n');
+    expect((await k(['create', '-f', '-'], cm)).stdout).toBe('configmap/nulls created');
+    const got = JSON.parse((await k(['get', 'configmap', 'nulls', '-n', ns, '-o', 'json'])).stdout);
+    expect(got.data).toEqual({ greeting: '', other: 'set' });
+    expect(got.metadata.labels).toEqual({ tier: '' });
+    // The same through server-side apply (kube converts the merged object into the Go type).
+    expect((await k(['apply', '--server-side', '-f', '-'], cm.replace('name: nulls', 'name: nulls-applied'))).stdout).toBe('configmap/nulls-applied serverside-applied');
+    expect(JSON.parse((await k(['get', 'configmap', 'nulls-applied', '-n', ns, '-o', 'json'])).stdout).data).toEqual({ greeting: '', other: 'set' });
+  });
 });

@@ -8,7 +8,7 @@ import { storageVersionHash, allVerbs } from '../builtin/define.js';
 import { StatusError } from '../machinery/status.js';
 import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
-import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
+import { compileCRSchema } from './cr-validator.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
@@ -74,7 +74,7 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     allowUnconditionalUpdate: false,
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
-    validate: (obj: KubeObject, _ctx, old) => ratchetUnchanged((compiled ??= compileCRSchema(schema)).validate(obj), obj, old),
+    validate: (obj: KubeObject, _ctx, old) => (compiled ??= compileCRSchema(schema)).validate(obj, old),
   };
 }
 

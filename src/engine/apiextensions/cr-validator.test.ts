@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
+import { compileCRSchema } from './cr-validator.js';
 import type { JSONSchemaProps } from './types.js';
 
 const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
@@ -228,9 +228,9 @@ describe('ratcheting on update', () => {
 
   it('drops errors on values the update left as they were, and keeps those on values it changed', () => {
     const unchanged = cr({ when: 'yesterday', size: 5, extra: 'x' });
-    expect(render(ratchetUnchanged(v.validate(unchanged), unchanged, old))).toEqual([]);
+    expect(render(v.validate(unchanged, old))).toEqual([]);
     const changed = cr({ when: 'tomorrow', size: 5 });
-    expect(render(ratchetUnchanged(v.validate(changed), changed, old))).toEqual([
+    expect(render(v.validate(changed, old))).toEqual([
       'spec.when: Invalid value: "tomorrow": spec.when in body must be of type date-time: "tomorrow"',
     ]);
     // Under a list, only when the whole list is unchanged.
@@ -240,12 +240,69 @@ describe('ratcheting on update', () => {
     });
     const before = { ...cr({}), status: { conditions: [{ at: 'x' }] } };
     const same = { ...cr({ size: 1 }), status: { conditions: [{ at: 'x' }] } };
-    expect(render(ratchetUnchanged(listed.validate(same), same, before))).toEqual([]);
+    expect(render(listed.validate(same, before))).toEqual([]);
     const grown = { ...cr({}), status: { conditions: [{ at: 'x' }, { at: '2026-01-01T00:00:00Z' }] } };
-    expect(render(ratchetUnchanged(listed.validate(grown), grown, before))).toEqual([
+    expect(render(listed.validate(grown, before))).toEqual([
       'status.conditions[0].at: Invalid value: "x": status.conditions[0].at in body must be of type date-time: "x"',
     ]);
     // A create has nothing to ratchet against.
-    expect(render(ratchetUnchanged(v.validate(unchanged), unchanged, undefined))).toHaveLength(2);
+    expect(render(v.validate(unchanged, undefined))).toHaveLength(2);
+  });
+
+  const ports = compileCRSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string' },
+          ports: {
+            type: 'array',
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['port', 'protocol'],
+            items: { type: 'object', required: ['port', 'protocol'], properties: { port: { type: 'integer' }, protocol: { type: 'string' }, host: { type: 'string', format: 'hostname' } } },
+          },
+          tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 3 } },
+          hosts: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        },
+      },
+    },
+  });
+  const port = (n: number, host: string) => ({ port: n, protocol: 'TCP', host });
+
+  it('matches the items of a map list by their keys, wherever they moved, as kube correlates them', () => {
+    const before = cr({ name: 'a', ports: [port(80, 'bad_host'), port(443, 'ok.example')] });
+    // The bad item moved and another item changed: its error is dropped; a changed bad item keeps its error.
+    const moved = cr({ name: 'a', ports: [port(443, 'other.example'), port(80, 'bad_host'), port(8080, 'x.example')] });
+    expect(render(ports.validate(moved, before))).toEqual([]);
+    const changed = cr({ name: 'a', ports: [port(80, 'worse_host'), port(443, 'ok.example')] });
+    expect(render(ports.validate(changed, before))).toEqual(['spec.ports[0].host: Invalid value: "worse_host": spec.ports[0].host in body must be of type hostname: "worse_host"']);
+    // A new item with a bad value is checked.
+    const added = cr({ name: 'a', ports: [port(80, 'bad_host'), port(443, 'ok.example'), port(81, 'new_bad')] });
+    expect(render(ports.validate(added, before))).toEqual(['spec.ports[2].host: Invalid value: "new_bad": spec.ports[2].host in body must be of type hostname: "new_bad"']);
+  });
+
+  it('does not match the items of a set (kube correlates them only with the whole list)', () => {
+    const before = cr({ name: 'a', tags: ['long-tag', 'b'] });
+    expect(render(ports.validate(cr({ name: 'a', tags: ['long-tag', 'b'] }), before))).toEqual([]);
+    expect(render(ports.validate(cr({ name: 'a', tags: ['long-tag', 'c'] }), before))).toEqual([
+      'spec.tags[0]: Too long: may not be more than 3 bytes',
+    ]);
+  });
+
+  it("drops a missing required field when its parent is unchanged: the parent's schema reported it", () => {
+    const before = { ...cr({}), metadata: { name: 'w', labels: { a: 'b' } } };
+    expect(render(ports.validate({ ...before, metadata: { name: 'w', labels: { a: 'c' } } }, before))).toEqual([]);
+    expect(render(ports.validate(cr({ tags: ['a'] }), before))).toEqual(['spec.name: Required value']);
+  });
+
+  it('keeps duplicate list items only when the old object had none (the strategy checks list invariants apart)', () => {
+    const dup = ['a', 'a'];
+    const before = cr({ name: 'a', hosts: dup });
+    expect(render(ports.validate(cr({ name: 'b', hosts: dup }), before))).toEqual([]);
+    expect(render(ports.validate(cr({ name: 'b', hosts: ['x', 'x'] }), before))).toEqual([]);
+    const clean = cr({ name: 'a', hosts: ['a'] });
+    expect(render(ports.validate(cr({ name: 'a', hosts: dup }), clean))).toEqual(['spec.hosts[1]: Duplicate value: "a"']);
   });
 });

@@ -7,15 +7,15 @@
  * like kube-openapi's validator (`spec.replicas in body must be of type integer: "string"`).
  */
 import { fieldErrors, type FieldError } from '../machinery/status.js';
-import { jsonEqual } from '../machinery/canonical-json.js';
 import { ownValue } from '../machinery/own-properties.js';
 import { goQuote } from '../machinery/query-params.js';
+import { ratchetSchemaErrors } from './ratcheting.js';
 import { prepareSchema, type SchemaError } from './schema-walk.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 export interface CompiledCRSchema {
-  /** Validate a whole custom resource; never mutates `obj`. */
-  validate(obj: unknown): FieldError[];
+  /** Validate a whole custom resource, ratcheting against `old` on an update (ratcheting.ts); never mutates `obj`. */
+  validate(obj: unknown, old?: unknown): FieldError[];
 }
 
 interface KubeErrorParams {
@@ -32,39 +32,14 @@ export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSch
   if (hit) return hit;
   const prepared = prepareSchema(openAPIV3Schema);
   const compiled: CompiledCRSchema = {
-    validate(obj: unknown): FieldError[] {
-      const errors = prepared.validate(obj);
+    validate(obj: unknown, old?: unknown): FieldError[] {
+      let errors = prepared.validate(obj);
+      if (old !== undefined) errors = ratchetSchemaErrors(errors, obj, old, openAPIV3Schema, () => prepared.validate(old));
       return errors.length === 0 ? [] : translateErrors(errors, obj);
     },
   };
   cache.set(openAPIV3Schema, compiled);
   return compiled;
-}
-
-/**
- * kube's CRD validation ratcheting (on by default since 1.30): on an update, the schema is not applied to a subtree
- * the update left as it was, so an object stored before a stricter schema (or a stricter kcpt) can still be written
- * where it changes. Subtrees are matched through object fields only: an error under a list is dropped when the
- * whole list is unchanged (kube also matches map-list items by key), one on a value the new object lacks is kept.
- */
-export function ratchetUnchanged(errors: FieldError[], obj: unknown, old: unknown): FieldError[] {
-  if (old === undefined || errors.length === 0) return errors;
-  return errors.filter((e) => {
-    const bracket = e.field.indexOf('[');
-    const matched = bracket < 0 ? e.field : e.field.slice(0, bracket);
-    if (!matched) return true;
-    const now = valueAt(obj, matched);
-    return now === undefined || !jsonEqual(now, valueAt(old, matched));
-  });
-}
-
-function valueAt(data: unknown, fieldPath: string): unknown {
-  let cur = data;
-  for (const seg of fieldPath.split('.')) {
-    if (!isPlainObject(cur)) return undefined;
-    cur = ownValue(cur, seg);
-  }
-  return cur;
 }
 
 function jsonType(v: unknown): string {

@@ -4,12 +4,14 @@
  * `<path> in body must be of type date-time: "<value>"`, so that an operator's informer never meets a timestamp
  * it cannot decode. Names are matched with their dashes removed, as strfmt's registry does.
  *
- * Checked here: date-time, date, duration, byte, uuid, uuid3, uuid4, uuid5, ipv4, ipv6, password. strfmt also
- * knows email, hostname, uri, mac, cidr, isbn(10/13), creditcard, ssn, hexcolor, rgbcolor, bsonobjectid and the
- * k8s-short-name/k8s-long-name formats; those are not checked yet (as before: accepted).
+ * These are the formats apiextensions-apiserver keeps in a CRD's schema at kube 1.32 (formats.go's set introduced at
+ * 1.0); it strips every other format before validating, so `k8s-short-name` and `k8s-long-name` (kept from 1.34 on)
+ * are accepted here as kube 1.32 accepts them.
  */
 import { isIPv6 } from 'node:net';
 import { parseGoDuration } from '../machinery/go-duration.js';
+import { isGoMailAddress } from '../machinery/go-mail-address.js';
+import { isGoMAC, isGoRequestURI, isSloppyCIDR, isSloppyIPv4 } from '../machinery/go-net-parse.js';
 
 /** kube-openapi's DateTimePattern, its `.` unescaped as there. */
 const DATE_TIME_TAIL = /^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$/;
@@ -59,11 +61,50 @@ function isDuration(s: string): boolean {
   return false;
 }
 
-/** k8s.io/utils/net.ParseIPSloppy for dotted quads: four decimal parts up to 255, leading zeros allowed. */
-function isSloppyIPv4(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+/** strfmt.HostnamePattern (RFC 1034 labels, letters and symbols of any script), then at most 255 bytes and 63 a label. */
+const HOSTNAME =
+  /^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9\-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$/u;
+
+function isHostname(s: string): boolean {
+  // The length first (Go tests the pattern first; the answer is the same), so the pattern never runs on a long string.
+  if (Buffer.byteLength(s) > 255) return false;
+  return HOSTNAME.test(s) && s.split('.').every((label) => Buffer.byteLength(label) <= 63);
 }
+
+/** govalidator.IsISBN: ten digits (the last may be X) or thirteen, spaces and dashes ignored, with the check digit. */
+function isISBN(s: string, version: 10 | 13 | 0): boolean {
+  if (version === 0) return isISBN(s, 10) || isISBN(s, 13);
+  const digits = s.replace(/[\t\n\f\r -]+/g, ''); // Go's \s is ASCII whitespace only
+  const value = (i: number): number => digits.charCodeAt(i) - 48;
+  if (version === 10) {
+    if (!/^(?:[0-9]{9}X|[0-9]{10})$/.test(digits)) return false;
+    let sum = 0;
+    for (let i = 0; i < 9; i++) sum += (i + 1) * value(i);
+    sum += 10 * (digits[9] === 'X' ? 10 : value(9));
+    return sum % 11 === 0;
+  }
+  if (!/^[0-9]{13}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += (i % 2 === 0 ? 1 : 3) * value(i);
+  return value(12) === (10 - (sum % 10)) % 10;
+}
+
+const CREDIT_CARD = /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$/;
+
+/** govalidator.IsCreditCard: the digits (anything else dropped) match a card pattern and pass Luhn's check. */
+function isCreditCard(s: string): boolean {
+  const digits = s.replace(/[^0-9]+/g, '');
+  if (!CREDIT_CARD.test(digits)) return false;
+  let sum = 0;
+  for (let i = digits.length - 1, double = false; i >= 0; i--, double = !double) {
+    const d = (digits.charCodeAt(i) - 48) * (double ? 2 : 1);
+    sum += d >= 10 ? (d % 10) + 1 : d;
+  }
+  return sum % 10 === 0;
+}
+
+const BYTE_0_255 = '[\\t\\n\\f\\r ]*(0|[1-9]\\d?|1\\d\\d?|2[0-4]\\d|25[0-5])[\\t\\n\\f\\r ]*';
+const RGB_COLOR = new RegExp(`^rgb\\(${BYTE_0_255},${BYTE_0_255},${BYTE_0_255}\\)$`);
 
 const VALIDATORS: Record<string, (s: string) => boolean> = {
   datetime: isDateTime,
@@ -77,6 +118,21 @@ const VALIDATORS: Record<string, (s: string) => boolean> = {
   // strfmt: an IP that parses and has a dot (ipv4) or a colon (ipv6); Go's ParseIP knows no zones.
   ipv4: (s) => s.includes('.') && (isSloppyIPv4(s) || (isIPv6(s) && !s.includes('%'))),
   ipv6: (s) => s.includes(':') && isIPv6(s) && !s.includes('%'),
+  cidr: isSloppyCIDR,
+  mac: isGoMAC,
+  uri: isGoRequestURI,
+  email: isGoMailAddress,
+  hostname: isHostname,
+  isbn: (s) => isISBN(s, 0),
+  isbn10: (s) => isISBN(s, 10),
+  isbn13: (s) => isISBN(s, 13),
+  creditcard: isCreditCard,
+  // govalidator's SSN: exactly eleven characters, so only the dashed or spaced form.
+  ssn: (s) => s.length === 11 && /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
+  hexcolor: (s) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),
+  rgbcolor: (s) => RGB_COLOR.test(s),
+  // bson.ObjectIDFromHex: 24 hex digits.
+  bsonobjectid: (s) => /^[0-9a-fA-F]{24}$/.test(s),
   password: () => true,
 };
 

@@ -4,6 +4,8 @@
  * messages are kube-apiserver's.
  */
 import { nestingTooDeep } from '../machinery/nesting-depth.js';
+import { decodeBuiltin } from '../machinery/unknown-fields.js';
+import { schemasOf } from '../registry/schemas.js';
 import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { ApplyConflictError, UndeclaredFieldsError } from '../machinery/ssa/apply.js';
 import { conflictStatus } from '../machinery/ssa/conflict-status.js';
@@ -35,6 +37,7 @@ export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: Reso
     const where = `${config.metadata?.namespace ?? ''}/${config.metadata?.name ?? ''}`;
     throw badRequest(`failed to create typed patch object (${where}; ${gvk}): ${new UndeclaredFieldsError(undeclared).message}`);
   }
+  decodeAppliedBuiltin(rt, config);
 
   const name = req.info.name;
   const subresource = req.info.subresource || undefined;
@@ -54,6 +57,18 @@ export function serverSideApply(svc: ResourceServices, req: ApiRequest, rt: Reso
     if (err instanceof ApplyConflictError) throw conflictStatus(err.conflicts);
     throw err;
   }
+}
+
+/**
+ * A built-in's applied configuration as kube's conversion of the merged object into its Go type leaves it: null
+ * elements of scalar maps and lists become zero values (`labels: {a: null}` is `a: ""`). Structured-merge-diff has
+ * already refused what does not fit the schema, so the decode walk's own findings are not reported again.
+ */
+function decodeAppliedBuiltin(rt: ResourceType, config: KubeObject): void {
+  const schemas = schemasOf(rt);
+  const name = rt.openapiSchemaName;
+  const schema = name ? schemas[name] : undefined;
+  if (!rt.isCustomResource && schema) decodeBuiltin(config, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1));
 }
 
 /** The configuration an apply request carries (for admission that must look ahead; errors are reported by the apply). */

@@ -28,6 +28,16 @@ describe('decodeBuiltin: Go type errors', () => {
     expect(decode('ConfigMap', { metadata: { name: 'c', labels: null, creationTimestamp: null }, data: { a: null } })).toBeUndefined();
   });
 
+  it('a null element of a slice or map of scalars becomes the zero value Go decodes and encodes it as', () => {
+    const cm = { metadata: { name: 'c', labels: { a: null, b: 'x' }, finalizers: [null] }, data: { a: null } };
+    expect(decode('ConfigMap', cm)).toBeUndefined();
+    expect(cm).toEqual({ metadata: { name: 'c', labels: { a: '', b: 'x' }, finalizers: [''] }, data: { a: '' } });
+    // A null struct element, or a null field, stays as sent (its Go encoding depends on the struct).
+    const r = role({ rules: [{ verbs: ['get', null], apiGroups: null }, null] });
+    expect(decode('Role', r)).toBeUndefined();
+    expect((r as Record<string, unknown>).rules).toEqual([{ verbs: ['get', ''], apiGroups: null }, null]);
+  });
+
   it('a slice given a string: the field of the kind struct, typed []v1.PolicyRule', () => {
     expect(decode('Role', role({ rules: 'garbage' }))).toBe(
       'json: cannot unmarshal string into Go struct field Role.rules of type []v1.PolicyRule',

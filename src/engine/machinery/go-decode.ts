@@ -183,6 +183,25 @@ export function fitsInt(value: number, bits: 32 | 64): boolean {
 export type Verdict = undefined | { error: string; fatal: boolean };
 
 /**
+ * What a JSON null becomes as an element of a Go slice or map of this shape once decoded and encoded again: the
+ * element is the type's zero value (encoding/json leaves a fresh element untouched), so `"a": null` in a
+ * map[string]string is `"a": ""`. Undefined for shapes whose zero value encodes as null or depends on the struct.
+ */
+export function nullElementValue(shape: GoShape): unknown {
+  switch (shape.kind) {
+    case 'string':
+      return '';
+    case 'bool':
+      return false;
+    case 'int':
+    case 'float':
+      return 0;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Checks one non-null value against its shape. `struct`/`field` are Go's error context (the innermost struct whose
  * field is being decoded, and the dotted JSON path of fields from the root); `typeName` gives the Go type lazily.
  */

@@ -7,7 +7,7 @@ export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
 import { ownValue } from './own-properties.js';
-import { checkValue, goShape, goTypeName, namedFieldType } from './go-decode.js';
+import { checkValue, goShape, goTypeName, namedFieldType, nullElementValue } from './go-decode.js';
 
 const refPrefix = '#/components/schemas/';
 
@@ -89,6 +89,7 @@ function walk(
     const items = resolve(itemSchema, schemas);
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
+      if (item === null && state.goTypes && itemSchema) zeroNullElement(value, i, itemSchema, state);
       if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1)) {
         if (state.fatal) return;
         continue;
@@ -141,6 +142,7 @@ function walk(
     const childStruct = goStructName(state, additional as SchemaNode);
     for (const key of Object.keys(record)) {
       const item = record[key];
+      if (item === null && state.goTypes) zeroNullElement(record, key, additional as SchemaNode, state);
       if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1)) {
         if (state.fatal) return;
         continue;
@@ -151,6 +153,12 @@ function walk(
       }
     }
   }
+}
+
+/** A null element of a typed slice or map becomes what Go's decode and encode make of it (go-decode's nullElementValue). */
+function zeroNullElement(container: unknown[] | Record<string, unknown>, at: number | string, node: SchemaNode, state: WalkState): void {
+  const zero = nullElementValue(goShape(node, state.schemas));
+  if (zero !== undefined) (container as Record<string | number, unknown>)[at] = zero;
 }
 
 /**

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 from kubernetes import client, config as kubeconfig
 
-from helpers import eventually
+from helpers import install_crd
 
 
 @dataclass(frozen=True)
@@ -118,17 +118,4 @@ GADGET_CRD = {
 @pytest.fixture(scope="session")
 def gadget_crd(api_client: client.ApiClient) -> str:
     """The Gadget CRD in the workspace, Established (created once per workspace)."""
-    ext = client.ApiextensionsV1Api(api_client)
-    name = GADGET_CRD["metadata"]["name"]
-    try:
-        ext.create_custom_resource_definition(GADGET_CRD)
-    except client.ApiException as e:
-        if e.status != 409:
-            raise
-
-    def established():
-        crd = ext.read_custom_resource_definition(name)
-        return any(c.type == "Established" and c.status == "True" for c in (crd.status.conditions or []))
-
-    eventually(established, what=f"CRD {name} Established")
-    return name
+    return install_crd(api_client, GADGET_CRD)

@@ -1,49 +1,20 @@
 """A kopf operator (gadget_operator.py) as a real `kopf run --standalone --namespace` process against the workspace."""
-import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from kubernetes import client
 
 from conftest import GADGET_GROUP, GADGET_PLURAL
-from helpers import eventually
+from helpers import eventually, kopf_run
 
 pytestmark = pytest.mark.watch
 
-HERE = Path(__file__).parent
 KOPF_FINALIZER = "kopf.zalando.org/KopfFinalizerMarker"
 
 
 @pytest.fixture
 def operator_log(target, namespace, gadget_crd, tmp_path):
     """Runs the operator on the test's namespace; yields its log file. It must stop cleanly on SIGTERM."""
-    log_path = tmp_path / "kopf.log"
-    kopf = Path(sys.executable).parent / "kopf"
-    with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen(
-            [str(kopf), "run", "--standalone", "--namespace", namespace, str(HERE / "gadget_operator.py")],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "KUBECONFIG": target.kubeconfig},
-        )
-        try:
-            yield log_path
-            assert proc.poll() is None, f"kopf exited early ({proc.returncode}):\n{log_path.read_text()}"
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                raise AssertionError(f"kopf did not stop within 30 s of SIGTERM:\n{log_path.read_text()}")
-    text = log_path.read_text()
-    assert proc.returncode == 0, f"kopf exited with {proc.returncode}:\n{text}"
-    assert "Traceback" not in text and " ERROR " not in text, text
+    with kopf_run(target, ["--standalone", "--namespace", namespace], tmp_path / "kopf.log") as log_path:
+        yield log_path
 
 
 def test_create_update_delete_with_finalizer_and_status(api_client, namespace, operator_log):

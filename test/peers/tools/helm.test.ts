@@ -118,4 +118,47 @@ describe.skipIf(!prepared.ready)('Helm v3 in a workspace', () => {
     expect(left.stdout.split('\n').filter((l) => l && l !== 'configmap/kube-root-ca.crt')).toEqual([]);
     expect((await k(['get', 'crd', 'widgets.charts.kcpt.io', '-o', 'name'])).stdout.trim()).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.charts.kcpt.io');
   });
+  it('runs hooks around install, upgrade and delete, forces an upgrade by replacement, and templates for kubectl apply --server-side', async () => {
+    const { helm, k } = await workspaceFor('root', 'helm-hooks');
+    const ns = ['-n', 'hooked'];
+    const names = async (kind: string) => (await k(['-n', 'hooked', 'get', kind, '-o', 'name'])).stdout.split('\n').filter((l) => l && !l.endsWith('kube-root-ca.crt'));
+
+    await helm(['install', 'peer', chart, ...ns, '--create-namespace', '--set', 'hooks=true', '--wait']);
+    // pre-install stays (deleted only before it is created again), post-install is deleted once it succeeded.
+    expect(await names('configmaps')).toEqual(['configmap/peer-pre', 'configmap/peer-settings']);
+    expect((await getJson(k, ['-n', 'hooked', 'configmap', 'peer-pre'])).data).toEqual({ revision: '1' });
+    const manifest = (await helm(['get', 'hooks', 'peer', ...ns])).stdout;
+    expect(manifest).toContain('name: peer-post');
+
+    // --force replaces every object (a PUT with the live resourceVersion, custom resources included).
+    await helm(['upgrade', 'peer', chart, ...ns, '--set', 'hooks=true', '--set', 'greeting=hola', '--force', '--wait']);
+    expect((await getJson(k, ['-n', 'hooked', 'configmap', 'peer-pre'])).data).toEqual({ revision: '2' });
+    expect((await getJson(k, ['-n', 'hooked', 'configmap', 'peer-settings'])).data).toEqual({ greeting: 'hola', revision: '2' });
+    expect((await getJson(k, ['-n', 'hooked', 'widget', 'peer-large'])).spec).toEqual({ size: 5, greeting: 'hola' });
+    expect(await names('configmaps')).toEqual(['configmap/peer-pre', 'configmap/peer-settings']);
+
+    // The pre-delete hook runs before the release's objects go, and stays: hooks are not the release's.
+    await helm(['uninstall', 'peer', ...ns, '--wait']);
+    expect(await names('widgets')).toEqual([`widget.charts.kcpt.io/peer-farewell`]);
+    expect(await names('configmaps')).toEqual(['configmap/peer-pre']);
+
+    // helm template piped to kubectl apply --server-side: the same objects, owned by kubectl's field manager; a second
+    // apply changes nothing.
+    const rendered = (await helm(['template', 'tpl', chart, ...ns, '--set', 'greeting=hej'])).stdout;
+    const applied = await k(['apply', '--server-side', '-n', 'hooked', '-f', '-'], { input: rendered });
+    expect(applied.stdout.split('\n').sort()).toEqual([
+      'configmap/tpl-settings serverside-applied',
+      'role.rbac.authorization.k8s.io/tpl-reader serverside-applied',
+      'rolebinding.rbac.authorization.k8s.io/tpl-reader serverside-applied',
+      'secret/tpl-credentials serverside-applied',
+      'widget.charts.kcpt.io/tpl-large serverside-applied',
+      'widget.charts.kcpt.io/tpl-small serverside-applied',
+    ]);
+    const widget = await getJson(k, ['-n', 'hooked', 'widget', 'tpl-small', '--show-managed-fields']);
+    expect(widget.spec).toEqual({ size: 1, greeting: 'hej' });
+    expect((widget.metadata.managedFields as Json[]).map((f) => [f.manager, f.operation])).toEqual([['kubectl', 'Apply']]);
+    const again = await k(['apply', '--server-side', '-n', 'hooked', '-f', '-'], { input: rendered });
+    expect(again.stdout.split('\n').every((l) => l.endsWith(' serverside-applied'))).toBe(true);
+    expect((await getJson(k, ['-n', 'hooked', 'widget', 'tpl-small'])).metadata.resourceVersion).toBe(widget.metadata.resourceVersion);
+  });
 });

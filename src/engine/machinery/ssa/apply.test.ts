@@ -3,7 +3,7 @@ import { ApplyConflictError, applyConfig, Managers, recordUpdate, UndeclaredFiel
 import { FieldSet } from './fieldset.js';
 import { configMapType } from '../../builtin/test-support.js';
 import { deploymentLikeType } from './test-types.js';
-import type { TypeNode } from './type-info.js';
+import { typeFromOpenAPI, withObjectMeta, type TypeNode } from './type-info.js';
 
 const NOW = '2026-01-01T00:00:00Z';
 const LATER = '2026-01-01T00:05:00Z';
@@ -183,6 +183,39 @@ describe('applyConfig: list and map types', () => {
     // Bob drops his sidecar: the item goes away, alice's stays.
     const c = applyDep(b.object, {}, 'bob');
     expect((c.object.spec as { containers: unknown[] }).containers).toEqual([{ name: 'nginx', image: 'nginx:1' }]);
+  });
+
+  it('an item that omits a defaulted key field is the item with the default (the one the server stored)', () => {
+    // What controller-gen writes for container ports, and many CRDs for their own ports.
+    const listeners = typeFromOpenAPI({
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            listeners: {
+              type: 'array',
+              'x-kubernetes-list-type': 'map',
+              'x-kubernetes-list-map-keys': ['port', 'protocol'],
+              items: { type: 'object', properties: { port: { type: 'integer' }, protocol: { type: 'string', default: 'TCP' }, host: { type: 'string' } } },
+            },
+          },
+        },
+      },
+    });
+    const t = withObjectMeta(listeners);
+    const gw = (spec: Obj): Obj => ({ apiVersion: 'x.io/v1', kind: 'Gateway', metadata: { name: 'g', namespace: 'default' }, spec });
+    const created = apply(null, gw({ listeners: [{ port: 80, host: 'a' }] }), 'alice', false, t);
+    expect(created.managedFields[0]!.fieldsV1).toEqual({ 'f:spec': { 'f:listeners': { 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:host': {}, 'f:port': {} } } } });
+    // The server defaulted protocol; alice re-applies a new host, then another port.
+    const stored = { ...created.object, spec: { listeners: [{ port: 80, protocol: 'TCP', host: 'a' }] } };
+    const again = apply(stored, gw({ listeners: [{ port: 80, host: 'a2' }] }), 'alice', false, t);
+    expect(again.object.spec).toEqual({ listeners: [{ port: 80, protocol: 'TCP', host: 'a2' }] });
+    const moved = apply(again.object, gw({ listeners: [{ port: 81 }] }), 'alice', false, t);
+    expect(moved.object.spec).toEqual({ listeners: [{ port: 81 }] });
+    // Another manager setting the same item's host conflicts with alice.
+    const err = conflictOf(() => apply(again.object, gw({ listeners: [{ port: 80, protocol: 'TCP', host: 'b' }] }), 'bob', false, t));
+    expect(err.conflicts.map((c) => c.path)).toEqual(['.spec.listeners[port=80,protocol="TCP"].host']);
   });
 
   it('an item another manager still has fields in stays, with its keys, when the applier drops it', () => {

@@ -12,14 +12,21 @@ export function listItemElement(item: unknown, t: TypeInfo, index: number): Path
   const listType = listTypeOf(t);
   if (listType === 'set') return `v:${canonicalJSON(item)}`;
   if (listType === 'map' && typeof item === 'object' && item !== null && !Array.isArray(item)) {
-    return keyElement(item as Record<string, unknown>, t?.keys ?? []);
+    return keyElement(item as Record<string, unknown>, t?.keys ?? [], t?.keyDefaults);
   }
   return `i:${index}`;
 }
 
-/** `k:` element from an item's key fields, in sorted field order (how upstream serializes them). */
-export function keyElement(item: Record<string, unknown>, keys: readonly string[]): PathElement {
+/**
+ * `k:` element from an item's key fields, in sorted field order (how upstream serializes them). A key field the item
+ * omits takes its schema default, or stays out of the key when it has none (structured-merge-diff's
+ * keyedAssociativeListItemToPathElement).
+ */
+export function keyElement(item: Record<string, unknown>, keys: readonly string[], defaults?: Record<string, unknown>): PathElement {
   const key: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) if (Object.hasOwn(item, k) && item[k] !== undefined) setOwnValue(key, k, item[k]);
+  for (const k of [...keys].sort()) {
+    const value = Object.hasOwn(item, k) && item[k] !== undefined ? item[k] : defaults && Object.hasOwn(defaults, k) ? defaults[k] : undefined;
+    if (value !== undefined) setOwnValue(key, k, value);
+  }
   return `k:${canonicalJSON(key)}`;
 }

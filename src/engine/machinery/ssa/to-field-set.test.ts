@@ -63,6 +63,23 @@ describe('toFieldSet (the fields an applied configuration sets)', () => {
     ]);
   });
 
+  it('reports an item a set or map list repeats, as structured-merge-diff words it; atomic lists may repeat', () => {
+    const { undeclared } = toFieldSet(
+      {
+        spec: {
+          containers: [{ name: 'a', image: '1' }, { name: 'b' }, { name: 'a', image: '2' }],
+          tags: ['x', 'x'],
+          selector: { k: 'v' },
+        },
+        metadata: { finalizers: ['f', 'g'] },
+      },
+      deploymentLikeType,
+    );
+    expect(undeclared).toEqual(['.spec.containers: duplicate entries for key [name="a"]', '.spec.tags: duplicate entries for key [="x"]']);
+    const ports = toFieldSet({ spec: { containers: [{ name: 'a', args: ['x', 'x'], ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 80, protocol: 'TCP' }] }] } }, deploymentLikeType);
+    expect(ports.undeclared).toEqual(['.spec.containers[name="a"].ports: duplicate entries for key [containerPort=80,protocol="TCP"]']);
+  });
+
   it('reports values of the wrong shape or scalar type as structured-merge-diff words them (null fits all)', () => {
     expect(toFieldSet({ data: 'garbage' }, configMapType).undeclared).toEqual(['.data: expected map, got &{garbage}']);
     expect(toFieldSet({ data: ['a', 1] }, configMapType).undeclared).toEqual(['.data: expected map, got &{[a 1]}']);

@@ -2,7 +2,8 @@
  * The fields an applied configuration sets (structured-merge-diff's ToFieldSet): every leaf, every list item (as
  * a node, with its fields), and every entry of a granular map (as opposed to a struct's declared fields, which are
  * only containers). Also reports what structured-merge-diff's typed conversion refuses, which an apply must
- * refuse: fields the schema does not declare, and a list or map given a value of another shape.
+ * refuse: fields the schema does not declare, a list or map given a value of another shape, and an item a set or
+ * map list repeats.
  */
 import { goFormat } from '../patch/json.js';
 import { FieldSet, pathString, type Path } from './fieldset.js';
@@ -39,8 +40,14 @@ function visit(value: unknown, t: TypeInfo, path: Path, result: FieldSetResult):
   }
   if (Array.isArray(value)) {
     if (t === undefined || t.kind !== 'list' || listTypeOf(t) === 'atomic') return insert(result, path);
+    // An applied configuration may not repeat an item of a set or map list (kube converts it without
+    // typed.AllowDuplicates; stored objects may hold duplicates, an apply may not add them).
+    const seen = new Set<string>();
     value.forEach((item, i) => {
-      const itemPath = [...path, listItemElement(item, t, i)];
+      const element = listItemElement(item, t, i);
+      if (seen.has(element)) result.undeclared.push(`${pathString(path)}: duplicate entries for key ${pathString([element])}`);
+      seen.add(element);
+      const itemPath = [...path, element];
       visit(item, itemType(t), itemPath, result);
       insert(result, itemPath);
     });

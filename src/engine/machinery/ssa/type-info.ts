@@ -18,6 +18,11 @@ export interface TypeNode {
   listType?: ListType;
   /** list of type map: the key fields. */
   keys?: string[];
+  /**
+   * list of type map: the schema defaults of key fields (structured-merge-diff keys an item that omits a key field by
+   * its default, so `{containerPort: 80}` is the item `{containerPort: 80, protocol: TCP}` the server defaults it to).
+   */
+  keyDefaults?: Record<string, unknown>;
   /** struct/map: `atomic` makes the whole node one leaf. */
   mapType?: 'atomic' | 'granular';
   /** struct: fields beyond the declared ones are allowed (x-kubernetes-preserve-unknown-fields) and untyped. */
@@ -139,7 +144,10 @@ export function typeFromOpenAPI(schema: Schema, components: Record<string, Schem
         node.listType = 'map';
         node.keys = [mergeKey];
       } else if (strategy.split(',').includes('merge')) node.listType = 'set';
-      if (s.items && typeof s.items === 'object') node.elem = build(s.items as Schema);
+      if (s.items && typeof s.items === 'object') {
+        node.elem = build(s.items as Schema);
+        if (node.listType === 'map') keyDefaultsOf(node, resolve(s.items as Schema));
+      }
       return node;
     }
     if (type === 'object' || props || addl) {
@@ -171,4 +179,16 @@ export function typeFromOpenAPI(schema: Schema, components: Record<string, Schem
   }
 
   return build(schema);
+}
+
+/** A key field's default is the `default` its property schema carries (kube-openapi's schemaconv: member.Default). */
+function keyDefaultsOf(node: TypeNode, items: Schema): void {
+  const props = items.properties;
+  if (!props || typeof props !== 'object') return;
+  for (const key of node.keys ?? []) {
+    const prop = ownValue(props as Record<string, unknown>, key);
+    const value = prop && typeof prop === 'object' ? ownValue(prop as Record<string, unknown>, 'default') : undefined;
+    // A null default is none (Go's nil).
+    if (value !== undefined && value !== null) (node.keyDefaults ??= {})[key] = value;
+  }
 }
