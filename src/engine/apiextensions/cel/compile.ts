@@ -1,0 +1,344 @@
+/**
+ * x-kubernetes-validations at CRD write time, as kube's CRD validation does them: each rule is checked (its shape,
+ * reason, fieldPath), compiled against the CEL type of the schema node it sits on (`self`, and `oldSelf` for
+ * transition rules), and its worst-case cost estimated; a rule that does not compile, a rule whose estimated cost
+ * times the most times it can run exceeds kube's per-expression limit, and a schema whose rules together exceed the
+ * per-CRD limit are refused with kube's field errors. The compiled rules are what CR writes evaluate (validate.ts).
+ */
+import type { Environment } from '@marcbachmann/cel-js';
+import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import { isPlainObject, type JSONSchemaProps } from '../types.js';
+import { baseEnvironment, bindKubeImplementations, UNSUPPORTED_FUNCTIONS } from './library.js';
+import { MAX_REQUEST_SIZE_BYTES, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import {
+  costErrorMessage,
+  estimateCost,
+  STATIC_ESTIMATED_COST_LIMIT,
+  STATIC_ESTIMATED_CRD_COST_LIMIT,
+  type Ast,
+} from './cost.js';
+
+export const SUPPORTED_REASONS = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
+
+export interface ValidationRule {
+  rule?: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+type Program = ((ctx: Record<string, unknown>) => unknown) & { ast: Ast; check(): { valid: boolean; type?: string; error?: unknown } };
+
+export interface CompiledRule {
+  source: ValidationRule;
+  program: Program;
+  messageProgram?: Program;
+  usesOldSelf: boolean;
+  optionalOldSelf: boolean;
+}
+
+/** A schema node with the rules on it and the nodes below it that have rules. */
+export interface RuleNode {
+  node: CelNode;
+  rules: CompiledRule[];
+  /** Property name → node (objects). */
+  properties?: Map<string, RuleNode>;
+  /** List items or map values. */
+  elem?: RuleNode;
+  /** The list's x-kubernetes-list-type / map keys, for correlating old items. */
+  listType?: string;
+  listMapKeys?: string[];
+}
+
+export interface CompiledRules {
+  root?: RuleNode;
+  errors: FieldError[];
+  /** Rules stored but not evaluated (a kube function kcpt lacks), as `path: rule`. */
+  skipped: string[];
+}
+
+interface Walk {
+  env: Environment;
+  errors: FieldError[];
+  skipped: string[];
+  total: number;
+  expensive: Array<{ path: string; cost: number }>;
+}
+
+const cache = new WeakMap<object, CompiledRules>();
+
+/** Compile every rule of `schema` (a version's openAPIV3Schema), reporting errors at `fieldPath`. Cached per schema. */
+export function compileSchemaRules(schema: JSONSchemaProps, fieldPath = 'openAPIV3Schema'): CompiledRules {
+  const hit = cache.get(schema);
+  if (hit && fieldPath === 'openAPIV3Schema') return hit;
+  if (!hasRules(schema)) return { errors: [], skipped: [] };
+  const env = baseEnvironment().clone();
+  const root = new SchemaTypes(env).build(schema, true);
+  const w: Walk = { env, errors: [], skipped: [], total: 0, expensive: [] };
+  const out: CompiledRules = { root: walk(schema, root, fieldPath, 1, false, undefined, w), errors: w.errors, skipped: w.skipped };
+  if (w.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
+    for (const e of w.expensive.sort((a, b) => b.cost - a.cost).slice(0, 4)) {
+      w.errors.push(fieldErrors.forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    }
+    w.errors.push(
+      fieldErrors.forbidden(
+        fieldPath,
+        costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', w.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
+      ),
+    );
+  }
+  if (fieldPath === 'openAPIV3Schema') cache.set(schema, out);
+  return out;
+}
+
+export function hasRules(schema: unknown): boolean {
+  if (!isPlainObject(schema)) return false;
+  const rules = schema['x-kubernetes-validations'];
+  if (Array.isArray(rules) && rules.length > 0) return true;
+  if (isPlainObject(schema.properties) && Object.values(schema.properties).some(hasRules)) return true;
+  return hasRules(schema.items) || hasRules(schema.additionalProperties);
+}
+
+/**
+ * `cardinality`: how many times values at this node can occur in one object (kube's MaxCardinality: the product of
+ * the enclosing lists' and maps' bounds, or the request-size estimate when one is unbounded).
+ * `uncorrelatable`: the path of an enclosing list whose items have no identity across updates (oldSelf is refused
+ * below it).
+ */
+function walk(
+  s: JSONSchemaProps,
+  node: CelNode,
+  path: string,
+  cardinality: number,
+  unbounded: boolean,
+  uncorrelatable: string | undefined,
+  w: Walk,
+): RuleNode | undefined {
+  const out: RuleNode = { node, rules: [] };
+  const card = unbounded ? Math.min(cardinality, Math.floor(MAX_REQUEST_SIZE_BYTES / (node.minSerializedSize + 1))) : cardinality;
+  const rules = s['x-kubernetes-validations'];
+  if (Array.isArray(rules)) {
+    rules.forEach((r, i) => {
+      const compiled = compileRule(isPlainObject(r) ? (r as ValidationRule) : {}, s, node, `${path}.x-kubernetes-validations[${i}]`, card, uncorrelatable, w);
+      if (compiled) out.rules.push(compiled);
+    });
+  }
+  let any = out.rules.length > 0;
+  if (node.kind === 'object' && isPlainObject(s.properties)) {
+    for (const [name, child] of Object.entries(s.properties as Record<string, JSONSchemaProps>)) {
+      const cel = node.celNames?.get(name);
+      if (!cel || !hasRules(child)) continue;
+      const sub = walk(child, node.fields!.get(cel)!.node, `${path}.properties[${name}]`, cardinality, unbounded, uncorrelatable, w);
+      if (sub) {
+        (out.properties ??= new Map()).set(name, sub);
+        any = true;
+      }
+    }
+  }
+  if ((node.kind === 'list' && isPlainObject(s.items)) || (node.kind === 'map' && isPlainObject(s.additionalProperties))) {
+    const isList = node.kind === 'list';
+    const childSchema = (isList ? s.items : s.additionalProperties) as JSONSchemaProps;
+    if (hasRules(childSchema)) {
+      const listType = s['x-kubernetes-list-type'];
+      const correlatable = !isList || listType === 'map';
+      const sub = walk(
+        childSchema,
+        node.elem!,
+        `${path}.${isList ? 'items' : 'additionalProperties'}`,
+        cardinality * node.maxSize,
+        unbounded || !node.bounded,
+        uncorrelatable ?? (correlatable ? undefined : path),
+        w,
+      );
+      if (sub) {
+        out.elem = sub;
+        out.listType = listType;
+        out.listMapKeys = s['x-kubernetes-list-map-keys'];
+        any = true;
+      }
+    }
+  }
+  return any ? out : undefined;
+}
+
+function usesVariable(ast: unknown, name: string): boolean {
+  if (!ast || typeof ast !== 'object') return false;
+  if (Array.isArray(ast)) return ast.some((a) => usesVariable(a, name));
+  const a = ast as Ast;
+  if (a.op === 'id') return a.args === name;
+  return usesVariable(a.args, name);
+}
+
+function calledFunctions(ast: unknown, out = new Set<string>()): Set<string> {
+  if (!ast || typeof ast !== 'object') return out;
+  if (Array.isArray(ast)) {
+    for (const a of ast) calledFunctions(a, out);
+    return out;
+  }
+  const a = ast as Ast;
+  if ((a.op === 'call' || a.op === 'rcall') && Array.isArray(a.args) && typeof a.args[0] === 'string') out.add(a.args[0]);
+  calledFunctions(a.args, out);
+  return out;
+}
+
+/** cel-go's error shape: `ERROR: <input>:1:6: undefined field 'x'` and the source line with a caret under it. */
+export function celErrorText(err: unknown, source: string): string {
+  const e = err as { message?: string; node?: { start?: number; pos?: number } };
+  const summary = (e.message ?? String(err)).split('\n')[0];
+  const offset = e.node?.pos ?? e.node?.start;
+  if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  const col = offset - before.lastIndexOf('\n');
+  const text = source.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${col}: ${summary}\n | ${text}\n | ${'.'.repeat(col - 1)}^`;
+}
+
+/** Go's %#v of the internal apiextensions.ValidationRule kube prints as the invalid value. */
+function goRuleDump(r: ValidationRule): string {
+  const q = (s: string | undefined) => JSON.stringify(s ?? '');
+  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
+  const oos = r.optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
+  return `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${oos}}`;
+}
+
+function invalidRule(path: string, r: ValidationRule, detail: string): FieldError {
+  return { type: 'FieldValueInvalid', field: path, detail: `Invalid value: ${goRuleDump(r)}: ${detail}` };
+}
+
+const hasNewline = (s: string) => s.includes('\n');
+
+function compileRule(
+  r: ValidationRule,
+  s: JSONSchemaProps,
+  node: CelNode,
+  path: string,
+  cardinality: number,
+  uncorrelatable: string | undefined,
+  w: Walk,
+): CompiledRule | undefined {
+  const rule = typeof r.rule === 'string' ? r.rule.trim() : '';
+  const message = typeof r.message === 'string' ? r.message : undefined;
+  const errs = w.errors;
+  if (!rule) errs.push(fieldErrors.required(`${path}.rule`, 'rule is not specified'));
+  else if (message !== undefined && message.length > 0 && message.trim().length === 0) {
+    errs.push(fieldErrors.invalid(`${path}.message`, message, 'message must be non-empty if specified'));
+  } else if (message !== undefined && hasNewline(message.trim())) {
+    errs.push(fieldErrors.invalid(`${path}.message`, message, 'message must not contain line breaks'));
+  } else if (hasNewline(rule) && !(message ?? '').trim()) {
+    errs.push(fieldErrors.required(`${path}.message`, 'message must be specified if rule contains line breaks'));
+  }
+  if (typeof r.messageExpression === 'string' && r.messageExpression.length > 0 && !r.messageExpression.trim()) {
+    errs.push(fieldErrors.required(`${path}.messageExpression`, 'messageExpression must be non-empty if specified'));
+  }
+  if (r.reason !== undefined && !SUPPORTED_REASONS.includes(r.reason)) errs.push(fieldErrors.notSupported(`${path}.reason`, r.reason, SUPPORTED_REASONS));
+  if (typeof r.fieldPath === 'string' && r.fieldPath.length > 0) {
+    if (!r.fieldPath.trim()) errs.push(fieldErrors.invalid(`${path}.fieldPath`, r.fieldPath, 'fieldPath must be non-empty if specified'));
+    else if (hasNewline(r.fieldPath)) errs.push(fieldErrors.invalid(`${path}.fieldPath`, r.fieldPath, 'fieldPath must not contain line breaks'));
+    else if (resolveFieldPath(r.fieldPath, s) === undefined) errs.push(fieldErrors.invalid(`${path}.fieldPath`, r.fieldPath, 'fieldPath must be a valid path'));
+  }
+  if (!rule) return undefined;
+
+  const env = w.env.clone();
+  const usesOld = (() => {
+    try {
+      return usesVariable((env.parse(rule) as unknown as Program).ast, 'oldSelf');
+    } catch {
+      return false;
+    }
+  })();
+  const optional = usesOld && r.optionalOldSelf === true;
+  env.registerVariable('self', node.type);
+  env.registerVariable('oldSelf', optional ? `optional<${node.type}>` : node.type);
+
+  let program: Program;
+  try {
+    program = env.parse(rule) as unknown as Program;
+  } catch (err) {
+    errs.push(invalidRule(`${path}.rule`, r, `compilation failed: ${celErrorText(err, rule)}`));
+    return undefined;
+  }
+  const unsupported = [...calledFunctions(program.ast)].filter((f) => UNSUPPORTED_FUNCTIONS.has(f));
+  if (unsupported.length > 0) {
+    w.skipped.push(`${path}.rule (${unsupported.join(', ')})`);
+    return undefined;
+  }
+  const checked = program.check();
+  if (!checked.valid) {
+    errs.push(invalidRule(`${path}.rule`, r, `compilation failed: ${celErrorText(checked.error, rule)}`));
+    return undefined;
+  }
+  if (checked.type !== 'bool' && checked.type !== 'dyn') {
+    errs.push(invalidRule(`${path}.rule`, r, 'cel expression must evaluate to a bool'));
+    return undefined;
+  }
+  bindKubeImplementations(program.ast);
+  const cost = estimateCost(program.ast, node, (n) => n.maxSize) * cardinality;
+  observe(w, `${path}.rule`, cost, 'estimated rule cost');
+
+  let messageProgram: Program | undefined;
+  const msgExpr = typeof r.messageExpression === 'string' ? r.messageExpression.trim() : '';
+  if (msgExpr) {
+    let mc: ReturnType<Program['check']>;
+    try {
+      messageProgram = env.parse(msgExpr) as unknown as Program;
+      mc = messageProgram.check();
+    } catch (error) {
+      mc = { valid: false, error };
+    }
+    if (!mc.valid) {
+      errs.push(invalidRule(`${path}.messageExpression`, r, `messageExpression compilation failed: ${celErrorText(mc.error, msgExpr)}`));
+      messageProgram = undefined;
+    } else if (mc.type !== 'string' && mc.type !== 'dyn') {
+      errs.push(invalidRule(`${path}.messageExpression`, r, 'must evaluate to a string'));
+      messageProgram = undefined;
+    } else {
+      bindKubeImplementations(messageProgram!.ast);
+      const mcost = estimateCost(messageProgram!.ast, node, (n) => n.maxSize) * cardinality;
+      observe(w, `${path}.messageExpression`, mcost, 'estimated messageExpression cost');
+    }
+  }
+  if (usesOld && uncorrelatable !== undefined) {
+    errs.push(fieldErrors.invalid(`${path}.rule`, rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+  } else if (!usesOld && r.optionalOldSelf === true) {
+    errs.push(fieldErrors.invalid(`${path}.optionalOldSelf`, true, 'may not be set to true for non-transition rule'));
+  }
+  return { source: r, program, messageProgram, usesOldSelf: usesOld, optionalOldSelf: optional };
+}
+
+function observe(w: Walk, path: string, cost: number, what: string): void {
+  if (cost > STATIC_ESTIMATED_COST_LIMIT) w.errors.push(fieldErrors.forbidden(path, costErrorMessage(what, cost, STATIC_ESTIMATED_COST_LIMIT)));
+  w.total += cost;
+  w.expensive.push({ path, cost });
+}
+
+/**
+ * A rule's fieldPath (`.spec.replicas`, `.labels['app.kubernetes.io/name']`) resolved against the schema it sits
+ * on: the property names it walks, or undefined when it names nothing the schema declares.
+ */
+export function resolveFieldPath(fieldPath: string, schema: JSONSchemaProps): string[] | undefined {
+  const names: string[] = [];
+  let cur: JSONSchemaProps | undefined = schema;
+  let rest = fieldPath.trim();
+  while (rest.length > 0) {
+    let name: string;
+    const dot = /^\.([a-zA-Z_][a-zA-Z0-9_]*)/.exec(rest);
+    const bracket = /^\['((?:[^'\\]|\\.)*)'\]/.exec(rest);
+    if (dot) {
+      name = unescapeFieldName(dot[1]);
+      rest = rest.slice(dot[0].length);
+    } else if (bracket) {
+      name = bracket[1].replace(/\\(.)/g, '$1');
+      rest = rest.slice(bracket[0].length);
+    } else return undefined;
+    if (!cur) return undefined;
+    const props: Record<string, JSONSchemaProps> | undefined = isPlainObject(cur.properties) ? (cur.properties as Record<string, JSONSchemaProps>) : undefined;
+    if (props && Object.hasOwn(props, name)) cur = props[name];
+    else if (isPlainObject(cur.additionalProperties)) cur = cur.additionalProperties as JSONSchemaProps;
+    else return undefined;
+    names.push(name);
+  }
+  return names;
+}

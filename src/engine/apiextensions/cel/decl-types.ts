@@ -1,0 +1,256 @@
+/**
+ * CEL types of a structural schema, as kube declares them (apiserver/pkg/cel/common SchemaDeclType): an object with
+ * properties is an object type whose fields are the properties (names escaped as kube escapes them), one with
+ * additionalProperties a map<string, V>, arrays lists, integer int, number double, boolean bool, string string;
+ * int-or-string, and objects that only preserve unknown fields, are dyn. Each node also carries what cost estimation
+ * needs: the most elements (maxLength/maxItems/maxProperties, else kube's estimate from the largest request) and the
+ * smallest serialized size of a value.
+ */
+import type { Environment } from '@marcbachmann/cel-js';
+import { ownValue } from '../../machinery/own-properties.js';
+import { isPlainObject, type JSONSchemaProps } from '../types.js';
+
+/** kube's celconfig.MaxRequestSizeBytes: the largest object, so the most elements any unbounded value can have. */
+export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
+
+export type CelKind = 'object' | 'map' | 'list' | 'string' | 'int' | 'double' | 'bool' | 'dyn';
+
+export interface CelField {
+  /** The property's name in the object. */
+  name: string;
+  node: CelNode;
+}
+
+export interface CelNode {
+  kind: CelKind;
+  schema: JSONSchemaProps;
+  /** The CEL type as cel-js spells it (`list<string>`, `kcpt.t3`). */
+  type: string;
+  /** Object types: escaped CEL field name → field. */
+  fields?: Map<string, CelField>;
+  /** Object types: property name → escaped CEL name (only the properties CEL can name). */
+  celNames?: Map<string, string>;
+  elem?: CelNode;
+  ctor?: new () => object;
+  /** Most elements: chars of a string, items of a list, entries of a map. */
+  maxSize: number;
+  /** Whether maxSize comes from the schema (maxItems…) rather than the request-size estimate. */
+  bounded: boolean;
+  minSerializedSize: number;
+}
+
+const RESERVED = new Set([
+  'true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let',
+  'loop', 'package', 'namespace', 'return', 'var', 'void', 'while',
+]);
+const IDENT = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** kube's field-name escaping for CEL (apiserver/pkg/cel/escaping.go); undefined when the name cannot be a field. */
+export function escapeFieldName(name: string): string | undefined {
+  if (RESERVED.has(name)) return `__${name}__`;
+  const out = name.replace(/__|\.|-|\//g, (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return IDENT.test(out) ? out : undefined;
+}
+
+const ESCAPED: Array<[RegExp, string]> = [
+  [/__underscores__/g, '__'],
+  [/__dot__/g, '.'],
+  [/__dash__/g, '-'],
+  [/__slash__/g, '/'],
+];
+
+/** The property name a CEL field name stands for (for fieldPath, which names properties as CEL does). */
+export function unescapeFieldName(name: string): string {
+  const m = /^__(.+)__$/.exec(name);
+  if (m && RESERVED.has(m[1])) return m[1];
+  let out = name;
+  for (const [re, s] of ESCAPED) out = out.replace(re, s);
+  return out;
+}
+
+function isIntOrString(s: JSONSchemaProps): boolean {
+  return s['x-kubernetes-int-or-string'] === true;
+}
+
+/** The types of one schema, registered into a cel-js Environment as they are built. */
+export class SchemaTypes {
+  private counter = 0;
+  constructor(private readonly env: Environment) {}
+
+  build(schema: JSONSchemaProps, isRoot = true): CelNode {
+    return this.node(schema, isRoot);
+  }
+
+  private node(s: JSONSchemaProps, withMeta: boolean): CelNode {
+    const embedded = s['x-kubernetes-embedded-resource'] === true;
+    if (isIntOrString(s)) return scalar('dyn', s, 1);
+    switch (s.type) {
+      case 'string':
+        return { ...scalar('string', s, 2), maxSize: s.maxLength ?? MAX_REQUEST_SIZE_BYTES - 2, bounded: s.maxLength !== undefined };
+      case 'integer':
+        return scalar('int', s, 1);
+      case 'number':
+        return scalar('double', s, 1);
+      case 'boolean':
+        return scalar('bool', s, 4);
+      case 'array': {
+        const elem = isPlainObject(s.items) ? this.node(s.items as JSONSchemaProps, false) : scalar('dyn', {}, 1);
+        const max = s.maxItems ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 1));
+        return { kind: 'list', schema: s, type: `list<${elem.type}>`, elem, maxSize: max, bounded: s.maxItems !== undefined, minSerializedSize: 2 };
+      }
+      case 'object':
+      case undefined: {
+        const props = isPlainObject(s.properties) ? (s.properties as Record<string, JSONSchemaProps>) : undefined;
+        const add = s.additionalProperties;
+        if (!props && !embedded && !withMeta) {
+          if (isPlainObject(add)) {
+            const elem = this.node(add as JSONSchemaProps, false);
+            const max = s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 4));
+            return { kind: 'map', schema: s, type: `map<string, ${elem.type}>`, elem, maxSize: max, bounded: s.maxProperties !== undefined, minSerializedSize: 2 };
+          }
+          if (s['x-kubernetes-preserve-unknown-fields'] === true || s.type === undefined) return scalar('dyn', s, 1);
+        }
+        return this.objectNode(s, props ?? {}, withMeta || embedded);
+      }
+      default:
+        return scalar('dyn', s, 1);
+    }
+  }
+
+  private objectNode(s: JSONSchemaProps, props: Record<string, JSONSchemaProps>, withMeta: boolean): CelNode {
+    const fields = new Map<string, CelField>();
+    const celNames = new Map<string, string>();
+    const all: Record<string, JSONSchemaProps> = { ...props };
+    // kube's WithTypeAndObjectMeta: the root and embedded resources always have apiVersion, kind and metadata.name.
+    if (withMeta) {
+      all.apiVersion ??= { type: 'string' };
+      all.kind ??= { type: 'string' };
+      all.metadata = { type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } };
+    }
+    for (const [name, child] of Object.entries(all)) {
+      if (!isPlainObject(child)) continue;
+      const cel = escapeFieldName(name);
+      if (!cel) continue;
+      fields.set(cel, { name, node: this.node(child, false) });
+      celNames.set(name, cel);
+    }
+    const typeName = `kcpt.object${this.counter++}`;
+    const ctor = class {} as new () => object;
+    const decl: Record<string, string> = {};
+    for (const [cel, f] of fields) decl[cel] = f.node.type;
+    this.env.registerType(typeName, { ctor, fields: decl } as never);
+    this.env.registerOperator(`${typeName} == ${typeName}`, (a: unknown, b: unknown) => celEqual(a, b));
+    const max = s.maxProperties ?? fields.size;
+    return { kind: 'object', schema: s, type: typeName, fields, celNames, ctor, maxSize: max, bounded: true, minSerializedSize: 2 };
+  }
+}
+
+function scalar(kind: CelKind, schema: JSONSchemaProps, minSerializedSize: number): CelNode {
+  // A dyn value (int-or-string, unknown fields) can be anything the request holds.
+  if (kind === 'dyn') return { kind, schema, type: kind, maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize };
+  return { kind, schema, type: kind, maxSize: 1, bounded: true, minSerializedSize };
+}
+
+/** Deep equality of converted CEL values (objects are compared by their present fields, lists in order). */
+export function celEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => celEqual(v, b[i]));
+  if (a instanceof Map) {
+    if (!(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, v] of a) if (!b.has(k) || !celEqual(v, b.get(k))) return false;
+    return true;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && celEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return false;
+}
+
+/** A JSON value as CEL sees it under `node`: integers are BigInt, objects instances of their type, maps Maps. */
+export function toCel(node: CelNode, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (node.kind) {
+    case 'int':
+      return typeof v === 'number' ? BigInt(Math.trunc(v)) : v;
+    case 'double':
+      return typeof v === 'number' ? v : v;
+    case 'list':
+      return Array.isArray(v) ? v.map((x) => toCel(node.elem!, x)) : dyn(v);
+    case 'map': {
+      if (!isPlainObject(v)) return dyn(v);
+      const out = new Map<string, unknown>();
+      for (const k of Object.keys(v)) out.set(k, toCel(node.elem!, ownValue(v, k)));
+      return out;
+    }
+    case 'object': {
+      if (!isPlainObject(v)) return dyn(v);
+      const out = new node.ctor!() as Record<string, unknown>;
+      for (const k of Object.keys(v)) {
+        const cel = node.celNames!.get(k);
+        const value = ownValue(v, k);
+        if (cel === undefined || value === null) continue;
+        out[cel] = toCel(node.fields!.get(cel)!.node, value);
+      }
+      return out;
+    }
+    case 'dyn':
+      return dyn(v);
+    default:
+      return v;
+  }
+}
+
+function dyn(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(dyn);
+  if (isPlainObject(v)) {
+    const out = new Map<string, unknown>();
+    for (const k of Object.keys(v)) out.set(k, dyn(ownValue(v, k)));
+    return out;
+  }
+  return v;
+}
+
+/**
+ * The most elements each node's values actually have under `v` (string chars, list items, map entries): the sizes
+ * a rule's cost is bounded with at run time, so the bound is charged before the rule runs.
+ */
+export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map()): Map<CelNode, number> {
+  const see = (n: number) => out.set(node, Math.max(out.get(node) ?? 0, n));
+  if (v === null || v === undefined) return out;
+  switch (node.kind) {
+    case 'string':
+      if (typeof v === 'string') see(v.length);
+      break;
+    case 'list':
+      if (Array.isArray(v)) {
+        see(v.length);
+        for (const x of v) observedSizes(node.elem!, x, out);
+      }
+      break;
+    case 'map':
+      if (isPlainObject(v)) {
+        const keys = Object.keys(v);
+        see(keys.length);
+        for (const k of keys) observedSizes(node.elem!, ownValue(v, k), out);
+      }
+      break;
+    case 'object':
+      if (isPlainObject(v)) {
+        see(node.fields!.size);
+        for (const k of Object.keys(v)) {
+          const cel = node.celNames!.get(k);
+          if (cel !== undefined) observedSizes(node.fields!.get(cel)!.node, ownValue(v, k), out);
+        }
+      }
+      break;
+    case 'dyn':
+      see(JSON.stringify(v)?.length ?? 0);
+      break;
+    default:
+      see(1);
+  }
+  return out;
+}
