@@ -9,6 +9,8 @@ import { StatusError } from '../machinery/status.js';
 import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
+import { compileSchemaRules, type CompiledRules } from './cel/compile.js';
+import { validateRules } from './cel/validate.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
@@ -67,6 +69,7 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
   // Compiled on first use: start-up builds the tenancy types from CRDs, and most served versions of most CRDs
   // are never written to in a given run (compiling all of them was a third of kcpt's start-up CPU).
   let compiled: ReturnType<typeof compileCRSchema> | undefined;
+  let rules: CompiledRules | undefined;
   const hasStatus = !!version.subresources?.status;
   return {
     tracksGeneration: true,
@@ -74,7 +77,12 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     allowUnconditionalUpdate: false,
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
-    validate: (obj: KubeObject, _ctx, old) => ratchetUnchanged((compiled ??= compileCRSchema(schema)).validate(obj), obj, old),
+    validate: (obj: KubeObject, _ctx, old) => {
+      const errors = ratchetUnchanged((compiled ??= compileCRSchema(schema)).validate(obj), obj, old);
+      // x-kubernetes-validations run over an object of the schema's shape: CEL values are typed by the schema.
+      if (errors.length > 0) return errors;
+      return validateRules((rules ??= compileSchemaRules(schema)), obj, old);
+    },
   };
 }
 

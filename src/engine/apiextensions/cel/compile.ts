@@ -68,28 +68,41 @@ interface Walk {
 }
 
 const cache = new WeakMap<object, CompiledRules>();
+const ROOT = 'openAPIV3Schema';
 
-/** Compile every rule of `schema` (a version's openAPIV3Schema), reporting errors at `fieldPath`. Cached per schema. */
-export function compileSchemaRules(schema: JSONSchemaProps, fieldPath = 'openAPIV3Schema'): CompiledRules {
-  const hit = cache.get(schema);
-  if (hit && fieldPath === 'openAPIV3Schema') return hit;
+/**
+ * Compile every rule of `schema` (a version's openAPIV3Schema), reporting errors at `fieldPath` (which ends in
+ * openAPIV3Schema: `spec.validation.openAPIV3Schema`, `spec.versions[1].schema.openAPIV3Schema`). Cached per schema
+ * object, so the CRD write's validation and its warnings compile once.
+ */
+export function compileSchemaRules(schema: JSONSchemaProps, fieldPath = ROOT): CompiledRules {
+  let compiled = cache.get(schema);
+  if (!compiled) {
+    compiled = compile(schema);
+    cache.set(schema, compiled);
+  }
+  if (fieldPath === ROOT || compiled.errors.length === 0) return compiled;
+  const prefix = fieldPath.slice(0, fieldPath.length - ROOT.length);
+  return { ...compiled, errors: compiled.errors.map((e) => ({ ...e, field: prefix + e.field })) };
+}
+
+function compile(schema: JSONSchemaProps): CompiledRules {
   if (!hasRules(schema)) return { errors: [], skipped: [] };
   const env = baseEnvironment().clone();
   const root = new SchemaTypes(env).build(schema, true);
   const w: Walk = { env, errors: [], skipped: [], total: 0, expensive: [] };
-  const out: CompiledRules = { root: walk(schema, root, fieldPath, 1, false, undefined, w), errors: w.errors, skipped: w.skipped };
+  const out: CompiledRules = { root: walk(schema, root, ROOT, 1, false, undefined, w), errors: w.errors, skipped: w.skipped };
   if (w.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of w.expensive.sort((a, b) => b.cost - a.cost).slice(0, 4)) {
       w.errors.push(fieldErrors.forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
     }
     w.errors.push(
       fieldErrors.forbidden(
-        fieldPath,
+        ROOT,
         costErrorMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', w.total, STATIC_ESTIMATED_CRD_COST_LIMIT),
       ),
     );
   }
-  if (fieldPath === 'openAPIV3Schema') cache.set(schema, out);
   return out;
 }
 
