@@ -20,7 +20,7 @@ import {
 } from './crd.js';
 import { validateCRDSpec, type CRDLike } from './crd-validation.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
-import { compileSchemaRules, hasRules } from './cel/compile.js';
+import { compileSchemaRules, countRules, hasRules, MAX_RULES_PER_CRD } from './cel/compile.js';
 
 export function crdKeyPrefix(cluster: string): string {
   return `/registry/${CRD_GROUP}/customresourcedefinitions/${cluster}/`;
@@ -129,7 +129,7 @@ export function customResourceDefinitionType(store: Store, boundNames?: BoundNam
         }
         for (const v of spec?.versions ?? []) {
           const schema = v.schema?.openAPIV3Schema;
-          if (!isPlainObject(schema) || !hasRules(schema)) continue;
+          if (!isPlainObject(schema) || !hasRules(schema) || countRules(schema, MAX_RULES_PER_CRD) > MAX_RULES_PER_CRD) continue;
           const skipped = compileSchemaRules(schema as JSONSchemaProps).skipped;
           if (skipped.length === 0) continue;
           const shown = skipped.length > 3 ? `${skipped.slice(0, 3).join(', ')} and ${skipped.length - 3} more` : skipped.join(', ');

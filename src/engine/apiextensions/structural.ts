@@ -21,7 +21,7 @@ const JUNCTORS = ['allOf', 'anyOf', 'oneOf'] as const;
 const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
 
 /** Validate a CRD version's `openAPIV3Schema` at `fieldPath` (`spec.validation.openAPIV3Schema` when lifted). */
-export function validateStructuralSchema(schema: unknown, fieldPath: string): FieldError[] {
+export function validateStructuralSchema(schema: unknown, fieldPath: string, opts: { compileRules?: boolean } = {}): FieldError[] {
   if (!isPlainObject(schema)) return [fieldErrors.required(fieldPath)];
   const s = schema as JSONSchemaProps;
   const errs: FieldError[] = [];
@@ -34,7 +34,7 @@ export function validateStructuralSchema(schema: unknown, fieldPath: string): Fi
   if (structural.length === 0) defaults(s, fieldPath, true, errs);
   openAPIRules(s, fieldPath, true, false, errs);
   // As kube, x-kubernetes-validations are compiled (and their cost bounded) only against a structural schema.
-  if (structural.length === 0) errs.push(...compileSchemaRules(s, fieldPath).errors);
+  if (structural.length === 0 && opts.compileRules !== false) errs.push(...compileSchemaRules(s, fieldPath).errors);
   return errs;
 }
 

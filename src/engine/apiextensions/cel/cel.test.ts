@@ -245,3 +245,52 @@ describe('CEL rules: runtime cost budget (the tenant as attacker)', () => {
     expect(errs[0]).toMatch(/^spec\.l\[\d+\]: Invalid value: "string": validation failed due to running out of cost budget, no further validation rules will be run$/);
   });
 });
+
+describe('CEL rules: hostile rules and schemas are refused or bounded, never crash', () => {
+  it('a rule nested past the depth limit, or past the node limit, is a compilation error', () => {
+    const deep = `${'('.repeat(5000)}true${')'.repeat(5000)}`;
+    const wide = Array.from({ length: 5000 }, () => 'self.a').join(' + ') + ' > 0';
+    const c = compileSchemaRules(
+      schemaWith({ type: 'object', properties: { a: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule: deep }, { rule: wide }] }),
+    );
+    expect(c.errors.map((e) => e.field)).toEqual([
+      'openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+      'openAPIV3Schema.properties[spec].x-kubernetes-validations[1].rule',
+    ]);
+    for (const e of c.errors) expect(e.detail).toMatch(/compilation failed: ERROR: <input>:/);
+  });
+
+  it('computed lists are bounded by what they are computed from (split, map)', () => {
+    const s = schemaWith({
+      type: 'object',
+      properties: { s: { type: 'string', maxLength: 1000 }, l: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 100 } } },
+      'x-kubernetes-validations': [
+        { rule: "self.s.split(',').all(p, p.matches('^[a-z]*$'))" },
+        { rule: "self.l.map(x, x + x + x + x).all(y, y.matches('^[a-z]*$'))" },
+      ],
+    });
+    const compiled = compileSchemaRules(s);
+    expect(compiled.errors).toEqual([]);
+    expect(validateRules(compiled, { spec: { s: 'a,b,c', l: ['abc'] } }, undefined)).toEqual([]);
+  });
+});
+
+describe('CEL rules: the number kcpt compiles is bounded', () => {
+  it('a CRD with more rules than the bound is refused before any is compiled', async () => {
+    const { validateCRDSpec } = await import('../crd-validation.js');
+    const { MAX_RULES_PER_CRD } = await import('./compile.js');
+    const props: Record<string, JSONSchemaProps> = {};
+    for (let i = 0; i <= MAX_RULES_PER_CRD; i++) props[`p${i}`] = { type: 'string', maxLength: 5, 'x-kubernetes-validations': rule('self != "x"') };
+    const crd = {
+      metadata: { name: 'many.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: { plural: 'many', singular: 'many', kind: 'Many', listKind: 'ManyList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schemaWith({ type: 'object', properties: props }) } }],
+      },
+    };
+    const errs = validateCRDSpec(crd as never).map((e) => `${e.field}: ${e.detail}`);
+    expect(errs).toEqual([
+      `spec.validation.openAPIV3Schema: Forbidden: kcpt compiles at most ${MAX_RULES_PER_CRD} x-kubernetes-validations rules per CustomResourceDefinition (this one has more)`,
+    ]);
+  });
+});

@@ -61,6 +61,8 @@ export interface CompiledRules {
 
 interface Walk {
   env: Environment;
+  /** One environment per type of self (and oldSelf): rules on nodes of the same type share it. */
+  envs: Map<string, Environment>;
   errors: FieldError[];
   skipped: string[];
   total: number;
@@ -88,9 +90,11 @@ export function compileSchemaRules(schema: JSONSchemaProps, fieldPath = ROOT): C
 
 function compile(schema: JSONSchemaProps): CompiledRules {
   if (!hasRules(schema)) return { errors: [], skipped: [] };
+  // A CRD stored past the bound (CRD writes refuse it) is not compiled on its objects' writes either.
+  if (countRules(schema, MAX_RULES_PER_CRD) > MAX_RULES_PER_CRD) return { errors: [], skipped: ['all rules (more than the bound kcpt compiles)'] };
   const env = baseEnvironment().clone();
   const root = new SchemaTypes(env).build(schema, true);
-  const w: Walk = { env, errors: [], skipped: [], total: 0, expensive: [] };
+  const w: Walk = { env, envs: new Map(), errors: [], skipped: [], total: 0, expensive: [] };
   const out: CompiledRules = { root: walk(schema, root, ROOT, 1, false, undefined, w), errors: w.errors, skipped: w.skipped };
   if (w.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of w.expensive.sort((a, b) => b.cost - a.cost).slice(0, 4)) {
@@ -104,6 +108,27 @@ function compile(schema: JSONSchemaProps): CompiledRules {
     );
   }
   return out;
+}
+
+/**
+ * The most rules kcpt compiles for one CRD (all its versions). kube has no such bound; compiling a rule here costs
+ * a fraction of a millisecond of the event loop, and a 3 MiB CRD could carry tens of thousands of them. Generous:
+ * the largest CRDs in common use carry a few hundred.
+ */
+export const MAX_RULES_PER_CRD = 1000;
+
+/** How many x-kubernetes-validations rules a schema carries (counting stops past `limit`). */
+export function countRules(schema: unknown, limit = Infinity): number {
+  if (!isPlainObject(schema)) return 0;
+  const own = schema['x-kubernetes-validations'];
+  let n = Array.isArray(own) ? own.length : 0;
+  const children: unknown[] = [schema.items, schema.additionalProperties];
+  if (isPlainObject(schema.properties)) children.push(...Object.values(schema.properties));
+  for (const c of children) {
+    if (n > limit) break;
+    n += countRules(c, limit - n);
+  }
+  return n;
 }
 
 export function hasRules(schema: unknown): boolean {
@@ -254,25 +279,23 @@ function compileRule(
   }
   if (!rule) return undefined;
 
-  const env = w.env.clone();
-  const usesOld = (() => {
-    try {
-      return usesVariable((env.parse(rule) as unknown as Program).ast, 'oldSelf');
-    } catch {
-      return false;
-    }
-  })();
-  const optional = usesOld && r.optionalOldSelf === true;
-  env.registerVariable('self', node.type);
-  env.registerVariable('oldSelf', optional ? `optional<${node.type}>` : node.type);
-
+  // Parsed before its environment is chosen: oldSelf's type depends on whether the rule names it.
   let program: Program;
   try {
-    program = env.parse(rule) as unknown as Program;
+    program = w.env.parse(rule) as unknown as Program;
   } catch (err) {
     errs.push(invalidRule(`${path}.rule`, r, `compilation failed: ${celErrorText(err, rule)}`));
     return undefined;
   }
+  const usesOld = usesVariable(program.ast, 'oldSelf');
+  const optional = usesOld && r.optionalOldSelf === true;
+  const oldType = optional ? `optional<${node.type}>` : node.type;
+  let env = w.envs.get(`${node.type} ${oldType}`);
+  if (!env) {
+    env = w.env.clone().registerVariable('self', node.type).registerVariable('oldSelf', oldType);
+    w.envs.set(`${node.type} ${oldType}`, env);
+  }
+  program = env.parse(rule) as unknown as Program;
   const unsupported = [...calledFunctions(program.ast)].filter((f) => UNSUPPORTED_FUNCTIONS.has(f));
   if (unsupported.length > 0) {
     w.skipped.push(`${path}.rule (${unsupported.join(', ')})`);

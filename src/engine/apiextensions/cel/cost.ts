@@ -62,7 +62,7 @@ function child(e: Estimate, scope: Scope, fieldName?: string): Estimate {
   if (n.kind === 'object' && fieldName !== undefined) c = n.fields?.get(fieldName)?.node;
   else if (n.kind === 'list' || n.kind === 'map') c = n.elem;
   if (!c) return { cost: 0, size: n.kind === 'dyn' ? e.size : MAX_REQUEST_SIZE_BYTES };
-  return { cost: 0, size: scope.sizeOf(c), node: c };
+  return { cost: 0, size: c.fixedSize ?? scope.sizeOf(c), node: c };
 }
 
 function sumArgs(list: Estimate[]): number {
@@ -115,7 +115,9 @@ function est(ast: Ast, scope: Scope): Estimate {
     case '||':
     case '?:': {
       const parts = (args as Ast[]).map((a) => est(a, scope));
-      return { cost: sumArgs(parts), size: Math.max(...parts.map((p) => p.size)), node: parts[parts.length - 1].node };
+      const [, then, otherwise] = parts;
+      const node = ast.op === '?:' ? widen(then, otherwise, scope) : undefined;
+      return { cost: sumArgs(parts), size: Math.max(...parts.map((p) => p.size)), node };
     }
     case 'call':
       return call(args as [string, Ast[]], undefined, scope);
@@ -146,7 +148,7 @@ function operator(ast: Ast, scope: Scope): Estimate {
     case '+': {
       const size = l.size + r.size;
       const kind = l.node?.kind;
-      return { cost: base + Math.max(1, kind === 'list' ? size : traverse(size)), size, node: kind === 'list' || kind === 'string' ? l.node : undefined };
+      return { cost: base + Math.max(1, kind === 'list' ? size : traverse(size)), size, node: kind === 'list' ? widen(l, r, scope) : undefined };
     }
     case 'in':
       return { cost: base + (r.node?.kind === 'map' ? 1 : r.size * equalityCost(l, { cost: 0, size: l.size, node: r.node?.elem })), size: 1 };
@@ -175,7 +177,8 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
   if (REGEX_FNS.has(name)) {
     const s = recv ?? args[0];
     const re = recv ? args[0] : args[1];
-    return { cost: base + Math.max(1, traverse(s?.size ?? 0)) * Math.max(1, Math.ceil((re?.size ?? 0) * REGEX_LENGTH)), size: name === 'matches' ? 1 : (s?.size ?? 1), node: undefined };
+    const node = name === 'findAll' ? listOf({ cost: 0, size: s?.size ?? MAX_REQUEST_SIZE_BYTES, node: STRING }) : undefined;
+    return { cost: base + Math.max(1, traverse(s?.size ?? 0)) * Math.max(1, Math.ceil((re?.size ?? 0) * REGEX_LENGTH)), size: name === 'matches' ? 1 : (s?.size ?? 1), node };
   }
   if (LIST_FNS.has(name) && subject?.node?.kind === 'list') {
     const elem = child(subject, scope);
@@ -188,14 +191,30 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     if (name === 'join') size = subject?.size ? subject.size * (child(subject, scope).size + (args[0]?.size ?? 0)) : total;
     if (name === 'split') size = (subject?.size ?? 0) + 1;
     const cost = name === 'join' || name === 'replace' ? traverse(size) : traverse(total);
-    return { cost: base + Math.max(1, cost), size, node: name === 'split' || name === 'join' ? undefined : subject?.node?.kind === 'string' ? subject.node : undefined };
+    // split's items are each at most the string.
+    const node = name === 'split' ? listOf({ cost: 0, size: subject?.size ?? MAX_REQUEST_SIZE_BYTES, node: STRING }) : undefined;
+    return { cost: base + Math.max(1, cost), size, node };
   }
   return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
 }
 
+const STRING: CelNode = { kind: 'string', schema: {}, type: 'string', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 2 };
+
+/** A list computed by the expression whose items are `e` (of e.size elements each). */
 function listOf(e: Estimate): CelNode | undefined {
   if (!e.node) return undefined;
-  return { kind: 'list', schema: {}, type: `list<${e.node.type}>`, elem: e.node, maxSize: 0, bounded: false, minSerializedSize: 2 };
+  const elem: CelNode = { ...e.node, fixedSize: e.size };
+  return { kind: 'list', schema: {}, type: `list<${e.node.type}>`, elem, maxSize: 0, bounded: false, minSerializedSize: 2 };
+}
+
+/** One of two lists (a ternary's branches, a concatenation's parts): items as large as the larger side's. */
+function widen(a: Estimate | undefined, b: Estimate | undefined, scope: Scope): CelNode | undefined {
+  if (!a?.node || !b?.node) return a?.node ?? b?.node;
+  if (a.node.kind !== 'list' || b.node.kind !== 'list') return a.node;
+  const ea = child(a, scope);
+  const eb = child(b, scope);
+  if (!ea.node || !eb.node) return undefined;
+  return listOf({ cost: 0, size: Math.max(ea.size, eb.size), node: ea.node });
 }
 
 /** kube's getCostErrorMessage. */

@@ -37,6 +37,10 @@ export interface CelNode {
   /** Whether maxSize comes from the schema (maxItems…) rather than the request-size estimate. */
   bounded: boolean;
   minSerializedSize: number;
+  /** An object typed as map<string, dyn> (past MAX_OBJECT_TYPES, or where no rule sees it): converted as dyn. */
+  untyped?: boolean;
+  /** Values computed by an expression (a map() result's items): their size bound, which no schema node observes. */
+  fixedSize?: number;
 }
 
 const RESERVED = new Set([
@@ -72,16 +76,31 @@ function isIntOrString(s: JSONSchemaProps): boolean {
   return s['x-kubernetes-int-or-string'] === true;
 }
 
+/**
+ * The most distinct object types one schema registers. cel-js checks each new type's `type()` overload against all
+ * the others (quadratic: 4,000 types took 2.4 s, 20,000 a minute), so a tenant's wide schema would hold the event
+ * loop; past this many, objects are typed map<string, dyn> (fields still resolve, at run time rather than compile
+ * time). Identical object shapes share one type, and only objects some rule can see are typed at all.
+ */
+export const MAX_OBJECT_TYPES = 500;
+
+function ownRules(s: JSONSchemaProps): boolean {
+  const rules = s['x-kubernetes-validations'];
+  return Array.isArray(rules) && rules.length > 0;
+}
+
 /** The types of one schema, registered into a cel-js Environment as they are built. */
 export class SchemaTypes {
-  private counter = 0;
+  private readonly shapes = new Map<string, { typeName: string; ctor: new () => object }>();
   constructor(private readonly env: Environment) {}
 
   build(schema: JSONSchemaProps, isRoot = true): CelNode {
-    return this.node(schema, isRoot);
+    return this.node(schema, isRoot, false);
   }
 
-  private node(s: JSONSchemaProps, withMeta: boolean): CelNode {
+  /** `typed`: a rule on this node or above it sees its values, so it needs its CEL type. */
+  private node(s: JSONSchemaProps, withMeta: boolean, typedAbove: boolean): CelNode {
+    const typed = typedAbove || ownRules(s);
     const embedded = s['x-kubernetes-embedded-resource'] === true;
     if (isIntOrString(s)) return scalar('dyn', s, 1);
     switch (s.type) {
@@ -94,7 +113,7 @@ export class SchemaTypes {
       case 'boolean':
         return scalar('bool', s, 4);
       case 'array': {
-        const elem = isPlainObject(s.items) ? this.node(s.items as JSONSchemaProps, false) : scalar('dyn', {}, 1);
+        const elem = isPlainObject(s.items) ? this.node(s.items as JSONSchemaProps, false, typed) : scalar('dyn', {}, 1);
         const max = s.maxItems ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 1));
         return { kind: 'list', schema: s, type: `list<${elem.type}>`, elem, maxSize: max, bounded: s.maxItems !== undefined, minSerializedSize: 2 };
       }
@@ -104,20 +123,20 @@ export class SchemaTypes {
         const add = s.additionalProperties;
         if (!props && !embedded && !withMeta) {
           if (isPlainObject(add)) {
-            const elem = this.node(add as JSONSchemaProps, false);
+            const elem = this.node(add as JSONSchemaProps, false, typed);
             const max = s.maxProperties ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 4));
             return { kind: 'map', schema: s, type: `map<string, ${elem.type}>`, elem, maxSize: max, bounded: s.maxProperties !== undefined, minSerializedSize: 2 };
           }
           if (s['x-kubernetes-preserve-unknown-fields'] === true || s.type === undefined) return scalar('dyn', s, 1);
         }
-        return this.objectNode(s, props ?? {}, withMeta || embedded);
+        return this.objectNode(s, props ?? {}, withMeta || embedded, typed);
       }
       default:
         return scalar('dyn', s, 1);
     }
   }
 
-  private objectNode(s: JSONSchemaProps, props: Record<string, JSONSchemaProps>, withMeta: boolean): CelNode {
+  private objectNode(s: JSONSchemaProps, props: Record<string, JSONSchemaProps>, withMeta: boolean, typed: boolean): CelNode {
     const fields = new Map<string, CelField>();
     const celNames = new Map<string, string>();
     const all: Record<string, JSONSchemaProps> = { ...props };
@@ -131,17 +150,23 @@ export class SchemaTypes {
       if (!isPlainObject(child)) continue;
       const cel = escapeFieldName(name);
       if (!cel) continue;
-      fields.set(cel, { name, node: this.node(child, false) });
+      fields.set(cel, { name, node: this.node(child, false, typed) });
       celNames.set(name, cel);
     }
-    const typeName = `kcpt.object${this.counter++}`;
-    const ctor = class {} as new () => object;
+    const max = s.maxProperties ?? fields.size;
+    const base = { kind: 'object' as const, schema: s, fields, celNames, maxSize: max, bounded: true, minSerializedSize: 2 };
     const decl: Record<string, string> = {};
     for (const [cel, f] of fields) decl[cel] = f.node.type;
-    this.env.registerType(typeName, { ctor, fields: decl } as never);
-    this.env.registerOperator(`${typeName} == ${typeName}`, (a: unknown, b: unknown) => celEqual(a, b));
-    const max = s.maxProperties ?? fields.size;
-    return { kind: 'object', schema: s, type: typeName, fields, celNames, ctor, maxSize: max, bounded: true, minSerializedSize: 2 };
+    const shape = JSON.stringify(Object.entries(decl));
+    let known = this.shapes.get(shape);
+    if (!known) {
+      if (!typed || this.shapes.size >= MAX_OBJECT_TYPES) return { ...base, type: 'map<string, dyn>', untyped: true };
+      known = { typeName: `kcpt.object${this.shapes.size}`, ctor: class {} as new () => object };
+      this.env.registerType(known.typeName, { ctor: known.ctor, fields: decl } as never);
+      this.env.registerOperator(`${known.typeName} == ${known.typeName}`, (a: unknown, b: unknown) => celEqual(a, b));
+      this.shapes.set(shape, known);
+    }
+    return { ...base, type: known.typeName, ctor: known.ctor };
   }
 }
 
@@ -185,7 +210,7 @@ export function toCel(node: CelNode, v: unknown): unknown {
       return out;
     }
     case 'object': {
-      if (!isPlainObject(v)) return dyn(v);
+      if (!isPlainObject(v) || node.untyped) return dyn(v);
       const out = new node.ctor!() as Record<string, unknown>;
       for (const k of Object.keys(v)) {
         const cel = node.celNames!.get(k);
