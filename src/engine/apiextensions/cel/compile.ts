@@ -35,6 +35,9 @@ export interface CompiledRule {
   source: ValidationRule;
   program: Program;
   messageProgram?: Program;
+  /** The cost of one evaluation when it does not depend on the values' sizes (most rules): charged as is. */
+  fixedCost?: number;
+  messageFixedCost?: number;
   usesOldSelf: boolean;
   optionalOldSelf: boolean;
 }
@@ -341,7 +344,21 @@ function compileRule(
   } else if (!usesOld && r.optionalOldSelf === true) {
     errs.push(fieldErrors.invalid(`${path}.optionalOldSelf`, true, 'may not be set to true for non-transition rule'));
   }
-  return { source: r, program, messageProgram, usesOldSelf: usesOld, optionalOldSelf: optional };
+  return {
+    source: r,
+    program,
+    messageProgram,
+    fixedCost: fixedCost(program, node),
+    messageFixedCost: messageProgram ? fixedCost(messageProgram, node) : undefined,
+    usesOldSelf: usesOld,
+    optionalOldSelf: optional,
+  };
+}
+
+/** The cost bound is monotone in the sizes: equal at the schema's bounds and at zero, it does not depend on them. */
+function fixedCost(program: Program, node: CelNode): number | undefined {
+  const most = estimateCost(program.ast, node, (n) => n.maxSize);
+  return most === estimateCost(program.ast, node, () => 0) ? most : undefined;
 }
 
 function observe(w: Walk, path: string, cost: number, what: string): void {

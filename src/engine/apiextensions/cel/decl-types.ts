@@ -242,40 +242,40 @@ function dyn(v: unknown): unknown {
  * The most elements each node's values actually have under `v` (string chars, list items, map entries): the sizes
  * a rule's cost is bounded with at run time, so the bound is charged before the rule runs.
  */
+const SCALARS = new Set<CelKind>(['int', 'double', 'bool']);
+
 export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map()): Map<CelNode, number> {
-  const see = (n: number) => out.set(node, Math.max(out.get(node) ?? 0, n));
   if (v === null || v === undefined) return out;
+  let n = 0;
   switch (node.kind) {
     case 'string':
-      if (typeof v === 'string') see(v.length);
+      if (typeof v !== 'string') return out;
+      n = v.length;
       break;
     case 'list':
-      if (Array.isArray(v)) {
-        see(v.length);
-        for (const x of v) observedSizes(node.elem!, x, out);
-      }
+      if (!Array.isArray(v)) return out;
+      n = v.length;
+      for (const x of v) observedSizes(node.elem!, x, out);
       break;
     case 'map':
-      if (isPlainObject(v)) {
-        const keys = Object.keys(v);
-        see(keys.length);
-        for (const k of keys) observedSizes(node.elem!, ownValue(v, k), out);
+    case 'object': {
+      if (!isPlainObject(v)) return out;
+      const keys = Object.keys(v);
+      n = node.kind === 'map' ? keys.length : node.fields!.size;
+      for (const k of keys) {
+        const child = node.kind === 'map' ? node.elem! : node.fields!.get(node.celNames!.get(k) ?? '')?.node;
+        if (child && !SCALARS.has(child.kind)) observedSizes(child, v[k], out);
       }
       break;
-    case 'object':
-      if (isPlainObject(v)) {
-        see(node.fields!.size);
-        for (const k of Object.keys(v)) {
-          const cel = node.celNames!.get(k);
-          if (cel !== undefined) observedSizes(node.fields!.get(cel)!.node, ownValue(v, k), out);
-        }
-      }
-      break;
+    }
     case 'dyn':
-      see(JSON.stringify(v)?.length ?? 0);
+      n = JSON.stringify(v)?.length ?? 0;
       break;
     default:
-      see(1);
+      // Scalars are one element at most: their static bound is exact.
+      return out;
   }
+  const seen = out.get(node);
+  if (seen === undefined || seen < n) out.set(node, n);
   return out;
 }

@@ -96,13 +96,16 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
   const unchanged = hasOld && jsonEqual(value, old);
   let sizes: Map<CelNode, number> | undefined;
   let ctx: Record<string, unknown> | undefined;
-  const charge = (program: CompiledRule['program'], source: string, what: 'rule' | 'messageExpression'): boolean => {
-    if (!sizes) {
-      sizes = observedSizes(node, value);
-      if (hasOld) observedSizes(node, old, sizes);
+  const charge = (program: CompiledRule['program'], fixed: number | undefined, source: string, what: 'rule' | 'messageExpression'): boolean => {
+    let cost = fixed;
+    if (cost === undefined) {
+      if (!sizes) {
+        sizes = observedSizes(node, value);
+        if (hasOld) observedSizes(node, old, sizes);
+      }
+      const s = sizes;
+      cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0);
     }
-    const s = sizes;
-    const cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0);
     if (cost > PER_CALL_LIMIT) {
       const detail =
         what === 'rule'
@@ -128,7 +131,7 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     if (budget.exhausted) return;
     if (r.usesOldSelf && !hasOld && !r.optionalOldSelf) continue;
     if (!r.usesOldSelf && unchanged) continue;
-    if (!charge(r.program, ruleErrorString(r), 'rule')) return;
+    if (!charge(r.program, r.fixedCost, ruleErrorString(r), 'rule')) return;
     ctx ??= { self: toCel(node, value) };
     if (r.usesOldSelf) ctx.oldSelf = r.optionalOldSelf ? (hasOld ? Optional.of(toCel(node, old)) : Optional.none()) : toCel(node, old);
     let result: unknown;
@@ -142,7 +145,7 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     let message = (r.source.message ?? '').trim() || `failed rule: ${ruleErrorString(r)}`;
     if (r.messageProgram) {
       const src = (r.source.messageExpression ?? '').trim();
-      if (!charge(r.messageProgram, src, 'messageExpression')) return;
+      if (!charge(r.messageProgram, r.messageFixedCost, src, 'messageExpression')) return;
       try {
         const m = r.messageProgram(ctx);
         const text = typeof m === 'string' ? m.trim() : '';
