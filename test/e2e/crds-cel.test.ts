@@ -10,7 +10,7 @@ import { applyCRD, crdObject, withFile, type Json } from './crds-fixtures.js';
 
 const e2e = useE2EServer();
 
-const group = 'cel.example.com';
+const group = 'enforced.example.com';
 const schema: Json = {
   type: 'object',
   properties: {
@@ -38,8 +38,8 @@ const schema: Json = {
 describe('x-kubernetes-validations are enforced on custom resources', () => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
   const ns = uniqueName('cel');
-  const res = `ruleds.${group}`;
-  const obj = (name: string, spec: Json): Json => ({ apiVersion: `${group}/v1`, kind: 'Ruled', metadata: { name }, spec });
+  const res = `guardeds.${group}`;
+  const obj = (name: string, spec: Json): Json => ({ apiVersion: `${group}/v1`, kind: 'Guarded', metadata: { name }, spec });
   const fails = async (args: string[], o?: Json) => {
     const r = o ? await withFile(k, [...args, '-n', ns], o, { reject: false }) : await k([...args, '-n', ns], { reject: false });
     expect(r.exitCode, r.stdout).not.toBe(0);
@@ -48,7 +48,7 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
 
   beforeAll(async () => {
     await k(['create', 'namespace', ns]);
-    const crd = crdObject({ group, plural: 'ruleds', kind: 'Ruled', schema, version: { subresources: { status: {} } } });
+    const crd = crdObject({ group, plural: 'guardeds', kind: 'Guarded', schema, version: { subresources: { status: {} } } });
     const applied = await withFile(k, ['apply'], crd);
     // Every rule here is evaluated: no warning.
     expect(applied.stderr).toBe('');
@@ -57,32 +57,32 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
 
   it('create: a violating object is refused with the rule message at the rule path; a valid one is stored', async () => {
     expect(await fails(['create'], obj('r1', { min: 3, max: 1, tags: ['a'] }))).toEqual([
-      'The Ruled "r1" is invalid: spec: Invalid value: "object": min must not exceed max',
+      'The Guarded "r1" is invalid: spec: Invalid value: "object": min must not exceed max',
     ]);
     expect(await fails(['apply'], obj('r1', { min: 1, max: 2, tags: ['ok', 'NotOk'] }))).toEqual([
-      'The Ruled "r1" is invalid: spec.tags: Invalid value: "object": tags must be lowercase: ok, NotOk',
+      'The Guarded "r1" is invalid: spec.tags: Invalid value: "object": tags must be lowercase: ok, NotOk',
     ]);
     const created = await withFile(k, ['apply', '-n', ns], obj('r1', { min: 1, max: 2, tags: ['ok'], owner: 'alice' }));
-    expect(created.stdout).toBe(`ruled.${group}/r1 created`);
+    expect(created.stdout).toBe(`guarded.${group}/r1 created`);
   });
 
   it('update and patch: a transition rule (self == oldSelf) keeps a field immutable; unchanged values pass', async () => {
     expect(await fails(['patch', res, 'r1', '--type', 'merge', '-p', '{"spec":{"owner":"mallory"}}'])).toEqual([
-      'The Ruled "r1" is invalid: spec.owner: Invalid value: "string": owner is immutable',
+      'The Guarded "r1" is invalid: spec.owner: Invalid value: "string": owner is immutable',
     ]);
     const patched = await k(['patch', res, 'r1', '-n', ns, '--type', 'merge', '-p', '{"spec":{"max":5}}']);
-    expect(patched.stdout).toBe(`ruled.${group}/r1 patched`);
+    expect(patched.stdout).toBe(`guarded.${group}/r1 patched`);
     expect(await fails(['patch', res, 'r1', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/min","value":9}]'])).toEqual([
-      'The Ruled "r1" is invalid: spec: Invalid value: "object": min must not exceed max',
+      'The Guarded "r1" is invalid: spec: Invalid value: "object": min must not exceed max',
     ]);
   });
 
   it('the status subresource: rules of the status schema, with the rule reason as the cause type', async () => {
     expect(await fails(['patch', res, 'r1', '--subresource=status', '--type', 'merge', '-p', '{"status":{"phase":"Exploded"}}'])).toEqual([
-      'The Ruled "r1" is invalid: status.phase: Forbidden: unknown phase',
+      'The Guarded "r1" is invalid: status.phase: Forbidden: unknown phase',
     ]);
     const ok = await k(['patch', res, 'r1', '-n', ns, '--subresource=status', '--type', 'merge', '-p', '{"status":{"phase":"Running"}}']);
-    expect(ok.stdout).toBe(`ruled.${group}/r1 patched`);
+    expect(ok.stdout).toBe(`guarded.${group}/r1 patched`);
   });
 });
 
@@ -106,7 +106,7 @@ describe('x-kubernetes-validations are compiled and their cost bounded when the 
     });
     const tip = '(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)';
     expect(await refused(crd)).toEqual([
-      'The CustomResourceDefinition "costlies.cel.example.com" is invalid:',
+      'The CustomResourceDefinition "costlies.enforced.example.com" is invalid:',
       `* spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x ${tip}`,
       '* spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
       `* spec.validation.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x ${tip}`,
@@ -120,7 +120,7 @@ describe('x-kubernetes-validations are compiled and their cost bounded when the 
     });
     const out = await refused(crd);
     expect(out[0]).toMatch(
-      /^The CustomResourceDefinition "broken\.cel\.example\.com" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.b > 0", .*\}: compilation failed: ERROR: <input>:1:\d+: /,
+      /^The CustomResourceDefinition "broken\.enforced\.example\.com" is invalid: spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"self\.b > 0", .*\}: compilation failed: ERROR: <input>:1:\d+: /,
     );
   });
 });

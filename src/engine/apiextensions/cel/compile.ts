@@ -7,6 +7,7 @@
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { fieldErrors, type FieldError } from '../../machinery/status.js';
+import { goValidationRuleDump } from '../go-dump.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 import { baseEnvironment, bindKubeImplementations, UNSUPPORTED_FUNCTIONS } from './library.js';
 import { MAX_REQUEST_SIZE_BYTES, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
@@ -237,16 +238,8 @@ export function celErrorText(err: unknown, source: string): string {
   return `ERROR: <input>:${line}:${col}: ${summary}\n | ${text}\n | ${'.'.repeat(col - 1)}^`;
 }
 
-/** Go's %#v of the internal apiextensions.ValidationRule kube prints as the invalid value. */
-function goRuleDump(r: ValidationRule): string {
-  const q = (s: string | undefined) => JSON.stringify(s ?? '');
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
-  const oos = r.optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
-  return `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${oos}}`;
-}
-
 function invalidRule(path: string, r: ValidationRule, detail: string): FieldError {
-  return { type: 'FieldValueInvalid', field: path, detail: `Invalid value: ${goRuleDump(r)}: ${detail}` };
+  return { type: 'FieldValueInvalid', field: path, detail: `Invalid value: ${goValidationRuleDump(r)}: ${detail}` };
 }
 
 const hasNewline = (s: string) => s.includes('\n');
