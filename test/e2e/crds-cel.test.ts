@@ -75,6 +75,13 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
     expect(await fails(['patch', res, 'r1', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/min","value":9}]'])).toEqual([
       'The Guarded "r1" is invalid: spec: Invalid value: "object": min must not exceed max',
     ]);
+    // A full update (replace) and a server-side apply go through the same rules.
+    const current = JSON.parse((await k(['get', res, 'r1', '-n', ns, '-o', 'json'])).stdout) as Json;
+    const replaced = { ...current, spec: { ...(current.spec as Json), owner: 'eve' } };
+    expect(await fails(['replace'], replaced)).toEqual(['The Guarded "r1" is invalid: spec.owner: Invalid value: "string": owner is immutable']);
+    const ssa = await withFile(k, ['apply', '--server-side', '--field-manager=ci', '--force-conflicts', '-n', ns], obj('r1', { min: 7, max: 2 }), { reject: false });
+    expect(ssa.exitCode).not.toBe(0);
+    expect(lines(ssa.stderr).join('\n')).toContain('spec: Invalid value: "object": min must not exceed max');
   });
 
   it('the status subresource: rules of the status schema, with the rule reason as the cause type', async () => {
