@@ -294,3 +294,30 @@ describe('CEL rules: the number kcpt compiles is bounded', () => {
     ]);
   });
 });
+
+describe('CEL rules: formatted strings are typed as kube types them', () => {
+  it('date-time is a timestamp, duration a duration, byte bytes', () => {
+    const s = schemaWith({
+      type: 'object',
+      properties: {
+        start: { type: 'string', format: 'date-time' },
+        end: { type: 'string', format: 'date-time' },
+        timeout: { type: 'string', format: 'duration' },
+        blob: { type: 'string', format: 'byte', maxLength: 100 },
+      },
+      'x-kubernetes-validations': [
+        { rule: 'self.end - self.start <= duration("24h")', message: 'at most a day' },
+        { rule: 'self.timeout < duration("1h")', message: 'timeout under an hour' },
+        { rule: 'self.blob.size() == 3', message: 'three bytes' },
+      ],
+    });
+    const ok = { spec: { start: '2026-11-29T00:00:00Z', end: '2026-11-29T12:00:00Z', timeout: '90s', blob: Buffer.from('abc').toString('base64') } };
+    expect(errorsOf(s, ok)).toEqual([]);
+    const bad = { spec: { start: '2026-11-29T00:00:00Z', end: '2026-12-02T00:00:00Z', timeout: '2h', blob: Buffer.from('abcd').toString('base64') } };
+    expect(errorsOf(s, bad)).toEqual([
+      'spec: Invalid value: "object": at most a day',
+      'spec: Invalid value: "object": timeout under an hour',
+      'spec: Invalid value: "object": three bytes',
+    ]);
+  });
+});

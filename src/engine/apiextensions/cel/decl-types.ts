@@ -6,14 +6,14 @@
  * needs: the most elements (maxLength/maxItems/maxProperties, else kube's estimate from the largest request) and the
  * smallest serialized size of a value.
  */
-import type { Environment } from '@marcbachmann/cel-js';
+import { Environment } from '@marcbachmann/cel-js';
 import { ownValue } from '../../machinery/own-properties.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 
 /** kube's celconfig.MaxRequestSizeBytes: the largest object, so the most elements any unbounded value can have. */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
 
-export type CelKind = 'object' | 'map' | 'list' | 'string' | 'int' | 'double' | 'bool' | 'dyn';
+export type CelKind = 'object' | 'map' | 'list' | 'string' | 'bytes' | 'timestamp' | 'duration' | 'int' | 'double' | 'bool' | 'dyn';
 
 export interface CelField {
   /** The property's name in the object. */
@@ -105,7 +105,14 @@ export class SchemaTypes {
     if (isIntOrString(s)) return scalar('dyn', s, 1);
     switch (s.type) {
       case 'string':
-        return { ...scalar('string', s, 2), maxSize: s.maxLength ?? MAX_REQUEST_SIZE_BYTES - 2, bounded: s.maxLength !== undefined };
+        // kube types formatted strings: date-time and date as timestamps, duration as durations, byte as bytes.
+        if (s.format === 'date-time' || s.format === 'date') return { ...scalar('timestamp', s, 4), type: 'google.protobuf.Timestamp' };
+        if (s.format === 'duration') return { ...scalar('duration', s, 4), type: 'google.protobuf.Duration' };
+        return {
+          ...scalar(s.format === 'byte' ? 'bytes' : 'string', s, 2),
+          maxSize: s.maxLength ?? MAX_REQUEST_SIZE_BYTES - 2,
+          bounded: s.maxLength !== undefined,
+        };
       case 'integer':
         return scalar('int', s, 1);
       case 'number':
@@ -193,6 +200,22 @@ export function celEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+type Converter = (ctx: { s: string }) => unknown;
+let converters: { timestamp: Converter; duration: Converter } | undefined;
+
+/** cel-js's own parsers of timestamps and durations (its `timestamp(s)` and `duration(s)`), compiled once. */
+function formatted(): { timestamp: Converter; duration: Converter } {
+  if (converters) return converters;
+  const env = new Environment().registerVariable('s', 'string');
+  const compile = (expr: string) => {
+    const program = env.parse(expr) as unknown as Converter & { check(): unknown };
+    program.check();
+    return program;
+  };
+  converters = { timestamp: compile('timestamp(s)'), duration: compile('duration(s)') };
+  return converters;
+}
+
 /** A JSON value as CEL sees it under `node`: integers are BigInt, objects instances of their type, maps Maps. */
 export function toCel(node: CelNode, v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -200,7 +223,13 @@ export function toCel(node: CelNode, v: unknown): unknown {
     case 'int':
       return typeof v === 'number' ? BigInt(Math.trunc(v)) : v;
     case 'double':
-      return typeof v === 'number' ? v : v;
+      return v;
+    case 'timestamp':
+      return typeof v === 'string' ? formatted().timestamp({ s: node.schema.format === 'date' ? `${v}T00:00:00Z` : v }) : v;
+    case 'duration':
+      return typeof v === 'string' ? formatted().duration({ s: v }) : v;
+    case 'bytes':
+      return typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : v;
     case 'list':
       return Array.isArray(v) ? v.map((x) => toCel(node.elem!, x)) : dyn(v);
     case 'map': {
@@ -242,13 +271,14 @@ function dyn(v: unknown): unknown {
  * The most elements each node's values actually have under `v` (string chars, list items, map entries): the sizes
  * a rule's cost is bounded with at run time, so the bound is charged before the rule runs.
  */
-const SCALARS = new Set<CelKind>(['int', 'double', 'bool']);
+const SCALARS = new Set<CelKind>(['int', 'double', 'bool', 'timestamp', 'duration']);
 
 export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map()): Map<CelNode, number> {
   if (v === null || v === undefined) return out;
   let n = 0;
   switch (node.kind) {
     case 'string':
+    case 'bytes':
       if (typeof v !== 'string') return out;
       n = v.length;
       break;
