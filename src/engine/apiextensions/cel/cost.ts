@@ -104,12 +104,13 @@ function est(ast: Ast, scope: Scope): Estimate {
       return { ...c, cost: o.cost + i.cost + 1 };
     }
     case 'list': {
+      // Building a list literal is work per element, even of constants (which cost nothing themselves).
       const items = (args as Ast[]).map((a) => est(a, scope));
-      return { cost: sumArgs(items) + 1, size: items.length };
+      return { cost: sumArgs(items) + 1 + items.length, size: items.length };
     }
     case 'map': {
       const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
-      return { cost: sumArgs(entries) + 1, size: entries.length / 2 };
+      return { cost: sumArgs(entries) + 1 + entries.length, size: entries.length / 2 };
     }
     case '&&':
     case '||':
