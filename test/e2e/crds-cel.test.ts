@@ -62,6 +62,12 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
     expect(await fails(['apply'], obj('r1', { min: 1, max: 2, tags: ['ok', 'NotOk'] }))).toEqual([
       'The Guarded "r1" is invalid: spec.tags: Invalid value: "object": tags must be lowercase: ok, NotOk',
     ]);
+    // A value of the wrong type blocks the rules, as kube's hasBlockingErr.
+    expect(await fails(['create'], obj('r2', { min: 'one', max: 1, tags: [] }))).toEqual([
+      'The Guarded "r2" is invalid:',
+      '* spec.min: Invalid value: "string": spec.min in body must be of type integer: "string"',
+      '* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    ]);
     const created = await withFile(k, ['apply', '-n', ns], obj('r1', { min: 1, max: 2, tags: ['ok'], owner: 'alice' }));
     expect(created.stdout).toBe(`guarded.${group}/r1 created`);
   });

@@ -5,7 +5,7 @@
  * schema for explain, pruning and server-side apply; its strategy validates with ajv and applies schema defaults.
  */
 import { storageVersionHash, allVerbs } from '../builtin/define.js';
-import { StatusError } from '../machinery/status.js';
+import { fieldErrors, StatusError } from '../machinery/status.js';
 import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema, ratchetUnchanged } from './cr-validator.js';
@@ -64,6 +64,10 @@ function terminatingGuard(crd: CustomResourceDefinition): Strategy['prepareForCr
   };
 }
 
+/** kube's hasBlockingErr: schema errors after which x-kubernetes-validations are not evaluated. */
+const CEL_BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
 function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strategy {
   const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   // Compiled on first use: start-up builds the tenancy types from CRDs, and most served versions of most CRDs
@@ -79,9 +83,11 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     prepareForCreate: terminatingGuard(crd),
     validate: (obj: KubeObject, _ctx, old) => {
       const errors = ratchetUnchanged((compiled ??= compileCRSchema(schema)).validate(obj), obj, old);
-      // x-kubernetes-validations run over an object of the schema's shape: CEL values are typed by the schema.
-      if (errors.length > 0) return errors;
-      return validateRules((rules ??= compileSchemaRules(schema)), obj, old);
+      rules ??= compileSchemaRules(schema);
+      if (!rules.root) return errors;
+      // As kube: a value of the wrong type or shape blocks the rules (CEL values are typed by the schema).
+      if (errors.some((e) => CEL_BLOCKING.has(e.type))) return [...errors, fieldErrors.invalid('<nil>', null, RULES_NOT_CHECKED)];
+      return [...errors, ...validateRules(rules, obj, old)];
     },
   };
 }
