@@ -151,7 +151,7 @@ describe('invalid CRDs are refused with kube\'s reasons and texts', () => {
 describe('what kcpt stores but does not enforce is said at apply time', () => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
 
-  it('x-kubernetes-validations rules calling a kube library kcpt lacks: a warning naming each such rule', async () => {
+  it('x-kubernetes-validations calling a kube library kcpt lacks: a warning naming each such rule', async () => {
     const rule = (r: string) => [{ rule: r, message: 'refused by CEL' }];
     const crd = crdObject({
       group: 'cel.example.com', plural: 'ruled', kind: 'Ruled',
@@ -173,9 +173,9 @@ describe('what kcpt stores but does not enforce is said at apply time', () => {
     });
     const created = await withFile(k, ['create'], crd);
     expect(lines(created.stderr)).toEqual([
-      'Warning: kcpt does not evaluate x-kubernetes-validations rules calling the url, quantity, ip, cidr, semver, format or quote ' +
-        "libraries: version v1's rules at openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule (isQuantity) " +
-        'are stored but not enforced',
+      'Warning: kcpt does not evaluate CEL calling the url, quantity, ip, cidr, semver or quote libraries: version v1\'s ' +
+        'openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule (isQuantity) are stored but not evaluated ' +
+        "(such a rule is not enforced; such a messageExpression gives way to the rule's message)",
     ]);
     expect(created.stdout).toBe('customresourcedefinition.apiextensions.k8s.io/ruled.cel.example.com created');
     const plain = await withFile(k, ['create'], crdObject({ group: 'cel.example.com', plural: 'plain', kind: 'Plain' }));

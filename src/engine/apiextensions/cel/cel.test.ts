@@ -321,3 +321,35 @@ describe('CEL rules: formatted strings are typed as kube types them', () => {
     ]);
   });
 });
+
+describe('CEL rules: format and messageExpressions kcpt cannot build', () => {
+  it('string.format as kube: %s %d %f %.Nf %x %X %o %b %e %%', () => {
+    const s = schemaWith({
+      type: 'object',
+      properties: { n: { type: 'integer' }, r: { type: 'number' }, name: { type: 'string', maxLength: 10 } },
+      'x-kubernetes-validations': [
+        // List literals are homogeneous (kube's HomogeneousAggregateLiterals): mixed arguments go through dyn().
+        {
+          rule: 'self.n < 10',
+          messageExpression:
+            "'%s has %d replicas (%.2f%%, %x, %X, %o, %b, %e) %s'.format([dyn(self.name), dyn(self.n), dyn(self.r), dyn(self.n), dyn(self.n), dyn(self.n), dyn(self.n), dyn(self.r), dyn([1, 2])])",
+        },
+      ],
+    });
+    expect(errorsOf(s, { spec: { n: 255, r: 12.5, name: 'web' } })).toEqual([
+      'spec: Invalid value: "object": web has 255 replicas (12.50%, ff, FF, 377, 11111111, 1.250000e+01) [1, 2]',
+    ]);
+  });
+
+  it('a messageExpression calling a library kcpt lacks: the rule is enforced with its message, and named', () => {
+    const s = schemaWith({
+      type: 'object',
+      properties: { q: { type: 'string', maxLength: 10 } },
+      'x-kubernetes-validations': [{ rule: "self.q != 'bad'", message: 'q is bad', messageExpression: "'q ' + string(quantity(self.q))" }],
+    });
+    const c = compileSchemaRules(s);
+    expect(c.errors).toEqual([]);
+    expect(c.skipped).toEqual(['openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression (quantity)']);
+    expect(validateRules(c, { spec: { q: 'bad' } }, undefined).map((e) => e.detail)).toEqual(['Invalid value: "object": q is bad']);
+  });
+});

@@ -316,11 +316,16 @@ function compileRule(
     let mc: ReturnType<Program['check']>;
     try {
       messageProgram = env.parse(msgExpr) as unknown as Program;
-      mc = messageProgram.check();
+      const lacking = [...calledFunctions(messageProgram.ast)].filter((f) => UNSUPPORTED_FUNCTIONS.has(f));
+      // A message kcpt cannot build: the rule is still enforced, with its message (or kube's default).
+      mc = lacking.length > 0 ? { valid: true, type: 'unsupported' } : messageProgram.check();
+      if (lacking.length > 0) w.skipped.push(`${path}.messageExpression (${lacking.join(', ')})`);
     } catch (error) {
       mc = { valid: false, error };
     }
-    if (!mc.valid) {
+    if (mc.type === 'unsupported') {
+      messageProgram = undefined;
+    } else if (!mc.valid) {
       errs.push(invalidRule(`${path}.messageExpression`, r, `messageExpression compilation failed: ${celErrorText(mc.error, msgExpr)}`));
       messageProgram = undefined;
     } else if (mc.type !== 'string' && mc.type !== 'dyn') {

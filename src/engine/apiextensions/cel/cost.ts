@@ -175,6 +175,13 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
   const base = (recv?.cost ?? 0) + sumArgs(args);
   const subject = recv ?? args[0];
   if (name === 'size') return { cost: base + 1, size: 1 };
+  if (name === 'format') {
+    // The result holds the template and every argument's text: sizes of a list literal's items, else unknown.
+    const list = argAsts[0];
+    const parts = list?.op === 'list' ? (list.args as Ast[]).map((a) => est(a, scope).size) : [MAX_REQUEST_SIZE_BYTES];
+    const size = (recv?.size ?? 0) + parts.reduce((a, b) => a + b, 0);
+    return { cost: base + Math.max(1, traverse(size)), size };
+  }
   if (REGEX_FNS.has(name)) {
     const s = recv ?? args[0];
     const re = recv ? args[0] : args[1];

@@ -4,14 +4,13 @@
  * extension), with kube's semantics where the library's differ (bindKubeImplementations): `matches` and the regex
  * functions are RE2 (linear time: a tenant's pattern can not backtrack), lowerAscii/upperAscii change ASCII letters.
  * Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
- * not evaluated, and the CRD write says so in a warning.
+ * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
 export const UNSUPPORTED_FUNCTIONS = new Set([
-  'format',
   'quote',
   'url',
   'isURL',
@@ -118,6 +117,61 @@ function indexOf(list: unknown[], v: unknown, last: boolean): bigint {
 
 const bigintJSON = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Map ? Object.fromEntries(v) : v);
 
+/** CEL's string conversion of a value, as `%s` prints it. */
+function celString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : String(v);
+  if (v === null || v === undefined) return 'null';
+  if (v instanceof Date) return v.toISOString().replace('.000Z', 'Z');
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  if (Array.isArray(v)) return `[${v.map(celString).join(', ')}]`;
+  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${celString(k)}: ${celString(x)}`).join(', ')}}`;
+  if (typeof v === 'object' && 'seconds' in v) return `${String((v as { seconds: unknown }).seconds)}s`;
+  return String(v);
+}
+
+/** Go's %e exponent has at least two digits. */
+const goExponent = (s: string) => s.replace(/e([+-])(\d)$/, 'e$10$2');
+
+/** kube's strings library `format` (k8s.io/apiserver pkg/cel/library, cel-go ext.Strings): %s %d %f %e %b %o %x %X %%. */
+function formatString(template: string, args: unknown[]): string {
+  let i = 0;
+  const next = (): unknown => {
+    if (i >= args.length) throw new Error('index out of range: not enough arguments for format');
+    return args[i++];
+  };
+  const num = (v: unknown, verb: string): number | bigint => {
+    if (typeof v === 'bigint' || typeof v === 'number') return v;
+    throw new Error(`error during formatting: ${verb} clause can only be used on numbers, was given ${typeof v}`);
+  };
+  return template.replace(/%(?:\.(\d+))?([sdfeboxX%])/g, (_m, precision: string | undefined, verb: string) => {
+    if (verb === '%') return '%';
+    const v = next();
+    const p = precision === undefined ? 6 : Number(precision);
+    switch (verb) {
+      case 's':
+        return celString(v);
+      case 'd': {
+        const n = num(v, 'decimal');
+        return typeof n === 'bigint' ? n.toString() : Number.isInteger(n) ? String(n) : String(Math.trunc(n));
+      }
+      case 'f':
+        return Number(num(v, 'fixed-point')).toFixed(p);
+      case 'e':
+        return goExponent(Number(num(v, 'scientific')).toExponential(p));
+      case 'b':
+        return typeof v === 'boolean' ? String(v) : BigInt(num(v, 'binary') as bigint).toString(2);
+      case 'o':
+        return BigInt(num(v, 'octal') as bigint).toString(8);
+      default: {
+        const hex = typeof v === 'string' ? Buffer.from(v, 'utf8').toString('hex') : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : BigInt(num(v, 'hex') as bigint).toString(16);
+        return verb === 'X' ? hex.toUpperCase() : hex;
+      }
+    }
+  });
+}
+
 let base: Environment | undefined;
 
 /** The shared base environment (frozen once cloned: per-schema environments clone it and add types). */
@@ -165,6 +219,7 @@ export function baseEnvironment(): Environment {
     return chars[Number(i)] ?? '';
   });
   env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
+  env.registerFunction('string.format(list): string', formatString);
   base = env;
   return env;
 }
