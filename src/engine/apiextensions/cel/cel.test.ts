@@ -353,3 +353,21 @@ describe('CEL rules: format and messageExpressions kcpt cannot build', () => {
     expect(validateRules(c, { spec: { q: 'bad' } }, undefined).map((e) => e.detail)).toEqual(['Invalid value: "object": q is bad']);
   });
 });
+
+describe('CEL rules: values the format check lets through but CEL cannot read', () => {
+  it('a strfmt-only duration fails the rule as an evaluation error, not an exception', () => {
+    const s = schemaWith({ type: 'string', format: 'duration', 'x-kubernetes-validations': rule('self < duration("1h")', { message: 'under an hour' }) });
+    expect(errorsOf(s, { spec: '30m' })).toEqual([]);
+    const errs = errorsOf(s, { spec: '3d' });
+    expect(errs).toHaveLength(1);
+    expect(errs[0]).toMatch(/^spec: Invalid value: "string": .* evaluating rule: under an hour$/);
+  });
+});
+
+describe('CEL rules: Go durations cel-js does not parse itself', () => {
+  it('are read through Go duration syntax', () => {
+    const s = schemaWith({ type: 'string', format: 'duration', 'x-kubernetes-validations': rule('self < duration("2h")', { message: 'under two hours' }) });
+    expect(errorsOf(s, { spec: '1h30m0.5s' })).toEqual([]);
+    expect(errorsOf(s, { spec: '2h0m1s' })).toEqual(['spec: Invalid value: "string": under two hours']);
+  });
+});

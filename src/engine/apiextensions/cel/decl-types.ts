@@ -7,6 +7,8 @@
  * smallest serialized size of a value.
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { parseGoDuration } from '../../machinery/go-duration.js';
 import { ownValue } from '../../machinery/own-properties.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 
@@ -216,6 +218,33 @@ function formatted(): { timestamp: Converter; duration: Converter } {
   return converters;
 }
 
+/**
+ * A date-time the schema's format check let through but cel-js does not parse (strfmt takes more layouts) is read
+ * by Date, else left a string: the rule then fails as an evaluation error, never as an exception out of validation.
+ */
+function toTimestamp(s: string): unknown {
+  try {
+    return formatted().timestamp({ s });
+  } catch {
+    const d = new Date(s);
+    return Number.isNaN(d.getTime()) ? s : d;
+  }
+}
+
+/** Likewise a duration: Go's syntax (parseGoDuration), else left a string (strfmt's `3d`, `1 week`). */
+function toDuration(s: string): unknown {
+  try {
+    return formatted().duration({ s });
+  } catch {
+    try {
+      const ns = parseGoDuration(s);
+      return new Duration(ns / 1_000_000_000n, Number(ns % 1_000_000_000n));
+    } catch {
+      return s;
+    }
+  }
+}
+
 /** A JSON value as CEL sees it under `node`: integers are BigInt, objects instances of their type, maps Maps. */
 export function toCel(node: CelNode, v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -225,9 +254,9 @@ export function toCel(node: CelNode, v: unknown): unknown {
     case 'double':
       return v;
     case 'timestamp':
-      return typeof v === 'string' ? formatted().timestamp({ s: node.schema.format === 'date' ? `${v}T00:00:00Z` : v }) : v;
+      return typeof v === 'string' ? toTimestamp(node.schema.format === 'date' ? `${v}T00:00:00Z` : v) : v;
     case 'duration':
-      return typeof v === 'string' ? formatted().duration({ s: v }) : v;
+      return typeof v === 'string' ? toDuration(v) : v;
     case 'bytes':
       return typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : v;
     case 'list':

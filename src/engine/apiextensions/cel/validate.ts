@@ -132,10 +132,10 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     if (r.usesOldSelf && !hasOld && !r.optionalOldSelf) continue;
     if (!r.usesOldSelf && unchanged) continue;
     if (!charge(r.program, r.fixedCost, ruleErrorString(r), 'rule')) return;
-    ctx ??= { self: toCel(node, value) };
-    if (r.usesOldSelf) ctx.oldSelf = r.optionalOldSelf ? (hasOld ? Optional.of(toCel(node, old)) : Optional.none()) : toCel(node, old);
     let result: unknown;
     try {
+      ctx ??= { self: toCel(node, value) };
+      if (r.usesOldSelf) ctx.oldSelf = r.optionalOldSelf ? (hasOld ? Optional.of(toCel(node, old)) : Optional.none()) : toCel(node, old);
       result = r.program(ctx);
     } catch (err) {
       errs.push(invalid(at, type, `${runtimeError(err)} evaluating rule: ${ruleErrorString(r)}`));
