@@ -371,3 +371,41 @@ describe('CEL rules: Go durations cel-js does not parse itself', () => {
     expect(errorsOf(s, { spec: '2h0m1s' })).toEqual(['spec: Invalid value: "string": under two hours']);
   });
 });
+
+describe('CEL rules: any object, of any shape, gets field errors, never an exception', () => {
+  it('random values against a schema with rules at every kind of node', () => {
+    const s = schemaWith({
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: 'self.n >= 0 && self.l.all(x, x.size() < 5) && self.m.all(k, self.m[k] != "")' }],
+      properties: {
+        n: { type: 'integer', 'x-kubernetes-validations': rule('self < 100') },
+        t: { type: 'string', format: 'date-time', 'x-kubernetes-validations': rule('self > timestamp("2000-01-01T00:00:00Z")') },
+        l: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 8, 'x-kubernetes-validations': rule("self.matches('^[a-z]*$')") } },
+        m: { type: 'object', maxProperties: 8, additionalProperties: { type: 'string', maxLength: 8 } },
+        o: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': rule('type(self) == int ? self > 0 : self != ""') },
+      },
+    });
+    const compiled = compileSchemaRules(s);
+    expect(compiled.errors).toEqual([]);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const value = (depth: number): unknown => {
+      const r = rand();
+      if (depth > 2 || r < 0.2) return Math.floor(rand() * 200) - 50;
+      if (r < 0.35) return ['', 'abc', 'ABC', '2026-11-29T00:00:00Z', 'garbage'][Math.floor(rand() * 5)];
+      if (r < 0.45) return rand() < 0.5;
+      if (r < 0.55) return null;
+      if (r < 0.65) return 1.5;
+      if (r < 0.8) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (const k of ['n', 't', 'l', 'm', 'o', 'x']) if (rand() < 0.6) o[k] = value(depth + 1);
+      return o;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const obj = { spec: value(0) };
+      const old = rand() < 0.5 ? { spec: value(0) } : undefined;
+      const errs = validateRules(compiled, obj, old);
+      for (const e of errs) expect(e.detail).toMatch(/^(Invalid value|Forbidden|Required value|Duplicate value)/);
+    }
+  });
+});
