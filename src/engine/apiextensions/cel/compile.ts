@@ -10,7 +10,7 @@ import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import { goValidationRuleDump } from '../go-dump.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 import { baseEnvironment, bindKubeImplementations, UNSUPPORTED_FUNCTIONS } from './library.js';
-import { MAX_REQUEST_SIZE_BYTES, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import { MAX_REQUEST_SIZE_BYTES, nodesLeadingTo, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
 import {
   costErrorMessage,
   estimateCost,
@@ -39,6 +39,10 @@ export interface CompiledRule {
   /** The cost of one evaluation when it does not depend on the values' sizes (most rules): charged as is. */
   fixedCost?: number;
   messageFixedCost?: number;
+  /** The schema nodes whose sizes the cost bound reads (rule and messageExpression), when it is not fixed. */
+  sizeDeps?: CelNode[];
+  /** Bounds already computed, by those sizes (objects written repeatedly tend to have the same ones). */
+  costCache?: Map<string, number>;
   usesOldSelf: boolean;
   optionalOldSelf: boolean;
 }
@@ -51,6 +55,8 @@ export interface RuleNode {
   properties?: Map<string, RuleNode>;
   /** List items or map values. */
   elem?: RuleNode;
+  /** The nodes observedSizes walks for this node's size-dependent rules. */
+  sizeRelevant?: Set<CelNode>;
   /** The list's x-kubernetes-list-type / map keys, for correlating old items. */
   listType?: string;
   listMapKeys?: string[];
@@ -167,6 +173,8 @@ function walk(
       if (compiled) out.rules.push(compiled);
     });
   }
+  const deps = new Set(out.rules.flatMap((r) => r.sizeDeps ?? []));
+  if (deps.size > 0) out.sizeRelevant = nodesLeadingTo(node, deps);
   let any = out.rules.length > 0;
   if (node.kind === 'object' && isPlainObject(s.properties)) {
     for (const [name, child] of Object.entries(s.properties as Record<string, JSONSchemaProps>)) {
@@ -342,12 +350,22 @@ function compileRule(
   } else if (!usesOld && r.optionalOldSelf === true) {
     errs.push(fieldErrors.invalid(`${path}.optionalOldSelf`, true, 'may not be set to true for non-transition rule'));
   }
+  const fixed = fixedCost(program, node);
+  const messageFixed = messageProgram ? fixedCost(messageProgram, node) : undefined;
+  const deps = new Set<CelNode>();
+  const record = (n: CelNode) => {
+    deps.add(n);
+    return n.maxSize;
+  };
+  if (fixed === undefined) estimateCost(program.ast, node, record);
+  if (messageProgram && messageFixed === undefined) estimateCost(messageProgram.ast, node, record);
   return {
     source: r,
     program,
     messageProgram,
-    fixedCost: fixedCost(program, node),
-    messageFixedCost: messageProgram ? fixedCost(messageProgram, node) : undefined,
+    fixedCost: fixed,
+    messageFixedCost: messageFixed,
+    sizeDeps: deps.size > 0 ? [...deps] : undefined,
     usesOldSelf: usesOld,
     optionalOldSelf: optional,
   };

@@ -296,13 +296,26 @@ function dyn(v: unknown): unknown {
   return v;
 }
 
+/** The nodes on the way from `root` to any of `deps` (what observedSizes must walk to find their sizes). */
+export function nodesLeadingTo(root: CelNode, deps: ReadonlySet<CelNode>, out = new Set<CelNode>()): Set<CelNode> {
+  const visit = (n: CelNode): boolean => {
+    let leads = deps.has(n);
+    if (n.elem && visit(n.elem)) leads = true;
+    if (n.fields) for (const f of n.fields.values()) if (visit(f.node)) leads = true;
+    if (leads) out.add(n);
+    return leads;
+  };
+  visit(root);
+  return out;
+}
+
 /**
  * The most elements each node's values actually have under `v` (string chars, list items, map entries): the sizes
  * a rule's cost is bounded with at run time, so the bound is charged before the rule runs.
  */
 const SCALARS = new Set<CelKind>(['int', 'double', 'bool', 'timestamp', 'duration']);
 
-export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map()): Map<CelNode, number> {
+export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map(), relevant?: ReadonlySet<CelNode>): Map<CelNode, number> {
   if (v === null || v === undefined) return out;
   let n = 0;
   switch (node.kind) {
@@ -314,7 +327,7 @@ export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, numbe
     case 'list':
       if (!Array.isArray(v)) return out;
       n = v.length;
-      for (const x of v) observedSizes(node.elem!, x, out);
+      if (!relevant || relevant.has(node.elem!)) for (const x of v) observedSizes(node.elem!, x, out, relevant);
       break;
     case 'map':
     case 'object': {
@@ -323,7 +336,7 @@ export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, numbe
       n = node.kind === 'map' ? keys.length : node.fields!.size;
       for (const k of keys) {
         const child = node.kind === 'map' ? node.elem! : node.fields!.get(node.celNames!.get(k) ?? '')?.node;
-        if (child && !SCALARS.has(child.kind)) observedSizes(child, v[k], out);
+        if (child && !SCALARS.has(child.kind) && (!relevant || relevant.has(child))) observedSizes(child, v[k], out, relevant);
       }
       break;
     }

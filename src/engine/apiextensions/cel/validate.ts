@@ -22,6 +22,9 @@ interface Budget {
   exhausted: boolean;
 }
 
+/** Cost bounds remembered per rule, by the sizes they were computed from. */
+const COST_CACHE_ENTRIES = 32;
+
 /** kube's celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_BYTES = 5 * 1024;
 
@@ -96,15 +99,22 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
   const unchanged = hasOld && jsonEqual(value, old);
   let sizes: Map<CelNode, number> | undefined;
   let ctx: Record<string, unknown> | undefined;
-  const charge = (program: CompiledRule['program'], fixed: number | undefined, source: string, what: 'rule' | 'messageExpression'): boolean => {
+  const charge = (rule: CompiledRule, program: CompiledRule['program'], fixed: number | undefined, source: string, what: 'rule' | 'messageExpression'): boolean => {
     let cost = fixed;
     if (cost === undefined) {
       if (!sizes) {
-        sizes = observedSizes(node, value);
-        if (hasOld) observedSizes(node, old, sizes);
+        sizes = observedSizes(node, value, new Map(), rn.sizeRelevant);
+        if (hasOld) observedSizes(node, old, sizes, rn.sizeRelevant);
       }
       const s = sizes;
-      cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0);
+      const key = `${what === 'rule' ? 'r' : 'm'}${(rule.sizeDeps ?? []).map((n) => s.get(n) ?? 0).join(',')}`;
+      const cache = (rule.costCache ??= new Map());
+      cost = cache.get(key);
+      if (cost === undefined) {
+        cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0);
+        if (cache.size >= COST_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+        cache.set(key, cost);
+      }
     }
     if (cost > PER_CALL_LIMIT) {
       const detail =
@@ -131,7 +141,7 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     if (budget.exhausted) return;
     if (r.usesOldSelf && !hasOld && !r.optionalOldSelf) continue;
     if (!r.usesOldSelf && unchanged) continue;
-    if (!charge(r.program, r.fixedCost, ruleErrorString(r), 'rule')) return;
+    if (!charge(r, r.program, r.fixedCost, ruleErrorString(r), 'rule')) return;
     let result: unknown;
     try {
       ctx ??= { self: toCel(node, value) };
@@ -145,7 +155,7 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     let message = (r.source.message ?? '').trim() || `failed rule: ${ruleErrorString(r)}`;
     if (r.messageProgram) {
       const src = (r.source.messageExpression ?? '').trim();
-      if (!charge(r.messageProgram, r.messageFixedCost, src, 'messageExpression')) return;
+      if (!charge(r, r.messageProgram, r.messageFixedCost, src, 'messageExpression')) return;
       try {
         const m = r.messageProgram(ctx);
         const text = typeof m === 'string' ? m.trim() : '';
