@@ -5,10 +5,12 @@
  * schema for explain, pruning and server-side apply; its strategy validates with ajv and applies schema defaults.
  */
 import { storageVersionHash, allVerbs } from '../builtin/define.js';
-import { StatusError } from '../machinery/status.js';
+import { fieldErrors, StatusError } from '../machinery/status.js';
 import { OBJECT_META, refTo } from '../machinery/openapi-schemas/helpers.js';
 import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema } from './cr-validator.js';
+import { compileSchemaRules, type CompiledRules } from './cel/compile.js';
+import { validateRules } from './cel/validate.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
@@ -62,11 +64,16 @@ function terminatingGuard(crd: CustomResourceDefinition): Strategy['prepareForCr
   };
 }
 
+/** kube's hasBlockingErr: schema errors after which x-kubernetes-validations are not evaluated. */
+const CEL_BLOCKING = new Set(['FieldValueNotSupported', 'FieldValueRequired', 'FieldValueTooLong', 'FieldValueTooMany', 'FieldValueTypeInvalid']);
+const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation';
+
 function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strategy {
   const schema = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   // Compiled on first use: start-up builds the tenancy types from CRDs, and most served versions of most CRDs
   // are never written to in a given run (compiling all of them was a third of kcpt's start-up CPU).
   let compiled: ReturnType<typeof compileCRSchema> | undefined;
+  let rules: CompiledRules | undefined;
   const hasStatus = !!version.subresources?.status;
   return {
     tracksGeneration: true,
@@ -74,7 +81,14 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     allowUnconditionalUpdate: false,
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
-    validate: (obj: KubeObject, _ctx, old) => (compiled ??= compileCRSchema(schema)).validate(obj, old),
+    validate: (obj: KubeObject, _ctx, old) => {
+      const errors = (compiled ??= compileCRSchema(schema)).validate(obj, old);
+      rules ??= compileSchemaRules(schema);
+      if (!rules.root) return errors;
+      // As kube: a value of the wrong type or shape blocks the rules (CEL values are typed by the schema).
+      if (errors.some((e) => CEL_BLOCKING.has(e.type))) return [...errors, fieldErrors.invalid('<nil>', null, RULES_NOT_CHECKED)];
+      return [...errors, ...validateRules(rules, obj, old)];
+    },
   };
 }
 

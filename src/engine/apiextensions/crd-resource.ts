@@ -19,7 +19,8 @@ import {
   withTerminating,
 } from './crd.js';
 import { validateCRDSpec, type CRDLike } from './crd-validation.js';
-import { isPlainObject } from './types.js';
+import { isPlainObject, type JSONSchemaProps } from './types.js';
+import { compileSchemaRules, countRules, hasRules, MAX_RULES_PER_CRD } from './cel/compile.js';
 
 export function crdKeyPrefix(cluster: string): string {
   return `/registry/${CRD_GROUP}/customresourcedefinitions/${cluster}/`;
@@ -127,35 +128,18 @@ export function customResourceDefinitionType(store: Store, boundNames?: BoundNam
           );
         }
         for (const v of spec?.versions ?? []) {
-          const paths = celRulePaths(v.schema?.openAPIV3Schema, 'openAPIV3Schema');
-          if (paths.length === 0) continue;
-          const shown = paths.length > 3 ? `${paths.slice(0, 3).join(', ')} and ${paths.length - 3} more` : paths.join(', ');
+          const schema = v.schema?.openAPIV3Schema;
+          if (!isPlainObject(schema) || !hasRules(schema) || countRules(schema, MAX_RULES_PER_CRD) > MAX_RULES_PER_CRD) continue;
+          const skipped = compileSchemaRules(schema as JSONSchemaProps).skipped;
+          if (skipped.length === 0) continue;
+          const shown = skipped.length > 3 ? `${skipped.slice(0, 3).join(', ')} and ${skipped.length - 3} more` : skipped.join(', ');
           out.push(
-            `kcpt does not evaluate x-kubernetes-validations (CEL) rules: version ${v.name}'s rules at ${shown} are stored but not enforced`,
+            `kcpt does not evaluate CEL calling the url, quantity, ip, cidr, semver or quote libraries: version ${v.name}'s ` +
+              `${shown} are stored but not evaluated (such a rule is not enforced; such a messageExpression gives way to the rule's message)`,
           );
         }
         return out;
       },
     },
   });
-}
-
-/**
- * Where a schema carries x-kubernetes-validations (`openAPIV3Schema.properties.spec`, …): kcpt has no CEL evaluator,
- * so a CRD author is told at apply time which rules kube would enforce and kcpt will not.
- */
-function celRulePaths(schema: unknown, path: string, out: string[] = []): string[] {
-  if (!isPlainObject(schema)) return out;
-  const rules = schema['x-kubernetes-validations'];
-  if (Array.isArray(rules) && rules.length > 0) out.push(path);
-  for (const key of ['properties', 'patternProperties'] as const) {
-    const children = schema[key];
-    if (isPlainObject(children)) for (const [name, child] of Object.entries(children)) celRulePaths(child, `${path}.${key}[${name}]`, out);
-  }
-  for (const key of ['items', 'additionalProperties', 'not'] as const) celRulePaths(schema[key], `${path}.${key}`, out);
-  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
-    const list = schema[key];
-    if (Array.isArray(list)) list.forEach((child, i) => celRulePaths(child, `${path}.${key}[${i}]`, out));
-  }
-  return out;
 }

@@ -14,6 +14,7 @@ import { apiApprovalState, isProtectedGroup, APPROVAL_ANNOTATION } from './api-a
 import { goStringSlice, goVersionsDump } from './go-dump.js';
 import { validateCRDVersionFields } from './crd-version-fields.js';
 import { validateStructuralSchema } from './structural.js';
+import { countRules, MAX_RULES_PER_CRD } from './cel/compile.js';
 import { child, index } from './types.js';
 
 export interface CRDLike {
@@ -73,6 +74,18 @@ export function validateCRDSpec(crd: CRDLike, old?: CRDLike): FieldError[] {
     });
   }
 
+  // Rules are compiled only within kcpt's bound on their number (cel/compile.ts).
+  const ruleCount = (liftedSchema ? [topSchema] : versions.map((v) => v.schema?.openAPIV3Schema)).reduce<number>((n, sc) => n + countRules(sc, MAX_RULES_PER_CRD), 0);
+  const compileRules = ruleCount <= MAX_RULES_PER_CRD;
+  if (!compileRules) {
+    errs.push(
+      fieldErrors.forbidden(
+        topSchema ? 'spec.validation.openAPIV3Schema' : 'spec.versions',
+        `kcpt compiles at most ${MAX_RULES_PER_CRD} x-kubernetes-validations rules per CustomResourceDefinition (this one has more)`,
+      ),
+    );
+  }
+
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
@@ -87,7 +100,7 @@ export function validateCRDSpec(crd: CRDLike, old?: CRDLike): FieldError[] {
       errs.push(fieldErrors.invalid(child(vp, 'deprecationWarning'), v.deprecationWarning, msg));
     }
     const schema = liftedSchema ? undefined : v.schema?.openAPIV3Schema;
-    if (schema !== undefined && schema !== null) errs.push(...validateStructuralSchema(schema, `${vp}.schema.openAPIV3Schema`));
+    if (schema !== undefined && schema !== null) errs.push(...validateStructuralSchema(schema, `${vp}.schema.openAPIV3Schema`, { compileRules }));
     errs.push(...(versionFields.perVersion[i] ?? []));
   });
 
@@ -102,7 +115,7 @@ export function validateCRDSpec(crd: CRDLike, old?: CRDLike): FieldError[] {
   if (!names.listKind) errs.push(fieldErrors.required('spec.names.listKind'));
   errs.push(...validateNames(names, 'spec.names'));
 
-  if (topSchema !== undefined && topSchema !== null) errs.push(...validateStructuralSchema(topSchema, 'spec.validation.openAPIV3Schema'));
+  if (topSchema !== undefined && topSchema !== null) errs.push(...validateStructuralSchema(topSchema, 'spec.validation.openAPIV3Schema', { compileRules }));
   errs.push(...versionFields.lifted);
 
   errs.push(...validateConversion(spec.conversion));

@@ -65,3 +65,16 @@ export function goVersionsDump(versions: readonly VersionLike[], lifted: LiftedF
 export function goStringSlice(values: readonly string[]): string {
   return values.length === 0 ? '[]string(nil)' : `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
 }
+
+/** `%#v` of the internal apiextensions.ValidationRule, which kube prints as the value of a rule's compile errors. */
+export function goValidationRuleDump(r: { rule?: unknown; message?: unknown; messageExpression?: unknown; reason?: unknown; fieldPath?: unknown; optionalOldSelf?: unknown }): string {
+  const fields = [
+    `Rule:${q(r.rule)}`,
+    `Message:${q(r.message)}`,
+    `MessageExpression:${q(r.messageExpression)}`,
+    `Reason:${pointer('apiextensions.FieldValueErrorReason', r.reason !== undefined, 0)}`,
+    `FieldPath:${q(r.fieldPath)}`,
+    `OptionalOldSelf:${pointer('bool', r.optionalOldSelf !== undefined, 1)}`,
+  ];
+  return `apiextensions.ValidationRule{${fields.join(', ')}}`;
+}

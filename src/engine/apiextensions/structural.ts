@@ -9,6 +9,7 @@
 import { ownValue } from '../machinery/own-properties.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { compileCRSchema } from './cr-validator.js';
+import { compileSchemaRules } from './cel/compile.js';
 import { prune } from './prune.js';
 import { patternSyntaxError } from './schema-pattern.js';
 import { child, index, isPlainObject, key, type JSONSchemaProps } from './types.js';
@@ -20,7 +21,7 @@ const JUNCTORS = ['allOf', 'anyOf', 'oneOf'] as const;
 const META_FIELDS = ['metadata', 'kind', 'apiVersion'];
 
 /** Validate a CRD version's `openAPIV3Schema` at `fieldPath` (`spec.validation.openAPIV3Schema` when lifted). */
-export function validateStructuralSchema(schema: unknown, fieldPath: string): FieldError[] {
+export function validateStructuralSchema(schema: unknown, fieldPath: string, opts: { compileRules?: boolean } = {}): FieldError[] {
   if (!isPlainObject(schema)) return [fieldErrors.required(fieldPath)];
   const s = schema as JSONSchemaProps;
   const errs: FieldError[] = [];
@@ -32,6 +33,8 @@ export function validateStructuralSchema(schema: unknown, fieldPath: string): Fi
   errs.push(...structural);
   if (structural.length === 0) defaults(s, fieldPath, true, errs);
   openAPIRules(s, fieldPath, true, false, errs);
+  // As kube, x-kubernetes-validations are compiled (and their cost bounded) only against a structural schema.
+  if (structural.length === 0 && opts.compileRules !== false) errs.push(...compileSchemaRules(s, fieldPath).errors);
   return errs;
 }
 

@@ -1,0 +1,236 @@
+/**
+ * An upper bound of a rule's evaluation cost, computed over the parsed expression with the most elements each value
+ * can have: from the schema at CRD write time (kube's static estimate, refused past its limits), from the object's
+ * actual sizes just before a rule runs (charged against the per-request budget before any work is done). Costs
+ * follow cel-go's model (checker/cost.go): 1 per variable, field selection, index and simple call; strings cost a
+ * tenth of their length to traverse; a comprehension costs its range's size times its body; regexes cost
+ * string traversal times a quarter of the pattern's length.
+ * Sound rather than exact: where cel-go's estimate would depend on a detail we do not model, this charges the larger.
+ */
+import { MAX_REQUEST_SIZE_BYTES, type CelNode } from './decl-types.js';
+
+const STRING_TRAVERSAL = 0.1;
+const REGEX_LENGTH = 0.25;
+
+/** kube's limits (apiextensions-apiserver validation.go, apiserver celconfig). */
+export const PER_CALL_LIMIT = 1_000_000;
+export const STATIC_ESTIMATED_COST_LIMIT = 10_000_000;
+export const STATIC_ESTIMATED_CRD_COST_LIMIT = 100_000_000;
+export const RUNTIME_CEL_COST_BUDGET = 10_000_000;
+
+export interface Ast {
+  op: string;
+  args: unknown;
+}
+
+interface Estimate {
+  cost: number;
+  /** Most elements of the result (chars, items, entries); 1 for scalars. */
+  size: number;
+  node?: CelNode;
+}
+
+export type SizeOf = (node: CelNode) => number;
+
+interface Scope {
+  vars: Map<string, Estimate>;
+  sizeOf: SizeOf;
+}
+
+const MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+const STRING_FNS = new Set([
+  'contains', 'startsWith', 'endsWith', 'lowerAscii', 'upperAscii', 'trim', 'replace', 'split', 'indexOf', 'lastIndexOf',
+  'substring', 'charAt', 'reverse', 'join', 'string', 'bytes', 'int', 'uint', 'double', 'timestamp', 'duration',
+]);
+const REGEX_FNS = new Set(['matches', 'find', 'findAll']);
+const LIST_FNS = new Set(['sum', 'min', 'max', 'isSorted', 'indexOf', 'lastIndexOf']);
+
+const traverse = (n: number) => Math.ceil(n * STRING_TRAVERSAL);
+const UNKNOWN: Estimate = { cost: 1, size: MAX_REQUEST_SIZE_BYTES };
+
+/** The cost bound of `ast` with `self` (and `oldSelf`) of `root`. */
+export function estimateCost(ast: Ast, root: CelNode, sizeOf: SizeOf): number {
+  const self: Estimate = { cost: 1, size: sizeOf(root), node: root };
+  const scope: Scope = { vars: new Map([['self', self], ['oldSelf', self]]), sizeOf };
+  return est(ast, scope).cost;
+}
+
+function child(e: Estimate, scope: Scope, fieldName?: string): Estimate {
+  const n = e.node;
+  if (!n) return { cost: 0, size: e.size };
+  let c: CelNode | undefined;
+  if (n.kind === 'object' && fieldName !== undefined) c = n.fields?.get(fieldName)?.node;
+  else if (n.kind === 'list' || n.kind === 'map') c = n.elem;
+  if (!c) return { cost: 0, size: n.kind === 'dyn' ? e.size : MAX_REQUEST_SIZE_BYTES };
+  return { cost: 0, size: c.fixedSize ?? scope.sizeOf(c), node: c };
+}
+
+function sumArgs(list: Estimate[]): number {
+  return list.reduce((a, e) => a + e.cost, 0);
+}
+
+/** Cost of comparing two values of `size` elements each for equality (deep values: every element once). */
+function equalityCost(a: Estimate, b: Estimate): number {
+  const kind = a.node?.kind ?? b.node?.kind;
+  if (kind === 'string') return Math.max(1, traverse(Math.min(a.size, b.size)));
+  if (kind === 'int' || kind === 'double' || kind === 'bool') return 1;
+  return Math.max(1, Math.min(a.size, b.size, MAX_REQUEST_SIZE_BYTES));
+}
+
+function est(ast: Ast, scope: Scope): Estimate {
+  const args = ast.args as unknown;
+  switch (ast.op) {
+    case 'value': {
+      const v = args;
+      if (typeof v === 'string') return { cost: 0, size: v.length };
+      if (v instanceof Uint8Array) return { cost: 0, size: v.length };
+      return { cost: 0, size: 1 };
+    }
+    case 'id':
+      return scope.vars.get(args as string) ? { ...scope.vars.get(args as string)!, cost: 1 } : { cost: 1, size: MAX_REQUEST_SIZE_BYTES };
+    case '.':
+    case '.?': {
+      const [obj, name] = args as [Ast, string];
+      const o = est(obj, scope);
+      const c = child(o, scope, name);
+      return { ...c, cost: o.cost + 1 };
+    }
+    case '[]':
+    case '[?]': {
+      const [obj, idx] = args as [Ast, Ast];
+      const o = est(obj, scope);
+      const i = est(idx, scope);
+      const c = child(o, scope, idx.op === 'value' && typeof idx.args === 'string' ? idx.args : undefined);
+      return { ...c, cost: o.cost + i.cost + 1 };
+    }
+    case 'list': {
+      // Building a list literal is work per element, even of constants (which cost nothing themselves).
+      const items = (args as Ast[]).map((a) => est(a, scope));
+      return { cost: sumArgs(items) + 1 + items.length, size: items.length };
+    }
+    case 'map': {
+      const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
+      return { cost: sumArgs(entries) + 1 + entries.length, size: entries.length / 2 };
+    }
+    case '&&':
+    case '||':
+    case '?:': {
+      const parts = (args as Ast[]).map((a) => est(a, scope));
+      const [, then, otherwise] = parts;
+      const node = ast.op === '?:' ? widen(then, otherwise, scope) : undefined;
+      return { cost: sumArgs(parts), size: Math.max(...parts.map((p) => p.size)), node };
+    }
+    case 'call':
+      return call(args as [string, Ast[]], undefined, scope);
+    case 'rcall': {
+      const [name, recv, rest] = args as [string, Ast, Ast[]];
+      return call([name, rest], recv, scope);
+    }
+    default:
+      return operator(ast, scope);
+  }
+}
+
+function operator(ast: Ast, scope: Scope): Estimate {
+  const raw = ast.args;
+  const operands = (Array.isArray(raw) ? raw : [raw]).filter((a): a is Ast => !!a && typeof a === 'object' && 'op' in a);
+  const parts = operands.map((a) => est(a, scope));
+  const base = sumArgs(parts);
+  const [l, r] = parts;
+  switch (ast.op) {
+    case '==':
+    case '!=':
+      return { cost: base + equalityCost(l, r), size: 1 };
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return { cost: base + (l.node?.kind === 'string' || r?.node?.kind === 'string' ? Math.max(1, traverse(Math.min(l.size, r.size))) : 1), size: 1 };
+    case '+': {
+      const size = l.size + r.size;
+      const kind = l.node?.kind;
+      return { cost: base + Math.max(1, kind === 'list' ? size : traverse(size)), size, node: kind === 'list' ? widen(l, r, scope) : undefined };
+    }
+    case 'in':
+      return { cost: base + (r.node?.kind === 'map' ? 1 : r.size * equalityCost(l, { cost: 0, size: l.size, node: r.node?.elem })), size: 1 };
+    default:
+      return { cost: base + 1, size: Math.max(1, ...parts.map((p) => p.size)) };
+  }
+}
+
+function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope: Scope): Estimate {
+  if (MACROS.has(name) && recvAst && argAsts.length >= 2 && argAsts[0].op === 'id') {
+    const recv = est(recvAst, scope);
+    const n = recv.size;
+    const elem: Estimate = recv.node?.kind === 'map' ? { cost: 1, size: MAX_REQUEST_SIZE_BYTES } : { ...child(recv, scope), cost: 1 };
+    const inner: Scope = { sizeOf: scope.sizeOf, vars: new Map(scope.vars).set(argAsts[0].args as string, elem) };
+    const body = argAsts.slice(1).map((a) => est(a, inner));
+    const per = sumArgs(body) + 1;
+    const produced = name === 'map' ? body[body.length - 1] : elem;
+    return { cost: recv.cost + n * per + (name === 'map' || name === 'filter' ? n : 0), size: name === 'map' || name === 'filter' ? n : 1, node: name === 'map' || name === 'filter' ? listOf(produced) : undefined };
+  }
+  if (name === 'has') return { cost: 1 + sumArgs(argAsts.map((a) => est(a, scope))) , size: 1 };
+  const recv = recvAst ? est(recvAst, scope) : undefined;
+  const args = argAsts.map((a) => est(a, scope));
+  const base = (recv?.cost ?? 0) + sumArgs(args);
+  const subject = recv ?? args[0];
+  if (name === 'size') return { cost: base + 1, size: 1 };
+  if (name === 'format') {
+    // The result holds the template and every argument's text: sizes of a list literal's items, else unknown.
+    const list = argAsts[0];
+    const parts = list?.op === 'list' ? (list.args as Ast[]).map((a) => est(a, scope).size) : [MAX_REQUEST_SIZE_BYTES];
+    const size = (recv?.size ?? 0) + parts.reduce((a, b) => a + b, 0);
+    return { cost: base + Math.max(1, traverse(size)), size };
+  }
+  if (REGEX_FNS.has(name)) {
+    const s = recv ?? args[0];
+    const re = recv ? args[0] : args[1];
+    const node = name === 'findAll' ? listOf({ cost: 0, size: s?.size ?? MAX_REQUEST_SIZE_BYTES, node: STRING }) : undefined;
+    return { cost: base + Math.max(1, traverse(s?.size ?? 0)) * Math.max(1, Math.ceil((re?.size ?? 0) * REGEX_LENGTH)), size: name === 'matches' ? 1 : (s?.size ?? 1), node };
+  }
+  if (LIST_FNS.has(name) && subject?.node?.kind === 'list') {
+    const elem = child(subject, scope);
+    return { cost: base + subject.size * (elem.node?.kind === 'string' ? Math.max(1, traverse(elem.size)) : 1), size: elem.size, node: elem.node };
+  }
+  if (STRING_FNS.has(name)) {
+    const total = (subject?.size ?? 0) + args.reduce((a, e) => a + e.size, 0);
+    let size = subject?.size ?? 1;
+    if (name === 'replace') size = (subject?.size ?? 0) * Math.max(1, args[1]?.size ?? 1) + (subject?.size ?? 0);
+    if (name === 'join') size = subject?.size ? subject.size * (child(subject, scope).size + (args[0]?.size ?? 0)) : total;
+    if (name === 'split') size = (subject?.size ?? 0) + 1;
+    const cost = name === 'join' || name === 'replace' ? traverse(size) : traverse(total);
+    // split's items are each at most the string.
+    const node = name === 'split' ? listOf({ cost: 0, size: subject?.size ?? MAX_REQUEST_SIZE_BYTES, node: STRING }) : undefined;
+    return { cost: base + Math.max(1, cost), size, node };
+  }
+  return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
+}
+
+const STRING: CelNode = { kind: 'string', schema: {}, type: 'string', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 2 };
+
+/** A list computed by the expression whose items are `e` (of e.size elements each). */
+function listOf(e: Estimate): CelNode | undefined {
+  if (!e.node) return undefined;
+  const elem: CelNode = { ...e.node, fixedSize: e.size };
+  return { kind: 'list', schema: {}, type: `list<${e.node.type}>`, elem, maxSize: 0, bounded: false, minSerializedSize: 2 };
+}
+
+/** One of two lists (a ternary's branches, a concatenation's parts): items as large as the larger side's. */
+function widen(a: Estimate | undefined, b: Estimate | undefined, scope: Scope): CelNode | undefined {
+  if (!a?.node || !b?.node) return a?.node ?? b?.node;
+  if (a.node.kind !== 'list' || b.node.kind !== 'list') return a.node;
+  const ea = child(a, scope);
+  const eb = child(b, scope);
+  if (!ea.node || !eb.node) return undefined;
+  return listOf({ cost: 0, size: Math.max(ea.size, eb.size), node: ea.node });
+}
+
+/** kube's getCostErrorMessage. */
+export function costErrorMessage(costName: string, cost: number, limit: number): string {
+  const factor = cost / limit;
+  let f: string;
+  if (factor > 100) f = 'more than 100x';
+  else if (factor < 1.5) f = `${factor.toFixed(6)}x`;
+  else f = `${factor.toFixed(1)}x`;
+  return `${costName} exceeds budget by factor of ${f} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
