@@ -46,7 +46,7 @@ function setup() {
   }
   const { store, lists } = recording(raw);
   const builtin = new StaticCatalog([], 'builtin');
-  const catalogs = new CRDCatalogs(store, { baseFor: () => builtin, widest: () => builtin });
+  const catalogs = new CRDCatalogs(store, { baseFor: () => builtin, widest: () => builtin, widestBelowRoot: () => builtin });
   catalogs.start();
   return { raw, lists, catalogs, builtin };
 }

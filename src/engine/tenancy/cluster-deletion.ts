@@ -72,6 +72,7 @@ export class ClusterContentDeleter {
   constructor(
     private readonly store: Store,
     private readonly generic: GenericStore,
+    /** Every type a cluster may hold objects of (a superset of what it serves will do). */
     private readonly catalogFor: (cluster: string) => ClusterCatalog,
     private readonly logicalClusterType: ResourceType,
     /** Resources no cluster has objects of are not looked at (most built-ins, in a workspace-only server). */
