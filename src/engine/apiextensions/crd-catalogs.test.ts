@@ -60,6 +60,24 @@ describe('CRDCatalogs', () => {
     expect(lists).toEqual([`${prefix}a/`]);
   });
 
+  it('finds a cluster’s content through its own catalog when it has CRDs, else through the widest set below root, unread', () => {
+    const raw = createMemoryStore();
+    raw.commit([{ type: 'create', key: `${prefix}a/things.example.com`, value: JSON.stringify(crd('things')) }]);
+    const base = (name: string) => new StaticCatalog([], name);
+    const [served, wide, belowRoot] = [base('served'), base('wide'), base('below-root')];
+    const asked: string[] = [];
+    const catalogs = new CRDCatalogs(raw, { baseFor: (cluster) => (asked.push(cluster), served), widest: () => wide, widestBelowRoot: () => belowRoot });
+    catalogs.start();
+    expect(catalogs.contentCatalogFor('a').find('example.com', 'v1', 'things')).toBeDefined();
+    expect(catalogs.contentCatalogFor('b')).toBe(belowRoot);
+    // Root serves Shards, which no other cluster does: its own catalog.
+    expect(catalogs.contentCatalogFor('root')).toBe(served);
+    expect(asked).toEqual(['a', 'root']);
+    // A CRD appearing later is seen, cached or not.
+    raw.commit([{ type: 'create', key: `${prefix}b/gadgets.example.com`, value: JSON.stringify(crd('gadgets')) }]);
+    expect(catalogs.contentCatalogFor('b').find('example.com', 'v1', 'gadgets')).toBeDefined();
+  });
+
   it('shares compiled types between clusters holding the same CRD, not between different ones', () => {
     const { catalogs } = setup();
     const a = catalogs.catalogFor('a');
