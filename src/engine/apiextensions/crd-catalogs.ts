@@ -56,6 +56,8 @@ interface ClusterEntry {
 export interface BoundTypes {
   /** The cluster's bound types and a content hash of them (undefined: nothing bound). */
   typesIn(cluster: string): { hash: string; types: ResourceType[] } | undefined;
+  /** False when the cluster has no bound types (true may still find none). */
+  mayBindIn(cluster: string): boolean;
   /** Called inside the commit of a binding change with the `<plural>.<group>` names it bound before or after. */
   onChange(listener: (cluster: string, resources: string[]) => void): void;
   /** Bound resources at the `*` wildcard (`<resource>:<identityHash>`), and a content hash of them. */
@@ -153,7 +155,7 @@ export class CRDCatalogs {
     if (cluster === ROOT_CLUSTER) return this.catalogFor(cluster);
     const cached = this.clusters.peek(cluster);
     const hasCRDs = cached ? cached.crds.size > 0 : hasKeys(this.store, `${crdPrefix}${cluster}/`);
-    return hasCRDs || this.bound?.typesIn(cluster) ? this.catalogFor(cluster) : this.bases.widestBelowRoot();
+    return hasCRDs || this.bound?.mayBindIn(cluster) ? this.catalogFor(cluster) : this.bases.widestBelowRoot();
   }
 
   /** How `cluster` serves group/version/resource from a CRD or a binding right now (undefined: it does not). */
