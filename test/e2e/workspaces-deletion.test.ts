@@ -1,7 +1,8 @@
 /**
  * Deleting workspaces with the real kubectl: `kubectl delete ws` of a subtree with content returns once everything
  * is gone, every descendant's path answers kcp's NotFound, and nothing of it is left in storage (checked through
- * the `*` wildcard as the shard admin). Workspaces that never became Ready are deleted all the same. A finalizer
+ * the `*` wildcard as the shard admin); a wildcard watch resumed from before sees each of its objects go once, in
+ * resourceVersion order. Workspaces that never became Ready are deleted all the same. A finalizer
  * holding the deletion across a server restart is in workspaces-deletion-restart.test.ts (a server of its own).
  */
 import { describe, expect, it } from 'vitest';
@@ -40,6 +41,40 @@ describe('deleting a subtree', () => {
     expect(await leftovers(clusters)).toEqual({});
     // Root and its other workspaces are untouched.
     expect((await k(['get', 'namespace', 'default', '-o', 'name'])).stdout).toBe('namespace/default');
+  });
+
+  it('a wildcard watch resumed from before sees each object of the tree go exactly once, in resourceVersion order', async () => {
+    const org = uniqueName('wild');
+    const top = await createWorkspace(k, org);
+    const kids = [await createWorkspace(e2e.at(`root:${org}`), 'left'), await createWorkspace(e2e.at(`root:${org}`), 'right')];
+    const leaf = await createWorkspace(e2e.at(`root:${org}:left`), 'leaf');
+    const clusters = [top, ...kids, leaf].map((ws) => ws.spec.cluster as string);
+    const admin = e2e.asShardAdmin('*');
+    const resources = ['/api/v1/namespaces', '/api/v1/serviceaccounts', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', '/apis/core.kcp.io/v1alpha1/logicalclusters'];
+    const treeObjects = (items: Json[]) => items.filter((o) => clusters.includes(o.metadata.annotations?.['kcp.io/cluster']));
+    const id = (o: Json) => `${o.kind}/${o.metadata.annotations['kcp.io/cluster']}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const before = new Map<string, { rv: string; ids: string[] }>();
+    for (const r of resources) {
+      const list = JSON.parse((await admin(['get', '--raw', `/clusters/*${r}`])).stdout) as { metadata: { resourceVersion: string }; items: Json[]; kind: string };
+      const kind = list.kind.replace(/List$/, '');
+      before.set(r, { rv: list.metadata.resourceVersion, ids: treeObjects(list.items.map((o) => ({ ...o, kind }))).map(id).sort() });
+    }
+
+    await k(['delete', 'workspace', org]);
+
+    for (const r of resources) {
+      const { rv, ids } = before.get(r)!;
+      expect(ids.length, r).toBeGreaterThanOrEqual(clusters.length);
+      const watched = await admin(['get', '--raw', `/clusters/*${r}?watch=1&resourceVersion=${rv}&timeoutSeconds=2`]);
+      const events = treeObjects(watched.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Json).map((e) => ({ ...e.object, type: e.type })));
+      const deleted = events.filter((e) => e.type === 'DELETED');
+      // One DELETED per object the tree held, none twice, and the watch's events in resourceVersion order.
+      expect(deleted.map(id).sort()).toEqual(ids);
+      const rvs = events.map((e) => Number(e.metadata.resourceVersion));
+      expect(rvs).toEqual([...rvs].sort((a, b) => a - b));
+      expect(new Set(rvs).size).toBe(rvs.length);
+    }
+    expect(await leftovers(clusters)).toEqual({});
   });
 
   it('a sibling survives the deletion of its neighbour', async () => {

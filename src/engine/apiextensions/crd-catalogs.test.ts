@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StaticCatalog } from '../registry/catalog.js';
 import { createMemoryStore } from '../storage/index.js';
 import type { Store } from '../storage/store.js';
+import { tenancyResourceType } from '../tenancy/crds.js';
 import { CRDCatalogs } from './crd-catalogs.js';
 
 const prefix = '/registry/apiextensions.k8s.io/customresourcedefinitions/';
@@ -46,7 +47,7 @@ function setup() {
   }
   const { store, lists } = recording(raw);
   const builtin = new StaticCatalog([], 'builtin');
-  const catalogs = new CRDCatalogs(store, { baseFor: () => builtin, widest: () => builtin });
+  const catalogs = new CRDCatalogs(store, { baseFor: () => builtin, widest: () => builtin, widestBelowRoot: () => builtin });
   catalogs.start();
   return { raw, lists, catalogs, builtin };
 }
@@ -58,6 +59,31 @@ describe('CRDCatalogs', () => {
     expect(catalogs.catalogFor('a').find('example.com', 'v1', 'things')).toBeDefined();
     catalogs.catalogFor('a');
     expect(lists).toEqual([`${prefix}a/`]);
+  });
+
+  it('finds a cluster’s content through its own catalog when it has CRDs, else through the widest set below root, unread', () => {
+    const raw = createMemoryStore();
+    raw.commit([{ type: 'create', key: `${prefix}a/things.example.com`, value: JSON.stringify(crd('things')) }]);
+    const base = (name: string) => new StaticCatalog([], name);
+    const [served, wide, belowRoot] = [base('served'), base('wide'), base('below-root')];
+    const asked: string[] = [];
+    const boundType = tenancyResourceType('workspaces');
+    const bound = {
+      typesIn: (cluster: string) => (cluster === 'd' ? { hash: 'h', types: [boundType] } : undefined),
+      mayBindIn: (cluster: string) => cluster === 'd',
+      onChange: () => {},
+    };
+    const catalogs = new CRDCatalogs(raw, { baseFor: (cluster) => (asked.push(cluster), served), widest: () => wide, widestBelowRoot: () => belowRoot }, bound);
+    catalogs.start();
+    expect(catalogs.contentCatalogFor('a').find('example.com', 'v1', 'things')).toBeDefined();
+    expect(catalogs.contentCatalogFor('b')).toBe(belowRoot);
+    expect(catalogs.contentCatalogFor('d').find(boundType.group, boundType.version, boundType.resource)).toBe(boundType);
+    // Root serves Shards, which no other cluster does: its own catalog.
+    expect(catalogs.contentCatalogFor('root')).toBe(served);
+    expect(asked).toEqual(['a', 'd', 'root']);
+    // A CRD appearing later is seen, cached or not.
+    raw.commit([{ type: 'create', key: `${prefix}b/gadgets.example.com`, value: JSON.stringify(crd('gadgets')) }]);
+    expect(catalogs.contentCatalogFor('b').find('example.com', 'v1', 'gadgets')).toBeDefined();
   });
 
   it('shares compiled types between clusters holding the same CRD, not between different ones', () => {

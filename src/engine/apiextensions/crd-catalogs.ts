@@ -17,10 +17,10 @@ import { LRUCache } from 'lru-cache';
 import { StaticCatalog, type ClusterCatalog } from '../registry/catalog.js';
 import type { ResourceType } from '../registry/types.js';
 import { annotationsText } from '../registry/stored-object.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
 import { customResourceTypes } from './cr-types.js';
 import { CRD_GROUP, isEstablished, type CustomResourceDefinition } from './crd.js';
-import { APIS_ANNOTATION } from '../machinery/kcp-names.js';
+import { APIS_ANNOTATION, ROOT_CLUSTER } from '../machinery/kcp-names.js';
 import { servedShape, wildcardTypes, type ServedShape } from './wildcard-types.js';
 
 const crdPrefix = `/registry/${CRD_GROUP}/customresourcedefinitions/`;
@@ -56,6 +56,8 @@ interface ClusterEntry {
 export interface BoundTypes {
   /** The cluster's bound types and a content hash of them (undefined: nothing bound). */
   typesIn(cluster: string): { hash: string; types: ResourceType[] } | undefined;
+  /** False when the cluster has no bound types (true may still find none). */
+  mayBindIn(cluster: string): boolean;
   /** Called inside the commit of a binding change with the `<plural>.<group>` names it bound before or after. */
   onChange(listener: (cluster: string, resources: string[]) => void): void;
   /** Bound resources at the `*` wildcard (`<resource>:<identityHash>`), and a content hash of them. */
@@ -66,6 +68,8 @@ export interface BoundTypes {
 export interface BaseCatalogs {
   baseFor(cluster: string): ClusterCatalog;
   widest(): ClusterCatalog;
+  /** The widest set a cluster other than root may serve. */
+  widestBelowRoot(): ClusterCatalog;
 }
 
 interface WildcardView {
@@ -141,6 +145,18 @@ export class CRDCatalogs {
     const entry = this.entry(cluster);
     return (entry.catalog ??= this.build(entry.base, [...entry.crds.values()], this.bound?.typesIn(cluster)));
   };
+
+  /**
+   * A catalog of every type `cluster` may hold objects of, for finding them all (its deletion): the cluster's own
+   * when it has CRDs or bound APIs (or is root), else the widest built-in set below root, found without reading its
+   * LogicalCluster for its API set (a cluster holds no objects of built-in types it does not serve).
+   */
+  contentCatalogFor(cluster: string): ClusterCatalog {
+    if (cluster === ROOT_CLUSTER) return this.catalogFor(cluster);
+    const cached = this.clusters.peek(cluster);
+    const hasCRDs = cached ? cached.crds.size > 0 : hasKeys(this.store, `${crdPrefix}${cluster}/`);
+    return hasCRDs || this.bound?.mayBindIn(cluster) ? this.catalogFor(cluster) : this.bases.widestBelowRoot();
+  }
 
   /** How `cluster` serves group/version/resource from a CRD or a binding right now (undefined: it does not). */
   servedIn(cluster: string, group: string, version: string, resource: string): ServedShape | undefined {

@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
 import type { CustomResourceDefinition } from '../apiextensions/crd.js';
 import type { ResourceType } from '../registry/types.js';
-import type { Store, WatchHandle } from '../storage/store.js';
+import { hasKeys, type Store, type WatchHandle } from '../storage/store.js';
 import type { ReplicatedKind, SharingReplica } from '../shards/sharing-replica.js';
 import { BINDINGS_PREFIX, EXPORTS_PREFIX, SCHEMAS_PREFIX } from './names.js';
 import { resourceTypesForSchema } from './schema-types.js';
@@ -199,6 +199,15 @@ export class BoundAPIs {
 
   bindingsIn(cluster: string): readonly APIBinding[] {
     return this.entry(cluster).bindings;
+  }
+
+  /**
+   * Whether the cluster may serve anything through bindings: from its cached entry, else whether it has an
+   * APIBinding at all (one probe, nothing cached: a cluster being deleted is not worth an entry).
+   */
+  mayBindIn(cluster: string): boolean {
+    const entry = this.clusters.peek(cluster);
+    return entry ? entry.apis.length > 0 : hasKeys(this.store, `${BINDINGS_PREFIX}${cluster}/`);
   }
 
   /** Types and a content hash for the cluster's catalog (undefined: nothing bound). */

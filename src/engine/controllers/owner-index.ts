@@ -108,7 +108,10 @@ export function ownerEntries(obj: KubeObject | undefined): Map<string, OwnerEntr
  * nothing on create and update, and one bounded prefix probe when they are removed.
  */
 export function ownerIndexWriter(store: Store, owners: OwnerResolver): IndexWriter {
-  return (key, before, after) => {
+  return (key, before, after, change) => {
+    // Every row of this index for a removed object is under its cluster's /kcpt/owners/ or /kcpt/gc/absent-owners/
+    // (owners and dependents share a cluster), which a cluster's removal sweeps in the same commit.
+    if (after === undefined && change?.clusterRemoved) return [];
     const was = ownerEntries(before);
     const now = ownerEntries(after);
     const removedUid = after === undefined ? before?.metadata?.uid : undefined;

@@ -43,7 +43,7 @@ import {
 import { FieldManager, SERVER_MANAGER } from './field-manager.js';
 import { finalizersAfterDelete } from './gc-finalizers.js';
 import { updateScopeOf } from './update-scopes.js';
-import type { IndexWriter } from './index-writer.js';
+import type { IndexChange, IndexWriter } from './index-writer.js';
 import { clusterAnnotation, decodeStored, encodeStored, objectKey } from './stored-object.js';
 import type { KubeObject, ResourceType, StrategyContext } from './types.js';
 import type { CreateAdmission, WriteReview } from './write-admission.js';
@@ -433,20 +433,27 @@ export class GenericStore {
    * the object goes in one delete, as kube's store does when an update empties the finalizers: watchers see only
    * DELETED (carrying the object as last stored) and none of update's pipeline runs for a state nobody will read.
    * Otherwise it is an ordinary update (and the object stays). `current` is the stored row `obj` was read from: the
-   * delete is conditional on its revision. Returns whether the object is removed.
+   * delete is conditional on its revision. `removal`: what its index writers are told when it is removed. Returns
+   * whether the object is removed.
    */
-  releaseFinalizer(ctx: OpContext, current: KeyValue, obj: KubeObject, finalizer: string, opts: { batch?: WriteBatch } = {}): boolean {
+  releaseFinalizer(
+    ctx: OpContext,
+    current: KeyValue,
+    obj: KubeObject,
+    finalizer: string,
+    opts: { batch?: WriteBatch; removal?: IndexChange } = {},
+  ): boolean {
     const meta = obj.metadata ?? {};
     const finalizers = (meta.finalizers ?? []).filter((f) => f !== finalizer);
     const next = { ...obj, metadata: { ...meta, finalizers } };
     if (!meta.deletionTimestamp || this.blockers(ctx.rt, next).length > 0) {
-      this.update(ctx, meta.name!, next, opts);
+      this.update(ctx, meta.name!, next, { batch: opts.batch });
       return false;
     }
     const ops: WriteOp[] = [{ type: 'delete', key: current.key, expectedRevision: current.revision }];
     const marker = this.store.get(deletionMarkerKey(current.key));
     if (marker) ops.push(removeRow(marker));
-    ops.push(...this.indexOps(current.key, obj, undefined));
+    ops.push(...this.indexOps(current.key, obj, undefined, opts.removal));
     if (opts.batch) opts.batch.add(ops, () => {});
     else this.commitOrConflict(ctx, meta.name!, ops);
     return true;
@@ -543,12 +550,12 @@ export class GenericStore {
   }
 
   /** The secondary-key ops every index writer asks for with this change (also for writes made past the pipeline). */
-  indexOps(key: string, before: KubeObject | undefined, after: KubeObject | undefined): WriteOp[] {
+  indexOps(key: string, before: KubeObject | undefined, after: KubeObject | undefined, change?: IndexChange): WriteOp[] {
     const writers = this.extensions.indexWriters;
     const ops: WriteOp[] = [];
     if (!writers) return ops;
     // A loop, not flatMap: a dozen writers run on every write and nearly all answer [] (flatMap cost ~10× as much).
-    for (const write of writers) for (const op of write(key, before, after)) ops.push(op);
+    for (const write of writers) for (const op of write(key, before, after, change)) ops.push(op);
     return ops;
   }
 

@@ -201,7 +201,7 @@ export function assembleServer(config: ServerConfig, foundation: Foundation, add
   const onError = (controller: string, key: string, err: unknown) => config.debug(`controller ${controller}: ${key}: ${(err as Error).message}`);
   const tenancyParts = tenancy.assemble({
     generic,
-    catalogFor,
+    contentCatalogFor: (cluster) => crdCatalogs.contentCatalogFor(cluster),
     namespaces: types.namespaces,
     logicalClusters: types.logicalClusters,
     clusterRoleBindings: types.clusterRoleBindings,

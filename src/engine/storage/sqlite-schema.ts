@@ -194,7 +194,8 @@ export interface Statements {
   countAfterOpen: Stmt<[string], number>;
   insertObject: Stmt<[string, number, number, string]>;
   updateObject: Stmt<[number, string, string]>;
-  deleteObject: Stmt<[string]>;
+  /** Deletes a row and answers what it held: one statement where a read and a delete were two. */
+  deleteObject: Stmt<[string], ObjectRow>;
   insertEvent: Stmt<[number, string, number, string, string | null, number, number, number]>;
   scanEvents: Stmt<[number, number, string, string, number], EventRow>;
   scanEventsOpen: Stmt<[number, number, string, number], EventRow>;
@@ -241,7 +242,7 @@ export function prepareStatements(db: Database.Database): Statements {
       'INSERT INTO objects (key, revision, create_revision, value) VALUES (?, ?, ?, ?)',
     ),
     updateObject: db.prepare<[number, string, string]>('UPDATE objects SET revision = ?, value = ? WHERE key = ?'),
-    deleteObject: db.prepare<[string]>('DELETE FROM objects WHERE key = ?'),
+    deleteObject: db.prepare<[string], ObjectRow>(`DELETE FROM objects WHERE key = ? RETURNING ${OBJECT_COLUMNS}`),
     insertEvent: db.prepare<[number, string, number, string, string | null, number, number, number]>(
       'INSERT INTO events (revision, key, type, value, prev_value, prev_revision, create_revision, ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),

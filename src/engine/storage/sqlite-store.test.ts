@@ -9,7 +9,7 @@ import { runStoreContract } from './contract.js';
 import { cm, inCluster } from './contract-support.js';
 import { ADDED, DELETED, MODIFIED, SCHEMA_VERSION } from './sqlite-schema.js';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
-import { KeyExistsError, type StoreEvent } from './store.js';
+import { KeyExistsError, RevisionConflictError, type StoreEvent } from './store.js';
 import { deletionMarkerKey, removeRow } from '../registry/object-rules.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'kcpt-sqlite-store-'));
@@ -80,6 +80,24 @@ describe('sqlite store: commits grouped into one transaction', () => {
     expect(reopened.get(cm('c1', 'a'))).toMatchObject({ value: 'a2', revision: 2 });
     expect(reopened.get(cm('c1', 'b'))).toBeUndefined();
     reopened.close();
+  });
+
+  it('keeps a row whose conditional delete failed (it is removed and read in one statement, then put back)', () => {
+    const store = openSqliteStore(freshPath());
+    const [created] = store.commit([{ type: 'create', key: cm('c1', 'a'), value: 'a1' }]);
+    const stale = { type: 'delete' as const, key: cm('c1', 'a'), expectedRevision: created!.revision + 1 };
+    expect(() => store.commit([stale])).toThrow(RevisionConflictError);
+    store.group!(() => {
+      // Inside a group the failed commit is a savepoint: caught, the group goes on with the row there.
+      expect(() => store.commit([{ type: 'create', key: cm('c1', 'b'), value: 'b1' }, stale])).toThrow(RevisionConflictError);
+      expect(store.get(cm('c1', 'a'))?.value).toBe('a1');
+      expect(store.get(cm('c1', 'b'))).toBeUndefined();
+    });
+    expect(store.get(cm('c1', 'a'))).toMatchObject({ value: 'a1', revision: created!.revision });
+    const [deleted] = store.commit([{ type: 'delete', key: cm('c1', 'a'), expectedRevision: created!.revision }]);
+    expect(deleted!.prev).toMatchObject({ value: 'a1', revision: created!.revision });
+    expect(store.list(inCluster('c1')).items).toEqual([]);
+    store.close();
   });
 
   it('rolls the whole group back when it throws, and reuses its revisions', () => {

@@ -327,7 +327,9 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
         results.push({ key: op.key, revision });
         continue;
       }
-      const existing = s.get.get(op.key);
+      // A delete removes the row and reads it in one statement; a failed check below throws, which rolls the
+      // transaction (or the group's savepoint) back, the row included.
+      const existing = op.type === 'delete' ? s.deleteObject.get(op.key) : s.get.get(op.key);
       if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
       if (op.expectedRevision !== undefined && op.expectedRevision !== existing.revision) {
         throw new RevisionConflictError(
@@ -345,7 +347,6 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       } else {
         // A delete logs the last value (watchers and past-revision LISTs need it); prev_value stays NULL.
         s.insertEvent.run(revision, op.key, DELETED, existing.value, null, existing.revision, existing.createRevision, ts);
-        s.deleteObject.run(op.key);
         events.push({ type: 'DELETED', key: op.key, revision, value: previous, prevValue: previous });
       }
       results.push({ key: op.key, revision, prev: { ...existing, value: previous } });
@@ -365,13 +366,12 @@ class SqliteStoreImpl implements SqliteStore, CurrentRows {
       }
       return { key: op.key, revision };
     }
-    const existing = s.get.get(op.key);
+    const existing = op.type === 'delete' ? s.deleteObject.get(op.key) : s.get.get(op.key);
     if (!existing) throw new KeyNotFoundError(`key ${op.key} not found`, op.key);
     if (op.expectedRevision !== undefined && op.expectedRevision !== existing.revision) {
       throw new RevisionConflictError(`key ${op.key} is at revision ${existing.revision}, expected ${op.expectedRevision}`, op.key);
     }
     if (op.type === 'update') s.updateObject.run(revision, this.codec.encode(op.key, op.value), op.key);
-    else s.deleteObject.run(op.key);
     return { key: op.key, revision, prev: { ...existing, value: this.decode(existing.value) } };
   }
 

@@ -34,6 +34,11 @@ export class APISets {
     return this.catalog(`${TENANCY_GROUP},${SHARDS_API}`);
   }
 
+  /** The widest set a cluster other than root may serve (all but Shards). */
+  widestBelowRoot(): ClusterCatalog {
+    return this.catalog(TENANCY_GROUP);
+  }
+
   private catalog(apis: string): ClusterCatalog {
     let catalog = this.byGroups.get(apis);
     if (!catalog) {

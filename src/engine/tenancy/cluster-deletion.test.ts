@@ -1,7 +1,13 @@
-/** The cluster deleter's marks of child workspaces, handed to the child's own pass only while they are what is stored. */
+/**
+ * The cluster deleter's marks of child workspaces, handed to the child's own pass only while they are what is stored;
+ * the owner index in a cluster's final pass.
+ */
 import { describe, expect, it } from 'vitest';
 import { WriteAuthority } from '../admission/write-authority.js';
 import { namespaces } from '../builtin/core/resources.js';
+import { clusterRoleBindings, clusterRoles } from '../builtin/rbac/resources.js';
+import { ownerIndexWriter } from '../controllers/owner-index.js';
+import { OwnerResolver } from '../controllers/owner-references.js';
 import { logicalClusters } from '../builtin/kcp-core/resources.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../machinery/kcp-names.js';
 import { StaticCatalog } from '../registry/catalog.js';
@@ -62,5 +68,56 @@ describe('ClusterContentDeleter.storedObject', () => {
     const ws = store.get(workspaceKey('p', 'w'))!;
     const first = deleter.storedObject(ws);
     expect(deleter.storedObject(ws)).not.toBe(first);
+  });
+});
+
+/**
+ * A cluster `x` whose LogicalCluster is being deleted, holding a ClusterRole `owner` and a ClusterRoleBinding `dep`
+ * it owns (both without finalizers: the final pass deletes their rows), with the owner index written as the server
+ * writes it. `hold`: the LogicalCluster also carries a finalizer nobody removes.
+ */
+function ownedPair(hold: boolean) {
+  const store = createMemoryStore();
+  const catalog = new StaticCatalog([logicalClusters, clusterRoles, clusterRoleBindings], 'test');
+  const ownerIndex = ownerIndexWriter(store, new OwnerResolver(store, () => catalog));
+  const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), garbageCollection: true, indexWriters: [ownerIndex] });
+  const finalizers = [LOGICAL_CLUSTER_DELETION_FINALIZER, ...(hold ? ['example.com/hold'] : [])];
+  generic.create({ rt: logicalClusters, cluster: 'x', namespace: '' }, { apiVersion: 'core.kcp.io/v1alpha1', kind: 'LogicalCluster', metadata: { name: 'cluster', finalizers }, spec: {} });
+  const ctx = (rt: typeof clusterRoles) => ({ rt, cluster: 'x', namespace: '' });
+  const owner = generic.create(ctx(clusterRoles), { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'owner' }, rules: [] });
+  const ownerReferences = [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'owner', uid: owner.metadata!.uid!, blockOwnerDeletion: true }];
+  generic.create(ctx(clusterRoleBindings), {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'dep', ownerReferences },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'owner' },
+    subjects: [],
+  });
+  generic.delete({ rt: logicalClusters, cluster: 'x', namespace: '' }, 'cluster');
+  const deleter = new ClusterContentDeleter(store, generic, () => catalog, logicalClusters);
+  return { store, deleter };
+}
+
+const rowsUnder = (store: ReturnType<typeof createMemoryStore>, prefix: string) => store.list(prefix).items.map((kv) => kv.key);
+
+describe('ClusterContentDeleter: the owner index in a cluster’s final pass', () => {
+  it('leaves no index row behind when the cluster goes in that commit', () => {
+    const { store, deleter } = ownedPair(false);
+    expect(rowsUnder(store, '/kcpt/owners/x/')).toHaveLength(1);
+    const lc = store.get(logicalClusterKey('x'))!;
+    expect(deleter.run('x', lc, decodeStored(lc))).toMatchObject({ done: true });
+    expect(rowsUnder(store, '/registry/')).toEqual([]);
+    expect(rowsUnder(store, '/kcpt/owners/x/')).toEqual([]);
+    expect(rowsUnder(store, '/kcpt/gc/absent-owners/x/')).toEqual([]);
+  });
+
+  it('keeps the index in step with the objects when another finalizer holds the LogicalCluster', () => {
+    const { store, deleter } = ownedPair(true);
+    const lc = store.get(logicalClusterKey('x'))!;
+    expect(deleter.run('x', lc, decodeStored(lc))).toMatchObject({ done: false, heldByOthers: 1 });
+    // The objects are gone and the cluster stays: their index rows went with them, not left for a later sweep.
+    expect(rowsUnder(store, '/registry/rbac.authorization.k8s.io/')).toEqual([]);
+    expect(rowsUnder(store, '/kcpt/owners/x/')).toEqual([]);
+    expect(store.get(logicalClusterKey('x'))).toBeDefined();
   });
 });

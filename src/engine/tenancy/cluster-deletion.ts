@@ -51,6 +51,12 @@ export interface DeletionProgress {
   done: boolean;
 }
 
+/** An object the final pass deletes as its row (its index writers' ops come later in the same commit). */
+interface PlainDelete {
+  key: string;
+  object: KubeObject;
+}
+
 /** Marked children kept for their own pass (see `marks`); past this many the oldest goes. */
 const MARKS_KEPT = 4096;
 
@@ -66,6 +72,7 @@ export class ClusterContentDeleter {
   constructor(
     private readonly store: Store,
     private readonly generic: GenericStore,
+    /** Every type a cluster may hold objects of (a superset of what it serves will do). */
     private readonly catalogFor: (cluster: string) => ClusterCatalog,
     private readonly logicalClusterType: ResourceType,
     /** Resources no cluster has objects of are not looked at (most built-ins, in a workspace-only server). */
@@ -115,18 +122,23 @@ export class ClusterContentDeleter {
     // namespace something still stays in (a ServiceAccount held by a finalizer) is marked and kept, as kube's
     // namespace controller keeps it: no object outlives its namespace.
     const heldIn = new Set<string>();
+    const plain: PlainDelete[] = [];
     let namespaces: ResourceType | undefined;
     for (const rt of last) {
       if (rt.storagePrefix === NAMESPACES) namespaces = rt;
-      else remaining += this.deleteAll(rt, cluster, batch, { final: true, heldIn });
+      else remaining += this.deleteAll(rt, cluster, batch, { final: { plain }, heldIn });
     }
-    if (namespaces) remaining += this.deleteAll(namespaces, cluster, batch, { final: true, keep: heldIn });
+    if (namespaces) remaining += this.deleteAll(namespaces, cluster, batch, { final: { plain }, keep: heldIn });
     if (remaining > 0) {
+      this.addIndexOps(plain, batch, false);
       this.generic.commitBatch(batch);
       return { remaining, heldByOthers: remaining, done: false };
     }
     const ctx = { rt: this.logicalClusterType, cluster, namespace: '' };
-    const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch });
+    // Removed (done) only together with the sweep of the cluster's bookkeeping below.
+    const removal = { clusterRemoved: true };
+    const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch, removal });
+    this.addIndexOps(plain, batch, done);
     if (done) {
       this.sweepBookkeeping(cluster, types, batch);
       this.releaseOwner(lc, batch);
@@ -134,6 +146,17 @@ export class ClusterContentDeleter {
     this.generic.commitBatch(batch);
     // Another finalizer on the LogicalCluster itself keeps it (its removal is an event too, but polling is cheap).
     return { remaining: 0, heldByOthers: done ? 0 : 1, done };
+  }
+
+  /**
+   * The index ops of the final pass's plain deletes, added once the pass knows whether the cluster goes in this
+   * commit: then writers whose rows live under the cluster's swept prefixes are told so (and skip their reads).
+   */
+  private addIndexOps(plain: PlainDelete[], batch: WriteBatch, clusterRemoved: boolean): void {
+    const change = clusterRemoved ? { clusterRemoved } : undefined;
+    const ops: WriteOp[] = [];
+    for (const { key, object } of plain) for (const op of this.generic.indexOps(key, object, undefined, change)) ops.push(op);
+    if (ops.length > 0) batch.add(ops, () => {});
   }
 
   private deletableTypes(cluster: string): ResourceType[] {
@@ -159,9 +182,9 @@ export class ClusterContentDeleter {
   /**
    * Deletes every object of one type in the cluster; returns how many stay (finalizers). `final`: the pass that
    * removes the cluster (nothing else is left in it), where an object without finalizers goes as a plain delete of
-   * its row with its index writers' ops, which is all the generic delete would write for it with background
-   * propagation from this system deleter (no authority or admission applies; its deletion marker, if any, goes with
-   * the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work,
+   * its row, collected in `final.plain` for its index writers' ops (added by the caller in the same commit), which
+   * is all the generic delete would write for it with background propagation from this system deleter (no authority
+   * or admission applies; its deletion marker, if any, goes with the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work,
    * except those named in `keep`, which still hold something and are deleted the generic way (marked). `heldIn`
    * collects the namespace of every object that stays.
    */
@@ -170,11 +193,11 @@ export class ClusterContentDeleter {
     cluster: string,
     batch: WriteBatch,
     {
-      final = false,
+      final,
       keep,
       heldIn,
       marked,
-    }: { final?: boolean; keep?: ReadonlySet<string>; heldIn?: Set<string>; marked?: Map<string, KubeObject> } = {},
+    }: { final?: { plain: PlainDelete[] }; keep?: ReadonlySet<string>; heldIn?: Set<string>; marked?: Map<string, KubeObject> } = {},
   ): number {
     let remaining = 0;
     const prefix = `/registry/${rt.storagePrefix}/${cluster}/`;
@@ -183,7 +206,8 @@ export class ClusterContentDeleter {
       const { namespace, name } = keyNamespaceAndName(rt, kv.key);
       const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
-        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }, ...this.generic.indexOps(kv.key, object, undefined)], () => {});
+        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
+        final.plain.push({ key: kv.key, object: object! });
         continue;
       }
       try {

@@ -28,7 +28,8 @@ import type { ShardDirectory } from './shard-placement.js';
 
 export interface TenancyAssemblyDeps {
   generic: GenericStore;
-  catalogFor(cluster: string): ClusterCatalog;
+  /** A catalog of every type a cluster may hold objects of (CRDCatalogs.contentCatalogFor), for its deletion. */
+  contentCatalogFor(cluster: string): ClusterCatalog;
   namespaces: ResourceType;
   logicalClusters: ResourceType;
   clusterRoleBindings: ResourceType;
@@ -113,7 +114,7 @@ export class Tenancy {
       remote,
     });
     const occupied = new OccupiedResources(store);
-    const deleter = new ClusterContentDeleter(store, deps.generic, deps.catalogFor, deps.logicalClusters, occupied, this.workspaces);
+    const deleter = new ClusterContentDeleter(store, deps.generic, deps.contentCatalogFor, deps.logicalClusters, occupied, this.workspaces);
     return {
       scheduleOnCreate: () => deps.generic.foldIntoCreatesOf(this.workspaces, (ws, row) => scheduler.scheduleOnCreate(clusterOfKey(row.key), ws, row)),
       homes: new HomeWorkspaces({ store, generic: deps.generic, workspaces: this.workspaces, paths: this.paths, options: this.homeOptions }),
