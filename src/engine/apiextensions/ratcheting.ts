@@ -25,28 +25,59 @@ function fieldSchema(s: Schema, field: string): Schema | undefined {
   return isPlainObject(s.additionalProperties) ? s.additionalProperties : undefined;
 }
 
-/** A map-list item's composite key (its key fields, all present and scalar), or undefined. */
-function mapListKey(item: unknown, keys: string[]): string | undefined {
+/**
+ * A map-list item's composite key, as kube's listtype keyStrategy makes it: the key fields' scalar values (a missing
+ * one is null); an item that is not an object or has a non-scalar key field has none.
+ */
+function mapListKey(item: unknown, keys: readonly string[]): string | undefined {
   if (!isPlainObject(item)) return undefined;
   const values: unknown[] = [];
   for (const k of keys) {
-    const v = ownValue(item, k);
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return undefined;
+    const v = ownValue(item, k) ?? null;
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return undefined;
     values.push(v);
   }
   return JSON.stringify(values);
 }
 
-/** The old item a new map-list item is correlated with: the first with the same keys. */
-function correlatedItem(schema: Schema, item: unknown, oldList: unknown[]): unknown {
+/**
+ * The old item each new item of an `x-kubernetes-list-type: map` list is correlated with (the first old item with
+ * the same keys), as kube correlates them for ratcheting and CEL transition rules: the old list is indexed once, so
+ * correlating its n items costs O(n).
+ */
+export function correlateMapList(oldList: readonly unknown[], keys: readonly string[]): (item: unknown) => unknown {
+  const byKey = new Map<string, unknown>();
+  for (const o of oldList) {
+    const k = mapListKey(o, keys);
+    if (k !== undefined && !byKey.has(k)) byKey.set(k, o);
+  }
+  return (item) => {
+    const k = mapListKey(item, keys);
+    return k === undefined ? undefined : byKey.get(k);
+  };
+}
+
+/**
+ * What one ratcheting pass has worked out, so that n errors under one list cost O(n), not n walks of it: old lists'
+ * correlations, and whether a (new) value equals its correlated old value (a value's place in the object fixes its
+ * correlated old value, so the new object or list is the key).
+ */
+interface Correlations {
+  lists: Map<readonly unknown[], (item: unknown) => unknown>;
+  equal: Map<object, boolean>;
+}
+
+/** The old item a new map-list item is correlated with. */
+function correlatedItem(schema: Schema, item: unknown, oldList: unknown[], seen: Correlations): unknown {
   const keys = schema['x-kubernetes-list-map-keys'];
   if (schema.type !== 'array' || schema['x-kubernetes-list-type'] !== 'map' || !Array.isArray(keys) || keys.length === 0) return undefined;
-  const key = mapListKey(item, keys as string[]);
-  return key === undefined ? undefined : oldList.find((o) => mapListKey(o, keys as string[]) === key);
+  let lookup = seen.lists.get(oldList);
+  if (!lookup) seen.lists.set(oldList, (lookup = correlateMapList(oldList, keys as string[])));
+  return lookup(item);
 }
 
 /** Whether the deepest value correlated along `segments` is unchanged (then so is every correlated node above it). */
-function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: Schema): boolean {
+function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: Schema, seen: Correlations): boolean {
   let now = obj;
   let before = old;
   let s: Schema | undefined = schema;
@@ -61,7 +92,7 @@ function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: 
       [now, before] = [next, prev];
     } else if (Array.isArray(now) && Array.isArray(before)) {
       const item = now[Number(seg)];
-      const prev = correlatedItem(s, item, before);
+      const prev = correlatedItem(s, item, before, seen);
       s = isPlainObject(s.items) ? s.items : undefined;
       if (prev === undefined || !s) break;
       [now, before] = [item, prev];
@@ -69,7 +100,10 @@ function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: 
       break;
     }
   }
-  return jsonEqual(now, before);
+  if (now === null || typeof now !== 'object') return jsonEqual(now, before);
+  let equal = seen.equal.get(now);
+  if (equal === undefined) seen.equal.set(now, (equal = jsonEqual(now, before)));
+  return equal;
 }
 
 /**
@@ -79,10 +113,11 @@ function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: 
 export function ratchetSchemaErrors(errors: SchemaError[], obj: unknown, old: unknown, schema: unknown, oldErrors: () => SchemaError[]): SchemaError[] {
   if (old === undefined || errors.length === 0 || !isPlainObject(schema)) return errors;
   let oldHadDuplicates: boolean | undefined;
+  const seen: Correlations = { lists: new Map(), equal: new Map() };
   return errors.filter((e) => {
     if (e.keyword === 'x-kubernetes-embedded-resource') return true;
     if (e.keyword === 'x-kubernetes-list-type') return !(oldHadDuplicates ??= oldErrors().some((o) => o.keyword === 'x-kubernetes-list-type'));
     const segments = e.instancePath ? e.instancePath.slice(1).split('/').map((seg) => seg.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
-    return !unchangedAlong(segments, obj, old, schema);
+    return !unchangedAlong(segments, obj, old, schema, seen);
   });
 }

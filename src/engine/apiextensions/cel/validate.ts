@@ -16,6 +16,7 @@ import { observedSizes, toCel, type CelNode } from './decl-types.js';
 import type { CompiledRule, CompiledRules, RuleNode } from './compile.js';
 import { estimateCost, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost.js';
 import { resolveFieldPath } from './compile.js';
+import { correlateMapList } from '../ratcheting.js';
 
 interface Budget {
   remaining: number;
@@ -50,7 +51,7 @@ function validateNode(rn: RuleNode, value: unknown, old: unknown, hasOld: boolea
   }
   if (!rn.elem) return;
   if (Array.isArray(value)) {
-    const match = rn.listType === 'map' && hasOld && Array.isArray(old) ? correlateByKeys(old, rn.listMapKeys ?? []) : undefined;
+    const match = rn.listType === 'map' && hasOld && Array.isArray(old) ? correlateMapList(old, rn.listMapKeys ?? []) : undefined;
     value.forEach((item, i) => {
       if (budget.exhausted) return;
       const oldItem = match?.(item);
@@ -63,19 +64,6 @@ function validateNode(rn: RuleNode, value: unknown, old: unknown, hasOld: boolea
       validateNode(rn.elem, ownValue(value, k), ownValue(oldMap, k), !!oldMap && Object.hasOwn(oldMap, k), `${path}[${k}]`, errs, budget);
     }
   }
-}
-
-function correlateByKeys(old: unknown[], keys: string[]): (item: unknown) => unknown {
-  const keyOf = (v: unknown) => (isPlainObject(v) ? JSON.stringify(keys.map((k) => ownValue(v, k) ?? null)) : undefined);
-  const byKey = new Map<string, unknown>();
-  for (const o of old) {
-    const k = keyOf(o);
-    if (k !== undefined) byKey.set(k, o);
-  }
-  return (item) => {
-    const k = keyOf(item);
-    return k === undefined ? undefined : byKey.get(k);
-  };
 }
 
 function schemaType(node: CelNode): string {
