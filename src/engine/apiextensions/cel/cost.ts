@@ -57,7 +57,8 @@ export function estimateCost(ast: Ast, root: CelNode, sizeOf: SizeOf): number {
 
 function child(e: Estimate, scope: Scope, fieldName?: string): Estimate {
   const n = e.node;
-  if (!n) return { cost: 0, size: e.size };
+  // A value of unknown shape (no schema node): its items may be as large as a request.
+  if (!n) return { cost: 0, size: MAX_REQUEST_SIZE_BYTES };
   let c: CelNode | undefined;
   if (n.kind === 'object' && fieldName !== undefined) c = n.fields?.get(fieldName)?.node;
   else if (n.kind === 'list' || n.kind === 'map') c = n.elem;
@@ -82,7 +83,7 @@ function est(ast: Ast, scope: Scope): Estimate {
   switch (ast.op) {
     case 'value': {
       const v = args;
-      if (typeof v === 'string') return { cost: 0, size: v.length };
+      if (typeof v === 'string') return { cost: 0, size: v.length, node: STRING };
       if (v instanceof Uint8Array) return { cost: 0, size: v.length };
       return { cost: 0, size: 1 };
     }
@@ -105,8 +106,11 @@ function est(ast: Ast, scope: Scope): Estimate {
     }
     case 'list': {
       // Building a list literal is work per element, even of constants (which cost nothing themselves).
+      // Its items are as large as its largest item: iterating `[self.a, self.b]` visits lists of their sizes.
       const items = (args as Ast[]).map((a) => est(a, scope));
-      return { cost: sumArgs(items) + 1 + items.length, size: items.length };
+      const largest = items.reduce<Estimate | undefined>((m, e) => (!m || e.size > m.size ? e : m), undefined);
+      const node = largest && listOf({ cost: 0, size: largest.size, node: largest.node ?? SCALAR });
+      return { cost: sumArgs(items) + 1 + items.length, size: items.length, node };
     }
     case 'map': {
       const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
@@ -149,7 +153,7 @@ function operator(ast: Ast, scope: Scope): Estimate {
     case '+': {
       const size = l.size + r.size;
       const kind = l.node?.kind;
-      return { cost: base + Math.max(1, kind === 'list' ? size : traverse(size)), size, node: kind === 'list' ? widen(l, r, scope) : undefined };
+      return { cost: base + Math.max(1, kind === 'list' ? size : traverse(size)), size, node: kind === 'list' ? widen(l, r, scope) : kind === 'string' ? STRING : undefined };
     }
     case 'in':
       return { cost: base + (r.node?.kind === 'map' ? 1 : r.size * equalityCost(l, { cost: 0, size: l.size, node: r.node?.elem })), size: 1 };
@@ -207,6 +211,8 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
 }
 
 const STRING: CelNode = { kind: 'string', schema: {}, type: 'string', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 2 };
+/** A literal's item that is no string: its size is the estimate's. */
+const SCALAR: CelNode = { kind: 'dyn', schema: {}, type: 'dyn', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 1 };
 
 /** A list computed by the expression whose items are `e` (of e.size elements each). */
 function listOf(e: Estimate): CelNode | undefined {
