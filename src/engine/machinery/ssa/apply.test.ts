@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApplyConflictError, applyConfig, Managers, recordUpdate, UndeclaredFieldsError, type ManagedFieldsEntry } from './apply.js';
-import { FieldSet } from './fieldset.js';
+import { FieldSet, type FieldsV1 } from './fieldset.js';
 import { configMapType } from '../../builtin/test-support.js';
 import { deploymentLikeType } from './test-types.js';
 import type { TypeNode } from './type-info.js';
@@ -265,7 +265,7 @@ describe('recordUpdate', () => {
     const n = 3_000;
     const data: Record<string, string> = {};
     const entries: ManagedFieldsEntry[] = [];
-    const mine: Record<string, object> = {};
+    const mine: FieldsV1 = {};
     for (let i = 0; i < n; i++) {
       data[`k${i}`] = 'v';
       data[`x${i}`] = 'v';
