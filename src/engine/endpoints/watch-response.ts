@@ -1,9 +1,10 @@
 /**
  * The HTTP response a watch streams into, whatever produces its events (a resource's watch, the workspace index):
  * it takes the reply over from fastify, sends the head, writes each event as the negotiated frame, and ends the stream
- * when the client falls too far behind, when the server shuts down, or when the producer is done. A watcher that
- * stops reading would otherwise make the server buffer every event for it without end; cut, it relists and resumes
- * from its last resourceVersion, as client-go's reflector does after any dropped watch.
+ * when the server shuts down or the producer is done. A watcher that stops reading would otherwise make the server
+ * buffer every event for it without end: once it falls too far behind, its stream is dropped (reset, its backlog
+ * freed), and it relists and resumes from its last resourceVersion, as client-go's reflector does after any dropped
+ * watch.
  *
  * Events are queued and written once per turn of the event loop (setImmediate): every commit handled in one turn
  * reaches a watcher as one socket write, one chunk and one TLS record, where each event used to cost its own. Under
@@ -119,19 +120,20 @@ export class WatchResponse implements WatchSink {
     }
   }
 
+  /** Ended or dropped: nothing more goes out. */
   get ended(): boolean {
-    return this.raw.writableEnded;
+    return this.closed || this.raw.writableEnded;
   }
 
   /** Writes one event; false once the stream has ended (now, because the watcher fell too far behind, or before). */
   send(type: WatchEventType, objectJson: string): boolean {
-    if (this.raw.writableEnded) return false;
+    if (this.ended) return false;
     return this.write(this.writer.event(type, objectJson));
   }
 
   /** Writes a line as it is, outside the negotiated form (the workspace index's references for the front proxy). */
   sendLine(line: string): boolean {
-    if (this.raw.writableEnded) return false;
+    if (this.ended) return false;
     return this.write(Buffer.from(line));
   }
 
@@ -143,7 +145,7 @@ export class WatchResponse implements WatchSink {
   }
 
   end = (): void => {
-    if (this.raw.writableEnded) return;
+    if (this.ended) return;
     this.flush();
     this.raw.end();
   };
@@ -177,7 +179,9 @@ export class WatchResponse implements WatchSink {
   private write(frame: Buffer): boolean {
     this.queue(frame);
     if (this.raw.writableLength + this.queuedBytes <= maxUnreadWatchBytes) return true;
-    this.end();
+    // Dropped, not ended: an end waits behind the 16 MiB its client is not reading, which stayed buffered (and the
+    // stream open) for as long as the client kept its connection, one such backlog per watch it had opened.
+    this.abandon();
     return false;
   }
 
