@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ApplyConflictError, applyConfig, Managers, recordUpdate, UndeclaredFieldsError, type ManagedFieldsEntry } from './apply.js';
+import { MAX_MANAGED_PATH_ELEMENTS } from './managers.js';
 import { FieldSet, type FieldsV1 } from './fieldset.js';
 import { configMapType } from '../../builtin/test-support.js';
 import { deploymentLikeType } from './test-types.js';
@@ -256,6 +257,35 @@ describe('recordUpdate', () => {
     expect(mf).toHaveLength(10);
     expect(mf[0]).toMatchObject({ manager: 'ancient-changes', operation: 'Update', time: '2026-01-01T00:00:12Z' });
     expect(mf[0]!.fieldsV1).toEqual({ 'f:data': { '.': {}, 'f:k0': {}, 'f:k1': {}, 'f:k2': {} } });
+  });
+
+  it('decodes a fieldsV1 whose paths would hold more than the budget of path elements as malformed, before holding them', () => {
+    // A chain 400 deep with 100 leaves at every level (440 KB): 40,000 paths of 200 elements on average, 8e6 in all;
+    // decoding it took 6-9 s and 120-220 MB. Malformed managedFields fall back as upstream's do.
+    let node: FieldsV1 = {};
+    const comb = node;
+    for (let depth = 0; depth < 400; depth++) {
+      for (let leaf = 0; leaf < 100; leaf++) node[`f:s${leaf}`] = {};
+      node = node['f:n'] = {};
+    }
+    const entry = (fieldsV1: FieldsV1) => ({ manager: 'm', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 });
+    let held = 0;
+    const add = FieldSet.prototype.add;
+    const spy = vi.spyOn(FieldSet.prototype, 'add').mockImplementation(function (this: FieldSet, path: string[]) {
+      held += path.length;
+      return add.call(this, path);
+    });
+    try {
+      expect(Managers.decode([entry(comb)])).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(held).toBeLessThanOrEqual(MAX_MANAGED_PATH_ELEMENTS);
+    // Every key of a 1.5 MB ConfigMap owned by ten managers is far inside it.
+    const keys: FieldsV1 = {};
+    for (let i = 0; i < 100_000; i++) keys[`f:k${i}`] = {};
+    const owners = Managers.decode(Array.from({ length: 10 }, (_, i) => ({ ...entry({ 'f:data': keys }), manager: `m${i}` })));
+    expect(owners?.size).toBe(10);
   });
 
   it('prunes thousands of dropped fields under thousands of owners in work linear in the fields', () => {
