@@ -10,6 +10,34 @@ export type Path = PathElement[];
 
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
+/**
+ * The most path elements field tracking takes in for one write (each member of a set keeps its whole path, so an
+ * object or fieldsV1 shaped as a deep chain with leaves at every level holds elements quadratic in its size).
+ * Ownership of every field of a 1.5 MB object by several managers stays far below it.
+ */
+export const MAX_TRACKED_PATH_ELEMENTS = 1 << 21;
+
+/** Thrown by `add` once the running write's budget (withPathBudget) is spent. */
+export class FieldTrackingTooLarge extends Error {
+  constructor() {
+    super(`field tracking of this object takes more than ${MAX_TRACKED_PATH_ELEMENTS} path elements`);
+  }
+}
+
+// Writes are tracked synchronously, one at a time: the budget of the one being tracked (none outside).
+let pathBudget = Number.POSITIVE_INFINITY;
+
+/** Runs `fn` (one write's field tracking) with a fresh budget of MAX_TRACKED_PATH_ELEMENTS path elements. */
+export function withPathBudget<T>(fn: () => T): T {
+  const outer = pathBudget;
+  pathBudget = MAX_TRACKED_PATH_ELEMENTS;
+  try {
+    return fn();
+  } finally {
+    pathBudget = outer;
+  }
+}
+
 export class FieldSet {
   private readonly paths = new Map<string, Path>();
   /** Keys of every proper prefix of a member, built on the first hasChildrenOf and dropped by add/delete. */
@@ -28,6 +56,10 @@ export class FieldSet {
   }
 
   add(p: Path): this {
+    if ((pathBudget -= p.length) < 0) {
+      pathBudget = 0;
+      throw new FieldTrackingTooLarge();
+    }
     this.paths.set(FieldSet.key(p), p);
     this.prefixes = undefined;
     return this;
@@ -138,32 +170,22 @@ export class FieldSet {
     return sortKeys(root);
   }
 
-  /**
-   * The members of a FieldsV1 tree. `budget.elements` is how many path elements the members may hold in all (each
-   * member keeps its whole path): past it the walk stops and this returns undefined. A tree of n nodes holds up to
-   * n²/2 elements (a deep chain with leaves at every level): a 440 KB fieldsV1 took 6–9 s and 120–220 MB to decode.
-   */
-  static fromFieldsV1(f: FieldsV1 | null | undefined): FieldSet;
-  static fromFieldsV1(f: FieldsV1 | null | undefined, budget: { elements: number }): FieldSet | undefined;
-  static fromFieldsV1(f: FieldsV1 | null | undefined, budget = { elements: Infinity }): FieldSet | undefined {
+  static fromFieldsV1(f: FieldsV1 | null | undefined): FieldSet {
     const set = new FieldSet();
-    const add = (path: Path): boolean => {
-      budget.elements -= path.length;
-      if (budget.elements < 0) return false;
-      set.add(path);
-      return true;
-    };
-    const walk = (node: FieldsV1, path: Path): boolean => {
+    const walk = (node: FieldsV1, path: Path): void => {
       const keys = Object.keys(node ?? {});
-      if (keys.length === 0) return path.length === 0 || add(path);
+      if (keys.length === 0) {
+        if (path.length > 0) set.add(path);
+        return;
+      }
       for (const k of keys) {
         if (k === '.') {
-          if (path.length > 0 && !add(path)) return false;
-        } else if (!walk(node[k]!, [...path, k])) return false;
+          if (path.length > 0) set.add(path);
+        } else walk(node[k]!, [...path, k]);
       }
-      return true;
     };
-    return walk(f ?? {}, []) ? set : undefined;
+    walk(f ?? {}, []);
+    return set;
   }
 }
 

@@ -35,14 +35,6 @@ export const UNOWNED_PATHS: readonly Path[] = [
 ];
 const unowned = new FieldSet(UNOWNED_PATHS);
 
-/**
- * The most path elements a managedFields list's field sets may hold in all (each member keeps its whole path): a
- * list past it decodes as malformed, which falls back as upstream does (a request's entries to the live object's,
- * the live object's to none). Ownership of every field of a 1.5 MB object by several managers stays far below it;
- * a fieldsV1 shaped as a deep chain with leaves at every level reaches it from ~100 KB (quadratic in its size).
- */
-export const MAX_MANAGED_PATH_ELEMENTS = 1 << 21;
-
 /** Update entries beyond this many are folded, oldest first, into `ancient-changes`. */
 export const MAX_UPDATE_MANAGERS = 10;
 export const ANCIENT_CHANGES = 'ancient-changes';
@@ -66,19 +58,16 @@ export class Managers {
     const out = new Managers();
     if (entries === undefined || entries === null) return out;
     if (!Array.isArray(entries)) return undefined;
-    const budget = { elements: MAX_MANAGED_PATH_ELEMENTS };
     for (const e of entries) {
       if (!isEntry(e)) return undefined;
       if (e.operation !== 'Apply' && e.operation !== 'Update') return undefined;
       if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') return undefined;
       if (e.fieldsV1 !== undefined && (typeof e.fieldsV1 !== 'object' || e.fieldsV1 === null)) return undefined;
-      const set = FieldSet.fromFieldsV1(e.fieldsV1, budget);
-      if (!set) return undefined;
       const m: Manager = {
         manager: typeof e.manager === 'string' ? e.manager : '',
         operation: e.operation,
         apiVersion: typeof e.apiVersion === 'string' ? e.apiVersion : '',
-        set,
+        set: FieldSet.fromFieldsV1(e.fieldsV1),
       };
       if (typeof e.time === 'string') m.time = e.time;
       if (typeof e.subresource === 'string' && e.subresource) m.subresource = e.subresource;
