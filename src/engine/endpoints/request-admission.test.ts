@@ -1,6 +1,6 @@
 import http from 'node:http';
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTurn } from './create-turn.js';
@@ -10,10 +10,10 @@ import { sendStatusError, toStatusError } from './responses.js';
 type Answered = { url: string; code: number; elapsedMs: number };
 
 /** An app behind the admission hook whose `answered` reports are collected; each user's token is their name. */
-async function admitted(app: FastifyInstance, reports: Answered[]) {
+async function admitted(app: FastifyInstance, reports: Answered[], inflight = { readOnly: 0, mutating: 0, watchesPerUser: 1 }) {
   installRequestAdmission(app, {
     authenticator: { authenticate: (name) => (name === 'nobody' ? undefined : { username: name, groups: [] }) },
-    inflight: { readOnly: 0, mutating: 0, watchesPerUser: 1 },
+    inflight,
     requestTimeoutMs: 60_000,
     answered: (request, reply, elapsedMs) => reports.push({ url: request.url, code: reply.statusCode, elapsedMs }),
   });
@@ -27,6 +27,9 @@ async function admitted(app: FastifyInstance, reports: Answered[]) {
     await new Promise((resolve) => setTimeout(resolve, 5000).unref());
     return { ok: true };
   });
+  // An answer larger than what flow control and the socket buffers take in while its client does not read.
+  const big = Buffer.alloc(32 * 1024 * 1024, 'a');
+  app.get('/big', (_request, reply) => reply.type('text/plain').send(big));
   app.get('/watch', (_request, reply) => {
     reply.raw.writeHead(200, { 'content-type': 'application/json' });
     reply.raw.write('\n');
@@ -36,6 +39,15 @@ async function admitted(app: FastifyInstance, reports: Answered[]) {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { port: (app.server.address() as AddressInfo).port, endWatches: () => ends.splice(0).forEach((end) => end()) };
 }
+
+/** The status of one GET over an HTTP/2 session, as `user` (the body is read and dropped). */
+const h2Status = (session: http2.ClientHttp2Session, path: string, user: string) =>
+  new Promise<number>((resolve, reject) => {
+    const stream = session.request({ ':path': path, authorization: `Bearer ${user}` });
+    stream.on('response', (headers) => resolve(Number(headers[':status'])));
+    stream.on('error', reject);
+    stream.resume();
+  });
 
 const until = async (check: () => boolean) => {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -111,13 +123,7 @@ describe('what the admission hook reports once a request is answered', () => {
     const { port } = await admitted(app, reports);
     const session = http2.connect(`http://127.0.0.1:${port}`);
     try {
-      const status = await new Promise<number>((resolve, reject) => {
-        const stream = session.request({ ':path': '/slow', authorization: 'Bearer alice' });
-        stream.on('response', (headers) => resolve(Number(headers[':status'])));
-        stream.on('error', reject);
-        stream.resume();
-      });
-      expect(status).toBe(200);
+      expect(await h2Status(session, '/slow', 'alice')).toBe(200);
       const cancelled = session.request({ ':path': '/slow', authorization: 'Bearer bob' });
       cancelled.on('error', () => {});
       setTimeout(() => cancelled.close(http2.constants.NGHTTP2_CANCEL), 5);
@@ -164,5 +170,67 @@ describe('what the admission hook reports once a request is answered', () => {
     });
     endWatches();
     expect(watchCode).toBe(200);
+  });
+
+  describe('an answer its client does not read is dropped at the deadline, giving its in-flight slot back', () => {
+    // Two identities of one tenant asked for big answers and never read them: the answers stayed buffered and the
+    // slots taken for as long as the connections lasted, and every other user got 429 (live: 220 LISTs of 1 MB).
+    const budget = { readOnly: 2, mutating: 1, watchesPerUser: 1 }; // one slot per user, two in all
+
+    it('over HTTP/2: the stream is cancelled', async () => {
+      const reports: Answered[] = [];
+      app = Fastify({ http2: true }) as unknown as FastifyInstance;
+      const { port } = await admitted(app, reports, budget);
+      const session = http2.connect(`http://127.0.0.1:${port}`);
+      session.on('error', () => {});
+      try {
+        const resets: number[] = [];
+        const answered: number[] = [];
+        for (const user of ['tenant-a', 'tenant-a-sa']) {
+          const stream = session.request({ ':path': '/big?timeout=300ms', authorization: `Bearer ${user}` });
+          stream.on('response', (headers) => answered.push(Number(headers[':status'])));
+          stream.on('error', () => {});
+          stream.on('close', () => resets.push(stream.rstCode ?? -1));
+          stream.pause();
+        }
+        await until(() => answered.length === 2);
+        expect(answered).toEqual([200, 200]);
+        await until(() => resets.length === 2);
+        expect(resets).toEqual([http2.constants.NGHTTP2_CANCEL, http2.constants.NGHTTP2_CANCEL]);
+        expect(await h2Status(session, '/slow', 'tenant-b')).toBe(200);
+        await until(() => reports.length === 3);
+        expect(reports.map((r) => [r.url, r.code])).toEqual([['/big?timeout=300ms', 200], ['/big?timeout=300ms', 200], ['/slow', 200]]);
+      } finally {
+        session.destroy();
+      }
+    });
+
+    it('over HTTP/1.1: the connection is closed', async () => {
+      const reports: Answered[] = [];
+      app = Fastify();
+      const { port } = await admitted(app, reports, budget);
+      const sockets = ['tenant-a', 'tenant-a-sa'].map((user) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write(`GET /big?timeout=300ms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user}\r\n\r\n`);
+          socket.pause(); // never read
+        });
+        socket.on('error', () => {});
+        return socket;
+      });
+      try {
+        // The server's end: both responses closed (their connections dropped), each reported once.
+        await until(() => reports.length === 2);
+        expect(reports.map((r) => [r.url, r.code])).toEqual([['/big?timeout=300ms', 200], ['/big?timeout=300ms', 200]]);
+        const other = await new Promise<number>((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port, path: '/slow', headers: { authorization: 'Bearer tenant-b' } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          }).on('error', reject);
+        });
+        expect(other).toBe(200);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+      }
+    });
   });
 });

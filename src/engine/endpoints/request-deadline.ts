@@ -2,14 +2,15 @@
  * kube-apiserver's request timeout (`--request-timeout`, 60 s): a request that is not long-running (every request but
  * a watch) gets its answer within this time of arriving, or kube's 504 Timeout Status. A client that drips its body
  * is cut off with it: the answer goes out, and the connection (HTTP/1.1) or stream (HTTP/2) whose body never
- * finished is closed (unread-body.ts), so neither the in-flight slot nor the socket stays held. Watches are bounded by
+ * finished is closed (unread-body.ts), so neither the in-flight slot nor the socket stays held; so is one whose client
+ * has not read the whole answer by then (the answer's bytes are buffered here meanwhile). Watches are bounded by
  * `--min-request-timeout` instead (watch-stream.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GoDurationError, parseGoDuration } from '../machinery/go-duration.js';
 import { badRequest, timeout } from '../machinery/status.js';
 import { sendStatusError } from './responses.js';
-import { abandonBody, bodyStillArriving } from './unread-body.js';
+import { abandonAnswer, abandonBody, bodyStillArriving } from './unread-body.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -55,5 +56,11 @@ function expire(request: FastifyRequest, reply: FastifyReply): void {
     sendStatusError(reply, timeout(REQUEST_TIMEOUT_MESSAGE));
   } else if (pending) {
     abandonBody(request);
+  } else {
+    // Answered, but the client has not taken the answer by the deadline (the response is not done: the timer is
+    // cleared when it is). kube's timeout filter aborts such a handler, resetting the stream; until 2026-11-29 a
+    // client that never read kept the answer buffered here and its in-flight slot taken for as long as it kept
+    // the connection, so two identities of one tenant held every read slot and every other tenant got 429.
+    abandonAnswer(request);
   }
 }

@@ -47,6 +47,16 @@ export function abandonBody(request: FastifyRequest): void {
 }
 
 /**
+ * Drops the stream (HTTP/2) or connection (HTTP/1.1) of an answer its client has not taken: the bytes buffered for it
+ * are freed and its response closes (giving its in-flight slot back). No linger: the client is not reading.
+ */
+export function abandonAnswer(request: FastifyRequest): void {
+  const raw = request.raw as RawRequest;
+  if (raw.stream) return void raw.stream.close(http2.constants.NGHTTP2_CANCEL);
+  raw.socket?.destroy();
+}
+
+/**
  * Ends the connection without taking in more of the body (the client's window closes: it stalls rather than gets a
  * reset that would discard the answer unread), then drops it after LINGER_MS.
  */

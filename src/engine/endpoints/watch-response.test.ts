@@ -58,10 +58,12 @@ describe('WatchResponse', () => {
     expect(JSON.parse(lines[9]!).type).toBe('ADDED');
   });
 
-  it('ends the watch of a watcher that stops reading once more than 16 MiB wait for it', async () => {
+  it('drops the watch of a watcher that stops reading once more than 16 MiB wait for it, freeing its backlog', async () => {
     let written = 0;
+    let responseClosed = false;
     const cut = new Promise<{ written: number; ended: boolean; after: boolean }>((resolve) => {
       void serve((sink) => {
+        sink.onClose(() => (responseClosed = true));
         // Events keep coming while the client reads nothing.
         const tick = () => {
           if (sink.send('MODIFIED', bigObject)) {
@@ -72,14 +74,55 @@ describe('WatchResponse', () => {
           resolve({ written, ended: sink.ended, after: sink.send('MODIFIED', '{}') });
         };
         tick();
-      }).then((url) => http.get(url, (res) => res.pause()));
+      }).then((url) => http.get(url, (res) => res.pause()).on('error', () => {}));
     });
     const { written: bytes, ended, after } = await cut;
     expect(ended).toBe(true);
     expect(after).toBe(false);
+    // The response is closed although its client never read: nothing of the 16 MiB stays buffered for it. (An end
+    // would wait behind the backlog for as long as the client kept its connection.)
+    for (let i = 0; i < 100 && !responseClosed; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(responseClosed).toBe(true);
     // More than the allowance went out before the cut (the socket's own buffers hold some), and not without bound.
     expect(bytes).toBeGreaterThan(maxUnreadWatchBytes);
     expect(bytes).toBeLessThan(maxUnreadWatchBytes * 4);
+  });
+
+  it("drops a watch once its user's watches together leave more than 64 MiB unread; another user's are not counted", async () => {
+    // A tenant's client opened 100 watches of a 12 MB namespace and never read: 1.2 GB held (8 GB at the watch cap).
+    const accepted: Record<string, boolean[]> = {};
+    const watches = new Set<() => void>();
+    app = Fastify();
+    app.get('/w', async (req, reply) => {
+      const { id, holder } = req.query as { id: string; holder: string };
+      const sink = new WatchResponse(reply, jsonLines, watches, holder);
+      // 15 MiB at once: under one watch's allowance.
+      accepted[id] = Array.from({ length: 15 }, () => sink.send('ADDED', bigObject));
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as AddressInfo).port;
+    const clients: http.ClientRequest[] = [];
+    const open = (id: string, holder: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = http.get({ host: '127.0.0.1', port, path: `/w?id=${id}&holder=${holder}` }, (res) => {
+          res.pause(); // never read
+          resolve();
+        });
+        req.on('error', reject);
+        clients.push(req);
+      });
+    try {
+      for (let i = 0; i < 8; i++) await open(`a${i}`, 'tenant-a');
+      await open('b0', 'tenant-b');
+      const whole = (id: string) => accepted[id]!.every(Boolean);
+      // Four fit (60 MiB at most, less what the sockets took in); by the eighth the user's backlog is past 64 MiB.
+      expect(['a0', 'a1', 'a2', 'a3'].map(whole)).toEqual([true, true, true, true]);
+      expect(['a4', 'a5', 'a6', 'a7'].map(whole)).toContain(false);
+      expect(whole('b0')).toBe(true);
+    } finally {
+      for (const req of clients) req.destroy();
+      for (const end of watches) end();
+    }
   });
 
   it('ends at shutdown: the server ends every running watch', async () => {

@@ -1,9 +1,10 @@
 /**
  * The HTTP response a watch streams into, whatever produces its events (a resource's watch, the workspace index):
  * it takes the reply over from fastify, sends the head, writes each event as the negotiated frame, and ends the stream
- * when the client falls too far behind, when the server shuts down, or when the producer is done. A watcher that
- * stops reading would otherwise make the server buffer every event for it without end; cut, it relists and resumes
- * from its last resourceVersion, as client-go's reflector does after any dropped watch.
+ * when the server shuts down or the producer is done. A watcher that stops reading would otherwise make the server
+ * buffer every event for it without end: once it falls too far behind, its stream is dropped (reset, its backlog
+ * freed), and it relists and resumes from its last resourceVersion, as client-go's reflector does after any dropped
+ * watch.
  *
  * Events are queued and written once per turn of the event loop (setImmediate): every commit handled in one turn
  * reaches a watcher as one socket write, one chunk and one TLS record, where each event used to cost its own. Under
@@ -12,10 +13,25 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { WatchEventType, WatchSink } from '../registry/watch-stream.js';
+import { budgetKey } from './inflight-limit.js';
 import type { WatchEventWriter } from './render.js';
+import { authenticatedUser } from './request-gate.js';
 
 /** How much a watcher may leave unread (bytes buffered for its connection) before its watch is ended. */
 export const maxUnreadWatchBytes = 16 * 1024 * 1024;
+
+/**
+ * How much one user's watches may leave unread together before the one being written to is dropped. Each of the 500
+ * watches a user may open could otherwise hold its own 16 MiB: 100 watches of a tenant's 12 MB namespace that its
+ * client never read held 1.2 GB of the server (2026-11-29), 8 GB per identity at the watch cap.
+ */
+export const maxUnreadWatchBytesPerUser = 4 * maxUnreadWatchBytes;
+
+/** A backlog counted toward its user's: below it a watch is keeping up (a reading watcher's is about a turn's events). */
+const COUNTED_BACKLOG_BYTES = 64 * 1024;
+
+/** Per user (their budget key): their watches whose backlog was over COUNTED_BACKLOG_BYTES when last written to. */
+const backlogged = new Map<string, Set<WatchResponse>>();
 
 /** Watch responses with queued frames, written out together once the current turn's callbacks are done. */
 let due: WatchResponse[] = [];
@@ -93,11 +109,15 @@ export class WatchResponse implements WatchSink {
   private queuedBytes = 0;
   private closed = false;
 
-  /** `watches`: the server's running watches, each ended at shutdown so that the server can close. */
+  /**
+   * `watches`: the server's running watches, each ended at shutdown so that the server can close. `holder`: whose
+   * backlog this watch counts toward (default: the request's user, as the watch budget keys them).
+   */
   constructor(
     reply: FastifyReply,
     private readonly writer: Pick<WatchEventWriter, 'contentType' | 'event'>,
     watches?: Set<() => void>,
+    private readonly holder: string = holderOf(reply),
   ) {
     // The reply's headers stay behind with fastify once hijacked: its warnings go out with the stream's head.
     const warning = reply.getHeader('warning');
@@ -112,6 +132,8 @@ export class WatchResponse implements WatchSink {
       this.closed = true;
       this.queued = [];
       this.queuedBytes = 0;
+      const mine = backlogged.get(this.holder);
+      if (mine?.delete(this) && mine.size === 0) backlogged.delete(this.holder);
     });
     if (watches) {
       watches.add(this.end);
@@ -119,19 +141,20 @@ export class WatchResponse implements WatchSink {
     }
   }
 
+  /** Ended or dropped: nothing more goes out. */
   get ended(): boolean {
-    return this.raw.writableEnded;
+    return this.closed || this.raw.writableEnded;
   }
 
   /** Writes one event; false once the stream has ended (now, because the watcher fell too far behind, or before). */
   send(type: WatchEventType, objectJson: string): boolean {
-    if (this.raw.writableEnded) return false;
+    if (this.ended) return false;
     return this.write(this.writer.event(type, objectJson));
   }
 
   /** Writes a line as it is, outside the negotiated form (the workspace index's references for the front proxy). */
   sendLine(line: string): boolean {
-    if (this.raw.writableEnded) return false;
+    if (this.ended) return false;
     return this.write(Buffer.from(line));
   }
 
@@ -143,7 +166,7 @@ export class WatchResponse implements WatchSink {
   }
 
   end = (): void => {
-    if (this.raw.writableEnded) return;
+    if (this.ended) return;
     this.flush();
     this.raw.end();
   };
@@ -174,10 +197,33 @@ export class WatchResponse implements WatchSink {
     this.raw.on('close', callback);
   }
 
+  /** Bytes written for this watch that its client has not taken yet. */
+  private get unread(): number {
+    return this.raw.writableLength + this.queuedBytes;
+  }
+
+  /** The backlog of the holder's watches, this one's included, forgetting those that caught up or closed. */
+  private holderBacklog(): number {
+    let mine = backlogged.get(this.holder);
+    if (!mine) backlogged.set(this.holder, (mine = new Set()));
+    mine.add(this);
+    let total = 0;
+    for (const watch of mine) {
+      const unread = watch.closed ? 0 : watch.unread;
+      if (unread <= COUNTED_BACKLOG_BYTES) mine.delete(watch);
+      else total += unread;
+    }
+    return total;
+  }
+
   private write(frame: Buffer): boolean {
     this.queue(frame);
-    if (this.raw.writableLength + this.queuedBytes <= maxUnreadWatchBytes) return true;
-    this.end();
+    const unread = this.unread;
+    if (unread <= COUNTED_BACKLOG_BYTES) return true;
+    if (unread <= maxUnreadWatchBytes && this.holderBacklog() <= maxUnreadWatchBytesPerUser) return true;
+    // Dropped, not ended: an end waits behind the 16 MiB its client is not reading, which stayed buffered (and the
+    // stream open) for as long as the client kept its connection, one such backlog per watch it had opened.
+    this.abandon();
     return false;
   }
 
@@ -190,4 +236,9 @@ export class WatchResponse implements WatchSink {
     this.queued.push(frame);
     this.queuedBytes += frame.length;
   }
+}
+
+function holderOf(reply: FastifyReply): string {
+  const user = reply.request ? authenticatedUser(reply.request) : undefined;
+  return user ? budgetKey(user) : '';
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ensureServingCertificates } from '../auth/certificates.js';
 import { acquireRootLock, prepareRootDirectory } from '../auth/root-directory.js';
-import { IDLE_TIMEOUT_MS } from '../endpoints/connection-deadlines.js';
+import { HEADER_TIMEOUT_MS, IDLE_TIMEOUT_MS } from '../endpoints/connection-deadlines.js';
 import { defaultHomeOptions, type HomeOptions } from '../tenancy/home-workspaces.js';
 import { Backend } from './forwarder.js';
 import { IndexController } from './index-controller.js';
@@ -114,7 +114,8 @@ async function serve(
     log,
     ...(credentials.token ? { ownAuthorization: `Bearer ${credentials.token}` } : {}),
   });
-  const server = https.createServer({ key: tls.keyPem, cert: tls.certPem, keepAlive: true }, (req, res) => void router.handle(req, res));
+  // The TLS handshake gets the header deadline, as on a shard (http-app.ts's httpsOptions), not node's 120 s.
+  const server = https.createServer({ key: tls.keyPem, cert: tls.certPem, keepAlive: true, handshakeTimeout: HEADER_TIMEOUT_MS }, (req, res) => void router.handle(req, res));
   // Watches live as long as their clients want: no request timeout, as the shards have none.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

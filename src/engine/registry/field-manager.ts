@@ -5,7 +5,8 @@
  * algorithms live in machinery/ssa; this module adds kube's request-level rules around them.
  */
 import { compareValues } from '../machinery/ssa/compare.js';
-import { FieldSet, type Path } from '../machinery/ssa/fieldset.js';
+import { FieldSet, FieldTrackingTooLarge, withPathBudget, type Path } from '../machinery/ssa/fieldset.js';
+import { requestEntityTooLarge } from '../machinery/status.js';
 import { applyConfig, Managers, recordUpdate, type ManagedFieldsEntry } from '../machinery/ssa/apply.js';
 import { toFieldSet } from '../machinery/ssa/to-field-set.js';
 import { typeFromOpenAPI, withObjectMeta, type TypeInfo } from '../machinery/ssa/type-info.js';
@@ -63,6 +64,16 @@ export class FieldManager {
    * them); otherwise the live object's are kept. Subresource writes always start from the live object's.
    */
   recordWrite(rt: ResourceType, old: KubeObject | undefined, obj: KubeObject, write: WriteFields): void {
+    try {
+      withPathBudget(() => this.trackWrite(rt, old, obj, write));
+    } catch (err) {
+      if (!(err instanceof FieldTrackingTooLarge)) throw err;
+      // kube's UpdateNoErrors: managedFields that cannot be computed are removed, the write goes on.
+      delete obj.metadata?.managedFields;
+    }
+  }
+
+  private trackWrite(rt: ResourceType, old: KubeObject | undefined, obj: KubeObject, write: WriteFields): void {
     const sent = obj.metadata?.managedFields;
     if (!old && sent === undefined) return this.recordCreate(rt, obj, write);
     const before = old ? comparable(old) : undefined;
@@ -136,6 +147,17 @@ export class FieldManager {
    * with its managedFields. Throws ApplyConflictError / UndeclaredFieldsError from the SSA machinery.
    */
   apply(rt: ResourceType, live: KubeObject | undefined, config: KubeObject, write: WriteFields & { force: boolean }): KubeObject {
+    try {
+      return withPathBudget(() => this.applyTracked(rt, live, config, write));
+    } catch (err) {
+      if (!(err instanceof FieldTrackingTooLarge)) throw err;
+      throw requestEntityTooLarge(
+        `Request entity too large: ${err.message}; server-side apply needs them, use an update or a merge patch instead`,
+      );
+    }
+  }
+
+  private applyTracked(rt: ResourceType, live: KubeObject | undefined, config: KubeObject, write: WriteFields & { force: boolean }): KubeObject {
     const typeInfo = this.typeInfo(rt);
     const liveManagers = Managers.decode(live?.metadata?.managedFields) ?? new Managers();
     const liveView = live ? comparable(live) : undefined;

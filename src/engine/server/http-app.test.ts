@@ -8,6 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServingCertificates } from '../auth/certificates.js';
+import { HEADER_TIMEOUT_MS } from '../endpoints/connection-deadlines.js';
 import { httpsOptions } from './http-app.js';
 
 /**
@@ -69,5 +70,12 @@ describe("the TLS listener's connections", () => {
     expect([http1, h2]).toEqual(['ok', 'ok']);
     expect(accepted.map((socket) => socket.alpnProtocol).sort()).toEqual(['h2', 'http/1.1']);
     expect(accepted.map(nagleOff)).toEqual([true, true]);
+  });
+
+  // An unauthenticated client may open connections and never send a ClientHello: each held a socket for node's
+  // default 120 s (measured live), where kube's Go server gives the handshake its 32 s header deadline.
+  it("give the TLS handshake the header deadline, not node's 120 s", () => {
+    expect(httpsOptions({ key: '', cert: '' }).handshakeTimeout).toBe(HEADER_TIMEOUT_MS);
+    expect(HEADER_TIMEOUT_MS).toBe(32_000);
   });
 });

@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { routeRequest } from '../endpoints/api-router.js';
 import { objectMediaTypes } from '../endpoints/body.js';
 import { sendClientError } from '../endpoints/client-errors.js';
-import { HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
+import { HEADER_TIMEOUT_MS, HTTP2_MAX_CONCURRENT_STREAMS, IDLE_TIMEOUT_MS, installConnectionDeadlines } from '../endpoints/connection-deadlines.js';
 import { installRequestAdmission } from '../endpoints/request-admission.js';
 import { abandonUnreadBody, cutOffUnreadBody } from '../endpoints/unread-body.js';
 import { sendStatusError, toStatusError } from '../endpoints/responses.js';
@@ -90,12 +90,20 @@ export function listener(app: FastifyInstance, server: ServerParts): Component {
 
 /**
  * The TLS listener's options: HTTP/2 with HTTP/1.1 beside it, kube's HTTP/2 limit of concurrent streams per
- * connection, and Nagle's algorithm off on every connection. Node's HTTP/2 server leaves it on (its https server and
+ * connection, the TLS handshake bounded by the header deadline (Go's server bounds it by ReadHeaderTimeout, 32 s in
+ * kube; node's default is 120 s, which an unauthenticated connection that never says hello held), and Nagle's
+ * algorithm off on every connection. Node's HTTP/2 server leaves it on (its https server and
  * Go's net, kube-apiserver's, turn it off): a watch stream's event written while the previous one is not yet
  * acknowledged then waits for the client's delayed ACK, up to ~40 ms on Linux (measured in docs/benchmarks.md).
  */
 export function httpsOptions(tls: { key: string; cert: string }) {
-  return { ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS }, noDelay: true };
+  return {
+    ...tls,
+    allowHTTP1: true,
+    settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS },
+    handshakeTimeout: HEADER_TIMEOUT_MS,
+    noDelay: true,
+  };
 }
 
 function buildHttpApp(tls: { key: string; cert: string }, log: (line: string) => void): FastifyInstance {

@@ -97,6 +97,52 @@ describe('applyJsonPatch', () => {
     expect(applyJsonPatch(cm(), ops.slice(1))).toEqual(cm());
   });
 
+  describe('list shifts are charged to the patch list-work budget before they run', () => {
+    // A 360 KB patch of 10,000 removals at the head of a 650,000-item list held the event loop 5 s live.
+    const longList = (n: number) => ({ ...cm(), spec: { a: new Array(n).fill(0) } });
+
+    it('refuses removals at the head of a long list with a 413, the document untouched', () => {
+      const live = longList(650_000);
+      const ops = Array.from({ length: 10_000 }, () => ({ op: 'remove', path: '/spec/a/1' }));
+      const err = failure(ops, live);
+      expect(err.code).toBe(413);
+      expect(err.reason).toBe('RequestEntityTooLarge');
+      expect(err.message).toMatch(/^Request entity too large: the operations of this JSON patch shift more than 16777216 list items \(operation 25 shifts 649973\); send fewer operations/);
+      expect(live.spec.a).toHaveLength(650_000);
+    });
+
+    it('charges inserts, copies and both ends of a move', () => {
+      const live = longList(2_000_000);
+      for (const op of [
+        { op: 'add', path: '/spec/a/0', value: 1 },
+        { op: 'copy', from: '/kind', path: '/spec/a/0' },
+        { op: 'move', from: '/spec/a/0', path: '/spec/a/-' },
+        { op: 'move', from: '/spec/a/1999999', path: '/spec/a/0' },
+      ]) {
+        expect(failure(Array.from({ length: 9 }, () => op), live).code).toBe(413);
+      }
+    });
+
+    it('charges nothing at the end of a list or outside lists', () => {
+      const live = longList(2_000_000);
+      const ops = [
+        ...Array.from({ length: 3_000 }, () => ({ op: 'add', path: '/spec/a/-', value: 1 })),
+        ...Array.from({ length: 3_000 }, (_, i) => ({ op: 'remove', path: `/spec/a/${2_002_999 - i}` })),
+        ...Array.from({ length: 3_000 }, (_, i) => ({ op: 'replace', path: `/spec/a/${i}`, value: 2 })),
+      ];
+      const out = applyJsonPatch(live, ops) as { spec: { a: number[] } };
+      expect(out.spec.a).toHaveLength(2_000_000);
+      expect(out.spec.a[2_999]).toBe(2);
+    });
+
+    it('lets ordinary edits of a list of thousands through', () => {
+      const ops = Array.from({ length: 2_000 }, (_, i) => ({ op: 'add', path: '/spec/a/0', value: i }));
+      const out = applyJsonPatch(longList(5_000), ops) as { spec: { a: number[] } };
+      expect(out.spec.a).toHaveLength(7_000);
+      expect(out.spec.a[0]).toBe(1_999);
+    });
+  });
+
   describe('patches that do not apply are 422 Invalid with the reason in a cause', () => {
     it.each([
       ['a failing test', [{ op: 'test', path: '/data/a', value: '2' }], 'testing value /data/a failed: test failed'],

@@ -21,6 +21,7 @@ import {
   tooManyOperations,
   withStatusErrors,
 } from './errors.js';
+import { chargeListSteps, withListWorkBudget } from './list-work.js';
 import { cloneJson, hasOwn, isJsonObject, jsonEqual, jsonTypeOf, type JsonObject } from './json.js';
 
 const OPERATIONS = ['add', 'remove', 'replace', 'move', 'copy', 'test'];
@@ -37,20 +38,24 @@ export function applyJsonPatch(obj: JsonObject, ops: unknown): JsonObject {
     // Operation values are inserted by reference and may be modified by later operations: work on copies.
     let doc: unknown = cloneJson(obj);
     let copied = 0;
-    (cloneJson(ops) as Operation[]).forEach((op, index) => {
-      // `test` changes nothing, and the library's comparison calls `hasOwnProperty` on the client's value (a key
-      // of that name breaks it), so we evaluate it ourselves.
-      if (op.op === 'test') return runTest(doc, op.path, op.value);
-      if (op.op === 'copy') {
-        copied += copySize(doc, op.from);
-        if (copied > MAX_JSON_PATCH_COPY_BYTES) throw copiesTooLarge(copied);
-      }
-      try {
-        doc = fastJsonPatch.applyOperation(doc, op, checkApplicable, true, true, index).newDocument;
-      } catch (err) {
-        throw translateLibraryError(err, op);
-      }
-    });
+    const operations = cloneJson(ops) as Operation[];
+    withListWorkBudget(() => {
+      operations.forEach((op, index) => {
+        // `test` changes nothing, and the library's comparison calls `hasOwnProperty` on the client's value (a key
+        // of that name breaks it), so we evaluate it ourselves.
+        if (op.op === 'test') return runTest(doc, op.path, op.value);
+        if (op.op === 'copy') {
+          copied += copySize(doc, op.from);
+          if (copied > MAX_JSON_PATCH_COPY_BYTES) throw copiesTooLarge(copied);
+        }
+        chargeShifts(doc, op, index);
+        try {
+          doc = fastJsonPatch.applyOperation(doc, op, checkApplicable, true, true, index).newDocument;
+        } catch (err) {
+          throw translateLibraryError(err, op);
+        }
+      });
+    }, 'json');
     if (!isJsonObject(doc)) throw patchNotApplicable(`the patched document is ${jsonTypeOf(doc)}, not a JSON object`);
     return doc;
   });
@@ -192,6 +197,27 @@ function copySize(doc: unknown, from: string): number {
     value = Array.isArray(parent) ? parent[Number(key)] : parent[key];
   }
   return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
+
+/**
+ * Charges the list items an operation shifts (a list's tail moves by one for each insertion or removal at an
+ * index) before it runs: ten thousand removals at the head of a 650,000-item list are 6.5e9 moves, seconds of the
+ * event loop, from a 360 KB patch. A path that does not resolve charges nothing (the operation then fails).
+ */
+function chargeShifts(doc: unknown, op: Operation, index: number): void {
+  let shifted = 0;
+  if (op.op === 'add' || op.op === 'copy' || op.op === 'move') shifted += tailLength(doc, op.path, true);
+  if (op.op === 'remove' || op.op === 'move') shifted += tailLength(doc, op.op === 'move' ? op.from : op.path, false);
+  if (shifted > 0) chargeListSteps(shifted, `operation ${index} shifts ${shifted}`);
+}
+
+/** How many items follow the pointer's index in its list (0 outside lists, at `-`, or where nothing resolves). */
+function tailLength(doc: unknown, pointer: string, inserting: boolean): number {
+  if (pointer === '') return 0;
+  const { parent, key } = locate(doc, pointer);
+  if (!Array.isArray(parent) || !ARRAY_INDEX.test(key)) return 0;
+  const at = Number(key);
+  return Math.max(0, parent.length - at - (inserting ? 0 : 1));
 }
 
 function runTest(doc: unknown, path: string, expected: unknown): void {

@@ -45,6 +45,20 @@ describe('set operations', () => {
     expect(s.hasChildrenOf(['f:ab'])).toBe(false);
     expect(s.hasChildrenOf(['f:a', 'f:b'])).toBe(false);
   });
+  it('hasChildrenOf follows members added and deleted after it was asked', () => {
+    const s = new FieldSet([['f:a', 'f:b', 'f:c']]);
+    expect(s.hasChildrenOf(['f:a', 'f:b'])).toBe(true);
+    expect(s.hasChildrenOf(['f:x'])).toBe(false);
+    s.add(['f:x', 'f:y']);
+    expect(s.hasChildrenOf(['f:x'])).toBe(true);
+    s.delete(['f:a', 'f:b', 'f:c']);
+    expect(s.hasChildrenOf(['f:a'])).toBe(false);
+    expect(s.hasChildrenOf(['f:a', 'f:b'])).toBe(false);
+    const copy = s.clone().union(new FieldSet([['f:q', 'f:r']]));
+    expect(copy.hasChildrenOf(['f:q'])).toBe(true);
+    expect(s.hasChildrenOf(['f:q'])).toBe(false);
+    expect(copy.difference(new FieldSet([['f:x', 'f:y']])).hasChildrenOf(['f:x'])).toBe(false);
+  });
 });
 
 describe('pathString', () => {

@@ -134,6 +134,9 @@ export class Managers {
     updaters.sort(([ia, a], [ib, b]) => cmp(a.time ?? '', b.time ?? '') || cmp(ia, ib));
     let count = updaters.length;
     const firstOfVersion = new Map<string, string>();
+    // Each bucket's set is copied once and then grown in place: a union per folded manager copied the bucket each
+    // time, quadratic in the managers a request sends (16,000 Update entries in a 2.6 MB PUT held the loop 35 s).
+    const grown = new Set<Manager>();
     for (const [id, m] of updaters) {
       if (count <= MAX_UPDATE_MANAGERS) break;
       const bucket: Manager = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: m.apiVersion, set: new FieldSet() };
@@ -150,7 +153,11 @@ export class Managers {
         target = { ...bucket, set: seed.set };
         this.byId.set(bucketId, target);
       }
-      target.set = target.set.union(m.set);
+      if (!grown.has(target)) {
+        target.set = target.set.clone();
+        grown.add(target);
+      }
+      for (const path of m.set) target.set.add(path);
       target.time = m.time;
       this.byId.delete(id);
       count--;
