@@ -30,5 +30,7 @@ export const notThroughTheProxy: Record<string, Record<string, string>> = {
       "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
     'a namespace whose ServiceAccount is held stays, marked, until the ServiceAccount goes: nothing outlives its namespace':
       "counts leftovers with a wildcard /clusters/* request, and a gone path is the proxy's 403 for an unknown path",
+    'a wildcard watch resumed from before sees each object of the tree go exactly once, in resourceVersion order':
+      'lists and watches with a wildcard /clusters/* request, which spans shards: the proxy does not route it (as kcp\'s)',
   },
 };
