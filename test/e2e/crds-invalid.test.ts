@@ -173,7 +173,7 @@ describe('what kcpt stores but does not enforce is said at apply time', () => {
     });
     const created = await withFile(k, ['create'], crd);
     expect(lines(created.stderr)).toEqual([
-      'Warning: kcpt does not evaluate CEL calling the url, quantity, ip, cidr, semver or quote libraries: version v1\'s ' +
+      'Warning: kcpt does not evaluate CEL calling the quantity, ip, cidr, semver or quote libraries: version v1\'s ' +
         'openAPIV3Schema.properties[spec].properties[size].x-kubernetes-validations[0].rule (isQuantity) are stored but not evaluated ' +
         "(such a rule is not enforced; such a messageExpression gives way to the rule's message)",
     ]);

@@ -90,30 +90,70 @@ function parsesHost(host: string): boolean {
 /** RFC 3986 userinfo characters, plus `%` and `@` as Go lets through. */
 const USERINFO = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
 
+/** What net/url.ParseRequestURI keeps of a URI: the parts kube's CEL url library reads. */
+export interface GoRequestURI {
+  /** Lower-cased, as Go stores it; '' for an absolute path. */
+  scheme: string;
+  /** The authority's host and port, unescaped; '' when there is none. */
+  host: string;
+  /** The path as sent (still escaped); '' for an opaque URI. */
+  rawPath: string;
+  /** After the first `?`, without it. */
+  rawQuery: string;
+}
+
 /**
  * net/url.ParseRequestURI: an absolute URI (`scheme:…`) or an absolute path; no control bytes; an authority's
  * userinfo, host and port well formed; valid percent-escapes. The fragment is not split off (the string is taken as
- * a request line's target), so `#` in a host is refused.
+ * a request line's target), so `#` in a host is refused. Undefined where Go returns an error.
  */
-export function isGoRequestURI(raw: string): boolean {
-  if (raw === '' || /[\x00-\x1f\x7f]/.test(raw)) return false;
-  if (raw === '*') return true;
+export function parseGoRequestURI(raw: string): GoRequestURI | undefined {
+  if (raw === '' || /[\x00-\x1f\x7f]/.test(raw)) return undefined;
+  if (raw === '*') return { scheme: '', host: '', rawPath: '*', rawQuery: '' };
   const scheme = /^[A-Za-z][A-Za-z0-9+\-.]*:/.exec(raw);
-  if (!scheme && raw.startsWith(':')) return false; // missing protocol scheme
+  if (!scheme && raw.startsWith(':')) return undefined; // missing protocol scheme
   let rest = scheme ? raw.slice(scheme[0].length) : raw;
+  let rawQuery = '';
   if (rest.endsWith('?') && rest.indexOf('?') === rest.length - 1) rest = rest.slice(0, -1);
-  else if (rest.includes('?')) rest = rest.slice(0, rest.indexOf('?'));
-  if (!rest.startsWith('/')) return !!scheme; // an opaque URI, or (no scheme) not a request's URI
+  else if (rest.includes('?')) [rest, rawQuery] = [rest.slice(0, rest.indexOf('?')), rest.slice(rest.indexOf('?') + 1)];
+  const url: GoRequestURI = { scheme: scheme ? scheme[0].slice(0, -1).toLowerCase() : '', host: '', rawPath: '', rawQuery };
+  if (!rest.startsWith('/')) return scheme ? url : undefined; // an opaque URI, or (no scheme) not a request's URI
   if (scheme && rest.startsWith('//')) {
     const authorityEnd = rest.indexOf('/', 2);
     const authority = authorityEnd < 0 ? rest.slice(2) : rest.slice(2, authorityEnd);
     rest = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
     const at = authority.lastIndexOf('@');
-    if (!parsesHost(authority.slice(at + 1))) return false;
+    const host = authority.slice(at + 1);
+    if (!parsesHost(host)) return undefined;
     if (at >= 0) {
       // Go unescapes the user and the password apart; no escape can span the `:`, so one pass is the same.
-      if (!USERINFO.test(authority.slice(0, at)) || !unescapes(authority.slice(0, at), 'path')) return false;
+      if (!USERINFO.test(authority.slice(0, at)) || !unescapes(authority.slice(0, at), 'path')) return undefined;
     }
+    url.host = percentDecode(host);
   }
-  return unescapes(rest, 'path');
+  if (!unescapes(rest, 'path')) return undefined;
+  url.rawPath = rest;
+  return url;
+}
+
+/** `%XX` escapes decoded as bytes (the string already passed Go's escape checks), read as UTF-8. */
+export function percentDecode(s: string): string {
+  if (!s.includes('%')) return s;
+  // At the byte level: a UTF-8 sequence never holds an ASCII byte, so `%XX` cannot start inside one.
+  const src = Buffer.from(s, 'utf8');
+  const out = Buffer.alloc(src.length);
+  let n = 0;
+  for (let i = 0; i < src.length; i++) {
+    const hex = i + 2 < src.length ? src.toString('latin1', i + 1, i + 3) : '';
+    if (src[i] === 0x25 && /^[0-9A-Fa-f]{2}$/.test(hex)) {
+      out[n++] = parseInt(hex, 16);
+      i += 2;
+    } else out[n++] = src[i]!;
+  }
+  return out.toString('utf8', 0, n);
+}
+
+/** net/url.ParseRequestURI succeeds. */
+export function isGoRequestURI(raw: string): boolean {
+  return parseGoRequestURI(raw) !== undefined;
 }

@@ -200,6 +200,46 @@ describe('CEL rules: evaluation', () => {
     ]);
   });
 
+  it("kube's url library reads a URI as Go's net/url.ParseRequestURI does", () => {
+    // Expected values are Go's own (url.ParseRequestURI, then Scheme, Host, Hostname(), Port(), EscapedPath(), Query()).
+    const s = schemaWith({
+      type: 'object',
+      properties: {
+        u: { type: 'string', maxLength: 200 },
+        want: { type: 'string', maxLength: 200 },
+        query: { type: 'object', maxProperties: 8, additionalProperties: { type: 'array', maxItems: 8, items: { type: 'string', maxLength: 20 } } },
+      },
+      'x-kubernetes-validations': [
+        { rule: "[string(isURL(self.u)), url(self.u).getScheme(), url(self.u).getHost(), url(self.u).getHostname(), url(self.u).getPort(), url(self.u).getEscapedPath()].join('|') == self.want" },
+        { rule: 'url(self.u).getQuery() == self.query' },
+      ],
+    });
+    const compiled = compileSchemaRules(s);
+    expect(compiled.errors).toEqual([]);
+    expect(compiled.skipped).toEqual([]);
+    const cases: Array<[string, string, Record<string, string[]>?]> = [
+      ['HTTPS://A.example:8443/p', 'true|https|A.example:8443|A.example|8443|/p'],
+      ['http://[fe80::1%25en0]:8080/a', 'true|http|[fe80::1%en0]:8080|fe80::1%en0|8080|/a'],
+      ['https://user:pw@host.example/', 'true|https|host.example|host.example||/'],
+      ['https://h/a b', 'true|https|h|h||/a%20b'],
+      ['https://h/ä/ö', 'true|https|h|h||/%C3%A4/%C3%B6'],
+      ['https://h/a%2Fb', 'true|https|h|h||/a%2Fb'],
+      ['https://h/p?a=1&a=2&b=x+y&c=%41&d=%zz&e;f=1&&g', 'true|https|h|h||/p', { a: ['1', '2'], b: ['x y'], c: ['A'], g: [''] }],
+      ['https://%e4%b8%ad.example/', 'true|https|中.example|中.example||/'],
+      ['/abs/path?q=1', 'true|||||/abs/path', { q: ['1'] }],
+    ];
+    for (const [u, want, query = {}] of cases) expect(validateRules(compiled, { spec: { u, want, query } }, undefined), u).toEqual([]);
+    expect(validateRules(compiled, { spec: { u: 'https://h/x?a=1', want: 'true|https|h|h||/x', query: { a: ['2'] } } }, undefined).map((e) => e.detail)).toEqual([
+      'Invalid value: "object": failed rule: url(self.u).getQuery() == self.query',
+    ]);
+    // Not a request URI: isURL is false and url() is a runtime error, reported as kube reports one.
+    const refused = validateRules(compileSchemaRules(schemaWith({ type: 'object', properties: { u: { type: 'string', maxLength: 20 } }, 'x-kubernetes-validations': [{ rule: 'isURL(self.u)' }, { rule: "url(self.u).getScheme() == 'https'" }] })), { spec: { u: 'not a url' } }, undefined);
+    expect(refused.map((e) => e.detail)).toEqual([
+      'Invalid value: "object": failed rule: isURL(self.u)',
+      expect.stringContaining('URL parse error during conversion from string: parse "not a url": invalid URI for request'),
+    ]);
+  });
+
   it('matches is RE2 (linear): a catastrophic-backtracking pattern returns at once', () => {
     const s = schemaWith({ type: 'string', maxLength: 100, 'x-kubernetes-validations': rule("self.matches('^(a+)+$')") });
     const t0 = process.hrtime.bigint();

@@ -8,18 +8,11 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { parseGoRequestURI, percentDecode, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
 export const UNSUPPORTED_FUNCTIONS = new Set([
   'quote',
-  'url',
-  'isURL',
-  'getScheme',
-  'getHost',
-  'getHostname',
-  'getPort',
-  'getEscapedPath',
-  'getQuery',
   'quantity',
   'isQuantity',
   'ip',
@@ -172,6 +165,78 @@ function formatString(template: string, args: unknown[]): string {
   });
 }
 
+/** A value of kube's CEL `URL` type (k8s.io/apiserver pkg/cel/library urls.go): what url.ParseRequestURI kept. */
+export class CelURL {
+  constructor(readonly parts: GoRequestURI) {}
+}
+
+function parseURL(s: string): CelURL {
+  const parts = parseGoRequestURI(s);
+  if (!parts) throw new Error(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
+  return new CelURL(parts);
+}
+
+/** Go's URL.Hostname and URL.Port: the host split at a trailing `:port`, IPv6 brackets taken off. */
+function splitHostPort(hostPort: string): [host: string, port: string] {
+  let host = hostPort;
+  let port = '';
+  const colon = host.lastIndexOf(':');
+  if (colon >= 0 && /^:\d*$/.test(host.slice(colon))) [host, port] = [host.slice(0, colon), host.slice(colon + 1)];
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return [host, port];
+}
+
+/** Bytes a path keeps unescaped (net/url validEncoded with encodePath). */
+const VALID_PATH = /^[A-Za-z0-9\-_.~!$&'()*+,;=:@[\]%/]*$/;
+/** Bytes escape(…, encodePath) leaves as they are. */
+const PATH_UNESCAPED = /[A-Za-z0-9\-_.~$&+,/:;=@]/;
+
+/** Go's URL.EscapedPath: the path as sent when it is a valid encoding, else the decoded path escaped again. */
+function escapedPath(raw: string): string {
+  if (VALID_PATH.test(raw) || raw === '*') return raw;
+  let out = '';
+  for (const byte of Buffer.from(percentDecode(raw), 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += byte < 0x80 && PATH_UNESCAPED.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** net/url.QueryUnescape: `+` is a space, every `%` takes two hex digits (undefined otherwise). */
+function queryUnescape(s: string): string | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(s)) return undefined;
+  return percentDecode(s.replace(/\+/g, ' '));
+}
+
+/** Go's URL.Query: `&`-separated pairs, a pair holding `;` or failing to unescape skipped, values in order. */
+function parseQuery(rawQuery: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const key = queryUnescape(eq < 0 ? pair : pair.slice(0, eq));
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) continue;
+    const values = out.get(key);
+    if (values) values.push(value);
+    else out.set(key, [value]);
+  }
+  return out;
+}
+
+/** kube's url library: url(), isURL() and the URL getters. */
+function registerURLLibrary(env: Environment): void {
+  env.registerType('URL', { ctor: CelURL, fields: {} });
+  env.registerFunction('url(string): URL', parseURL);
+  env.registerFunction('isURL(string): bool', (s: string) => parseGoRequestURI(s) !== undefined);
+  env.registerFunction('URL.getScheme(): string', (u: CelURL) => u.parts.scheme);
+  env.registerFunction('URL.getHost(): string', (u: CelURL) => u.parts.host);
+  env.registerFunction('URL.getHostname(): string', (u: CelURL) => splitHostPort(u.parts.host)[0]);
+  env.registerFunction('URL.getPort(): string', (u: CelURL) => splitHostPort(u.parts.host)[1]);
+  env.registerFunction('URL.getEscapedPath(): string', (u: CelURL) => escapedPath(u.parts.rawPath));
+  env.registerFunction('URL.getQuery(): map<string, list<string>>', (u: CelURL) => parseQuery(u.parts.rawQuery));
+}
+
 let base: Environment | undefined;
 
 /** The shared base environment (frozen once cloned: per-schema environments clone it and add types). */
@@ -220,6 +285,7 @@ export function baseEnvironment(): Environment {
   });
   env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
   env.registerFunction('string.format(list): string', formatString);
+  registerURLLibrary(env);
   base = env;
   return env;
 }
