@@ -137,7 +137,7 @@ export function parseGoRequestURI(raw: string): GoRequestURI | undefined {
 }
 
 /** `%XX` escapes decoded as bytes (the string already passed Go's escape checks), read as UTF-8. */
-export function percentDecode(s: string): string {
+function percentDecode(s: string): string {
   if (!s.includes('%')) return s;
   // At the byte level: a UTF-8 sequence never holds an ASCII byte, so `%XX` cannot start inside one.
   const src = Buffer.from(s, 'utf8');
@@ -156,4 +156,52 @@ export function percentDecode(s: string): string {
 /** net/url.ParseRequestURI succeeds. */
 export function isGoRequestURI(raw: string): boolean {
   return parseGoRequestURI(raw) !== undefined;
+}
+
+/** Go's URL.Hostname and URL.Port: the host split at a trailing `:port`, IPv6 brackets taken off. */
+export function splitGoHostPort(hostPort: string): [host: string, port: string] {
+  let host = hostPort;
+  let port = '';
+  const colon = host.lastIndexOf(':');
+  if (colon >= 0 && validOptionalPort(host.slice(colon))) [host, port] = [host.slice(0, colon), host.slice(colon + 1)];
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return [host, port];
+}
+
+/** Bytes a path keeps unescaped (net/url validEncoded with encodePath). */
+const VALID_PATH = /^[A-Za-z0-9\-_.~!$&'()*+,;=:@[\]%/]*$/;
+/** Bytes escape(…, encodePath) leaves as they are. */
+const PATH_UNESCAPED = /[A-Za-z0-9\-_.~$&+,/:;=@]/;
+
+/** Go's URL.EscapedPath of a parsed path: as sent when it is a valid encoding, else the decoded path escaped again. */
+export function goURLEscapedPath(rawPath: string): string {
+  if (VALID_PATH.test(rawPath) || rawPath === '*') return rawPath;
+  let out = '';
+  for (const byte of Buffer.from(percentDecode(rawPath), 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += byte < 0x80 && PATH_UNESCAPED.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** net/url.QueryUnescape: `+` is a space, every `%` takes two hex digits (undefined otherwise). */
+function queryUnescape(s: string): string | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(s)) return undefined;
+  return percentDecode(s.replace(/\+/g, ' '));
+}
+
+/** Go's URL.Query: `&`-separated pairs, a pair holding `;` or failing to unescape skipped, values in order. */
+export function goURLQuery(rawQuery: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '' || pair.includes(';')) continue;
+    const eq = pair.indexOf('=');
+    const key = queryUnescape(eq < 0 ? pair : pair.slice(0, eq));
+    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) continue;
+    const values = out.get(key);
+    if (values) values.push(value);
+    else out.set(key, [value]);
+  }
+  return out;
 }

@@ -8,7 +8,7 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
-import { parseGoRequestURI, percentDecode, type GoRequestURI } from '../../machinery/go-net-parse.js';
+import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
 export const UNSUPPORTED_FUNCTIONS = new Set([
@@ -176,54 +176,6 @@ function parseURL(s: string): CelURL {
   return new CelURL(parts);
 }
 
-/** Go's URL.Hostname and URL.Port: the host split at a trailing `:port`, IPv6 brackets taken off. */
-function splitHostPort(hostPort: string): [host: string, port: string] {
-  let host = hostPort;
-  let port = '';
-  const colon = host.lastIndexOf(':');
-  if (colon >= 0 && /^:\d*$/.test(host.slice(colon))) [host, port] = [host.slice(0, colon), host.slice(colon + 1)];
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  return [host, port];
-}
-
-/** Bytes a path keeps unescaped (net/url validEncoded with encodePath). */
-const VALID_PATH = /^[A-Za-z0-9\-_.~!$&'()*+,;=:@[\]%/]*$/;
-/** Bytes escape(…, encodePath) leaves as they are. */
-const PATH_UNESCAPED = /[A-Za-z0-9\-_.~$&+,/:;=@]/;
-
-/** Go's URL.EscapedPath: the path as sent when it is a valid encoding, else the decoded path escaped again. */
-function escapedPath(raw: string): string {
-  if (VALID_PATH.test(raw) || raw === '*') return raw;
-  let out = '';
-  for (const byte of Buffer.from(percentDecode(raw), 'utf8')) {
-    const c = String.fromCharCode(byte);
-    out += byte < 0x80 && PATH_UNESCAPED.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
-}
-
-/** net/url.QueryUnescape: `+` is a space, every `%` takes two hex digits (undefined otherwise). */
-function queryUnescape(s: string): string | undefined {
-  if (/%(?![0-9A-Fa-f]{2})/.test(s)) return undefined;
-  return percentDecode(s.replace(/\+/g, ' '));
-}
-
-/** Go's URL.Query: `&`-separated pairs, a pair holding `;` or failing to unescape skipped, values in order. */
-function parseQuery(rawQuery: string): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const pair of rawQuery.split('&')) {
-    if (pair === '' || pair.includes(';')) continue;
-    const eq = pair.indexOf('=');
-    const key = queryUnescape(eq < 0 ? pair : pair.slice(0, eq));
-    const value = queryUnescape(eq < 0 ? '' : pair.slice(eq + 1));
-    if (key === undefined || value === undefined) continue;
-    const values = out.get(key);
-    if (values) values.push(value);
-    else out.set(key, [value]);
-  }
-  return out;
-}
-
 /** kube's url library: url(), isURL() and the URL getters. */
 function registerURLLibrary(env: Environment): void {
   env.registerType('URL', { ctor: CelURL, fields: {} });
@@ -231,10 +183,10 @@ function registerURLLibrary(env: Environment): void {
   env.registerFunction('isURL(string): bool', (s: string) => parseGoRequestURI(s) !== undefined);
   env.registerFunction('URL.getScheme(): string', (u: CelURL) => u.parts.scheme);
   env.registerFunction('URL.getHost(): string', (u: CelURL) => u.parts.host);
-  env.registerFunction('URL.getHostname(): string', (u: CelURL) => splitHostPort(u.parts.host)[0]);
-  env.registerFunction('URL.getPort(): string', (u: CelURL) => splitHostPort(u.parts.host)[1]);
-  env.registerFunction('URL.getEscapedPath(): string', (u: CelURL) => escapedPath(u.parts.rawPath));
-  env.registerFunction('URL.getQuery(): map<string, list<string>>', (u: CelURL) => parseQuery(u.parts.rawQuery));
+  env.registerFunction('URL.getHostname(): string', (u: CelURL) => splitGoHostPort(u.parts.host)[0]);
+  env.registerFunction('URL.getPort(): string', (u: CelURL) => splitGoHostPort(u.parts.host)[1]);
+  env.registerFunction('URL.getEscapedPath(): string', (u: CelURL) => goURLEscapedPath(u.parts.rawPath));
+  env.registerFunction('URL.getQuery(): map<string, list<string>>', (u: CelURL) => goURLQuery(u.parts.rawQuery));
 }
 
 let base: Environment | undefined;
