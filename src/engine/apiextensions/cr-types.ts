@@ -11,6 +11,8 @@ import type { KubeObject, ResourceType, Strategy } from '../registry/types.js';
 import { compileCRSchema } from './cr-validator.js';
 import { compileSchemaRules, type CompiledRules } from './cel/compile.js';
 import { validateRules } from './cel/validate.js';
+import { RUNTIME_CEL_COST_BUDGET } from './cel/cost.js';
+import { ChangeDetector } from '../machinery/canonical-json.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
@@ -82,12 +84,13 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     defaults: (obj) => applyDefaults(obj, schema),
     prepareForCreate: terminatingGuard(crd),
     validate: (obj: KubeObject, _ctx, old) => {
-      const errors = (compiled ??= compileCRSchema(schema)).validate(obj, old);
+      const changes = new ChangeDetector();
+      const errors = (compiled ??= compileCRSchema(schema)).validate(obj, old, changes);
       rules ??= compileSchemaRules(schema);
       if (!rules.root) return errors;
       // As kube: a value of the wrong type or shape blocks the rules (CEL values are typed by the schema).
       if (errors.some((e) => CEL_BLOCKING.has(e.type))) return [...errors, fieldErrors.invalid('<nil>', null, RULES_NOT_CHECKED)];
-      return [...errors, ...validateRules(rules, obj, old)];
+      return [...errors, ...validateRules(rules, obj, old, RUNTIME_CEL_COST_BUDGET, changes)];
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileCRSchema } from './cr-validator.js';
+import { ChangeDetector } from '../machinery/canonical-json.js';
 import type { JSONSchemaProps } from './types.js';
 
 const render = (errs: { field: string; detail: string }[]) => errs.map((e) => `${e.field}: ${e.detail}`);
@@ -316,6 +317,40 @@ describe('ratcheting on update', () => {
     const make = () => cr({ atomic: Array.from({ length: n }, (_, i) => `ab${i}`), keyed: Array.from({ length: n }, (_, i) => ({ k: `k${i}`, v: 'ab' })) });
     expect(wide.validate(make(), undefined)).toHaveLength(2 * n);
     expect(render(wide.validate(make(), make()))).toEqual([]);
+  });
+
+  it('bounds the comparisons of errors at every level of a deep object together', () => {
+    // A required field missing at each of 60 nested objects (old and new alike), a long list at the bottom that
+    // the update changed: each error compared its level's whole value with the old one, depth × the list's length
+    // (50 levels over a 2 MB list: 7.1 s of the event loop).
+    const depth = 60;
+    let s: JSONSchemaProps = { type: 'object', required: ['r'], properties: { r: { type: 'string' }, p: { type: 'array', items: { type: 'integer' } } } };
+    for (let i = 0; i < depth; i++) s = { type: 'object', required: ['r'], properties: { r: { type: 'string' }, n: s } };
+    const deep = compileCRSchema({ type: 'object', properties: { spec: s } });
+    const n = 20_000;
+    let reads = 0;
+    const counted = (last: number) =>
+      new Proxy(
+        Array.from({ length: n }, (_, i) => (i === n - 1 ? last : 1)),
+        {
+          get(target, key, receiver) {
+            reads++;
+            return Reflect.get(target, key, receiver);
+          },
+        },
+      );
+    const chain = (list: number[]) => {
+      let o: Record<string, unknown> = { p: list };
+      for (let i = 0; i < depth; i++) o = { n: o };
+      return cr(o);
+    };
+    const old = chain(counted(2));
+    const obj = chain(counted(1));
+    reads = 0;
+    // The request's comparisons, with a budget of 100,000 values (2^22 in a request).
+    expect(deep.validate(obj, old, new ChangeDetector(100_000))).toHaveLength(depth + 1);
+    // Before: each error compared its level's whole value (2,480,368).
+    expect(reads).toBeLessThanOrEqual(3 * 100_000 + 4 * n);
   });
 
   it('keeps duplicate list items only when the old object had none (the strategy checks list invariants apart)', () => {

@@ -6,6 +6,7 @@
  * The walker reports ajv-shaped errors (keyword, instancePath, params), translated here into kube field errors worded
  * like kube-openapi's validator (`spec.replicas in body must be of type integer: "string"`).
  */
+import { ChangeDetector } from '../machinery/canonical-json.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { ownValue } from '../machinery/own-properties.js';
 import { goQuote } from '../machinery/query-params.js';
@@ -14,8 +15,11 @@ import { prepareSchema, type SchemaError } from './schema-walk.js';
 import { isPlainObject, type JSONSchemaProps } from './types.js';
 
 export interface CompiledCRSchema {
-  /** Validate a whole custom resource, ratcheting against `old` on an update (ratcheting.ts); never mutates `obj`. */
-  validate(obj: unknown, old?: unknown): FieldError[];
+  /**
+   * Validate a whole custom resource, ratcheting against `old` on an update (ratcheting.ts); never mutates `obj`.
+   * `changes`: the request's unchanged-value comparisons (shared with its CEL rules, so one budget bounds both).
+   */
+  validate(obj: unknown, old?: unknown, changes?: ChangeDetector): FieldError[];
 }
 
 interface KubeErrorParams {
@@ -32,9 +36,9 @@ export function compileCRSchema(openAPIV3Schema: JSONSchemaProps): CompiledCRSch
   if (hit) return hit;
   const prepared = prepareSchema(openAPIV3Schema);
   const compiled: CompiledCRSchema = {
-    validate(obj: unknown, old?: unknown): FieldError[] {
+    validate(obj: unknown, old?: unknown, changes = new ChangeDetector()): FieldError[] {
       let errors = prepared.validate(obj);
-      if (old !== undefined) errors = ratchetSchemaErrors(errors, obj, old, openAPIV3Schema, () => prepared.validate(old));
+      if (old !== undefined) errors = ratchetSchemaErrors(errors, obj, old, openAPIV3Schema, () => prepared.validate(old), changes);
       return errors.length === 0 ? [] : translateErrors(errors, obj);
     },
   };

@@ -11,7 +11,7 @@
  * (schemaobjectmeta.Validate, never ratcheted), and duplicates in list-type set/map lists (kept only when the old
  * object had none anywhere).
  */
-import { jsonEqual } from '../machinery/canonical-json.js';
+import type { ChangeDetector } from '../machinery/canonical-json.js';
 import { ownValue } from '../machinery/own-properties.js';
 import type { SchemaError } from './schema-walk.js';
 import { isPlainObject } from './types.js';
@@ -65,6 +65,8 @@ export function correlateMapList(oldList: readonly unknown[], keys: readonly str
 interface Correlations {
   lists: Map<readonly unknown[], (item: unknown) => unknown>;
   equal: Map<object, boolean>;
+  /** The pass's comparisons, bounded together (errors at every level of a deep object compare each level's value). */
+  changes: ChangeDetector;
 }
 
 /** The old item a new map-list item is correlated with. */
@@ -100,9 +102,9 @@ function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: 
       break;
     }
   }
-  if (now === null || typeof now !== 'object') return jsonEqual(now, before);
+  if (now === null || typeof now !== 'object') return seen.changes.unchanged(now, before);
   let equal = seen.equal.get(now);
-  if (equal === undefined) seen.equal.set(now, (equal = jsonEqual(now, before)));
+  if (equal === undefined) seen.equal.set(now, (equal = seen.changes.unchanged(now, before)));
   return equal;
 }
 
@@ -110,10 +112,17 @@ function unchangedAlong(segments: string[], obj: unknown, old: unknown, schema: 
  * The errors an update keeps (all of them on a create, when there is no old object). `oldErrors` validates the old
  * object, asked only when the new one has duplicate-item errors.
  */
-export function ratchetSchemaErrors(errors: SchemaError[], obj: unknown, old: unknown, schema: unknown, oldErrors: () => SchemaError[]): SchemaError[] {
+export function ratchetSchemaErrors(
+  errors: SchemaError[],
+  obj: unknown,
+  old: unknown,
+  schema: unknown,
+  oldErrors: () => SchemaError[],
+  changes: ChangeDetector,
+): SchemaError[] {
   if (old === undefined || errors.length === 0 || !isPlainObject(schema)) return errors;
   let oldHadDuplicates: boolean | undefined;
-  const seen: Correlations = { lists: new Map(), equal: new Map() };
+  const seen: Correlations = { lists: new Map(), equal: new Map(), changes };
   return errors.filter((e) => {
     if (e.keyword === 'x-kubernetes-embedded-resource') return true;
     if (e.keyword === 'x-kubernetes-list-type') return !(oldHadDuplicates ??= oldErrors().some((o) => o.keyword === 'x-kubernetes-list-type'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonical, canonicalView } from './canonical-json.js';
+import { canonical, canonicalView, ChangeDetector, jsonEqual } from './canonical-json.js';
 
 describe('canonicalView', () => {
   it('serialises exactly like canonical(), reusing what is already canonical', () => {
@@ -20,5 +20,24 @@ describe('canonicalView', () => {
     expect(view.a).toBe(sorted);
     expect(Object.keys(view.z as object)).toEqual(['x', 'y']);
     expect(Object.keys(mixed.z)).toEqual(['y', 'x']);
+  });
+});
+
+describe('ChangeDetector', () => {
+  it('answers as jsonEqual while within its budget', () => {
+    const values: unknown[] = [
+      null, undefined, 0, 1, '1', true, false, 'x', [], {}, [1, 2], [2, 1], [null], [undefined], { a: 1, b: 2 }, { b: 2, a: 1 },
+      { a: undefined, b: 2 }, { a: null, b: 2 }, { a: [1, { c: 'x' }] }, { a: [1, { c: 'y' }] }, { a: { b: { c: 1 } } }, { a: { b: { c: 1, d: 1 } } },
+    ];
+    const changes = new ChangeDetector();
+    for (const a of values) for (const b of values) expect([a, b, changes.unchanged(a, b)]).toEqual([a, b, jsonEqual(a, b)]);
+  });
+
+  it('past its budget every answer is "changed"', () => {
+    const changes = new ChangeDetector(10);
+    const list = Array.from({ length: 8 }, () => 1);
+    expect(changes.unchanged(list, [...list])).toBe(true);
+    expect(changes.unchanged(list, [...list])).toBe(false);
+    expect(changes.unchanged(1, 1)).toBe(false);
   });
 });

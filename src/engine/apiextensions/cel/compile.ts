@@ -64,6 +64,8 @@ export interface RuleNode {
 
 export interface CompiledRules {
   root?: RuleNode;
+  /** The schema nodes that carry rules (whose values validation converts for CEL). */
+  ruleNodes?: ReadonlySet<CelNode>;
   errors: FieldError[];
   /** Rules stored but not evaluated (a kube function kcpt lacks), as `path: rule`. */
   skipped: string[];
@@ -105,7 +107,8 @@ function compile(schema: JSONSchemaProps): CompiledRules {
   const env = baseEnvironment().clone();
   const root = new SchemaTypes(env).build(schema, true);
   const w: Walk = { env, envs: new Map(), errors: [], skipped: [], total: 0, expensive: [] };
-  const out: CompiledRules = { root: walk(schema, root, ROOT, 1, false, undefined, w), errors: w.errors, skipped: w.skipped };
+  const ruleTree = walk(schema, root, ROOT, 1, false, undefined, w);
+  const out: CompiledRules = { root: ruleTree, ruleNodes: ruleTree && nodesWithRules(ruleTree), errors: w.errors, skipped: w.skipped };
   if (w.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of w.expensive.sort((a, b) => b.cost - a.cost).slice(0, 4)) {
       w.errors.push(fieldErrors.forbidden(e.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
@@ -117,6 +120,13 @@ function compile(schema: JSONSchemaProps): CompiledRules {
       ),
     );
   }
+  return out;
+}
+
+function nodesWithRules(rn: RuleNode, out = new Set<CelNode>()): Set<CelNode> {
+  if (rn.rules.length > 0) out.add(rn.node);
+  for (const sub of rn.properties?.values() ?? []) nodesWithRules(sub, out);
+  if (rn.elem) nodesWithRules(rn.elem, out);
   return out;
 }
 

@@ -8,11 +8,11 @@
  * the budget, stops validation with kube's errors.
  */
 import { Optional } from '@marcbachmann/cel-js';
-import { jsonEqual } from '../../machinery/canonical-json.js';
+import { ChangeDetector } from '../../machinery/canonical-json.js';
 import { ownValue } from '../../machinery/own-properties.js';
 import type { FieldError } from '../../machinery/status.js';
 import { isPlainObject } from '../types.js';
-import { observedSizes, toCel, type CelNode } from './decl-types.js';
+import { celConversions, observedSizes, toCel, type CelConversions, type CelNode } from './decl-types.js';
 import type { CompiledRule, CompiledRules, RuleNode } from './compile.js';
 import { estimateCost, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost.js';
 import { resolveFieldPath } from './compile.js';
@@ -21,6 +21,9 @@ import { correlateMapList } from '../ratcheting.js';
 interface Budget {
   remaining: number;
   exhausted: boolean;
+  /** This call's CEL conversions (each value converted once, however deep its rules) and its unchanged-value checks. */
+  converted: CelConversions;
+  changes: ChangeDetector;
 }
 
 /** Cost bounds remembered per rule, by the sizes they were computed from. */
@@ -29,11 +32,15 @@ const COST_CACHE_ENTRIES = 32;
 /** kube's celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_BYTES = 5 * 1024;
 
-/** Evaluate the compiled rules over a custom resource (and the object it replaces, on update). */
-export function validateRules(rules: CompiledRules, obj: unknown, old: unknown, budget = RUNTIME_CEL_COST_BUDGET): FieldError[] {
+/**
+ * Evaluate the compiled rules over a custom resource (and the object it replaces, on update). `changes`: the
+ * request's unchanged-value comparisons (shared with its schema's ratcheting).
+ */
+export function validateRules(rules: CompiledRules, obj: unknown, old: unknown, budget = RUNTIME_CEL_COST_BUDGET, changes = new ChangeDetector()): FieldError[] {
   if (!rules.root) return [];
   const errs: FieldError[] = [];
-  validateNode(rules.root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false });
+  const converted = celConversions(rules.ruleNodes ?? new Set());
+  validateNode(rules.root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false, converted, changes });
   return errs;
 }
 
@@ -84,7 +91,7 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
   const node = rn.node;
   const at = path || '<nil>';
   const type = schemaType(node);
-  const unchanged = hasOld && jsonEqual(value, old);
+  const unchanged = hasOld && budget.changes.unchanged(value, old);
   let sizes: Map<CelNode, number> | undefined;
   let ctx: Record<string, unknown> | undefined;
   const charge = (rule: CompiledRule, program: CompiledRule['program'], fixed: number | undefined, source: string, what: 'rule' | 'messageExpression'): boolean => {
@@ -132,8 +139,9 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
     if (!charge(r, r.program, r.fixedCost, ruleErrorString(r), 'rule')) return;
     let result: unknown;
     try {
-      ctx ??= { self: toCel(node, value) };
-      if (r.usesOldSelf) ctx.oldSelf = r.optionalOldSelf ? (hasOld ? Optional.of(toCel(node, old)) : Optional.none()) : toCel(node, old);
+      const memo = budget.converted;
+      ctx ??= { self: toCel(node, value, memo) };
+      if (r.usesOldSelf) ctx.oldSelf = r.optionalOldSelf ? (hasOld ? Optional.of(toCel(node, old, memo)) : Optional.none()) : toCel(node, old, memo);
       result = r.program(ctx);
     } catch (err) {
       errs.push(invalid(at, type, `${runtimeError(err)} evaluating rule: ${ruleErrorString(r)}`));
