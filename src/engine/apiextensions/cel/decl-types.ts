@@ -253,12 +253,12 @@ function toDuration(s: string): unknown {
  */
 export interface CelConversions {
   nodes: ReadonlySet<CelNode>;
-  typed: WeakMap<object, { node: CelNode; value: unknown }>;
-  dyn: WeakMap<object, unknown>;
+  typed: Map<object, { node: CelNode; value: unknown }>;
+  dyn: Map<object, unknown>;
 }
 
 export function celConversions(nodes: ReadonlySet<CelNode>): CelConversions {
-  return { nodes, typed: new WeakMap(), dyn: new WeakMap() };
+  return { nodes, typed: new Map(), dyn: new Map() };
 }
 
 /** A JSON value as CEL sees it under `node`: integers are BigInt, objects instances of their type, maps Maps. */
@@ -285,15 +285,17 @@ function convert(node: CelNode, v: unknown, memo: CelConversions | undefined): u
     case 'bytes':
       return typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : v;
     case 'list':
-      return Array.isArray(v) ? v.map((x) => toCel(node.elem!, x, memo)) : dyn(v, memo);
+      return Array.isArray(v) ? v.map((x) => toCel(node.elem!, x, memo)) : dyn(v);
     case 'map': {
-      if (!isPlainObject(v)) return dyn(v, memo);
+      if (!isPlainObject(v)) return dyn(v);
       const out = new Map<string, unknown>();
       for (const k of Object.keys(v)) out.set(k, toCel(node.elem!, ownValue(v, k), memo));
       return out;
     }
     case 'object': {
-      if (!isPlainObject(v) || node.untyped) return dyn(v, memo);
+      if (!isPlainObject(v)) return dyn(v);
+      // Only an object past MAX_OBJECT_TYPES is untyped where rules see it, and values of rules below it are in it.
+      if (node.untyped) return dyn(v, memo);
       const out = new node.ctor!() as Record<string, unknown>;
       for (const k of Object.keys(v)) {
         const cel = node.celNames!.get(k);
@@ -304,24 +306,24 @@ function convert(node: CelNode, v: unknown, memo: CelConversions | undefined): u
       return out;
     }
     case 'dyn':
-      return dyn(v, memo);
+      return dyn(v);
     default:
       return v;
   }
 }
 
-function dyn(v: unknown, memo: CelConversions | undefined): unknown {
+/**
+ * With `memo` (an untyped object's value, whose fields may hold values that rules below it see again), the objects
+ * converted are remembered: the lists in it are not, each list under a rule being the value of a typed node.
+ */
+function dyn(v: unknown, memo?: CelConversions): unknown {
   if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
-  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => dyn(x, memo));
+  if (!isPlainObject(v)) return v;
   const seen = memo?.dyn.get(v);
   if (seen !== undefined) return seen;
-  let out: unknown = v;
-  if (Array.isArray(v)) out = v.map((x) => dyn(x, memo));
-  else if (isPlainObject(v)) {
-    const map = new Map<string, unknown>();
-    for (const k of Object.keys(v)) map.set(k, dyn(ownValue(v, k), memo));
-    out = map;
-  }
+  const out = new Map<string, unknown>();
+  for (const k of Object.keys(v)) out.set(k, dyn(ownValue(v, k), memo));
   memo?.dyn.set(v, out);
   return out;
 }
