@@ -8,6 +8,7 @@
  * versions differ keeps the per-version paths. Printer columns, scale and selectable fields follow the same rule
  * (crd-version-fields.ts).
  */
+import { withRE2Budget } from './re2-bounded.js';
 import { fieldErrors, type FieldError } from '../machinery/status.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation.js';
 import { apiApprovalState, isProtectedGroup, APPROVAL_ANNOTATION } from './api-approval.js';
@@ -40,8 +41,15 @@ export interface CRDLike {
   status?: { storedVersions?: string[] };
 }
 
-/** ValidateCustomResourceDefinition for a create (`old` undefined) or an update. */
+/**
+ * ValidateCustomResourceDefinition for a create (`old` undefined) or an update. The CRD's patterns are compiled
+ * within one bound together (re2-bounded.ts).
+ */
 export function validateCRDSpec(crd: CRDLike, old?: CRDLike): FieldError[] {
+  return withRE2Budget(() => validateCRD(crd, old));
+}
+
+function validateCRD(crd: CRDLike, old?: CRDLike): FieldError[] {
   const errs: FieldError[] = [];
   const spec = crd.spec ?? {};
   const names = spec.names ?? {};

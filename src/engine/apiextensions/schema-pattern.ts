@@ -5,7 +5,8 @@
  * RE2 (re2js, a port of Go's and RE2/J's engine) decides it in time proportional to the string, and refuses what Go
  * refuses (lookarounds, backreferences, repeats over 1000) with Go's messages.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { compileRE2 } from './re2-bounded.js';
 
 /** ajv's RegExpEngine: compiles a CRD pattern for the `pattern` keyword (the `u` flag is RE2's default anyway). */
 export function re2Pattern(pattern: string): { test(s: string): boolean; toString(): string } {
@@ -13,9 +14,10 @@ export function re2Pattern(pattern: string): { test(s: string): boolean; toStrin
   const toString = () => `re2:${pattern}`;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(pattern);
+    re = compileRE2(pattern);
   } catch {
-    // Only a CRD stored before patterns were checked as RE2 can hold one (kube never accepts it): no value matches.
+    // Only a CRD stored before patterns were checked as RE2 (or bounded, re2-bounded.ts) can hold one: no value
+    // matches.
     return { test: () => false, toString };
   }
   return { test: (s) => re.test(s), toString };
@@ -26,7 +28,7 @@ re2Pattern.code = 're2Pattern';
 /** Go's regexp.Compile error for a pattern (`error parsing regexp: …`), or undefined when it compiles. */
 export function patternSyntaxError(pattern: string): string | undefined {
   try {
-    RE2JS.compile(pattern);
+    compileRE2(pattern);
     return undefined;
   } catch (e) {
     return (e as Error).message;

@@ -249,6 +249,24 @@ describe('CEL rules: evaluation', () => {
     expect(process.hrtime.bigint() > t0).toBe(true);
   });
 
+  it("a pattern the object sends is compiled within kcpt's bound, and a request's patterns within it together", () => {
+    // `[a-z]{0,1000}` 100 times (1.3 KB, ~200,000 instructions) compiled for 1.4–1.9 s, each time an object sent it.
+    const item = { type: 'object', properties: { s: { type: 'string', maxLength: 20 }, p: { type: 'string', maxLength: 2000 } }, 'x-kubernetes-validations': rule('self.s.matches(self.p)') } as JSONSchemaProps;
+    const s = schemaWith({ type: 'object', properties: { l: { type: 'array', maxItems: 20, items: item } } });
+    const huge = '[a-z]{0,1000}'.repeat(100);
+    expect(errorsOf(s, { spec: { l: [{ s: 'abc', p: huge }] } })).toEqual([
+      'spec.l[0]: Invalid value: "object": error parsing regexp: expression too large evaluating rule: self.s.matches(self.p)',
+    ]);
+    // Twelve distinct patterns of ~2,000 instructions: nine fit in one request.
+    const l = Array.from({ length: 12 }, (_, i) => ({ s: 'c'.repeat(i), p: `^[a-z]{0,1000}${'c'.repeat(i)}$` }));
+    const errs = errorsOf(s, { spec: { l } });
+    expect(errs).toEqual(
+      [9, 10, 11].map(
+        (i) => `spec.l[${i}]: Invalid value: "object": error parsing regexp: expression too large: the regular expressions of one request may compile to 20000 instructions together evaluating rule: self.s.matches(self.p)`,
+      ),
+    );
+  });
+
   it('kube list and string library functions', () => {
     const s = schemaWith({
       type: 'object',

@@ -7,7 +7,8 @@
  * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { compileRE2 } from '../re2-bounded.js';
 import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
@@ -26,14 +27,19 @@ export const UNSUPPORTED_FUNCTIONS = new Set([
 const MAX_CACHED_PATTERNS = 256;
 const patterns = new Map<string, RE2JS>();
 
-/** RE2 compile with a small cache: rules usually match constant patterns. Throws the CEL runtime error on a bad one. */
+/**
+ * RE2 compile (bounded: re2-bounded.ts) with a small cache: rules usually match constant patterns. Throws the CEL
+ * runtime error on a bad one.
+ */
 export function re2(pattern: string): RE2JS {
   let re = patterns.get(pattern);
   if (re) return re;
   try {
-    re = RE2JS.compile(pattern);
+    re = compileRE2(pattern);
   } catch (err) {
-    throw new Error(`error parsing regexp: ${(err as Error).message}`);
+    // cel-go's error is Go's regexp error, which (as re2js's and compileRE2's) reads `error parsing regexp: …`.
+    const message = (err as Error).message;
+    throw new Error(message.startsWith('error parsing regexp: ') ? message : `error parsing regexp: ${message}`);
   }
   if (patterns.size >= MAX_CACHED_PATTERNS) patterns.delete(patterns.keys().next().value as string);
   patterns.set(pattern, re);

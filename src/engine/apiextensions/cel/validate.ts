@@ -17,6 +17,7 @@ import type { CompiledRule, CompiledRules, RuleNode } from './compile.js';
 import { estimateCost, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost.js';
 import { resolveFieldPath } from './compile.js';
 import { correlateMapList } from '../ratcheting.js';
+import { withRE2Budget } from '../re2-bounded.js';
 
 interface Budget {
   remaining: number;
@@ -37,10 +38,12 @@ const MAX_MESSAGE_BYTES = 5 * 1024;
  * request's unchanged-value comparisons (shared with its schema's ratcheting).
  */
 export function validateRules(rules: CompiledRules, obj: unknown, old: unknown, budget = RUNTIME_CEL_COST_BUDGET, changes = new ChangeDetector()): FieldError[] {
-  if (!rules.root) return [];
+  const root = rules.root;
+  if (!root) return [];
   const errs: FieldError[] = [];
   const converted = celConversions(rules.ruleNodes ?? new Set());
-  validateNode(rules.root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false, converted, changes });
+  // The regexes the rules compile (a pattern may come from the object) share one bound.
+  withRE2Budget(() => validateNode(root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false, converted, changes }));
   return errs;
 }
 
