@@ -13,6 +13,7 @@ import { compileSchemaRules, type CompiledRules } from './cel/compile.js';
 import { validateRules } from './cel/validate.js';
 import { RUNTIME_CEL_COST_BUDGET } from './cel/cost.js';
 import { ChangeDetector } from '../machinery/canonical-json.js';
+import { validateScaleFields } from './scale.js';
 import type { CustomResourceDefinition, CRDVersion } from './crd.js';
 import { applyDefaults } from './defaults.js';
 import { prune } from './prune.js';
@@ -77,6 +78,7 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
   let compiled: ReturnType<typeof compileCRSchema> | undefined;
   let rules: CompiledRules | undefined;
   const hasStatus = !!version.subresources?.status;
+  const scale = version.subresources?.scale;
   return {
     tracksGeneration: true,
     hasStatusSubresource: hasStatus,
@@ -86,6 +88,8 @@ function strategyFor(crd: CustomResourceDefinition, version: CRDVersion): Strate
     validate: (obj: KubeObject, _ctx, old) => {
       const changes = new ChangeDetector();
       const errors = (compiled ??= compileCRSchema(schema)).validate(obj, old, changes);
+      // kube's ValidateScaleSpec and ValidateScaleStatus come after the schema's errors.
+      errors.push(...validateScaleFields(obj, scale, old));
       rules ??= compileSchemaRules(schema);
       if (!rules.root) return errors;
       // As kube: a value of the wrong type or shape blocks the rules (CEL values are typed by the schema).

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../machinery/status.js';
 import type { KubeObject, ScaleSubresource } from '../registry/types.js';
+import { customResourceTypes } from './cr-types.js';
+import type { CustomResourceDefinition } from './crd.js';
 import {
   INVALID_SPEC_REPLICAS,
   applyScaleToObject,
@@ -194,6 +196,29 @@ describe('validateScaleFields (customResourceValidator.ValidateScaleSpec/Status)
 
   it('status updates check only the status side', () => {
     expect(validateScaleStatusFields(cr({ spec: { replicas: -1 } }), SPEC)).toEqual([]);
+  });
+
+  it("are the CR strategy's, on every write (a PUT of …/scale with replicas -1 was stored until 2026-11-30)", () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {}, scale: SPEC }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+      status: { acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' } },
+    } as unknown as CustomResourceDefinition;
+    const [rt] = customResourceTypes(crd);
+    const validate = (obj: KubeObject, old?: KubeObject) => render(rt!.strategy.validate!(obj, { cluster: 'c' }, old));
+    expect(validate(cr())).toEqual([]);
+    expect(validate(cr({ spec: { replicas: -1 } }))).toEqual(['.spec.replicas: Invalid value: -1: should be a non-negative integer']);
+    // The update the scale subresource makes, and a status write over an object stored with them (not its writer's).
+    expect(validate(cr({ spec: { replicas: -1 } }), cr())).toEqual(['.spec.replicas: Invalid value: -1: should be a non-negative integer']);
+    expect(validate(cr({ spec: { replicas: -1 }, status: { replicas: 3 } }), cr({ spec: { replicas: -1 } }))).toEqual([]);
+    expect(validate(cr({ status: { replicas: -2 } }), cr())).toEqual(['.status.replicas: Invalid value: -2: should be a non-negative integer']);
   });
 });
 

@@ -7,6 +7,7 @@
  * Paths are plain dotted paths (`.spec.replicas`), read and written like unstructured.NestedInt64 /
  * SetNestedField: no brackets, no escapes.
  */
+import { jsonEqual } from '../machinery/canonical-json.js';
 import { jsonValueName, unmarshalTypeError } from '../machinery/go-decode.js';
 import { ownValue, setOwnValue } from '../machinery/own-properties.js';
 import type { KubeObject, ScaleSubresource } from '../registry/types.js';
@@ -143,7 +144,7 @@ function metaString(scale: KubeObject, field: 'name' | 'namespace' | 'resourceVe
  * kube's order: the body's Go types, the handler's name/namespace check against the URL (the object's own name),
  * accessor errors on the stored object, the "cannot be empty" rule, then SetNestedField. The Scale's
  * resourceVersion, when set, becomes the update's precondition. Replica range rules (≥ 0, ≤ MaxInt32) are the
- * CR strategy's job: see validateScaleFields.
+ * CR strategy's job: see validateScaleFields (cr-types.ts).
  */
 export function applyScaleToObject(obj: KubeObject, scale: KubeObject, spec: ScaleSubresource): KubeObject {
   const replicas = decodedReplicas(scale);
@@ -212,9 +213,14 @@ export function validateScaleStatusFields(obj: KubeObject, spec: ScaleSubresourc
   return errs;
 }
 
-/** What kube's CR strategy adds on create and update (status updates use validateScaleStatusFields alone). */
-export function validateScaleFields(obj: KubeObject, spec: ScaleSubresource | undefined): FieldError[] {
-  return [...validateScaleSpecFields(obj, spec), ...validateScaleStatusFields(obj, spec)];
+/**
+ * What kube's CR strategy adds on create and update (its status updates check status alone: here spec replicas are
+ * checked where they differ from `old`'s, which a status write never makes them).
+ */
+export function validateScaleFields(obj: KubeObject, spec: ScaleSubresource | undefined, old?: KubeObject): FieldError[] {
+  if (!spec) return [];
+  const specChanged = !old || !jsonEqual(nestedTyped(obj, spec.specReplicasPath, 'int64'), nestedTyped(old, spec.specReplicasPath, 'int64'));
+  return [...(specChanged ? validateScaleSpecFields(obj, spec) : []), ...validateScaleStatusFields(obj, spec)];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
