@@ -68,29 +68,38 @@ export interface InflightLimiter {
 }
 
 /** Who holds a share of the budgets: an authenticated user as the request gate knows them. */
-interface BudgetHolder {
+export interface BudgetHolder {
   username: string;
   groups?: string[];
   extra?: Record<string, string[]>;
 }
 
 /**
- * The holder a share is counted for. A service account's name is only unique in its workspace (every workspace has a
- * `system:serviceaccount:default:default`), so its workspace is part of the key: keyed by name alone, one tenant's
- * account holding its 500 watches left every other workspace's namesake none.
+ * The holder a share is counted for, where the server does not say whose tenant an identity is (tenant-share.ts). A
+ * service account's name is only unique in its workspace (every workspace has a `system:serviceaccount:default:default`),
+ * so its workspace is part of the key: keyed by name alone, one tenant's account holding its 500 watches left every
+ * other workspace's namesake none.
  */
 export function budgetKey(user: BudgetHolder): string {
   const origins = user.extra?.[CLUSTER_NAME_EXTRA];
   return origins && origins.length > 0 ? `${user.username}\n${origins.join(',')}` : user.username;
 }
 
+const SHARE = Symbol('kcpt.budgetShare');
+
+/** The share a request was counted against (watch-response.ts counts a holder's unread watch backlogs by it). */
+export function shareOf(request: FastifyRequest): string | undefined {
+  return (request.raw as { [SHARE]?: string })[SHARE];
+}
+
 /**
- * The limiter over `limits`, for requests whose user (the request gate's) `userOf` returns; undefined when every
- * budget is off.
+ * The limiter over `limits`, for requests whose user (the request gate's) `userOf` returns, counted against the
+ * share `shareKey` names (tenant-share.ts; budgetKey, the identity, by default); undefined when every budget is off.
  */
 export function inflightLimiter(
   limits: InflightLimits,
   userOf: (request: FastifyRequest) => BudgetHolder | undefined = () => undefined,
+  shareKey: (holder: BudgetHolder) => string = budgetKey,
 ): InflightLimiter | undefined {
   const inflight = { readOnly: 0, mutating: 0, watches: 0 };
   const byUser = { readOnly: new Map<string, number>(), mutating: new Map<string, number>(), watches: new Map<string, number>() };
@@ -102,10 +111,11 @@ export function inflightLimiter(
       if (healthPaths.test(url ?? '')) return undefined;
       const kind = watch ? 'watches' : isReadOnly(method ?? 'GET') ? 'readOnly' : 'mutating';
       const caller = userOf(request);
+      const user = caller ? shareKey(caller) : '';
+      (request.raw as { [SHARE]?: string })[SHARE] = user;
       if (watch && caller?.groups?.includes('system:masters')) return undefined;
       const limit = watch ? limits.watchesPerUser : limits[kind as 'readOnly' | 'mutating'];
       if (limit <= 0) return undefined;
-      const user = caller ? budgetKey(caller) : '';
       const held = byUser[kind].get(user) ?? 0;
       if (watch ? held >= limit : inflight[kind] >= limit || held >= perUserShare(limit)) {
         sendStatusError(reply, tooManyRequests(watch ? TOO_MANY_WATCHES_MESSAGE : TOO_MANY_REQUESTS_MESSAGE, 1));

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, UserInfo } from '../auth/user.js';
-import { inflightLimiter, isLongRunning, REFUSED, type InflightLimits } from './inflight-limit.js';
+import { inflightLimiter, isLongRunning, REFUSED, type BudgetHolder, type InflightLimits } from './inflight-limit.js';
 import { armRequestDeadline, requestDeadlineMs } from './request-deadline.js';
 import { authenticatedUser, gateRequest } from './request-gate.js';
 import { requestServed, requestStarted } from './create-turn.js';
@@ -17,6 +17,8 @@ export interface AdmissionOptions {
   inflight: InflightLimits;
   /** kube's --request-timeout in ms (0: none). */
   requestTimeoutMs: number;
+  /** Whose share of the budgets a user's requests count against (tenant-share.ts); their identity's by default. */
+  shareKey?: (holder: BudgetHolder) => string;
   /**
    * Called once per request the hook saw, refused ones included, when its response is done or its client went away
    * (the response's 'close'), with the milliseconds since the request arrived.
@@ -25,7 +27,7 @@ export interface AdmissionOptions {
 }
 
 export function installRequestAdmission(app: FastifyInstance, options: AdmissionOptions): void {
-  const limiter = inflightLimiter(options.inflight, authenticatedUser);
+  const limiter = inflightLimiter(options.inflight, authenticatedUser, options.shareKey);
   const { authenticator, requestTimeoutMs, answered } = options;
   app.addHook('onRequest', (request, reply, done) => {
     const arrived = answered ? performance.now() : 0;

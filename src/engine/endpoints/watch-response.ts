@@ -13,7 +13,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { WatchEventType, WatchSink } from '../registry/watch-stream.js';
-import { budgetKey } from './inflight-limit.js';
+import { budgetKey, shareOf } from './inflight-limit.js';
 import type { WatchEventWriter } from './render.js';
 import { authenticatedUser } from './request-gate.js';
 
@@ -239,6 +239,8 @@ export class WatchResponse implements WatchSink {
 }
 
 function holderOf(reply: FastifyReply): string {
+  const counted = reply.request ? shareOf(reply.request) : undefined;
+  if (counted !== undefined) return counted;
   const user = reply.request ? authenticatedUser(reply.request) : undefined;
   return user ? budgetKey(user) : '';
 }

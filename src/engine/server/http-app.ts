@@ -3,6 +3,7 @@
  * as Status, metrics, the in-flight limits), its routes (snapshots, then everything else through the router), and
  * the listener component that binds it, the proxy socket beside it, and the server's address.
  */
+import { tenantShare } from '../endpoints/tenant-share.js';
 import type http from 'node:http';
 import type { Http2SecureServer } from 'node:http2';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -36,6 +37,8 @@ export function serverApp(server: ServerParts): FastifyInstance {
     authenticator: server.authenticator,
     inflight: config.inflight,
     requestTimeoutMs: config.requestTimeoutMs,
+    // A tenant's identities share one share: their home's, or their organisation's.
+    shareKey: tenantShare((cluster) => server.tenancy.paths.pathOf(cluster), config.homes),
     // Once answered: kube's request metrics, the request log, and a body still arriving abandoned (unread-body.ts).
     answered: (request, reply, elapsedMs) => {
       metrics.observe(request, reply.statusCode, elapsedMs / 1000);
