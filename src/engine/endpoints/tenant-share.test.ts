@@ -75,7 +75,7 @@ describe("a tenant's identities take one share of the in-flight budget", () => {
       const before = held.length;
       const status = get(token);
       for (;;) {
-        const settled = await Promise.race([status, new Promise<undefined>((r) => setTimeout(r, 5))]);
+        const settled = await Promise.race([status, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5))]);
         if (settled !== undefined) return settled;
         if (held.length > before) return 'held';
       }
