@@ -373,6 +373,32 @@ describe('CEL rules: work linear in the object under nested rules (the tenant as
   });
 });
 
+describe('CEL rules: equality of objects, maps and lists is charged by what it walks (the tenant as attacker)', () => {
+  it('self == oldSelf on each of 100 nested objects runs out of budget instead of walking the list 100 times', () => {
+    // cel-go's estimate charges an object's equality by its own fields (a few units): 100 nested rules over a
+    // 600,000-item list walked it 100 times uncharged, 5-8 s of every tenant's event loop per update (13-21 s over
+    // 900 levels). At run time kcpt charges what the comparison walks: every value the objects hold.
+    const depth = 100;
+    let node: JSONSchemaProps = { type: 'object', properties: { p: { type: 'array', items: { type: 'integer' } } }, 'x-kubernetes-validations': rule('self == oldSelf', { message: 'changed' }) };
+    for (let i = 0; i < depth; i++) node = { type: 'object', properties: { n: node }, 'x-kubernetes-validations': rule('self == oldSelf', { message: 'changed' }) };
+    const compiled = compileSchemaRules(schemaWith(node));
+    expect(compiled.errors).toEqual([]);
+    const n = 20_000;
+    const chain = (last: number) => {
+      let o: Record<string, unknown> = { p: Array.from({ length: n }, (_, i) => (i === n - 1 ? last : 1)) };
+      for (let i = 0; i < depth; i++) o = { n: o };
+      return { spec: o };
+    };
+    const budget = 1_000_000;
+    const errs = validateRules(compiled, chain(1), chain(2), budget).map((e) => e.detail);
+    // Each comparison is charged the ~20,000 values it walks: the budget runs out after about fifty.
+    expect(errs.at(-1)).toBe('Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run');
+    expect(errs.filter((e) => e.endsWith(': changed')).length).toBeLessThanOrEqual(budget / n);
+    // An immutability rule over a small object costs what it did.
+    expect(validateRules(compiled, { spec: { p: [1] } }, { spec: { p: [1] } }, budget)).toEqual([]);
+  });
+});
+
 describe('CEL rules: hostile rules and schemas are refused or bounded, never crash', () => {
   it('a rule nested past the depth limit, or past the node limit, is a compilation error', () => {
     const deep = `${'('.repeat(5000)}true${')'.repeat(5000)}`;

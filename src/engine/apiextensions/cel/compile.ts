@@ -41,6 +41,8 @@ export interface CompiledRule {
   messageFixedCost?: number;
   /** The schema nodes whose sizes the cost bound reads (rule and messageExpression), when it is not fixed. */
   sizeDeps?: CelNode[];
+  /** The nodes whose values' nested sizes it reads at run time (what equality of objects, maps and lists walks). */
+  deepDeps?: CelNode[];
   /** Bounds already computed, by those sizes (objects written repeatedly tend to have the same ones). */
   costCache?: Map<string, number>;
   usesOldSelf: boolean;
@@ -57,6 +59,8 @@ export interface RuleNode {
   elem?: RuleNode;
   /** The nodes observedSizes walks for this node's size-dependent rules. */
   sizeRelevant?: Set<CelNode>;
+  /** The nodes whose nested sizes those rules read (their deepDeps). */
+  deepNodes?: Set<CelNode>;
   /** The list's x-kubernetes-list-type / map keys, for correlating old items. */
   listType?: string;
   listMapKeys?: string[];
@@ -183,8 +187,10 @@ function walk(
       if (compiled) out.rules.push(compiled);
     });
   }
-  const deps = new Set(out.rules.flatMap((r) => r.sizeDeps ?? []));
+  const deps = new Set(out.rules.flatMap((r) => [...(r.sizeDeps ?? []), ...(r.deepDeps ?? [])]));
   if (deps.size > 0) out.sizeRelevant = nodesLeadingTo(node, deps);
+  const deepNodes = new Set(out.rules.flatMap((r) => r.deepDeps ?? []));
+  if (deepNodes.size > 0) out.deepNodes = deepNodes;
   let any = out.rules.length > 0;
   if (node.kind === 'object' && isPlainObject(s.properties)) {
     for (const [name, child] of Object.entries(s.properties as Record<string, JSONSchemaProps>)) {
@@ -360,8 +366,15 @@ function compileRule(
   } else if (!usesOld && r.optionalOldSelf === true) {
     errs.push(fieldErrors.invalid(`${path}.optionalOldSelf`, true, 'may not be set to true for non-transition rule'));
   }
-  const fixed = fixedCost(program, node);
-  const messageFixed = messageProgram ? fixedCost(messageProgram, node) : undefined;
+  const deepDeps = new Set<CelNode>();
+  const recordDeep = (n: CelNode) => {
+    deepDeps.add(n);
+    return n.maxSize;
+  };
+  const deepRule = deepDependent(program, node, recordDeep);
+  const deepMessage = messageProgram ? deepDependent(messageProgram, node, recordDeep) : false;
+  const fixed = deepRule ? undefined : fixedCost(program, node);
+  const messageFixed = messageProgram && !deepMessage ? fixedCost(messageProgram, node) : undefined;
   const deps = new Set<CelNode>();
   const record = (n: CelNode) => {
     deps.add(n);
@@ -376,9 +389,20 @@ function compileRule(
     fixedCost: fixed,
     messageFixedCost: messageFixed,
     sizeDeps: deps.size > 0 ? [...deps] : undefined,
+    deepDeps: deepDeps.size > 0 ? [...deepDeps] : undefined,
     usesOldSelf: usesOld,
     optionalOldSelf: optional,
   };
+}
+
+/** Whether the run-time bound reads nested sizes (`record` is told which nodes'): then it is never fixed. */
+function deepDependent(program: Program, node: CelNode, record: (n: CelNode) => number): boolean {
+  let read = false;
+  estimateCost(program.ast, node, (n) => n.maxSize, (n) => {
+    read = true;
+    return record(n);
+  });
+  return read;
 }
 
 /** The cost bound is monotone in the sizes: equal at the schema's bounds and at zero, it does not depend on them. */

@@ -347,8 +347,39 @@ export function nodesLeadingTo(root: CelNode, deps: ReadonlySet<CelNode>, out = 
  */
 const SCALARS = new Set<CelKind>(['int', 'double', 'bool', 'timestamp', 'duration']);
 
-export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, number> = new Map(), relevant?: ReadonlySet<CelNode>): Map<CelNode, number> {
+/** Where observedSizes also records the most values (nested ones included) the values at `nodes` hold. */
+export interface DeepSizes {
+  nodes: ReadonlySet<CelNode>;
+  out: Map<CelNode, number>;
+  /** The request's counts by object (each counted once, however many rules above it ask). */
+  counted: Map<object, number>;
+}
+
+/** How many values `v` holds, itself and every nested one (a string as a tenth of its length, as cel-go's traversal). */
+export function valueCount(v: unknown, counted: Map<object, number>): number {
+  if (typeof v === 'string') return 1 + Math.ceil(v.length / 10);
+  if (v === null || typeof v !== 'object') return 1;
+  let n = counted.get(v);
+  if (n !== undefined) return n;
+  n = 1;
+  if (Array.isArray(v)) for (const x of v) n += valueCount(x, counted);
+  else for (const k of Object.keys(v)) n += valueCount(ownValue(v as Record<string, unknown>, k), counted);
+  counted.set(v, n);
+  return n;
+}
+
+export function observedSizes(
+  node: CelNode,
+  v: unknown,
+  out: Map<CelNode, number> = new Map(),
+  relevant?: ReadonlySet<CelNode>,
+  deep?: DeepSizes,
+): Map<CelNode, number> {
   if (v === null || v === undefined) return out;
+  if (deep?.nodes.has(node)) {
+    const count = valueCount(v, deep.counted);
+    if ((deep.out.get(node) ?? 0) < count) deep.out.set(node, count);
+  }
   let n = 0;
   switch (node.kind) {
     case 'string':
@@ -359,7 +390,7 @@ export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, numbe
     case 'list':
       if (!Array.isArray(v)) return out;
       n = v.length;
-      if (!relevant || relevant.has(node.elem!)) for (const x of v) observedSizes(node.elem!, x, out, relevant);
+      if (!relevant || relevant.has(node.elem!)) for (const x of v) observedSizes(node.elem!, x, out, relevant, deep);
       break;
     case 'map':
     case 'object': {
@@ -368,7 +399,7 @@ export function observedSizes(node: CelNode, v: unknown, out: Map<CelNode, numbe
       n = node.kind === 'map' ? keys.length : node.fields!.size;
       for (const k of keys) {
         const child = node.kind === 'map' ? node.elem! : node.fields!.get(node.celNames!.get(k) ?? '')?.node;
-        if (child && !SCALARS.has(child.kind) && (!relevant || relevant.has(child))) observedSizes(child, v[k], out, relevant);
+        if (child && !SCALARS.has(child.kind) && (!relevant || relevant.has(child))) observedSizes(child, v[k], out, relevant, deep);
       }
       break;
     }

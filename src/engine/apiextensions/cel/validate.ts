@@ -12,7 +12,7 @@ import { ChangeDetector } from '../../machinery/canonical-json.js';
 import { ownValue } from '../../machinery/own-properties.js';
 import type { FieldError } from '../../machinery/status.js';
 import { isPlainObject } from '../types.js';
-import { celConversions, observedSizes, toCel, type CelConversions, type CelNode } from './decl-types.js';
+import { celConversions, observedSizes, toCel, type CelConversions, type CelNode, type DeepSizes } from './decl-types.js';
 import type { CompiledRule, CompiledRules, RuleNode } from './compile.js';
 import { estimateCost, PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET } from './cost.js';
 import { resolveFieldPath } from './compile.js';
@@ -25,6 +25,8 @@ interface Budget {
   /** This call's CEL conversions (each value converted once, however deep its rules) and its unchanged-value checks. */
   converted: CelConversions;
   changes: ChangeDetector;
+  /** Nested value counts (valueCount), by object, for equality's run-time charge. */
+  counted: Map<object, number>;
 }
 
 /** Cost bounds remembered per rule, by the sizes they were computed from. */
@@ -43,7 +45,7 @@ export function validateRules(rules: CompiledRules, obj: unknown, old: unknown, 
   const errs: FieldError[] = [];
   const converted = celConversions(rules.ruleNodes ?? new Set());
   // The regexes the rules compile (a pattern may come from the object) share one bound.
-  withRE2Budget(() => validateNode(root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false, converted, changes }));
+  withRE2Budget(() => validateNode(root, obj, old, old !== undefined, '', errs, { remaining: budget, exhausted: false, converted, changes, counted: new Map() }));
   return errs;
 }
 
@@ -96,20 +98,23 @@ function evaluateRules(rn: RuleNode, value: unknown, old: unknown, hasOld: boole
   const type = schemaType(node);
   const unchanged = hasOld && budget.changes.unchanged(value, old);
   let sizes: Map<CelNode, number> | undefined;
+  let deep: DeepSizes | undefined;
   let ctx: Record<string, unknown> | undefined;
   const charge = (rule: CompiledRule, program: CompiledRule['program'], fixed: number | undefined, source: string, what: 'rule' | 'messageExpression'): boolean => {
     let cost = fixed;
     if (cost === undefined) {
       if (!sizes) {
-        sizes = observedSizes(node, value, new Map(), rn.sizeRelevant);
-        if (hasOld) observedSizes(node, old, sizes, rn.sizeRelevant);
+        deep = rn.deepNodes && { nodes: rn.deepNodes, out: new Map(), counted: budget.counted };
+        sizes = observedSizes(node, value, new Map(), rn.sizeRelevant, deep);
+        if (hasOld) observedSizes(node, old, sizes, rn.sizeRelevant, deep);
       }
       const s = sizes;
-      const key = `${what === 'rule' ? 'r' : 'm'}${(rule.sizeDeps ?? []).map((n) => s.get(n) ?? 0).join(',')}`;
+      const d = deep?.out;
+      const key = `${what === 'rule' ? 'r' : 'm'}${(rule.sizeDeps ?? []).map((n) => s.get(n) ?? 0).join(',')};${(rule.deepDeps ?? []).map((n) => d?.get(n) ?? 0).join(',')}`;
       const cache = (rule.costCache ??= new Map());
       cost = cache.get(key);
       if (cost === undefined) {
-        cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0);
+        cost = estimateCost(program.ast, node, (n) => s.get(n) ?? 0, (n) => d?.get(n) ?? 0);
         if (cache.size >= COST_CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
         cache.set(key, cost);
       }
