@@ -7,7 +7,7 @@
 // scripts/compile.mjs; no keepNames, as the engine bundle: tsx would wrap every inner function in a `__name()` call,
 // ~10 % of this path).
 //
-//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader] [--op get|create]
+//   node bench/route-pairs.js --other /path/to/other/checkout [--self DIR] [--pairs 40] [--batch 2000] [--user admin|reader] [--op get|create [--turn N]]
 //
 // --user reader: the GET as a --token-auth-file user whose only rights are workspace access and a Role allowing get
 // on configmaps (RBAC evaluated on every request, as the RBAC-bound row of bench/get.js). Prints the median µs per GET
@@ -16,7 +16,9 @@
 //
 // --op create: the CREATE row's POST instead (a ~1 KB ConfigMap with a unique name, as JSON bytes): body decoding,
 // unknown fields, the whole create pipeline with admission, the SQLite commit, the in-process watchers, the answer's
-// text; no fastify, HTTP or TLS.
+// text; no fastify, HTTP or TLS. With --turn N, each measurement is N such POSTs made at once while N requests count as
+// in flight: they wait for their turn together and commit in one transaction (endpoints/create-turn.ts), the path the
+// CREATE row's 8 connections take (~7 creates a turn); without it a create runs alone, in a transaction of its own.
 //
 // --alloc: bytes allocated per GET (or CREATE) instead of time, exact (no sampling): each batch runs between two reads of V8's
 // used heap with no collection in between (a young generation larger than a batch allocates; a batch in which a
@@ -31,10 +33,12 @@ import { assembleTree, comparePairs } from './lib/pipeline-pairs.js';
 import { removeDir, repoDir } from './lib/util.js';
 import { configMap } from './lib/payload.js';
 
-const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false }, op: { type: 'string', default: 'get' } } });
+const { values } = parseArgs({ options: { other: { type: 'string' }, self: { type: 'string' }, pairs: { type: 'string' }, batch: { type: 'string' }, user: { type: 'string', default: 'admin' }, alloc: { type: 'boolean', default: false }, op: { type: 'string', default: 'get' }, turn: { type: 'string' } } });
 if (!['get', 'create'].includes(values.op)) throw new Error('--op is get or create');
 if (!values.other) throw new Error('--other DIR (a checkout to compare with) is required');
 if (!['admin', 'reader'].includes(values.user)) throw new Error('--user is admin or reader');
+const turnOf = values.turn === undefined ? 0 : Number(values.turn);
+if (values.turn !== undefined && (values.op !== 'create' || !Number.isInteger(turnOf) || turnOf < 2)) throw new Error('--turn N (N >= 2) goes with --op create');
 const pairs = Number(values.pairs ?? 40);
 const batch = Number(values.batch ?? 2000);
 const CM = '/clusters/root/api/v1/namespaces/default/configmaps';
@@ -114,7 +118,17 @@ async function side(dir) {
     if (out && typeof out.then === 'function') await out;
     if (reply.statusCode !== 201 || !reply.sent) throw new Error(`${dir}: POST: ${reply.statusCode} ${reply.payload}`);
   };
-  return { get: values.op === 'create' ? create : get, close: stop };
+  // N creates in one turn: counted as in flight (as request-admission.ts counts them), so they gather and commit together.
+  const { requestStarted, requestServed } = await load('endpoints/create-turn');
+  const turn = async () => {
+    for (let i = 0; i < turnOf; i++) requestStarted();
+    try {
+      await Promise.all(Array.from({ length: turnOf }, create));
+    } finally {
+      for (let i = 0; i < turnOf; i++) requestServed();
+    }
+  };
+  return { get: values.op === 'create' ? (turnOf ? turn : create) : get, close: stop };
 }
 
 /** Bytes allocated per GET on each side, batches alternating; a batch that saw a collection is run again. */
@@ -140,7 +154,7 @@ async function compareAllocation() {
     for (const name of order) rows[name].push(await perGet(name === 'self' ? self : other));
   }
   const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
-  const unit = values.op === 'create' ? 'Create' : 'Get';
+  const unit = values.op === 'create' ? (turnOf ? `TurnOf${turnOf}Creates` : 'Create') : 'Get';
   console.log(JSON.stringify({ [`thisBytesPer${unit}`]: Math.round(median(rows.self)), [`otherBytesPer${unit}`]: Math.round(median(rows.other)), thisRange: [Math.round(Math.min(...rows.self)), Math.round(Math.max(...rows.self))], otherRange: [Math.round(Math.min(...rows.other)), Math.round(Math.max(...rows.other))] }));
 }
 
@@ -148,7 +162,7 @@ const self = await side(path.resolve(values.self ?? repoDir));
 const other = await side(path.resolve(values.other));
 try {
   if (values.alloc) await compareAllocation();
-  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: values.op === 'create' ? 'Create' : 'Get' });
+  else await comparePairs({ self, other, run: (s) => s.get(), pairs, batch, label: values.op === 'create' ? (turnOf ? `TurnOf${turnOf}Creates` : 'Create') : 'Get' });
 } finally {
   await self.close();
   await other.close();

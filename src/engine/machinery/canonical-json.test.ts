@@ -21,6 +21,26 @@ describe('canonicalView', () => {
     expect(Object.keys(view.z as object)).toEqual(['x', 'y']);
     expect(Object.keys(mixed.z)).toEqual(['y', 'x']);
   });
+
+  it('sorts, drops undefined and shares canonical members in every combination of the three', () => {
+    const canonicalChild = { a: 1, b: [{ c: 1 }] };
+    const cases: Record<string, unknown>[] = [
+      // Keys unsorted, members canonical: a sorted copy holding the very same members.
+      { z: canonicalChild, a: 'x', m: null },
+      // Keys sorted, a member changed: the copy keeps key order, only that member is new.
+      { a: canonicalChild, b: { y: 1, x: 2 }, c: 3 },
+      // Both, with undefined members next to changed ones, and integer-like keys (enumerated first by JavaScript).
+      { z: { b: undefined, a: [{ d: 1, c: 2 }] }, '10': 'ten', '9': 'nine', a: undefined, m: canonicalChild },
+      // A changed member deep in a chain of unsorted maps.
+      { y: { y: { y: { y: { b: 1, a: 2 }, x: 0 }, x: 0 }, x: 0 }, x: 0 },
+    ];
+    for (const value of cases) {
+      const view = canonicalView(value) as Record<string, unknown>;
+      expect(JSON.stringify(view)).toBe(JSON.stringify(canonical(value)));
+      expect(view).not.toBe(value);
+      for (const key of Object.keys(view)) if (value[key] === canonicalChild) expect(view[key]).toBe(canonicalChild);
+    }
+  });
 });
 
 describe('ChangeDetector', () => {

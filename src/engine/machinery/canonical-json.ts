@@ -26,7 +26,8 @@ export function canonicalView(value: unknown): unknown {
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const v = canonicalView(value[i]);
+      const item: unknown = value[i];
+      const v = item !== null && typeof item === 'object' ? canonicalView(item) : item;
       if (out) out.push(v);
       else if (v !== value[i]) {
         out = value.slice(0, i);
@@ -38,17 +39,33 @@ export function canonicalView(value: unknown): unknown {
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   let copy = false;
-  for (let i = 0; i < keys.length && !copy; i++) copy = (i > 0 && keys[i - 1]! > keys[i]!) || record[keys[i]!] === undefined;
-  const views: unknown[] = new Array(keys.length);
+  for (let i = 1; i < keys.length && !copy; i++) copy = keys[i - 1]! > keys[i]!;
+  // Each member is walked once (a walk per pass would double at every level of nesting); a scalar is its own view.
+  let views: unknown[] | undefined;
   for (let i = 0; i < keys.length; i++) {
     const v = record[keys[i]!];
-    views[i] = v === undefined ? undefined : canonicalView(v);
-    if (views[i] !== v) copy = true;
+    if (v === undefined) copy = true;
+    else if (v !== null && typeof v === 'object') {
+      const view = canonicalView(v);
+      if (view !== v) (views ??= new Array(keys.length))[i] = view;
+    }
   }
-  if (!copy) return value;
-  const order = keys.map((key, i) => [key, views[i]] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (!copy && !views) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of order) if (v !== undefined) setOwnValue(out, key, v);
+  if (!views) {
+    // Members unchanged, order not: the key array itself sorted (a string sort compares UTF-16 code units, as `<`).
+    keys.sort();
+    for (const key of keys) {
+      const v = record[key];
+      if (v !== undefined) setOwnValue(out, key, v);
+    }
+    return out;
+  }
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+  for (const i of order) {
+    const v = views[i] ?? record[keys[i]!];
+    if (v !== undefined) setOwnValue(out, keys[i]!, v);
+  }
   return out;
 }
 
