@@ -68,6 +68,8 @@ export class ClusterContentDeleter {
    * instead of parsing them, while the row is still at that revision. Each is taken once; at most MARKS_KEPT.
    */
   private readonly marks = new Map<string, KubeObject>();
+  /** Rows above this revision were written by this process, so by this build (see `readRow`). */
+  private readonly writtenFrom: number;
 
   constructor(
     private readonly store: Store,
@@ -79,7 +81,19 @@ export class ClusterContentDeleter {
     private readonly occupied?: OccupiedResources,
     /** Workspaces: the owner of a finished cluster is let go in the same commit. */
     private readonly workspaceType?: ResourceType,
-  ) {}
+  ) {
+    this.writtenFrom = store.currentRevision();
+  }
+
+  /**
+   * A listed row as served. A type whose objects this build stores as a read gives them back
+   * (ResourceType.convert.storedAsRead: Workspaces) skips the read's pruning and defaulting for rows this process
+   * wrote, as its live watches do; older rows, possibly of another build's schema, are converted.
+   */
+  private readRow(rt: ResourceType, kv: KeyValue): KubeObject {
+    const object = decodeStored(kv);
+    return rt.convert?.storedAsRead && kv.revision > this.writtenFrom ? object : fromStorage(rt, object);
+  }
 
   /** The object stored in `row`: the one a pass of this deleter marked while the row is still that mark, else parsed. */
   storedObject(row: KeyValue): KubeObject {
@@ -204,7 +218,7 @@ export class ClusterContentDeleter {
     for (const kv of this.store.list(prefix).items) {
       // Namespace and name from the key: no need to parse what delete() reads anyway.
       const { namespace, name } = keyNamespaceAndName(rt, kv.key);
-      const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
+      const object = final || rt === this.workspaceType ? this.readRow(rt, kv) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
         batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
         final.plain.push({ key: kv.key, object: object! });
