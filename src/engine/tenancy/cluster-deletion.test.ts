@@ -1,10 +1,10 @@
 /**
  * The cluster deleter's marks of child workspaces, handed to the child's own pass only while they are what is stored;
- * what a child Workspace's mark records; the owner index in a cluster's final pass.
+ * what a child Workspace's mark records; the owner index and the deletion markers in a cluster's final pass.
  */
 import { describe, expect, it } from 'vitest';
 import { WriteAuthority } from '../admission/write-authority.js';
-import { namespaces } from '../builtin/core/resources.js';
+import { namespaces, serviceAccounts } from '../builtin/core/resources.js';
 import { clusterRoleBindings, clusterRoles } from '../builtin/rbac/resources.js';
 import { ownerIndexWriter } from '../controllers/owner-index.js';
 import { OwnerResolver } from '../controllers/owner-references.js';
@@ -152,5 +152,31 @@ describe('ClusterContentDeleter: the owner index in a cluster’s final pass', (
     expect(rowsUnder(store, '/registry/rbac.authorization.k8s.io/')).toEqual([]);
     expect(rowsUnder(store, '/kcpt/owners/x/')).toEqual([]);
     expect(store.get(logicalClusterKey('x'))).toBeDefined();
+  });
+});
+
+describe('ClusterContentDeleter: deletion markers in a cluster’s final pass', () => {
+  it('removes the marker of a namespace it marked in an earlier pass with the namespace’s row in the last', () => {
+    const store = createMemoryStore();
+    const catalog = new StaticCatalog([logicalClusters, namespaces, serviceAccounts], 'test');
+    const generic = new GenericStore(store, namespaces, { authority: new WriteAuthority(), garbageCollection: true });
+    const ctx = (rt: ResourceType, namespace = '') => ({ rt, cluster: 'x', namespace });
+    generic.create(ctx(logicalClusters), { apiVersion: 'core.kcp.io/v1alpha1', kind: 'LogicalCluster', metadata: { name: 'cluster', finalizers: [LOGICAL_CLUSTER_DELETION_FINALIZER] }, spec: {} });
+    generic.create(ctx(namespaces), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
+    generic.create(ctx(serviceAccounts, 'team'), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'held', namespace: 'team', finalizers: ['example.com/hold'] } });
+    generic.delete(ctx(logicalClusters), 'cluster');
+    const deleter = new ClusterContentDeleter(store, generic, () => catalog, logicalClusters);
+    const pass = () => {
+      const lc = store.get(logicalClusterKey('x'))!;
+      return deleter.run('x', lc, decodeStored(lc));
+    };
+    // The ServiceAccount stays (its finalizer), so its namespace is marked and kept, with a marker.
+    expect(pass()).toMatchObject({ done: false });
+    expect(rowsUnder(store, '/kcpt/deleting/core/namespaces/x/')).toEqual(['/kcpt/deleting/core/namespaces/x/team']);
+    const sa = store.get('/registry/core/serviceaccounts/x/team/held')!;
+    generic.releaseFinalizer(ctx(serviceAccounts, 'team'), sa, decodeStored(sa), 'example.com/hold');
+    expect(pass()).toMatchObject({ done: true });
+    expect(rowsUnder(store, '/registry/')).toEqual([]);
+    expect(rowsUnder(store, '/kcpt/deleting/')).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  * workspace is therefore removed in one transaction and leaves no row behind.
  */
 import { fromStorage, WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import { deletionMarkerPrefix, removeRow } from '../registry/object-rules.js';
+import { deletionMarkerKey, removeRow } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -154,7 +154,7 @@ export class ClusterContentDeleter {
     const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch, removal });
     this.addIndexOps(plain, batch, done);
     if (done) {
-      this.sweepBookkeeping(cluster, types, batch);
+      this.sweepBookkeeping(cluster, batch);
       this.releaseOwner(lc, batch);
     }
     this.generic.commitBatch(batch);
@@ -198,9 +198,9 @@ export class ClusterContentDeleter {
    * removes the cluster (nothing else is left in it), where an object without finalizers goes as a plain delete of
    * its row, collected in `final.plain` for its index writers' ops (added by the caller in the same commit), which
    * is all the generic delete would write for it with background propagation from this system deleter (no authority
-   * or admission applies; its deletion marker, if any, goes with the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work,
-   * except those named in `keep`, which still hold something and are deleted the generic way (marked). `heldIn`
-   * collects the namespace of every object that stays.
+   * or admission applies; its deletion marker, if any, goes in the same commit). Namespaces there also skip their
+   * `kubernetes` finalizer: this deleter did its work, except those named in `keep`, which still hold something and
+   * are deleted the generic way (marked). `heldIn` collects the namespace of every object that stays.
    */
   private deleteAll(
     rt: ResourceType,
@@ -220,7 +220,11 @@ export class ClusterContentDeleter {
       const { namespace, name } = keyNamespaceAndName(rt, kv.key);
       const object = final || rt === this.workspaceType ? this.readRow(rt, kv) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
-        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
+        const ops: WriteOp[] = [{ type: 'delete', key: kv.key, expectedRevision: kv.revision }];
+        // A marker exists only beside an object being deleted (the generic delete's own rule for its removals).
+        const marker = object!.metadata?.deletionTimestamp ? this.store.get(deletionMarkerKey(kv.key)) : undefined;
+        if (marker) ops.push(removeRow(marker));
+        batch.add(ops, () => {});
         final.plain.push({ key: kv.key, object: object! });
         continue;
       }
@@ -280,12 +284,15 @@ export class ClusterContentDeleter {
     this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
   }
 
-  /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */
-  private sweepBookkeeping(cluster: string, types: ResourceType[], batch: WriteBatch): void {
+  /**
+   * Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. Deletion
+   * markers are not among them: a marker is written in the commit that marks its object and removed in the one that
+   * removes it, the final pass's plain deletes included.
+   */
+  private sweepBookkeeping(cluster: string, batch: WriteBatch): void {
     const deleting = new Set(batch.ops.filter((op) => op.type === 'delete').map((op) => op.key));
-    const prefixes = [...clusterBookkeepingPrefixes(cluster), ...types.map((rt) => `${deletionMarkerPrefix(rt.storagePrefix)}${cluster}/`)];
     const ops: WriteOp[] = [];
-    for (const prefix of prefixes) {
+    for (const prefix of clusterBookkeepingPrefixes(cluster)) {
       for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push(removeRow(kv));
     }
     if (ops.length > 0) batch.add(ops, () => {});
