@@ -63,6 +63,16 @@ describe('ClusterContentDeleter.storedObject', () => {
     }
   });
 
+  it('shows a watch event of the mark the marked object, without taking it from the child’s pass', () => {
+    const { store, deleter } = tree();
+    const row = store.get(logicalClusterKey('c'))!;
+    const shown = deleter.markAt(row.key, row.revision);
+    expect(JSON.parse(JSON.stringify(shown))).toEqual(decodeStored(row));
+    expect(deleter.markAt(row.key, row.revision + 1)).toBeUndefined();
+    expect(deleter.storedObject(row)).toBe(shown);
+    expect(deleter.markAt(row.key, row.revision)).toBeUndefined();
+  });
+
   it('parses the row once it changed after the mark (and a kept mark is taken once)', () => {
     const { store, generic, deleter } = tree();
     const row = store.get(logicalClusterKey('c'))!;

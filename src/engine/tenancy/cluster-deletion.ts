@@ -103,6 +103,15 @@ export class ClusterContentDeleter {
     return marked.metadata?.resourceVersion === String(row.revision) ? marked : decodeStored(row);
   }
 
+  /**
+   * The object a committed pass of this deleter marked, when `revision` is that mark's (a watch event of the very
+   * write): looked at, not taken, so the child's own pass still gets it. Undefined otherwise: parse the event.
+   */
+  markAt(key: string, revision: number): KubeObject | undefined {
+    const marked = this.marks.get(key);
+    return marked !== undefined && marked.metadata?.resourceVersion === String(revision) ? marked : undefined;
+  }
+
   /** Oldest first out: a child held for good (a finalizer nobody removes) must not keep the others' marks out. */
   private keepMark(key: string, object: KubeObject): void {
     if (this.marks.size >= MARKS_KEPT) this.marks.delete(this.marks.keys().next().value!);
