@@ -512,7 +512,9 @@ export class GenericStore {
         if (typeof meta.generation === 'number' && meta.generation > 0) meta.generation += 1;
         rt.strategy.prepareForDelete?.(obj);
         if (opts.alsoOnMark) {
-          const marked = structuredClone(obj);
+          // A shallow copy will do: alsoOnMark replaces top-level fields and never edits what they hold, and the
+          // subtrees both sides share are what lets the field manager's change shape skip them.
+          const marked = { ...obj };
           opts.alsoOnMark(obj);
           this.fields.recordWrite(rt, marked, obj, { manager: SERVER_MANAGER });
         }

@@ -6,7 +6,7 @@
  * workspace is therefore removed in one transaction and leaves no row behind.
  */
 import { fromStorage, WriteBatch, type GenericStore } from '../registry/generic-store.js';
-import { deletionMarkerPrefix, removeRow } from '../registry/object-rules.js';
+import { deletionMarkerKey, removeRow } from '../registry/object-rules.js';
 import type { ClusterCatalog } from '../registry/catalog.js';
 import type { OccupiedResources } from '../registry/occupied-resources.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
@@ -68,6 +68,8 @@ export class ClusterContentDeleter {
    * instead of parsing them, while the row is still at that revision. Each is taken once; at most MARKS_KEPT.
    */
   private readonly marks = new Map<string, KubeObject>();
+  /** Rows above this revision were written by this process, so by this build (see `readRow`). */
+  private readonly writtenFrom: number;
 
   constructor(
     private readonly store: Store,
@@ -79,7 +81,19 @@ export class ClusterContentDeleter {
     private readonly occupied?: OccupiedResources,
     /** Workspaces: the owner of a finished cluster is let go in the same commit. */
     private readonly workspaceType?: ResourceType,
-  ) {}
+  ) {
+    this.writtenFrom = store.currentRevision();
+  }
+
+  /**
+   * A listed row as served. A type whose objects this build stores as a read gives them back
+   * (ResourceType.convert.storedAsRead: Workspaces) skips the read's pruning and defaulting for rows this process
+   * wrote, as its live watches do; older rows, possibly of another build's schema, are converted.
+   */
+  private readRow(rt: ResourceType, kv: KeyValue): KubeObject {
+    const object = decodeStored(kv);
+    return rt.convert?.storedAsRead && kv.revision > this.writtenFrom ? object : fromStorage(rt, object);
+  }
 
   /** The object stored in `row`: the one a pass of this deleter marked while the row is still that mark, else parsed. */
   storedObject(row: KeyValue): KubeObject {
@@ -87,6 +101,15 @@ export class ClusterContentDeleter {
     if (marked === undefined) return decodeStored(row);
     this.marks.delete(row.key);
     return marked.metadata?.resourceVersion === String(row.revision) ? marked : decodeStored(row);
+  }
+
+  /**
+   * The object a committed pass of this deleter marked, when `revision` is that mark's (a watch event of the very
+   * write): looked at, not taken, so the child's own pass still gets it. Undefined otherwise: parse the event.
+   */
+  markAt(key: string, revision: number): KubeObject | undefined {
+    const marked = this.marks.get(key);
+    return marked !== undefined && marked.metadata?.resourceVersion === String(revision) ? marked : undefined;
   }
 
   /** Oldest first out: a child held for good (a finalizer nobody removes) must not keep the others' marks out. */
@@ -140,7 +163,7 @@ export class ClusterContentDeleter {
     const done = this.generic.releaseFinalizer(ctx, lcRow, lc, LOGICAL_CLUSTER_DELETION_FINALIZER, { batch, removal });
     this.addIndexOps(plain, batch, done);
     if (done) {
-      this.sweepBookkeeping(cluster, types, batch);
+      this.sweepBookkeeping(cluster, batch);
       this.releaseOwner(lc, batch);
     }
     this.generic.commitBatch(batch);
@@ -184,9 +207,9 @@ export class ClusterContentDeleter {
    * removes the cluster (nothing else is left in it), where an object without finalizers goes as a plain delete of
    * its row, collected in `final.plain` for its index writers' ops (added by the caller in the same commit), which
    * is all the generic delete would write for it with background propagation from this system deleter (no authority
-   * or admission applies; its deletion marker, if any, goes with the cluster's bookkeeping). Namespaces there also skip their `kubernetes` finalizer: this deleter did its work,
-   * except those named in `keep`, which still hold something and are deleted the generic way (marked). `heldIn`
-   * collects the namespace of every object that stays.
+   * or admission applies; its deletion marker, if any, goes in the same commit). Namespaces there also skip their
+   * `kubernetes` finalizer: this deleter did its work, except those named in `keep`, which still hold something and
+   * are deleted the generic way (marked). `heldIn` collects the namespace of every object that stays.
    */
   private deleteAll(
     rt: ResourceType,
@@ -204,9 +227,13 @@ export class ClusterContentDeleter {
     for (const kv of this.store.list(prefix).items) {
       // Namespace and name from the key: no need to parse what delete() reads anyway.
       const { namespace, name } = keyNamespaceAndName(rt, kv.key);
-      const object = final || rt === this.workspaceType ? fromStorage(rt, decodeStored(kv)) : undefined;
+      const object = final || rt === this.workspaceType ? this.readRow(rt, kv) : undefined;
       if (final && (object!.metadata?.finalizers ?? []).length === 0 && !keep?.has(name)) {
-        batch.add([{ type: 'delete', key: kv.key, expectedRevision: kv.revision }], () => {});
+        const ops: WriteOp[] = [{ type: 'delete', key: kv.key, expectedRevision: kv.revision }];
+        // A marker exists only beside an object being deleted (the generic delete's own rule for its removals).
+        const marker = object!.metadata?.deletionTimestamp ? this.store.get(deletionMarkerKey(kv.key)) : undefined;
+        if (marker) ops.push(removeRow(marker));
+        batch.add(ops, () => {});
         final.plain.push({ key: kv.key, object: object! });
         continue;
       }
@@ -266,12 +293,15 @@ export class ClusterContentDeleter {
     this.generic.releaseFinalizer({ rt: this.workspaceType, cluster: owner.cluster, namespace: '' }, kv, ws, LOGICAL_CLUSTER_FINALIZER, { batch });
   }
 
-  /** Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. */
-  private sweepBookkeeping(cluster: string, types: ResourceType[], batch: WriteBatch): void {
+  /**
+   * Removes the server's per-cluster keys the objects' own deletes did not already remove in this batch. Deletion
+   * markers are not among them: a marker is written in the commit that marks its object and removed in the one that
+   * removes it, the final pass's plain deletes included.
+   */
+  private sweepBookkeeping(cluster: string, batch: WriteBatch): void {
     const deleting = new Set(batch.ops.filter((op) => op.type === 'delete').map((op) => op.key));
-    const prefixes = [...clusterBookkeepingPrefixes(cluster), ...types.map((rt) => `${deletionMarkerPrefix(rt.storagePrefix)}${cluster}/`)];
     const ops: WriteOp[] = [];
-    for (const prefix of prefixes) {
+    for (const prefix of clusterBookkeepingPrefixes(cluster)) {
       for (const kv of this.store.list(prefix).items) if (!deleting.has(kv.key)) ops.push(removeRow(kv));
     }
     if (ops.length > 0) batch.add(ops, () => {});
