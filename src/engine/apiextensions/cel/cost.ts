@@ -8,6 +8,7 @@
  * Sound rather than exact: where cel-go's estimate would depend on a detail we do not model, this charges the larger.
  */
 import { MAX_REQUEST_SIZE_BYTES, type CelNode } from './decl-types.js';
+import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
@@ -174,8 +175,12 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: recv.cost + n * per + (name === 'map' || name === 'filter' ? n : 0), size: name === 'map' || name === 'filter' ? n : 1, node: name === 'map' || name === 'filter' ? listOf(produced) : undefined };
   }
   if (name === 'has') return { cost: 1 + sumArgs(argAsts.map((a) => est(a, scope))) , size: 1 };
-  const recv = recvAst ? est(recvAst, scope) : undefined;
+  // `strings.quote(s)`, `format.named(n)`, `ip.isCanonical(s)`: one function in kube, no variable read.
+  const namespaced = recvAst?.op === 'id' && NAMESPACES.has(recvAst.args as string) && !scope.vars.has(recvAst.args as string);
+  const recv = recvAst && !namespaced ? est(recvAst, scope) : undefined;
   const args = argAsts.map((a) => est(a, scope));
+  const typed = typedLibraryCall(name, namespaced, recv, args, recvAst);
+  if (typed) return typed;
   const base = (recv?.cost ?? 0) + sumArgs(args);
   const subject = recv ?? args[0];
   if (name === 'size') return { cost: base + 1, size: 1 };
@@ -208,6 +213,45 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: base + Math.max(1, cost), size, node };
   }
   return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
+}
+
+/** The MaxRegexSize of the format a validate() receiver names (`format.uri()`), else the largest any has. */
+function namedFormatRegexSize(recv: Ast | undefined): number {
+  const largest = Math.max(...Object.values(NAMED_FORMATS).map((f) => f.maxRegexSize));
+  if (recv?.op !== 'rcall') return largest;
+  const [fn, on] = recv.args as [string, Ast];
+  return on.op === 'id' && on.args === 'format' && Object.hasOwn(NAMED_FORMATS, fn) ? NAMED_FORMATS[fn].maxRegexSize : largest;
+}
+
+/**
+ * kube's costs for the typed libraries (apiserver pkg/cel/library cost.go): a traversal of the string parsed, 1 for
+ * accessors, comparisons and arithmetic, byte-list comparisons for containsIP/containsCIDR, validate() as a regex of
+ * MaxNameFormatRegexSize. strings.quote costs 1 in kube whatever the length; here it costs its traversal (its work is
+ * linear in the string, so a cost of 1 would let a rule copy megabytes per unit of budget).
+ * Their values (Quantity, IP, CIDR, Semver, Format) have size 1: equality on them is kube's 1.
+ */
+function typedLibraryCall(name: string, namespaced: boolean, recv: Estimate | undefined, args: Estimate[], recvAst?: Ast): Estimate | undefined {
+  const base = (recv?.cost ?? 0) + sumArgs(args);
+  const strArg = args[0];
+  const parse = (factor: number) => Math.max(1, Math.ceil((strArg?.size ?? 0) * STRING_TRAVERSAL * factor));
+  if (namespaced) {
+    if (name === 'quote') return { cost: base + 1 + parse(1), size: 2 * (strArg?.size ?? 0) + 2, node: STRING };
+    if (name === 'isCanonical') return { cost: base + parse(2), size: 1 };
+    return { cost: base + 1, size: 1 };
+  }
+  if (PARSING_FUNCTIONS.has(name) && !recv) return { cost: base + parse(1), size: 1 };
+  if (name === 'ip' && recv && args.length === 0) return { cost: base + 1, size: 1 };
+  if (NOMINAL_COST_FUNCTIONS.has(name) && recv) return { cost: base + 1, size: 1 };
+  if (name === 'sign' && !recv && args.length === 1) return { cost: base + 1, size: 1 };
+  // The string overloads parse their argument; an IP or CIDR argument (size 1) is charged 1 more than kube does.
+  if (name === 'containsIP' && recv) return { cost: base + 4 + parse(1), size: 1 };
+  if (name === 'containsCIDR' && recv) return { cost: base + 7 + parse(1), size: 1 };
+  if (name === 'validate' && recv) {
+    // kube's estimate assumes MaxNameFormatRegexSize, its runtime charge the format's own (uri: 1103): the larger.
+    const regex = Math.ceil(Math.max(MAX_NAME_FORMAT_REGEX_SIZE, namedFormatRegexSize(recvAst)) * REGEX_LENGTH);
+    return { cost: base + Math.max(1, Math.ceil((1 + (strArg?.size ?? 0)) * STRING_TRAVERSAL)) * regex, size: 1 };
+  }
+  return undefined;
 }
 
 const STRING: CelNode = { kind: 'string', schema: {}, type: 'string', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 2 };

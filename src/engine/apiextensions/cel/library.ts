@@ -3,25 +3,17 @@
  * Kubernetes library functions kube-apiserver adds (k8s.io/apiserver pkg/cel/library: lists, regex, the strings
  * extension), with kube's semantics where the library's differ (bindKubeImplementations): `matches` and the regex
  * functions are RE2 (linear time: a tenant's pattern can not backtrack), lowerAscii/upperAscii change ASCII letters.
- * Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
+ * The libraries with their own value types (quantity, ip, cidr, semver, format, strings.quote) are in
+ * typed-libraries.ts. Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
  * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { registerTypedLibraries } from './typed-libraries.js';
 import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
-/** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
-export const UNSUPPORTED_FUNCTIONS = new Set([
-  'quote',
-  'quantity',
-  'isQuantity',
-  'ip',
-  'isIP',
-  'cidr',
-  'isCIDR',
-  'semver',
-  'isSemver',
-]);
+/** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). None left. */
+export const UNSUPPORTED_FUNCTIONS = new Set<string>();
 
 const MAX_CACHED_PATTERNS = 256;
 const patterns = new Map<string, RE2JS>();
@@ -238,6 +230,7 @@ export function baseEnvironment(): Environment {
   env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
   env.registerFunction('string.format(list): string', formatString);
   registerURLLibrary(env);
+  registerTypedLibraries(env);
   base = env;
   return env;
 }

@@ -1,0 +1,269 @@
+/**
+ * kube's resource.Quantity (k8s.io/apimachinery pkg/api/resource), exactly, for CEL's quantity library: the same
+ * strings parse, to the same value, held the way kube holds it — an int64 amount (value × 10^scale) while it fits,
+ * else an inf.Dec (unscaled × 10^scale, rounded up to nano when parsed) — because asInteger() and
+ * asApproximateFloat() answer from that representation (kube: quantity("1.5Ki").isInteger() is false).
+ * Go's int32 wrap-arounds of the exponent are kept. What is not kept: kube materialises 10^(scale difference) when
+ * it rescales an inf.Dec, so "1111111111111111111e2000000000" makes it compute for ever; here no number grows by more
+ * than MAX_QUANTITY_SCALE_SHIFT digits (past that, an error), and comparisons never materialise anything.
+ */
+
+export interface GoQuantity {
+  /** true: an inf.Dec; false: an int64Amount. */
+  dec: boolean;
+  unscaled: bigint;
+  /** kube's Scale: the value is unscaled × 10^scale (an inf.Dec's own scale is the negation). */
+  scale: number;
+}
+
+/** The kube errors ParseQuantity returns. */
+export const QUANTITY_FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const QUANTITY_NUMERIC = 'unable to parse numeric part of quantity';
+export const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
+
+/** The most digits kcpt lets one rescaling add to a number (kube: no bound, and unbounded time). */
+export const MAX_QUANTITY_SCALE_SHIFT = 1000;
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+const NANO = -9;
+
+const int32 = (n: number): number => n | 0;
+const fitsInt64 = (n: bigint): boolean => n >= INT64_MIN && n <= INT64_MAX;
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
+
+export class QuantityError extends Error {}
+
+const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_SUFFIXES: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+
+interface QuantityParts {
+  positive: boolean;
+  value: string;
+  num: string;
+  denom: string;
+  suffix: string;
+}
+
+/** parseQuantityString, character for character. */
+function splitQuantity(str: string): QuantityParts {
+  let positive = true;
+  let pos = 0;
+  const end = str.length;
+  if (str[0] === '-') {
+    positive = false;
+    pos++;
+  } else if (str[0] === '+') pos++;
+  for (let i = pos; ; i++) {
+    if (i >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
+    if (str[i] !== '0') break;
+    pos++;
+  }
+  let num = '';
+  for (let i = pos; ; i++) {
+    if (i >= end) return { positive, value: str.slice(0, end), num: str.slice(pos, end), denom: '', suffix: '' };
+    if (!isDigit(str[i])) {
+      num = str.slice(pos, i);
+      pos = i;
+      break;
+    }
+  }
+  if (num.length === 0) num = '0';
+  let denom = '';
+  if (pos < end && str[pos] === '.') {
+    pos++;
+    let i = pos;
+    for (; i < end && isDigit(str[i]); i++);
+    denom = str.slice(pos, i);
+    if (i >= end) return { positive, value: str.slice(0, end), num, denom, suffix: '' };
+    pos = i;
+  }
+  const value = str.slice(0, pos);
+  const suffixStart = pos;
+  let i = pos;
+  for (; i < end && 'eEinumkKMGTP'.includes(str[i]); i++);
+  if (i >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart, end) };
+  pos = i;
+  if (str[pos] === '-' || str[pos] === '+') pos++;
+  for (i = pos; i < end && isDigit(str[i]); i++);
+  if (i >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart, end) };
+  throw new QuantityError(QUANTITY_FORMAT_WRONG);
+}
+
+/** suffixHandler.interpret: [base, exponent, binary?]; a decimal exponent is Go's int32 of an int64. */
+function interpretSuffix(suffix: string): [base: 2 | 10, exponent: number, format: 'DecimalSI' | 'BinarySI' | 'DecimalExponent'] {
+  if (Object.hasOwn(DECIMAL_SUFFIXES, suffix)) return [10, DECIMAL_SUFFIXES[suffix], 'DecimalSI'];
+  if (Object.hasOwn(BINARY_SUFFIXES, suffix)) return [2, BINARY_SUFFIXES[suffix], 'BinarySI'];
+  if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E')) {
+    const m = /^[+-]?[0-9]+$/.exec(suffix.slice(1));
+    const n = m ? BigInt(m[0]) : undefined;
+    if (n === undefined || !fitsInt64(n)) throw new QuantityError(QUANTITY_SUFFIX);
+    return [10, Number(BigInt.asIntN(32, n)), 'DecimalExponent'];
+  }
+  throw new QuantityError(QUANTITY_SUFFIX);
+}
+
+const digitCount = (n: bigint): number => (n === 0n ? 0 : (n < 0n ? -n : n).toString().length);
+
+function pow10(k: number): bigint {
+  if (k > MAX_QUANTITY_SCALE_SHIFT) throw new QuantityError(`quantity needs more than ${MAX_QUANTITY_SCALE_SHIFT} more digits than it has (kcpt bounds this work; kube does not)`);
+  return 10n ** BigInt(k);
+}
+
+/** inf.Dec.Round(x, 9, RoundUp) of a non-negative unscaled at infScale: away from zero, to nano. */
+function roundUpToNano(abs: bigint, infScale: number): bigint {
+  if (infScale <= 9) return abs * pow10(9 - infScale);
+  const shift = infScale - 9;
+  if (shift > digitCount(abs)) return abs === 0n ? 0n : 1n;
+  const d = 10n ** BigInt(shift);
+  const q = abs / d;
+  return abs % d === 0n ? q : q + 1n;
+}
+
+/** resource.ParseQuantity; throws QuantityError with kube's message. */
+export function parseGoQuantity(str: string): GoQuantity {
+  if (str.length === 0) throw new QuantityError(QUANTITY_FORMAT_WRONG);
+  if (str === '0') return { dec: false, unscaled: 0n, scale: 0 };
+  const { positive, value, num, denom, suffix } = splitQuantity(str);
+  const [base, exponent, format] = interpretSuffix(suffix);
+  let precision = 0;
+  let scale = 0;
+  let mantissa = 1n;
+  if (format === 'BinarySI') {
+    if (exponent >= 0 && denom.length === 0) {
+      mantissa = 1n << BigInt(exponent);
+      precision = 15 - num.length - Math.trunc(Math.fround((Math.fround(exponent) * 3) / 10)) - 1;
+    } else precision = -1;
+  } else {
+    scale = exponent;
+    precision = 18 - (num.length + denom.length);
+  }
+  if (precision >= 0) {
+    scale = int32(scale - denom.length);
+    if (scale >= NANO) {
+      const shifted = BigInt(num + denom);
+      const result = shifted * mantissa;
+      if (fitsInt64(shifted) && fitsInt64(result)) return { dec: false, unscaled: positive ? result : -result, scale };
+    }
+  }
+  // inf.Dec.SetString(value): the digits (sign included), scale = digits after a '.'.
+  const digits = value.replace(/^[+-]/, '').replace('.', '');
+  if (!/^[0-9]+$/.test(digits)) throw new QuantityError(QUANTITY_NUMERIC);
+  let abs = BigInt(digits);
+  let infScale = value.includes('.') ? value.length - value.indexOf('.') - 1 : 0;
+  if (base === 10) infScale = int32(infScale - exponent);
+  else abs <<= BigInt(exponent);
+  if (abs !== 0n) {
+    abs = roundUpToNano(abs, infScale);
+    infScale = 9;
+  }
+  // BinarySI is capped at MaxInt64 (inf.Dec of scale 0); abs is at scale 9 here.
+  if (format === 'BinarySI' && abs > INT64_MAX * 1_000_000_000n) {
+    abs = INT64_MAX;
+    infScale = 0;
+  }
+  const negative = value.startsWith('-');
+  return { dec: true, unscaled: negative ? -abs : abs, scale: -infScale };
+}
+
+export function goQuantitySign(q: GoQuantity): number {
+  return q.unscaled === 0n ? 0 : q.unscaled > 0n ? 1 : -1;
+}
+
+/** The exact order of two quantities, without materialising either (kube's Cmp, minus its rescaling cost). */
+export function compareGoQuantities(a: GoQuantity, b: GoQuantity): number {
+  const sa = goQuantitySign(a);
+  const sb = goQuantitySign(b);
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  if (sa === 0) return 0;
+  const ma = sa < 0 ? -a.unscaled : a.unscaled;
+  const mb = sb < 0 ? -b.unscaled : b.unscaled;
+  // Magnitude order: the position of the leading digit decides unless it is the same.
+  const ta = digitCount(ma) + a.scale;
+  const tb = digitCount(mb) + b.scale;
+  let m: number;
+  if (ta !== tb) m = ta < tb ? -1 : 1;
+  else {
+    // Same leading position: aligning needs at most the digits one of them has.
+    const [x, y] = a.scale >= b.scale ? [ma * 10n ** BigInt(a.scale - b.scale), mb] : [ma, mb * 10n ** BigInt(b.scale - a.scale)];
+    m = x === y ? 0 : x < y ? -1 : 1;
+  }
+  return sa < 0 ? -m : m;
+}
+
+/** positiveScaleInt64: value × 10^scale, or undefined on int64 overflow; Go leaves the value as is for a negative scale. */
+function positiveScaleInt64(value: bigint, scale: number): bigint | undefined {
+  if (scale <= 0 || value === 0n) return value;
+  let v = value;
+  for (let i = 0; i < scale; i++) {
+    v *= 10n;
+    if (!fitsInt64(v)) return undefined;
+  }
+  return v;
+}
+
+function int64Add(a: bigint, b: bigint): bigint | undefined {
+  const c = a + b;
+  return fitsInt64(c) ? c : undefined;
+}
+
+/** int64Amount.Add, with Go's int32 scale difference. */
+function addInt64Amounts(a: GoQuantity, b: GoQuantity): GoQuantity | undefined {
+  if (b.unscaled === 0n) return a;
+  if (a.unscaled === 0n) return { dec: false, unscaled: b.unscaled, scale: b.scale };
+  if (a.scale === b.scale) {
+    const c = int64Add(a.unscaled, b.unscaled);
+    return c === undefined ? undefined : { dec: false, unscaled: c, scale: a.scale };
+  }
+  if (a.scale > b.scale) {
+    const s = positiveScaleInt64(a.unscaled, int32(a.scale - b.scale));
+    const c = s === undefined ? undefined : int64Add(s, b.unscaled);
+    return c === undefined ? undefined : { dec: false, unscaled: c, scale: b.scale };
+  }
+  const s = positiveScaleInt64(b.unscaled, int32(b.scale - a.scale));
+  const c = s === undefined ? undefined : int64Add(a.unscaled, s);
+  return c === undefined ? undefined : { dec: false, unscaled: c, scale: a.scale };
+}
+
+/** inf.Dec.Add: both at the larger inf scale (the smaller kube scale). */
+function addDecs(a: GoQuantity, b: GoQuantity): GoQuantity {
+  const scale = Math.min(a.scale, b.scale);
+  const align = (q: GoQuantity) => (q.unscaled === 0n ? 0n : q.unscaled * pow10(q.scale - scale));
+  return { dec: true, unscaled: align(a) + align(b), scale };
+}
+
+/** Quantity.Add (sub: Quantity.Sub, y negated as int64Amount.Sub negates it). */
+export function addGoQuantities(a: GoQuantity, b: GoQuantity, sub = false): GoQuantity {
+  if (!a.dec && !b.dec) {
+    // int64Amount.Sub negates the int64 as Go does: -MinInt64 is MinInt64.
+    const r = addInt64Amounts(a, sub ? { ...b, unscaled: BigInt.asIntN(64, -b.unscaled) } : b);
+    if (r) return r;
+  }
+  return addDecs(a, sub ? { ...b, unscaled: -b.unscaled } : b);
+}
+
+/** Quantity.AsInt64: only an int64 amount converts (an inf.Dec never does, even when whole). */
+export function goQuantityAsInt64(q: GoQuantity): bigint | undefined {
+  if (q.dec) return undefined;
+  if (q.scale === 0) return q.unscaled;
+  if (q.scale < 0) return undefined;
+  return positiveScaleInt64(q.unscaled, q.scale);
+}
+
+const POW10_TAB = Array.from({ length: 32 }, (_, i) => Number(`1e${i}`));
+const POW10_POS32 = [1e0, 1e32, 1e64, 1e96, 1e128, 1e160, 1e192, 1e224, 1e256, 1e288];
+const POW10_NEG32 = [1e-0, 1e-32, 1e-64, 1e-96, 1e-128, 1e-160, 1e-192, 1e-224, 1e-256, 1e-288, 1e-320];
+
+/** Go's math.Pow10 (its tables, so the products round as Go's do). */
+function goPow10(n: number): number {
+  if (n >= 0 && n <= 308) return POW10_POS32[Math.floor(n / 32)] * POW10_TAB[n % 32];
+  if (n >= -323 && n <= 0) return POW10_NEG32[Math.floor(-n / 32)] / POW10_TAB[-n % 32];
+  return n > 0 ? Infinity : 0;
+}
+
+/** Quantity.AsApproximateFloat64: float64(unscaled) × math.Pow10(scale) (±Inf past float64; 0 × Inf is NaN, as Go's). */
+export function goQuantityApproximateFloat(q: GoQuantity): number {
+  const base = Number(q.unscaled);
+  return q.scale === 0 ? base : base * goPow10(q.scale);
+}
+
