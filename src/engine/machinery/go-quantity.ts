@@ -106,7 +106,7 @@ function interpretSuffix(suffix: string): [base: 2 | 10, exponent: number, forma
 const digitCount = (n: bigint): number => (n === 0n ? 0 : (n < 0n ? -n : n).toString().length);
 
 function pow10(k: number): bigint {
-  if (k > MAX_QUANTITY_SCALE_SHIFT) throw new QuantityError(`quantity needs more than ${MAX_QUANTITY_SCALE_SHIFT} more digits than it has (kcpt bounds this work; kube does not)`);
+  if (k > MAX_QUANTITY_SCALE_SHIFT) throw new QuantityError(`quantity out of kcpt's range: computing it exactly needs more than ${MAX_QUANTITY_SCALE_SHIFT} digits beyond those written`);
   return 10n ** BigInt(k);
 }
 

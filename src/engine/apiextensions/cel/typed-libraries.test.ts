@@ -103,8 +103,8 @@ describe("kube's typed CEL libraries (quantity, ip, cidr, semver, format, string
     // then rounds to nano) is refused past kcpt's bound; Go's 2^31-step loop for 0 × 10^(2e9) is a product.
     expect(hangs.map((r) => [r.expr, outcome(r.expr)])).toEqual([
       ['quantity("1e2147483647").compareTo(quantity("1"))', 1n],
-      ['quantity("1e-2147483648").compareTo(quantity("0"))', expect.stringMatching(/more than 1000 more digits/)],
-      ['quantity("1e-2147483648").compareTo(quantity("1n"))', expect.stringMatching(/more than 1000 more digits/)],
+      ['quantity("1e-2147483648").compareTo(quantity("0"))', expect.stringMatching(/more than 1000 digits beyond those written/)],
+      ['quantity("1e-2147483648").compareTo(quantity("1n"))', expect.stringMatching(/more than 1000 digits beyond those written/)],
       ['quantity("0e2000000000").asInteger()', 0n],
     ]);
   });
@@ -123,8 +123,8 @@ describe("kube's typed CEL libraries (quantity, ip, cidr, semver, format, string
 
   it('bounds the work a hostile quantity can ask for', () => {
     // kube would build a number of 2^31 digits here; kcpt refuses past its bound, at once.
-    expect(() => run('quantity("1111111111111111111e2000000000").isInteger()').program({})).toThrow(/more than 1000 more digits/);
-    expect(() => run('quantity("1e2000000").add(quantity("1.5Ki")).isInteger()').program({})).toThrow(/more than 1000 more digits/);
+    expect(() => run('quantity("1111111111111111111e2000000000").isInteger()').program({})).toThrow(/more than 1000 digits beyond those written/);
+    expect(() => run('quantity("1e2000000").add(quantity("1.5Ki")).isInteger()').program({})).toThrow(/more than 1000 digits beyond those written/);
     // A long string is exact, however long (its parse is charged as a traversal of it).
     const digits = '9'.repeat(200_000);
     expect(run(`quantity("${digits}").compareTo(quantity("${digits}0000m"))`).program({})).toBe(-1n);
