@@ -23,6 +23,15 @@ export const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
 
 /** The most digits kcpt lets one rescaling add to a number (kube: no bound, and unbounded time). */
 export const MAX_QUANTITY_SCALE_SHIFT = 1000;
+/**
+ * The most digits a quantity kcpt computes with may have (kube: no bound). Each operation on a quantity costs 1 in
+ * kube's budget whatever its size, and V8 converts a decimal string to a BigInt in quadratic time, so this bounds
+ * the work of one unit of budget. Legitimate quantities have a few dozen digits.
+ */
+export const MAX_QUANTITY_DIGITS = 2000;
+
+const outOfRange = (what: string): QuantityError =>
+  new QuantityError(`quantity out of kcpt's range: computing it exactly needs more than ${what}`);
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
@@ -30,7 +39,6 @@ const NANO = -9;
 
 const int32 = (n: number): number => n | 0;
 const fitsInt64 = (n: bigint): boolean => n >= INT64_MIN && n <= INT64_MAX;
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 
 export class QuantityError extends Error {}
 
@@ -45,7 +53,16 @@ interface QuantityParts {
   suffix: string;
 }
 
-/** parseQuantityString, character for character. */
+/** The length of the run of `re` (a sticky regex) at `from`: native scanning, megabyte strings are tenants' to send. */
+function runLength(re: RegExp, str: string, from: number): number {
+  re.lastIndex = from;
+  return re.exec(str)?.[0].length ?? 0;
+}
+const ZEROS = /0*/y;
+const DIGITS = /[0-9]*/y;
+const SUFFIX_CHARS = /[eEinumkKMGTP]*/y;
+
+/** parseQuantityString: the same splits and the same errors. */
 function splitQuantity(str: string): QuantityParts {
   let positive = true;
   let pos = 0;
@@ -54,39 +71,26 @@ function splitQuantity(str: string): QuantityParts {
     positive = false;
     pos++;
   } else if (str[0] === '+') pos++;
-  for (let i = pos; ; i++) {
-    if (i >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
-    if (str[i] !== '0') break;
-    pos++;
-  }
-  let num = '';
-  for (let i = pos; ; i++) {
-    if (i >= end) return { positive, value: str.slice(0, end), num: str.slice(pos, end), denom: '', suffix: '' };
-    if (!isDigit(str[i])) {
-      num = str.slice(pos, i);
-      pos = i;
-      break;
-    }
-  }
-  if (num.length === 0) num = '0';
+  pos += runLength(ZEROS, str, pos);
+  if (pos >= end) return { positive, value: '0', num: '0', denom: '', suffix: '' };
+  const numEnd = pos + runLength(DIGITS, str, pos);
+  if (numEnd >= end) return { positive, value: str, num: str.slice(pos, end), denom: '', suffix: '' };
+  const num = numEnd > pos ? str.slice(pos, numEnd) : '0';
+  pos = numEnd;
   let denom = '';
-  if (pos < end && str[pos] === '.') {
-    pos++;
-    let i = pos;
-    for (; i < end && isDigit(str[i]); i++);
-    denom = str.slice(pos, i);
-    if (i >= end) return { positive, value: str.slice(0, end), num, denom, suffix: '' };
-    pos = i;
+  if (str[pos] === '.') {
+    const denomEnd = pos + 1 + runLength(DIGITS, str, pos + 1);
+    denom = str.slice(pos + 1, denomEnd);
+    if (denomEnd >= end) return { positive, value: str, num, denom, suffix: '' };
+    pos = denomEnd;
   }
   const value = str.slice(0, pos);
   const suffixStart = pos;
-  let i = pos;
-  for (; i < end && 'eEinumkKMGTP'.includes(str[i]); i++);
-  if (i >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart, end) };
-  pos = i;
+  pos += runLength(SUFFIX_CHARS, str, pos);
+  if (pos >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
   if (str[pos] === '-' || str[pos] === '+') pos++;
-  for (i = pos; i < end && isDigit(str[i]); i++);
-  if (i >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart, end) };
+  pos += runLength(DIGITS, str, pos);
+  if (pos >= end) return { positive, value, num, denom, suffix: str.slice(suffixStart) };
   throw new QuantityError(QUANTITY_FORMAT_WRONG);
 }
 
@@ -103,25 +107,36 @@ function interpretSuffix(suffix: string): [base: 2 | 10, exponent: number, forma
   throw new QuantityError(QUANTITY_SUFFIX);
 }
 
-const digitCount = (n: bigint): number => (n === 0n ? 0 : (n < 0n ? -n : n).toString().length);
 
 function pow10(k: number): bigint {
-  if (k > MAX_QUANTITY_SCALE_SHIFT) throw new QuantityError(`quantity out of kcpt's range: computing it exactly needs more than ${MAX_QUANTITY_SCALE_SHIFT} digits beyond those written`);
-  return 10n ** BigInt(k);
+  if (k > MAX_QUANTITY_SCALE_SHIFT) throw outOfRange(`${MAX_QUANTITY_SCALE_SHIFT} digits beyond those written`);
+  return cachedPow10(k);
 }
 
 /** inf.Dec.Round(x, 9, RoundUp) of a non-negative unscaled at infScale: away from zero, to nano. */
 function roundUpToNano(abs: bigint, infScale: number): bigint {
   if (infScale <= 9) return abs * pow10(9 - infScale);
   const shift = infScale - 9;
-  if (shift > digitCount(abs)) return abs === 0n ? 0n : 1n;
+  // Past the number's own digits (its bits bound them) the quotient is 0: rounded up, 1.
+  if (shift > approxLog2(abs)) return abs === 0n ? 0n : 1n;
   const d = 10n ** BigInt(shift);
   const q = abs / d;
   return abs % d === 0n ? q : q + 1n;
 }
 
-/** resource.ParseQuantity; throws QuantityError with kube's message. */
-export function parseGoQuantity(str: string): GoQuantity {
+/** Whether resource.ParseQuantity accepts the string (its errors are all syntactic: nothing is computed). */
+export function isGoQuantity(str: string): boolean {
+  try {
+    parseGoQuantity(str, true);
+    return true;
+  } catch (err) {
+    if (err instanceof QuantityError && err.message.startsWith("quantity out of kcpt's range")) return true;
+    return false;
+  }
+}
+
+/** resource.ParseQuantity; throws QuantityError with kube's message. `syntaxOnly`: stop before computing the value. */
+export function parseGoQuantity(str: string, syntaxOnly = false): GoQuantity {
   if (str.length === 0) throw new QuantityError(QUANTITY_FORMAT_WRONG);
   if (str === '0') return { dec: false, unscaled: 0n, scale: 0 };
   const { positive, value, num, denom, suffix } = splitQuantity(str);
@@ -147,9 +162,11 @@ export function parseGoQuantity(str: string): GoQuantity {
     }
   }
   // inf.Dec.SetString(value): the digits (sign included), scale = digits after a '.'.
-  const digits = value.replace(/^[+-]/, '').replace('.', '');
-  if (!/^[0-9]+$/.test(digits)) throw new QuantityError(QUANTITY_NUMERIC);
-  let abs = BigInt(digits);
+  // The value's digits are num and denom (the zeros before num add nothing); none at all ('.', '-.') does not parse.
+  if (!/[0-9]/.test(value)) throw new QuantityError(QUANTITY_NUMERIC);
+  if (syntaxOnly) return { dec: true, unscaled: 0n, scale: 0 };
+  if (num.length + denom.length > MAX_QUANTITY_DIGITS) throw outOfRange(`${MAX_QUANTITY_DIGITS} digits`);
+  let abs = BigInt(num + denom);
   let infScale = value.includes('.') ? value.length - value.indexOf('.') - 1 : 0;
   if (base === 10) infScale = int32(infScale - exponent);
   else abs <<= BigInt(exponent);
@@ -170,6 +187,24 @@ export function goQuantitySign(q: GoQuantity): number {
   return q.unscaled === 0n ? 0 : q.unscaled > 0n ? 1 : -1;
 }
 
+/** log2 of |n| to within 4: hexadecimal is linear to print, decimal is not (V8). */
+function approxLog2(n: bigint): number {
+  return n === 0n ? 0 : (n < 0n ? -n : n).toString(16).length * 4;
+}
+
+const POW10_CACHE = new Map<number, bigint>();
+
+/** 10^k for the k alignments need (at most the digits of the numbers kcpt keeps, plus the shift bound). */
+function cachedPow10(k: number): bigint {
+  let p = POW10_CACHE.get(k);
+  if (p === undefined) {
+    p = 10n ** BigInt(k);
+    if (POW10_CACHE.size >= 256) POW10_CACHE.delete(POW10_CACHE.keys().next().value as number);
+    POW10_CACHE.set(k, p);
+  }
+  return p;
+}
+
 /** The exact order of two quantities, without materialising either (kube's Cmp, minus its rescaling cost). */
 export function compareGoQuantities(a: GoQuantity, b: GoQuantity): number {
   const sa = goQuantitySign(a);
@@ -178,14 +213,13 @@ export function compareGoQuantities(a: GoQuantity, b: GoQuantity): number {
   if (sa === 0) return 0;
   const ma = sa < 0 ? -a.unscaled : a.unscaled;
   const mb = sb < 0 ? -b.unscaled : b.unscaled;
-  // Magnitude order: the position of the leading digit decides unless it is the same.
-  const ta = digitCount(ma) + a.scale;
-  const tb = digitCount(mb) + b.scale;
+  // log10 of each to within ~1.3: far apart, that decides; close, the scales differ by at most the digits kept.
+  const la = approxLog2(ma) * Math.LOG10E * Math.LN2 + a.scale;
+  const lb = approxLog2(mb) * Math.LOG10E * Math.LN2 + b.scale;
   let m: number;
-  if (ta !== tb) m = ta < tb ? -1 : 1;
+  if (Math.abs(la - lb) > 3) m = la < lb ? -1 : 1;
   else {
-    // Same leading position: aligning needs at most the digits one of them has.
-    const [x, y] = a.scale >= b.scale ? [ma * 10n ** BigInt(a.scale - b.scale), mb] : [ma, mb * 10n ** BigInt(b.scale - a.scale)];
+    const [x, y] = a.scale >= b.scale ? [ma * cachedPow10(a.scale - b.scale), mb] : [ma, mb * cachedPow10(b.scale - a.scale)];
     m = x === y ? 0 : x < y ? -1 : 1;
   }
   return sa < 0 ? -m : m;
@@ -229,7 +263,10 @@ function addInt64Amounts(a: GoQuantity, b: GoQuantity): GoQuantity | undefined {
 function addDecs(a: GoQuantity, b: GoQuantity): GoQuantity {
   const scale = Math.min(a.scale, b.scale);
   const align = (q: GoQuantity) => (q.unscaled === 0n ? 0n : q.unscaled * pow10(q.scale - scale));
-  return { dec: true, unscaled: align(a) + align(b), scale };
+  const unscaled = align(a) + align(b);
+  // Hexadecimal is linear to print: an upper bound of the decimal digits (log10(16) < 1.21).
+  if (approxLog2(unscaled) * Math.LOG10E * Math.LN2 > MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT) throw outOfRange(`${MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT} digits`);
+  return { dec: true, unscaled, scale };
 }
 
 /** Quantity.Add (sub: Quantity.Sub, y negated as int64Amount.Sub negates it). */

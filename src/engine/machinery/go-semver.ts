@@ -24,7 +24,8 @@ const hasLeadingZeroes = (s: string) => s.length > 1 && s[0] === '0';
 /** strconv.ParseUint(s, 10, 64) for a string of digits. */
 function parseUint(s: string): bigint {
   if (s.length === 0) throw new SemverError(`strconv.ParseUint: parsing ${goQuote(s)}: invalid syntax`);
-  const n = BigInt(s);
+  // Past 20 digits it is out of range whatever they are (and V8 reads long digit strings in quadratic time).
+  const n = s.length > 20 ? UINT64_MAX + 1n : BigInt(s);
   if (n > UINT64_MAX) throw new SemverError(`strconv.ParseUint: parsing ${goQuote(s)}: value out of range`);
   return n;
 }
@@ -36,9 +37,18 @@ function versionNumber(s: string, which: 'major' | 'minor' | 'patch'): bigint {
   return parseUint(s);
 }
 
+/**
+ * The longest version kcpt parses (blang/semver has no bound). compareTo costs 1 in kube's budget whatever the
+ * versions' lengths, so a version's size must be bounded for that unit to bound the work; real versions are short.
+ */
+export const MAX_SEMVER_LENGTH = 1024;
+
+export const SEMVER_TOO_LONG = `semver out of kcpt's range: longer than ${MAX_SEMVER_LENGTH} characters`;
+
 /** semver.Parse. */
 export function parseGoSemver(s: string): GoSemver {
   if (s.length === 0) throw new SemverError('Version string empty');
+  if (s.length > MAX_SEMVER_LENGTH) throw new SemverError(SEMVER_TOO_LONG);
   const parts = splitN(s, '.', 3);
   if (parts.length !== 3) throw new SemverError('No Major.Minor.Patch elements found');
   const major = versionNumber(parts[0], 'major');
@@ -89,6 +99,7 @@ function splitN(s: string, sep: string, n: number): string[] {
 
 /** kube's normalizeAndParse (apiserver pkg/cel/library semverlib.go). */
 export function parseGoSemverNormalized(input: string): GoSemver {
+  if (input.length > MAX_SEMVER_LENGTH + 1) throw new SemverError(SEMVER_TOO_LONG);
   const s = input.startsWith('v') ? input.slice(1) : input;
   const parts = splitN(s, '.', 3).map((p) => {
     if (p.length <= 1) return p;

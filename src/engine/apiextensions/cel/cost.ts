@@ -226,8 +226,9 @@ function namedFormatRegexSize(recv: Ast | undefined): number {
 /**
  * kube's costs for the typed libraries (apiserver pkg/cel/library cost.go): a traversal of the string parsed, 1 for
  * accessors, comparisons and arithmetic, byte-list comparisons for containsIP/containsCIDR, validate() as a regex of
- * MaxNameFormatRegexSize. strings.quote costs 1 in kube whatever the length; here it costs its traversal (its work is
- * linear in the string, so a cost of 1 would let a rule copy megabytes per unit of budget).
+ * MaxNameFormatRegexSize. strings.quote costs 1 in kube whatever the length; here 1 more per character: it writes
+ * each (escaping a byte costs ~20-60 ns here, ten times a traversal's share), and at 1 a rule could copy megabytes
+ * per unit of budget.
  * Their values (Quantity, IP, CIDR, Semver, Format) have size 1: equality on them is kube's 1.
  */
 function typedLibraryCall(name: string, namespaced: boolean, recv: Estimate | undefined, args: Estimate[], recvAst?: Ast): Estimate | undefined {
@@ -235,7 +236,7 @@ function typedLibraryCall(name: string, namespaced: boolean, recv: Estimate | un
   const strArg = args[0];
   const parse = (factor: number) => Math.max(1, Math.ceil((strArg?.size ?? 0) * STRING_TRAVERSAL * factor));
   if (namespaced) {
-    if (name === 'quote') return { cost: base + 1 + parse(1), size: 2 * (strArg?.size ?? 0) + 2, node: STRING };
+    if (name === 'quote') return { cost: base + 1 + (strArg?.size ?? 0), size: 2 * (strArg?.size ?? 0) + 2, node: STRING };
     if (name === 'isCanonical') return { cost: base + parse(2), size: 1 };
     return { cost: base + 1, size: 1 };
   }

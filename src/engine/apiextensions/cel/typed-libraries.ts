@@ -12,6 +12,7 @@ import {
   goQuantityApproximateFloat,
   goQuantityAsInt64,
   goQuantitySign,
+  isGoQuantity,
   parseGoQuantity,
   type GoQuantity,
 } from '../../machinery/go-quantity.js';
@@ -36,6 +37,7 @@ import {
   type GoPrefix,
 } from '../../machinery/go-net-parse.js';
 import { compareGoSemver, parseGoSemver, parseGoSemverNormalized, type GoSemver } from '../../machinery/go-semver.js';
+import { LazyMessageError } from '../../machinery/lazy-error.js';
 import { goQuote } from '../../machinery/query-params.js';
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, maskTrailingDash } from '../../machinery/validation.js';
 import { stringFormatCheck } from '../string-formats.js';
@@ -95,29 +97,42 @@ function quantityCmp(a: CelQuantity, b: CelQuantity): number {
   return compareGoQuantities(a.q, b.q);
 }
 
-function stringToIP(s: string): GoAddr {
+/** kube's parseIPAddr: netip.ParseAddr, then no zone and no IPv4-mapped IPv6 address. */
+function kubeIPProblem(s: string): { addr: GoAddr } | { error: () => string } {
   let addr: GoAddr;
   try {
     addr = parseGoAddr(s);
   } catch (err) {
-    throw new Error(`IP Address ${goQuote(s)} parse error during conversion from string: ${(err as Error).message}`);
+    return { error: () => `IP Address ${goQuote(s)} parse error during conversion from string: ${(err as Error).message}` };
   }
-  if (addr.zone !== '') throw new Error(`IP address ${goQuote(s)} with zone value is not allowed`);
-  if (isGo4In6(addr)) throw new Error(`IPv4-mapped IPv6 address ${goQuote(s)} is not allowed`);
-  return addr;
+  if (addr.zone !== '') return { error: () => `IP address ${goQuote(s)} with zone value is not allowed` };
+  if (isGo4In6(addr)) return { error: () => `IPv4-mapped IPv6 address ${goQuote(s)} is not allowed` };
+  return { addr };
+}
+
+function stringToIP(s: string): GoAddr {
+  const r = kubeIPProblem(s);
+  if ('error' in r) throw new LazyMessageError(r.error);
+  return r.addr;
+}
+
+/** kube's parseCIDR (its errors wrapped once more by stringToCIDR). */
+function kubeCIDRProblem(s: string): { prefix: GoPrefix } | { error: () => string } {
+  const wrap = (detail: string) => `network address parse error during conversion from string: ${detail}`;
+  let prefix: GoPrefix;
+  try {
+    prefix = parseGoPrefix(s);
+  } catch (err) {
+    return { error: () => wrap(wrap((err as Error).message)) };
+  }
+  if (isGo4In6(prefix.addr)) return { error: () => wrap(`IPv4-mapped IPv6 address ${goQuote(s)} is not allowed`) };
+  return { prefix };
 }
 
 function stringToCIDR(s: string): GoPrefix {
-  const fail = (detail: string) => new Error(`network address parse error during conversion from string: ${detail}`);
-  let p: GoPrefix;
-  try {
-    p = parseGoPrefix(s);
-  } catch (err) {
-    // kube's parseCIDR and stringToCIDR both say where the error came from.
-    throw fail(fail((err as Error).message).message);
-  }
-  if (isGo4In6(p.addr)) throw fail(`IPv4-mapped IPv6 address ${goQuote(s)} is not allowed`);
-  return p;
+  const r = kubeCIDRProblem(s);
+  if ('error' in r) throw new LazyMessageError(r.error);
+  return r.prefix;
 }
 
 const succeeds = (f: () => unknown): boolean => {
@@ -131,10 +146,27 @@ const succeeds = (f: () => unknown): boolean => {
 
 /** cel-go's ext strings quote: Go escapes for \a \b \f \n \r \t \v \\ \", invalid runes as U+FFFD, the rest as is. */
 export function celQuote(s: string): string {
-  const escapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
-  const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-  return `"${wellFormed.replace(/[\x07\b\f\n\r\t\v\\"]/g, (c: string) => escapes[c])}"`;
+  // Over UTF-8 bytes (Buffer.from turns a lone surrogate into U+FFFD, as Go's sanitize): one typed-array pass,
+  // where a replacement per escaped character costs a microsecond each on the megabyte strings a tenant can send.
+  const src = Buffer.from(s, 'utf8');
+  const out = Buffer.allocUnsafe(src.length * 2 + 2);
+  let j = 0;
+  out[j++] = 0x22;
+  for (const b of src) {
+    const e = QUOTE_ESCAPES[b];
+    if (e !== 0) {
+      out[j++] = 0x5c;
+      out[j++] = e;
+    } else out[j++] = b;
+  }
+  out[j++] = 0x22;
+  return out.toString('utf8', 0, j);
 }
+
+/** Byte → the letter after the backslash (0: copied as is). */
+const QUOTE_ESCAPES = new Uint8Array(256);
+const QUOTED: Array<[number, string]> = [[0x22, '"'], [0x5c, '\\'], [0x07, 'a'], [0x08, 'b'], [0x0c, 'f'], [0x0a, 'n'], [0x0d, 'r'], [0x09, 't'], [0x0b, 'v']];
+for (const [byte, letter] of QUOTED) QUOTE_ESCAPES[byte] = letter.charCodeAt(0);
 
 const prefixed = (check: (s: string) => string[]) => (s: string) => check(maskTrailingDash(s));
 const strfmt = (format: string, message: string) => {
@@ -195,7 +227,7 @@ export function registerTypedLibraries(env: Environment): void {
     }
   };
   env.registerFunction(`quantity(string): ${QUANTITY}`, (s: string) => new CelQuantity(parseQuantity(s)));
-  env.registerFunction('isQuantity(string): bool', (s: string) => succeeds(() => parseGoQuantity(s)));
+  env.registerFunction('isQuantity(string): bool', (s: string) => isGoQuantity(s));
   env.registerFunction(`sign(${QUANTITY}): int`, (q: CelQuantity) => BigInt(goQuantitySign(q.q)));
   env.registerFunction(`${QUANTITY}.isGreaterThan(${QUANTITY}): bool`, (a: CelQuantity, b: CelQuantity) => quantityCmp(a, b) === 1);
   env.registerFunction(`${QUANTITY}.isLessThan(${QUANTITY}): bool`, (a: CelQuantity, b: CelQuantity) => quantityCmp(a, b) === -1);
@@ -219,7 +251,7 @@ export function registerTypedLibraries(env: Environment): void {
 
   // ip.go
   env.registerFunction(`ip(string): ${IP}`, (s: string) => new CelIP(stringToIP(s)));
-  env.registerFunction('isIP(string): bool', (s: string) => succeeds(() => stringToIP(s)));
+  env.registerFunction('isIP(string): bool', (s: string) => 'addr' in kubeIPProblem(s));
   env.registerFunction('kcpt.namespace.ip.isCanonical(string): bool', (_ns: CelNamespace, s: string) => goAddrString(stringToIP(s)) === s);
   env.registerFunction(`${IP}.family(): int`, (ip: CelIP) => (ip.addr.bytes.length === 4 ? 4n : 6n));
   env.registerFunction(`${IP}.isUnspecified(): bool`, (ip: CelIP) => isGoAddrUnspecified(ip.addr));
@@ -232,11 +264,12 @@ export function registerTypedLibraries(env: Environment): void {
 
   // cidr.go
   env.registerFunction(`cidr(string): ${CIDR}`, (s: string) => new CelCIDR(stringToCIDR(s)));
-  env.registerFunction('isCIDR(string): bool', (s: string) => succeeds(() => stringToCIDR(s)));
+  env.registerFunction('isCIDR(string): bool', (s: string) => 'prefix' in kubeCIDRProblem(s));
   // kube passes the parse error on as the operand, which cidrContainsIP answers with "no such overload".
   env.registerFunction(`${CIDR}.containsIP(string): bool`, (c: CelCIDR, s: string) => {
-    if (!succeeds(() => stringToIP(s))) throw new Error('no such overload');
-    return goPrefixContains(c.prefix, stringToIP(s));
+    const r = kubeIPProblem(s);
+    if (!('addr' in r)) throw new Error('no such overload');
+    return goPrefixContains(c.prefix, r.addr);
   });
   env.registerFunction(`${CIDR}.containsIP(${IP}): bool`, (c: CelCIDR, ip: CelIP) => goPrefixContains(c.prefix, ip.addr));
   const containsCIDR = (c: GoPrefix, o: GoPrefix) => goPrefixOverlaps(c, o) && c.bits <= o.bits;
