@@ -97,7 +97,7 @@ describe("x-kubernetes-validations calling kube's typed libraries are enforced o
     // isQuantity says no; quantity() is a rule evaluation error with kcpt's bound, in kube's frame.
     expect(await refused(['create'], obj('n4', { ...valid, request: '1111111111111111111e2000000' }))).toEqual([
       'The Node "n4" is invalid:',
-      `* spec: Invalid value: "object": quantity out of kcpt's range: computing it exactly needs more than 1000 digits beyond those written evaluating rule: request must not exceed limit`,
+      `* spec: Invalid value: "object": quantity out of kcpt's range: computing it exactly needs more than 100 digits beyond those written evaluating rule: request must not exceed limit`,
       '* spec.request: Invalid value: "string": request must be a positive quantity below 64Gi',
     ]);
   });

@@ -5,7 +5,8 @@
  * asApproximateFloat() answer from that representation (kube: quantity("1.5Ki").isInteger() is false).
  * Go's int32 wrap-arounds of the exponent are kept. What is not kept: kube materialises 10^(scale difference) when
  * it rescales an inf.Dec, so "1111111111111111111e2000000000" makes it compute for ever; here no number grows by more
- * than MAX_QUANTITY_SCALE_SHIFT digits (past that, an error), and comparisons never materialise anything.
+ * than MAX_QUANTITY_SCALE_SHIFT digits and none has more than MAX_QUANTITY_DIGITS when parsed (past either, kcpt's
+ * range error), and comparisons never materialise anything.
  */
 
 export interface GoQuantity {
@@ -21,14 +22,17 @@ export const QUANTITY_FORMAT_WRONG = "quantities must match the regular expressi
 export const QUANTITY_NUMERIC = 'unable to parse numeric part of quantity';
 export const QUANTITY_SUFFIX = "unable to parse quantity's suffix";
 
-/** The most digits kcpt lets one rescaling add to a number (kube: no bound, and unbounded time). */
-export const MAX_QUANTITY_SCALE_SHIFT = 1000;
+/**
+ * The most digits kcpt lets one rescaling add to a number (kube: no bound, and unbounded time). Real quantities
+ * span nano to exa (27 digits) with an int64's 19: 100 is ample, and keeps every operation's numbers small.
+ */
+export const MAX_QUANTITY_SCALE_SHIFT = 100;
 /**
  * The most digits a quantity kcpt computes with may have (kube: no bound). Each operation on a quantity costs 1 in
  * kube's budget whatever its size, and V8 converts a decimal string to a BigInt in quadratic time, so this bounds
- * the work of one unit of budget. Legitimate quantities have a few dozen digits.
+ * the work of one unit of budget. Legitimate quantities have at most a few dozen digits (an int64 has 19).
  */
-export const MAX_QUANTITY_DIGITS = 2000;
+export const MAX_QUANTITY_DIGITS = 100;
 
 const outOfRange = (what: string): QuantityError =>
   new QuantityError(`quantity out of kcpt's range: computing it exactly needs more than ${what}`);
@@ -192,6 +196,15 @@ function approxLog2(n: bigint): number {
   return n === 0n ? 0 : (n < 0n ? -n : n).toString(16).length * 4;
 }
 
+const LOG2_CACHE = new WeakMap<GoQuantity, number>();
+
+/** approxLog2 of a quantity's unscaled value, once per value: comparisons cost 1 in kube's budget however repeated. */
+function quantityLog2(q: GoQuantity): number {
+  let l = LOG2_CACHE.get(q);
+  if (l === undefined) LOG2_CACHE.set(q, (l = approxLog2(q.unscaled)));
+  return l;
+}
+
 const POW10_CACHE = new Map<number, bigint>();
 
 /** 10^k for the k alignments need (at most the digits of the numbers kcpt keeps, plus the shift bound). */
@@ -214,8 +227,8 @@ export function compareGoQuantities(a: GoQuantity, b: GoQuantity): number {
   const ma = sa < 0 ? -a.unscaled : a.unscaled;
   const mb = sb < 0 ? -b.unscaled : b.unscaled;
   // log10 of each to within ~1.3: far apart, that decides; close, the scales differ by at most the digits kept.
-  const la = approxLog2(ma) * Math.LOG10E * Math.LN2 + a.scale;
-  const lb = approxLog2(mb) * Math.LOG10E * Math.LN2 + b.scale;
+  const la = quantityLog2(a) * Math.LOG10E * Math.LN2 + a.scale;
+  const lb = quantityLog2(b) * Math.LOG10E * Math.LN2 + b.scale;
   let m: number;
   if (Math.abs(la - lb) > 3) m = la < lb ? -1 : 1;
   else {
@@ -262,11 +275,11 @@ function addInt64Amounts(a: GoQuantity, b: GoQuantity): GoQuantity | undefined {
 /** inf.Dec.Add: both at the larger inf scale (the smaller kube scale). */
 function addDecs(a: GoQuantity, b: GoQuantity): GoQuantity {
   const scale = Math.min(a.scale, b.scale);
+  // The sum's digits are at most the larger aligned operand's, plus a carry: bounded before computing anything.
+  const digits = (q: GoQuantity) => (q.unscaled === 0n ? 0 : quantityLog2(q) * Math.LOG10E * Math.LN2 + q.scale - scale);
+  if (Math.max(digits(a), digits(b)) + 1 > MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT) throw outOfRange(`${MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT} digits`);
   const align = (q: GoQuantity) => (q.unscaled === 0n ? 0n : q.unscaled * pow10(q.scale - scale));
-  const unscaled = align(a) + align(b);
-  // Hexadecimal is linear to print: an upper bound of the decimal digits (log10(16) < 1.21).
-  if (approxLog2(unscaled) * Math.LOG10E * Math.LN2 > MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT) throw outOfRange(`${MAX_QUANTITY_DIGITS + MAX_QUANTITY_SCALE_SHIFT} digits`);
-  return { dec: true, unscaled, scale };
+  return { dec: true, unscaled: align(a) + align(b), scale };
 }
 
 /** Quantity.Add (sub: Quantity.Sub, y negated as int64Amount.Sub negates it). */

@@ -93,7 +93,7 @@ function quantityEqual(a: CelQuantity, b: CelQuantity): boolean {
 
 /** Quantity.Cmp: when either side is an inf.Dec, kube converts the receiver to one in place (and it stays one). */
 function quantityCmp(a: CelQuantity, b: CelQuantity): number {
-  if (a.q.dec || b.q.dec) a.q = { ...a.q, dec: true };
+  if (!a.q.dec && b.q.dec) a.q = { ...a.q, dec: true };
   return compareGoQuantities(a.q, b.q);
 }
 
