@@ -139,6 +139,24 @@ export function isGoQuantity(str: string): boolean {
   }
 }
 
+const PARSED = new Map<string, GoQuantity>();
+const PARSED_ENTRIES = 256;
+
+/**
+ * parseGoQuantity, remembered for short strings: a rule parses the same field once per iteration of a comprehension
+ * (kube charges the traversal each time; the BigInt work is paid once). The values are never mutated.
+ */
+export function parseGoQuantityCached(str: string): GoQuantity {
+  if (str.length > 128) return parseGoQuantity(str);
+  let q = PARSED.get(str);
+  if (q === undefined) {
+    q = parseGoQuantity(str);
+    if (PARSED.size >= PARSED_ENTRIES) PARSED.delete(PARSED.keys().next().value as string);
+    PARSED.set(str, q);
+  }
+  return q;
+}
+
 /** resource.ParseQuantity; throws QuantityError with kube's message. `syntaxOnly`: stop before computing the value. */
 export function parseGoQuantity(str: string, syntaxOnly = false): GoQuantity {
   if (str.length === 0) throw new QuantityError(QUANTITY_FORMAT_WRONG);

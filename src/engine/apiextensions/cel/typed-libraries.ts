@@ -13,7 +13,7 @@ import {
   goQuantityAsInt64,
   goQuantitySign,
   isGoQuantity,
-  parseGoQuantity,
+  parseGoQuantityCached,
   type GoQuantity,
 } from '../../machinery/go-quantity.js';
 import {
@@ -221,7 +221,7 @@ export function registerTypedLibraries(env: Environment): void {
   // quantity.go
   const parseQuantity = (s: string) => {
     try {
-      return parseGoQuantity(s);
+      return parseGoQuantityCached(s);
     } catch (err) {
       throw new Error((err as Error).message);
     }
