@@ -9,7 +9,7 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
-import { registerTypedLibraries } from './typed-libraries.js';
+import { registerTypedLibraries, typedValueName } from './typed-libraries.js';
 import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). None left. */
@@ -105,6 +105,13 @@ const bigintJSON = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` 
 /** CEL's string conversion of a value, as `%s` prints it. */
 function celString(v: unknown): string {
   if (typeof v === 'string') return v;
+  const typed = typedValueName(v);
+  // cel-go refuses these when it checks a constant format string; kcpt, when it formats.
+  if (typed) {
+    throw new Error(
+      `error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typed}`,
+    );
+  }
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : String(v);
   if (v === null || v === undefined) return 'null';

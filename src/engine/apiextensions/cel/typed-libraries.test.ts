@@ -121,6 +121,13 @@ describe("kube's typed CEL libraries (quantity, ip, cidr, semver, format, string
     expect(under).toEqual([]);
   });
 
+  it("format's %s refuses the typed values with cel-go's words (cel-go: when it checks a constant format)", () => {
+    const words = 'error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given';
+    for (const [value, type] of [['quantity("1")', 'kubernetes.Quantity'], ['[ip("::1")]', 'net.IP'], ['cidr("1.2.3.0/24")', 'net.CIDR'], ['semver("1.2.3")', 'kubernetes.Semver'], ['format.dns1123Label()', 'kubernetes.NamedFormat']]) {
+      expect(() => run(`"%s".format([${value}])`).program({})).toThrow(`${words} ${type}`);
+    }
+  });
+
   it('bounds the work a hostile quantity can ask for', () => {
     // kube would build a number of 2^31 digits here; kcpt refuses past its bound, at once.
     expect(() => run('quantity("1111111111111111111e2000000000").isInteger()').program({})).toThrow(/more than 100 digits beyond those written/);

@@ -72,6 +72,16 @@ export class CelFormat {
   ) {}
 }
 
+/** The CEL type name of a value of these libraries, else undefined (cel-go's format refuses them for %s). */
+export function typedValueName(v: unknown): string | undefined {
+  if (v instanceof CelQuantity) return QUANTITY;
+  if (v instanceof CelIP) return IP;
+  if (v instanceof CelCIDR) return CIDR;
+  if (v instanceof CelSemver) return SEMVER;
+  if (v instanceof CelFormat) return FORMAT;
+  return undefined;
+}
+
 /** The namespaces cel-js cannot declare functions in: one constant each, of a class of its own (cel-js types values by class). */
 class StringsNamespace {}
 class FormatNamespace {}
