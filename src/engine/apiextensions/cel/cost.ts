@@ -144,8 +144,10 @@ function operator(ast: Ast, scope: Scope): Estimate {
   const [l, r] = parts;
   switch (ast.op) {
     case '==':
-    case '!=':
-      return { cost: base + equalityCost(l, r), size: 1 };
+    case '!=': {
+      const typed = typedEqualityCost(ast.op, l);
+      return { cost: base + (typed ?? equalityCost(l, r)), size: 1 };
+    }
     case '<':
     case '<=':
     case '>':
@@ -231,22 +233,51 @@ function namedFormatRegexSize(recv: Ast | undefined): number {
  * per unit of budget.
  * Their values (Quantity, IP, CIDR, Semver, Format) have size 1: equality on them is kube's 1.
  */
+/** A value of one of kube's typed library types (size 1), so that equality on it is priced as kube prices it. */
+const typedNode = (type: string): CelNode => ({ kind: 'dyn', schema: {}, type, maxSize: 1, bounded: true, minSerializedSize: 1 });
+const TYPED = {
+  quantity: typedNode('kubernetes.Quantity'),
+  ip: typedNode('net.IP'),
+  cidr: typedNode('net.CIDR'),
+  semver: typedNode('kubernetes.Semver'),
+  format: typedNode('kubernetes.NamedFormat'),
+};
+const TYPED_NODES = new Set<CelNode>(Object.values(TYPED));
+
+/** What each typed-library function returns (for the functions returning one of the types). */
+const RETURNS: Record<string, CelNode> = { quantity: TYPED.quantity, add: TYPED.quantity, sub: TYPED.quantity, cidr: TYPED.cidr, masked: TYPED.cidr, semver: TYPED.semver };
+
+/** kube's MaxFormatSize: equality on a NamedFormat compares names of at most this many characters. */
+const MAX_FORMAT_SIZE = 64;
+
+/**
+ * `==` on a typed value is kube's 1 (a NamedFormat: its name's traversal). `!=` is not in kube's estimator, so
+ * cel-go prices it as a comparison of values of unknown, maximal size: ~1.8e18, and kube refuses at CRD write any
+ * rule writing `!=` between quantities, IPs, CIDRs, semvers or formats (`!(a == b)` costs 1) — so does kcpt.
+ */
+function typedEqualityCost(op: string, l: Estimate): number | undefined {
+  if (!l.node || !TYPED_NODES.has(l.node)) return undefined;
+  if (op === '!=') return Math.ceil(Number(2n ** 64n - 1n) * STRING_TRAVERSAL);
+  return l.node === TYPED.format ? Math.ceil(MAX_FORMAT_SIZE * STRING_TRAVERSAL) : 1;
+}
+
 function typedLibraryCall(name: string, namespaced: boolean, recv: Estimate | undefined, args: Estimate[], recvAst?: Ast): Estimate | undefined {
   const base = (recv?.cost ?? 0) + sumArgs(args);
   const strArg = args[0];
-  const parse = (factor: number) => Math.max(1, Math.ceil((strArg?.size ?? 0) * STRING_TRAVERSAL * factor));
+  const parse = (factor: number) => Math.ceil((strArg?.size ?? 0) * STRING_TRAVERSAL * factor);
+  // containsIP/containsCIDR given an IP or CIDR (not a string) parse nothing.
+  const parseArg = strArg?.node && TYPED_NODES.has(strArg.node) ? 0 : parse(1);
   if (namespaced) {
     if (name === 'quote') return { cost: base + 1 + (strArg?.size ?? 0), size: 2 * (strArg?.size ?? 0) + 2, node: STRING };
     if (name === 'isCanonical') return { cost: base + parse(2), size: 1 };
-    return { cost: base + 1, size: 1 };
+    return { cost: base + 1, size: 1, node: name === 'named' ? undefined : TYPED.format };
   }
-  if (PARSING_FUNCTIONS.has(name) && !recv) return { cost: base + parse(1), size: 1 };
-  if (name === 'ip' && recv && args.length === 0) return { cost: base + 1, size: 1 };
-  if (NOMINAL_COST_FUNCTIONS.has(name) && recv) return { cost: base + 1, size: 1 };
+  if (PARSING_FUNCTIONS.has(name) && !recv) return { cost: base + parse(1), size: 1, node: name === 'ip' ? TYPED.ip : RETURNS[name] };
+  if (name === 'ip' && recv && args.length === 0) return { cost: base + 1, size: 1, node: TYPED.ip };
+  if (NOMINAL_COST_FUNCTIONS.has(name) && recv) return { cost: base + 1, size: 1, node: RETURNS[name] };
   if (name === 'sign' && !recv && args.length === 1) return { cost: base + 1, size: 1 };
-  // The string overloads parse their argument; an IP or CIDR argument (size 1) is charged 1 more than kube does.
-  if (name === 'containsIP' && recv) return { cost: base + 4 + parse(1), size: 1 };
-  if (name === 'containsCIDR' && recv) return { cost: base + 7 + parse(1), size: 1 };
+  if (name === 'containsIP' && recv) return { cost: base + 4 + parseArg, size: 1 };
+  if (name === 'containsCIDR' && recv) return { cost: base + 7 + parseArg, size: 1 };
   if (name === 'validate' && recv) {
     // kube's estimate assumes MaxNameFormatRegexSize, its runtime charge the format's own (uri: 1103): the larger.
     const regex = Math.ceil(Math.max(MAX_NAME_FORMAT_REGEX_SIZE, namedFormatRegexSize(recvAst)) * REGEX_LENGTH);
