@@ -122,6 +122,14 @@ describe("x-kubernetes-validations calling kube's typed libraries are type-check
     );
   });
 
+  it('!= between quantities is priced as kube prices it (~1.8e18) and refused; !(a == b) is accepted', async () => {
+    const schema = (rule: string) => specWith({ type: 'object', properties: { q: { type: 'string', maxLength: 16 } }, 'x-kubernetes-validations': [{ rule }] });
+    const out = await refused(crdObject({ group, plural: 'unequals', kind: 'Unequal', schema: schema("quantity(self.q) != quantity('0')") }));
+    expect(out[1]).toMatch(/^\* spec\.validation\.openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x /);
+    const accepted = await withFile(k, ['create'], crdObject({ group, plural: 'nonzeros', kind: 'Nonzero', schema: schema("!(quantity(self.q) == quantity('0'))") }));
+    expect(accepted.stdout).toBe(`customresourcedefinition.apiextensions.k8s.io/nonzeros.${group} created`);
+  });
+
   it('validate() over unbounded strings in an unbounded list exceeds the cost budget', async () => {
     const crd = crdObject({
       group, plural: 'pricey', kind: 'Pricey',
