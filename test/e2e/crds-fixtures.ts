@@ -4,6 +4,7 @@
  */
 import { stringify as toYaml } from 'yaml';
 import { tempFile, type ClusterKubectl, type KubectlOptions } from '../helpers/kubectl.js';
+import { lines } from '../helpers/suite.js';
 
 export type Json = Record<string, unknown>;
 
@@ -93,6 +94,13 @@ export async function applyCRD(k: ClusterKubectl, crd: Json, opts: KubectlOption
 export async function withFile(k: ClusterKubectl, args: string[], obj: Json | Json[], opts: KubectlOptions = {}) {
   const file = await tempFile('object.yaml', yaml(obj));
   return k([...args, '-f', file], opts);
+}
+
+/** `kubectl <args> -f <obj>` that must fail: kubectl's stderr, line by line (the exit code is asserted non-zero). */
+export async function refusedLines(k: ClusterKubectl, args: string[], obj: Json): Promise<string[]> {
+  const result = await withFile(k, args, obj, { reject: false });
+  if (result.exitCode === 0) throw new Error(`kubectl ${args.join(' ')} succeeded: ${result.stdout}`);
+  return lines(result.stderr);
 }
 
 export function widget(name: string, spec: Json, extra: Json = {}): Json {

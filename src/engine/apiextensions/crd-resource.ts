@@ -134,7 +134,7 @@ export function customResourceDefinitionType(store: Store, boundNames?: BoundNam
           if (skipped.length === 0) continue;
           const shown = skipped.length > 3 ? `${skipped.slice(0, 3).join(', ')} and ${skipped.length - 3} more` : skipped.join(', ');
           out.push(
-            `kcpt does not evaluate CEL calling the quantity, ip, cidr, semver or quote libraries: version ${v.name}'s ` +
+            `kcpt does not evaluate some kube CEL library functions: version ${v.name}'s ` +
               `${shown} are stored but not evaluated (such a rule is not enforced; such a messageExpression gives way to the rule's message)`,
           );
         }

@@ -65,22 +65,19 @@ export function parseGoInt64(s: string): bigint {
   return negative ? -n : n;
 }
 
-/** Go's strconv.Quote for the strings a query can carry. */
+/** Go's strconv.Quote for the strings a query can carry. One native pass: CEL rules quote megabyte strings. */
 export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (code === 7) out += '\\a';
-    else if (code === 8) out += '\\b';
-    else if (code === 12) out += '\\f';
-    else if (code === 10) out += '\\n';
-    else if (code === 13) out += '\\r';
-    else if (code === 9) out += '\\t';
-    else if (code === 11) out += '\\v';
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (ch === ' ' || /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(ch)) out += ch;
-    else out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  }
-  return `${out}"`;
+  // Printable ASCII but " and \ (the usual case) needs no escape: a simple class scans much faster than \p{…}.
+  if (!/[^\x20\x21\x23-\x5b\x5d-\x7e]/.test(s)) return `"${s}"`;
+  return `"${s.replace(/["\\]|[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, goQuoteChar)}"`;
+}
+
+const GO_ESCAPES: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v' };
+
+function goQuoteChar(ch: string): string {
+  const code = ch.codePointAt(0)!;
+  if (ch === '"' || ch === '\\') return `\\${ch}`;
+  if (GO_ESCAPES[code]) return GO_ESCAPES[code];
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

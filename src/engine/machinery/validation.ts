@@ -238,8 +238,13 @@ export type NameValidation = 'subdomain' | 'label' | 'path-segment';
  */
 export function validateName(kind: NameValidation, name: string, prefix: boolean): string[] {
   if (kind === 'path-segment') return prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
-  if (prefix && name.endsWith('-')) name = `${name.slice(0, Math.max(0, name.length - 2))}a`;
+  if (prefix) name = maskTrailingDash(name);
   return kind === 'label' ? isDNS1123Label(name) : isDNS1123Subdomain(name);
+}
+
+/** apimachinery's maskTrailingDash (a generateName prefix may end in a dash). */
+export function maskTrailingDash(name: string): string {
+  return name.length > 1 && name.endsWith('-') ? `${name.slice(0, name.length - 2)}a` : name;
 }
 
 export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {

@@ -3,6 +3,7 @@ import type { JSONSchemaProps } from '../types.js';
 import { compileSchemaRules } from './compile.js';
 import { validateRules } from './validate.js';
 import { ChangeDetector } from '../../machinery/canonical-json.js';
+import { UNSUPPORTED_FUNCTIONS } from './library.js';
 
 const rule = (r: string, extra: Record<string, unknown> = {}) => [{ rule: r, ...extra }];
 
@@ -59,9 +60,45 @@ describe('CEL rules: compile', () => {
   });
 
   it('stores, without evaluating, a rule calling a kube function kcpt lacks, and names it', () => {
-    const c = compileSchemaRules(schemaWith({ type: 'object', properties: { q: { type: 'string' } }, 'x-kubernetes-validations': rule("isQuantity(self.q)") }));
+    // Every kube library function kcpt knows of is evaluated now; the mechanism stays for the next one.
+    UNSUPPORTED_FUNCTIONS.add('isQuantity');
+    try {
+      const c = compileSchemaRules(schemaWith({ type: 'object', properties: { q: { type: 'string' } }, 'x-kubernetes-validations': rule("isQuantity(self.q)") }));
+      expect(c.errors).toEqual([]);
+      expect(c.skipped).toEqual(['openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule (isQuantity)']);
+    } finally {
+      UNSUPPORTED_FUNCTIONS.delete('isQuantity');
+    }
+  });
+
+  it("compiles and enforces rules calling kube's quantity, ip, cidr, semver and format libraries", () => {
+    const s = schemaWith({
+      type: 'object',
+      properties: { q: { type: 'string', maxLength: 20 }, ip: { type: 'string', maxLength: 45 }, v: { type: 'string', maxLength: 30 } },
+      'x-kubernetes-validations': [
+        { rule: "isQuantity(self.q) && quantity(self.q).isLessThan(quantity('2Gi'))", message: 'q must be a quantity under 2Gi' },
+        { rule: "isIP(self.ip) && cidr('10.0.0.0/8').containsIP(self.ip)", message: 'ip must be in 10.0.0.0/8' },
+        { rule: "isSemver(self.v, true) && semver(self.v, true).major() >= 1", messageExpression: "'v is ' + strings.quote(self.v)" },
+      ],
+    });
+    const c = compileSchemaRules(s);
     expect(c.errors).toEqual([]);
-    expect(c.skipped).toEqual(['openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule (isQuantity)']);
+    expect(c.skipped).toEqual([]);
+    expect(errorsOf(s, { spec: { q: '1536Mi', ip: '10.1.2.3', v: 'v1.2' } })).toEqual([]);
+    expect(errorsOf(s, { spec: { q: '2049Mi', ip: '11.1.2.3', v: 'v0.9' } })).toEqual([
+      'spec: Invalid value: "object": q must be a quantity under 2Gi',
+      'spec: Invalid value: "object": ip must be in 10.0.0.0/8',
+      'spec: Invalid value: "object": v is "v0.9"',
+    ]);
+  });
+
+  it('refuses, at CRD write, a rule that misuses a typed library, with kube\'s frame', () => {
+    const c = compileSchemaRules(
+      schemaWith({ type: 'object', properties: { q: { type: 'string' } }, 'x-kubernetes-validations': rule("quantity(self.q) > 1 && quantity(self.q).sign() == 1") }),
+    );
+    expect(c.errors.map((e) => `${e.field}: ${e.detail.split('\n')[0]}`)).toEqual([
+      expect.stringMatching(/^openAPIV3Schema\.properties\[spec\]\.x-kubernetes-validations\[0\]\.rule: Invalid value: apiextensions\.ValidationRule\{Rule:"quantity\(self\.q\) > 1 .*compilation failed: ERROR: <input>:1:\d+: .*(overload|>)/),
+    ]);
   });
 });
 
@@ -494,16 +531,17 @@ describe('CEL rules: format and messageExpressions kcpt cannot build', () => {
     ]);
   });
 
-  it('a messageExpression calling a library kcpt lacks: the rule is enforced with its message, and named', () => {
+  it('a messageExpression misusing a typed library is refused at CRD write (kube has no string(Quantity))', () => {
     const s = schemaWith({
       type: 'object',
       properties: { q: { type: 'string', maxLength: 10 } },
       'x-kubernetes-validations': [{ rule: "self.q != 'bad'", message: 'q is bad', messageExpression: "'q ' + string(quantity(self.q))" }],
     });
     const c = compileSchemaRules(s);
-    expect(c.errors).toEqual([]);
-    expect(c.skipped).toEqual(['openAPIV3Schema.properties[spec].x-kubernetes-validations[0].messageExpression (quantity)']);
-    expect(validateRules(c, { spec: { q: 'bad' } }, undefined).map((e) => e.detail)).toEqual(['Invalid value: "object": q is bad']);
+    expect(c.skipped).toEqual([]);
+    expect(c.errors.map((e) => e.detail.split('\n')[0])).toEqual([
+      expect.stringMatching(/messageExpression compilation failed: ERROR: <input>:1:8: found no matching overload for 'string\(kubernetes\.Quantity\)'$/),
+    ]);
   });
 });
 

@@ -8,6 +8,7 @@
  * Sound rather than exact: where cel-go's estimate would depend on a detail we do not model, this charges the larger.
  */
 import { MAX_REQUEST_SIZE_BYTES, type CelNode } from './decl-types.js';
+import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
@@ -152,8 +153,10 @@ function operator(ast: Ast, scope: Scope): Estimate {
   const [l, r] = parts;
   switch (ast.op) {
     case '==':
-    case '!=':
-      return { cost: base + equalityCost(l, r, scope), size: 1 };
+    case '!=': {
+      const typed = typedEqualityCost(ast.op, l);
+      return { cost: base + (typed ?? equalityCost(l, r, scope)), size: 1 };
+    }
     case '<':
     case '<=':
     case '>':
@@ -183,8 +186,12 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: recv.cost + n * per + (name === 'map' || name === 'filter' ? n : 0), size: name === 'map' || name === 'filter' ? n : 1, node: name === 'map' || name === 'filter' ? listOf(produced) : undefined };
   }
   if (name === 'has') return { cost: 1 + sumArgs(argAsts.map((a) => est(a, scope))) , size: 1 };
-  const recv = recvAst ? est(recvAst, scope) : undefined;
+  // `strings.quote(s)`, `format.named(n)`, `ip.isCanonical(s)`: one function in kube, no variable read.
+  const namespaced = recvAst?.op === 'id' && NAMESPACES.has(recvAst.args as string) && !scope.vars.has(recvAst.args as string);
+  const recv = recvAst && !namespaced ? est(recvAst, scope) : undefined;
   const args = argAsts.map((a) => est(a, scope));
+  const typed = typedLibraryCall(name, namespaced, recv, args, recvAst);
+  if (typed) return typed;
   const base = (recv?.cost ?? 0) + sumArgs(args);
   const subject = recv ?? args[0];
   if (name === 'size') return { cost: base + 1, size: 1 };
@@ -217,6 +224,75 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: base + Math.max(1, cost), size, node };
   }
   return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
+}
+
+/** The MaxRegexSize of the format a validate() receiver names (`format.uri()`), else the largest any has. */
+function namedFormatRegexSize(recv: Ast | undefined): number {
+  const largest = Math.max(...Object.values(NAMED_FORMATS).map((f) => f.maxRegexSize));
+  if (recv?.op !== 'rcall') return largest;
+  const [fn, on] = recv.args as [string, Ast];
+  return on.op === 'id' && on.args === 'format' && Object.hasOwn(NAMED_FORMATS, fn) ? NAMED_FORMATS[fn].maxRegexSize : largest;
+}
+
+/**
+ * kube's costs for the typed libraries (apiserver pkg/cel/library cost.go): a traversal of the string parsed, 1 for
+ * accessors, comparisons and arithmetic, byte-list comparisons for containsIP/containsCIDR, validate() as a regex of
+ * MaxNameFormatRegexSize. strings.quote costs 1 in kube whatever the length; here 1 more per character: it writes
+ * each (escaping a byte costs ~20-60 ns here, ten times a traversal's share), and at 1 a rule could copy megabytes
+ * per unit of budget.
+ * Their values (Quantity, IP, CIDR, Semver, Format) have size 1: equality on them is kube's 1.
+ */
+/** A value of one of kube's typed library types (size 1), so that equality on it is priced as kube prices it. */
+const typedNode = (type: string): CelNode => ({ kind: 'dyn', schema: {}, type, maxSize: 1, bounded: true, minSerializedSize: 1 });
+const TYPED = {
+  quantity: typedNode('kubernetes.Quantity'),
+  ip: typedNode('net.IP'),
+  cidr: typedNode('net.CIDR'),
+  semver: typedNode('kubernetes.Semver'),
+  format: typedNode('kubernetes.NamedFormat'),
+};
+const TYPED_NODES = new Set<CelNode>(Object.values(TYPED));
+
+/** What each typed-library function returns (for the functions returning one of the types). */
+const RETURNS: Record<string, CelNode> = { quantity: TYPED.quantity, add: TYPED.quantity, sub: TYPED.quantity, cidr: TYPED.cidr, masked: TYPED.cidr, semver: TYPED.semver };
+
+/** kube's MaxFormatSize: equality on a NamedFormat compares names of at most this many characters. */
+const MAX_FORMAT_SIZE = 64;
+
+/**
+ * `==` on a typed value is kube's 1 (a NamedFormat: its name's traversal). `!=` is not in kube's estimator, so
+ * cel-go prices it as a comparison of values of unknown, maximal size: ~1.8e18, and kube refuses at CRD write any
+ * rule writing `!=` between quantities, IPs, CIDRs, semvers or formats (`!(a == b)` costs 1) — so does kcpt.
+ */
+function typedEqualityCost(op: string, l: Estimate): number | undefined {
+  if (!l.node || !TYPED_NODES.has(l.node)) return undefined;
+  if (op === '!=') return Math.ceil(Number(2n ** 64n - 1n) * STRING_TRAVERSAL);
+  return l.node === TYPED.format ? Math.ceil(MAX_FORMAT_SIZE * STRING_TRAVERSAL) : 1;
+}
+
+function typedLibraryCall(name: string, namespaced: boolean, recv: Estimate | undefined, args: Estimate[], recvAst?: Ast): Estimate | undefined {
+  const base = (recv?.cost ?? 0) + sumArgs(args);
+  const strArg = args[0];
+  const parse = (factor: number) => Math.ceil((strArg?.size ?? 0) * STRING_TRAVERSAL * factor);
+  // containsIP/containsCIDR given an IP or CIDR (not a string) parse nothing.
+  const parseArg = strArg?.node && TYPED_NODES.has(strArg.node) ? 0 : parse(1);
+  if (namespaced) {
+    if (name === 'quote') return { cost: base + 1 + (strArg?.size ?? 0), size: 2 * (strArg?.size ?? 0) + 2, node: STRING };
+    if (name === 'isCanonical') return { cost: base + parse(2), size: 1 };
+    return { cost: base + 1, size: 1, node: name === 'named' ? undefined : TYPED.format };
+  }
+  if (PARSING_FUNCTIONS.has(name) && !recv) return { cost: base + parse(1), size: 1, node: name === 'ip' ? TYPED.ip : RETURNS[name] };
+  if (name === 'ip' && recv && args.length === 0) return { cost: base + 1, size: 1, node: TYPED.ip };
+  if (NOMINAL_COST_FUNCTIONS.has(name) && recv) return { cost: base + 1, size: 1, node: RETURNS[name] };
+  if (name === 'sign' && !recv && args.length === 1) return { cost: base + 1, size: 1 };
+  if (name === 'containsIP' && recv) return { cost: base + 4 + parseArg, size: 1 };
+  if (name === 'containsCIDR' && recv) return { cost: base + 7 + parseArg, size: 1 };
+  if (name === 'validate' && recv) {
+    // kube's estimate assumes MaxNameFormatRegexSize, its runtime charge the format's own (uri: 1103): the larger.
+    const regex = Math.ceil(Math.max(MAX_NAME_FORMAT_REGEX_SIZE, namedFormatRegexSize(recvAst)) * REGEX_LENGTH);
+    return { cost: base + Math.max(1, Math.ceil((1 + (strArg?.size ?? 0)) * STRING_TRAVERSAL)) * regex, size: 1 };
+  }
+  return undefined;
 }
 
 const STRING: CelNode = { kind: 'string', schema: {}, type: 'string', maxSize: MAX_REQUEST_SIZE_BYTES, bounded: false, minSerializedSize: 2 };

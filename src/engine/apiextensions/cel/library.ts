@@ -3,26 +3,18 @@
  * Kubernetes library functions kube-apiserver adds (k8s.io/apiserver pkg/cel/library: lists, regex, the strings
  * extension), with kube's semantics where the library's differ (bindKubeImplementations): `matches` and the regex
  * functions are RE2 (linear time: a tenant's pattern can not backtrack), lowerAscii/upperAscii change ASCII letters.
- * Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
+ * The libraries with their own value types (quantity, ip, cidr, semver, format, strings.quote) are in
+ * typed-libraries.ts. Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
  * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
 import { compileRE2 } from '../re2-bounded.js';
+import { registerTypedLibraries, typedValueName } from './typed-libraries.js';
 import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
-/** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). */
-export const UNSUPPORTED_FUNCTIONS = new Set([
-  'quote',
-  'quantity',
-  'isQuantity',
-  'ip',
-  'isIP',
-  'cidr',
-  'isCIDR',
-  'semver',
-  'isSemver',
-]);
+/** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). None left. */
+export const UNSUPPORTED_FUNCTIONS = new Set<string>();
 
 const MAX_CACHED_PATTERNS = 256;
 const patterns = new Map<string, RE2JS>();
@@ -119,6 +111,13 @@ const bigintJSON = (_k: string, v: unknown) => (typeof v === 'bigint' ? `${v}n` 
 /** CEL's string conversion of a value, as `%s` prints it. */
 function celString(v: unknown): string {
   if (typeof v === 'string') return v;
+  const typed = typedValueName(v);
+  // cel-go refuses these when it checks a constant format string; kcpt, when it formats.
+  if (typed) {
+    throw new Error(
+      `error during formatting: string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typed}`,
+    );
+  }
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : String(v);
   if (v === null || v === undefined) return 'null';
@@ -244,6 +243,7 @@ export function baseEnvironment(): Environment {
   env.registerFunction('string.reverse(): string', (s: string) => [...s].reverse().join(''));
   env.registerFunction('string.format(list): string', formatString);
   registerURLLibrary(env);
+  registerTypedLibraries(env);
   base = env;
   return env;
 }
