@@ -84,12 +84,12 @@ describe('rowJson', () => {
     const big = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"${'x'.repeat(10_000)}"}}`;
     for (let i = 0; i < 400; i++) rowJson({ key: `/registry/core/configmaps/root/default/bulk-${i}`, value: big, revision: i + 1 });
     const held = splicedRowsHeld();
-    expect(held.chars).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(held.chars).toBeLessThanOrEqual(4 * 1024 * 1024);
     expect(held.rows).toBeLessThan(400);
     // A row too big to keep is still answered right.
     const huge = big.replace('x'.repeat(10_000), 'y'.repeat(100_000));
     expect(JSON.parse(rowJson({ key, value: huge, revision: 9 })).metadata.resourceVersion).toBe('9');
-    expect(splicedRowsHeld().chars).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(splicedRowsHeld().chars).toBeLessThanOrEqual(4 * 1024 * 1024);
   });
 });
 
