@@ -59,7 +59,8 @@ function stubReply() {
     getHeader(k) { return this.headers[k.toLowerCase()]; },
     serializer() { return this; },
     type(t) { return this.header('content-type', t); },
-    send(p) { this.sent = true; this.payload = p; return this; },
+    // fastify measures every answer for its Content-Length (onSendEnd): a string is scanned, a cons string flattened.
+    send(p) { this.sent = true; this.payload = p; this.length = typeof p === 'string' ? Buffer.byteLength(p) : p?.length; return this; },
     then(fulfilled) { fulfilled(); },
   };
 }

@@ -43,6 +43,7 @@ import { parseVirtualWorkspacePath, type VirtualWorkspaces } from './virtual-pat
 import { negotiationRequest, sendAnswer, sendBody, sendJson } from './responses.js';
 import { ANONYMOUS_USER, CLUSTER_NAME_EXTRA, identityInCluster } from '../auth/foreign-identity.js';
 import { ANONYMOUS, authenticatedUser, authenticateRequest } from './request-gate.js';
+import { requestQuery } from '../machinery/query-params.js';
 
 /** Several virtual workspaces under /services/, each answering for the paths it knows. */
 export function virtualWorkspaceSet(...members: VirtualWorkspaces[]): VirtualWorkspaces {
@@ -204,7 +205,7 @@ export function requestTarget(target: string): { pathname: string; searchParams:
   const hash = pathname.indexOf('#');
   return {
     pathname: hash === -1 ? pathname : pathname.slice(0, hash),
-    searchParams: new URLSearchParams(q === -1 ? '' : target.slice(q + 1)),
+    searchParams: requestQuery(q === -1 ? '' : target.slice(q + 1)),
   };
 }
 

@@ -36,9 +36,17 @@ export interface Answer {
   body: string | Buffer;
 }
 
+/** isTypedKind's answer per resource type: asked on every GET (negotiation), it built a key and looked it up twice. */
+const typedKinds = new WeakMap<ResourceType, boolean>();
+
 /** Kube's typed kinds (served in protobuf, typed lists); custom resources and kcp's CRD-based kinds are not. */
 export function isTypedKind(rt: ResourceType): boolean {
-  return !rt.isCustomResource && kubeProtobuf.hasForm(apiVersionOf(rt), rt.kind);
+  let typed = typedKinds.get(rt);
+  if (typed === undefined) {
+    typed = !rt.isCustomResource && kubeProtobuf.hasForm(apiVersionOf(rt), rt.kind);
+    typedKinds.set(rt, typed);
+  }
+  return typed;
 }
 
 /** What a resource's endpoints can answer in; the computed review kinds have no table convertor in kube. */
@@ -112,6 +120,8 @@ export function toYaml(value: unknown): string {
  * deletion that removed the object).
  */
 export function renderObject(rt: ResourceType, obj: KubeObject | string, opts: RenderOptions): Answer {
+  // The usual answer (no conversion asked) needs neither a table printer nor the Go type name of an error message.
+  if (!opts.format.convert) return encodeAnswer(obj, opts.format);
   return renderConverted(obj, opts, rt.printer ?? defaultPrinter(), goTypeName(rt, false));
 }
 

@@ -17,7 +17,7 @@ import { fromStorage, type DeleteOptions, type OpContext } from '../registry/gen
 import { listObjects, parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
-import { spliceResourceVersion } from '../registry/stored-object.js';
+import { rowJson, spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
@@ -94,8 +94,7 @@ export function handleResourceRequest(svc: ResourceServices, req: ApiRequest, re
     const answer = () => {
       // Reads splice the resourceVersion into the stored bytes: plain JSON answers never parse them.
       if (!rt.convert) {
-        const kv = svc.generic.getRaw(ctx, info.name);
-        return sendAnswer(reply, 200, renderObject(rt, spliceResourceVersion(kv.value, kv.revision), render));
+        return sendAnswer(reply, 200, renderObject(rt, rowJson(svc.generic.getRaw(ctx, info.name)), render));
       }
       return sendAnswer(reply, 200, renderObject(rt, svc.generic.get(ctx, info.name), render));
     };

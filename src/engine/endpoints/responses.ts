@@ -4,6 +4,7 @@ import { internalError, serviceUnavailable, StatusError } from '../machinery/sta
 import { StorageUnavailableError } from '../storage/store.js';
 import { negotiateError, type NegotiationRequest } from './negotiation.js';
 import { encodeAnswer, type Answer } from './render.js';
+import { requestQuery } from '../machinery/query-params.js';
 
 export function sendJson(reply: FastifyReply, code: number, body: unknown): FastifyReply {
   return sendBody(reply, code, 'application/json', typeof body === 'string' ? body : JSON.stringify(body));
@@ -42,7 +43,7 @@ export function negotiationRequest(request: FastifyRequest): NegotiationRequest 
   return {
     accept: request.headers.accept,
     userAgent: request.headers['user-agent'],
-    query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+    query: requestQuery(q === -1 ? '' : url.slice(q + 1)),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { goQuote, isWatchQuery, parseGoInt64, queryBool, queryInt64, queryString } from './query-params.js';
+import { goQuote, isWatchQuery, parseGoInt64, queryBool, queryInt64, queryString, requestQuery } from './query-params.js';
+import { requestTarget } from '../endpoints/api-router.js';
 
 const q = (s: string) => new URLSearchParams(s);
 
@@ -62,6 +63,30 @@ describe("queryInt64: Go's strconv.ParseInt(s, 10, 64), errors as a 400 with Go'
     expect(queryInt64(q('limit=3&limit=x'), 'limit')).toBe(3);
     expect(queryInt64(q(''), 'limit')).toBeUndefined();
     expect(queryString(q('a=x&a=y'), 'a')).toBe('x');
+  });
+});
+
+describe('requestQuery: the query of a request target', () => {
+  it('parses what follows the ? as URLSearchParams do', () => {
+    const { pathname, searchParams } = requestTarget('/api/v1/namespaces/a/configmaps?limit=5&limit=9&watch');
+    expect(pathname).toBe('/api/v1/namespaces/a/configmaps');
+    expect([...searchParams]).toEqual([['limit', '5'], ['limit', '9'], ['watch', '']]);
+    searchParams.set('limit', '1');
+    expect(searchParams.get('limit')).toBe('1');
+  });
+
+  it('gives requests without one an empty query nobody can change for the next request', () => {
+    const first = requestTarget('/api/v1/namespaces/a/configmaps/x').searchParams;
+    expect([...first]).toEqual([]);
+    expect(first.get('resourceVersion')).toBeNull();
+    expect(() => first.set('watch', 'true')).toThrow(TypeError);
+    expect(() => first.append('watch', 'true')).toThrow(TypeError);
+    expect(() => first.delete('watch')).toThrow(TypeError);
+    expect(() => first.sort()).toThrow(TypeError);
+    const next = requestQuery('');
+    expect([...next]).toEqual([]);
+    expect(isWatchQuery(next)).toBe(false);
+    expect(new URLSearchParams(next).toString()).toBe('');
   });
 });
 

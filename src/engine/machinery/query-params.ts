@@ -11,6 +11,32 @@
  */
 import { badRequest } from './status.js';
 
+/** The one query of every request without parameters: read-only, so no request can change what another one reads. */
+class SharedEmptyQuery extends URLSearchParams {
+  override append(): never {
+    throw new TypeError('the empty query is shared by every request without one: copy it to change it');
+  }
+  override set(): never {
+    return this.append();
+  }
+  override delete(): never {
+    return this.append();
+  }
+  override sort(): never {
+    return this.append();
+  }
+}
+
+const NO_QUERY: URLSearchParams = new SharedEmptyQuery();
+
+/**
+ * A request's query parameters from the text after its `?`. Most GETs send none: they share one empty query instead
+ * of building a URLSearchParams each (~0.1–0.2 µs and ~200 B a request).
+ */
+export function requestQuery(search: string): URLSearchParams {
+  return search === '' ? NO_QUERY : new URLSearchParams(search);
+}
+
 /** The parameter's first value; undefined when it is absent. */
 export function queryString(query: URLSearchParams, name: string): string | undefined {
   return query.get(name) ?? undefined;

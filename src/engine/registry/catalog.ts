@@ -3,7 +3,7 @@
  * (later issues) are layered on per cluster. A catalog has a `revision` that changes whenever its API set changes,
  * so discovery and OpenAPI documents derived from it can be cached per revision.
  */
-import { apiVersionOf, type ResourceType } from './types.js';
+import type { ResourceType } from './types.js';
 
 export interface GroupVersions {
   group: string;
@@ -21,7 +21,8 @@ export interface ClusterCatalog {
 }
 
 export class StaticCatalog implements ClusterCatalog {
-  private readonly byGvr = new Map<string, ResourceType>();
+  /** group → version → resource: asked on every request, three lookups of its parts build no key string. */
+  private readonly byGvr = new Map<string, Map<string, Map<string, ResourceType>>>();
   private readonly groupList: GroupVersions[] = [];
 
   constructor(
@@ -29,7 +30,11 @@ export class StaticCatalog implements ClusterCatalog {
     readonly revision: string,
   ) {
     for (const rt of types) {
-      this.byGvr.set(`${apiVersionOf(rt)}/${rt.resource}`, rt);
+      let versions = this.byGvr.get(rt.group);
+      if (!versions) this.byGvr.set(rt.group, (versions = new Map()));
+      let resources = versions.get(rt.version);
+      if (!resources) versions.set(rt.version, (resources = new Map()));
+      resources.set(rt.resource, rt);
       let entry = this.groupList.find((g) => g.group === rt.group);
       if (!entry) {
         entry = { group: rt.group, versions: [] };
@@ -45,7 +50,7 @@ export class StaticCatalog implements ClusterCatalog {
   }
 
   find(group: string, version: string, resource: string): ResourceType | undefined {
-    return this.byGvr.get(`${group ? `${group}/` : ''}${version}/${resource}`);
+    return this.byGvr.get(group)?.get(version)?.get(resource);
   }
 
   groups(): readonly GroupVersions[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonical } from '../machinery/canonical-json.js';
-import { annotationsText, decodeStored, encodeStored, keyNamespaceAndName, objectKey, spliceResourceVersion } from './stored-object.js';
+import { annotationsText, decodeStored, encodeStored, keyNamespaceAndName, objectKey, rowJson, splicedRowsHeld, spliceResourceVersion } from './stored-object.js';
 import type { KubeObject, ResourceType } from './types.js';
 
 /** What storage has always held: apiVersion, kind, metadata (without resourceVersion), then the rest, every map sorted. */
@@ -63,6 +63,33 @@ describe('encodeStored', () => {
     encodeStored(obj);
     expect(obj).toEqual(created);
     expect(Object.keys(obj.metadata!)).toEqual(Object.keys(created.metadata!));
+  });
+});
+
+describe('rowJson', () => {
+  const key = '/registry/core/configmaps/root/default/row-json';
+  const stored = encodeStored({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'row-json', namespace: 'default' }, data: { a: '1' } });
+
+  it('answers what spliceResourceVersion answers, for the row as it is now', () => {
+    expect(rowJson({ key, value: stored, revision: 5 })).toBe(spliceResourceVersion(stored, 5));
+    expect(rowJson({ key, value: stored, revision: 5 })).toBe(spliceResourceVersion(stored, 5));
+    // The same key at a later revision, then with other text (another store holding the same key): never the old answer.
+    expect(JSON.parse(rowJson({ key, value: stored, revision: 6 })).metadata.resourceVersion).toBe('6');
+    const changed = stored.replace('"a":"1"', '"a":"2"');
+    expect(JSON.parse(rowJson({ key, value: changed, revision: 6 })).data).toEqual({ a: '2' });
+    expect(JSON.parse(rowJson({ key, value: stored, revision: 6 })).data).toEqual({ a: '1' });
+  });
+
+  it('holds a bounded number of characters however many rows are read', () => {
+    const big = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"${'x'.repeat(10_000)}"}}`;
+    for (let i = 0; i < 400; i++) rowJson({ key: `/registry/core/configmaps/root/default/bulk-${i}`, value: big, revision: i + 1 });
+    const held = splicedRowsHeld();
+    expect(held.chars).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(held.rows).toBeLessThan(400);
+    // A row too big to keep is still answered right.
+    const huge = big.replace('x'.repeat(10_000), 'y'.repeat(100_000));
+    expect(JSON.parse(rowJson({ key, value: huge, revision: 9 })).metadata.resourceVersion).toBe('9');
+    expect(splicedRowsHeld().chars).toBeLessThanOrEqual(4 * 1024 * 1024);
   });
 });
 
