@@ -56,7 +56,8 @@ const namedFieldTypes: Record<string, string> = {
 
 const shapes = new WeakMap<SchemaNode, GoShape>();
 
-function refOf(node: SchemaNode): string | undefined {
+/** The component a field's schema refers to (`$ref`, or kube-openapi's one-element allOf). */
+export function refOf(node: SchemaNode): string | undefined {
   const ref = (node.$ref ?? (node.allOf as SchemaNode[] | undefined)?.[0]?.$ref) as string | undefined;
   return ref?.startsWith(refPrefix) ? ref.slice(refPrefix.length) : undefined;
 }
@@ -198,6 +199,72 @@ export function nullElementValue(shape: GoShape): unknown {
       return 0;
     default:
       return undefined;
+  }
+}
+
+/**
+ * Struct fields of slice or map type declared without omitempty, by `<Go struct>.<json field>`: a null there
+ * decodes to nil and encodes back as `null`, where an omitempty one disappears. The schemas cannot tell them apart
+ * (neither kind gets a `default`); this list is every such field of the built-ins served, found by Go's own round
+ * trip of each field of each kind (go-decode-nulls.test.ts holds its answers).
+ */
+const nullKeptFields = new Set([
+  'Role.rules',
+  'ClusterRole.rules',
+  'PolicyRule.verbs',
+  'LimitRangeSpec.limits',
+  'CustomResourceDefinitionSpec.versions',
+  'CustomResourceDefinitionStatus.conditions',
+  'CustomResourceDefinitionStatus.storedVersions',
+  'WebhookConversion.conversionReviewVersions',
+]);
+
+/**
+ * Fields with omitempty that kube's OpenAPI still gives a `default` (an explicit `+default` tag): their zero value
+ * disappears on encoding.
+ */
+const omittedDefaultFields = new Set(['LocalObjectReference.name']);
+
+/** How a null struct field comes back from kube's decode and encode: a value, or `omitted` when it disappears. */
+export type NullField = { omitted: true } | { omitted: false; value: unknown };
+
+/**
+ * What a JSON null given for the field `field` of the Go struct `struct` becomes once kube has decoded the body into
+ * its Go type and encoded it again (what it stores and answers). Null leaves the Go field at its zero value (nil for
+ * a pointer, map or slice). kube's OpenAPI gives `default` (the zero) exactly to the fields whose zero value is
+ * encoded: non-pointer structs (`default: {}`) and scalars without omitempty (`default: ""`, `0`, `false`);
+ * every other field is a pointer or has omitempty, so it is omitted, except the slices and maps in nullKeptFields.
+ * `metadata: {labels: null}` loses its labels, `data: null` its data, `roleRef: null` is a RoleRef of empty strings.
+ */
+export function nullFieldValue(node: SchemaNode, schemas: SchemaMap, struct: string, field: string, depth = 0): NullField {
+  if (nullKeptFields.has(`${struct}.${field}`)) return { omitted: false, value: null };
+  if (node.default === undefined || omittedDefaultFields.has(`${struct}.${field}`)) return { omitted: true };
+  return { omitted: false, value: goZeroValue(node, schemas, depth) };
+}
+
+/** The JSON Go encodes for the zero value of a non-pointer field (or a slice or map element) of this schema. */
+export function goZeroValue(node: SchemaNode, schemas: SchemaMap, depth = 0): unknown {
+  const shape = goShape(node, schemas);
+  switch (shape.kind) {
+    case 'struct': {
+      const ref = refOf(node);
+      const target = ref === undefined ? node : ownValue(schemas, ref);
+      const properties = target?.properties as Record<string, SchemaNode> | undefined;
+      const zero: Record<string, unknown> = {};
+      if (!properties || depth > 16) return zero;
+      for (const [key, prop] of Object.entries(properties)) {
+        const value = nullFieldValue(prop, schemas, shape.name, key, depth + 1);
+        if (!value.omitted) zero[key] = value.value;
+      }
+      return zero;
+    }
+    case 'quantity':
+      return '0';
+    case 'intOrString':
+      return 0;
+    default:
+      // metav1.Time and MicroTime encode their zero as null, as do nil maps, slices and []byte.
+      return nullElementValue(shape) ?? null;
   }
 }
 

@@ -7,9 +7,12 @@ export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
 import { ownValue } from './own-properties.js';
-import { checkValue, goShape, goTypeName, namedFieldType, nullElementValue } from './go-decode.js';
+import { settleSchemaPropsNulls } from './go-schema-props-nulls.js';
+import { checkValue, goShape, refOf, goTypeName, namedFieldType, goZeroValue, nullElementValue, nullFieldValue } from './go-decode.js';
 
 const refPrefix = '#/components/schemas/';
+/** A CRD version's schema: open in kcpt's OpenAPI, typed in kube's Go (go-schema-props-nulls.ts). */
+const JSON_SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 
 /** ObjectMeta fields a resource's `metadata` keeps whatever its schema says (kube prunes metadata to these). */
 const objectMetaFields = new Set([
@@ -42,14 +45,17 @@ export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | unde
  * The same walk for a built-in kind, which kube decodes into Go structs: besides the unknown fields, the error
  * that decoding reports for the first wrongly typed value (see go-decode.ts), if any. `rootStruct` is the kind's Go
  * struct name. When `decodeError` is set, the pruning may have stopped part-way: the object is to be refused.
+ * Null elements of scalar slices and maps become their zero values, and with `nullFields` null struct fields become
+ * what Go's round trip leaves of them (most disappear), as kube stores the object.
  */
 export function decodeBuiltin(
   value: unknown,
   rootSchema: SchemaNode,
   schemas: SchemaMap,
   rootStruct: string,
+  nullFields = true,
 ): { unknown: string[]; decodeError?: string } {
-  const state: WalkState = { schemas, found: [], goTypes: true };
+  const state: WalkState = { schemas, found: [], goTypes: true, nullFields };
   walk(value, resolve(rootSchema, schemas), '', state, true, rootStruct, '', rootStruct, 0);
   return { unknown: state.found, decodeError: state.error };
 }
@@ -59,6 +65,8 @@ interface WalkState {
   found: string[];
   /** Check values against their Go types (built-ins), not only field names. */
   goTypes: boolean;
+  /** Replace a null struct field by what Go's decode and encode make of it (go-decode's nullFieldValue). */
+  nullFields?: boolean;
   /** The decode error to report: the first remembered type error, unless a fatal one came later. */
   error?: string;
   fatal?: boolean;
@@ -109,6 +117,12 @@ function walk(
       const item = record[key];
       // Own properties only: a schema declares `constructor` only if it says so.
       const prop = ownValue(properties, key);
+      if (item === null && prop && state.nullFields) {
+        const settled = nullFieldValue(prop, schemas, self, key);
+        if (settled.omitted) delete record[key];
+        else record[key] = settled.value;
+        continue;
+      }
       // Inside a struct, a field's values are decoded in the context of this struct and the field's path.
       if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0)) {
         if (state.fatal) return;
@@ -122,6 +136,7 @@ function walk(
       }
       if (prop) {
         if (item === null || typeof item !== 'object') continue;
+        if (state.nullFields && refOf(prop) === JSON_SCHEMA_PROPS) settleSchemaPropsNulls(item);
         const resolved = resolve(prop, schemas);
         const field = state.goTypes ? fieldPath(ctxField, key) : '';
         walk(item, resolved, childPath(path, key), state, embedded(resolved), self, field, goStructName(state, prop), 0);
@@ -155,9 +170,13 @@ function walk(
   }
 }
 
-/** A null element of a typed slice or map becomes what Go's decode and encode make of it (go-decode's nullElementValue). */
+/**
+ * A null element of a typed slice or map becomes what Go's decode and encode make of it: a scalar's zero value
+ * (go-decode's nullElementValue) always, and with `nullFields` a struct's zero value too (go-decode's goZeroValue).
+ */
 function zeroNullElement(container: unknown[] | Record<string, unknown>, at: number | string, node: SchemaNode, state: WalkState): void {
-  const zero = nullElementValue(goShape(node, state.schemas));
+  const shape = goShape(node, state.schemas);
+  const zero = state.nullFields ? goZeroValue(node, state.schemas) : nullElementValue(shape);
   if (zero !== undefined) (container as Record<string | number, unknown>)[at] = zero;
 }
 
