@@ -69,7 +69,7 @@ function decodeAppliedBuiltin(rt: ResourceType, config: KubeObject): void {
   const name = rt.openapiSchemaName;
   const schema = name ? schemas[name] : undefined;
   // Null fields are left to the merge (a null in an applied configuration is the merge's business, not decoding's).
-  if (!rt.isCustomResource && schema) decodeBuiltin(config, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), false);
+  if (!rt.isCustomResource && schema) decodeBuiltin(config, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { nullFields: false });
 }
 
 /** The configuration an apply request carries (for admission that must look ahead; errors are reported by the apply). */

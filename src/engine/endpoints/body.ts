@@ -2,6 +2,7 @@
  * Request bodies: JSON, YAML and Kubernetes protobuf for create/update; the patch types for PATCH. Anything else
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
+import { jsonNumberLiterals, type NumberLiterals } from '../machinery/json-number-literals.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep } from '../machinery/nesting-depth.js';
 import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
@@ -15,6 +16,13 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/** The number texts JSON.parse altered in each JSON body decoded here (`1.0`), for the typed decode to judge. */
+const literalsOfBody = new WeakMap<KubeObject, NumberLiterals>();
+
+export function numberLiteralsOf(obj: KubeObject): NumberLiterals | undefined {
+  return literalsOfBody.get(obj);
+}
+
 /** Decode a create/update body into an object. */
 export async function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): Promise<KubeObject> {
   const type = mediaType(contentType);
@@ -22,8 +30,13 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
   if (raw.length === 0) throw badRequest('the body of the request is empty; send the object to create or update');
   switch (type) {
     case 'application/json':
-    case '':
-      return asObject(parseJson(raw.toString('utf8')));
+    case '': {
+      const text = raw.toString('utf8');
+      const obj = asObject(parseJson(text));
+      const literals = jsonNumberLiterals(text, obj);
+      if (literals) literalsOfBody.set(obj, literals);
+      return obj;
+    }
     // kube-apiserver's only YAML media type: `text/yaml` or `application/x-yaml` are 415 there, so they are here.
     case 'application/yaml':
       return asObject(parseYamlText(raw.toString('utf8')));

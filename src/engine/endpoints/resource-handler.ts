@@ -19,7 +19,7 @@ import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
+import { decodeObjectBody, deleteOptionsBody, mediaType, numberLiteralsOf } from './body.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
   parseDeleteOptions,
@@ -214,7 +214,7 @@ export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation
   if (rt.isCustomResource) {
     unknown = pruneUnknownFields(obj, schema, schemas);
   } else {
-    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1));
+    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { literals: numberLiteralsOf(obj) });
     if (decoded.decodeError !== undefined) throw decodeFailure(rt, obj, decoded.decodeError, source);
     unknown = decoded.unknown;
   }

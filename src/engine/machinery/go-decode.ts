@@ -155,9 +155,12 @@ export function namedFieldType(struct: string, field: string, elem: number): str
   return type;
 }
 
-/** encoding/json's name for a JSON value in "cannot unmarshal <value>": `number 1.5` only for a bad int. */
-export function jsonValueName(value: unknown, intTarget = false): string {
-  if (typeof value === 'number') return intTarget ? `number ${goNumberText(value)}` : 'number';
+/**
+ * encoding/json's name for a JSON value in "cannot unmarshal <value>": `number 1.5` only for a bad int, with the
+ * body's own text of the number when JSON.parse altered it (`1.0`).
+ */
+export function jsonValueName(value: unknown, intTarget = false, literal?: string): string {
+  if (typeof value === 'number') return intTarget ? `number ${literal ?? goNumberText(value)}` : 'number';
   if (typeof value === 'boolean') return 'bool';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -175,7 +178,16 @@ export function unmarshalTypeError(value: string, struct: string, field: string,
   return `json: cannot unmarshal ${value} into Go struct field ${struct}.${field} of type ${type}`;
 }
 
-export function fitsInt(value: number, bits: 32 | 64): boolean {
+/**
+ * Whether Go's strconv.ParseInt takes the number for an int of `bits`: by its text when JSON.parse altered it
+ * (`1.0`, `1e3` are no ints in Go; digits past 2^53 are exact there).
+ */
+export function fitsInt(value: number, bits: 32 | 64, literal?: string): boolean {
+  if (literal !== undefined) {
+    if (!/^-?(0|[1-9][0-9]*)$/.test(literal)) return false;
+    const n = BigInt(literal);
+    return bits === 32 ? n >= -(2n ** 31n) && n < 2n ** 31n : n >= -(2n ** 63n) && n < 2n ** 63n;
+  }
   if (!Number.isInteger(value)) return false;
   return bits === 32 ? value >= -2147483648 && value <= 2147483647 : value >= -(2 ** 63) && value < 2 ** 63;
 }
@@ -272,9 +284,9 @@ export function goZeroValue(node: SchemaNode, schemas: SchemaMap, depth = 0): un
  * Checks one non-null value against its shape. `struct`/`field` are Go's error context (the innermost struct whose
  * field is being decoded, and the dotted JSON path of fields from the root); `typeName` gives the Go type lazily.
  */
-export function checkValue(value: unknown, shape: GoShape, struct: string, field: string, typeName: () => string): Verdict {
+export function checkValue(value: unknown, shape: GoShape, struct: string, field: string, typeName: () => string, literal?: string): Verdict {
   const mismatch = (intTarget = false): Verdict => ({
-    error: unmarshalTypeError(jsonValueName(value, intTarget), struct, field, typeName()),
+    error: unmarshalTypeError(jsonValueName(value, intTarget, literal), struct, field, typeName()),
     fatal: false,
   });
   switch (shape.kind) {
@@ -288,7 +300,7 @@ export function checkValue(value: unknown, shape: GoShape, struct: string, field
     case 'bool':
       return typeof value === 'boolean' ? undefined : mismatch();
     case 'int':
-      if (typeof value === 'number') return fitsInt(value, shape.bits) ? undefined : mismatch(true);
+      if (typeof value === 'number') return fitsInt(value, shape.bits, literal) ? undefined : mismatch(true);
       return mismatch();
     case 'float':
       return typeof value === 'number' ? undefined : mismatch();
@@ -316,8 +328,8 @@ export function checkValue(value: unknown, shape: GoShape, struct: string, field
     case 'intOrString':
       // intstr.IntOrString.UnmarshalJSON: a string, else json.Unmarshal into int32.
       if (typeof value === 'string') return undefined;
-      if (typeof value === 'number' && fitsInt(value, 32)) return undefined;
-      return { error: unmarshalTypeError(jsonValueName(value, true), struct, field, 'int32'), fatal: true };
+      if (typeof value === 'number' && fitsInt(value, 32, literal)) return undefined;
+      return { error: unmarshalTypeError(jsonValueName(value, true, literal), struct, field, 'int32'), fatal: true };
     case 'raw':
       return undefined;
   }

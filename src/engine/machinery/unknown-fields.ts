@@ -8,6 +8,7 @@ export type SchemaMap = Record<string, SchemaNode>;
 
 import { ownValue } from './own-properties.js';
 import { settleSchemaPropsNulls } from './go-schema-props-nulls.js';
+import type { NumberLiterals } from './json-number-literals.js';
 import { checkValue, goShape, refOf, goTypeName, namedFieldType, goZeroValue, nullElementValue, nullFieldValue } from './go-decode.js';
 
 const refPrefix = '#/components/schemas/';
@@ -46,16 +47,17 @@ export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | unde
  * that decoding reports for the first wrongly typed value (see go-decode.ts), if any. `rootStruct` is the kind's Go
  * struct name. When `decodeError` is set, the pruning may have stopped part-way: the object is to be refused.
  * Null elements of scalar slices and maps become their zero values, and with `nullFields` null struct fields become
- * what Go's round trip leaves of them (most disappear), as kube stores the object.
+ * what Go's round trip leaves of them (most disappear), as kube stores the object. With `literals` (a JSON body's
+ * number texts), an int field is judged by the text Go would see: `1.0` and `1e3` are not ints.
  */
 export function decodeBuiltin(
   value: unknown,
   rootSchema: SchemaNode,
   schemas: SchemaMap,
   rootStruct: string,
-  nullFields = true,
+  options: { nullFields?: boolean; literals?: NumberLiterals } = {},
 ): { unknown: string[]; decodeError?: string } {
-  const state: WalkState = { schemas, found: [], goTypes: true, nullFields };
+  const state: WalkState = { schemas, found: [], goTypes: true, nullFields: options.nullFields ?? true, literals: options.literals };
   walk(value, resolve(rootSchema, schemas), '', state, true, rootStruct, '', rootStruct, 0);
   return { unknown: state.found, decodeError: state.error };
 }
@@ -67,6 +69,8 @@ interface WalkState {
   goTypes: boolean;
   /** Replace a null struct field by what Go's decode and encode make of it (go-decode's nullFieldValue). */
   nullFields?: boolean;
+  /** The body's number literals JSON.parse altered (`1.0`), which an int field refuses. */
+  literals?: NumberLiterals;
   /** The decode error to report: the first remembered type error, unless a fatal one came later. */
   error?: string;
   fatal?: boolean;
@@ -98,7 +102,7 @@ function walk(
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
       if (item === null && state.goTypes && itemSchema) zeroNullElement(value, i, itemSchema, state);
-      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1)) {
+      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1, literalOf(state, value, i, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -124,7 +128,7 @@ function walk(
         continue;
       }
       // Inside a struct, a field's values are decoded in the context of this struct and the field's path.
-      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0)) {
+      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0, literalOf(state, record, key, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -158,7 +162,7 @@ function walk(
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (item === null && state.goTypes) zeroNullElement(record, key, additional as SchemaNode, state);
-      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1)) {
+      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1, literalOf(state, record, key, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -193,6 +197,7 @@ function typed(
   ctxField: string,
   key: string | undefined,
   elem: number,
+  literal: string | undefined,
 ): boolean {
   if (item === null || item === undefined) return true;
   // The commonest value, a string where the schema says string, needs no shape lookup.
@@ -219,7 +224,7 @@ function typed(
   }
   const field = key === undefined ? ctxField : fieldPath(ctxField, key);
   const verdict = checkValue(item, shape, ctxStruct, field, () =>
-    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas));
+    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas), literal);
   if (!verdict) return true;
   if (verdict.fatal) {
     state.error = verdict.error;
@@ -228,6 +233,14 @@ function typed(
     state.error ??= verdict.error;
   }
   return false;
+}
+
+/** The text the body gave for the number `item` held at `container[at]`, when JSON.parse altered it. */
+function literalOf(state: WalkState, container: object, at: string | number, item: unknown): string | undefined {
+  if (typeof item !== 'number' || !state.literals) return undefined;
+  const literal = state.literals.get(container)?.get(at);
+  // Admission ahead of decoding may have replaced the value: the text speaks only for the number it was.
+  return literal !== undefined && Number(literal) === item ? literal : undefined;
 }
 
 function goStructName(state: WalkState, node: SchemaNode | undefined): string {
