@@ -2,6 +2,7 @@
  * Request bodies: JSON, YAML and Kubernetes protobuf for create/update; the patch types for PATCH. Anything else
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
+import { jsonDuplicateKeys, type DuplicateKeys } from '../machinery/json-duplicate-keys.js';
 import { jsonNumberLiterals, type NumberLiterals } from '../machinery/json-number-literals.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep } from '../machinery/nesting-depth.js';
 import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
@@ -23,6 +24,13 @@ export function numberLiteralsOf(obj: KubeObject): NumberLiterals | undefined {
   return literalsOfBody.get(obj);
 }
 
+/** The keys each JSON body decoded here repeats, for the strict decoding problems and Go's merge. */
+const duplicatesOfBody = new WeakMap<KubeObject, DuplicateKeys>();
+
+export function duplicateKeysOf(obj: KubeObject): DuplicateKeys | undefined {
+  return duplicatesOfBody.get(obj);
+}
+
 /** Decode a create/update body into an object. */
 export async function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): Promise<KubeObject> {
   const type = mediaType(contentType);
@@ -35,6 +43,8 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
       const obj = asObject(parseJson(text));
       const literals = jsonNumberLiterals(text, obj);
       if (literals) literalsOfBody.set(obj, literals);
+      const duplicates = jsonDuplicateKeys(text, obj);
+      if (duplicates) duplicatesOfBody.set(obj, duplicates);
       return obj;
     }
     // kube-apiserver's only YAML media type: `text/yaml` or `application/x-yaml` are 415 there, so they are here.

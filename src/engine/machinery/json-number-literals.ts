@@ -7,8 +7,12 @@
  */
 export type NumberLiterals = WeakMap<object, Map<string | number, string>>;
 
-/** A digit followed by a fraction or an exponent, or a run of 16 digits: the only texts String(Number(x)) may alter. */
-const MAYBE_ALTERED = /\d[.eE]|\d{16}/;
+/**
+ * A number that String(Number(x)) may print differently: with a fraction or an exponent, or 16 digits or more,
+ * where a value starts (after a colon, a comma or a bracket). Inside a string that takes a quoted IP or version
+ * right after one of those, which only costs the walk.
+ */
+const MAYBE_ALTERED = /[:,[]\s*-?\d+(?:[.eE]|\d{15})/;
 
 /**
  * The literals of `text` (valid JSON, already parsed into `parsed`) whose number prints differently, or undefined
