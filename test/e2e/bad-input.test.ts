@@ -248,7 +248,7 @@ describe('YAML bodies (read by src/engine/machinery/request-yaml.ts)', () => {
     await expectStatus(`${collection}/dup-create`, { method: 'DELETE', headers: { ...yaml, 'content-length': String(del.length) }, body: del }, 400, 'BadRequest', /^the DeleteOptions in the request body are not valid: Map keys must be unique at line 2, column 1$/);
   });
 
-  it('repeated keys in a JSON body: Go merges a repeated object; Warn names each repeat with the unknown fields in the body\'s order, Strict refuses, Ignore is silent', async () => {
+  it('repeated keys in a JSON body or patch: Go merges a repeated object of a body; Warn names each repeat with the unknown fields in the body\'s order, Strict refuses, Ignore is silent', async () => {
     const json = { 'content-type': 'application/json' };
     const body = (name: string) =>
       `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"x":"1"},"labels":{"y":"2"}},"data":{"k":"1"},"bogus":1,"data":{"j":"2","j":"3"}}`;
@@ -265,6 +265,25 @@ describe('YAML bodies (read by src/engine/machinery/request-yaml.ts)', () => {
     // A replace is decoded the same way.
     const replaced = await apiRequest(e2e.server, `${collection}/dup-json?fieldValidation=Strict`, { method: 'PUT', headers: json, body: body('dup-json') });
     expect(replaced.status).toBe(400);
+
+    // A patch body is decoded strictly too, before the patched object: its repeats (the last wins), a JSON patch's
+    // unknown operation fields, then the patched object's unknown fields.
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const mergeBody = '{"data":{"a":"1","a":"2"},"data":{"b":"3"},"extra":true}';
+    const mergeWarned = await apiRequest(e2e.server, `${collection}/dup-json`, { method: 'PATCH', headers: merge, body: mergeBody });
+    expect(mergeWarned.status).toBe(200);
+    expect(mergeWarned.json().data).toEqual({ k: '1', j: '3', b: '3' });
+    expect(String(mergeWarned.headers.warning)).toBe(['duplicate field "data.a"', 'duplicate field "data"', 'unknown field "extra"'].map((p) => `299 - ${JSON.stringify(p)}`).join(', '));
+    const strictPatch = await apiRequest(e2e.server, `${collection}/dup-json?fieldValidation=Strict`, { method: 'PATCH', headers: merge, body: mergeBody });
+    expect(strictPatch.status).toBe(422);
+    expect(strictPatch.json().message).toContain('strict decoding error: duplicate field "data.a", duplicate field "data", unknown field "extra"');
+    const jsonPatch = await apiRequest(e2e.server, `${collection}/dup-json`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: '[{"op":"add","path":"/data/c","value":"4","extra":2,"op":"add"}]',
+    });
+    expect(jsonPatch.status).toBe(200);
+    expect(String(jsonPatch.headers.warning)).toBe(['json patch unknown field "[0].extra"', 'json patch duplicate field "[0].op"'].map((p) => `299 - ${JSON.stringify(p)}`).join(', '));
   });
 
   it('a second document, or broken YAML, is a 400 that says where', async () => {

@@ -205,9 +205,16 @@ function predicateFor(rt: ResourceType, options: ListOptionsQuery) {
  * whatever fieldValidation says); unknown fields (not in the kind's schema) are dropped, and a JSON body's repeated
  * keys are Go's (a built-in merges a repeated object); fieldValidation decides whether those strict-decoding
  * problems are an error (Strict), warnings (Warn, the default) or silent (Ignore), with kube's wording, in the
- * order of the body. One walk does the schema's part.
+ * order of the body; a patch's `patchProblems` (its body's own, applyPatch's strictProblems) come first. One walk
+ * does the schema's part.
  */
-export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
+export function checkUnknownFields(
+  rt: ResourceType,
+  obj: KubeObject,
+  validation: FieldValidation,
+  source: 'body' | 'patch',
+  patchProblems: string[] = [],
+): string[] {
   const duplicates = source === 'body' ? duplicateKeysOf(obj) : undefined;
   if (duplicates && !rt.isCustomResource) replaceContents(obj, duplicates.merged as KubeObject);
   const schemas = schemasOf(rt);
@@ -223,8 +230,9 @@ export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation
     if (decoded.decodeError !== undefined) throw decodeFailure(rt, obj, decoded.decodeError, source);
     unknown = decoded.unknown;
   }
-  if ((unknown.length === 0 && !duplicates) || validation === 'Ignore') return [];
-  const problems = duplicates ? inTextOrder(unknown, duplicates) : unknown.map((path) => `unknown field "${path}"`);
+  if ((unknown.length === 0 && !duplicates && patchProblems.length === 0) || validation === 'Ignore') return [];
+  // A patch body's own problems come first: kube decodes it strictly before the patched object.
+  const problems = [...patchProblems, ...(duplicates ? inTextOrder(unknown, duplicates) : unknown.map((path) => `unknown field "${path}"`))];
   if (validation === 'Warn') return problems;
   const detail = `strict decoding error: ${problems.join(', ')}`;
   throw decodeFailure(rt, obj, detail, source);
@@ -278,9 +286,11 @@ async function patchObject(
   const current = svc.generic.getRaw(ctx, name);
   const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
   base.metadata = { ...base.metadata, resourceVersion: String(current.revision) };
+  const strictProblems = validation === 'Ignore' ? undefined : [];
   const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
     isCustomResource: !!rt.isCustomResource,
     patchSchema: rt.patchSchema,
+    strictProblems,
   }) as KubeObject;
   // Over the object limit, the patched object goes no further (pruning, validation and their messages would all
   // walk it): the same 413 the store answers.
@@ -293,7 +303,7 @@ async function patchObject(
     throw badRequest(`the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`);
   }
   // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
-  const warnings = checkUnknownFields(rt, patched, validation, 'patch');
+  const warnings = checkUnknownFields(rt, patched, validation, 'patch', strictProblems);
   const pinned = patched.metadata?.resourceVersion;
   const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;
