@@ -6,6 +6,8 @@
 export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
+import { OBJECT_META } from './openapi-schemas/helpers.js';
+import { metaSchemas } from './openapi-schemas/meta.js';
 import { ownValue } from './own-properties.js';
 import { settleSchemaPropsNulls } from './go-schema-props-nulls.js';
 import type { NumberLiterals } from './json-number-literals.js';
@@ -257,14 +259,19 @@ function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: str
   const properties = schema?.properties as Record<string, SchemaNode> | undefined;
   if (properties?.ownerReferences) {
     walk(value, schema, path, state, false, ctxStruct, ctxField, 'ObjectMeta', 0);
-    return;
+  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (objectMetaFields.has(key)) continue;
+      state.found.push(`${path}.${key}`);
+      delete record[key];
+    }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (objectMetaFields.has(key)) continue;
-    state.found.push(`${path}.${key}`);
-    delete record[key];
+  // kube round-trips a custom resource's metadata through Go's ObjectMeta (apiextensions' GetObjectMeta and
+  // SetObjectMeta): its nulls come back as Go leaves them (`labels: null` disappears). A built-in's walk did so.
+  if (!state.goTypes && value !== null && typeof value === 'object') {
+    const objectMeta = resolve(metaSchemas[OBJECT_META], metaSchemas);
+    walk(value, objectMeta, '', { schemas: metaSchemas, found: [], goTypes: true, nullFields: true }, false, '', '', 'ObjectMeta', 0);
   }
 }
 
