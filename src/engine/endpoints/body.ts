@@ -17,10 +17,16 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** The number texts JSON.parse altered in each JSON body decoded here (`1.0`), for the typed decode to judge. */
-const literalsOfBody = new WeakMap<KubeObject, NumberLiterals>();
+/** The text of each JSON body decoded here: its numbers' texts are read from it when a number meets an int field. */
+const textOfBody = new WeakMap<KubeObject, string>();
+const literalsOfBody = new WeakMap<KubeObject, NumberLiterals | undefined>();
 
+/** The number texts JSON.parse altered in a JSON body decoded here (`1.0`), found on first asking. */
 export function numberLiteralsOf(obj: KubeObject): NumberLiterals | undefined {
+  if (!literalsOfBody.has(obj)) {
+    const text = textOfBody.get(obj);
+    literalsOfBody.set(obj, text === undefined ? undefined : jsonNumberLiterals(text, obj));
+  }
   return literalsOfBody.get(obj);
 }
 
@@ -41,8 +47,7 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
     case '': {
       const text = raw.toString('utf8');
       const obj = asObject(parseJson(text));
-      const literals = jsonNumberLiterals(text, obj);
-      if (literals) literalsOfBody.set(obj, literals);
+      textOfBody.set(obj, text);
       const duplicates = jsonDuplicateKeys(text, obj);
       if (duplicates) duplicatesOfBody.set(obj, duplicates);
       return obj;

@@ -226,7 +226,7 @@ export function checkUnknownFields(
   } else if (rt.isCustomResource) {
     unknown = pruneUnknownFields(obj, schema, schemas);
   } else {
-    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { literals: numberLiteralsOf(obj) });
+    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { literals: () => numberLiteralsOf(obj) });
     if (decoded.decodeError !== undefined) throw decodeFailure(rt, obj, decoded.decodeError, source);
     unknown = decoded.unknown;
   }

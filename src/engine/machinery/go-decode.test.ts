@@ -100,7 +100,7 @@ describe('decodeBuiltin: Go type errors', () => {
     const decodeText = (kind: string, text: string) => {
       const body = JSON.parse(text) as Record<string, unknown>;
       const name = Object.keys(schemas).find((n) => n.endsWith(`.${kind}`) && (n.includes('.core.') || n.includes('.coordination.')))!;
-      return decodeBuiltin(body, schemas[name], schemas, kind, { literals: jsonNumberLiterals(text, body) }).decodeError;
+      return decodeBuiltin(body, schemas[name], schemas, kind, { literals: () => jsonNumberLiterals(text, body) }).decodeError;
     };
     const lease = (n: string) => `{"metadata":{"name":"l","generation":${n}},"spec":{"leaseDurationSeconds":${n}}}`;
     for (const n of ['1.0', '1e3', '1E3', '0.0', '1.5e1', '10e-1', '15.000', '-1.0', '1e10', '-0.0', '1.0e0']) {

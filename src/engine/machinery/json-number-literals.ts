@@ -8,11 +8,11 @@
 export type NumberLiterals = WeakMap<object, Map<string | number, string>>;
 
 /**
- * A number that String(Number(x)) may print differently: with a fraction or an exponent, or 16 digits or more,
- * where a value starts (after a colon, a comma or a bracket). Inside a string that takes a quoted IP or version
- * right after one of those, which only costs the walk.
+ * A number that String(Number(x)) may print differently (with a fraction or an exponent, or 16 digits or more)
+ * standing where a value does: after a colon, a comma or a bracket, and before a comma or a closing bracket. Inside
+ * a string that is rare (a timestamp's `:00.000000Z` is not one); when it happens it only costs the walk.
  */
-const MAYBE_ALTERED = /[:,[]\s*-?\d+(?:[.eE]|\d{15})/;
+const MAYBE_ALTERED = /[:,[]\s*-?(?:\d+\.\d+(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d{16,})\s*[,}\]]/;
 
 /**
  * The literals of `text` (valid JSON, already parsed into `parsed`) whose number prints differently, or undefined
@@ -93,13 +93,18 @@ export function jsonNumberLiterals(text: string, parsed: unknown): NumberLiteral
     } else if (c === '-' || (c >= '0' && c <= '9')) {
       const start = i;
       i++;
-      while (i < text.length && /[0-9.eE+-]/.test(text[i]!)) i++;
+      while (i < text.length && isNumberChar(text.charCodeAt(i))) i++;
       const { container, at } = slot();
       if (at !== undefined) record(container, at, text.slice(start, i));
     } else {
       // true, false, null
-      while (i < text.length && /[a-z]/.test(text[i]!)) i++;
+      while (i < text.length && text.charCodeAt(i) >= 0x61 && text.charCodeAt(i) <= 0x7a) i++;
     }
   }
   return found;
+}
+
+/** A character of a JSON number after its first: digits, `.`, `e`, `E`, `+`, `-`. */
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 }

@@ -57,7 +57,7 @@ export function decodeBuiltin(
   rootSchema: SchemaNode,
   schemas: SchemaMap,
   rootStruct: string,
-  options: { nullFields?: boolean; literals?: NumberLiterals } = {},
+  options: { nullFields?: boolean; literals?: () => NumberLiterals | undefined } = {},
 ): { unknown: string[]; decodeError?: string } {
   const state: WalkState = { schemas, found: [], goTypes: true, nullFields: options.nullFields ?? true, literals: options.literals };
   walk(value, resolve(rootSchema, schemas), '', state, true, rootStruct, '', rootStruct, 0);
@@ -71,8 +71,8 @@ interface WalkState {
   goTypes: boolean;
   /** Replace a null struct field by what Go's decode and encode make of it (go-decode's nullFieldValue). */
   nullFields?: boolean;
-  /** The body's number literals JSON.parse altered (`1.0`), which an int field refuses. */
-  literals?: NumberLiterals;
+  /** The body's number literals JSON.parse altered (`1.0`), which an int field refuses; asked for at the first number. */
+  literals?: () => NumberLiterals | undefined;
   /** The decode error to report: the first remembered type error, unless a fatal one came later. */
   error?: string;
   fatal?: boolean;
@@ -240,7 +240,7 @@ function typed(
 /** The text the body gave for the number `item` held at `container[at]`, when JSON.parse altered it. */
 function literalOf(state: WalkState, container: object, at: string | number, item: unknown): string | undefined {
   if (typeof item !== 'number' || !state.literals) return undefined;
-  const literal = state.literals.get(container)?.get(at);
+  const literal = state.literals()?.get(container)?.get(at);
   // Admission ahead of decoding may have replaced the value: the text speaks only for the number it was.
   return literal !== undefined && Number(literal) === item ? literal : undefined;
 }
