@@ -195,7 +195,8 @@ describe('a watch across consumers', () => {
     // c2's shard serves c2's objects (on one server: the server).
     const base = `${vwUrlOf(c2).slice(e2e.server.url.length)}/clusters/*/apis/example.io/v1/widgets`;
     const listed = (await apiRequest(e2e.server, base)).json();
-    const watch = await openWatch(e2e.server, `${base}?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${listed.metadata.resourceVersion}`);
+    // Four seconds: kube's pre-timeout bookmark comes two seconds before the deadline, none for a shorter watch.
+    const watch = await openWatch(e2e.server, `${base}?watch=true&allowWatchBookmarks=true&timeoutSeconds=4&resourceVersion=${listed.metadata.resourceVersion}`);
     await create(c2.k, widget('w2b', 7));
     await watch.ended;
     expect(watch.status).toBe(200);

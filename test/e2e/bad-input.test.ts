@@ -248,6 +248,44 @@ describe('YAML bodies (read by src/engine/machinery/request-yaml.ts)', () => {
     await expectStatus(`${collection}/dup-create`, { method: 'DELETE', headers: { ...yaml, 'content-length': String(del.length) }, body: del }, 400, 'BadRequest', /^the DeleteOptions in the request body are not valid: Map keys must be unique at line 2, column 1$/);
   });
 
+  it('repeated keys in a JSON body or patch: Go merges a repeated object of a body; Warn names each repeat with the unknown fields in the body\'s order, Strict refuses, Ignore is silent', async () => {
+    const json = { 'content-type': 'application/json' };
+    const body = (name: string) =>
+      `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","labels":{"x":"1"},"labels":{"y":"2"}},"data":{"k":"1"},"bogus":1,"data":{"j":"2","j":"3"}}`;
+    const problems = ['duplicate field "metadata.labels"', 'unknown field "bogus"', 'duplicate field "data"', 'duplicate field "data.j"'];
+    const warned = await apiRequest(e2e.server, collection, { method: 'POST', headers: json, body: body('dup-json') });
+    expect(warned.status).toBe(201);
+    expect(warned.json().metadata.labels).toEqual({ x: '1', y: '2' });
+    expect(warned.json().data).toEqual({ k: '1', j: '3' });
+    expect(String(warned.headers.warning)).toBe(problems.map((p) => `299 - ${JSON.stringify(p)}`).join(', '));
+    await expectStatus(`${collection}?fieldValidation=Strict`, { method: 'POST', headers: json, body: body('dup-strict') }, 400, 'BadRequest', new RegExp(`^ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: ${problems.join(', ')}$`));
+    expect((await apiRequest(e2e.server, `${collection}/dup-strict`)).status).toBe(404);
+    const ignored = await apiRequest(e2e.server, `${collection}?fieldValidation=Ignore`, { method: 'POST', headers: json, body: body('dup-ignore') });
+    expect([ignored.status, ignored.headers.warning, ignored.json().data]).toEqual([201, undefined, { k: '1', j: '3' }]);
+    // A replace is decoded the same way.
+    const replaced = await apiRequest(e2e.server, `${collection}/dup-json?fieldValidation=Strict`, { method: 'PUT', headers: json, body: body('dup-json') });
+    expect(replaced.status).toBe(400);
+
+    // A patch body is decoded strictly too, before the patched object: its repeats (the last wins), a JSON patch's
+    // unknown operation fields, then the patched object's unknown fields.
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const mergeBody = '{"data":{"a":"1","a":"2"},"data":{"b":"3"},"extra":true}';
+    const mergeWarned = await apiRequest(e2e.server, `${collection}/dup-json`, { method: 'PATCH', headers: merge, body: mergeBody });
+    expect(mergeWarned.status).toBe(200);
+    expect(mergeWarned.json().data).toEqual({ k: '1', j: '3', b: '3' });
+    expect(String(mergeWarned.headers.warning)).toBe(['duplicate field "data.a"', 'duplicate field "data"', 'unknown field "extra"'].map((p) => `299 - ${JSON.stringify(p)}`).join(', '));
+    const strictPatch = await apiRequest(e2e.server, `${collection}/dup-json?fieldValidation=Strict`, { method: 'PATCH', headers: merge, body: mergeBody });
+    expect(strictPatch.status).toBe(422);
+    expect(strictPatch.json().message).toContain('strict decoding error: duplicate field "data.a", duplicate field "data", unknown field "extra"');
+    const jsonPatch = await apiRequest(e2e.server, `${collection}/dup-json`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: '[{"op":"add","path":"/data/c","value":"4","extra":2,"op":"add"}]',
+    });
+    expect(jsonPatch.status).toBe(200);
+    expect(String(jsonPatch.headers.warning)).toBe(['json patch unknown field "[0].extra"', 'json patch duplicate field "[0].op"'].map((p) => `299 - ${JSON.stringify(p)}`).join(', '));
+  });
+
   it('a second document, or broken YAML, is a 400 that says where', async () => {
     await expectStatus(collection, { method: 'POST', headers: yaml, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: two}\n' }, 400, 'BadRequest', /^the request body is not valid YAML: it holds more than one document \(separated by ---\); send one object per request$/);
     await expectStatus(collection, { method: 'POST', headers: yaml, body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [broken\n' }, 400, 'BadRequest', /^the request body is not valid YAML: .* at line \d+, column \d+$/);

@@ -163,6 +163,19 @@ describe.each(matrixBinaries())('custom resources with kubectl $version', ({ ver
     expect(stored.metadata.bar).toBeUndefined();
   });
 
+  it('null metadata fields come back as Go\'s ObjectMeta leaves them (kube round-trips a custom resource\'s metadata): gone', async () => {
+    const body = w('null-meta', { color: 'red' });
+    Object.assign(body.metadata as Json, { labels: null, finalizers: null, generateName: null, ownerReferences: null });
+    const created = await apiRequest(e2e.server, `/clusters/root/apis/${group}/v1/namespaces/${ns}/widgets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(created.status).toBe(201);
+    for (const field of ['labels', 'finalizers', 'generateName', 'ownerReferences']) expect(created.json().metadata).not.toHaveProperty(field);
+    expect((await getJson('null-meta')).metadata).not.toHaveProperty('labels');
+  });
+
   it('defaults from the schema apply on create and to objects stored before the default existed', async () => {
     await create(w('d1', { color: 'green' }));
     expect((await getJson('d1')).spec).toEqual({ color: 'green', replicas: 1 });

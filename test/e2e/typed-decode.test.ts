@@ -152,4 +152,32 @@ describe('wrongly typed bodies of built-in kinds (kubectl)', () => {
     expect((await k(['apply', '--server-side', '-f', '-'], cm.replace('name: nulls', 'name: nulls-applied'))).stdout).toBe('configmap/nulls-applied serverside-applied');
     expect(JSON.parse((await k(['get', 'configmap', 'nulls-applied', '-n', ns, '-o', 'json'])).stdout).data).toEqual({ greeting: '', other: 'set' });
   });
+
+  it('a null field is stored as kube\'s Go round trip leaves it: omitempty fields disappear, a Time stays null, a non-omitempty list stays null', async () => {
+    // What a template renders for keys whose values are unset: YAML `key:` with nothing after it is null.
+    const cm = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: null-fields', `  namespace: ${ns}`, '  labels:', '  annotations:', 'data:', 'immutable:'].join('\n');
+    expect((await k(['create', '-f', '-'], cm)).stdout).toBe('configmap/null-fields created');
+    const got = JSON.parse((await k(['get', 'configmap', 'null-fields', '-n', ns, '-o', 'json'])).stdout);
+    expect(Object.keys(got).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+    expect(got.metadata).not.toHaveProperty('labels');
+    expect(got.metadata.annotations).toEqual({ 'kcp.io/cluster': 'root' });
+
+    // A JSON patch that adds a null field, and a replace that sends one: the same.
+    const path = `/clusters/root/api/v1/namespaces/${ns}/configmaps/null-fields`;
+    const patched = await apiRequest(e2e.server, path, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json-patch+json' },
+      body: JSON.stringify([{ op: 'add', path: '/binaryData', value: null }, { op: 'add', path: '/metadata/finalizers', value: null }]),
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json()).not.toHaveProperty('binaryData');
+    expect(patched.json().metadata).not.toHaveProperty('finalizers');
+
+    // ClusterRole.rules has no omitempty in Go: kube stores null there; an event's firstTimestamp is a Time: null.
+    const role = await post('/clusters/root/apis/rbac.authorization.k8s.io/v1/clusterroles', JSON.stringify({ apiVersion: rbac, kind: 'ClusterRole', metadata: { name: uniqueName('null-rules'), labels: null }, rules: null, aggregationRule: null }));
+    expect(role.status).toBe(201);
+    expect(role.json()).toMatchObject({ rules: null });
+    expect(role.json()).not.toHaveProperty('aggregationRule');
+    expect(role.json().metadata).not.toHaveProperty('labels');
+  });
 });

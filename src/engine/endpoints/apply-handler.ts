@@ -68,7 +68,8 @@ function decodeAppliedBuiltin(rt: ResourceType, config: KubeObject): void {
   const schemas = schemasOf(rt);
   const name = rt.openapiSchemaName;
   const schema = name ? schemas[name] : undefined;
-  if (!rt.isCustomResource && schema) decodeBuiltin(config, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1));
+  // Null fields are left to the merge (a null in an applied configuration is the merge's business, not decoding's).
+  if (!rt.isCustomResource && schema) decodeBuiltin(config, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { nullFields: false });
 }
 
 /** The configuration an apply request carries (for admission that must look ahead; errors are reported by the apply). */

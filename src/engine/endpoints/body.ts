@@ -2,6 +2,8 @@
  * Request bodies: JSON, YAML and Kubernetes protobuf for create/update; the patch types for PATCH. Anything else
  * is a 415 with kube's message. Malformed bodies are 400s that say what is wrong; nothing gets near storage.
  */
+import { jsonDuplicateKeys, type DuplicateKeys } from '../machinery/json-duplicate-keys.js';
+import { jsonNumberLiterals, type NumberLiterals } from '../machinery/json-number-literals.js';
 import { MAX_NESTING_DEPTH, nestingTooDeep } from '../machinery/nesting-depth.js';
 import { readRequestYaml, YamlBodyError } from '../machinery/request-yaml.js';
 import { badRequest, unsupportedMediaType } from '../machinery/status.js';
@@ -15,6 +17,26 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/** The text of each JSON body decoded here: its numbers' texts are read from it when a number meets an int field. */
+const textOfBody = new WeakMap<KubeObject, string>();
+const literalsOfBody = new WeakMap<KubeObject, NumberLiterals | undefined>();
+
+/** The number texts JSON.parse altered in a JSON body decoded here (`1.0`), found on first asking. */
+export function numberLiteralsOf(obj: KubeObject): NumberLiterals | undefined {
+  if (!literalsOfBody.has(obj)) {
+    const text = textOfBody.get(obj);
+    literalsOfBody.set(obj, text === undefined ? undefined : jsonNumberLiterals(text, obj));
+  }
+  return literalsOfBody.get(obj);
+}
+
+/** The keys each JSON body decoded here repeats, for the strict decoding problems and Go's merge. */
+const duplicatesOfBody = new WeakMap<KubeObject, DuplicateKeys>();
+
+export function duplicateKeysOf(obj: KubeObject): DuplicateKeys | undefined {
+  return duplicatesOfBody.get(obj);
+}
+
 /** Decode a create/update body into an object. */
 export async function decodeObjectBody(contentType: string | undefined, body: Buffer | undefined): Promise<KubeObject> {
   const type = mediaType(contentType);
@@ -22,8 +44,14 @@ export async function decodeObjectBody(contentType: string | undefined, body: Bu
   if (raw.length === 0) throw badRequest('the body of the request is empty; send the object to create or update');
   switch (type) {
     case 'application/json':
-    case '':
-      return asObject(parseJson(raw.toString('utf8')));
+    case '': {
+      const text = raw.toString('utf8');
+      const obj = asObject(parseJson(text));
+      textOfBody.set(obj, text);
+      const duplicates = jsonDuplicateKeys(text, obj);
+      if (duplicates) duplicatesOfBody.set(obj, duplicates);
+      return obj;
+    }
     // kube-apiserver's only YAML media type: `text/yaml` or `application/x-yaml` are 415 there, so they are here.
     case 'application/yaml':
       return asObject(parseYamlText(raw.toString('utf8')));

@@ -19,7 +19,8 @@ import { objectTooLarge } from '../registry/object-size.js';
 import { buildPredicate, withFilter } from '../registry/predicates.js';
 import { rowJson, spliceResourceVersion } from '../registry/stored-object.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
-import { decodeObjectBody, deleteOptionsBody, mediaType } from './body.js';
+import { decodeObjectBody, deleteOptionsBody, duplicateKeysOf, mediaType, numberLiteralsOf } from './body.js';
+import type { DuplicateKeys } from '../machinery/json-duplicate-keys.js';
 import { schemasOf } from '../registry/schemas.js';
 import {
   parseDeleteOptions,
@@ -200,28 +201,57 @@ function predicateFor(rt: ResourceType, options: ListOptionsQuery) {
 
 /**
  * The body as kube decodes it: a built-in kind's values must fit its Go types (the first misfit is a decode error,
- * whatever fieldValidation says); unknown fields (not in the kind's schema) are dropped, and fieldValidation
- * decides whether that is an error (Strict), a warning (Warn, the default) or silent (Ignore), with kube's wording.
- * One walk does both.
+ * whatever fieldValidation says); unknown fields (not in the kind's schema) are dropped, and a JSON body's repeated
+ * keys are Go's (a built-in merges a repeated object); fieldValidation decides whether those strict-decoding
+ * problems are an error (Strict), warnings (Warn, the default) or silent (Ignore), with kube's wording, in the
+ * order of the body; a patch's `patchProblems` (its body's own, applyPatch's strictProblems) come first. One walk
+ * does the schema's part.
  */
-export function checkUnknownFields(rt: ResourceType, obj: KubeObject, validation: FieldValidation, source: 'body' | 'patch'): string[] {
+export function checkUnknownFields(
+  rt: ResourceType,
+  obj: KubeObject,
+  validation: FieldValidation,
+  source: 'body' | 'patch',
+  patchProblems: string[] = [],
+): string[] {
+  const duplicates = source === 'body' ? duplicateKeysOf(obj) : undefined;
+  if (duplicates && !rt.isCustomResource) replaceContents(obj, duplicates.merged as KubeObject);
   const schemas = schemasOf(rt);
   const name = rt.openapiSchemaName;
   const schema = name ? schemas[name] : undefined;
-  if (!schema) return [];
-  let unknown: string[];
-  if (rt.isCustomResource) {
+  let unknown: string[] = [];
+  if (!schema) {
+    // Nothing to check against but the repeats.
+  } else if (rt.isCustomResource) {
     unknown = pruneUnknownFields(obj, schema, schemas);
   } else {
-    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1));
+    const decoded = decodeBuiltin(obj, schema, schemas, name!.slice(name!.lastIndexOf('.') + 1), { literals: () => numberLiteralsOf(obj) });
     if (decoded.decodeError !== undefined) throw decodeFailure(rt, obj, decoded.decodeError, source);
     unknown = decoded.unknown;
   }
-  if (unknown.length === 0 || validation === 'Ignore') return [];
-  const problems = unknown.map((path) => `unknown field "${path}"`);
+  if ((unknown.length === 0 && !duplicates && patchProblems.length === 0) || validation === 'Ignore') return [];
+  // A patch body's own problems come first: kube decodes it strictly before the patched object.
+  const problems = [...patchProblems, ...(duplicates ? inTextOrder(unknown, duplicates) : unknown.map((path) => `unknown field "${path}"`))];
   if (validation === 'Warn') return problems;
   const detail = `strict decoding error: ${problems.join(', ')}`;
   throw decodeFailure(rt, obj, detail, source);
+}
+
+/** Unknown and repeated fields as Go's decoder meets them: in the order of the text. */
+function inTextOrder(unknown: string[], duplicates: DuplicateKeys): string[] {
+  const found = [
+    ...unknown.map((path) => ({ at: duplicates.offsets.get(path) ?? Infinity, text: `unknown field "${path}"` })),
+    ...duplicates.paths.map((path, i) => ({ at: duplicates.repeatedAt[i]!, text: `duplicate field "${path}"` })),
+  ];
+  return found.sort((a, b) => a.at - b.at).map((f) => f.text);
+}
+
+/** `obj` holds what `next` holds, in place: the handler keeps its reference to the body. */
+function replaceContents(obj: KubeObject, next: KubeObject): void {
+  for (const key of Object.keys(obj)) delete (obj as Record<string, unknown>)[key];
+  for (const key of Object.keys(next)) {
+    Object.defineProperty(obj, key, { value: (next as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+  }
 }
 
 /**
@@ -255,9 +285,11 @@ async function patchObject(
   const current = svc.generic.getRaw(ctx, name);
   const base = fromStorage(rt, JSON.parse(current.value) as KubeObject);
   base.metadata = { ...base.metadata, resourceVersion: String(current.revision) };
+  const strictProblems = validation === 'Ignore' ? undefined : [];
   const patched = applyPatch(type, base, req.body ?? Buffer.alloc(0), {
     isCustomResource: !!rt.isCustomResource,
     patchSchema: rt.patchSchema,
+    strictProblems,
   }) as KubeObject;
   // Over the object limit, the patched object goes no further (pruning, validation and their messages would all
   // walk it): the same 413 the store answers.
@@ -270,7 +302,7 @@ async function patchObject(
     throw badRequest(`the name of the object (${String(patchedName)}) does not match the name on the URL (${name})`);
   }
   // The patch may pin a resourceVersion itself; otherwise it applies to the revision it was computed from.
-  const warnings = checkUnknownFields(rt, patched, validation, 'patch');
+  const warnings = checkUnknownFields(rt, patched, validation, 'patch', strictProblems);
   const pinned = patched.metadata?.resourceVersion;
   const expected = pinned && pinned !== String(current.revision) ? undefined : current.revision;
   if (expected !== undefined && patched.metadata) delete patched.metadata.resourceVersion;

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBuiltin } from './unknown-fields.js';
 import { goTimeParseError } from './go-decode.js';
+import { jsonNumberLiterals } from './json-number-literals.js';
 import { sharedSchemas } from './openapi-schemas/index.js';
 import { rbacSchemas } from '../builtin/rbac/schemas.js';
 import { coreSchemas } from '../builtin/core/schemas.js';
@@ -32,10 +33,11 @@ describe('decodeBuiltin: Go type errors', () => {
     const cm = { metadata: { name: 'c', labels: { a: null, b: 'x' }, finalizers: [null] }, data: { a: null } };
     expect(decode('ConfigMap', cm)).toBeUndefined();
     expect(cm).toEqual({ metadata: { name: 'c', labels: { a: '', b: 'x' }, finalizers: [''] }, data: { a: '' } });
-    // A null struct element, or a null field, stays as sent (its Go encoding depends on the struct).
+    // A null struct element is the struct's zero value (PolicyRule's verbs have no omitempty: null), a null
+    // omitempty field disappears (go-decode-nulls.test.ts checks every field against Go).
     const r = role({ rules: [{ verbs: ['get', null], apiGroups: null }, null] });
     expect(decode('Role', r)).toBeUndefined();
-    expect((r as Record<string, unknown>).rules).toEqual([{ verbs: ['get', ''], apiGroups: null }, null]);
+    expect((r as Record<string, unknown>).rules).toEqual([{ verbs: ['get', ''] }, { verbs: null }]);
   });
 
   it('a slice given a string: the field of the kind struct, typed []v1.PolicyRule', () => {
@@ -91,6 +93,28 @@ describe('decodeBuiltin: Go type errors', () => {
     expect(decode('ConfigMap', { metadata: { generation: 2 ** 62 } })).toBeUndefined();
     expect(decode('ConfigMap', { metadata: { generation: '2' } })).toBe('json: cannot unmarshal string into Go struct field ObjectMeta.metadata.generation of type int64');
     expect(decode('Lease', { spec: { holderIdentity: 7 } })).toBe('json: cannot unmarshal number into Go struct field LeaseSpec.spec.holderIdentity of type string');
+  });
+
+  it('a JSON body\'s number text decides for an int: 1.0, 1e3, 0.0 are no ints to Go (its own answers, k8s.io/api v0.31.6)', () => {
+    /** Decodes `text` as kube does a JSON body: by the literals JSON.parse cannot give back. */
+    const decodeText = (kind: string, text: string) => {
+      const body = JSON.parse(text) as Record<string, unknown>;
+      const name = Object.keys(schemas).find((n) => n.endsWith(`.${kind}`) && (n.includes('.core.') || n.includes('.coordination.')))!;
+      return decodeBuiltin(body, schemas[name], schemas, kind, { literals: () => jsonNumberLiterals(text, body) }).decodeError;
+    };
+    const lease = (n: string) => `{"metadata":{"name":"l","generation":${n}},"spec":{"leaseDurationSeconds":${n}}}`;
+    for (const n of ['1.0', '1e3', '1E3', '0.0', '1.5e1', '10e-1', '15.000', '-1.0', '1e10', '-0.0', '1.0e0']) {
+      expect(decodeText('Lease', lease(n)), n).toBe(`json: cannot unmarshal number ${n} into Go struct field ObjectMeta.metadata.generation of type int64`);
+    }
+    expect(decodeText('Lease', lease('-0'))).toBeUndefined();
+    expect(decodeText('Lease', lease('2147483648'))).toBe('json: cannot unmarshal number 2147483648 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32');
+    expect(decodeText('Lease', '{"spec":{"leaseDurationSeconds":15.0}}')).toBe('json: cannot unmarshal number 15.0 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32');
+    // Exact beyond 2^53, as ParseInt reads it.
+    expect(decodeText('Lease', '{"metadata":{"generation":9223372036854775807}}')).toBeUndefined();
+    expect(decodeText('Lease', '{"metadata":{"generation":9223372036854775808}}')).toBe('json: cannot unmarshal number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64');
+    expect(decodeText('Event', '{"count":1.0,"series":{"count":1e3}}')).toBe('json: cannot unmarshal number 1.0 into Go struct field Event.count of type int32');
+    // A string that reads like a number is no number.
+    expect(decodeText('Lease', '{"spec":{"holderIdentity":"1.0","leaseDurationSeconds":15}}')).toBeUndefined();
   });
 
   it('the first type error in document order wins, and the rest of the body is still walked for nothing else', () => {

@@ -56,7 +56,8 @@ const namedFieldTypes: Record<string, string> = {
 
 const shapes = new WeakMap<SchemaNode, GoShape>();
 
-function refOf(node: SchemaNode): string | undefined {
+/** The component a field's schema refers to (`$ref`, or kube-openapi's one-element allOf). */
+export function refOf(node: SchemaNode): string | undefined {
   const ref = (node.$ref ?? (node.allOf as SchemaNode[] | undefined)?.[0]?.$ref) as string | undefined;
   return ref?.startsWith(refPrefix) ? ref.slice(refPrefix.length) : undefined;
 }
@@ -154,9 +155,12 @@ export function namedFieldType(struct: string, field: string, elem: number): str
   return type;
 }
 
-/** encoding/json's name for a JSON value in "cannot unmarshal <value>": `number 1.5` only for a bad int. */
-export function jsonValueName(value: unknown, intTarget = false): string {
-  if (typeof value === 'number') return intTarget ? `number ${goNumberText(value)}` : 'number';
+/**
+ * encoding/json's name for a JSON value in "cannot unmarshal <value>": `number 1.5` only for a bad int, with the
+ * body's own text of the number when JSON.parse altered it (`1.0`).
+ */
+export function jsonValueName(value: unknown, intTarget = false, literal?: string): string {
+  if (typeof value === 'number') return intTarget ? `number ${literal ?? goNumberText(value)}` : 'number';
   if (typeof value === 'boolean') return 'bool';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -174,7 +178,16 @@ export function unmarshalTypeError(value: string, struct: string, field: string,
   return `json: cannot unmarshal ${value} into Go struct field ${struct}.${field} of type ${type}`;
 }
 
-export function fitsInt(value: number, bits: 32 | 64): boolean {
+/**
+ * Whether Go's strconv.ParseInt takes the number for an int of `bits`: by its text when JSON.parse altered it
+ * (`1.0`, `1e3` are no ints in Go; digits past 2^53 are exact there).
+ */
+export function fitsInt(value: number, bits: 32 | 64, literal?: string): boolean {
+  if (literal !== undefined) {
+    if (!/^-?(0|[1-9][0-9]*)$/.test(literal)) return false;
+    const n = BigInt(literal);
+    return bits === 32 ? n >= -(2n ** 31n) && n < 2n ** 31n : n >= -(2n ** 63n) && n < 2n ** 63n;
+  }
   if (!Number.isInteger(value)) return false;
   return bits === 32 ? value >= -2147483648 && value <= 2147483647 : value >= -(2 ** 63) && value < 2 ** 63;
 }
@@ -202,12 +215,78 @@ export function nullElementValue(shape: GoShape): unknown {
 }
 
 /**
+ * Struct fields of slice or map type declared without omitempty, by `<Go struct>.<json field>`: a null there
+ * decodes to nil and encodes back as `null`, where an omitempty one disappears. The schemas cannot tell them apart
+ * (neither kind gets a `default`); this list is every such field of the built-ins served, found by Go's own round
+ * trip of each field of each kind (go-decode-nulls.test.ts holds its answers).
+ */
+const nullKeptFields = new Set([
+  'Role.rules',
+  'ClusterRole.rules',
+  'PolicyRule.verbs',
+  'LimitRangeSpec.limits',
+  'CustomResourceDefinitionSpec.versions',
+  'CustomResourceDefinitionStatus.conditions',
+  'CustomResourceDefinitionStatus.storedVersions',
+  'WebhookConversion.conversionReviewVersions',
+]);
+
+/**
+ * Fields with omitempty that kube's OpenAPI still gives a `default` (an explicit `+default` tag): their zero value
+ * disappears on encoding.
+ */
+const omittedDefaultFields = new Set(['LocalObjectReference.name']);
+
+/** How a null struct field comes back from kube's decode and encode: a value, or `omitted` when it disappears. */
+export type NullField = { omitted: true } | { omitted: false; value: unknown };
+
+/**
+ * What a JSON null given for the field `field` of the Go struct `struct` becomes once kube has decoded the body into
+ * its Go type and encoded it again (what it stores and answers). Null leaves the Go field at its zero value (nil for
+ * a pointer, map or slice). kube's OpenAPI gives `default` (the zero) exactly to the fields whose zero value is
+ * encoded: non-pointer structs (`default: {}`) and scalars without omitempty (`default: ""`, `0`, `false`);
+ * every other field is a pointer or has omitempty, so it is omitted, except the slices and maps in nullKeptFields.
+ * `metadata: {labels: null}` loses its labels, `data: null` its data, `roleRef: null` is a RoleRef of empty strings.
+ */
+export function nullFieldValue(node: SchemaNode, schemas: SchemaMap, struct: string, field: string, depth = 0): NullField {
+  if (nullKeptFields.has(`${struct}.${field}`)) return { omitted: false, value: null };
+  if (node.default === undefined || omittedDefaultFields.has(`${struct}.${field}`)) return { omitted: true };
+  return { omitted: false, value: goZeroValue(node, schemas, depth) };
+}
+
+/** The JSON Go encodes for the zero value of a non-pointer field (or a slice or map element) of this schema. */
+export function goZeroValue(node: SchemaNode, schemas: SchemaMap, depth = 0): unknown {
+  const shape = goShape(node, schemas);
+  switch (shape.kind) {
+    case 'struct': {
+      const ref = refOf(node);
+      const target = ref === undefined ? node : ownValue(schemas, ref);
+      const properties = target?.properties as Record<string, SchemaNode> | undefined;
+      const zero: Record<string, unknown> = {};
+      if (!properties || depth > 16) return zero;
+      for (const [key, prop] of Object.entries(properties)) {
+        const value = nullFieldValue(prop, schemas, shape.name, key, depth + 1);
+        if (!value.omitted) zero[key] = value.value;
+      }
+      return zero;
+    }
+    case 'quantity':
+      return '0';
+    case 'intOrString':
+      return 0;
+    default:
+      // metav1.Time and MicroTime encode their zero as null, as do nil maps, slices and []byte.
+      return nullElementValue(shape) ?? null;
+  }
+}
+
+/**
  * Checks one non-null value against its shape. `struct`/`field` are Go's error context (the innermost struct whose
  * field is being decoded, and the dotted JSON path of fields from the root); `typeName` gives the Go type lazily.
  */
-export function checkValue(value: unknown, shape: GoShape, struct: string, field: string, typeName: () => string): Verdict {
+export function checkValue(value: unknown, shape: GoShape, struct: string, field: string, typeName: () => string, literal?: string): Verdict {
   const mismatch = (intTarget = false): Verdict => ({
-    error: unmarshalTypeError(jsonValueName(value, intTarget), struct, field, typeName()),
+    error: unmarshalTypeError(jsonValueName(value, intTarget, literal), struct, field, typeName()),
     fatal: false,
   });
   switch (shape.kind) {
@@ -221,7 +300,7 @@ export function checkValue(value: unknown, shape: GoShape, struct: string, field
     case 'bool':
       return typeof value === 'boolean' ? undefined : mismatch();
     case 'int':
-      if (typeof value === 'number') return fitsInt(value, shape.bits) ? undefined : mismatch(true);
+      if (typeof value === 'number') return fitsInt(value, shape.bits, literal) ? undefined : mismatch(true);
       return mismatch();
     case 'float':
       return typeof value === 'number' ? undefined : mismatch();
@@ -249,8 +328,8 @@ export function checkValue(value: unknown, shape: GoShape, struct: string, field
     case 'intOrString':
       // intstr.IntOrString.UnmarshalJSON: a string, else json.Unmarshal into int32.
       if (typeof value === 'string') return undefined;
-      if (typeof value === 'number' && fitsInt(value, 32)) return undefined;
-      return { error: unmarshalTypeError(jsonValueName(value, true), struct, field, 'int32'), fatal: true };
+      if (typeof value === 'number' && fitsInt(value, 32, literal)) return undefined;
+      return { error: unmarshalTypeError(jsonValueName(value, true, literal), struct, field, 'int32'), fatal: true };
     case 'raw':
       return undefined;
   }

@@ -6,10 +6,16 @@
 export type SchemaNode = Record<string, unknown>;
 export type SchemaMap = Record<string, SchemaNode>;
 
+import { OBJECT_META } from './openapi-schemas/helpers.js';
+import { metaSchemas } from './openapi-schemas/meta.js';
 import { ownValue } from './own-properties.js';
-import { checkValue, goShape, goTypeName, namedFieldType, nullElementValue } from './go-decode.js';
+import { settleSchemaPropsNulls } from './go-schema-props-nulls.js';
+import type { NumberLiterals } from './json-number-literals.js';
+import { checkValue, goShape, refOf, goTypeName, namedFieldType, goZeroValue, nullElementValue, nullFieldValue } from './go-decode.js';
 
 const refPrefix = '#/components/schemas/';
+/** A CRD version's schema: open in kcpt's OpenAPI, typed in kube's Go (go-schema-props-nulls.ts). */
+const JSON_SCHEMA_PROPS = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 
 /** ObjectMeta fields a resource's `metadata` keeps whatever its schema says (kube prunes metadata to these). */
 const objectMetaFields = new Set([
@@ -42,14 +48,18 @@ export function pruneUnknownFields(value: unknown, rootSchema: SchemaNode | unde
  * The same walk for a built-in kind, which kube decodes into Go structs: besides the unknown fields, the error
  * that decoding reports for the first wrongly typed value (see go-decode.ts), if any. `rootStruct` is the kind's Go
  * struct name. When `decodeError` is set, the pruning may have stopped part-way: the object is to be refused.
+ * Null elements of scalar slices and maps become their zero values, and with `nullFields` null struct fields become
+ * what Go's round trip leaves of them (most disappear), as kube stores the object. With `literals` (a JSON body's
+ * number texts), an int field is judged by the text Go would see: `1.0` and `1e3` are not ints.
  */
 export function decodeBuiltin(
   value: unknown,
   rootSchema: SchemaNode,
   schemas: SchemaMap,
   rootStruct: string,
+  options: { nullFields?: boolean; literals?: () => NumberLiterals | undefined } = {},
 ): { unknown: string[]; decodeError?: string } {
-  const state: WalkState = { schemas, found: [], goTypes: true };
+  const state: WalkState = { schemas, found: [], goTypes: true, nullFields: options.nullFields ?? true, literals: options.literals };
   walk(value, resolve(rootSchema, schemas), '', state, true, rootStruct, '', rootStruct, 0);
   return { unknown: state.found, decodeError: state.error };
 }
@@ -59,6 +69,10 @@ interface WalkState {
   found: string[];
   /** Check values against their Go types (built-ins), not only field names. */
   goTypes: boolean;
+  /** Replace a null struct field by what Go's decode and encode make of it (go-decode's nullFieldValue). */
+  nullFields?: boolean;
+  /** The body's number literals JSON.parse altered (`1.0`), which an int field refuses; asked for at the first number. */
+  literals?: () => NumberLiterals | undefined;
   /** The decode error to report: the first remembered type error, unless a fatal one came later. */
   error?: string;
   fatal?: boolean;
@@ -90,7 +104,7 @@ function walk(
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
       if (item === null && state.goTypes && itemSchema) zeroNullElement(value, i, itemSchema, state);
-      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1)) {
+      if (state.goTypes && itemSchema && !typed(item, itemSchema, state, ctxStruct, ctxField, undefined, elem + 1, literalOf(state, value, i, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -109,8 +123,14 @@ function walk(
       const item = record[key];
       // Own properties only: a schema declares `constructor` only if it says so.
       const prop = ownValue(properties, key);
+      if (item === null && prop && state.nullFields) {
+        const settled = nullFieldValue(prop, schemas, self, key);
+        if (settled.omitted) delete record[key];
+        else record[key] = settled.value;
+        continue;
+      }
       // Inside a struct, a field's values are decoded in the context of this struct and the field's path.
-      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0)) {
+      if (state.goTypes && prop && !typed(item, prop, state, self, ctxField, key, 0, literalOf(state, record, key, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -122,6 +142,7 @@ function walk(
       }
       if (prop) {
         if (item === null || typeof item !== 'object') continue;
+        if (state.nullFields && refOf(prop) === JSON_SCHEMA_PROPS) settleSchemaPropsNulls(item);
         const resolved = resolve(prop, schemas);
         const field = state.goTypes ? fieldPath(ctxField, key) : '';
         walk(item, resolved, childPath(path, key), state, embedded(resolved), self, field, goStructName(state, prop), 0);
@@ -143,7 +164,7 @@ function walk(
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (item === null && state.goTypes) zeroNullElement(record, key, additional as SchemaNode, state);
-      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1)) {
+      if (state.goTypes && !typed(item, additional as SchemaNode, state, ctxStruct, ctxField, undefined, elem + 1, literalOf(state, record, key, item))) {
         if (state.fatal) return;
         continue;
       }
@@ -155,9 +176,13 @@ function walk(
   }
 }
 
-/** A null element of a typed slice or map becomes what Go's decode and encode make of it (go-decode's nullElementValue). */
+/**
+ * A null element of a typed slice or map becomes what Go's decode and encode make of it: a scalar's zero value
+ * (go-decode's nullElementValue) always, and with `nullFields` a struct's zero value too (go-decode's goZeroValue).
+ */
 function zeroNullElement(container: unknown[] | Record<string, unknown>, at: number | string, node: SchemaNode, state: WalkState): void {
-  const zero = nullElementValue(goShape(node, state.schemas));
+  const shape = goShape(node, state.schemas);
+  const zero = state.nullFields ? goZeroValue(node, state.schemas) : nullElementValue(shape);
   if (zero !== undefined) (container as Record<string | number, unknown>)[at] = zero;
 }
 
@@ -174,6 +199,7 @@ function typed(
   ctxField: string,
   key: string | undefined,
   elem: number,
+  literal: string | undefined,
 ): boolean {
   if (item === null || item === undefined) return true;
   // The commonest value, a string where the schema says string, needs no shape lookup.
@@ -200,7 +226,7 @@ function typed(
   }
   const field = key === undefined ? ctxField : fieldPath(ctxField, key);
   const verdict = checkValue(item, shape, ctxStruct, field, () =>
-    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas));
+    namedFieldType(ctxStruct, field, elem) ?? goTypeName(node, state.schemas), literal);
   if (!verdict) return true;
   if (verdict.fatal) {
     state.error = verdict.error;
@@ -209,6 +235,14 @@ function typed(
     state.error ??= verdict.error;
   }
   return false;
+}
+
+/** The text the body gave for the number `item` held at `container[at]`, when JSON.parse altered it. */
+function literalOf(state: WalkState, container: object, at: string | number, item: unknown): string | undefined {
+  if (typeof item !== 'number' || !state.literals) return undefined;
+  const literal = state.literals()?.get(container)?.get(at);
+  // Admission ahead of decoding may have replaced the value: the text speaks only for the number it was.
+  return literal !== undefined && Number(literal) === item ? literal : undefined;
 }
 
 function goStructName(state: WalkState, node: SchemaNode | undefined): string {
@@ -225,14 +259,19 @@ function pruneMetadata(value: unknown, schema: SchemaNode | undefined, path: str
   const properties = schema?.properties as Record<string, SchemaNode> | undefined;
   if (properties?.ownerReferences) {
     walk(value, schema, path, state, false, ctxStruct, ctxField, 'ObjectMeta', 0);
-    return;
+  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (objectMetaFields.has(key)) continue;
+      state.found.push(`${path}.${key}`);
+      delete record[key];
+    }
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (objectMetaFields.has(key)) continue;
-    state.found.push(`${path}.${key}`);
-    delete record[key];
+  // kube round-trips a custom resource's metadata through Go's ObjectMeta (apiextensions' GetObjectMeta and
+  // SetObjectMeta): its nulls come back as Go leaves them (`labels: null` disappears). A built-in's walk did so.
+  if (!state.goTypes && value !== null && typeof value === 'object') {
+    const objectMeta = resolve(metaSchemas[OBJECT_META], metaSchemas);
+    walk(value, objectMeta, '', { schemas: metaSchemas, found: [], goTypes: true, nullFields: true }, false, '', '', 'ObjectMeta', 0);
   }
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WriteAuthority } from '../admission/write-authority.js';
 import { configMaps, namespaces } from '../builtin/core/resources.js';
 import { openSqliteStore, type SqliteStore } from '../storage/sqlite-store.js';
@@ -148,5 +148,50 @@ describe('a watch of a type stored as it reads (freshAsStored)', () => {
       'DELETED gone back converted',
     ]);
     expect(front).toEqual(['ADDED old front converted', 'DELETED old front converted', 'ADDED new front']);
+  });
+});
+
+describe('bookmarks of a watch with a deadline (kube’s cacheWatcher.nextBookmarkTime)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** The seconds after the start at which each bookmark came, and when the watch ended. */
+  const timeline = async (timeoutSeconds: number, runSeconds: number) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const start = Date.now();
+    const at = () => (Date.now() - start) / 1000;
+    const bookmarks: number[] = [];
+    let ended: number | undefined;
+    const sink: WatchSink = {
+      send(type) {
+        if (type === 'BOOKMARK') bookmarks.push(at());
+        return true;
+      },
+      end() {
+        ended = at();
+      },
+      onClose() {},
+    };
+    const predicate = buildPredicate(configMaps, undefined, undefined);
+    const resourceVersion = String(store.currentRevision());
+    await serveWatch(store, { rt: configMaps, cluster: 'c1', namespace: 'ns', predicate, resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, sink);
+    await vi.advanceTimersByTimeAsync(runSeconds * 1000);
+    return { bookmarks, ended };
+  };
+
+  it('sends one two seconds before the deadline and closes without another', async () => {
+    expect(await timeline(5, 10)).toEqual({ bookmarks: [3], ended: 5 });
+  });
+
+  it('sends none when the watch is two seconds or shorter', async () => {
+    expect(await timeline(2, 5)).toEqual({ bookmarks: [], ended: 2 });
+    expect(await timeline(1, 5)).toEqual({ bookmarks: [], ended: 1 });
+  });
+
+  it('sends one a minute, the last of them two seconds before the deadline', async () => {
+    expect(await timeline(150, 200)).toEqual({ bookmarks: [60, 120, 148], ended: 150 });
+    // The minute's heartbeat would come after the pre-timeout moment: only the pre-timeout one.
+    expect(await timeline(61, 70)).toEqual({ bookmarks: [59], ended: 61 });
   });
 });

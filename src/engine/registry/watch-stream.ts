@@ -50,6 +50,10 @@ export interface WatchRequest {
 
 export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSink): Promise<void> {
   const { rt, predicate } = req;
+  // kube's watch context starts with the request, before any initial events: its deadline bounds them too. Without
+  // timeoutSeconds (or 0) upstream picks a random lifetime in [min, 2·min), so watches spread their reconnects.
+  const minimum = req.minRequestTimeoutSeconds ?? 1800;
+  const deadline = Date.now() + (req.timeoutSeconds || minimum * (1 + Math.random())) * 1000;
   // Wildcard watches decide per event whether its cluster serves the type right now: CRDs come and go.
   const { prefix, admits } = readScope(rt, req.cluster, req.namespace, false);
   const convert = req.convert ?? ((json: string) => json);
@@ -143,20 +147,9 @@ export async function serveWatch(store: Store, req: WatchRequest, sink: WatchSin
   }
 
   if (req.allowWatchBookmarks) {
-    const every = req.bookmarkIntervalMs ?? 60_000;
-    const tick = () => {
-      emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
-      timers.push(setTimeout(tick, every).unref());
-    };
-    timers.push(setTimeout(tick, every).unref());
+    scheduleBookmarks(deadline, () => emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false)), timers, req.bookmarkIntervalMs);
   }
-  // Upstream picks a random lifetime in [min, 2·min) when the client sets none (or 0), so watches spread their reconnects.
-  const minimum = req.minRequestTimeoutSeconds ?? 1800;
-  const lifetimeSeconds = req.timeoutSeconds || minimum * (1 + Math.random());
-  lifetime = longTimer(() => {
-    if (req.allowWatchBookmarks) emit('BOOKMARK', bookmarkJson(rt, store.currentRevision(), false));
-    close();
-  }, lifetimeSeconds * 1000);
+  lifetime = longTimer(close, deadline - Date.now());
 }
 
 /**
@@ -193,6 +186,38 @@ function parsedOncePerEvent(textOf: (event: StoreEvent) => string): (event: Stor
     }
     return parsed;
   };
+}
+
+/** kube's cacher sends a watch that allows bookmarks one at least this often (defaultBookmarkFrequency). */
+const BOOKMARK_FREQUENCY_MS = 60_000;
+/** …and one this long before the watch's deadline, so that a client is as up to date as it can be when it ends. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2_000;
+
+/**
+ * How long from `now` until a watch's next periodic bookmark, or undefined for none: kube's
+ * cacheWatcher.nextBookmarkTime. The heartbeat comes `every` ms, or at the pre-timeout moment when that is sooner;
+ * once that moment has passed no more bookmarks come, and the watch closes at its deadline without one (a watch of
+ * two seconds or less gets no periodic bookmark at all). kube's own send is rounded to its one-second timer buckets,
+ * so a client sees it between about three and one seconds before the end.
+ */
+function nextBookmarkDelay(now: number, deadline: number, every: number): number | undefined {
+  const next = Math.min(now + every, deadline - PRE_TIMEOUT_BOOKMARK_MS);
+  // kube keeps a watcher whose moment is exactly now; a timer here fires at or after its moment, so `<=` is what
+  // stops a second pre-timeout bookmark in the same millisecond.
+  return next <= now ? undefined : next - now;
+}
+
+/** Sends the periodic bookmarks of a watch ending at `deadline`, each timer kept in `timers` for the close to clear. */
+export function scheduleBookmarks(deadline: number, send: () => void, timers: NodeJS.Timeout[], every = BOOKMARK_FREQUENCY_MS): void {
+  const schedule = () => {
+    const delay = nextBookmarkDelay(Date.now(), deadline, every);
+    if (delay !== undefined) timers.push(setTimeout(tick, delay).unref());
+  };
+  const tick = () => {
+    send();
+    schedule();
+  };
+  schedule();
 }
 
 export function bookmarkJson(rt: ResourceType, revision: number, initialEventsEnd: boolean): string {

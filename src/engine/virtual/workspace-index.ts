@@ -30,7 +30,7 @@ import { parseResourceVersion, waitForRevision } from '../registry/list.js';
 import { StaticCatalog } from '../registry/catalog.js';
 import { buildPredicate, type ListPredicate } from '../registry/predicates.js';
 import { decodeStored } from '../registry/stored-object.js';
-import { bookmarkJson, expiredStatusJson, type WatchEventType } from '../registry/watch-stream.js';
+import { bookmarkJson, expiredStatusJson, scheduleBookmarks, type WatchEventType } from '../registry/watch-stream.js';
 import type { KubeObject, ResourceType } from '../registry/types.js';
 import { CompactedError, type KeyValue, type Store, type StoreEvent } from '../storage/store.js';
 import { bindingMentions, candidateClusters, identitySubjects } from '../tenancy/access-subjects.js';
@@ -269,7 +269,7 @@ export class WorkspaceIndex {
     if (sendInitialEvents && !(rv === undefined || rv === '' || rv === '0')) {
       throw badRequest('sendInitialEvents is only supported with resourceVersion "" or "0" on the workspace index');
     }
-    const timeoutSeconds = options.timeoutSeconds || 1800 * (1 + Math.random());
+    const deadline = Date.now() + (options.timeoutSeconds || 1800 * (1 + Math.random())) * 1000;
 
     const writer = new WatchEventWriter(this.served, watchRenderOptions(this.served, req));
     const sink = new WatchResponse(reply, writer, svc.watches);
@@ -419,14 +419,8 @@ export class WorkspaceIndex {
       }
       throw err;
     }
-    if (bookmarks) {
-      const tick = () => {
-        send('BOOKMARK', bookmark(store.currentRevision(), false));
-        timers.push(setTimeout(tick, 60_000).unref());
-      };
-      timers.push(setTimeout(tick, 60_000).unref());
-    }
-    const lifetime = longTimer(close, timeoutSeconds * 1000);
+    if (bookmarks) scheduleBookmarks(deadline, () => send('BOOKMARK', bookmark(store.currentRevision(), false)), timers);
+    const lifetime = longTimer(close, deadline - Date.now());
     sink.onClose(() => lifetime.cancel());
   }
 }

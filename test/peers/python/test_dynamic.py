@@ -90,3 +90,30 @@ def test_errors_read_as_kube_status_messages(api_client, namespace):
         configmaps.get(name="absent", namespace=namespace)
     assert missing.value.headers["Content-Type"] == "application/json"
     assert missing.value.summary() == 'configmaps "absent" not found'
+
+
+def test_a_float_for_an_int_field_is_refused_as_go_decodes_it(api_client, namespace):
+    """A dict body with 15.0 where the kind has an int32 (Python's json writes a float so): kube's Go decoding takes
+    no `15.0` for an int, a 400 naming the field, on create and on replace; 15 is fine."""
+    dyn = dynamic.DynamicClient(api_client)
+    leases = dyn.resources.get(api_version="coordination.k8s.io/v1", kind="Lease")
+    body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "holder"}, "spec": {"holderIdentity": "me", "leaseDurationSeconds": 15.0}}
+    with pytest.raises(client.ApiException) as refused:
+        leases.create(body=body, namespace=namespace)
+    assert refused.value.status == 400
+    assert json.loads(refused.value.body)["message"] == (
+        'Lease in version "v1" cannot be handled as a Lease: json: cannot unmarshal number 15.0 '
+        "into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32"
+    )
+    with pytest.raises(NotFoundError):
+        leases.get(name="holder", namespace=namespace)
+
+    body["spec"]["leaseDurationSeconds"] = 15
+    created = leases.create(body=body, namespace=namespace).to_dict()
+    assert created["spec"]["leaseDurationSeconds"] == 15
+    created["spec"]["leaseDurationSeconds"] = 3e1
+    with pytest.raises(client.ApiException) as replaced:
+        leases.replace(body=created, namespace=namespace)
+    assert replaced.value.status == 400
+    assert "cannot unmarshal number 30.0 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32" in replaced.value.body
+    assert leases.get(name="holder", namespace=namespace).spec.leaseDurationSeconds == 15

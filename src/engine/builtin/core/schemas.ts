@@ -56,7 +56,7 @@ export const coreSchemas: Record<string, Schema> = {
   }),
   [`${CORE}.NamespaceCondition`]: withRequired(
     struct('One condition of a namespace, mostly reported while it is being deleted.', {
-      lastTransitionTime: field(TIME, 'When the status last changed.'),
+      lastTransitionTime: field(TIME, 'When the status last changed.', { withDefault: true }),
       message: str('Human-readable details.'),
       reason: str('Machine-readable reason for the last transition.'),
       status: str('True, False or Unknown.', { default: '' }),
@@ -113,10 +113,10 @@ export const coreSchemas: Record<string, Schema> = {
     properties: {
       action: str('What action was taken or failed regarding the object.'),
       count: int32('How many times this event has occurred.'),
-      eventTime: field(MICRO_TIME, 'When the event was first observed, with microseconds.'),
-      firstTimestamp: field(TIME, 'When the event was first recorded.'),
+      eventTime: field(MICRO_TIME, 'When the event was first observed, with microseconds.', { withDefault: true }),
+      firstTimestamp: field(TIME, 'When the event was first recorded.', { withDefault: true }),
       involvedObject: field(`${CORE}.ObjectReference`, 'The object this event is about.', { withDefault: true }),
-      lastTimestamp: field(TIME, 'When the most recent occurrence was recorded.'),
+      lastTimestamp: field(TIME, 'When the most recent occurrence was recorded.', { withDefault: true }),
       message: str('Human-readable description of what happened.'),
       reason: str('Short machine-readable CamelCase reason.'),
       related: field(`${CORE}.ObjectReference`, 'A second object involved in the event, if any.'),
@@ -134,7 +134,7 @@ export const coreSchemas: Record<string, Schema> = {
   }),
   [`${CORE}.EventSeries`]: struct('A series of recurring events.', {
     count: int32('Occurrences in this series up to lastObservedTime.'),
-    lastObservedTime: field(MICRO_TIME, 'When the last occurrence was observed.'),
+    lastObservedTime: field(MICRO_TIME, 'When the last occurrence was observed.', { withDefault: true }),
   }),
   [`${CORE}.ObjectReference`]: struct(
     'Enough information to find and inspect another object.',

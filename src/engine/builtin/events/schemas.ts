@@ -25,12 +25,12 @@ const own: Record<string, Schema> = {
     properties: {
       action: str('What the reporting controller did or failed to do.'),
       deprecatedCount: int32('Occurrence count in the old core v1 form.'),
-      deprecatedFirstTimestamp: field(TIME, 'First occurrence in the old core v1 form.'),
-      deprecatedLastTimestamp: field(TIME, 'Latest occurrence in the old core v1 form.'),
+      deprecatedFirstTimestamp: field(TIME, 'First occurrence in the old core v1 form.', { withDefault: true }),
+      deprecatedLastTimestamp: field(TIME, 'Latest occurrence in the old core v1 form.', { withDefault: true }),
       deprecatedSource: field(`${CORE}.EventSource`, 'Reporting component in the old core v1 form.', {
         withDefault: true,
       }),
-      eventTime: field(MICRO_TIME, 'When the event was first observed.'),
+      eventTime: field(MICRO_TIME, 'When the event was first observed.', { withDefault: true }),
       note: str('Human-readable description of what happened, at most 1 kB.'),
       reason: str('Short machine-readable CamelCase reason.'),
       regarding: field(`${CORE}.ObjectReference`, 'The object this event is about.', { withDefault: true }),
@@ -44,8 +44,8 @@ const own: Record<string, Schema> = {
   }),
   [`${EV}.EventSeries`]: withRequired(
     struct('A series of recurring events, updated in place instead of creating new events.', {
-      count: int32('Occurrences in this series up to lastObservedTime.'),
-      lastObservedTime: field(MICRO_TIME, 'When the last occurrence was observed.'),
+      count: { ...int32('Occurrences in this series up to lastObservedTime.'), default: 0 },
+      lastObservedTime: field(MICRO_TIME, 'When the last occurrence was observed.', { withDefault: true }),
     }),
     ['count', 'lastObservedTime'],
   ),

@@ -41,12 +41,12 @@ export const kcpSchemas: Record<string, Schema> = {
   }),
   [`${KCP}.LogicalClusterOwner`]: withRequired(
     struct('Reference to the owner of a logical cluster, possibly in another logical cluster.', {
-      apiVersion: str('API version of the owner.'),
-      cluster: str('Logical cluster name the owner lives in.'),
-      name: str('Name of the owner.'),
+      apiVersion: str('API version of the owner.', { default: '' }),
+      cluster: str('Logical cluster name the owner lives in.', { default: '' }),
+      name: str('Name of the owner.', { default: '' }),
       namespace: str('Namespace of the owner, if it is namespaced.'),
-      resource: str('Resource (plural) of the owner, e.g. workspaces.'),
-      uid: str('UID of the owner.'),
+      resource: str('Resource (plural) of the owner, e.g. workspaces.', { default: '' }),
+      uid: str('UID of the owner.', { default: '' }),
     }),
     ['apiVersion', 'resource', 'name', 'cluster', 'uid'],
   ),
@@ -69,12 +69,12 @@ export const kcpSchemas: Record<string, Schema> = {
   }),
   [KCP_CONDITION]: withRequired(
     struct("One aspect of a kcp object's state.", {
-      lastTransitionTime: field(TIME, 'When the status last changed.'),
+      lastTransitionTime: field(TIME, 'When the status last changed.', { withDefault: true }),
       message: str('Human-readable details.'),
       reason: str('Machine-readable CamelCase reason for the last transition.'),
       severity: str('How bad a False status is: Error, Warning, Info, or empty when status is True.'),
-      status: str('True, False or Unknown.'),
-      type: str('Condition type in CamelCase, such as Ready.'),
+      status: str('True, False or Unknown.', { default: '' }),
+      type: str('Condition type in CamelCase, such as Ready.', { default: '' }),
     }),
     ['type', 'status'],
   ),

@@ -73,9 +73,30 @@ export const apiextensionsSchemas: Record<string, Schema> = {
       strategy: str('strategy specifies how custom resources are converted between versions. Allowed values are `None` and `Webhook`.', {
         default: '',
       }),
-      webhook: { description: 'webhook describes how to call the conversion webhook (not supported by kcpt).', type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      webhook: field(`${AX}.WebhookConversion`, 'webhook describes how to call the conversion webhook (kcpt stores it but does not call it).'),
     }),
     ['strategy'],
+  ),
+  [`${AX}.WebhookConversion`]: withRequired(
+    struct('WebhookConversion describes how to call a conversion webhook.', {
+      clientConfig: field(`${AX}.WebhookClientConfig`, 'clientConfig is how to reach the webhook: a URL or a service.'),
+      conversionReviewVersions: stringList('conversionReviewVersions is the ConversionReview versions the webhook accepts, by preference.'),
+    }),
+    ['conversionReviewVersions'],
+  ),
+  [`${AX}.WebhookClientConfig`]: struct('WebhookClientConfig contains the information to make a TLS connection with the webhook.', {
+    caBundle: str('caBundle is a PEM encoded CA bundle which will be used to validate the webhook\'s server certificate.', { format: 'byte' }),
+    service: field(`${AX}.ServiceReference`, 'service is a reference to the service for this webhook. Either service or url must be specified.'),
+    url: str('url gives the location of the webhook, in standard URL form (`scheme://host:port/path`).'),
+  }),
+  [`${AX}.ServiceReference`]: withRequired(
+    struct('ServiceReference holds a reference to Service.legacy.k8s.io', {
+      name: str('name is the name of the service.', { default: '' }),
+      namespace: str('namespace is the namespace of the service.', { default: '' }),
+      path: str('path is an optional URL path at which the webhook will be contacted.'),
+      port: int32('port is an optional service port at which the webhook will be contacted. Defaults to 443.'),
+    }),
+    ['namespace', 'name'],
   ),
   [`${AX}.CustomResourceDefinitionNames`]: withRequired(
     struct('CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition', {
@@ -107,8 +128,11 @@ export const apiextensionsSchemas: Record<string, Schema> = {
         'selectableFields specifies paths to fields that may be used as field selectors. At most 8 are allowed.',
         { 'x-kubernetes-list-type': 'atomic' },
       ),
-      served: bool('served is a flag enabling/disabling this version from being served via REST APIs'),
-      storage: bool('storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.'),
+      served: { ...bool('served is a flag enabling/disabling this version from being served via REST APIs'), default: false },
+      storage: {
+        ...bool('storage indicates this version should be used when persisting custom resources to storage. There must be exactly one version with storage=true.'),
+        default: false,
+      },
       subresources: field(`${AX}.CustomResourceSubresources`, 'subresources specify what subresources this version of the defined custom resource have.'),
     }),
     ['name', 'served', 'storage'],
@@ -175,7 +199,7 @@ export const apiextensionsSchemas: Record<string, Schema> = {
   }),
   [`${AX}.CustomResourceDefinitionCondition`]: withRequired(
     struct('CustomResourceDefinitionCondition contains details for the current condition of this pod.', {
-      lastTransitionTime: field(TIME, 'lastTransitionTime last time the condition transitioned from one status to another.'),
+      lastTransitionTime: field(TIME, 'lastTransitionTime last time the condition transitioned from one status to another.', { withDefault: true }),
       message: str('message is a human-readable message indicating details about last transition.'),
       reason: str('reason is a unique, one-word, CamelCase reason for the condition\'s last transition.'),
       status: str('status is the status of the condition. Can be True, False, Unknown.', { default: '' }),

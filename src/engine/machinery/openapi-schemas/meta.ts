@@ -86,6 +86,7 @@ export const metaSchemas: Record<string, Schema> = {
     creationTimestamp: field(
       TIME,
       'When the server created the object (RFC 3339, UTC). Set by the system; clients cannot change it.',
+      { withDefault: true },
     ),
     deletionGracePeriodSeconds: int64(
       'Seconds the object is given to terminate gracefully; set together with deletionTimestamp.',
@@ -129,14 +130,14 @@ export const metaSchemas: Record<string, Schema> = {
     struct(
       'Points at an owning object in the same namespace, or at a cluster-scoped owner.',
       {
-        apiVersion: str('API version of the owner.'),
+        apiVersion: str('API version of the owner.', { default: '' }),
         blockOwnerDeletion: bool(
           'If true and the owner uses foreground deletion, the owner is not removed until this reference is gone.',
         ),
         controller: bool('If true, the owner is the managing controller of this object.'),
-        kind: str('Kind of the owner.'),
-        name: str('Name of the owner.'),
-        uid: str('UID of the owner.'),
+        kind: str('Kind of the owner.', { default: '' }),
+        name: str('Name of the owner.', { default: '' }),
+        uid: str('UID of the owner.', { default: '' }),
       },
       { 'x-kubernetes-map-type': 'atomic' },
     ),

@@ -3,6 +3,7 @@
  * Server-side apply (`application/apply-patch+yaml`) is accepted by the same endpoint but handled by the
  * server-side apply module; it appears in the lists below because kube lists it in its 415 message.
  */
+import { jsonDuplicateKeys } from '../json-duplicate-keys.js';
 import { nestingTooDeep } from '../nesting-depth.js';
 import { internalError, unsupportedMediaType } from '../status.js';
 import { patchDecodeError, withStatusErrors } from './errors.js';
@@ -44,7 +45,16 @@ export interface PatchContext {
   isCustomResource: boolean;
   /** The kind's strategic-merge keys (ResourceType.patchSchema); ObjectMeta's only when absent. */
   patchSchema?: PatchSchema;
+  /**
+   * When given (fieldValidation Strict or Warn), receives the strict-decoding problems of the patch body itself, as
+   * kube's patch handler decodes it strictly before applying it: each repeated key (`duplicate field "spec"`), and
+   * for a JSON patch an operation's fields other than op, path, from and value, prefixed `json patch`.
+   */
+  strictProblems?: string[];
 }
+
+/** The fields of a JSON patch operation (kube's jsonPatchOp). */
+const JSON_PATCH_OP_FIELDS = new Set(['op', 'path', 'from', 'value']);
 
 /**
  * Applies a JSON, merge or strategic merge patch body to `obj` and returns the patched copy.
@@ -64,6 +74,7 @@ export function applyPatch(
     throw internalError(`${APPLY_PATCH} is server-side apply and must not be routed to applyPatch`);
   }
   const patch = parsePatchBody(body);
+  if (ctx.strictProblems) ctx.strictProblems.push(...patchBodyProblems(type, body, patch));
   switch (type) {
     case JSON_PATCH:
       return applyJsonPatch(obj, patch);
@@ -72,6 +83,27 @@ export function applyPatch(
     default:
       return applyStrategicMergePatch(obj, patch, ctx.patchSchema ?? genericPatchSchema);
   }
+}
+
+/**
+ * kube's UnmarshalStrict of the patch body: into a map for a merge or strategic merge patch (repeats only), into
+ * []jsonPatchOp for a JSON patch (repeats and unknown fields, in the order of the text, each `json patch …`).
+ */
+function patchBodyProblems(type: string, body: Buffer | Uint8Array | string, patch: unknown): string[] {
+  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const repeats = jsonDuplicateKeys(text, patch);
+  const found = (repeats?.paths ?? []).map((path, i) => ({ at: repeats!.repeatedAt[i]!, text: `duplicate field "${path}"` }));
+  if (type === JSON_PATCH && Array.isArray(patch)) {
+    patch.forEach((op, i) => {
+      if (op === null || typeof op !== 'object' || Array.isArray(op)) return;
+      for (const key of Object.keys(op)) {
+        if (JSON_PATCH_OP_FIELDS.has(key)) continue;
+        found.push({ at: repeats?.offsets.get(`[${i}].${key}`) ?? i, text: `unknown field "[${i}].${key}"` });
+      }
+    });
+  }
+  const sorted = found.sort((a, b) => a.at - b.at).map((f) => f.text);
+  return type === JSON_PATCH ? sorted.map((p) => `json patch ${p}`) : sorted;
 }
 
 /** Parses a PATCH body as JSON, with a 400 that says what is wrong and where. */
