@@ -20,4 +20,17 @@ describe('jsonDuplicateKeys', () => {
     expect(dups('{"a": {"b": 1}, "c": [{"d": "x\\": y"}], "e": "{\\"f\\": 1, \\"f\\": 2}", "g\\\\": 1}')).toBeUndefined();
     expect(dups('{"__proto__": {"a": 1}, "__proto__": {"b": 2}}')?.merged).toEqual(JSON.parse('{"__proto__": {"a": 1, "b": 2}}'));
   });
+
+  it('holds at most 2^21 characters of paths however deep the keys sit, naming later repeats by their key', () => {
+    // 1,000 levels over 3,000 keys: 6 million characters of paths if each were built and kept.
+    const inner = `{${Array.from({ length: 3000 }, (_, i) => `"k${i}":1`).join(',')},"k0":2,"n":{"x":"a","x":"b"}}`;
+    const text = '{"a":'.repeat(999) + inner + '}'.repeat(999);
+    const found = dups(text)!;
+    expect(found.paths).toEqual(['….k0', '….x']);
+    expect([...found.offsets.keys()].reduce((sum, path) => sum + path.length, 0)).toBeLessThanOrEqual(1 << 21);
+    expect((found.merged as Record<string, unknown>).a).toBeDefined();
+    // Keys with escapes still read as JSON.parse reads them.
+    expect(dups('{"a\\u0041":1,"a\\u0041":2,"\\"q":3}')?.paths).toEqual(['aA']);
+    expect(dups('{"a\u0041":1,"aA":2}')?.paths).toEqual(['aA']);
+  });
 });
