@@ -10,7 +10,8 @@ import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import { goValidationRuleDump } from '../go-dump.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 import { baseEnvironment, bindKubeImplementations, UNSUPPORTED_FUNCTIONS } from './library.js';
-import { MAX_REQUEST_SIZE_BYTES, nodesLeadingTo, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import { celEqual, MAX_REQUEST_SIZE_BYTES, nodesLeadingTo, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import { bindListTypeOperators } from './list-types.js';
 import {
   costErrorMessage,
   estimateCost,
@@ -331,6 +332,7 @@ function compileRule(
     return undefined;
   }
   bindKubeImplementations(program.ast);
+  bindListTypeOperators(program.ast, celEqual);
   const cost = estimateCost(program.ast, node, (n) => n.maxSize) * cardinality;
   observe(w, `${path}.rule`, cost, 'estimated rule cost');
 
@@ -357,6 +359,7 @@ function compileRule(
       messageProgram = undefined;
     } else {
       bindKubeImplementations(messageProgram!.ast);
+      bindListTypeOperators(messageProgram!.ast, celEqual);
       const mcost = estimateCost(messageProgram!.ast, node, (n) => n.maxSize) * cardinality;
       observe(w, `${path}.messageExpression`, mcost, 'estimated messageExpression cost');
     }
