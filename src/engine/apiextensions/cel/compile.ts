@@ -253,7 +253,8 @@ function calledFunctions(ast: unknown, out = new Set<string>()): Set<string> {
 /** cel-go's error shape: `ERROR: <input>:1:6: undefined field 'x'` and the source line with a caret under it. */
 export function celErrorText(err: unknown, source: string): string {
   const e = err as { message?: string; node?: { start?: number; pos?: number } };
-  const summary = (e.message ?? String(err)).split('\n')[0];
+  // The namespaces' functions (sets.contains) are declared on kcpt.namespace.<name>; the rule wrote <name>.
+  const summary = (e.message ?? String(err)).split('\n')[0].replace(/kcpt\.namespace\./g, '');
   const offset = e.node?.pos ?? e.node?.start;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
   const before = source.slice(0, offset);

@@ -8,6 +8,7 @@
  * Sound rather than exact: where cel-go's estimate would depend on a detail we do not model, this charges the larger.
  */
 import { MAX_REQUEST_SIZE_BYTES, type CelNode } from './decl-types.js';
+import { SETS_COST_FACTORS } from './sets.js';
 import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
@@ -190,6 +191,7 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
   const namespaced = recvAst?.op === 'id' && NAMESPACES.has(recvAst.args as string) && !scope.vars.has(recvAst.args as string);
   const recv = recvAst && !namespaced ? est(recvAst, scope) : undefined;
   const args = argAsts.map((a) => est(a, scope));
+  if (namespaced && recvAst?.args === 'sets' && args.length === 2) return setsCall(name, args, scope);
   const typed = typedLibraryCall(name, namespaced, recv, args, recvAst);
   if (typed) return typed;
   const base = (recv?.cost ?? 0) + sumArgs(args);
@@ -224,6 +226,16 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: base + Math.max(1, cost), size, node };
   }
   return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
+}
+
+/**
+ * cel-go's ext sets: 1 plus the factor times both lists' sizes (every pair compared). At run time each pair is
+ * priced as `==` on the elements (deep values: every value they hold), for cel-js compares them pairwise.
+ */
+function setsCall(name: string, args: Estimate[], scope: Scope): Estimate {
+  const [a, b] = args;
+  const pair = scope.deepOf ? equalityCost(child(a, scope), child(b, scope), scope) : 1;
+  return { cost: sumArgs(args) + 1 + Math.ceil((SETS_COST_FACTORS[name] ?? 1) * a.size * b.size * pair), size: 1 };
 }
 
 /** The MaxRegexSize of the format a validate() receiver names (`format.uri()`), else the largest any has. */

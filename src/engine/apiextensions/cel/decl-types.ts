@@ -195,6 +195,8 @@ function scalar(kind: CelKind, schema: JSONSchemaProps, minSerializedSize: numbe
  */
 export function celEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  // An int and a double of one value are equal (CEL's heterogeneous equality, as cel-js's own ==).
+  if ((typeof a === 'bigint' && typeof b === 'number') || (typeof a === 'number' && typeof b === 'bigint')) return a == b;
   if (Array.isArray(a)) {
     const s = listSemantics(a);
     if (s) return listTypeEqual(a, s, b, celEqual);

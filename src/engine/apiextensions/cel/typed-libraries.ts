@@ -86,8 +86,10 @@ export function typedValueName(v: unknown): string | undefined {
 class StringsNamespace {}
 class FormatNamespace {}
 class IPNamespace {}
-type CelNamespace = StringsNamespace | FormatNamespace | IPNamespace;
-const NAMESPACE_CLASSES: Record<string, new () => CelNamespace> = { strings: StringsNamespace, format: FormatNamespace, ip: IPNamespace };
+/** cel-go's ext sets (sets.ts). */
+class SetsNamespace {}
+type CelNamespace = StringsNamespace | FormatNamespace | IPNamespace | SetsNamespace;
+const NAMESPACE_CLASSES: Record<string, new () => CelNamespace> = { strings: StringsNamespace, format: FormatNamespace, ip: IPNamespace, sets: SetsNamespace };
 
 const QUANTITY = 'kubernetes.Quantity';
 const IP = 'net.IP';
