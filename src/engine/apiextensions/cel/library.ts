@@ -4,8 +4,9 @@
  * extension), with kube's semantics where the library's differ (bindKubeImplementations): `matches` and the regex
  * functions are RE2 (linear time: a tenant's pattern can not backtrack), lowerAscii/upperAscii change ASCII letters.
  * The libraries with their own value types (quantity, ip, cidr, semver, format, strings.quote) are in
- * typed-libraries.ts, cel-go's ext sets in sets.ts. Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
- * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
+ * typed-libraries.ts, cel-go's ext sets in sets.ts. Functions kube has that kcpt does not (yet) are named in
+ * UNSUPPORTED_FUNCTIONS: a rule calling one is stored, not evaluated (a messageExpression calling one gives way to the
+ * rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';

@@ -1,11 +1,14 @@
 /**
- * x-kubernetes-list-type in CEL, as kube's values (apiserver/pkg/cel/common/values.go, unstructuredSetList and
- * unstructuredMapList): the left operand decides. A set list's `==` ignores order and its `X + Y` is a union (X's
- * order, then Y's new elements); a map list's `==` matches items by their map keys, then compares them, and its
- * `X + Y` merges by key (X's positions, Y's values, Y's new keys appended). Atomic and untyped lists stay positional.
- * Both index one side (linear: what the run-time charge of equality and `+` assumes), never match pairwise.
+ * x-kubernetes-list-type in CEL, as kube's values (apiserver/pkg/cel/common valuesunstructured.go and
+ * valuesreflect.go, v0.37: unstructuredSetList, unstructuredMapList, addToSetList, addToMapList): the left operand
+ * decides. A set list's `==` ignores order (same size, same distinct values) and its `X + Y` is a union (X's order,
+ * then Y's new elements); both refuse elements that are lists, maps or objects. A map list's `==` matches items by
+ * their map keys, then compares them, and its `X + Y` merges by key (X's positions, Y's values, Y's new keys
+ * appended). Results of `+` keep the list type; atomic and untyped lists stay positional.
+ * Both sides are indexed (Set/Map), never matched pairwise: linear, as the run-time charge of equality and `+` assumes.
  */
-import { Duration } from '@marcbachmann/cel-js/evaluator';
+import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { typedValueName } from './typed-libraries.js';
 
 /** How a converted list's items are matched: by value (set), or by these fields (map; escaped and raw names). */
 export type ListSemantics = { kind: 'set' } | { kind: 'map'; fields: string[]; names: string[] };
@@ -33,14 +36,31 @@ export function listSemantics(v: unknown): ListSemantics | undefined {
   return Array.isArray(v) ? (v as unknown as Record<symbol, ListSemantics | undefined>)[SEMANTICS] : undefined;
 }
 
-/** A primitive standing for a scalar value, for indexing (BigInt and string keys compare by value in a Map). */
-function scalarKey(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : v;
+const bytesKeys = new WeakMap<Uint8Array, string>();
+
+/**
+ * A Map key standing for a value as kube keys it (its Go value: an int and a double are different keys, a NaN matches
+ * nothing, bytes by content, a typed library value by identity). Undefined for lists, maps and objects.
+ */
+function valueKey(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return typeof v === 'number' && Number.isNaN(v) ? Symbol('NaN') : v;
+  if (Array.isArray(v) || v instanceof Map) return undefined;
   if (v instanceof Date) return `\u0000t${v.getTime()}`;
   if (v instanceof Duration) return `\u0000d${v.seconds}.${v.nanos}`;
-  if (v instanceof Uint8Array) return `\u0000b${Buffer.from(v).toString('base64')}`;
-  // Items of a set are scalars in a valid schema; anything else is indexed by its shape.
-  return `\u0000j${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Map ? Object.fromEntries(x) : x))}`;
+  if (v instanceof UnsignedInt) return `\u0000u${v.valueOf()}`;
+  if (v instanceof Uint8Array) {
+    let k = bytesKeys.get(v);
+    if (k === undefined) bytesKeys.set(v, (k = `\u0000b${Buffer.from(v).toString('base64')}`));
+    return k;
+  }
+  return typedValueName(v) === undefined ? undefined : v;
+}
+
+/** kube's setElementKey: a set's operations refuse lists, maps and objects as elements. */
+function setKey(v: unknown): unknown {
+  const k = valueKey(v);
+  if (k === undefined) throw new Error('listSet operations are only supported on lists of scalar values');
+  return k;
 }
 
 function field(item: unknown, s: Extract<ListSemantics, { kind: 'map' }>, i: number): unknown {
@@ -48,39 +68,57 @@ function field(item: unknown, s: Extract<ListSemantics, { kind: 'map' }>, i: num
   return item && typeof item === 'object' ? (item as Record<string, unknown>)[s.fields[i]] : undefined;
 }
 
+/**
+ * kube's refValMapKey: the key fields' values (an absent one as null; a non-scalar one, which a valid schema does
+ * not have, by identity).
+ */
 function mapKey(item: unknown, s: Extract<ListSemantics, { kind: 'map' }>): unknown {
-  if (s.fields.length === 1) return scalarKey(field(item, s, 0));
+  const one = (i: number) => {
+    const v = field(item, s, i) ?? null;
+    return valueKey(v) ?? v;
+  };
+  if (s.fields.length === 1) return one(0);
   let key = '';
   for (let i = 0; i < s.fields.length; i++) {
-    const k = scalarKey(field(item, s, i));
+    const k = one(i);
     key += `${typeof k}:${String(k)}\u0001`;
   }
   return key;
 }
 
-/** `a == b` with `a` a set or map list (kube's Equal on the left operand). `eq`: deep equality of two items. */
+/**
+ * `a == b` with `a` a set or map list (kube's Equal on the left operand): the same size, every item of `b` matched
+ * in `a` (by value, or by map keys and then compared with `eq`), and as many distinct ones on both sides.
+ */
 export function listTypeEqual(a: unknown[], s: ListSemantics, b: unknown, eq: (x: unknown, y: unknown) => boolean): boolean {
   if (!Array.isArray(b) || a.length !== b.length) return false;
+  const seen = new Set<unknown>();
   if (s.kind === 'set') {
-    const set = new Set(a.map(scalarKey));
-    return b.every((x) => set.has(scalarKey(x)));
+    const set = new Set(a.map(setKey));
+    for (const x of b) {
+      const k = setKey(x);
+      if (!set.has(k)) return false;
+      seen.add(k);
+    }
+    return seen.size === set.size;
   }
   const byKey = new Map<unknown, unknown>();
   for (const item of a) byKey.set(mapKey(item, s), item);
   for (const item of b) {
     const k = mapKey(item, s);
     if (!byKey.has(k) || !eq(byKey.get(k), item)) return false;
+    seen.add(k);
   }
-  return true;
+  return seen.size === byKey.size;
 }
 
 /** `a + b` with `a` a set list (union) or map list (merge by key); the result keeps `a`'s list type. */
 export function listTypeAdd(a: unknown[], s: ListSemantics, b: unknown[]): unknown[] {
   const out = a.slice();
   if (s.kind === 'set') {
-    const set = new Set(a.map(scalarKey));
+    const set = new Set(a.map(setKey));
     for (const x of b) {
-      const k = scalarKey(x);
+      const k = setKey(x);
       if (set.has(k)) continue;
       set.add(k);
       out.push(x);
