@@ -11,6 +11,7 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { parseGoDuration } from '../../machinery/go-duration.js';
 import { ownValue } from '../../machinery/own-properties.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
+import { typedEqual } from './typed-libraries.js';
 import { listSemantics, listTypeEqual, listTypeOf, withListType, type ListSemantics } from './list-types.js';
 
 /** kube's celconfig.MaxRequestSizeBytes: the largest object, so the most elements any unbounded value can have. */
@@ -205,6 +206,8 @@ export function celEqual(a: unknown, b: unknown): boolean {
   // Neither has own fields to compare.
   if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime();
   if (a instanceof Duration) return b instanceof Duration && a.seconds === b.seconds && a.nanos === b.nanos;
+  const typed = typedEqual(a, b);
+  if (typed !== undefined) return typed;
   if (a instanceof Map) {
     if (!(b instanceof Map) || a.size !== b.size) return false;
     for (const [k, v] of a) if (!b.has(k) || !celEqual(v, b.get(k))) return false;
