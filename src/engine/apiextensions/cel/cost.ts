@@ -12,6 +12,8 @@ import { SETS_COST_FACTORS } from './sets.js';
 import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
+/** cel-go's common.ListCreateBaseCost. */
+const LIST_CREATE_BASE_COST = 10;
 const REGEX_LENGTH = 0.25;
 
 /** kube's limits (apiextensions-apiserver validation.go, apiserver celconfig). */
@@ -116,12 +118,13 @@ function est(ast: Ast, scope: Scope): Estimate {
       return { ...c, cost: o.cost + i.cost + 1 };
     }
     case 'list': {
-      // Building a list literal is work per element, even of constants (which cost nothing themselves).
+      // Building a list literal: cel-go's 10 (ListCreateBaseCost), or 1 per element where that is more (the
+      // work is per element, even of constants, which cost nothing themselves).
       // Its items are as large as its largest item: iterating `[self.a, self.b]` visits lists of their sizes.
       const items = (args as Ast[]).map((a) => est(a, scope));
       const largest = items.reduce<Estimate | undefined>((m, e) => (!m || e.size > m.size ? e : m), undefined);
       const node = largest && listOf({ cost: 0, size: largest.size, node: largest.node ?? SCALAR });
-      return { cost: sumArgs(items) + 1 + items.length, size: items.length, node };
+      return { cost: sumArgs(items) + Math.max(LIST_CREATE_BASE_COST, 1 + items.length), size: items.length, node };
     }
     case 'map': {
       const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
