@@ -12,8 +12,9 @@ import { SETS_COST_FACTORS } from './sets.js';
 import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
-/** cel-go's common.ListCreateBaseCost. */
+/** cel-go's common.ListCreateBaseCost and MapCreateBaseCost. */
 const LIST_CREATE_BASE_COST = 10;
+const MAP_CREATE_BASE_COST = 30;
 const REGEX_LENGTH = 0.25;
 
 /** kube's limits (apiextensions-apiserver validation.go, apiserver celconfig). */
@@ -128,7 +129,8 @@ function est(ast: Ast, scope: Scope): Estimate {
     }
     case 'map': {
       const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
-      return { cost: sumArgs(entries) + 1 + entries.length, size: entries.length / 2 };
+      // Likewise a map literal: cel-go's 30 (MapCreateBaseCost), or 1 per key and value where that is more.
+      return { cost: sumArgs(entries) + Math.max(MAP_CREATE_BASE_COST, 1 + entries.length), size: entries.length / 2 };
     }
     case '&&':
     case '||':
