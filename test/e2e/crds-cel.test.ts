@@ -26,6 +26,14 @@ const schema: Json = {
         max: { type: 'integer' },
         tags: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 } },
         owner: { type: 'string', maxLength: 64, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'owner is immutable' }] },
+        // A set: == ignores order, as kube's (so the rule refuses a changed zone, not a reordered list).
+        zones: {
+          type: 'array',
+          maxItems: 8,
+          'x-kubernetes-list-type': 'set',
+          items: { type: 'string', maxLength: 16 },
+          'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'zones are immutable' }],
+        },
       },
     },
     status: {
@@ -88,6 +96,17 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
     const ssa = await withFile(k, ['apply', '--server-side', '--field-manager=ci', '--force-conflicts', '-n', ns], obj('r1', { min: 7, max: 2 }), { reject: false });
     expect(ssa.exitCode).not.toBe(0);
     expect(lines(ssa.stderr).join('\n')).toContain('spec: Invalid value: "object": min must not exceed max');
+  });
+
+  it('a transition rule on a set list (self == oldSelf) accepts a reorder and refuses a change', async () => {
+    await withFile(k, ['create', '-n', ns], obj('z1', { min: 1, max: 2, tags: [], zones: ['eu-1', 'us-2', 'ap-3'] }));
+    const reordered = await k(['patch', res, 'z1', '-n', ns, '--type', 'merge', '-p', '{"spec":{"zones":["ap-3","eu-1","us-2"]}}']);
+    expect(reordered.stdout).toBe(`guarded.${group}/z1 patched`);
+    const stored = JSON.parse((await k(['get', res, 'z1', '-n', ns, '-o', 'json'])).stdout) as { spec: Json };
+    expect(stored.spec.zones).toEqual(['ap-3', 'eu-1', 'us-2']);
+    expect(await fails(['patch', res, 'z1', '--type', 'merge', '-p', '{"spec":{"zones":["ap-3","eu-1","us-9"]}}'])).toEqual([
+      'The Guarded "z1" is invalid: spec.zones: Invalid value: "array": zones are immutable',
+    ]);
   });
 
   it('the status subresource: rules of the status schema, with the rule reason as the cause type', async () => {

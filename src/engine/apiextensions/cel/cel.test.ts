@@ -4,6 +4,7 @@ import { compileSchemaRules } from './compile.js';
 import { validateRules } from './validate.js';
 import { ChangeDetector } from '../../machinery/canonical-json.js';
 import { UNSUPPORTED_FUNCTIONS } from './library.js';
+import { estimateCost, type Ast } from './cost.js';
 
 const rule = (r: string, extra: Record<string, unknown> = {}) => [{ rule: r, ...extra }];
 
@@ -144,6 +145,21 @@ describe('CEL rules: static cost (the CRD author as attacker)', () => {
     const small = compileSchemaRules(schemaWith({ type: 'object', properties: { l: { ...l, maxItems: 10 } }, 'x-kubernetes-validations': rule("['a', 'b'].all(p, [self.l, self.l].all(a, a.all(x, x >= 0)))") }));
     expect(small.errors).toEqual([]);
     expect(validateRules(small, { spec: { l: [1, 2] } }, undefined)).toEqual([]);
+  });
+});
+
+describe('CEL rules: list and map literals are priced as cel-go builds them', () => {
+  // kube's MaxCost for each (its CRD CEL compiler, apiextensions-apiserver v0.37.0); kcpt is exact or one above.
+  it.each([
+    ["size([1, 2]) == 2", 12, 12],
+    ["size({'a': 1}) == 1", 32, 32],
+    ["self.a in {'x': 1, 'y': 2}", 33, 34],
+    ["{'a': self.a}.a == self.a", 35, 36],
+  ] as const)('%s: kube %d', (r, _kube, kcpt) => {
+    const c = compileSchemaRules(schemaWith({ type: 'object', properties: { a: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': rule(r) }));
+    expect(c.errors).toEqual([]);
+    const spec = c.root!.properties!.get('spec')!;
+    expect(estimateCost(spec.rules[0].program.ast as Ast, spec.node, (n) => n.maxSize)).toBe(kcpt);
   });
 });
 

@@ -10,7 +10,8 @@ import { fieldErrors, type FieldError } from '../../machinery/status.js';
 import { goValidationRuleDump } from '../go-dump.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
 import { baseEnvironment, bindKubeImplementations, UNSUPPORTED_FUNCTIONS } from './library.js';
-import { MAX_REQUEST_SIZE_BYTES, nodesLeadingTo, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import { celEqual, MAX_REQUEST_SIZE_BYTES, nodesLeadingTo, SchemaTypes, unescapeFieldName, type CelNode } from './decl-types.js';
+import { bindListTypeOperators } from './list-types.js';
 import {
   costErrorMessage,
   estimateCost,
@@ -252,7 +253,8 @@ function calledFunctions(ast: unknown, out = new Set<string>()): Set<string> {
 /** cel-go's error shape: `ERROR: <input>:1:6: undefined field 'x'` and the source line with a caret under it. */
 export function celErrorText(err: unknown, source: string): string {
   const e = err as { message?: string; node?: { start?: number; pos?: number } };
-  const summary = (e.message ?? String(err)).split('\n')[0];
+  // The namespaces' functions (sets.contains) are declared on kcpt.namespace.<name>; the rule wrote <name>.
+  const summary = (e.message ?? String(err)).split('\n')[0].replace(/kcpt\.namespace\./g, '');
   const offset = e.node?.pos ?? e.node?.start;
   if (offset === undefined) return `ERROR: <input>:1:1: ${summary}`;
   const before = source.slice(0, offset);
@@ -331,6 +333,7 @@ function compileRule(
     return undefined;
   }
   bindKubeImplementations(program.ast);
+  bindListTypeOperators(program.ast, celEqual);
   const cost = estimateCost(program.ast, node, (n) => n.maxSize) * cardinality;
   observe(w, `${path}.rule`, cost, 'estimated rule cost');
 
@@ -357,6 +360,7 @@ function compileRule(
       messageProgram = undefined;
     } else {
       bindKubeImplementations(messageProgram!.ast);
+      bindListTypeOperators(messageProgram!.ast, celEqual);
       const mcost = estimateCost(messageProgram!.ast, node, (n) => n.maxSize) * cardinality;
       observe(w, `${path}.messageExpression`, mcost, 'estimated messageExpression cost');
     }

@@ -8,9 +8,13 @@
  * Sound rather than exact: where cel-go's estimate would depend on a detail we do not model, this charges the larger.
  */
 import { MAX_REQUEST_SIZE_BYTES, type CelNode } from './decl-types.js';
+import { SETS_COST_FACTORS } from './sets.js';
 import { MAX_NAME_FORMAT_REGEX_SIZE, NAMED_FORMATS, NAMESPACES, NOMINAL_COST_FUNCTIONS, PARSING_FUNCTIONS } from './typed-libraries.js';
 
 const STRING_TRAVERSAL = 0.1;
+/** cel-go's common.ListCreateBaseCost and MapCreateBaseCost. */
+const LIST_CREATE_BASE_COST = 10;
+const MAP_CREATE_BASE_COST = 30;
 const REGEX_LENGTH = 0.25;
 
 /** kube's limits (apiextensions-apiserver validation.go, apiserver celconfig). */
@@ -115,16 +119,18 @@ function est(ast: Ast, scope: Scope): Estimate {
       return { ...c, cost: o.cost + i.cost + 1 };
     }
     case 'list': {
-      // Building a list literal is work per element, even of constants (which cost nothing themselves).
+      // Building a list literal: cel-go's 10 (ListCreateBaseCost), or 1 per element where that is more (the
+      // work is per element, even of constants, which cost nothing themselves).
       // Its items are as large as its largest item: iterating `[self.a, self.b]` visits lists of their sizes.
       const items = (args as Ast[]).map((a) => est(a, scope));
       const largest = items.reduce<Estimate | undefined>((m, e) => (!m || e.size > m.size ? e : m), undefined);
       const node = largest && listOf({ cost: 0, size: largest.size, node: largest.node ?? SCALAR });
-      return { cost: sumArgs(items) + 1 + items.length, size: items.length, node };
+      return { cost: sumArgs(items) + Math.max(LIST_CREATE_BASE_COST, 1 + items.length), size: items.length, node };
     }
     case 'map': {
       const entries = (args as Array<[Ast, Ast]>).flatMap(([k, v]) => [est(k, scope), est(v, scope)]);
-      return { cost: sumArgs(entries) + 1 + entries.length, size: entries.length / 2 };
+      // Likewise a map literal: cel-go's 30 (MapCreateBaseCost), or 1 per key and value where that is more.
+      return { cost: sumArgs(entries) + Math.max(MAP_CREATE_BASE_COST, 1 + entries.length), size: entries.length / 2 };
     }
     case '&&':
     case '||':
@@ -190,6 +196,7 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
   const namespaced = recvAst?.op === 'id' && NAMESPACES.has(recvAst.args as string) && !scope.vars.has(recvAst.args as string);
   const recv = recvAst && !namespaced ? est(recvAst, scope) : undefined;
   const args = argAsts.map((a) => est(a, scope));
+  if (namespaced && recvAst?.args === 'sets' && args.length === 2) return setsCall(name, args, scope);
   const typed = typedLibraryCall(name, namespaced, recv, args, recvAst);
   if (typed) return typed;
   const base = (recv?.cost ?? 0) + sumArgs(args);
@@ -224,6 +231,16 @@ function call([name, argAsts]: [string, Ast[]], recvAst: Ast | undefined, scope:
     return { cost: base + Math.max(1, cost), size, node };
   }
   return { cost: base + Math.max(1, traverse(args.reduce((a, e) => a + e.size, recv?.size ?? 0))), size: Math.max(1, recv?.size ?? 1, ...args.map((a) => a.size)) };
+}
+
+/**
+ * cel-go's ext sets: 1 plus the factor times both lists' sizes (every pair compared). At run time each pair is
+ * priced as `==` on the elements (deep values: every value they hold), for cel-js compares them pairwise.
+ */
+function setsCall(name: string, args: Estimate[], scope: Scope): Estimate {
+  const [a, b] = args;
+  const pair = scope.deepOf ? equalityCost(child(a, scope), child(b, scope), scope) : 1;
+  return { cost: sumArgs(args) + 1 + Math.ceil((SETS_COST_FACTORS[name] ?? 1) * a.size * b.size * pair), size: 1 };
 }
 
 /** The MaxRegexSize of the format a validate() receiver names (`format.uri()`), else the largest any has. */

@@ -11,6 +11,8 @@ import { Duration } from '@marcbachmann/cel-js/evaluator';
 import { parseGoDuration } from '../../machinery/go-duration.js';
 import { ownValue } from '../../machinery/own-properties.js';
 import { isPlainObject, type JSONSchemaProps } from '../types.js';
+import { typedEqual } from './typed-libraries.js';
+import { listSemantics, listTypeEqual, listTypeOf, withListType, type ListSemantics } from './list-types.js';
 
 /** kube's celconfig.MaxRequestSizeBytes: the largest object, so the most elements any unbounded value can have. */
 export const MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
@@ -43,6 +45,8 @@ export interface CelNode {
   untyped?: boolean;
   /** Values computed by an expression (a map() result's items): their size bound, which no schema node observes. */
   fixedSize?: number;
+  /** Lists of x-kubernetes-list-type set or map: how `==` and `+` match their items (list-types.ts). */
+  listType?: ListSemantics;
 }
 
 const RESERVED = new Set([
@@ -124,7 +128,8 @@ export class SchemaTypes {
       case 'array': {
         const elem = isPlainObject(s.items) ? this.node(s.items as JSONSchemaProps, false, typed) : scalar('dyn', {}, 1);
         const max = s.maxItems ?? Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 1));
-        return { kind: 'list', schema: s, type: `list<${elem.type}>`, elem, maxSize: max, bounded: s.maxItems !== undefined, minSerializedSize: 2 };
+        const listType = listTypeOf(s['x-kubernetes-list-type'], s['x-kubernetes-list-map-keys'], escapeFieldName);
+        return { kind: 'list', schema: s, type: `list<${elem.type}>`, elem, maxSize: max, bounded: s.maxItems !== undefined, minSerializedSize: 2, listType };
       }
       case 'object':
       case undefined: {
@@ -185,10 +190,24 @@ function scalar(kind: CelKind, schema: JSONSchemaProps, minSerializedSize: numbe
   return { kind, schema, type: kind, maxSize: 1, bounded: true, minSerializedSize };
 }
 
-/** Deep equality of converted CEL values (objects are compared by their present fields, lists in order). */
+/**
+ * Deep equality of converted CEL values: objects are compared by their present fields, lists in order unless their
+ * list type (the left one's, as kube) says otherwise, timestamps and durations by the instant and length they hold.
+ */
 export function celEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => celEqual(v, b[i]));
+  // An int and a double of one value are equal (CEL's heterogeneous equality, as cel-js's own ==).
+  if ((typeof a === 'bigint' && typeof b === 'number') || (typeof a === 'number' && typeof b === 'bigint')) return a == b;
+  if (Array.isArray(a)) {
+    const s = listSemantics(a);
+    if (s) return listTypeEqual(a, s, b, celEqual);
+    return Array.isArray(b) && a.length === b.length && a.every((v, i) => celEqual(v, b[i]));
+  }
+  // Neither has own fields to compare.
+  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime();
+  if (a instanceof Duration) return b instanceof Duration && a.seconds === b.seconds && a.nanos === b.nanos;
+  const typed = typedEqual(a, b);
+  if (typed !== undefined) return typed;
   if (a instanceof Map) {
     if (!(b instanceof Map) || a.size !== b.size) return false;
     for (const [k, v] of a) if (!b.has(k) || !celEqual(v, b.get(k))) return false;
@@ -285,7 +304,7 @@ function convert(node: CelNode, v: unknown, memo: CelConversions | undefined): u
     case 'bytes':
       return typeof v === 'string' ? new Uint8Array(Buffer.from(v, 'base64')) : v;
     case 'list':
-      return Array.isArray(v) ? v.map((x) => toCel(node.elem!, x, memo)) : dyn(v);
+      return Array.isArray(v) ? withListType(v.map((x) => toCel(node.elem!, x, memo)), node.listType) : dyn(v);
     case 'map': {
       if (!isPlainObject(v)) return dyn(v);
       const out = new Map<string, unknown>();

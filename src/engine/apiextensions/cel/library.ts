@@ -4,13 +4,15 @@
  * extension), with kube's semantics where the library's differ (bindKubeImplementations): `matches` and the regex
  * functions are RE2 (linear time: a tenant's pattern can not backtrack), lowerAscii/upperAscii change ASCII letters.
  * The libraries with their own value types (quantity, ip, cidr, semver, format, strings.quote) are in
- * typed-libraries.ts. Functions kube has that kcpt does not (yet) are named in UNSUPPORTED_FUNCTIONS: a rule calling one is stored,
- * not evaluated (a messageExpression calling one gives way to the rule's message), and the CRD write says so.
+ * typed-libraries.ts, cel-go's ext sets in sets.ts. Functions kube has that kcpt does not (yet) are named in
+ * UNSUPPORTED_FUNCTIONS: a rule calling one is stored, not evaluated (a messageExpression calling one gives way to the
+ * rule's message), and the CRD write says so.
  */
 import { Environment } from '@marcbachmann/cel-js';
 import type { RE2JS } from 're2js';
 import { compileRE2 } from '../re2-bounded.js';
 import { registerTypedLibraries, typedValueName } from './typed-libraries.js';
+import { registerSetsLibrary } from './sets.js';
 import { goURLEscapedPath, goURLQuery, parseGoRequestURI, splitGoHostPort, type GoRequestURI } from '../../machinery/go-net-parse.js';
 
 /** kube library functions kcpt does not evaluate: rules using them are skipped (and named in a warning). None left. */
@@ -244,6 +246,7 @@ export function baseEnvironment(): Environment {
   env.registerFunction('string.format(list): string', formatString);
   registerURLLibrary(env);
   registerTypedLibraries(env);
+  registerSetsLibrary(env);
   base = env;
   return env;
 }

@@ -86,8 +86,10 @@ export function typedValueName(v: unknown): string | undefined {
 class StringsNamespace {}
 class FormatNamespace {}
 class IPNamespace {}
-type CelNamespace = StringsNamespace | FormatNamespace | IPNamespace;
-const NAMESPACE_CLASSES: Record<string, new () => CelNamespace> = { strings: StringsNamespace, format: FormatNamespace, ip: IPNamespace };
+/** cel-go's ext sets (sets.ts). */
+class SetsNamespace {}
+type CelNamespace = StringsNamespace | FormatNamespace | IPNamespace | SetsNamespace;
+const NAMESPACE_CLASSES: Record<string, new () => CelNamespace> = { strings: StringsNamespace, format: FormatNamespace, ip: IPNamespace, sets: SetsNamespace };
 
 const QUANTITY = 'kubernetes.Quantity';
 const IP = 'net.IP';
@@ -99,6 +101,21 @@ const FORMAT = 'kubernetes.NamedFormat';
 function quantityEqual(a: CelQuantity, b: CelQuantity): boolean {
   if (b.fromArithmetic) throw new Error('no such overload');
   return compareGoQuantities(a.q, b.q) === 0;
+}
+
+const ipEqual = (a: CelIP, b: CelIP): boolean => goAddrEqual(a.addr, b.addr);
+const cidrEqual = (a: CelCIDR, b: CelCIDR): boolean => goPrefixEqual(a.prefix, b.prefix);
+const semverEqual = (a: CelSemver, b: CelSemver): boolean => compareGoSemver(a.v, b.v) === 0;
+const formatEqual = (a: CelFormat, b: CelFormat): boolean => a.name === b.name;
+
+/** `==` of two values of one of these types (as their operators), else undefined: for equality outside cel-js's. */
+export function typedEqual(a: unknown, b: unknown): boolean | undefined {
+  if (a instanceof CelQuantity) return b instanceof CelQuantity && quantityEqual(a, b);
+  if (a instanceof CelIP) return b instanceof CelIP && ipEqual(a, b);
+  if (a instanceof CelCIDR) return b instanceof CelCIDR && cidrEqual(a, b);
+  if (a instanceof CelSemver) return b instanceof CelSemver && semverEqual(a, b);
+  if (a instanceof CelFormat) return b instanceof CelFormat && formatEqual(a, b);
+  return undefined;
 }
 
 /** Quantity.Cmp: when either side is an inf.Dec, kube converts the receiver to one in place (and it stays one). */
@@ -270,7 +287,7 @@ export function registerTypedLibraries(env: Environment): void {
   env.registerFunction(`${IP}.isLinkLocalUnicast(): bool`, (ip: CelIP) => isGoAddrLinkLocalUnicast(ip.addr));
   env.registerFunction(`${IP}.isGlobalUnicast(): bool`, (ip: CelIP) => isGoAddrGlobalUnicast(ip.addr));
   env.registerFunction(`string(${IP}): string`, (ip: CelIP) => goAddrString(ip.addr));
-  env.registerOperator(`${IP} == ${IP}`, (a: CelIP, b: CelIP) => goAddrEqual(a.addr, b.addr));
+  env.registerOperator(`${IP} == ${IP}`, ipEqual);
 
   // cidr.go
   env.registerFunction(`cidr(string): ${CIDR}`, (s: string) => new CelCIDR(stringToCIDR(s)));
@@ -289,7 +306,7 @@ export function registerTypedLibraries(env: Environment): void {
   env.registerFunction(`${CIDR}.prefixLength(): int`, (c: CelCIDR) => BigInt(c.prefix.bits));
   env.registerFunction(`${CIDR}.masked(): ${CIDR}`, (c: CelCIDR) => new CelCIDR(goPrefixMasked(c.prefix)));
   env.registerFunction(`string(${CIDR}): string`, (c: CelCIDR) => goPrefixString(c.prefix));
-  env.registerOperator(`${CIDR} == ${CIDR}`, (a: CelCIDR, b: CelCIDR) => goPrefixEqual(a.prefix, b.prefix));
+  env.registerOperator(`${CIDR} == ${CIDR}`, cidrEqual);
 
   // semverlib.go (SemverVersion 1: the normalize overloads)
   const semver = (s: string, normalize: boolean) => {
@@ -310,7 +327,7 @@ export function registerTypedLibraries(env: Environment): void {
   env.registerFunction(`${SEMVER}.major(): int`, (v: CelSemver) => BigInt.asIntN(64, v.v.major));
   env.registerFunction(`${SEMVER}.minor(): int`, (v: CelSemver) => BigInt.asIntN(64, v.v.minor));
   env.registerFunction(`${SEMVER}.patch(): int`, (v: CelSemver) => BigInt.asIntN(64, v.v.patch));
-  env.registerOperator(`${SEMVER} == ${SEMVER}`, (a: CelSemver, b: CelSemver) => compareGoSemver(a.v, b.v) === 0);
+  env.registerOperator(`${SEMVER} == ${SEMVER}`, semverEqual);
 
   // format.go
   env.registerFunction(`kcpt.namespace.format.named(string): optional<${FORMAT}>`, (_ns: CelNamespace, name: string) =>
@@ -321,7 +338,7 @@ export function registerTypedLibraries(env: Environment): void {
     const errs = f.check(s);
     return errs.length === 0 ? Optional.none() : Optional.of(errs);
   });
-  env.registerOperator(`${FORMAT} == ${FORMAT}`, (a: CelFormat, b: CelFormat) => a.name === b.name);
+  env.registerOperator(`${FORMAT} == ${FORMAT}`, formatEqual);
 
   // cel-go ext strings (version 2+)
   env.registerFunction('kcpt.namespace.strings.quote(string): string', (_ns: CelNamespace, s: string) => celQuote(s));
