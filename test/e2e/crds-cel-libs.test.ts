@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { lines, useE2EServer } from '../helpers/suite.js';
-import { crdObject, refusedLines, withFile, type Json } from './crds-fixtures.js';
+import { crdObject, refusedLines, specWith, withFile, type Json } from './crds-fixtures.js';
 
 const e2e = useE2EServer();
 
@@ -109,7 +109,6 @@ describe("x-kubernetes-validations calling kube's typed libraries are enforced o
 describe("x-kubernetes-validations calling kube's typed libraries are type-checked and costed when the CRD is written", () => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
   const refused = (crd: Json) => refusedLines(k, ['create'], crd);
-  const specWith = (spec: Json): Json => ({ type: 'object', properties: { spec } });
 
   it('a rule comparing a Quantity with an int does not compile', async () => {
     const crd = crdObject({

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName, type ClusterKubectl } from '../helpers/kubectl.js';
 import { lines, useE2EServer } from '../helpers/suite.js';
-import { applyCRD, crdObject, refusedLines, withFile, type Json } from './crds-fixtures.js';
+import { applyCRD, crdObject, refusedLines, specWith, withFile, type Json } from './crds-fixtures.js';
 
 const e2e = useE2EServer();
 
@@ -121,7 +121,6 @@ describe('x-kubernetes-validations are enforced on custom resources', () => {
 describe('x-kubernetes-validations are compiled and their cost bounded when the CRD is written', () => {
   const k: ClusterKubectl = (args, opts) => e2e.k('root')(args, opts);
   const refused = (crd: Json) => refusedLines(k, ['create'], crd);
-  const specWith = (spec: Json): Json => ({ type: 'object', properties: { spec } });
 
   it('a rule whose estimated cost exceeds the budget (a quadratic rule over unbounded lists)', async () => {
     const crd = crdObject({

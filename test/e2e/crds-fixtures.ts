@@ -55,6 +55,9 @@ export const widgetSchema: Json = {
   },
 };
 
+/** A CRD's openAPIV3Schema with only `spec`, for rules written against it. */
+export const specWith = (spec: Json): Json => ({ type: 'object', properties: { spec } });
+
 export function crdObject(o: CRDOptions): Json {
   const group = o.group ?? 'example.com';
   const names: Json = { plural: o.plural, kind: o.kind };
