@@ -8,7 +8,7 @@ import { openSqliteStore, type SqliteStore } from '../storage/sqlite-store.js';
 import { GenericStore } from './generic-store.js';
 import { buildPredicate } from './predicates.js';
 import type { KubeObject } from './types.js';
-import { serveWatch, type WatchEventType, type WatchSink } from './watch-stream.js';
+import { scheduleBookmarks, serveWatch, type WatchEventType, type WatchSink } from './watch-stream.js';
 
 interface Seen {
   type: WatchEventType;
@@ -193,5 +193,23 @@ describe('bookmarks of a watch with a deadline (kube’s cacheWatcher.nextBookma
     expect(await timeline(150, 200)).toEqual({ bookmarks: [60, 120, 148], ended: 150 });
     // The minute's heartbeat would come after the pre-timeout moment: only the pre-timeout one.
     expect(await timeline(61, 70)).toEqual({ bookmarks: [59], ended: 61 });
+  });
+
+  it('sends the pre-timeout bookmark once when its timer fires a millisecond before Date.now() reaches its moment', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let clock = 1_000_000;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    try {
+      const sent: number[] = [];
+      const timers: NodeJS.Timeout[] = [];
+      scheduleBookmarks(clock + 4_000, () => sent.push(clock), timers);
+      clock += 1_999; // the 2,000 ms timer fires while the wall clock reads a millisecond short
+      vi.advanceTimersByTime(2_000);
+      clock += 1_000;
+      vi.advanceTimersByTime(1_000);
+      expect(sent).toEqual([1_001_999]);
+    } finally {
+      now.mockRestore();
+    }
   });
 });

@@ -194,24 +194,27 @@ const BOOKMARK_FREQUENCY_MS = 60_000;
 const PRE_TIMEOUT_BOOKMARK_MS = 2_000;
 
 /**
- * How long from `now` until a watch's next periodic bookmark, or undefined for none: kube's
- * cacheWatcher.nextBookmarkTime. The heartbeat comes `every` ms, or at the pre-timeout moment when that is sooner;
- * once that moment has passed no more bookmarks come, and the watch closes at its deadline without one (a watch of
- * two seconds or less gets no periodic bookmark at all). kube's own send is rounded to its one-second timer buckets,
- * so a client sees it between about three and one seconds before the end.
+ * When a watch's next periodic bookmark comes, from `now`, and whether it is the last, or undefined for none: kube's
+ * cacheWatcher.nextBookmarkTime. The heartbeat comes `every` ms, or at the pre-timeout moment when that is sooner,
+ * and that one is the last: the watch closes at its deadline without another (a watch of two seconds or less gets no
+ * periodic bookmark at all). kube's own send is rounded to its one-second timer buckets, so a client sees it between
+ * about three and one seconds before the end.
  */
-function nextBookmarkDelay(now: number, deadline: number, every: number): number | undefined {
-  const next = Math.min(now + every, deadline - PRE_TIMEOUT_BOOKMARK_MS);
-  // kube keeps a watcher whose moment is exactly now; a timer here fires at or after its moment, so `<=` is what
-  // stops a second pre-timeout bookmark in the same millisecond.
-  return next <= now ? undefined : next - now;
+function nextBookmark(now: number, deadline: number, every: number): { delay: number; last: boolean } | undefined {
+  const preTimeout = deadline - PRE_TIMEOUT_BOOKMARK_MS;
+  if (preTimeout <= now) return undefined;
+  return now + every < preTimeout ? { delay: every, last: false } : { delay: preTimeout - now, last: true };
 }
 
-/** Sends the periodic bookmarks of a watch ending at `deadline`, each timer kept in `timers` for the close to clear. */
+/**
+ * Sends the periodic bookmarks of a watch ending at `deadline`, each timer kept in `timers` for the close to clear.
+ * The pre-timeout bookmark is known to be the last when it is scheduled: a timer keeps another clock than Date.now()
+ * and may fire a millisecond before its moment, which asked again would schedule a second one.
+ */
 export function scheduleBookmarks(deadline: number, send: () => void, timers: NodeJS.Timeout[], every = BOOKMARK_FREQUENCY_MS): void {
   const schedule = () => {
-    const delay = nextBookmarkDelay(Date.now(), deadline, every);
-    if (delay !== undefined) timers.push(setTimeout(tick, delay).unref());
+    const next = nextBookmark(Date.now(), deadline, every);
+    if (next) timers.push(setTimeout(next.last ? send : tick, next.delay).unref());
   };
   const tick = () => {
     send();
